@@ -1,0 +1,75 @@
+# lockbench - see README.md. `make` builds build/lockbench; `make test` installs
+# what is missing, builds and runs every test; `make check` runs them under
+# ASan+UBSan; `make demo` runs the showcase.
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BUILD    ?= build
+PKGS     := hiredis inih
+TESTPKGS := criterion
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wformat=2 -Wno-format-nonliteral
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
+             -Iharness -Istrategies -Itests $(shell pkg-config --cflags $(PKGS))
+LDLIBS   = $(shell pkg-config --libs $(PKGS)) -lm -lpthread
+TESTLIBS = $(shell pkg-config --libs $(TESTPKGS))
+
+LIB_SRC  := $(sort $(wildcard strategies/*.c) $(filter-out harness/main.c,$(wildcard harness/*.c)))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_FIX := $(BUILD)/obj/tests/fixture.o
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BIN      := $(BUILD)/lockbench
+
+.PHONY: all deps test check valgrind demo install clean run-tests
+all: $(BIN)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/liblockbench.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(BIN): $(BUILD)/obj/harness/main.o $(BUILD)/liblockbench.a
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_FIX) $(BUILD)/liblockbench.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(TESTLIBS) $(LDLIBS)
+
+$(BUILD)/obj/tests/%.o: ALL_CFLAGS += $(shell pkg-config --cflags $(TESTPKGS))
+
+deps:
+	@bash harness/deps.sh
+
+# Tests find the binary under test through LOCKBENCH_BIN.
+run-tests: $(BIN) $(TEST_BIN)
+	@set -e; for t in $(TEST_BIN); do echo "== $$t"; \
+	  LOCKBENCH_BIN=$(abspath $(BIN)) $$t --jobs 2; done
+
+test: deps
+	@$(MAKE) --no-print-directory run-tests
+
+check: deps
+	@$(MAKE) --no-print-directory BUILD=build/san CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+	  run-tests
+
+valgrind: deps $(BIN)
+	valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+	  $(BIN) list > /dev/null
+
+demo: deps $(BIN)
+	$(BIN) compare --duration 2 --clients 4
+
+install: $(BIN)
+	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lockbench
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,12 @@
+/* commands.h - one function per `lockbench` sub-command; main.c dispatches. */
+#ifndef LB_COMMANDS_H
+#define LB_COMMANDS_H
+
+/* Exit codes: 0 done (violations are results, not errors), 1 runtime
+ * failure, 2 usage error. */
+enum { LB_EXIT_OK = 0, LB_EXIT_FAIL = 1, LB_EXIT_USAGE = 2 };
+
+int lb_cmd_list(int argc, char **argv);
+int lb_cmd_servers(int argc, char **argv);
+
+#endif

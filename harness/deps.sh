@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages lockbench needs, and only those that are missing.
+# As root it runs apt-get; otherwise sudo apt-get if sudo works without a
+# password prompt; otherwise it prints the exact command to run and exits 1.
+set -euo pipefail
+
+packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
+          redis-server redis-tools gnuplot-nox)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ $status == "install ok installed" ]] || missing+=("$p")
+done
+(( ${#missing[@]} == 0 )) && exit 0
+
+cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
+echo "lockbench: installing missing packages: ${missing[*]}" >&2
+if (( EUID == 0 )); then
+  bash -c "$cmd"
+elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+  sudo bash -c "$cmd"
+else
+  echo "lockbench: cannot install packages (not root, no password-less sudo). Run:" >&2
+  echo "  sudo bash -c '$cmd'" >&2
+  exit 1
+fi

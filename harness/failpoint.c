@@ -1,0 +1,94 @@
+#include "failpoint.h"
+#include "util.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_FAILPOINTS 16
+#define NAME_MAX_LEN 40
+
+struct slot {
+	char name[NAME_MAX_LEN];
+	lb_failpoint_fn fn;
+	void *arg;
+	int remaining; /* -1 = forever */
+	unsigned hits;
+};
+
+/* Per process: a forked client arms its own copy. */
+static struct slot slots[MAX_FAILPOINTS];
+
+static struct slot *find(const char *name, int create)
+{
+	struct slot *free_slot = NULL;
+
+	for (int i = 0; i < MAX_FAILPOINTS; i++) {
+		if (slots[i].name[0] && !strcmp(slots[i].name, name))
+			return &slots[i];
+		if (!slots[i].name[0] && !free_slot)
+			free_slot = &slots[i];
+	}
+	if (!create || !free_slot || strlen(name) >= NAME_MAX_LEN)
+		return NULL;
+	strcpy(free_slot->name, name);
+	return free_slot;
+}
+
+int lb_failpoint_arm(const char *name, lb_failpoint_fn fn, void *arg, int count)
+{
+	struct slot *s = find(name, 1);
+
+	if (!s || !fn)
+		return LB_EINVAL;
+	s->fn = fn;
+	s->arg = arg;
+	s->remaining = count;
+	return 0;
+}
+
+void lb_failpoint_disarm_all(void)
+{
+	for (int i = 0; i < MAX_FAILPOINTS; i++) {
+		slots[i].fn = NULL;
+		slots[i].remaining = 0;
+	}
+}
+
+void lb_failpoint(const char *name)
+{
+	struct slot *s = find(name, 1);
+
+	if (!s)
+		return;
+	s->hits++;
+	if (!s->fn || s->remaining == 0)
+		return;
+	if (s->remaining > 0)
+		s->remaining--;
+	s->fn(name, s->arg);
+}
+
+unsigned lb_failpoint_hits(const char *name)
+{
+	struct slot *s = find(name, 0);
+	return s ? s->hits : 0;
+}
+
+void lb_fp_crash(const char *name, void *arg)
+{
+	(void)name, (void)arg;
+	kill(getpid(), SIGKILL);
+}
+
+void lb_fp_sleep(const char *name, void *arg)
+{
+	(void)name;
+	lb_sleep_ns(*(const int64_t *)arg * LB_NS_PER_MS);
+}
+
+void lb_fp_stop(const char *name, void *arg)
+{
+	(void)name, (void)arg;
+	raise(SIGSTOP);
+}

@@ -1,0 +1,35 @@
+/*
+ * failpoint.h - named instants inside strategies where a pitfall bites.
+ *
+ * A strategy calls lb_failpoint("name") at the instant; nothing happens unless
+ * the harness (a test, a scenario) armed that name with an action. Nothing is
+ * compiled in or out: this is a seam, like SQLite's aSyscall[] table.
+ *
+ * Names used by the strategies:
+ *   after-setnx        setnx-expire: SETNX succeeded, EXPIRE not yet sent
+ *   between-get-del    get-del: GET matched our value, DEL not yet sent
+ *   after-send         redlock: SET sent to every node, no reply read yet
+ *   between-get-getset setnx-getset: saw an expired value, GETSET not yet sent
+ */
+#ifndef LB_FAILPOINT_H
+#define LB_FAILPOINT_H
+
+#include <stdint.h>
+
+typedef void (*lb_failpoint_fn)(const char *name, void *arg);
+
+/* Arm @name so that its next @count hits (-1: every hit) call fn(name, arg).
+ * Re-arming a name replaces its action. */
+int lb_failpoint_arm(const char *name, lb_failpoint_fn fn, void *arg, int count);
+void lb_failpoint_disarm_all(void);
+/* The instant itself; strategies call this. */
+void lb_failpoint(const char *name);
+/* How many times @name was reached since the process started (armed or not). */
+unsigned lb_failpoint_hits(const char *name);
+
+/* Ready-made actions. */
+void lb_fp_crash(const char *name, void *arg);   /* SIGKILL this process */
+void lb_fp_sleep(const char *name, void *arg);   /* arg: const int64_t *ms */
+void lb_fp_stop(const char *name, void *arg);    /* SIGSTOP self: the harness resumes */
+
+#endif

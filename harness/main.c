@@ -1,0 +1,46 @@
+/* main.c - parse the sub-command and dispatch; nothing else lives here. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "signals.h"
+
+#define LOCKBENCH_VERSION "0.1.0"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "list", lb_cmd_list, "list strategies with their claims" },
+	{ "servers", lb_cmd_servers, "start N embedded redis-servers until Ctrl-C" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "lockbench %s - teach and measure Redis distributed locks\n\n"
+		   "usage: lockbench <command> [options]\n\ncommands:\n", LOCKBENCH_VERSION);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "  %-10s %s\n\nSee README.md and docs/ for more.\n", "help", "this text");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? LB_EXIT_USAGE : LB_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("lockbench %s\n", LOCKBENCH_VERSION);
+		return LB_EXIT_OK;
+	}
+	lb_signals_install();
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "lockbench: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return LB_EXIT_USAGE;
+}

@@ -1,0 +1,344 @@
+#include "rserver.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <hiredis/hiredis.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_LIVE 64
+#define START_TRIES 5
+#define READY_TIMEOUT_MS 5000
+#define STOP_TIMEOUT_MS 2000
+#define MAX_ARGS 64
+#define MAX_ENV 256
+
+/* pids of running servers, read by the signal-safe killer */
+static volatile pid_t live_pids[MAX_LIVE];
+
+static void track(pid_t pid)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live_pids[i] == 0) {
+			live_pids[i] = pid;
+			return;
+		}
+}
+
+static void untrack(pid_t pid)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live_pids[i] == pid)
+			live_pids[i] = 0;
+}
+
+void lb_server_kill_all_signal_safe(void)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live_pids[i] > 0)
+			kill(live_pids[i], SIGKILL);
+}
+
+const char *lb_redis_server_path(void)
+{
+	const char *p = getenv("LOCKBENCH_REDIS_SERVER");
+	return p && *p ? p : "redis-server";
+}
+
+int lb_free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd, port;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return LB_ESYS;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+		close(fd);
+		return LB_ESYS;
+	}
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+/* Reap @pid if it has exited; true when it is gone. */
+static bool reaped(pid_t pid, int *wstatus)
+{
+	pid_t r = waitpid(pid, wstatus, WNOHANG);
+	return r == pid || (r < 0 && errno == ECHILD);
+}
+
+bool lb_server_alive(struct lb_server *s)
+{
+	if (!s || s->pid <= 0)
+		return false;
+	if (reaped(s->pid, NULL)) {
+		untrack(s->pid);
+		s->pid = 0;
+		s->paused = false;
+		return false;
+	}
+	return true;
+}
+
+/* In the child: never returns. */
+static void exec_server(const struct lb_server *s, pid_t parent)
+{
+	char port[16];
+	const char *argv[MAX_ARGS];
+	int n = 0, devnull;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
+	setpgid(0, 0);
+	devnull = open("/dev/null", O_RDWR);
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
+		dup2(devnull, STDOUT_FILENO);
+		dup2(devnull, STDERR_FILENO);
+	}
+	snprintf(port, sizeof(port), "%d", s->port);
+	argv[n++] = lb_redis_server_path();
+	argv[n++] = "--port";
+	argv[n++] = port;
+	argv[n++] = "--bind";
+	argv[n++] = "127.0.0.1";
+	argv[n++] = "--save";
+	argv[n++] = "";
+	argv[n++] = "--appendonly";
+	argv[n++] = "no";
+	argv[n++] = "--enable-debug-command";
+	argv[n++] = "local";
+	argv[n++] = "--daemonize";
+	argv[n++] = "no";
+	argv[n++] = "--dir";
+	argv[n++] = s->dir;
+	argv[n++] = "--logfile";
+	argv[n++] = s->log_path;
+	for (const char *const *a = s->opts.extra_args; a && *a && n < MAX_ARGS - 1; a++)
+		argv[n++] = *a;
+	argv[n] = NULL;
+	if (s->opts.preload)
+		setenv("LD_PRELOAD", s->opts.preload, 1);
+	for (const char *const *e = s->opts.extra_env; e && *e; e++)
+		putenv((char *)*e);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execvp(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
+static bool log_says(const struct lb_server *s, const char *needle)
+{
+	char buf[8192];
+	FILE *f = fopen(s->log_path, "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, needle) != NULL;
+}
+
+int lb_server_wait_ready(struct lb_server *s, int timeout_ms)
+{
+	int64_t deadline = lb_now_ns() + (int64_t)timeout_ms * LB_NS_PER_MS;
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
+
+	while (lb_now_ns() < deadline) {
+		if (!lb_server_alive(s))
+			return LB_ESYS;
+		redisContext *c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
+		if (c && !c->err) {
+			redisSetTimeout(c, tv);
+			redisReply *r = redisCommand(c, "PING");
+			bool ok = r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "PONG");
+			if (r)
+				freeReplyObject(r);
+			redisFree(c);
+			if (ok)
+				return 0;
+		} else if (c) {
+			redisFree(c);
+		}
+		lb_sleep_ns(5 * LB_NS_PER_MS);
+	}
+	return LB_ETIMEOUT;
+}
+
+/* fork+exec on s->port and wait for PING. */
+static int spawn(struct lb_server *s)
+{
+	pid_t parent = getpid();
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return LB_ESYS;
+	if (pid == 0)
+		exec_server(s, parent);
+	setpgid(pid, pid); /* also from the parent: no race with the child's own call */
+	s->pid = pid;
+	s->paused = false;
+	track(pid);
+	int rc = lb_server_wait_ready(s, READY_TIMEOUT_MS);
+	if (rc < 0)
+		lb_server_kill(s);
+	return rc;
+}
+
+struct lb_server *lb_server_start(const struct lb_server_opts *opts)
+{
+	struct lb_server *s = calloc(1, sizeof(*s));
+	const char *tmp = getenv("TMPDIR");
+
+	if (!s)
+		return NULL;
+	if (opts)
+		s->opts = *opts;
+	snprintf(s->dir, sizeof(s->dir), "%s/lockbench-redis-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(s->dir)) {
+		lb_errorf("cannot create a temporary directory %s: %s", s->dir, strerror(errno));
+		free(s);
+		return NULL;
+	}
+	snprintf(s->log_path, sizeof(s->log_path), "%s/redis.log", s->dir);
+	for (int attempt = 0; attempt < START_TRIES; attempt++) {
+		s->port = lb_free_port();
+		if (s->port < 0)
+			break;
+		if (spawn(s) == 0)
+			return s;
+		/* another program may have taken the port between probe and bind */
+		if (!log_says(s, "Address already in use"))
+			break;
+		unlink(s->log_path);
+	}
+	lb_errorf("cannot start %s (is the redis-server package installed?); see %s",
+		  lb_redis_server_path(), s->log_path);
+	lb_server_destroy(s);
+	return NULL;
+}
+
+static int signal_and_reap(struct lb_server *s, int sig, int timeout_ms)
+{
+	if (!lb_server_alive(s))
+		return 0;
+	if (s->paused && sig != SIGKILL)
+		kill(s->pid, SIGCONT);
+	kill(s->pid, sig);
+	int64_t deadline = lb_now_ns() + (int64_t)timeout_ms * LB_NS_PER_MS;
+	while (!reaped(s->pid, NULL)) {
+		if (lb_now_ns() > deadline) {
+			kill(s->pid, SIGKILL);
+			waitpid(s->pid, NULL, 0);
+			break;
+		}
+		lb_sleep_ns(2 * LB_NS_PER_MS);
+	}
+	untrack(s->pid);
+	s->pid = 0;
+	s->paused = false;
+	return 0;
+}
+
+int lb_server_stop(struct lb_server *s) { return signal_and_reap(s, SIGTERM, STOP_TIMEOUT_MS); }
+int lb_server_kill(struct lb_server *s) { return signal_and_reap(s, SIGKILL, STOP_TIMEOUT_MS); }
+
+int lb_server_pause(struct lb_server *s)
+{
+	if (!lb_server_alive(s))
+		return LB_EINVAL;
+	if (kill(s->pid, SIGSTOP) < 0)
+		return LB_ESYS;
+	s->paused = true;
+	return 0;
+}
+
+int lb_server_resume(struct lb_server *s)
+{
+	if (!lb_server_alive(s))
+		return LB_EINVAL;
+	if (kill(s->pid, SIGCONT) < 0)
+		return LB_ESYS;
+	s->paused = false;
+	return 0;
+}
+
+int lb_server_respawn(struct lb_server *s)
+{
+	if (lb_server_alive(s))
+		return LB_EINVAL;
+	return spawn(s);
+}
+
+static int save_snapshot(struct lb_server *s)
+{
+	struct timeval tv = { .tv_sec = 5, .tv_usec = 0 };
+	redisContext *c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
+	int rc = LB_EREDIS;
+
+	if (c && !c->err) {
+		redisReply *r = redisCommand(c, "SAVE");
+		if (r && r->type == REDIS_REPLY_STATUS)
+			rc = 0;
+		if (r)
+			freeReplyObject(r);
+	}
+	if (c)
+		redisFree(c);
+	return rc;
+}
+
+int lb_server_restart(struct lb_server *s, bool keep_data)
+{
+	char rdb[320];
+	int rc;
+
+	snprintf(rdb, sizeof(rdb), "%s/dump.rdb", s->dir);
+	if (keep_data) {
+		if (s->paused)
+			lb_server_resume(s);
+		rc = save_snapshot(s);
+		if (rc < 0)
+			return rc;
+		lb_server_stop(s);
+	} else {
+		lb_server_kill(s);
+		unlink(rdb);
+	}
+	return spawn(s);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+void lb_server_destroy(struct lb_server *s)
+{
+	if (!s)
+		return;
+	lb_server_kill(s);
+	if (s->dir[0] && strstr(s->dir, "lockbench-redis-"))
+		nftw(s->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(s);
+}

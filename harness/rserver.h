@@ -1,0 +1,65 @@
+/*
+ * rserver.h - embedded redis-server processes that lockbench starts and always stops.
+ *
+ * Each server runs on a free loopback port chosen at start (never a fixed one),
+ * in its own mkdtemp directory, without persistence, in its own process group
+ * (so a terminal's Ctrl-C reaches lockbench, which then stops it in order), and
+ * with PR_SET_PDEATHSIG=SIGKILL so that it dies with the process that started
+ * it even when that process is killed with SIGKILL.
+ */
+#ifndef LB_RSERVER_H
+#define LB_RSERVER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct lb_server_opts {
+	/* Extra "--name value" arguments, NULL-terminated; may be NULL. Borrowed. */
+	const char *const *extra_args;
+	/* Value for LD_PRELOAD in the server's environment, or NULL. Borrowed. */
+	const char *preload;
+	/* Extra environment "NAME=value" entries, NULL-terminated; may be NULL. */
+	const char *const *extra_env;
+};
+
+struct lb_server {
+	pid_t pid;           /* 0 when not running */
+	int port;
+	bool paused;
+	char dir[256];       /* private temporary directory, removed on destroy */
+	char log_path[300];  /* the server's log file inside dir */
+	struct lb_server_opts opts;
+};
+
+/* Start a server; NULL with a message on stderr if it could not be started. */
+struct lb_server *lb_server_start(const struct lb_server_opts *opts);
+/* Graceful stop: SIGTERM, a bounded wait, then SIGKILL. The directory stays. */
+int lb_server_stop(struct lb_server *s);
+/* SIGKILL and reap: a crash. */
+int lb_server_kill(struct lb_server *s);
+/* SIGSTOP / SIGCONT. */
+int lb_server_pause(struct lb_server *s);
+int lb_server_resume(struct lb_server *s);
+/* Stop the server and start it again on the same port. keep_data=true saves
+ * an RDB snapshot first and loads it on start; false comes back empty. */
+int lb_server_restart(struct lb_server *s, bool keep_data);
+/* Start a stopped or killed server again on its port (its data is gone). */
+int lb_server_respawn(struct lb_server *s);
+/* Kill if running, remove the directory, free. Accepts NULL. */
+void lb_server_destroy(struct lb_server *s);
+/* true while the process is alive (paused counts as alive). */
+bool lb_server_alive(struct lb_server *s);
+/* Wait until the server answers PING, at most timeout_ms. */
+int lb_server_wait_ready(struct lb_server *s, int timeout_ms);
+
+/* SIGKILL every server this process started and has not destroyed yet.
+ * Async-signal-safe: for fatal-signal handlers. */
+void lb_server_kill_all_signal_safe(void);
+
+/* A free TCP port on 127.0.0.1 at the time of the call, or a negative status. */
+int lb_free_port(void);
+
+/* Path of the redis-server binary: $LOCKBENCH_REDIS_SERVER or "redis-server". */
+const char *lb_redis_server_path(void);
+
+#endif

@@ -1,0 +1,76 @@
+#include "signals.h"
+#include "rserver.h"
+
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#define MAX_CHILDREN 256
+
+static volatile sig_atomic_t stop_sig;
+static volatile pid_t children[MAX_CHILDREN];
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static void on_fatal(int sig)
+{
+	for (int i = 0; i < MAX_CHILDREN; i++)
+		if (children[i] > 0)
+			kill(children[i], SIGKILL);
+	lb_server_kill_all_signal_safe();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void lb_signals_install(void)
+{
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGHUP, SIGQUIT };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_fatal;
+	sa.sa_flags = SA_RESETHAND;
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		sigaction(fatal[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+bool lb_stop_requested(void) { return stop_sig != 0; }
+int lb_stop_signal(void) { return stop_sig; }
+
+void lb_signals_track_child(pid_t pid)
+{
+	for (int i = 0; i < MAX_CHILDREN; i++)
+		if (children[i] == 0) {
+			children[i] = pid;
+			return;
+		}
+}
+
+void lb_signals_untrack_child(pid_t pid)
+{
+	for (int i = 0; i < MAX_CHILDREN; i++)
+		if (children[i] == pid)
+			children[i] = 0;
+}
+
+bool lb_child_bind_to_parent(pid_t parent)
+{
+	static const int reset[] = { SIGINT, SIGTERM, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+				     SIGABRT, SIGHUP, SIGQUIT };
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		return false;
+	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
+		signal(reset[i], SIG_DFL);
+	for (int i = 0; i < MAX_CHILDREN; i++)
+		children[i] = 0;
+	return true;
+}

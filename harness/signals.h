@@ -1,0 +1,28 @@
+/*
+ * signals.h - how lockbench ends on every path.
+ *
+ * SIGINT and SIGTERM set a flag that long-running commands poll, so they stop
+ * in order and still write what they measured. Fatal signals (SIGSEGV, SIGABRT,
+ * ...) kill every child this process started, then re-raise. SIGKILL cannot be
+ * caught: there PR_SET_PDEATHSIG in every child does the work.
+ */
+#ifndef LB_SIGNALS_H
+#define LB_SIGNALS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+void lb_signals_install(void);
+bool lb_stop_requested(void);
+/* The signal that asked to stop (SIGINT, SIGTERM) or 0. */
+int lb_stop_signal(void);
+/* Register a child pid to be SIGKILLed on a fatal signal (server pids are
+ * tracked by rserver.c already). */
+void lb_signals_track_child(pid_t pid);
+void lb_signals_untrack_child(pid_t pid);
+/* In a forked child: PR_SET_PDEATHSIG=SIGKILL and default signal handling.
+ * Returns false if the parent already died (the child must _exit). */
+bool lb_child_bind_to_parent(pid_t parent);
+
+#endif

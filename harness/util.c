@@ -1,0 +1,76 @@
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+const char *lb_strerror(int status)
+{
+	switch (status) {
+	case LB_OK: return "ok";
+	case LB_EBUSY: return "lock is held by another client";
+	case LB_ELOST: return "lock was no longer ours at release";
+	case LB_EFOREIGN: return "release deleted another client's lock";
+	case LB_EREDIS: return "redis error or dead connection";
+	case LB_ETIMEOUT: return "deadline passed";
+	case LB_EVALIDITY: return "quorum reached but validity time spent";
+	case LB_ENOMEM: return "out of memory";
+	case LB_EINVAL: return "invalid argument";
+	case LB_ESYS: return "system call failed";
+	case LB_ENOTSUP: return "operation not supported by this strategy";
+	}
+	return "unknown status";
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * LB_NS_PER_S + ts.tv_nsec;
+}
+
+int64_t lb_now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+int64_t lb_wall_ms(void) { return clock_ns(CLOCK_REALTIME) / LB_NS_PER_MS; }
+
+void lb_sleep_until_ns(int64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = deadline_ns / LB_NS_PER_S,
+		.tv_nsec = deadline_ns % LB_NS_PER_S,
+	};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+void lb_sleep_ns(int64_t ns)
+{
+	if (ns > 0)
+		lb_sleep_until_ns(lb_now_ns() + ns);
+}
+
+void lb_errorf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("lockbench: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+bool lb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}

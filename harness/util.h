@@ -1,0 +1,50 @@
+/*
+ * util.h - what every lockbench module shares: the one status enum, clocks,
+ * sleeping, and error messages.
+ *
+ * Convention (Linux coding-style §16): actions return 0 or a negative
+ * enum lb_status; predicates return bool; constructors return NULL on failure.
+ */
+#ifndef LB_UTIL_H
+#define LB_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum lb_status {
+	LB_OK = 0,
+	LB_EBUSY = -1,     /* the lock is held by someone else */
+	LB_ELOST = -2,     /* release found the lock no longer ours (gone or taken) */
+	LB_EFOREIGN = -3,  /* release deleted a lock holding another client's value */
+	LB_EREDIS = -4,    /* a server answered with an error or the connection died */
+	LB_ETIMEOUT = -5,  /* a deadline passed */
+	LB_EVALIDITY = -6, /* Redlock: quorum reached but the validity time was spent */
+	LB_ENOMEM = -7,
+	LB_EINVAL = -8,    /* bad argument or malformed input */
+	LB_ESYS = -9,      /* a system call failed; errno says why */
+	LB_ENOTSUP = -10,  /* the strategy does not offer this operation */
+};
+
+/* A static string describing @status; never NULL. */
+const char *lb_strerror(int status);
+
+/* CLOCK_MONOTONIC in nanoseconds: the one order of events on this host. */
+int64_t lb_now_ns(void);
+/* CLOCK_REALTIME in milliseconds. */
+int64_t lb_wall_ms(void);
+/* Sleep @ns nanoseconds (restarting after signals); no-op when <= 0. */
+void lb_sleep_ns(int64_t ns);
+/* Sleep until CLOCK_MONOTONIC reaches @deadline_ns. */
+void lb_sleep_until_ns(int64_t deadline_ns);
+
+#define LB_NS_PER_MS INT64_C(1000000)
+#define LB_NS_PER_S INT64_C(1000000000)
+
+/* "lockbench: <message>\n" on stderr. */
+void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse a decimal integer in [min, max] that fills the whole of @s. */
+bool lb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
+
+#endif

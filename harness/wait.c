@@ -1,0 +1,101 @@
+#include "wait.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_INTERVAL_MS (3600 * 1000)
+
+int lb_wait_parse(const char *s, struct lb_wait *out, char *err, size_t errlen)
+{
+	char buf[64];
+	char *a, *b;
+
+	memset(out, 0, sizeof(*out));
+	if (!s || strlen(s) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, s);
+	a = strchr(buf, ':');
+	if (a)
+		*a++ = '\0';
+	b = a ? strchr(a, ':') : NULL;
+	if (b)
+		*b++ = '\0';
+	if (!strcmp(buf, "try") && !a) {
+		out->kind = LB_WAIT_TRY;
+		return 0;
+	}
+	if (!strcmp(buf, "fixed") && a && !b) {
+		out->kind = LB_WAIT_FIXED;
+		if (!lb_parse_i64(a, 0, MAX_INTERVAL_MS, &out->interval_ms))
+			goto bad;
+		return 0;
+	}
+	if (!strcmp(buf, "retries") && a && b) {
+		out->kind = LB_WAIT_RETRIES;
+		if (!lb_parse_i64(a, 1, 1000000, &out->max_tries) ||
+		    !lb_parse_i64(b, 0, MAX_INTERVAL_MS, &out->interval_ms))
+			goto bad;
+		return 0;
+	}
+bad:
+	snprintf(err, errlen, "bad wait policy '%s': expected try, fixed:MS or retries:N:MS "
+		 "(MS in 0..%d, N >= 1)", s ? s : "", MAX_INTERVAL_MS);
+	return LB_EINVAL;
+}
+
+void lb_wait_format(const struct lb_wait *w, char *buf, size_t len)
+{
+	switch (w->kind) {
+	case LB_WAIT_TRY:
+		snprintf(buf, len, "try");
+		break;
+	case LB_WAIT_FIXED:
+		snprintf(buf, len, "fixed:%lld", (long long)w->interval_ms);
+		break;
+	case LB_WAIT_RETRIES:
+		snprintf(buf, len, "retries:%lld:%lld", (long long)w->max_tries,
+			 (long long)w->interval_ms);
+		break;
+	}
+}
+
+int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt)
+{
+	switch (w->kind) {
+	case LB_WAIT_TRY:
+		return -1;
+	case LB_WAIT_RETRIES:
+		if (attempt > w->max_tries)
+			return -1;
+		/* fall through */
+	case LB_WAIT_FIXED:
+		return w->interval_ms * LB_NS_PER_MS;
+	}
+	return -1;
+}
+
+int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb_wait *w,
+	       int64_t deadline_ns, struct lb_grant *grant, struct lb_acquire_info *info)
+{
+	struct lb_acquire_info local;
+	int rc;
+
+	if (!info)
+		info = &local;
+	memset(info, 0, sizeof(*info));
+	for (;;) {
+		*grant = (struct lb_grant){ .fence = -1, .validity_ms = -1 };
+		rc = strategy->acquire(self, grant);
+		info->attempts++;
+		info->last_status = rc;
+		if (rc == 0)
+			return 0;
+		int64_t delay = lb_wait_delay_ns(w, info->attempts + 1);
+		if (delay < 0)
+			return rc;
+		if (lb_now_ns() + delay > deadline_ns)
+			return LB_ETIMEOUT;
+		lb_sleep_ns(delay);
+	}
+}

@@ -1,0 +1,49 @@
+/*
+ * wait.h - wait policies and the acquire loop that applies them.
+ *
+ * A strategy's acquire() makes one attempt; the harness decides whether and
+ * when to try again, so every strategy is measured under the same policy:
+ *   try            one attempt (seed 002's non-waiting mode)
+ *   fixed:MS       poll every MS until the deadline (seed 002: 30 ms)
+ *   retries:N:MS   at most N attempts, MS apart (seed 003: 3 tries, 200 ms)
+ * Every wait is bounded by the caller's deadline.
+ */
+#ifndef LB_WAIT_H
+#define LB_WAIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strategy.h"
+
+enum lb_wait_kind { LB_WAIT_TRY, LB_WAIT_FIXED, LB_WAIT_RETRIES };
+
+struct lb_wait {
+	enum lb_wait_kind kind;
+	int64_t interval_ms; /* fixed, retries */
+	int64_t max_tries;   /* retries; 0 = unbounded */
+};
+
+/* Parse a policy; on failure LB_EINVAL with a reason in @err. */
+int lb_wait_parse(const char *s, struct lb_wait *out, char *err, size_t errlen);
+/* The canonical text of @w ("fixed:30"). */
+void lb_wait_format(const struct lb_wait *w, char *buf, size_t len);
+/* Delay in ns before attempt number @attempt (2, 3, ...), or -1 when the
+ * policy allows no further attempt. */
+int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt);
+
+struct lb_acquire_info {
+	int64_t attempts;  /* acquire() calls made */
+	int last_status;   /* status of the last attempt */
+};
+
+/*
+ * Acquire with @strategy's one-attempt acquire(), retrying as @w says until
+ * the monotonic @deadline_ns. Returns 0 (acquired; @grant filled) or the last
+ * attempt's status (LB_EBUSY, LB_EVALIDITY, LB_EREDIS), or LB_ETIMEOUT when the
+ * deadline cut the policy short.
+ */
+int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb_wait *w,
+	       int64_t deadline_ns, struct lb_grant *grant, struct lb_acquire_info *info);
+
+#endif

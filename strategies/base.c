@@ -1,0 +1,58 @@
+/* base.c - the state and helpers most strategies share (see strategy.h). */
+#include "plumbing.h"
+#include "strategy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *lb_claim_name(unsigned i)
+{
+	static const char *const names[LB_CLAIM_COUNT] = {
+		"mutex", "deadlock-free", "fault-tolerant", "owner-release", "no-lapse",
+	};
+	return i < LB_CLAIM_COUNT ? names[i] : "?";
+}
+
+int64_t lb_clock_now_ms(const struct lb_clock *c)
+{
+	return lb_wall_ms() + (c ? c->offset_ms : 0);
+}
+
+void *lb_base_alloc(const struct lb_lock_cfg *cfg, size_t size)
+{
+	struct lb_lock_base *b;
+
+	if (!cfg || !cfg->key || cfg->n_nodes == 0 || size < sizeof(*b))
+		return NULL;
+	b = calloc(1, size);
+	if (!b)
+		return NULL;
+	b->key = strdup(cfg->key);
+	if (!b->key) {
+		free(b);
+		return NULL;
+	}
+	b->cfg = *cfg;
+	b->cfg.key = b->key;
+	return b;
+}
+
+void *lb_base_create(const struct lb_lock_cfg *cfg)
+{
+	return lb_base_alloc(cfg, sizeof(struct lb_lock_base));
+}
+
+void lb_base_destroy(void *self)
+{
+	struct lb_lock_base *b = self;
+
+	if (!b)
+		return;
+	free(b->key);
+	free(b);
+}
+
+struct lb_node *lb_base_node(const struct lb_lock_base *b)
+{
+	return b->cfg.nodes[0];
+}

@@ -1,0 +1,365 @@
+#include "plumbing.h"
+#include "failpoint.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#define MAX_FANOUT 16
+#define MAX_ARGV 16
+
+const struct lb_script lb_script_cad = {
+	.src = "if redis.call(\"get\", KEYS[1]) == ARGV[1] then "
+	       "return redis.call(\"del\", KEYS[1]) else return 0 end",
+	.sha = "cf0e94b2e9ffc7e04395cf88f7583fc309985910",
+};
+
+int lb_node_parse_url(const char *url, struct lb_node *n)
+{
+	const char *p = url, *at, *colon;
+	char *end;
+	long port;
+
+	memset(n, 0, sizeof(*n));
+	n->timeout_ms = 2000;
+	if (!strncmp(p, "redis://", 8))
+		p += 8;
+	at = strrchr(p, '@');
+	if (at) {
+		const char *sep = memchr(p, ':', (size_t)(at - p));
+		if (!sep || (size_t)(sep - p) >= sizeof(n->user) ||
+		    (size_t)(at - sep - 1) >= sizeof(n->pass))
+			return LB_EINVAL;
+		memcpy(n->user, p, (size_t)(sep - p));
+		memcpy(n->pass, sep + 1, (size_t)(at - sep - 1));
+		p = at + 1;
+	}
+	colon = strrchr(p, ':');
+	if (!colon || colon == p || (size_t)(colon - p) >= sizeof(n->host))
+		return LB_EINVAL;
+	memcpy(n->host, p, (size_t)(colon - p));
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (errno || *end || port < 1 || port > 65535)
+		return LB_EINVAL;
+	n->port = (int)port;
+	return 0;
+}
+
+void lb_node_init_local(struct lb_node *n, int port, int64_t timeout_ms)
+{
+	memset(n, 0, sizeof(*n));
+	strcpy(n->host, "127.0.0.1");
+	n->port = port;
+	n->timeout_ms = timeout_ms;
+}
+
+void lb_node_close(struct lb_node *n)
+{
+	if (n && n->ctx) {
+		redisFree(n->ctx);
+		n->ctx = NULL;
+	}
+}
+
+static struct timeval ms_tv(int64_t ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+	return tv;
+}
+
+int lb_node_connect(struct lb_node *n)
+{
+	redisReply *r;
+
+	if (n->ctx)
+		return 0;
+	n->ctx = redisConnectWithTimeout(n->host, n->port, ms_tv(n->timeout_ms));
+	if (!n->ctx || n->ctx->err)
+		goto fail;
+	if (redisSetTimeout(n->ctx, ms_tv(n->timeout_ms)) != REDIS_OK)
+		goto fail;
+	if (n->pass[0]) {
+		r = n->user[0] ? redisCommand(n->ctx, "AUTH %s %s", n->user, n->pass)
+			       : redisCommand(n->ctx, "AUTH %s", n->pass);
+		bool ok = lb_reply_ok(r);
+		if (r)
+			freeReplyObject(r);
+		if (!ok)
+			goto fail;
+	}
+	return 0;
+fail:
+	lb_node_close(n);
+	return LB_EREDIS;
+}
+
+static redisReply *checked(struct lb_node *n, void *reply)
+{
+	n->commands++;
+	if (!reply) /* the context is dead: never reuse it */
+		lb_node_close(n);
+	return reply;
+}
+
+redisReply *lb_node_cmd(struct lb_node *n, const char *fmt, ...)
+{
+	va_list ap;
+	void *r;
+
+	if (lb_node_connect(n) < 0)
+		return NULL;
+	va_start(ap, fmt);
+	r = redisvCommand(n->ctx, fmt, ap);
+	va_end(ap);
+	return checked(n, r);
+}
+
+redisReply *lb_node_cmd_argv(struct lb_node *n, int argc, const char **argv, const size_t *argvlen)
+{
+	if (lb_node_connect(n) < 0)
+		return NULL;
+	return checked(n, redisCommandArgv(n->ctx, argc, argv, argvlen));
+}
+
+bool lb_reply_ok(const redisReply *r)
+{
+	return r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "OK");
+}
+
+bool lb_reply_nil(const redisReply *r) { return r && r->type == REDIS_REPLY_NIL; }
+bool lb_reply_error(const redisReply *r) { return !r || r->type == REDIS_REPLY_ERROR; }
+
+bool lb_reply_int(const redisReply *r, long long *out)
+{
+	if (!r || r->type != REDIS_REPLY_INTEGER)
+		return false;
+	*out = r->integer;
+	return true;
+}
+
+bool lb_reply_str_eq(const redisReply *r, const char *s)
+{
+	return r && r->type == REDIS_REPLY_STRING && r->len == strlen(s) &&
+	       !memcmp(r->str, s, r->len);
+}
+
+int lb_token_new(char out[LB_TOKEN_HEX + 1])
+{
+	unsigned char raw[LB_TOKEN_HEX / 2];
+	size_t got = 0;
+
+	while (got < sizeof(raw)) {
+		ssize_t k = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return LB_ESYS;
+		}
+		got += (size_t)k;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+/* A reply to SET NX / SETNX: 0 set, LB_EBUSY not set, LB_EREDIS; frees @r. */
+static int set_outcome(redisReply *r)
+{
+	long long v;
+	int rc = LB_EREDIS;
+
+	if (lb_reply_ok(r) || (lb_reply_int(r, &v) && v == 1))
+		rc = 0;
+	else if (lb_reply_nil(r) || (lb_reply_int(r, &v) && v == 0))
+		rc = LB_EBUSY;
+	if (r)
+		freeReplyObject(r);
+	return rc;
+}
+
+int lb_set_nx_px(struct lb_node *n, const char *key, const char *val, int64_t ttl_ms)
+{
+	return set_outcome(lb_node_cmd(n, "SET %s %s NX PX %lld", key, val, (long long)ttl_ms));
+}
+
+int lb_setnx(struct lb_node *n, const char *key, const char *val)
+{
+	return set_outcome(lb_node_cmd(n, "SETNX %s %s", key, val));
+}
+
+int lb_getdel_release(struct lb_node *n, const char *key, const char *mine)
+{
+	redisReply *r = lb_node_cmd(n, "GETDEL %s", key);
+	int rc = LB_EREDIS;
+
+	if (lb_reply_nil(r))
+		rc = LB_ELOST;
+	else if (r && r->type == REDIS_REPLY_STRING)
+		rc = lb_reply_str_eq(r, mine) ? 0 : LB_EFOREIGN;
+	if (r)
+		freeReplyObject(r);
+	return rc;
+}
+
+static bool is_noscript(const redisReply *r)
+{
+	return r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOSCRIPT", 8);
+}
+
+/* argv for EVAL/EVALSHA: cmd body numkeys keys... args... */
+static int eval_argv(const char *cmd, const char *body, int nkeys, int nargs,
+		     const char **kv, char numkeys[16], const char **argv)
+{
+	int argc = 0;
+
+	if (nkeys + nargs + 3 > MAX_ARGV)
+		return -1;
+	snprintf(numkeys, 16, "%d", nkeys);
+	argv[argc++] = cmd;
+	argv[argc++] = body;
+	argv[argc++] = numkeys;
+	for (int i = 0; i < nkeys + nargs; i++)
+		argv[argc++] = kv[i];
+	return argc;
+}
+
+static redisReply *eval_src(struct lb_node *n, const struct lb_script *s, int nkeys, int nargs,
+			    const char **kv)
+{
+	const char *argv[MAX_ARGV];
+	char numkeys[16];
+	int argc = eval_argv("EVAL", s->src, nkeys, nargs, kv, numkeys, argv);
+
+	return argc < 0 ? NULL : lb_node_cmd_argv(n, argc, argv, NULL);
+}
+
+redisReply *lb_eval(struct lb_node *n, const struct lb_script *s, int nkeys, int nargs,
+		    const char **kv)
+{
+	const char *argv[MAX_ARGV];
+	char numkeys[16];
+	int argc = eval_argv("EVALSHA", s->sha, nkeys, nargs, kv, numkeys, argv);
+	redisReply *r;
+
+	if (argc < 0)
+		return NULL;
+	r = lb_node_cmd_argv(n, argc, argv, NULL);
+	if (is_noscript(r)) {
+		freeReplyObject(r);
+		r = eval_src(n, s, nkeys, nargs, kv);
+	}
+	return r;
+}
+
+/* A compare-and-delete reply: 0 deleted, LB_ELOST not ours, LB_EREDIS; frees @r. */
+static int cad_outcome(redisReply *r)
+{
+	long long v;
+	int rc = LB_EREDIS;
+
+	if (lb_reply_int(r, &v))
+		rc = v == 1 ? 0 : LB_ELOST;
+	if (r)
+		freeReplyObject(r);
+	return rc;
+}
+
+int lb_cad_release(struct lb_node *n, const char *key, const char *mine)
+{
+	const char *kv[2] = { key, mine };
+	return cad_outcome(lb_eval(n, &lb_script_cad, 1, 1, kv));
+}
+
+void lb_fanout(struct lb_node **nodes, size_t n, int64_t timeout_ms, const char *failpoint,
+	       int argc, const char **argv, redisReply **replies)
+{
+	struct pollfd pfd[MAX_FANOUT];
+	bool pending[MAX_FANOUT] = { false };
+	size_t left = 0;
+	int64_t deadline;
+
+	for (size_t i = 0; i < n && i < MAX_FANOUT; i++) {
+		int done = 0;
+
+		replies[i] = NULL;
+		if (lb_node_connect(nodes[i]) < 0)
+			continue;
+		nodes[i]->commands++;
+		redisAppendCommandArgv(nodes[i]->ctx, argc, argv, NULL);
+		while (!done)
+			if (redisBufferWrite(nodes[i]->ctx, &done) != REDIS_OK)
+				break;
+		if (!done) {
+			lb_node_close(nodes[i]);
+			continue;
+		}
+		pending[i] = true;
+		left++;
+	}
+	if (failpoint)
+		lb_failpoint(failpoint);
+	/* Counted from when reading starts: a client paused at the failpoint
+	 * finds the replies that arrived meanwhile in its socket buffers. */
+	deadline = lb_now_ns() + timeout_ms * LB_NS_PER_MS;
+	while (left > 0) {
+		int64_t wait_ms = (deadline - lb_now_ns()) / LB_NS_PER_MS;
+		nfds_t k = 0;
+		size_t idx[MAX_FANOUT];
+
+		if (wait_ms < 0)
+			break;
+		for (size_t i = 0; i < n; i++)
+			if (pending[i]) {
+				pfd[k] = (struct pollfd){ .fd = nodes[i]->ctx->fd, .events = POLLIN };
+				idx[k++] = i;
+			}
+		int ready = poll(pfd, k, (int)(wait_ms + 1));
+		if (ready < 0 && errno != EINTR)
+			break;
+		for (nfds_t j = 0; ready > 0 && j < k; j++) {
+			size_t i = idx[j];
+			void *reply = NULL;
+
+			if (!pfd[j].revents)
+				continue;
+			if (redisBufferRead(nodes[i]->ctx) != REDIS_OK ||
+			    redisGetReplyFromReader(nodes[i]->ctx, &reply) != REDIS_OK) {
+				lb_node_close(nodes[i]);
+			} else if (!reply) {
+				continue; /* a partial reply: wait for the rest */
+			}
+			replies[i] = reply;
+			pending[i] = false;
+			left--;
+		}
+	}
+	for (size_t i = 0; i < n && i < MAX_FANOUT; i++)
+		if (pending[i]) /* timed out: a reply is still owed on this context */
+			lb_node_close(nodes[i]);
+}
+
+void lb_fanout_eval(struct lb_node **nodes, size_t n, int64_t timeout_ms, const char *failpoint,
+		    const struct lb_script *s, int nkeys, int nargs, const char **kv,
+		    redisReply **replies)
+{
+	const char *argv[MAX_ARGV];
+	char numkeys[16];
+	int argc = eval_argv("EVALSHA", s->sha, nkeys, nargs, kv, numkeys, argv);
+
+	if (argc < 0) {
+		for (size_t i = 0; i < n; i++)
+			replies[i] = NULL;
+		return;
+	}
+	lb_fanout(nodes, n, timeout_ms, failpoint, argc, argv, replies);
+	for (size_t i = 0; i < n; i++)
+		if (is_noscript(replies[i])) {
+			freeReplyObject(replies[i]);
+			replies[i] = eval_src(nodes[i], s, nkeys, nargs, kv);
+		}
+}

@@ -1,0 +1,91 @@
+/*
+ * plumbing.h - the Redis plumbing strategies share, written once.
+ *
+ * Strategies stay thin: they call these helpers the way Redis keeps
+ * setGenericCommand under setnxCommand/setexCommand (src/t_string.c).
+ *
+ * Reply rules kept here: a NULL reply means the connection is dead (it is
+ * closed and reopened on next use, never reused); REDIS_REPLY_ERROR is told
+ * apart from a legitimate nil (SET NX losing a race); every reply is freed
+ * exactly once by whoever received it.
+ */
+#ifndef LB_PLUMBING_H
+#define LB_PLUMBING_H
+
+#include <hiredis/hiredis.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "strategy.h"
+
+/* One connection to one Redis server, reopened lazily after a failure. */
+struct lb_node {
+	char host[128];
+	int port;
+	char user[64];            /* empty: no ACL user */
+	char pass[128];           /* empty: no AUTH */
+	int64_t timeout_ms;       /* connect and per-command timeout */
+	redisContext *ctx;        /* owned; NULL until connected or after a failure */
+	uint64_t commands;        /* commands this client sent through the node */
+};
+
+/* Parse "redis://[user:pass@]host:port" (or "host:port") into @n; 0 or LB_EINVAL. */
+int lb_node_parse_url(const char *url, struct lb_node *n);
+/* Initialise for 127.0.0.1:@port. */
+void lb_node_init_local(struct lb_node *n, int port, int64_t timeout_ms);
+/* Connect if needed; 0 or LB_EREDIS. */
+int lb_node_connect(struct lb_node *n);
+/* Close the connection (after a failure or before fork). Accepts NULL. */
+void lb_node_close(struct lb_node *n);
+/* redisCommand with reconnect-on-next-use semantics; NULL when the node failed. */
+redisReply *lb_node_cmd(struct lb_node *n, const char *fmt, ...);
+redisReply *lb_node_cmd_argv(struct lb_node *n, int argc, const char **argv, const size_t *argvlen);
+
+/* Reply predicates. */
+bool lb_reply_ok(const redisReply *r);          /* +OK */
+bool lb_reply_nil(const redisReply *r);
+bool lb_reply_error(const redisReply *r);       /* NULL or -ERR */
+bool lb_reply_int(const redisReply *r, long long *out);
+bool lb_reply_str_eq(const redisReply *r, const char *s);
+
+/* 16 random bytes from getrandom(2), as 32 hex characters plus NUL. */
+int lb_token_new(char out[LB_TOKEN_HEX + 1]);
+
+/* SET key val NX PX ttl: 0 set | LB_EBUSY exists | LB_EREDIS. */
+int lb_set_nx_px(struct lb_node *n, const char *key, const char *val, int64_t ttl_ms);
+/* SETNX key val: 0 set | LB_EBUSY | LB_EREDIS. */
+int lb_setnx(struct lb_node *n, const char *key, const char *val);
+/* A DEL that can tell whose lock it deleted: GETDEL key, then compare with
+ * @mine: 0 ours | LB_ELOST nothing there | LB_EFOREIGN deleted another's | LB_EREDIS. */
+int lb_getdel_release(struct lb_node *n, const char *key, const char *mine);
+
+/* A Lua script known by its text and SHA-1 (checked in tests/test_plumbing.c). */
+struct lb_script {
+	const char *src;
+	const char *sha;
+};
+/* Compare-and-delete: 1 when KEYS[1] held ARGV[1] and was deleted, else 0. */
+extern const struct lb_script lb_script_cad;
+/* EVALSHA, and EVAL when the server answers NOSCRIPT (fresh or restarted). */
+redisReply *lb_eval(struct lb_node *n, const struct lb_script *s,
+		    int nkeys, int nargs, const char **keys_then_args);
+/* Release by compare-and-delete: 0 released | LB_ELOST | LB_EREDIS. */
+int lb_cad_release(struct lb_node *n, const char *key, const char *mine);
+
+/*
+ * Fan-out: send one command to every node before reading any reply (one round
+ * trip for all, not one per node), then collect the replies with a shared
+ * deadline of @timeout_ms. replies[i] is NULL for a node that was down, timed
+ * out or failed (its connection is closed). @failpoint, if not NULL, fires
+ * after every node was sent the command and before any reply is read.
+ * The caller frees each non-NULL reply.
+ */
+void lb_fanout(struct lb_node **nodes, size_t n, int64_t timeout_ms, const char *failpoint,
+	       int argc, const char **argv, redisReply **replies);
+
+/* lb_fanout of EVALSHA @s; nodes that answer NOSCRIPT get a plain EVAL. */
+void lb_fanout_eval(struct lb_node **nodes, size_t n, int64_t timeout_ms, const char *failpoint,
+		    const struct lb_script *s, int nkeys, int nargs, const char **keys_then_args,
+		    redisReply **replies);
+
+#endif

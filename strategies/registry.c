@@ -1,0 +1,57 @@
+/*
+ * registry.c - every strategy, alphabetical, searched by name.
+ *
+ * Adding a strategy: 5 steps.
+ *  1. Write strategies/<name>.c (name with '-' spelled '_') opening with a
+ *     comment: the recipe in Redis commands, where it comes from, what it
+ *     claims and exactly how it fails, naming the scenario that shows it.
+ *  2. Define `const struct lock_strategy lb_strategy_<name>` with designated
+ *     initializers; reuse strategies/plumbing.h and lb_base_* for state.
+ *  3. Declare it below and add it to `strategies[]`, keeping the order.
+ *  4. The contract suite (tests/test_strategies.c) runs it automatically;
+ *     add its expected clauses there (TTL? owner release? foreign release?).
+ *  5. Add docs/strategies/<name>.md and its [expect] line in every scenario.
+ */
+#include <string.h>
+
+#include "strategy.h"
+
+extern const struct lock_strategy lb_strategy_get_del;
+extern const struct lock_strategy lb_strategy_none;
+extern const struct lock_strategy lb_strategy_redlock;
+extern const struct lock_strategy lb_strategy_set_nx_px;
+extern const struct lock_strategy lb_strategy_setnx;
+extern const struct lock_strategy lb_strategy_setnx_expire;
+extern const struct lock_strategy lb_strategy_setnx_getset;
+extern const struct lock_strategy lb_strategy_token_lua;
+extern const struct lock_strategy lb_strategy_watch_multi;
+
+static const struct lock_strategy *const strategies[] = {
+	&lb_strategy_get_del,
+	&lb_strategy_none,
+	&lb_strategy_redlock,
+	&lb_strategy_set_nx_px,
+	&lb_strategy_setnx,
+	&lb_strategy_setnx_expire,
+	&lb_strategy_setnx_getset,
+	&lb_strategy_token_lua,
+	&lb_strategy_watch_multi,
+};
+
+size_t lb_strategy_count(void)
+{
+	return sizeof(strategies) / sizeof(strategies[0]);
+}
+
+const struct lock_strategy *lb_strategy_at(size_t i)
+{
+	return i < lb_strategy_count() ? strategies[i] : NULL;
+}
+
+const struct lock_strategy *lb_strategy_find(const char *name)
+{
+	for (size_t i = 0; name && i < lb_strategy_count(); i++)
+		if (!strcmp(strategies[i]->name, name))
+			return strategies[i];
+	return NULL;
+}

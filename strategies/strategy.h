@@ -1,0 +1,101 @@
+/*
+ * strategy.h - the one interface every lock strategy implements.
+ *
+ * A strategy is a `static const struct lock_strategy` with designated
+ * initializers (see strategies/registry.c for the list and for how to add one).
+ * Its per-client state lives behind a `void *` that its own create() allocates
+ * and its own destroy() frees.
+ *
+ * acquire() makes exactly ONE attempt. Waiting (try, fixed:MS, retries:N:MS,
+ * ...) and deadlines belong to the harness (harness/wait.h), so that every
+ * strategy is measured under the same wait policy.
+ *
+ * Outcomes (enum lb_status in harness/util.h):
+ *   acquire: 0 acquired | LB_EBUSY held by another | LB_EVALIDITY (Redlock:
+ *            quorum but no validity left) | LB_EREDIS
+ *   release: 0 released our lock | LB_ELOST the lock was already gone or
+ *            another's and we left it | LB_EFOREIGN we deleted a lock that held
+ *            another client's value | LB_EREDIS
+ */
+#ifndef LB_STRATEGY_H
+#define LB_STRATEGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+struct lb_node;
+
+/* The five properties a lock may claim (Redis distlock page, seed 004). */
+enum lb_claim {
+	LB_CLAIM_MUTEX = 1u << 0,          /* safety: at most one holder at any moment */
+	LB_CLAIM_DEADLOCK_FREE = 1u << 1,  /* a crashed holder's lock comes back (TTL) */
+	LB_CLAIM_FAULT_TOLERANT = 1u << 2, /* works while a majority of nodes is up */
+	LB_CLAIM_OWNER_RELEASE = 1u << 3,  /* only the holder can release it */
+	LB_CLAIM_NO_LAPSE = 1u << 4,       /* the lease does not lapse while working */
+};
+#define LB_CLAIM_COUNT 5
+/* Short column name of claim bit @i (0..LB_CLAIM_COUNT-1). */
+const char *lb_claim_name(unsigned i);
+
+/* A client's wall clock; setnx-getset reads it, scenarios skew it. */
+struct lb_clock {
+	int64_t offset_ms;
+};
+/* CLOCK_REALTIME in ms plus the clock's offset; @c may be NULL. */
+int64_t lb_clock_now_ms(const struct lb_clock *c);
+
+struct lb_lock_cfg {
+	struct lb_node **nodes;      /* lock nodes, borrowed; n_nodes >= strategy's min_nodes */
+	size_t n_nodes;
+	const char *key;             /* lock key including the run's prefix; copied */
+	int64_t ttl_ms;              /* lease length */
+	const struct lb_clock *clock; /* borrowed; NULL means the true clock */
+};
+
+/* What a successful acquire hands to the critical section. */
+struct lb_grant {
+	int64_t fence;       /* fencing token, or -1 when the strategy issues none */
+	int64_t validity_ms; /* time the lock is believed valid from the grant, or -1 */
+};
+
+struct lock_strategy {
+	const char *name;
+	const char *summary;            /* one line for `lockbench list` */
+	unsigned claims;                /* enum lb_claim bits */
+	unsigned min_nodes;             /* lock nodes it needs (1, or 5 for redlock) */
+	const char *const *failpoints;  /* NULL-terminated names it fires, or NULL */
+
+	void *(*create)(const struct lb_lock_cfg *cfg); /* NULL on failure */
+	int (*acquire)(void *self, struct lb_grant *grant);
+	int (*release)(void *self);
+	int (*extend)(void *self, int64_t ttl_ms);      /* optional: NULL */
+	void (*destroy)(void *self);                    /* accepts NULL */
+};
+
+/* The registry (registry.c), alphabetical. */
+size_t lb_strategy_count(void);
+const struct lock_strategy *lb_strategy_at(size_t i);
+/* NULL when no strategy has that name. */
+const struct lock_strategy *lb_strategy_find(const char *name);
+
+/*
+ * The state most strategies need and nothing more: the configuration, their
+ * copy of the key and the token of the current acquire. Strategies with more
+ * state put this first in their own struct and pass its size to lb_base_alloc.
+ */
+#define LB_TOKEN_HEX 32
+struct lb_lock_base {
+	struct lb_lock_cfg cfg;       /* cfg.key points at key below */
+	char *key;                    /* owned */
+	char token[LB_TOKEN_HEX + 1]; /* value written by the current acquire */
+};
+void *lb_base_alloc(const struct lb_lock_cfg *cfg, size_t size);
+void *lb_base_create(const struct lb_lock_cfg *cfg); /* sizeof(struct lb_lock_base) */
+void lb_base_destroy(void *self);
+/* The first (for single-node strategies: the only) lock node. */
+struct lb_node *lb_base_node(const struct lb_lock_base *b);
+
+#endif

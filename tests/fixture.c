@@ -1,0 +1,133 @@
+#include "fixture.h"
+
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+void fx_start(struct fx *f, size_t n)
+{
+	memset(f, 0, sizeof(*f));
+	cr_assert_leq(n, FX_MAX_NODES);
+	for (size_t i = 0; i < n; i++) {
+		f->srv[i] = lb_server_start(NULL);
+		cr_assert_not_null(f->srv[i], "redis-server %zu did not start", i);
+		lb_node_init_local(&f->admin[i], f->srv[i]->port, 2000);
+		f->n++;
+	}
+}
+
+void fx_stop(struct fx *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		lb_node_close(&f->admin[i]);
+		lb_server_destroy(f->srv[i]);
+		f->srv[i] = NULL;
+	}
+	f->n = 0;
+}
+
+void fx_client_init(struct fx_client *c, const struct fx *f, const struct lock_strategy *s,
+		    const char *key, int64_t ttl_ms)
+{
+	memset(c, 0, sizeof(*c));
+	c->s = s;
+	for (size_t i = 0; i < f->n; i++) {
+		lb_node_init_local(&c->node[i], f->srv[i]->port, 500);
+		c->nodes[i] = &c->node[i];
+	}
+	struct lb_lock_cfg cfg = {
+		.nodes = c->nodes, .n_nodes = f->n, .key = key, .ttl_ms = ttl_ms, .clock = &c->clock,
+	};
+	c->lock = s->create(&cfg);
+	cr_assert_not_null(c->lock, "%s: create failed", s->name);
+}
+
+void fx_client_fini(struct fx_client *c)
+{
+	if (c->s)
+		c->s->destroy(c->lock);
+	for (size_t i = 0; i < FX_MAX_NODES; i++)
+		lb_node_close(&c->node[i]);
+	memset(c, 0, sizeof(*c));
+}
+
+int fx_acquire(struct fx_client *c)
+{
+	struct lb_grant g = { .fence = -1, .validity_ms = -1 };
+	return c->s->acquire(c->lock, &g);
+}
+
+int fx_release(struct fx_client *c)
+{
+	return c->s->release(c->lock);
+}
+
+redisReply *fx_cmd(struct fx *f, size_t i, const char *fmt, ...)
+{
+	va_list ap;
+	redisReply *r;
+
+	cr_assert_lt(i, f->n);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (lb_node_connect(&f->admin[i]) < 0)
+			return NULL;
+		va_start(ap, fmt);
+		r = redisvCommand(f->admin[i].ctx, fmt, ap);
+		va_end(ap);
+		if (r)
+			return r;
+		lb_node_close(&f->admin[i]); /* the server restarted: reconnect once */
+	}
+	return NULL;
+}
+
+long long fx_pttl(struct fx *f, size_t i, const char *key)
+{
+	redisReply *r = fx_cmd(f, i, "PTTL %s", key);
+	long long v = -100;
+
+	cr_assert(lb_reply_int(r, &v), "PTTL failed");
+	freeReplyObject(r);
+	return v;
+}
+
+bool fx_port_closed(int port)
+{
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
+	redisContext *c = redisConnectWithTimeout("127.0.0.1", port, tv);
+	bool closed = !c || c->err;
+
+	if (c)
+		redisFree(c);
+	return closed;
+}
+
+bool fx_pid_gone(pid_t pid)
+{
+	char path[64], buf[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'Z';
+}
+
+void fx_become_subreaper(void)
+{
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+}
+
+void fx_reap_orphans(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}

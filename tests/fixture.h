@@ -1,0 +1,53 @@
+/*
+ * fixture.h - test helpers: real embedded redis-servers and lock clients.
+ * No mocks: every helper talks to a redis-server the test started.
+ */
+#ifndef LB_TEST_FIXTURE_H
+#define LB_TEST_FIXTURE_H
+
+#include <hiredis/hiredis.h>
+#include <stddef.h>
+
+#include "plumbing.h"
+#include "rserver.h"
+#include "strategy.h"
+
+#define FX_MAX_NODES 8
+
+struct fx {
+	struct lb_server *srv[FX_MAX_NODES];
+	struct lb_node admin[FX_MAX_NODES]; /* the test's own connections for checks */
+	size_t n;
+};
+
+/* A lock client with its own connections to every node of @f. */
+struct fx_client {
+	struct lb_node node[FX_MAX_NODES];
+	struct lb_node *nodes[FX_MAX_NODES];
+	const struct lock_strategy *s;
+	struct lb_clock clock;
+	void *lock;
+};
+
+void fx_start(struct fx *f, size_t n);
+void fx_stop(struct fx *f);
+void fx_client_init(struct fx_client *c, const struct fx *f, const struct lock_strategy *s,
+		    const char *key, int64_t ttl_ms);
+void fx_client_fini(struct fx_client *c);
+int fx_acquire(struct fx_client *c);
+int fx_release(struct fx_client *c);
+/* A command on node @i through the admin connection; the caller frees. */
+redisReply *fx_cmd(struct fx *f, size_t i, const char *fmt, ...);
+/* PTTL of @key on node @i (-2 missing, -1 no TTL). */
+long long fx_pttl(struct fx *f, size_t i, const char *key);
+/* true when nothing accepts connections on 127.0.0.1:@port. */
+bool fx_port_closed(int port);
+/* true when @pid no longer exists or is a zombie. */
+bool fx_pid_gone(pid_t pid);
+
+/* Orphans of a crashed child come to this process (PID 1 in a container may
+ * never reap them); fx_reap_orphans collects the ones that exited. */
+void fx_become_subreaper(void);
+void fx_reap_orphans(void);
+
+#endif

@@ -1,0 +1,130 @@
+/* test_plumbing.c - the shared Redis helpers, against a real server. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "fixture.h"
+
+TestSuite(plumbing, .timeout = 30);
+
+Test(plumbing, parse_urls)
+{
+	struct lb_node n;
+
+	cr_assert_eq(lb_node_parse_url("redis://127.0.0.1:7000", &n), 0);
+	cr_assert_str_eq(n.host, "127.0.0.1");
+	cr_assert_eq(n.port, 7000);
+	cr_assert_eq(lb_node_parse_url("redis://alice:s3cret@db.example:6380", &n), 0);
+	cr_assert_str_eq(n.user, "alice");
+	cr_assert_str_eq(n.pass, "s3cret");
+	cr_assert_str_eq(n.host, "db.example");
+	cr_assert_eq(n.port, 6380);
+	cr_assert_eq(lb_node_parse_url("localhost:1", &n), 0);
+	cr_assert_eq(lb_node_parse_url("redis://host", &n), LB_EINVAL);
+	cr_assert_eq(lb_node_parse_url("redis://host:0", &n), LB_EINVAL);
+	cr_assert_eq(lb_node_parse_url("redis://host:99999", &n), LB_EINVAL);
+	cr_assert_eq(lb_node_parse_url("redis://host:12x", &n), LB_EINVAL);
+	cr_assert_eq(lb_node_parse_url("redis://:7000", &n), LB_EINVAL);
+}
+
+Test(plumbing, tokens_random_and_hex)
+{
+	char t1[LB_TOKEN_HEX + 1], t2[LB_TOKEN_HEX + 1];
+
+	cr_assert_eq(lb_token_new(t1), 0);
+	cr_assert_eq(lb_token_new(t2), 0);
+	cr_assert_eq(strlen(t1), 32);
+	cr_assert_eq(strspn(t1, "0123456789abcdef"), 32);
+	cr_assert_str_neq(t1, t2);
+}
+
+Test(plumbing, script_sha_matches_server)
+{
+	struct fx f;
+
+	fx_start(&f, 1);
+	redisReply *r = fx_cmd(&f, 0, "SCRIPT LOAD %s", lb_script_cad.src);
+	cr_assert(r && r->type == REDIS_REPLY_STRING);
+	cr_assert_str_eq(r->str, lb_script_cad.sha, "update lb_script_cad.sha to %s", r->str);
+	freeReplyObject(r);
+	fx_stop(&f);
+}
+
+Test(plumbing, eval_falls_back_after_script_flush)
+{
+	struct fx f;
+	struct lb_node n;
+
+	fx_start(&f, 1);
+	lb_node_init_local(&n, f.srv[0]->port, 1000);
+	redisReply *r = fx_cmd(&f, 0, "SCRIPT FLUSH");
+	freeReplyObject(r);
+	r = fx_cmd(&f, 0, "SET k tok");
+	freeReplyObject(r);
+	cr_assert_eq(lb_cad_release(&n, "k", "other"), LB_ELOST);
+	cr_assert_eq(lb_cad_release(&n, "k", "tok"), 0, "EVALSHA after a flush must fall back");
+	cr_assert_eq(lb_cad_release(&n, "k", "tok"), LB_ELOST);
+	lb_node_close(&n);
+	fx_stop(&f);
+}
+
+Test(plumbing, set_nx_and_getdel_outcomes)
+{
+	struct fx f;
+	struct lb_node n;
+
+	fx_start(&f, 1);
+	lb_node_init_local(&n, f.srv[0]->port, 1000);
+	cr_assert_eq(lb_set_nx_px(&n, "k", "a", 10000), 0);
+	cr_assert_eq(lb_set_nx_px(&n, "k", "b", 10000), LB_EBUSY);
+	cr_assert_eq(lb_setnx(&n, "k", "b"), LB_EBUSY);
+	cr_assert_eq(lb_getdel_release(&n, "k", "b"), LB_EFOREIGN);
+	cr_assert_eq(lb_getdel_release(&n, "k", "b"), LB_ELOST);
+	cr_assert_eq(lb_setnx(&n, "k", "b"), 0);
+	cr_assert_eq(lb_getdel_release(&n, "k", "b"), 0);
+	lb_node_close(&n);
+	fx_stop(&f);
+}
+
+Test(plumbing, dead_node_reports_error_and_reconnects)
+{
+	struct fx f;
+	struct lb_node n;
+
+	fx_start(&f, 1);
+	lb_node_init_local(&n, f.srv[0]->port, 200);
+	cr_assert_eq(lb_set_nx_px(&n, "k", "a", 10000), 0);
+	lb_server_kill(f.srv[0]);
+	cr_assert_eq(lb_set_nx_px(&n, "k", "a", 10000), LB_EREDIS);
+	cr_assert_null(n.ctx, "a dead context must not be reused");
+	cr_assert_eq(lb_server_respawn(f.srv[0]), 0);
+	cr_assert_eq(lb_set_nx_px(&n, "k", "a", 10000), 0, "no reconnect after the restart");
+	lb_node_close(&n);
+	fx_stop(&f);
+}
+
+Test(plumbing, fanout_with_nodes_down)
+{
+	struct fx f;
+	struct lb_node node[3];
+	struct lb_node *nodes[3];
+	redisReply *replies[3];
+	const char *argv[] = { "PING" };
+
+	fx_start(&f, 3);
+	for (int i = 0; i < 3; i++) {
+		lb_node_init_local(&node[i], f.srv[i]->port, 500);
+		nodes[i] = &node[i];
+	}
+	lb_server_kill(f.srv[1]);
+	lb_server_pause(f.srv[2]);
+	lb_fanout(nodes, 3, 50, NULL, 1, argv, replies);
+	cr_assert(replies[0] && replies[0]->type == REDIS_REPLY_STATUS);
+	cr_assert_null(replies[1], "a killed node answered");
+	cr_assert_null(replies[2], "a paused node answered");
+	cr_assert_null(node[2].ctx, "a timed-out context must be closed");
+	freeReplyObject(replies[0]);
+	lb_server_resume(f.srv[2]);
+	for (int i = 0; i < 3; i++)
+		lb_node_close(&node[i]);
+	fx_stop(&f);
+}

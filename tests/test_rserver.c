@@ -1,0 +1,235 @@
+/*
+ * test_rserver.c - embedded redis-servers: free distinct ports, every fault
+ * primitive, and nothing left running after stop, after a crash of the
+ * process that started them, or after kill -9 of lockbench itself.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+TestSuite(rserver, .timeout = 30);
+
+Test(rserver, ports_free_and_distinct)
+{
+	struct fx f;
+
+	fx_start(&f, 5);
+	for (size_t i = 0; i < f.n; i++) {
+		cr_assert_gt(f.srv[i]->port, 1024);
+		cr_assert_neq(f.srv[i]->port, 6379, "never the default port");
+		for (size_t j = 0; j < i; j++)
+			cr_assert_neq(f.srv[i]->port, f.srv[j]->port);
+		redisReply *r = fx_cmd(&f, i, "PING");
+		cr_assert(r && r->type == REDIS_REPLY_STATUS);
+		freeReplyObject(r);
+	}
+	fx_stop(&f);
+}
+
+Test(rserver, configured_without_persistence_on_loopback)
+{
+	struct fx f;
+	static const char *const expect[][2] = {
+		{ "bind", "127.0.0.1" }, { "save", "" }, { "appendonly", "no" },
+	};
+
+	fx_start(&f, 1);
+	for (size_t k = 0; k < 3; k++) {
+		redisReply *r = fx_cmd(&f, 0, "CONFIG GET %s", expect[k][0]);
+		cr_assert(r && r->type == REDIS_REPLY_ARRAY && r->elements == 2);
+		cr_assert_str_eq(r->element[1]->str, expect[k][1], "%s", expect[k][0]);
+		freeReplyObject(r);
+	}
+	redisReply *r = fx_cmd(&f, 0, "DEBUG SLEEP 0");
+	cr_assert(lb_reply_ok(r), "DEBUG must be enabled for local connections");
+	freeReplyObject(r);
+	fx_stop(&f);
+}
+
+Test(rserver, stop_leaves_nothing)
+{
+	struct lb_server *s = lb_server_start(NULL);
+	char dir[sizeof(s->dir)];
+
+	cr_assert_not_null(s);
+	int port = s->port;
+	pid_t pid = s->pid;
+	strcpy(dir, s->dir);
+	lb_server_destroy(s);
+	cr_assert(fx_pid_gone(pid));
+	cr_assert(fx_port_closed(port));
+	cr_assert_neq(access(dir, F_OK), 0, "the temporary directory %s is still there", dir);
+}
+
+Test(rserver, kill_pause_resume)
+{
+	struct fx f;
+
+	fx_start(&f, 1);
+	struct lb_server *s = f.srv[0];
+	cr_assert_eq(lb_server_pause(s), 0);
+	struct lb_node n;
+	lb_node_init_local(&n, s->port, 100);
+	redisReply *r = lb_node_cmd(&n, "PING");
+	cr_assert_null(r, "a paused server answered");
+	cr_assert_eq(lb_server_resume(s), 0);
+	r = lb_node_cmd(&n, "PING");
+	cr_assert_not_null(r, "a resumed server did not answer");
+	freeReplyObject(r);
+	lb_node_close(&n);
+	pid_t pid = s->pid;
+	cr_assert_eq(lb_server_kill(s), 0);
+	cr_assert(fx_pid_gone(pid));
+	cr_assert(fx_port_closed(s->port));
+	cr_assert_eq(lb_server_respawn(s), 0);
+	cr_assert_not(fx_port_closed(s->port));
+	fx_stop(&f);
+}
+
+static long long exists_after_restart(bool keep)
+{
+	struct fx f;
+	long long v = -1;
+
+	fx_start(&f, 1);
+	redisReply *r = fx_cmd(&f, 0, "SET k v");
+	cr_assert(lb_reply_ok(r));
+	freeReplyObject(r);
+	int port = f.srv[0]->port;
+	cr_assert_eq(lb_server_restart(f.srv[0], keep), 0);
+	cr_assert_eq(f.srv[0]->port, port, "a restart must keep the port");
+	r = fx_cmd(&f, 0, "EXISTS k");
+	cr_assert(lb_reply_int(r, &v));
+	freeReplyObject(r);
+	fx_stop(&f);
+	return v;
+}
+
+Test(rserver, restart_with_and_without_data)
+{
+	cr_assert_eq(exists_after_restart(true), 1, "restart keeping data lost the key");
+	cr_assert_eq(exists_after_restart(false), 0, "an empty restart kept the key");
+}
+
+/* Read "port pid" lines that a child writes to @fd. */
+static int read_servers(int fd, int *ports, pid_t *pids, int max)
+{
+	FILE *in = fdopen(fd, "r");
+	int n = 0, port, pid;
+
+	while (n < max && fscanf(in, "%d %d", &port, &pid) == 2) {
+		ports[n] = port;
+		pids[n++] = pid;
+	}
+	fclose(in);
+	return n;
+}
+
+static void assert_all_gone(const int *ports, const pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		bool gone = false;
+		for (int t = 0; t < 100 && !gone; t++) {
+			fx_reap_orphans();
+			gone = fx_pid_gone(pids[i]) && fx_port_closed(ports[i]);
+			if (!gone)
+				lb_sleep_ns(20 * LB_NS_PER_MS);
+		}
+		cr_assert(gone, "redis-server pid %d on port %d outlived its parent", pids[i], ports[i]);
+	}
+}
+
+Test(rserver, servers_die_with_a_crashed_parent)
+{
+	int pfd[2], ports[3], n;
+	pid_t pids[3];
+
+	fx_become_subreaper();
+	cr_assert_eq(pipe(pfd), 0);
+	fflush(NULL);
+	pid_t child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		close(pfd[0]);
+		for (int i = 0; i < 3; i++) {
+			struct lb_server *s = lb_server_start(NULL);
+			if (!s)
+				_exit(1);
+			dprintf(pfd[1], "%d %d\n", s->port, (int)s->pid);
+		}
+		close(pfd[1]);
+		abort(); /* a crash: no cleanup code runs */
+	}
+	close(pfd[1]);
+	n = read_servers(pfd[0], ports, pids, 3);
+	waitpid(child, NULL, 0);
+	cr_assert_eq(n, 3, "the child did not start its servers");
+	assert_all_gone(ports, pids, n);
+}
+
+Test(rserver, kill_9_of_lockbench_leaves_no_server)
+{
+	const char *bin = getenv("LOCKBENCH_BIN");
+	int pfd[2], ports[2], n = 0;
+	pid_t pids[2];
+	char line[512];
+
+	cr_assert_not_null(bin, "LOCKBENCH_BIN must name build/lockbench (make test sets it)");
+	fx_become_subreaper();
+	cr_assert_eq(pipe(pfd), 0);
+	fflush(NULL);
+	pid_t lb = fork();
+	cr_assert_geq(lb, 0);
+	if (lb == 0) {
+		dup2(pfd[1], STDOUT_FILENO);
+		close(pfd[0]);
+		execl(bin, bin, "servers", "2", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	FILE *in = fdopen(pfd[0], "r");
+	while (n < 2 && fgets(line, sizeof(line), in)) {
+		int pid;
+		if (sscanf(line, "redis://127.0.0.1:%d pid=%d", &ports[n], &pid) == 2)
+			pids[n++] = pid;
+	}
+	cr_assert_eq(n, 2, "lockbench servers did not report two servers");
+	cr_assert_not(fx_port_closed(ports[0]));
+	kill(lb, SIGKILL);
+	waitpid(lb, NULL, 0);
+	fclose(in);
+	assert_all_gone(ports, pids, n);
+}
+
+Test(rserver, sigterm_of_lockbench_stops_servers)
+{
+	const char *bin = getenv("LOCKBENCH_BIN");
+	int pfd[2], port = 0, pid = 0, status;
+	char line[512];
+
+	cr_assert_not_null(bin);
+	cr_assert_eq(pipe(pfd), 0);
+	fflush(NULL);
+	pid_t lb = fork();
+	if (lb == 0) {
+		dup2(pfd[1], STDOUT_FILENO);
+		close(pfd[0]);
+		execl(bin, bin, "servers", "1", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	FILE *in = fdopen(pfd[0], "r");
+	cr_assert_not_null(fgets(line, sizeof(line), in));
+	cr_assert_eq(sscanf(line, "redis://127.0.0.1:%d pid=%d", &port, &pid), 2);
+	kill(lb, SIGTERM);
+	waitpid(lb, &status, 0);
+	fclose(in);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "lockbench did not exit cleanly");
+	cr_assert(fx_pid_gone(pid) && fx_port_closed(port), "SIGTERM left the server running");
+}

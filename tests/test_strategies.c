@@ -1,0 +1,399 @@
+/*
+ * test_strategies.c - the contract every strategy is held to, run against
+ * real redis-servers. Each clause is one parameterized test over the
+ * strategies it applies to; the table below says which (and is checked to
+ * cover the whole registry, so a new strategy cannot slip past the suite).
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "failpoint.h"
+#include "fixture.h"
+
+#define TTL_MS 300
+#define KEY "lbtest:lock"
+
+/* How a strategy is expected to behave, clause by clause. */
+struct expect {
+	const char *name;
+	bool excludes;     /* a second client is refused while the lock is held */
+	int ttl_wait_ms;   /* >0: the lock frees itself after this long; 0: never */
+	bool owner_only;   /* a stale holder's release is refused (LB_ELOST), the new lock stays */
+	bool stale_foreign;/* a stale holder's release deletes the new lock (LB_EFOREIGN) */
+	bool anyone_dels;  /* a non-holder's release deletes the lock (LB_EFOREIGN) */
+};
+
+static const struct expect expectations[] = {
+	{ "get-del",      true,  TTL_MS + 150, true,  false, false },
+	{ "none",         false, 0,            false, false, false },
+	{ "redlock",      true,  TTL_MS + 150, true,  false, false },
+	{ "set-nx-px",    true,  TTL_MS + 150, false, true,  true },
+	{ "setnx",        true,  0,            false, false, true },
+	{ "setnx-expire", true,  1150,         false, true,  true },
+	{ "setnx-getset", true,  TTL_MS + 150, true,  false, false },
+	{ "token-lua",    true,  TTL_MS + 150, true,  false, false },
+	{ "watch-multi",  true,  TTL_MS + 150, true,  false, false },
+};
+#define N_EXPECT (sizeof(expectations) / sizeof(expectations[0]))
+
+struct sp {
+	char name[32];
+};
+
+enum clause { ALL, EXCLUDES, TTL_FREES, NEVER_FREES, OWNER_ONLY, STALE_FOREIGN, ANYONE_DELS };
+
+static bool applies(const struct expect *e, enum clause c)
+{
+	switch (c) {
+	case ALL: return true;
+	case EXCLUDES: return e->excludes;
+	case TTL_FREES: return e->ttl_wait_ms > 0;
+	case NEVER_FREES: return e->excludes && e->ttl_wait_ms == 0;
+	case OWNER_ONLY: return e->owner_only;
+	case STALE_FOREIGN: return e->stale_foreign;
+	case ANYONE_DELS: return e->anyone_dels;
+	}
+	return false;
+}
+
+static struct sp *params_for(enum clause c, size_t *n)
+{
+	struct sp *p = cr_malloc(sizeof(*p) * N_EXPECT);
+	*n = 0;
+	for (size_t i = 0; i < N_EXPECT; i++)
+		if (applies(&expectations[i], c))
+			strcpy(p[(*n)++].name, expectations[i].name);
+	return p;
+}
+
+static void free_params(struct criterion_test_params *crp)
+{
+	cr_free(crp->params);
+}
+
+#define PARAMS(test, clause)                                                   \
+	ParameterizedTestParameters(contract, test)                            \
+	{                                                                      \
+		size_t n;                                                      \
+		struct sp *p = params_for(clause, &n);                         \
+		return cr_make_param_array(struct sp, p, n, free_params);      \
+	}
+
+static const struct expect *expect_of(const char *name)
+{
+	for (size_t i = 0; i < N_EXPECT; i++)
+		if (!strcmp(expectations[i].name, name))
+			return &expectations[i];
+	return NULL;
+}
+
+/* One test's world: servers, and two clients A and B of one strategy. */
+static struct fx f;
+static struct fx_client a, b;
+
+static const struct lock_strategy *setup(const struct sp *p, int64_t ttl_ms)
+{
+	const struct lock_strategy *s = lb_strategy_find(p->name);
+	cr_assert_not_null(s, "strategy %s is not registered", p->name);
+	fx_start(&f, s->min_nodes);
+	fx_client_init(&a, &f, s, KEY, ttl_ms);
+	fx_client_init(&b, &f, s, KEY, ttl_ms);
+	return s;
+}
+
+static void teardown(void)
+{
+	fx_client_fini(&a);
+	fx_client_fini(&b);
+	fx_stop(&f);
+	lb_failpoint_disarm_all();
+}
+
+TestSuite(contract, .fini = teardown, .timeout = 30);
+
+Test(contract, table_covers_registry)
+{
+	cr_assert_eq(lb_strategy_count(), N_EXPECT, "every registered strategy needs expectations");
+	for (size_t i = 0; i < lb_strategy_count(); i++)
+		cr_assert_not_null(expect_of(lb_strategy_at(i)->name), "%s has no expectations",
+				   lb_strategy_at(i)->name);
+}
+
+PARAMS(free_lock_is_acquired, ALL)
+ParameterizedTest(struct sp *p, contract, free_lock_is_acquired)
+{
+	setup(p, TTL_MS);
+	cr_assert_eq(fx_acquire(&a), 0, "%s: a free lock was not acquired", p->name);
+	cr_assert_eq(fx_release(&a), 0, "%s: releasing our own lock failed", p->name);
+}
+
+PARAMS(second_client_refused, EXCLUDES)
+ParameterizedTest(struct sp *p, contract, second_client_refused)
+{
+	setup(p, 5000);
+	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_acquire(&b), LB_EBUSY, "%s: B got a lock A holds", p->name);
+}
+
+/* The baseline's contract is the absence of one: both clients get in. */
+Test(contract, none_admits_everyone)
+{
+	struct sp p = { "none" };
+	setup(&p, 5000);
+	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_acquire(&b), 0, "none must not exclude anyone");
+}
+
+PARAMS(release_frees, EXCLUDES)
+ParameterizedTest(struct sp *p, contract, release_frees)
+{
+	setup(p, 5000);
+	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_release(&a), 0);
+	cr_assert_eq(fx_acquire(&b), 0, "%s: B could not take a released lock", p->name);
+}
+
+PARAMS(ttl_frees, TTL_FREES)
+ParameterizedTest(struct sp *p, contract, ttl_frees)
+{
+	setup(p, TTL_MS);
+	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_acquire(&b), LB_EBUSY);
+	lb_sleep_ns(expect_of(p->name)->ttl_wait_ms * LB_NS_PER_MS);
+	cr_assert_eq(fx_acquire(&b), 0, "%s: the lock did not free itself after its TTL", p->name);
+}
+
+PARAMS(never_frees, NEVER_FREES)
+ParameterizedTest(struct sp *p, contract, never_frees)
+{
+	setup(p, TTL_MS);
+	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_pttl(&f, 0, KEY), -1, "%s: the key has a TTL", p->name);
+	lb_sleep_ns(2 * TTL_MS * LB_NS_PER_MS);
+	cr_assert_eq(fx_acquire(&b), LB_EBUSY, "%s: an abandoned lock came back", p->name);
+}
+
+/* A's lease lapses and B takes the lock; then A releases. */
+static void stale_holder(const struct sp *p)
+{
+	setup(p, TTL_MS);
+	cr_assert_eq(fx_acquire(&a), 0);
+	lb_sleep_ns(expect_of(p->name)->ttl_wait_ms * LB_NS_PER_MS);
+	cr_assert_eq(fx_acquire(&b), 0);
+}
+
+PARAMS(stale_release_refused, OWNER_ONLY)
+ParameterizedTest(struct sp *p, contract, stale_release_refused)
+{
+	stale_holder(p);
+	cr_assert_eq(fx_release(&a), LB_ELOST, "%s: a stale release was not reported lost", p->name);
+	cr_assert_eq(fx_acquire(&a), LB_EBUSY, "%s: the stale release freed B's lock", p->name);
+	cr_assert_eq(fx_release(&b), 0, "%s: B could not release its own lock", p->name);
+}
+
+PARAMS(stale_release_foreign, STALE_FOREIGN)
+ParameterizedTest(struct sp *p, contract, stale_release_foreign)
+{
+	stale_holder(p);
+	cr_assert_eq(fx_release(&a), LB_EFOREIGN, "%s: deleting B's lock was not reported", p->name);
+	cr_assert_eq(fx_pttl(&f, 0, KEY), -2, "%s: B's lock survived", p->name);
+	cr_assert_eq(fx_release(&b), LB_ELOST);
+}
+
+PARAMS(anyone_can_delete, ANYONE_DELS)
+ParameterizedTest(struct sp *p, contract, anyone_can_delete)
+{
+	setup(p, 5000);
+	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_release(&b), LB_EFOREIGN, "%s: B's DEL of A's lock was not foreign", p->name);
+	cr_assert_eq(fx_pttl(&f, 0, KEY), -2);
+}
+
+/* ---- get-del: the lock expires and is taken between GET and DEL ---- */
+
+static void take_over_between_get_and_del(const char *name, void *arg)
+{
+	(void)name;
+	lb_sleep_ns((TTL_MS + 100) * LB_NS_PER_MS);
+	*(int *)arg = fx_acquire(&b);
+}
+
+Test(contract, get_del_check_then_delete_is_foreign)
+{
+	struct sp p = { "get-del" };
+	int b_rc = -100;
+
+	setup(&p, TTL_MS);
+	cr_assert_eq(fx_acquire(&a), 0);
+	lb_failpoint_arm("between-get-del", take_over_between_get_and_del, &b_rc, 1);
+	cr_assert_eq(fx_release(&a), LB_EFOREIGN);
+	cr_assert_eq(b_rc, 0, "B did not get the lock between A's GET and DEL");
+	cr_assert_eq(lb_failpoint_hits("between-get-del"), 1);
+	cr_assert_eq(fx_pttl(&f, 0, KEY), -2, "A's DEL left B's lock in place");
+}
+
+/* ---- setnx-getset: a client whose clock runs ahead steals a live lock ---- */
+
+Test(contract, setnx_getset_skewed_clock_steals_and_deletes)
+{
+	struct sp p = { "setnx-getset" };
+
+	setup(&p, 5000);
+	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_acquire(&b), LB_EBUSY);
+	b.clock.offset_ms = 10000; /* B's clock is 10 s ahead: A's lock looks expired */
+	cr_assert_eq(fx_acquire(&b), 0, "the skewed client did not take over");
+	cr_assert_eq(lb_failpoint_hits("between-get-getset"), 1);
+	cr_assert_eq(fx_release(&a), LB_EFOREIGN, "A, by its own clock still valid, deletes B's");
+}
+
+/* ---- redlock: quorum and validity ---- */
+
+Test(contract, redlock_quorum_3_of_5)
+{
+	struct sp p = { "redlock" };
+
+	setup(&p, 5000);
+	lb_server_kill(f.srv[3]);
+	lb_server_kill(f.srv[4]);
+	cr_assert_eq(fx_acquire(&a), 0, "redlock refused with 3 of 5 nodes up");
+	cr_assert_eq(fx_acquire(&b), LB_EBUSY);
+	cr_assert_eq(fx_release(&a), 0);
+}
+
+Test(contract, redlock_refuses_2_of_5)
+{
+	struct sp p = { "redlock" };
+
+	setup(&p, 5000);
+	for (int i = 2; i < 5; i++)
+		lb_server_kill(f.srv[i]);
+	cr_assert_neq(fx_acquire(&a), 0, "redlock acquired with only 2 of 5 nodes up");
+	cr_assert_eq(fx_pttl(&f, 0, KEY), -2, "a failed acquire left its key on node 0");
+	cr_assert_eq(fx_pttl(&f, 1, KEY), -2, "a failed acquire left its key on node 1");
+}
+
+Test(contract, redlock_refuses_spent_validity)
+{
+	struct sp p = { "redlock" };
+	int64_t pause_ms = TTL_MS;
+
+	setup(&p, TTL_MS);
+	lb_failpoint_arm("after-send", lb_fp_sleep, &pause_ms, 1);
+	cr_assert_eq(fx_acquire(&a), LB_EVALIDITY);
+	cr_assert_eq(lb_failpoint_hits("after-send"), 1);
+	for (size_t i = 0; i < 5; i++)
+		cr_assert_eq(fx_pttl(&f, i, KEY), -2, "node %zu kept a key after the refusal", i);
+	cr_assert_eq(fx_acquire(&a), 0, "without the pause it acquires");
+}
+
+Test(contract, redlock_one_round_trip_to_a_paused_node)
+{
+	struct sp p = { "redlock" };
+
+	setup(&p, 2000);
+	lb_server_pause(f.srv[0]);
+	lb_server_pause(f.srv[1]);
+	int64_t t0 = lb_now_ns();
+	cr_assert_eq(fx_acquire(&a), 0, "3 live nodes of 5 must be enough");
+	int64_t ms = (lb_now_ns() - t0) / LB_NS_PER_MS;
+	/* two paused nodes cost one shared timeout (100 ms for a 2 s TTL), not two */
+	cr_assert_lt(ms, 190, "acquire took %lld ms: paused nodes were waited for in turn",
+		     (long long)ms);
+	lb_server_resume(f.srv[0]);
+	lb_server_resume(f.srv[1]);
+}
+
+/* ---- failpoints fire where they should ---- */
+
+struct at_setnx {
+	long long pttl;
+	bool held;
+};
+
+static void look_after_setnx(const char *name, void *arg)
+{
+	struct at_setnx *s = arg;
+	(void)name;
+	s->pttl = fx_pttl(&f, 0, KEY);
+	s->held = true;
+}
+
+Test(contract, setnx_expire_failpoint_between_setnx_and_expire)
+{
+	struct sp p = { "setnx-expire" };
+	struct at_setnx seen = { -100, false };
+
+	setup(&p, 5000);
+	lb_failpoint_arm("after-setnx", look_after_setnx, &seen, 1);
+	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert(seen.held, "the failpoint did not fire");
+	cr_assert_eq(seen.pttl, -1, "at the failpoint the key must exist without a TTL");
+	cr_assert_gt(fx_pttl(&f, 0, KEY), 0, "after acquire the key must have its TTL");
+}
+
+Test(contract, setnx_expire_killed_at_failpoint_leaves_no_ttl)
+{
+	struct sp p = { "setnx-expire" };
+	int status;
+
+	setup(&p, 2000);
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct fx_client c;
+		fx_client_init(&c, &f, lb_strategy_find("setnx-expire"), KEY, 2000);
+		lb_failpoint_arm("after-setnx", lb_fp_crash, NULL, 1);
+		fx_acquire(&c);
+		_exit(0); /* not reached: the failpoint kills us */
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the client was not killed");
+	cr_assert_eq(fx_pttl(&f, 0, KEY), -1, "the orphaned key must have no TTL");
+}
+
+struct at_get_del {
+	bool ours;
+};
+
+static void look_between_get_and_del(const char *name, void *arg)
+{
+	redisReply *r = fx_cmd(&f, 0, "GET %s", KEY);
+	(void)name;
+	((struct at_get_del *)arg)->ours = lb_reply_str_eq(r, ((struct lb_lock_base *)a.lock)->token);
+	freeReplyObject(r);
+}
+
+Test(contract, get_del_failpoint_after_get_before_del)
+{
+	struct sp p = { "get-del" };
+	struct at_get_del seen = { false };
+
+	setup(&p, 5000);
+	cr_assert_eq(fx_acquire(&a), 0);
+	lb_failpoint_arm("between-get-del", look_between_get_and_del, &seen, 1);
+	cr_assert_eq(fx_release(&a), 0);
+	cr_assert(seen.ours, "at the failpoint our lock must still be there");
+	cr_assert_eq(fx_pttl(&f, 0, KEY), -2);
+}
+
+Test(contract, failpoints_listed_are_reached)
+{
+	/* every failpoint a strategy lists must be reachable from some test above */
+	static const char *const known[] = { "after-setnx", "between-get-del", "after-send",
+					     "between-get-getset", NULL };
+	for (size_t i = 0; i < lb_strategy_count(); i++) {
+		const struct lock_strategy *s = lb_strategy_at(i);
+		for (const char *const *fp = s->failpoints; fp && *fp; fp++) {
+			bool found = false;
+			for (const char *const *k = known; *k; k++)
+				found |= !strcmp(*k, *fp);
+			cr_assert(found, "%s lists failpoint %s that no test exercises", s->name, *fp);
+		}
+	}
+}
