@@ -59,12 +59,16 @@ check: deps
 	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
 	  run-tests
 
+VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full \
+            --errors-for-leak-kinds=definite,indirect
 valgrind: deps $(BIN)
-	valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
-	  $(BIN) list > /dev/null
+	$(VALGRIND) $(BIN) list > /dev/null
+	$(VALGRIND) $(BIN) run --strategy redlock --clients 2 --duration 1 --no-status \
+	  --out build/valgrind-run > /dev/null
+	$(VALGRIND) $(BIN) check build/valgrind-run > /dev/null
 
 demo: deps $(BIN)
-	$(BIN) compare --duration 2 --clients 4
+	$(BIN) compare --duration 2 --clients 8
 
 install: $(BIN)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lockbench

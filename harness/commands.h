@@ -8,5 +8,13 @@ enum { LB_EXIT_OK = 0, LB_EXIT_FAIL = 1, LB_EXIT_USAGE = 2 };
 
 int lb_cmd_list(int argc, char **argv);
 int lb_cmd_servers(int argc, char **argv);
+int lb_cmd_run(int argc, char **argv);
+int lb_cmd_compare(int argc, char **argv);
+int lb_cmd_check(int argc, char **argv);
+
+struct lb_run_cfg;
+struct lb_run_result;
+/* Run, write the files, print the table: the body of `run`, shared by compare. */
+int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res);
 
 #endif

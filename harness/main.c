@@ -13,6 +13,9 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "list", lb_cmd_list, "list strategies with their claims" },
+	{ "run", lb_cmd_run, "run one strategy under contention and judge it" },
+	{ "compare", lb_cmd_compare, "run several strategies under the same load, side by side" },
+	{ "check", lb_cmd_check, "recompute a run's summary from its history" },
 	{ "servers", lb_cmd_servers, "start N embedded redis-servers until Ctrl-C" },
 };
 

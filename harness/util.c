@@ -20,6 +20,7 @@ const char *lb_strerror(int status)
 	case LB_EINVAL: return "invalid argument";
 	case LB_ESYS: return "system call failed";
 	case LB_ENOTSUP: return "operation not supported by this strategy";
+	case LB_ECANCELED: return "canceled: the run is stopping";
 	}
 	return "unknown status";
 }

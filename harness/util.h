@@ -24,6 +24,7 @@ enum lb_status {
 	LB_EINVAL = -8,    /* bad argument or malformed input */
 	LB_ESYS = -9,      /* a system call failed; errno says why */
 	LB_ENOTSUP = -10,  /* the strategy does not offer this operation */
+	LB_ECANCELED = -11, /* the run is stopping */
 };
 
 /* A static string describing @status; never NULL. */

@@ -76,7 +76,8 @@ int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt)
 }
 
 int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb_wait *w,
-	       int64_t deadline_ns, struct lb_grant *grant, struct lb_acquire_info *info)
+	       int64_t deadline_ns, const atomic_int *cancel, struct lb_grant *grant,
+	       struct lb_acquire_info *info)
 {
 	struct lb_acquire_info local;
 	int rc;
@@ -96,6 +97,14 @@ int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb
 			return rc;
 		if (lb_now_ns() + delay > deadline_ns)
 			return LB_ETIMEOUT;
-		lb_sleep_ns(delay);
+		/* sleep in slices so a stopping run is not held up by a long interval */
+		for (int64_t until = lb_now_ns() + delay; lb_now_ns() < until;) {
+			if (cancel && atomic_load(cancel))
+				return LB_ECANCELED;
+			int64_t left = until - lb_now_ns();
+			lb_sleep_ns(left < 50 * LB_NS_PER_MS ? left : 50 * LB_NS_PER_MS);
+		}
+		if (cancel && atomic_load(cancel))
+			return LB_ECANCELED;
 	}
 }

@@ -11,6 +11,7 @@
 #ifndef LB_WAIT_H
 #define LB_WAIT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,9 +42,11 @@ struct lb_acquire_info {
  * Acquire with @strategy's one-attempt acquire(), retrying as @w says until
  * the monotonic @deadline_ns. Returns 0 (acquired; @grant filled) or the last
  * attempt's status (LB_EBUSY, LB_EVALIDITY, LB_EREDIS), or LB_ETIMEOUT when the
- * deadline cut the policy short.
+ * deadline cut the policy short, or LB_ECANCELED when *@cancel (may be NULL)
+ * became non-zero between attempts.
  */
 int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb_wait *w,
-	       int64_t deadline_ns, struct lb_grant *grant, struct lb_acquire_info *info);
+	       int64_t deadline_ns, const atomic_int *cancel, struct lb_grant *grant,
+	       struct lb_acquire_info *info);
 
 #endif

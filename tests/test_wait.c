@@ -70,18 +70,18 @@ Test(wait, acquire_loop_follows_policy_and_deadline, .init = held, .fini = done)
 	int64_t t0;
 
 	lb_wait_parse("try", &w, err, sizeof(err));
-	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, lb_now_ns() + LB_NS_PER_S, &g, &info),
+	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, lb_now_ns() + LB_NS_PER_S, NULL, &g, &info),
 		     LB_EBUSY);
 	cr_assert_eq(info.attempts, 1);
 
 	lb_wait_parse("retries:3:20", &w, err, sizeof(err));
-	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, lb_now_ns() + LB_NS_PER_S, &g, &info),
+	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, lb_now_ns() + LB_NS_PER_S, NULL, &g, &info),
 		     LB_EBUSY);
 	cr_assert_eq(info.attempts, 3);
 
 	lb_wait_parse("fixed:10", &w, err, sizeof(err));
 	t0 = lb_now_ns();
-	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, t0 + 100 * LB_NS_PER_MS, &g, &info),
+	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, t0 + 100 * LB_NS_PER_MS, NULL, &g, &info),
 		     LB_ETIMEOUT);
 	cr_assert_geq(info.attempts, 2);
 	cr_assert_leq(info.attempts, 11, "more attempts than 100 ms / 10 ms allows");
@@ -98,6 +98,6 @@ Test(wait, acquire_loop_gets_a_lock_freed_meanwhile, .init = held, .fini = done)
 
 	cr_assert_eq(fx_release(&holder), 0);
 	lb_wait_parse("fixed:10", &w, err, sizeof(err));
-	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, lb_now_ns() + LB_NS_PER_S, &g, &info), 0);
+	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, lb_now_ns() + LB_NS_PER_S, NULL, &g, &info), 0);
 	cr_assert_eq(g.fence, -1, "token-lua issues no fence");
 }

@@ -1,0 +1,106 @@
+/*
+ * cmd_check.c - `lockbench check DIR`: recompute what history.csv alone
+ * determines and compare it with summary.csv. Exit 0 when they agree, 1 with
+ * the differences listed otherwise.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "oracle.h"
+#include "results.h"
+
+struct checker {
+	const struct lb_summary *s;
+	int differences;
+};
+
+static void compare(struct checker *c, const char *name, double got, double tol)
+{
+	const char *v = lb_summary_get(c->s, name);
+
+	if (!v) {
+		printf("  %-18s missing from summary.csv\n", name);
+		c->differences++;
+		return;
+	}
+	double want = strtod(v, NULL);
+	bool ok = fabs(got - want) <= tol * (fabs(want) > 1 ? fabs(want) : 1);
+	printf("  %-18s summary %-12s history %-12.*f %s\n", name, v, tol < 1e-6 ? 0 : 3, got,
+	       ok ? "ok" : "DIFFERS");
+	c->differences += !ok;
+}
+
+static void compare_text(struct checker *c, const char *name, const char *got)
+{
+	const char *v = lb_summary_get(c->s, name);
+	bool ok = v && !strcmp(v, got);
+
+	printf("  %-18s summary %-12s history %-12s %s\n", name, v ? v : "(missing)", got,
+	       ok ? "ok" : "DIFFERS");
+	c->differences += !ok;
+}
+
+static double field(const struct lb_summary *s, const char *name, double dflt)
+{
+	const char *v = lb_summary_get(s, name);
+	return v ? strtod(v, NULL) : dflt;
+}
+
+int lb_cmd_check(int argc, char **argv)
+{
+	char path[4096];
+	struct lb_summary s;
+	struct lb_section *sec = NULL;
+	struct lb_verdict v;
+	size_t n;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: lockbench check DIR   (a directory written by `lockbench run`)\n");
+		return LB_EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "%s/summary.csv", argv[1]);
+	if (lb_summary_read(path, &s) < 0)
+		return LB_EXIT_FAIL;
+	int clients = (int)field(&s, "clients", 0), keys = (int)field(&s, "keys", 1);
+	double elapsed = field(&s, "elapsed_s", field(&s, "duration_s", 0));
+	if (clients < 1 || keys < 1) {
+		lb_errorf("%s: clients and keys must be positive", path);
+		return LB_EXIT_FAIL;
+	}
+	snprintf(path, sizeof(path), "%s/history.csv", argv[1]);
+	if (lb_history_read(path, keys, &sec, &n) < 0)
+		return LB_EXIT_FAIL;
+	if (lb_oracle_judge(sec, n, clients, (int64_t)(elapsed * 1e9), &v, NULL) < 0) {
+		free(sec);
+		return LB_EXIT_FAIL;
+	}
+	free(sec);
+
+	struct checker c = { .s = &s };
+	printf("check %s (%zu sections, %d clients, %d keys)\n", argv[1], n, clients, keys);
+	compare(&c, "sections", (double)v.sections, 0);
+	compare(&c, "throughput_per_s", elapsed > 0 ? (double)v.sections / elapsed : 0, 0.001);
+	compare(&c, "overlaps", (double)v.overlaps, 0);
+	compare(&c, "overlap_ms", v.overlap_ms, 0.001);
+	compare(&c, "max_holders", v.max_holders, 0);
+	compare(&c, "foreign_releases", (double)v.foreign_releases, 0);
+	compare(&c, "lost_leases", (double)v.lost_leases, 0);
+	compare(&c, "holder_deaths", (double)v.holder_deaths, 0);
+	compare(&c, "orphan_ms", v.orphan_ms, 0.001);
+	compare_text(&c, "recovered", lb_recovered_name(v.recovered));
+	compare(&c, "fairness", v.fairness, 0.0002);
+	/* lost updates: the counter is not in the history; check the arithmetic */
+	const char *work = lb_summary_get(&s, "work");
+	double lost = work && !strcmp(work, "counter")
+			      ? field(&s, "counter_writes", 0) - field(&s, "counter_final", 0) : 0;
+	compare(&c, "lost_updates", lost, 0);
+	if (c.differences) {
+		printf("%d difference%s\n", c.differences, c.differences == 1 ? "" : "s");
+		return LB_EXIT_FAIL;
+	}
+	printf("summary.csv agrees with history.csv\n");
+	return LB_EXIT_OK;
+}

@@ -1,0 +1,47 @@
+/* cmd_run.c - `lockbench run`: one strategy under contention, judged. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "options.h"
+#include "results.h"
+
+/* Run @cfg, write its files and print its table. Exit code. */
+int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res)
+{
+	struct lb_summary sum;
+	int rc;
+
+	if (lb_results_prepare_dir(cfg->out_dir) < 0)
+		return LB_EXIT_FAIL;
+	rc = lb_run(cfg, res);
+	if (rc < 0) {
+		lb_errorf("run of %s failed: %s", cfg->strategy->name, lb_strerror(rc));
+		return LB_EXIT_FAIL;
+	}
+	lb_results_print(stdout, cfg, res);
+	lb_summary_build(cfg, res, &sum);
+	if (lb_results_write(cfg, res, &sum) < 0) {
+		lb_errorf("the figures above were measured but not all files could be written");
+		return LB_EXIT_FAIL;
+	}
+	printf("  results in %s/\n", cfg->out_dir);
+	return LB_EXIT_OK;
+}
+
+int lb_cmd_run(int argc, char **argv)
+{
+	struct lb_run_opts o;
+	struct lb_run_result res = { 0 };
+	int rc = lb_run_opts_parse(argc, argv, LB_OPTS_RUN, &o);
+
+	if (rc != 0)
+		return rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
+	o.cfg.status_line = o.cfg.status_line && isatty(STDOUT_FILENO);
+	if (!o.out_given)
+		lb_default_out_dir("results/runs", o.cfg.strategy->name, o.cfg.out_dir,
+				   sizeof(o.cfg.out_dir));
+	rc = lb_run_and_report(&o.cfg, &res);
+	lb_run_result_free(&res);
+	return rc;
+}

@@ -1,0 +1,85 @@
+#include "metrics.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t bucket_of(uint64_t us)
+{
+	if (us < 8)
+		return (size_t)us;
+	unsigned e = 63u - (unsigned)__builtin_clzll(us); /* us >= 8: e >= 3 */
+	size_t b = 8 + (size_t)(e - 3) * 8 + ((us >> (e - 3)) & 7);
+	return b < LB_HIST_BUCKETS ? b : LB_HIST_BUCKETS - 1;
+}
+
+void lb_hist_bucket_range(size_t i, uint64_t *low_us, uint64_t *high_us)
+{
+	if (i < 8) {
+		*low_us = i;
+		*high_us = i + 1;
+		return;
+	}
+	unsigned e = (unsigned)((i - 8) / 8 + 3);
+	uint64_t sub = (i - 8) % 8;
+	*low_us = (8 + sub) << (e - 3);
+	*high_us = (9 + sub) << (e - 3);
+}
+
+void lb_hist_add(struct lb_hist *h, int64_t ns)
+{
+	uint64_t v = ns > 0 ? (uint64_t)ns : 0;
+
+	h->counts[bucket_of(v / 1000)]++;
+	h->n++;
+	h->sum_ns += v;
+	if (v > h->max_ns)
+		h->max_ns = v;
+}
+
+void lb_hist_merge(struct lb_hist *into, const struct lb_hist *from)
+{
+	for (size_t i = 0; i < LB_HIST_BUCKETS; i++)
+		into->counts[i] += from->counts[i];
+	into->n += from->n;
+	into->sum_ns += from->sum_ns;
+	if (from->max_ns > into->max_ns)
+		into->max_ns = from->max_ns;
+}
+
+double lb_hist_quantile_us(const struct lb_hist *h, double q)
+{
+	uint64_t rank, seen = 0, low, high;
+	double max_us = (double)h->max_ns / 1000.0;
+
+	if (h->n == 0)
+		return 0;
+	rank = (uint64_t)(q * (double)h->n);
+	if (rank >= h->n)
+		rank = h->n - 1;
+	for (size_t i = 0; i < LB_HIST_BUCKETS; i++) {
+		seen += h->counts[i];
+		if (seen > rank) {
+			lb_hist_bucket_range(i, &low, &high);
+			return (double)high < max_us ? (double)high : max_us;
+		}
+	}
+	return max_us;
+}
+
+uint64_t lb_commandstats_calls(const char *info)
+{
+	uint64_t total = 0;
+	const char *p = info;
+
+	while (p && (p = strstr(p, "cmdstat_")) != NULL) {
+		const char *calls = strstr(p, "calls=");
+		const char *eol = strchr(p, '\n');
+		if (!calls || (eol && calls > eol))
+			break;
+		uint64_t c = strtoull(calls + 6, NULL, 10);
+		if (strncmp(p, "cmdstat_info:", 13) != 0)
+			total += c;
+		p = eol;
+	}
+	return total;
+}

@@ -1,0 +1,271 @@
+#include "options.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+
+enum {
+	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_CLIENTS, OPT_DURATION, OPT_TTL, OPT_HOLD, OPT_THINK,
+	OPT_KEYS, OPT_WAIT, OPT_ACQ_TIMEOUT, OPT_WORK, OPT_SEED, OPT_OUT, OPT_REDIS, OPT_NODES,
+	OPT_NO_STATUS, OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{ "strategy", required_argument, NULL, OPT_STRATEGY },
+	{ "strategies", required_argument, NULL, OPT_STRATEGIES },
+	{ "clients", required_argument, NULL, OPT_CLIENTS },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "ttl", required_argument, NULL, OPT_TTL },
+	{ "hold", required_argument, NULL, OPT_HOLD },
+	{ "think", required_argument, NULL, OPT_THINK },
+	{ "keys", required_argument, NULL, OPT_KEYS },
+	{ "wait", required_argument, NULL, OPT_WAIT },
+	{ "acquire-timeout", required_argument, NULL, OPT_ACQ_TIMEOUT },
+	{ "work", required_argument, NULL, OPT_WORK },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "out", required_argument, NULL, OPT_OUT },
+	{ "redis", required_argument, NULL, OPT_REDIS },
+	{ "nodes", required_argument, NULL, OPT_NODES },
+	{ "no-status", no_argument, NULL, OPT_NO_STATUS },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
+{
+	if (mode == LB_OPTS_RUN)
+		fprintf(f, "usage: lockbench run --strategy NAME [options]\n\n"
+			   "  --strategy NAME        the lock strategy (see `lockbench list`)\n");
+	else
+		fprintf(f, "usage: lockbench compare [--strategies a,b,...] [options]\n\n"
+			   "  --strategies LIST      strategies to compare, in order (default: all)\n");
+	fprintf(f,
+		"  --clients N            contending client processes (8)\n"
+		"  --duration S           seconds to run (10; fractions allowed)\n"
+		"  --ttl MS               lease length in ms (2000)\n"
+		"  --hold MS|MIN-MAX      critical-section time, or a range drawn per section (5)\n"
+		"  --think MS             pause between release and the next acquire (0)\n"
+		"  --keys K               locks the clients spread over (1: all fight for one;\n"
+		"                         client i uses lock i %% K; K >= clients is uncontended)\n"
+		"  --wait POLICY          try | fixed:MS | retries:N:MS (fixed:10)\n"
+		"  --acquire-timeout MS   give up an acquire after MS (10000)\n"
+		"  --work counter|none    counter: non-atomic GET, hold, SET of a counter on the\n"
+		"                         resource server (lost updates are counted); none: hold\n"
+		"  --seed N               seed of every random choice (default: random, recorded)\n"
+		"  --out DIR              where the files go (results/runs/<UTC time>-<strategy>)\n"
+		"  --redis URL[,URL...]   use these servers instead of starting redis-server:\n"
+		"                         redis://[user:pass@]host:port; the first ones are lock\n"
+		"                         nodes, one more is the resource server (else the first);\n"
+		"                         only keys under a per-run prefix are touched, never flushed\n"
+		"  --nodes N              lock nodes (default: what the strategy needs)\n"
+		"  --no-status            no status line while running\n"
+		"\nExit status: 0 the run completed (violations are results), 1 runtime failure,\n"
+		"2 usage error.\n");
+}
+
+const struct lock_strategy *lb_strategy_or_usage(const char *name)
+{
+	const struct lock_strategy *s = lb_strategy_find(name);
+
+	if (s)
+		return s;
+	lb_errorf("unknown strategy '%s'; valid strategies:", name);
+	for (size_t i = 0; i < lb_strategy_count(); i++)
+		fprintf(stderr, "  %s\n", lb_strategy_at(i)->name);
+	return NULL;
+}
+
+void lb_default_out_dir(const char *base, const char *name, char *out, size_t len)
+{
+	char when[32];
+	struct stat st;
+	time_t now = time(NULL);
+
+	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
+	snprintf(out, len, "%s/%s-%s", base, when, name);
+	for (int i = 2; stat(out, &st) == 0 && i < 1000; i++)
+		snprintf(out, len, "%s/%s-%s-%d", base, when, name, i);
+}
+
+static bool parse_ms(const char *s, int64_t min, int64_t *out)
+{
+	return lb_parse_i64(s, min, INT64_C(86400000), out);
+}
+
+static bool parse_hold(const char *s, int64_t *lo, int64_t *hi)
+{
+	char buf[64];
+	char *dash;
+
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	strcpy(buf, s);
+	dash = strchr(buf, '-');
+	if (!dash)
+		return parse_ms(buf, 0, lo) && (*hi = *lo, true);
+	*dash = '\0';
+	return parse_ms(buf, 0, lo) && parse_ms(dash + 1, 0, hi) && *lo <= *hi;
+}
+
+static int strategies_list(struct lb_run_opts *o, const char *list)
+{
+	char buf[1024], *save = NULL;
+
+	if (strlen(list) >= sizeof(buf))
+		return LB_EINVAL;
+	strcpy(buf, list);
+	o->n_strategies = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const struct lock_strategy *s = lb_strategy_or_usage(t);
+		if (!s || o->n_strategies == LB_MAX_STRATEGIES)
+			return LB_EINVAL;
+		o->strategies[o->n_strategies++] = s;
+	}
+	return o->n_strategies ? 0 : LB_EINVAL;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	lb_errorf("%s (see --help)", msg);
+	return LB_EINVAL;
+}
+
+int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_run_opts *o)
+{
+	struct lb_run_cfg *cfg = &o->cfg;
+	char err[256];
+	int64_t v;
+	int c;
+	size_t used = 0;
+
+	memset(o, 0, sizeof(*o));
+	lb_run_cfg_defaults(cfg);
+	for (int i = 0; i < argc && used < sizeof(cfg->cmdline) - 1; i++)
+		used += (size_t)snprintf(cfg->cmdline + used, sizeof(cfg->cmdline) - used, "%s%s",
+					 i ? " " : "lockbench ", argv[i]);
+	if (getrandom(&cfg->seed, sizeof(cfg->seed), 0) != sizeof(cfg->seed))
+		cfg->seed = (uint64_t)lb_now_ns();
+	cfg->seed %= UINT64_C(1000000000000);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+		const char *a = optarg;
+		switch (c) {
+		case OPT_STRATEGY:
+			if (mode != LB_OPTS_RUN)
+				return usage_error("--strategy is for run; use --strategies");
+			if (!(cfg->strategy = lb_strategy_or_usage(a)))
+				return LB_EINVAL;
+			break;
+		case OPT_STRATEGIES:
+			if (mode != LB_OPTS_COMPARE)
+				return usage_error("--strategies is for compare; use --strategy");
+			if (strategies_list(o, a) < 0)
+				return LB_EINVAL;
+			break;
+		case OPT_CLIENTS:
+			if (!lb_parse_i64(a, 1, LB_MAX_CLIENTS, &v))
+				return usage_error("--clients '%s': expected an integer from 1 to 256", a);
+			cfg->clients = (int)v;
+			break;
+		case OPT_DURATION: {
+			char *end;
+			cfg->duration_s = strtod(a, &end);
+			if (*end || !(cfg->duration_s > 0 && cfg->duration_s <= 86400))
+				return usage_error("--duration '%s': expected seconds, more than 0 "
+						   "and at most 86400", a);
+			break;
+		}
+		case OPT_TTL:
+			if (!parse_ms(a, 1, &cfg->ttl_ms))
+				return usage_error("--ttl '%s': expected milliseconds from 1 to 86400000", a);
+			break;
+		case OPT_HOLD:
+			if (!parse_hold(a, &cfg->hold_min_ms, &cfg->hold_max_ms))
+				return usage_error("--hold '%s': expected MS or MIN-MAX with 0 <= MIN <= MAX", a);
+			break;
+		case OPT_THINK:
+			if (!parse_ms(a, 0, &cfg->think_ms))
+				return usage_error("--think '%s': expected milliseconds >= 0", a);
+			break;
+		case OPT_KEYS:
+			if (!lb_parse_i64(a, 1, LB_MAX_KEYS, &v))
+				return usage_error("--keys '%s': expected an integer from 1 to 1024", a);
+			cfg->keys = (int)v;
+			break;
+		case OPT_WAIT:
+			if (lb_wait_parse(a, &cfg->wait, err, sizeof(err)) < 0)
+				return usage_error("%s", err);
+			break;
+		case OPT_ACQ_TIMEOUT:
+			if (!parse_ms(a, 1, &cfg->acquire_timeout_ms))
+				return usage_error("--acquire-timeout '%s': expected milliseconds >= 1", a);
+			break;
+		case OPT_WORK:
+			if (!strcmp(a, "counter"))
+				cfg->work = LB_WORK_COUNTER;
+			else if (!strcmp(a, "none"))
+				cfg->work = LB_WORK_NONE;
+			else
+				return usage_error("--work '%s': expected counter or none", a);
+			break;
+		case OPT_SEED:
+			if (!lb_parse_i64(a, 0, INT64_MAX, &v))
+				return usage_error("--seed '%s': expected a non-negative integer", a);
+			cfg->seed = (uint64_t)v;
+			break;
+		case OPT_OUT:
+			if (strlen(a) >= sizeof(cfg->out_dir) - 64)
+				return usage_error("--out '%s': path too long", a);
+			strcpy(cfg->out_dir, a);
+			o->out_given = true;
+			break;
+		case OPT_REDIS:
+			cfg->redis_urls = a;
+			break;
+		case OPT_NODES:
+			if (!lb_parse_i64(a, 1, LB_MAX_NODES, &v))
+				return usage_error("--nodes '%s': expected an integer from 1 to 9", a);
+			cfg->nodes = (int)v;
+			break;
+		case OPT_NO_STATUS:
+			cfg->status_line = false;
+			break;
+		case OPT_HELP:
+			lb_run_opts_usage(stdout, mode);
+			return 1;
+		default:
+			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (mode == LB_OPTS_RUN && !cfg->strategy)
+		return usage_error("run needs --strategy NAME");
+	if (mode == LB_OPTS_COMPARE && o->n_strategies == 0)
+		for (size_t i = 0; i < lb_strategy_count() && i < LB_MAX_STRATEGIES; i++)
+			o->strategies[o->n_strategies++] = lb_strategy_at(i);
+	for (size_t i = 0; i < (mode == LB_OPTS_RUN ? 1 : o->n_strategies); i++) {
+		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
+		if (cfg->nodes && cfg->nodes < (int)s->min_nodes) {
+			char m[64];
+			snprintf(m, sizeof(m), "%u", s->min_nodes);
+			lb_errorf("--nodes %d: %s needs at least %s", cfg->nodes, s->name, m);
+			return LB_EINVAL;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,32 @@
+/*
+ * options.h - the options every command that runs the harness shares
+ * (`run`, `compare`), parsed and validated once. Usage errors print the reason
+ * and return LB_EINVAL (exit code 2).
+ */
+#ifndef LB_OPTIONS_H
+#define LB_OPTIONS_H
+
+#include "run.h"
+
+#define LB_MAX_STRATEGIES 32
+
+struct lb_run_opts {
+	struct lb_run_cfg cfg;
+	bool out_given;
+	/* compare: the strategies to run, in order */
+	const struct lock_strategy *strategies[LB_MAX_STRATEGIES];
+	size_t n_strategies;
+};
+
+enum lb_opts_mode { LB_OPTS_RUN, LB_OPTS_COMPARE };
+
+/* Parse @argv (argv[0] is the command name). */
+int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_run_opts *o);
+/* The option list for --help. */
+void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode);
+/* Resolve a strategy name or print the valid ones. */
+const struct lock_strategy *lb_strategy_or_usage(const char *name);
+/* results/runs/<UTC time>-<name>, made unique. */
+void lb_default_out_dir(const char *base, const char *name, char *out, size_t len);
+
+#endif

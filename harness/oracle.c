@@ -1,0 +1,150 @@
+#include "oracle.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *lb_outcome_name(enum lb_outcome o)
+{
+	static const char *const names[LB_OUT_COUNT] = {
+		"released", "lost", "foreign", "error", "killed", "cut",
+	};
+	return (unsigned)o < LB_OUT_COUNT ? names[o] : "?";
+}
+
+int lb_outcome_parse(const char *name)
+{
+	for (int o = 0; o < LB_OUT_COUNT; o++)
+		if (!strcmp(name, lb_outcome_name((enum lb_outcome)o)))
+			return o;
+	return -1;
+}
+
+const char *lb_recovered_name(enum lb_recovered r)
+{
+	return r == LB_REC_YES ? "yes" : r == LB_REC_NO ? "no" : "n/a";
+}
+
+double lb_jain(const uint64_t *x, size_t n)
+{
+	double sum = 0, sq = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		sum += (double)x[i];
+		sq += (double)x[i] * (double)x[i];
+	}
+	return sq > 0 ? sum * sum / ((double)n * sq) : 1.0;
+}
+
+/* An edge of a section: +1 at enter, -1 at exit. */
+struct edge {
+	int key;
+	int64_t t;
+	int delta;
+	size_t idx;
+};
+
+static int edge_cmp(const void *pa, const void *pb)
+{
+	const struct edge *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	/* exits first at equal times: touching sections do not overlap */
+	return a->delta - b->delta;
+}
+
+static int64_t exit_of(const struct lb_section *s, int64_t end_ns)
+{
+	return s->exit_ns >= s->enter_ns ? s->exit_ns : end_ns;
+}
+
+/* Overlaps, overlap time and max holders, in one sweep over the edges. */
+static int sweep(const struct lb_section *s, size_t n, int64_t end_ns, struct lb_verdict *v)
+{
+	struct edge *e = malloc(sizeof(*e) * (2 * n + 1));
+	int inside = 0, key = -1;
+	int64_t since = 0;
+
+	if (!e)
+		return LB_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		e[2 * i] = (struct edge){ s[i].key, s[i].enter_ns, +1, i };
+		e[2 * i + 1] = (struct edge){ s[i].key, exit_of(&s[i], end_ns), -1, i };
+	}
+	qsort(e, 2 * n, sizeof(*e), edge_cmp);
+	for (size_t i = 0; i < 2 * n; i++) {
+		if (e[i].key != key) {
+			key = e[i].key;
+			inside = 0;
+		}
+		if (e[i].delta > 0) {
+			if (inside >= 1)
+				v->overlaps++;
+			if (++inside == 2)
+				since = e[i].t;
+			if (inside > v->max_holders)
+				v->max_holders = inside;
+		} else {
+			if (inside-- == 2)
+				v->overlap_ms += (double)(e[i].t - since) / 1e6;
+		}
+	}
+	free(e);
+	return 0;
+}
+
+/* From each holder's death to the next acquire of its key by anyone. */
+static void orphans(const struct lb_section *s, size_t n, int64_t end_ns, struct lb_verdict *v)
+{
+	v->recovered = LB_REC_NA;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].outcome != LB_OUT_KILLED)
+			continue;
+		int64_t death = exit_of(&s[i], end_ns), next = -1;
+		v->holder_deaths++;
+		for (size_t j = 0; j < n; j++)
+			if (s[j].key == s[i].key && j != i && s[j].enter_ns >= death &&
+			    (next < 0 || s[j].enter_ns < next))
+				next = s[j].enter_ns;
+		if (next < 0) {
+			v->recovered = LB_REC_NO;
+			next = end_ns;
+		} else if (v->recovered == LB_REC_NA) {
+			v->recovered = LB_REC_YES;
+		}
+		double gap = (double)(next - death) / 1e6;
+		if (gap > v->orphan_ms)
+			v->orphan_ms = gap;
+	}
+}
+
+int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t end_ns,
+		    struct lb_verdict *v, uint64_t *per_client)
+{
+	uint64_t *counts = calloc((size_t)(clients > 0 ? clients : 1), sizeof(*counts));
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	if (!counts)
+		return LB_ENOMEM;
+	v->sections = n;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].outcome == LB_OUT_FOREIGN)
+			v->foreign_releases++;
+		else if (s[i].outcome == LB_OUT_LOST)
+			v->lost_leases++;
+		if (s[i].client >= 0 && s[i].client < clients)
+			counts[s[i].client]++;
+	}
+	rc = sweep(s, n, end_ns, v);
+	if (rc == 0)
+		orphans(s, n, end_ns, v);
+	v->fairness = lb_jain(counts, (size_t)clients);
+	if (per_client)
+		memcpy(per_client, counts, sizeof(*counts) * (size_t)clients);
+	free(counts);
+	return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * oracle.h - the safety oracle: pure functions over a history. It trusts no
+ * lock: only the facts of when each client was inside (Jepsen's approach,
+ * an acquire/release history checked against a mutex).
+ */
+#ifndef LB_ORACLE_H
+#define LB_ORACLE_H
+
+#include <stdbool.h>
+
+#include "history.h"
+
+enum lb_recovered { LB_REC_NA, LB_REC_YES, LB_REC_NO };
+const char *lb_recovered_name(enum lb_recovered r);
+
+struct lb_verdict {
+	uint64_t sections;
+	uint64_t overlaps;       /* sections that began while another client's was open */
+	double overlap_ms;       /* time with two or more clients inside, summed over keys */
+	int max_holders;         /* most clients inside one key's section at once */
+	uint64_t foreign_releases;
+	uint64_t lost_leases;
+	uint64_t holder_deaths;  /* sections that ended with the holder killed */
+	double orphan_ms;        /* longest time from a holder's death to the next acquire */
+	enum lb_recovered recovered;
+	double fairness;         /* Jain's index over per-client section counts */
+};
+
+/*
+ * Judge @n sections of a run with @clients clients that ended at @end_ns.
+ * Sections touching end to end (one's exit == the next's enter) do not overlap.
+ * @per_client, if not NULL, receives each client's section count (@clients long).
+ * Returns 0, or LB_ENOMEM.
+ */
+int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t end_ns,
+		    struct lb_verdict *v, uint64_t *per_client);
+
+/* Jain's fairness index of @n counts: (sum x)^2 / (n * sum x^2); 1 for all equal. */
+double lb_jain(const uint64_t *x, size_t n);
+
+#endif

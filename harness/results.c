@@ -1,0 +1,407 @@
+#include "results.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOCKBENCH_VERSION "0.1.0"
+
+static void put(struct lb_summary *s, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void put(struct lb_summary *s, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->n >= LB_SUMMARY_MAX_FIELDS)
+		return;
+	snprintf(s->name[s->n], sizeof(s->name[0]), "%s", name);
+	va_start(ap, fmt);
+	vsnprintf(s->value[s->n], sizeof(s->value[0]), fmt, ap);
+	va_end(ap);
+	s->n++;
+}
+
+const char *lb_summary_get(const struct lb_summary *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->name[i], name))
+			return s->value[i];
+	return NULL;
+}
+
+static void hold_text(const struct lb_run_cfg *cfg, char *buf, size_t len)
+{
+	if (cfg->hold_min_ms == cfg->hold_max_ms)
+		snprintf(buf, len, "%lld", (long long)cfg->hold_min_ms);
+	else
+		snprintf(buf, len, "%lld-%lld", (long long)cfg->hold_min_ms,
+			 (long long)cfg->hold_max_ms);
+}
+
+void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
+		      struct lb_summary *s)
+{
+	const struct lb_verdict *v = &res->verdict;
+	char hold[48], wait[48];
+
+	memset(s, 0, sizeof(*s));
+	hold_text(cfg, hold, sizeof(hold));
+	lb_wait_format(&cfg->wait, wait, sizeof(wait));
+	put(s, "strategy", "%s", cfg->strategy->name);
+	put(s, "scenario", "%s", cfg->scenario);
+	put(s, "clients", "%d", cfg->clients);
+	put(s, "duration_s", "%g", cfg->duration_s);
+	put(s, "ttl_ms", "%lld", (long long)cfg->ttl_ms);
+	put(s, "hold_ms", "%s", hold);
+	put(s, "sections", "%llu", (unsigned long long)v->sections);
+	put(s, "throughput_per_s", "%.2f", res->throughput_per_s);
+	put(s, "acquire_p50_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.50));
+	put(s, "acquire_p99_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.99));
+	put(s, "acquire_max_us", "%.0f", (double)res->latency.max_ns / 1000.0);
+	put(s, "acquire_timeouts", "%llu", (unsigned long long)res->acquire_timeouts);
+	put(s, "overlaps", "%llu", (unsigned long long)v->overlaps);
+	put(s, "overlap_ms", "%.3f", v->overlap_ms);
+	put(s, "max_holders", "%d", v->max_holders);
+	put(s, "lost_updates", "%lld", res->lost_updates);
+	put(s, "foreign_releases", "%llu", (unsigned long long)v->foreign_releases);
+	put(s, "lost_leases", "%llu", (unsigned long long)v->lost_leases);
+	put(s, "orphan_ms", "%.3f", v->orphan_ms);
+	put(s, "recovered", "%s", lb_recovered_name(v->recovered));
+	put(s, "cmds_per_section", "%.2f", res->cmds_per_section);
+	put(s, "fairness", "%.4f", v->fairness);
+	/* beyond the required columns */
+	put(s, "keys", "%d", cfg->keys);
+	put(s, "nodes", "%d", cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
+	put(s, "wait", "%s", wait);
+	put(s, "work", "%s", cfg->work == LB_WORK_COUNTER ? "counter" : "none");
+	put(s, "think_ms", "%lld", (long long)cfg->think_ms);
+	put(s, "seed", "%llu", (unsigned long long)cfg->seed);
+	put(s, "elapsed_s", "%.6f", res->elapsed_s);
+	put(s, "acquire_p90_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.90));
+	put(s, "acquire_p999_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.999));
+	put(s, "retries_per_acquire", "%.3f",
+	    res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0.0);
+	put(s, "canary_violations", "%llu", (unsigned long long)res->canary_violations);
+	put(s, "counter_writes", "%llu", (unsigned long long)res->counter_writes);
+	put(s, "counter_final", "%lld", res->counter_final);
+	put(s, "holder_deaths", "%llu", (unsigned long long)v->holder_deaths);
+	put(s, "interrupted", "%s", res->interrupted ? "yes" : "no");
+}
+
+int lb_results_prepare_dir(const char *dir)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+
+	if (strlen(dir) >= PATH_MAX) {
+		lb_errorf("output directory path too long");
+		return LB_EINVAL;
+	}
+	strcpy(path, dir);
+	for (char *p = path + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(path, 0755) < 0 && errno != EEXIST)
+				goto fail;
+			*p = '/';
+		}
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/.lockbench-probe", dir);
+	f = fopen(path, "w");
+	if (!f)
+		goto fail;
+	fclose(f);
+	unlink(path);
+	return 0;
+fail:
+	lb_errorf("cannot write to output directory %s: %s", dir, strerror(errno));
+	return LB_ESYS;
+}
+
+/* fopen DIR/NAME for writing; message on failure. */
+static FILE *open_out(const char *dir, const char *name, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		lb_errorf("cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
+/* fclose with the write errors (a full disk) reported; 0 or LB_ESYS. */
+static int close_out(FILE *f, const char *path)
+{
+	int err = ferror(f);
+	int rc = fclose(f);
+
+	if (err || rc != 0) {
+		lb_errorf("writing %s failed: %s", path, strerror(errno ? errno : EIO));
+		return LB_ESYS;
+	}
+	return 0;
+}
+
+static void write_history(FILE *f, const struct lb_run_result *res)
+{
+	fprintf(f, "%s\n", LB_HISTORY_HEADER);
+	for (size_t i = 0; i < res->n_sections; i++) {
+		const struct lb_section *s = &res->sections[i];
+		fprintf(f, "%d,%u,%lld,%lld,%lld,", s->client, s->seq,
+			(long long)s->acquire_start_ns, (long long)s->enter_ns,
+			(long long)s->exit_ns);
+		if (s->release_ns >= 0)
+			fprintf(f, "%lld", (long long)s->release_ns);
+		fprintf(f, ",%s,", lb_outcome_name(s->outcome));
+		if (s->fence >= 0)
+			fprintf(f, "%lld", (long long)s->fence);
+		fputc('\n', f);
+	}
+}
+
+static void write_latency(FILE *f, const struct lb_hist *h)
+{
+	uint64_t low, high;
+
+	fprintf(f, "bucket_low_us,bucket_high_us,count\n");
+	for (size_t i = 0; i < LB_HIST_BUCKETS; i++)
+		if (h->counts[i]) {
+			lb_hist_bucket_range(i, &low, &high);
+			fprintf(f, "%llu,%llu,%llu\n", (unsigned long long)low,
+				(unsigned long long)high, (unsigned long long)h->counts[i]);
+		}
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+	char line[256];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "model name", 10)) {
+			char *c = strchr(line, ':');
+			if (c)
+				snprintf(buf, len, "%s", c + 2);
+			buf[strcspn(buf, "\n")] = '\0';
+			break;
+		}
+	fclose(f);
+}
+
+int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
+{
+	struct utsname u;
+	char cpu[128], when[32];
+	time_t now = time(NULL);
+
+	uname(&u);
+	cpu_model(cpu, sizeof(cpu));
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	fprintf(f, "command: %s\n", cfg->cmdline);
+	fprintf(f, "seed: %llu\n", (unsigned long long)cfg->seed);
+	fprintf(f, "lockbench: %s\n", LOCKBENCH_VERSION);
+	fprintf(f, "redis: %s\n", res->redis_version[0] ? res->redis_version : "unknown");
+	fprintf(f, "servers: %s\n", cfg->redis_urls ? cfg->redis_urls : "embedded (started by lockbench)");
+	fprintf(f, "key_prefix: %s\n", res->run_prefix);
+	fprintf(f, "written_utc: %s\n", when);
+	fprintf(f, "machine: %s %s %s, %ld cores, %s\n", u.sysname, u.release, u.machine,
+		sysconf(_SC_NPROCESSORS_ONLN), cpu);
+	fprintf(f, "clock: history times are CLOCK_MONOTONIC ns after the run's start\n");
+	fprintf(f, "interrupted: %s\n", res->interrupted ? "yes (Ctrl-C or SIGTERM)" : "no");
+	return 0;
+}
+
+int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
+		     const struct lb_summary *s)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+	int rc = 0;
+
+	if (!(f = open_out(cfg->out_dir, "summary.csv", path, sizeof(path))))
+		return LB_ESYS;
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(f, "%s%c", s->name[i], i + 1 < s->n ? ',' : '\n');
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(f, "%s%c", s->value[i], i + 1 < s->n ? ',' : '\n');
+	rc |= close_out(f, path);
+	if (!(f = open_out(cfg->out_dir, "history.csv", path, sizeof(path))))
+		return LB_ESYS;
+	write_history(f, res);
+	rc |= close_out(f, path);
+	if (!(f = open_out(cfg->out_dir, "latency.csv", path, sizeof(path))))
+		return LB_ESYS;
+	write_latency(f, &res->latency);
+	rc |= close_out(f, path);
+	if (!(f = open_out(cfg->out_dir, "meta.txt", path, sizeof(path))))
+		return LB_ESYS;
+	lb_meta_write(f, cfg, res);
+	rc |= close_out(f, path);
+	return rc ? LB_ESYS : 0;
+}
+
+static void print_ms(FILE *f, const char *label, double us)
+{
+	fprintf(f, " %s %.2f ms", label, us / 1000.0);
+}
+
+void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
+{
+	const struct lb_verdict *v = &res->verdict;
+	char hold[48], wait[48];
+
+	hold_text(cfg, hold, sizeof(hold));
+	lb_wait_format(&cfg->wait, wait, sizeof(wait));
+	fprintf(f, "%s: %d clients on %d key%s, %.1f s%s, ttl %lld ms, hold %s ms, wait %s, work %s, "
+		   "seed %llu\n", cfg->strategy->name, cfg->clients, cfg->keys,
+		cfg->keys == 1 ? "" : "s", res->elapsed_s, res->interrupted ? " (interrupted)" : "",
+		(long long)cfg->ttl_ms, hold, wait,
+		cfg->work == LB_WORK_COUNTER ? "counter" : "none", (unsigned long long)cfg->seed);
+	fprintf(f, "  throughput   %llu sections, %.1f /s, %.2f redis commands per section\n",
+		(unsigned long long)v->sections, res->throughput_per_s, res->cmds_per_section);
+	fprintf(f, "  acquire     ");
+	print_ms(f, "p50", lb_hist_quantile_us(&res->latency, 0.5));
+	print_ms(f, "p90", lb_hist_quantile_us(&res->latency, 0.9));
+	print_ms(f, "p99", lb_hist_quantile_us(&res->latency, 0.99));
+	print_ms(f, "max", (double)res->latency.max_ns / 1000.0);
+	fprintf(f, ", %.2f retries each, %llu gave up\n",
+		res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0.0,
+		(unsigned long long)res->acquire_timeouts);
+	fprintf(f, "  safety       overlaps %llu (%.1f ms, max %d holders, canary %llu), "
+		   "lost updates %lld, foreign releases %llu, lost leases %llu\n",
+		(unsigned long long)v->overlaps, v->overlap_ms, v->max_holders,
+		(unsigned long long)res->canary_violations, res->lost_updates,
+		(unsigned long long)v->foreign_releases, (unsigned long long)v->lost_leases);
+	fprintf(f, "  liveness     holder deaths %llu, orphaned %.1f ms, recovered %s, fairness %.3f\n",
+		(unsigned long long)v->holder_deaths, v->orphan_ms, lb_recovered_name(v->recovered),
+		v->fairness);
+}
+
+/* Split a CSV line in place (no quoting: lockbench never writes commas in values). */
+static size_t split_csv(char *line, char **fields, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	while (n < max) {
+		fields[n++] = p;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		*p++ = '\0';
+	}
+	return n;
+}
+
+int lb_summary_read(const char *path, struct lb_summary *s)
+{
+	char head[4096], row[4096];
+	char *names[LB_SUMMARY_MAX_FIELDS], *values[LB_SUMMARY_MAX_FIELDS];
+	FILE *f = fopen(path, "r");
+	size_t nn, nv;
+
+	memset(s, 0, sizeof(*s));
+	if (!f) {
+		lb_errorf("cannot read %s: %s", path, strerror(errno));
+		return LB_ESYS;
+	}
+	bool ok = fgets(head, sizeof(head), f) && fgets(row, sizeof(row), f);
+	fclose(f);
+	if (!ok) {
+		lb_errorf("%s: expected a header line and one row", path);
+		return LB_EINVAL;
+	}
+	nn = split_csv(head, names, LB_SUMMARY_MAX_FIELDS);
+	nv = split_csv(row, values, LB_SUMMARY_MAX_FIELDS);
+	if (nn != nv) {
+		lb_errorf("%s:2: %zu values for %zu columns", path, nv, nn);
+		return LB_EINVAL;
+	}
+	for (size_t i = 0; i < nn; i++) {
+		snprintf(s->name[i], sizeof(s->name[0]), "%s", names[i]);
+		snprintf(s->value[i], sizeof(s->value[0]), "%s", values[i]);
+	}
+	s->n = nn;
+	return 0;
+}
+
+static bool parse_ll(const char *s, bool empty_ok, long long *out)
+{
+	char *end;
+
+	if (!*s) {
+		*out = -1;
+		return empty_ok;
+	}
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return !errno && !*end;
+}
+
+int lb_history_read(const char *path, int keys, struct lb_section **out, size_t *n)
+{
+	char line[512];
+	char *fld[9];
+	FILE *f = fopen(path, "r");
+	size_t cap = 1024, k = 0, lineno = 1;
+	struct lb_section *v;
+
+	*out = NULL;
+	*n = 0;
+	if (!f) {
+		lb_errorf("cannot read %s: %s", path, strerror(errno));
+		return LB_ESYS;
+	}
+	if (!fgets(line, sizeof(line), f) || strncmp(line, LB_HISTORY_HEADER, strlen(LB_HISTORY_HEADER))) {
+		fclose(f);
+		lb_errorf("%s:1: expected the header %s", path, LB_HISTORY_HEADER);
+		return LB_EINVAL;
+	}
+	v = malloc(cap * sizeof(*v));
+	while (v && fgets(line, sizeof(line), f)) {
+		long long x[7];
+		lineno++;
+		if (k == cap) {
+			struct lb_section *nv = realloc(v, (cap *= 2) * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		int outcome;
+		if (split_csv(line, fld, 9) != 8 || !parse_ll(fld[0], false, &x[0]) ||
+		    !parse_ll(fld[1], false, &x[1]) || !parse_ll(fld[2], false, &x[2]) ||
+		    !parse_ll(fld[3], false, &x[3]) || !parse_ll(fld[4], false, &x[4]) ||
+		    !parse_ll(fld[5], true, &x[5]) || (outcome = lb_outcome_parse(fld[6])) < 0 ||
+		    !parse_ll(fld[7], true, &x[6]) || x[0] < 0) {
+			lb_errorf("%s:%zu: expected 8 fields: %s", path, lineno, LB_HISTORY_HEADER);
+			free(v);
+			fclose(f);
+			return LB_EINVAL;
+		}
+		v[k++] = (struct lb_section){
+			.client = (int)x[0], .key = (int)(x[0] % keys), .seq = (uint32_t)x[1],
+			.acquire_start_ns = x[2], .enter_ns = x[3], .exit_ns = x[4],
+			.release_ns = x[5], .outcome = (enum lb_outcome)outcome, .fence = x[6],
+		};
+	}
+	fclose(f);
+	if (!v) {
+		lb_errorf("out of memory reading %s", path);
+		return LB_ENOMEM;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}

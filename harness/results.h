@@ -1,0 +1,44 @@
+/*
+ * results.h - a run's files: summary.csv (header + one row), history.csv,
+ * latency.csv and meta.txt; and reading summary/history back for `check`.
+ */
+#ifndef LB_RESULTS_H
+#define LB_RESULTS_H
+
+#include <stdio.h>
+
+#include "run.h"
+
+#define LB_HISTORY_HEADER "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence"
+#define LB_SUMMARY_MAX_FIELDS 64
+
+/* A summary as ordered name=value pairs. */
+struct lb_summary {
+	size_t n;
+	char name[LB_SUMMARY_MAX_FIELDS][32];
+	char value[LB_SUMMARY_MAX_FIELDS][64];
+};
+
+void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
+		      struct lb_summary *s);
+/* NULL when absent. */
+const char *lb_summary_get(const struct lb_summary *s, const char *name);
+
+/* Create @dir (and parents) and prove it writable; message on failure. */
+int lb_results_prepare_dir(const char *dir);
+/* Write all files of a run into cfg->out_dir; message naming the path on failure. */
+int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
+		     const struct lb_summary *s);
+/* Print the readable summary table. */
+void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res);
+
+/* Read DIR/summary.csv; message on failure. */
+int lb_summary_read(const char *path, struct lb_summary *s);
+/* Read a history.csv into a malloc'd array (caller frees); @keys maps client
+ * to key (client % keys). Message with file:line on a malformed row. */
+int lb_history_read(const char *path, int keys, struct lb_section **out, size_t *n);
+
+/* Write the run's command line, seed, versions and machine description. */
+int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res);
+
+#endif

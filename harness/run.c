@@ -1,0 +1,421 @@
+/*
+ * run.c - the parent of a run: servers, shared region, clients, supervision,
+ * reaping, and turning the shared records into a judged history.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rserver.h"
+#include "run.h"
+#include "shared.h"
+#include "signals.h"
+
+#define RECORD_BUDGET_BYTES (INT64_C(8) << 30) /* virtual, MAP_NORESERVE */
+
+void lb_run_cfg_defaults(struct lb_run_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	strcpy(cfg->scenario, "none");
+	cfg->clients = 8;
+	cfg->duration_s = 10;
+	cfg->ttl_ms = 2000;
+	cfg->hold_min_ms = cfg->hold_max_ms = 5;
+	cfg->keys = 1;
+	cfg->wait = (struct lb_wait){ .kind = LB_WAIT_FIXED, .interval_ms = 10 };
+	cfg->acquire_timeout_ms = 10000;
+	cfg->work = LB_WORK_COUNTER;
+	cfg->status_line = true;
+}
+
+/* Everything the parent holds during a run, released by run_cleanup. */
+struct run_ctx {
+	const struct lb_run_cfg *cfg;
+	struct lb_run_result *res;
+	struct lb_server *srv[LB_MAX_NODES + 1];
+	size_t n_srv;
+	struct lb_node lock[LB_MAX_NODES];
+	size_t n_lock;
+	struct lb_node resource;
+	struct lb_shared *sh;
+	size_t sh_bytes;
+	char prefix[48];
+};
+
+static int64_t rel_now(const struct run_ctx *r)
+{
+	return lb_now_ns() - r->sh->t0_ns;
+}
+
+static int parse_urls(struct run_ctx *r, const char *urls)
+{
+	char buf[2048], *save = NULL;
+	struct lb_node all[LB_MAX_NODES + 1];
+	size_t n = 0, need = r->n_lock;
+
+	if (strlen(urls) >= sizeof(buf))
+		return LB_EINVAL;
+	strcpy(buf, urls);
+	for (char *u = strtok_r(buf, ",", &save); u; u = strtok_r(NULL, ",", &save)) {
+		if (n == LB_MAX_NODES + 1 || lb_node_parse_url(u, &all[n]) < 0) {
+			lb_errorf("bad --redis URL '%s': expected redis://[user:pass@]host:port", u);
+			return LB_EINVAL;
+		}
+		n++;
+	}
+	if (n < need) {
+		lb_errorf("%s needs %zu lock nodes but --redis names %zu",
+			  r->cfg->strategy->name, need, n);
+		return LB_EINVAL;
+	}
+	for (size_t i = 0; i < need; i++)
+		r->lock[i] = all[i];
+	/* the resource: a further URL if given, else the first node (own keys) */
+	r->resource = n > need ? all[need] : all[0];
+	return 0;
+}
+
+static int start_servers(struct run_ctx *r)
+{
+	for (size_t i = 0; i < r->n_lock + 1; i++) {
+		r->srv[i] = lb_server_start(NULL);
+		if (!r->srv[i])
+			return LB_ESYS;
+		r->n_srv++;
+		if (i < r->n_lock)
+			lb_node_init_local(&r->lock[i], r->srv[i]->port, 2000);
+		else
+			lb_node_init_local(&r->resource, r->srv[i]->port, 2000);
+	}
+	return 0;
+}
+
+/* PING every node; name the one that does not answer. */
+static int check_reachable(struct lb_node *n)
+{
+	redisReply *rep = lb_node_cmd(n, "PING");
+	bool ok = rep && rep->type == REDIS_REPLY_STATUS;
+
+	if (!ok)
+		lb_errorf("cannot reach redis://%s:%d: %s", n->host, n->port,
+			  rep && rep->type == REDIS_REPLY_ERROR ? rep->str : "no answer");
+	if (rep)
+		freeReplyObject(rep);
+	lb_node_close(n);
+	return ok ? 0 : LB_EREDIS;
+}
+
+static uint64_t lock_commands(struct run_ctx *r)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < r->n_lock; i++) {
+		redisReply *rep = lb_node_cmd(&r->lock[i], "INFO commandstats");
+		if (rep && rep->type == REDIS_REPLY_STRING)
+			total += lb_commandstats_calls(rep->str);
+		if (rep)
+			freeReplyObject(rep);
+		lb_node_close(&r->lock[i]);
+	}
+	return total;
+}
+
+static void redis_version(struct run_ctx *r)
+{
+	redisReply *rep = lb_node_cmd(&r->lock[0], "INFO server");
+	const char *v;
+
+	if (rep && rep->type == REDIS_REPLY_STRING && (v = strstr(rep->str, "redis_version:")))
+		sscanf(v + 14, "%31[^\r\n]", r->res->redis_version);
+	if (rep)
+		freeReplyObject(rep);
+	lb_node_close(&r->lock[0]);
+}
+
+static int map_shared(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	int64_t cap = (int64_t)(cfg->duration_s * 50000) + 1024;
+	int64_t limit = RECORD_BUDGET_BYTES / cfg->clients / (int64_t)sizeof(struct lb_record);
+
+	if (cap > limit)
+		cap = limit;
+	r->sh_bytes = sizeof(struct lb_shared) +
+		      (size_t)cfg->clients * (size_t)cap * sizeof(struct lb_record);
+	r->sh = mmap(NULL, r->sh_bytes, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r->sh == MAP_FAILED) {
+		r->sh = NULL;
+		lb_errorf("cannot map %zu bytes of shared memory: %s", r->sh_bytes, strerror(errno));
+		return LB_ESYS;
+	}
+	r->sh->cap = (size_t)cap;
+	return 0;
+}
+
+static int fork_clients(struct run_ctx *r)
+{
+	pid_t parent = getpid();
+
+	for (int i = 0; i < r->cfg->clients; i++) {
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid < 0) {
+			lb_errorf("fork failed: %s", strerror(errno));
+			return LB_ESYS;
+		}
+		if (pid == 0) {
+			if (!lb_child_bind_to_parent(parent))
+				_exit(1);
+			lb_client_main(r->cfg, r->sh, i, r->lock, r->n_lock, &r->resource, r->prefix);
+		}
+		r->sh->client[i].pid = pid;
+		atomic_store(&r->sh->client[i].alive, 1);
+		lb_signals_track_child(pid);
+	}
+	return 0;
+}
+
+/* Reap clients that exited; returns how many are still alive. */
+static int reap(struct run_ctx *r, bool cut)
+{
+	int alive = 0, status;
+
+	for (int i = 0; i < r->cfg->clients; i++) {
+		struct lb_client_slot *c = &r->sh->client[i];
+		if (!atomic_load(&c->alive))
+			continue;
+		if (waitpid(c->pid, &status, WNOHANG) != c->pid) {
+			alive++;
+			continue;
+		}
+		atomic_store(&c->alive, 0);
+		lb_signals_untrack_child(c->pid);
+		if (WIFSIGNALED(status) && c->death_ns == 0) {
+			c->death_ns = rel_now(r);
+			c->cut = cut;
+		}
+	}
+	return alive;
+}
+
+static void status_line(struct run_ctx *r, int64_t now)
+{
+	double el = (double)(now - r->sh->t0_ns) / 1e9;
+	uint64_t n = atomic_load(&r->sh->sections);
+
+	printf("\r  %5.1f s  %8llu sections  %9.1f /s  violations so far: %llu   ", el,
+	       (unsigned long long)n, el > 0 ? (double)n / el : 0.0,
+	       (unsigned long long)atomic_load(&r->sh->canary_violations));
+	fflush(stdout);
+}
+
+static void supervise(struct run_ctx *r)
+{
+	int64_t next_status = r->sh->t0_ns + LB_NS_PER_S;
+	int64_t grace_ns = (r->cfg->hold_max_ms + 3 * 2000 + 2000) * LB_NS_PER_MS;
+
+	for (;;) {
+		int64_t now = lb_now_ns();
+		if (lb_stop_requested() && !atomic_load(&r->sh->stop)) {
+			r->res->interrupted = true;
+			atomic_store(&r->sh->stop, 1);
+		}
+		if (now >= r->sh->end_ns || atomic_load(&r->sh->stop))
+			break;
+		if (reap(r, false) == 0)
+			break;
+		if (r->cfg->status_line && now >= next_status) {
+			status_line(r, now);
+			next_status += LB_NS_PER_S;
+		}
+		lb_sleep_ns(2 * LB_NS_PER_MS);
+	}
+	atomic_store(&r->sh->stop, 1);
+	r->res->elapsed_s = (double)(lb_now_ns() - r->sh->t0_ns) / 1e9;
+	if (r->cfg->status_line)
+		printf("\n");
+	int64_t give_up = lb_now_ns() + grace_ns;
+	while (reap(r, false) > 0 && lb_now_ns() < give_up)
+		lb_sleep_ns(2 * LB_NS_PER_MS);
+	for (int i = 0; i < r->cfg->clients; i++)
+		if (atomic_load(&r->sh->client[i].alive)) {
+			r->sh->client[i].death_ns = rel_now(r);
+			r->sh->client[i].cut = 1;
+			kill(r->sh->client[i].pid, SIGKILL);
+		}
+	while (reap(r, true) > 0)
+		lb_sleep_ns(LB_NS_PER_MS);
+}
+
+static int section_cmp(const void *pa, const void *pb)
+{
+	const struct lb_section *a = pa, *b = pb;
+	if (a->enter_ns != b->enter_ns)
+		return a->enter_ns < b->enter_ns ? -1 : 1;
+	return a->client - b->client;
+}
+
+/* Shared records -> sections; a record's state says how far it got. */
+static int collect(struct run_ctx *r)
+{
+	struct lb_run_result *res = r->res;
+	size_t total = 0, k = 0;
+
+	for (int i = 0; i < r->cfg->clients; i++) {
+		struct lb_client_slot *c = &r->sh->client[i];
+		size_t n = atomic_load(&c->n_records);
+		/* a client killed between publishing a record and counting it */
+		if (n < r->sh->cap && atomic_load(&lb_shared_record(r->sh, i, n)->state) != LB_REC_EMPTY)
+			atomic_store(&c->n_records, (uint32_t)++n);
+		total += n;
+		res->attempts += c->attempts;
+		res->acquires += c->acquires;
+		res->acquire_timeouts += c->timeouts;
+		res->counter_writes += c->counter_writes;
+		lb_hist_merge(&res->latency, &c->latency);
+	}
+	res->sections = calloc(total ? total : 1, sizeof(*res->sections));
+	if (!res->sections)
+		return LB_ENOMEM;
+	int64_t end = (int64_t)(res->elapsed_s * 1e9);
+	for (int i = 0; i < r->cfg->clients; i++) {
+		struct lb_client_slot *c = &r->sh->client[i];
+		size_t n = atomic_load(&c->n_records);
+		for (size_t j = 0; j < n; j++) {
+			struct lb_record *rec = lb_shared_record(r->sh, i, j);
+			struct lb_section *s = &res->sections[k++];
+			int state = atomic_load(&rec->state);
+			*s = (struct lb_section){
+				.client = i, .key = i % r->cfg->keys, .seq = (uint32_t)j,
+				.acquire_start_ns = rec->acquire_start_ns, .enter_ns = rec->enter_ns,
+				.exit_ns = rec->exit_ns, .release_ns = rec->release_ns,
+				.outcome = (enum lb_outcome)rec->outcome, .fence = rec->fence,
+			};
+			if (state == LB_REC_RELEASED)
+				continue;
+			/* died inside, or after exit but before its release returned */
+			int64_t death = c->death_ns ? c->death_ns : end;
+			if (state == LB_REC_ENTERED)
+				s->exit_ns = death;
+			s->release_ns = -1;
+			s->outcome = c->cut ? LB_OUT_CUT : LB_OUT_KILLED;
+		}
+	}
+	res->n_sections = k;
+	qsort(res->sections, k, sizeof(*res->sections), section_cmp);
+	return 0;
+}
+
+static void read_counters(struct run_ctx *r)
+{
+	r->res->counter_final = 0;
+	for (int k = 0; k < r->cfg->keys; k++) {
+		redisReply *rep = lb_node_cmd(&r->resource, "GET %scounter:%d", r->prefix, k);
+		if (rep && rep->type == REDIS_REPLY_STRING)
+			r->res->counter_final += atoll(rep->str);
+		if (rep)
+			freeReplyObject(rep);
+	}
+}
+
+/* On servers we did not start, remove exactly the keys this run created. */
+static void delete_own_keys(struct run_ctx *r)
+{
+	for (int k = 0; k < r->cfg->keys; k++) {
+		for (size_t i = 0; i < r->n_lock; i++) {
+			redisReply *rep = lb_node_cmd(&r->lock[i], "DEL %slock:%d", r->prefix, k);
+			if (rep)
+				freeReplyObject(rep);
+		}
+		redisReply *rep = lb_node_cmd(&r->resource, "DEL %scounter:%d", r->prefix, k);
+		if (rep)
+			freeReplyObject(rep);
+	}
+}
+
+static void run_cleanup(struct run_ctx *r)
+{
+	if (r->sh) {
+		for (int i = 0; i < r->cfg->clients; i++)
+			if (atomic_load(&r->sh->client[i].alive)) {
+				kill(r->sh->client[i].pid, SIGKILL);
+				waitpid(r->sh->client[i].pid, NULL, 0);
+				lb_signals_untrack_child(r->sh->client[i].pid);
+			}
+		munmap(r->sh, r->sh_bytes);
+	}
+	for (size_t i = 0; i < r->n_lock; i++)
+		lb_node_close(&r->lock[i]);
+	lb_node_close(&r->resource);
+	for (size_t i = 0; i < r->n_srv; i++)
+		lb_server_destroy(r->srv[i]);
+}
+
+int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
+{
+	struct run_ctx r = { .cfg = cfg, .res = res };
+	char rnd[LB_TOKEN_HEX + 1];
+	uint64_t cmds_before;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	r.n_lock = (size_t)(cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
+	if ((rc = lb_token_new(rnd)) < 0)
+		return rc;
+	snprintf(r.prefix, sizeof(r.prefix), "lb:%.8s:", rnd);
+	strcpy(res->run_prefix, r.prefix);
+	rc = cfg->redis_urls ? parse_urls(&r, cfg->redis_urls) : start_servers(&r);
+	if (rc < 0)
+		goto out;
+	for (size_t i = 0; i < r.n_lock && rc == 0; i++)
+		rc = check_reachable(&r.lock[i]);
+	if (rc == 0)
+		rc = check_reachable(&r.resource);
+	if (rc < 0)
+		goto out;
+	redis_version(&r);
+	cmds_before = lock_commands(&r);
+	if ((rc = map_shared(&r)) < 0 || (rc = fork_clients(&r)) < 0)
+		goto out;
+	r.sh->t0_ns = lb_now_ns();
+	r.sh->end_ns = r.sh->t0_ns + (int64_t)(cfg->duration_s * 1e9);
+	res->t0_mono_ns = r.sh->t0_ns;
+	atomic_store(&r.sh->go, 1);
+	supervise(&r);
+	if ((rc = collect(&r)) < 0)
+		goto out;
+	read_counters(&r);
+	res->lost_updates = cfg->work == LB_WORK_COUNTER
+				    ? (long long)res->counter_writes - res->counter_final : 0;
+	res->lock_commands = lock_commands(&r) - cmds_before;
+	res->canary_violations = atomic_load(&r.sh->canary_violations);
+	res->per_client = calloc((size_t)cfg->clients, sizeof(*res->per_client));
+	if (!res->per_client) {
+		rc = LB_ENOMEM;
+		goto out;
+	}
+	rc = lb_oracle_judge(res->sections, res->n_sections, cfg->clients,
+			     (int64_t)(res->elapsed_s * 1e9), &res->verdict, res->per_client);
+	res->throughput_per_s = res->elapsed_s > 0 ? (double)res->n_sections / res->elapsed_s : 0;
+	res->cmds_per_section = res->n_sections ? (double)res->lock_commands /
+						  (double)res->n_sections : 0;
+	if (cfg->redis_urls)
+		delete_own_keys(&r);
+out:
+	run_cleanup(&r);
+	return rc;
+}
+
+void lb_run_result_free(struct lb_run_result *res)
+{
+	free(res->sections);
+	free(res->per_client);
+	res->sections = NULL;
+	res->per_client = NULL;
+}

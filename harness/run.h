@@ -1,0 +1,78 @@
+/*
+ * run.h - one contention run: servers, forked clients, the oracle, figures.
+ *
+ * The parent starts the servers (lock nodes plus one resource server that no
+ * fault touches), maps one MAP_SHARED region, forks the clients, supervises
+ * them against the deadline, reaps them, and judges the history.
+ */
+#ifndef LB_RUN_H
+#define LB_RUN_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "metrics.h"
+#include "oracle.h"
+#include "plumbing.h"
+#include "strategy.h"
+#include "wait.h"
+
+#define LB_MAX_CLIENTS 256
+#define LB_MAX_NODES 9
+#define LB_MAX_KEYS 1024
+
+enum lb_work { LB_WORK_COUNTER, LB_WORK_NONE };
+
+struct lb_run_cfg {
+	const struct lock_strategy *strategy;
+	char scenario[64];         /* "none" without a scenario */
+	int clients;
+	double duration_s;
+	int64_t ttl_ms;
+	int64_t hold_min_ms, hold_max_ms;
+	int64_t think_ms;
+	int keys;
+	struct lb_wait wait;
+	int64_t acquire_timeout_ms;
+	enum lb_work work;
+	uint64_t seed;
+	int nodes;                 /* lock nodes; 0: the strategy's min_nodes */
+	const char *redis_urls;    /* NULL: embedded servers; borrowed */
+	char out_dir[PATH_MAX];
+	bool status_line;          /* refresh a status line every second */
+	char cmdline[1024];
+};
+
+/* Defaults of `lockbench run`. */
+void lb_run_cfg_defaults(struct lb_run_cfg *cfg);
+
+struct lb_run_result {
+	struct lb_verdict verdict;
+	uint64_t *per_client;      /* owned: cfg.clients section counts */
+	struct lb_section *sections; /* owned, sorted by enter_ns */
+	size_t n_sections;
+	struct lb_hist latency;    /* successful acquires */
+	double elapsed_s;          /* from the first client's start to the stop */
+	double throughput_per_s;
+	uint64_t acquire_timeouts; /* acquires that gave up */
+	uint64_t attempts;         /* acquire() calls, all clients */
+	uint64_t acquires;         /* successful */
+	uint64_t counter_writes;   /* completed counter writes */
+	long long counter_final;   /* sum of the counters read back at the end */
+	long long lost_updates;
+	uint64_t canary_violations;
+	uint64_t lock_commands;    /* INFO commandstats delta on the lock nodes */
+	double cmds_per_section;
+	bool interrupted;          /* stopped early by Ctrl-C / SIGTERM */
+	char redis_version[32];
+	char run_prefix[48];
+	int64_t t0_mono_ns;        /* history times are ns after this instant */
+};
+
+/* Run it. 0 when the run completed (whatever it found), else a negative
+ * status with the reason already printed. */
+int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res);
+void lb_run_result_free(struct lb_run_result *res);
+
+#endif

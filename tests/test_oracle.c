@@ -1,0 +1,129 @@
+/* test_oracle.c - the oracle on hand-made histories with known answers. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "oracle.h"
+#include "util.h"
+
+#define MS LB_NS_PER_MS
+
+static struct lb_section sec(int client, int key, int64_t enter_ms, int64_t exit_ms,
+			     enum lb_outcome o)
+{
+	return (struct lb_section){ .client = client, .key = key, .enter_ns = enter_ms * MS,
+				    .acquire_start_ns = enter_ms * MS, .exit_ns = exit_ms * MS,
+				    .release_ns = o == LB_OUT_KILLED ? -1 : exit_ms * MS,
+				    .outcome = o, .fence = -1 };
+}
+
+static struct lb_verdict judge(const struct lb_section *s, size_t n, int clients, int64_t end_ms)
+{
+	struct lb_verdict v;
+	cr_assert_eq(lb_oracle_judge(s, n, clients, end_ms * MS, &v, NULL), 0);
+	return v;
+}
+
+Test(oracle, touching_sections_do_not_overlap)
+{
+	struct lb_section s[] = { sec(0, 0, 0, 10, LB_OUT_RELEASED), sec(1, 0, 10, 20, LB_OUT_RELEASED),
+				  sec(0, 0, 20, 30, LB_OUT_RELEASED) };
+	struct lb_verdict v = judge(s, 3, 2, 30);
+	cr_assert_eq(v.sections, 3);
+	cr_assert_eq(v.overlaps, 0);
+	cr_assert_float_eq(v.overlap_ms, 0.0, 1e-9);
+	cr_assert_eq(v.max_holders, 1);
+	cr_assert_eq(v.recovered, LB_REC_NA);
+}
+
+Test(oracle, simple_overlap)
+{
+	struct lb_section s[] = { sec(0, 0, 0, 10, LB_OUT_RELEASED), sec(1, 0, 6, 16, LB_OUT_FOREIGN) };
+	struct lb_verdict v = judge(s, 2, 2, 20);
+	cr_assert_eq(v.overlaps, 1);
+	cr_assert_float_eq(v.overlap_ms, 4.0, 1e-9);
+	cr_assert_eq(v.max_holders, 2);
+	cr_assert_eq(v.foreign_releases, 1);
+}
+
+Test(oracle, paused_holder_spans_others)
+{
+	/* client 0 paused 0..100 ms; clients 1 and 2 take the lock in turn meanwhile */
+	struct lb_section s[] = { sec(0, 0, 0, 100, LB_OUT_LOST), sec(1, 0, 20, 40, LB_OUT_RELEASED),
+				  sec(2, 0, 40, 60, LB_OUT_RELEASED), sec(1, 0, 110, 120, LB_OUT_RELEASED) };
+	struct lb_verdict v = judge(s, 4, 3, 120);
+	cr_assert_eq(v.overlaps, 2, "the two sections that began inside client 0's");
+	cr_assert_float_eq(v.overlap_ms, 40.0, 1e-9);
+	cr_assert_eq(v.max_holders, 2);
+	cr_assert_eq(v.lost_leases, 1);
+}
+
+Test(oracle, three_at_once)
+{
+	struct lb_section s[] = { sec(0, 0, 0, 30, LB_OUT_RELEASED), sec(1, 0, 10, 30, LB_OUT_RELEASED),
+				  sec(2, 0, 20, 40, LB_OUT_RELEASED) };
+	struct lb_verdict v = judge(s, 3, 3, 40);
+	cr_assert_eq(v.overlaps, 2);
+	cr_assert_eq(v.max_holders, 3);
+	cr_assert_float_eq(v.overlap_ms, 20.0, 1e-9, "from 10 (two inside) to 30 (one left)");
+}
+
+Test(oracle, killed_holder_recovered)
+{
+	struct lb_section s[] = { sec(0, 0, 0, 50, LB_OUT_KILLED), sec(1, 0, 2050, 2060, LB_OUT_RELEASED) };
+	struct lb_verdict v = judge(s, 2, 2, 3000);
+	cr_assert_eq(v.holder_deaths, 1);
+	cr_assert_eq(v.recovered, LB_REC_YES);
+	cr_assert_float_eq(v.orphan_ms, 2000.0, 1e-9);
+	cr_assert_eq(v.overlaps, 0);
+}
+
+Test(oracle, killed_holder_never_recovered)
+{
+	struct lb_section s[] = { sec(1, 0, 0, 10, LB_OUT_RELEASED), sec(0, 0, 20, 50, LB_OUT_KILLED) };
+	struct lb_verdict v = judge(s, 2, 2, 5000);
+	cr_assert_eq(v.recovered, LB_REC_NO);
+	cr_assert_float_eq(v.orphan_ms, 4950.0, 1e-9, "orphaned until the end of the run");
+}
+
+Test(oracle, keys_are_independent)
+{
+	struct lb_section s[] = { sec(0, 0, 0, 10, LB_OUT_RELEASED), sec(1, 1, 0, 10, LB_OUT_RELEASED),
+				  sec(2, 0, 5, 15, LB_OUT_RELEASED), sec(3, 1, 10, 20, LB_OUT_RELEASED) };
+	struct lb_verdict v = judge(s, 4, 4, 20);
+	cr_assert_eq(v.overlaps, 1, "only key 0 overlaps");
+	cr_assert_float_eq(v.overlap_ms, 5.0, 1e-9);
+	cr_assert_eq(v.max_holders, 2);
+}
+
+Test(oracle, death_on_another_key_is_recovered_only_by_that_key)
+{
+	struct lb_section s[] = { sec(0, 0, 0, 10, LB_OUT_KILLED), sec(1, 1, 20, 30, LB_OUT_RELEASED) };
+	struct lb_verdict v = judge(s, 2, 2, 100);
+	cr_assert_eq(v.recovered, LB_REC_NO);
+}
+
+Test(oracle, fairness)
+{
+	uint64_t equal[] = { 5, 5, 5, 5 }, one[] = { 20, 0, 0, 0 }, half[] = { 10, 10, 0, 0 };
+	cr_assert_float_eq(lb_jain(equal, 4), 1.0, 1e-12);
+	cr_assert_float_eq(lb_jain(one, 4), 0.25, 1e-12);
+	cr_assert_float_eq(lb_jain(half, 4), 0.5, 1e-12);
+
+	struct lb_section s[] = { sec(0, 0, 0, 1, LB_OUT_RELEASED), sec(0, 0, 2, 3, LB_OUT_RELEASED) };
+	uint64_t per[2];
+	struct lb_verdict v;
+	cr_assert_eq(lb_oracle_judge(s, 2, 2, 10 * MS, &v, per), 0);
+	cr_assert_eq(per[0], 2);
+	cr_assert_eq(per[1], 0);
+	cr_assert_float_eq(v.fairness, 0.5, 1e-12);
+}
+
+Test(oracle, open_section_runs_to_the_end)
+{
+	struct lb_section s[] = { sec(0, 0, 0, 10, LB_OUT_RELEASED), sec(1, 0, 5, 0, LB_OUT_CUT) };
+	s[1].exit_ns = -1; /* never exited */
+	struct lb_verdict v = judge(s, 2, 2, 100);
+	cr_assert_eq(v.overlaps, 1);
+	cr_assert_float_eq(v.overlap_ms, 5.0, 1e-9);
+	cr_assert_eq(v.holder_deaths, 0, "a section cut by the harness is no holder death");
+}
