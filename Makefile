@@ -17,15 +17,16 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
 LDLIBS   = $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 TESTLIBS = $(shell pkg-config --libs $(TESTPKGS))
 
-LIB_SRC  := $(sort $(wildcard strategies/*.c) $(filter-out harness/main.c,$(wildcard harness/*.c)))
+LIB_SRC  := $(sort $(wildcard strategies/*.c) $(filter-out harness/main.c harness/fakeclock.c,$(wildcard harness/*.c)))
+SHIM     := $(BUILD)/libfakeclock.so
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_FIX := $(BUILD)/obj/tests/fixture.o
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/lockbench
 
-.PHONY: all deps test check valgrind demo install clean run-tests
-all: $(BIN)
+.PHONY: all deps test check valgrind demo matrix install clean run-tests
+all: $(BIN) $(SHIM)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -37,6 +38,11 @@ $(BUILD)/liblockbench.a: $(LIB_OBJ)
 $(BIN): $(BUILD)/obj/harness/main.o $(BUILD)/liblockbench.a
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
+# The clock shim for redis-server; no sanitizer: it runs inside Redis.
+$(SHIM): harness/fakeclock.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -Wno-missing-prototypes -O2 -fPIC -shared -o $@ $<
+
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_FIX) $(BUILD)/liblockbench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(TESTLIBS) $(LDLIBS)
@@ -47,9 +53,10 @@ deps:
 	@bash harness/deps.sh
 
 # Tests find the binary under test through LOCKBENCH_BIN.
-run-tests: $(BIN) $(TEST_BIN)
+run-tests: $(BIN) $(SHIM) $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; \
-	  LOCKBENCH_BIN=$(abspath $(BIN)) $$t --jobs 2; done
+	  LOCKBENCH_BIN=$(abspath $(BIN)) LOCKBENCH_SCENARIOS=$(abspath scenarios) \
+	  LOCKBENCH_CLOCK_SHIM=$(abspath $(SHIM)) $$t --jobs 2; done
 
 test: deps
 	@$(MAKE) --no-print-directory run-tests
@@ -67,10 +74,14 @@ valgrind: deps $(BIN)
 	  --out build/valgrind-run > /dev/null
 	$(VALGRIND) $(BIN) check build/valgrind-run > /dev/null
 
-demo: deps $(BIN)
+demo: deps $(BIN) $(SHIM)
 	$(BIN) compare --duration 2 --clients 8
 
-install: $(BIN)
+# Every strategy against every scenario, three times, checked (about 12 minutes).
+matrix: deps $(BIN) $(SHIM)
+	$(BIN) matrix --check --repeat 3
+
+install: $(BIN) $(SHIM)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lockbench
 
 clean:

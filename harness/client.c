@@ -13,8 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "failpoint.h"
+#include "scenario.h"
 #include "shared.h"
 #include "signals.h"
+
+#define SYNC_LIMIT_NS (2 * LB_NS_PER_S) /* longest wait for "then = other-inside" */
 
 struct client {
 	const struct lb_run_cfg *cfg;
@@ -29,7 +33,21 @@ struct client {
 	char lock_key[128];
 	char counter_key[128];
 	void *lock_state;
+	struct lb_clock clock;    /* this client's wall clock (clock faults skew it) */
+	int node_gen;             /* the node_port generation our connections follow */
+	bool acquiring;           /* inside acquire: a crash there may leave the lock held */
+	int64_t acquire_t0;
+	int64_t slow_hold_ms;     /* > 0: the next section holds this long */
+	bool slow_sync;
+	int64_t heal_at[LB_MAX_FAULTS]; /* partitions to lift, relative ns; 0: none */
 };
+
+/* One armed failpoint fault: what the action callback needs. */
+struct fp_arg {
+	struct client *c;
+	int fault;
+};
+static struct fp_arg fp_args[LB_MAX_FAULTS];
 
 /* splitmix64: the client's random stream, derived from the run's seed. */
 static uint64_t next_rand(uint64_t *s)
@@ -46,14 +64,18 @@ static int64_t draw_hold_ms(struct client *c)
 	return hi > lo ? lo + (int64_t)(next_rand(&c->rng) % (uint64_t)(hi - lo + 1)) : lo;
 }
 
+static void wait_other_inside(struct client *c);
+
 /* The critical section's work. Returns true when a counter write completed. */
-static bool do_work(struct client *c, int64_t hold_ms)
+static bool do_work(struct client *c, int64_t hold_ms, bool sync)
 {
 	redisReply *r;
 	long long v = 0;
 
 	if (c->cfg->work == LB_WORK_NONE) {
 		lb_sleep_ns(hold_ms * LB_NS_PER_MS);
+		if (sync)
+			wait_other_inside(c);
 		return false;
 	}
 	/* deliberately not atomic: GET, hold, SET. Lost updates are what a
@@ -68,11 +90,151 @@ static bool do_work(struct client *c, int64_t hold_ms)
 		v = atoll(r->str);
 	freeReplyObject(r);
 	lb_sleep_ns(hold_ms * LB_NS_PER_MS);
+	if (sync) /* a slow holder that finishes while another client holds */
+		wait_other_inside(c);
 	r = lb_node_cmd(&c->resource, "SET %s %lld", c->counter_key, v + 1);
 	bool ok = lb_reply_ok(r);
 	if (r)
 		freeReplyObject(r);
 	return ok;
+}
+
+static int64_t rel_now(const struct client *c)
+{
+	return lb_now_ns() - c->sh->t0_ns;
+}
+
+static bool other_inside(struct client *c)
+{
+	for (int i = 0; i < c->cfg->clients; i++)
+		if (i != c->id && lb_shared_inside(c->sh, i))
+			return true;
+	return false;
+}
+
+static void wait_other_inside(struct client *c)
+{
+	int64_t limit = lb_now_ns() + SYNC_LIMIT_NS;
+	while (!other_inside(c) && lb_now_ns() < limit)
+		lb_sleep_ns(LB_NS_PER_MS / 2);
+}
+
+/* Claim a one-shot fault for this client: its target, and not fired yet. */
+static bool claim(struct client *c, int i, const struct lb_fault *f)
+{
+	if (f->target == LB_TGT_CLIENT && f->client != c->id)
+		return false;
+	return atomic_exchange(&c->sh->fault_fired[i], 1) == 0;
+}
+
+/* The failpoint action of a scenario fault (crash or sleep), in this client. */
+static void fp_action(const char *name, void *arg)
+{
+	struct fp_arg *a = arg;
+	struct client *c = a->c;
+	const struct lb_fault *f = &c->cfg->scenario->faults[a->fault];
+
+	(void)name;
+	if (rel_now(c) < (int64_t)(f->at_s * 1e9) || !claim(c, a->fault, f))
+		return;
+	if (f->action == LB_ACT_CRASH) {
+		uint32_t n = atomic_load(&c->slot->n_records);
+		if (c->acquiring && n < c->sh->cap) {
+			/* the lock may be ours already: a zero-length section, killed */
+			struct lb_record *rec = lb_shared_record(c->sh, c->id, n);
+			rec->acquire_start_ns = c->acquire_t0 - c->sh->t0_ns;
+			rec->enter_ns = rec->exit_ns = rel_now(c);
+			rec->release_ns = -1;
+			rec->fence = -1;
+			atomic_store(&rec->state, LB_REC_ENTERED);
+			atomic_store(&c->slot->n_records, n + 1);
+		}
+		c->slot->death_ns = rel_now(c);
+		lb_event_emit(c->sh, LB_EV_CRASH, c->id, -1, 0);
+		lb_fp_crash(name, NULL);
+		return;
+	}
+	lb_event_emit(c->sh, LB_EV_SLEEP, c->id, -1, f->duration_ms);
+	lb_sleep_ns(f->duration_ms * LB_NS_PER_MS);
+	if (f->then_other_inside)
+		wait_other_inside(c);
+	lb_event_emit(c->sh, LB_EV_WAKE, c->id, -1, 0);
+}
+
+static void set_blocked(struct client *c, uint32_t nodes, bool blocked)
+{
+	for (size_t i = 0; i < LB_MAX_NODES; i++)
+		if ((nodes >> i) & 1u) {
+			c->lock[i].blocked = blocked;
+			lb_node_close(&c->lock[i]);
+		}
+}
+
+/* Client-side faults whose time has come; called before each acquire. */
+static void client_faults(struct client *c)
+{
+	const struct lb_scenario *sc = c->cfg->scenario;
+	int64_t now = rel_now(c);
+
+	for (int i = 0; sc && i < sc->n_faults; i++) {
+		const struct lb_fault *f = &sc->faults[i];
+		if (c->heal_at[i] && now >= c->heal_at[i]) {
+			set_blocked(c, f->nodes, false);
+			lb_event_emit(c->sh, LB_EV_HEAL, c->id, -1, 0);
+			c->heal_at[i] = 0;
+		}
+		if (!lb_action_in_client(f->action) || f->action == LB_ACT_CRASH ||
+		    f->action == LB_ACT_SLEEP || now < (int64_t)(f->at_s * 1e9) || !claim(c, i, f))
+			continue;
+		switch (f->action) {
+		case LB_ACT_SLOW:
+			c->slow_hold_ms = f->hold_ms;
+			c->slow_sync = f->then_other_inside;
+			break;
+		case LB_ACT_CLOCK:
+			c->clock.offset_ms = f->offset_ms;
+			lb_event_emit(c->sh, LB_EV_CLOCK, c->id, -1, f->offset_ms);
+			break;
+		case LB_ACT_PARTITION:
+			set_blocked(c, f->nodes, true);
+			lb_event_emit(c->sh, LB_EV_PARTITION, c->id, -1, (int64_t)f->nodes);
+			if (f->duration_ms >= 0)
+				c->heal_at[i] = now + f->duration_ms * LB_NS_PER_MS + 1;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void arm_failpoints(struct client *c)
+{
+	const struct lb_scenario *sc = c->cfg->scenario;
+
+	for (int i = 0; sc && i < sc->n_faults; i++) {
+		const struct lb_fault *f = &sc->faults[i];
+		if (f->action != LB_ACT_CRASH && f->action != LB_ACT_SLEEP)
+			continue;
+		fp_args[i] = (struct fp_arg){ .c = c, .fault = i };
+		lb_failpoint_arm(f->failpoint, fp_action, &fp_args[i], -1);
+	}
+}
+
+/* After a failover the lock node lives elsewhere: follow it. */
+static void follow_nodes(struct client *c)
+{
+	int gen = atomic_load(&c->sh->node_gen);
+
+	if (gen == c->node_gen)
+		return;
+	c->node_gen = gen;
+	for (size_t i = 0; i < LB_MAX_NODES; i++) {
+		int port = atomic_load(&c->sh->node_port[i]);
+		if (port > 0 && port != c->lock[i].port) {
+			lb_node_close(&c->lock[i]);
+			c->lock[i].port = port;
+		}
+	}
 }
 
 static enum lb_outcome outcome_of(int rc)
@@ -99,10 +261,15 @@ static void one_section(struct client *c)
 		lb_sleep_ns(10 * LB_NS_PER_MS);
 		return;
 	}
-	t0 = lb_now_ns();
+	client_faults(c);
+	follow_nodes(c);
+	t0 = c->acquire_t0 = lb_now_ns();
+	c->acquiring = true;
 	rc = lb_acquire(cfg->strategy, c->lock_state, &cfg->wait,
 			t0 + cfg->acquire_timeout_ms * LB_NS_PER_MS, &sh->stop, &grant, &info);
+	c->acquiring = false;
 	c->slot->attempts += (uint64_t)info.attempts;
+	c->slot->acquire_errors += (uint64_t)info.errors;
 	if (rc == LB_ECANCELED)
 		return;
 	if (rc != 0) {
@@ -123,12 +290,19 @@ static void one_section(struct client *c)
 	c->slot->acquires++;
 	lb_hist_add(&c->slot->latency, lb_now_ns() - t0);
 
-	if (do_work(c, hold_ms))
+	if (c->slow_hold_ms > 0) {
+		hold_ms = c->slow_hold_ms;
+		c->slow_hold_ms = 0;
+		lb_event_emit(sh, LB_EV_SLOW, c->id, -1, hold_ms);
+	}
+	if (do_work(c, hold_ms, c->slow_sync))
 		c->slot->counter_writes++;
+	c->slow_sync = false;
 
 	rec->exit_ns = lb_now_ns() - sh->t0_ns;
 	atomic_store(&rec->state, LB_REC_EXITED);
 	atomic_fetch_sub(&sh->occupancy[c->key], 1);
+	follow_nodes(c);
 	rc = cfg->strategy->release(c->lock_state);
 	rec->release_ns = lb_now_ns() - sh->t0_ns;
 	rec->outcome = outcome_of(rc);
@@ -150,6 +324,7 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 	for (size_t i = 0; i < n_lock; i++) {
 		c.lock[i] = lock_nodes[i];
 		c.lock[i].ctx = NULL;
+		c.lock[i].follow_port = &sh->node_port[i];
 		c.lock_ptr[i] = &c.lock[i];
 	}
 	c.resource = *resource;
@@ -158,7 +333,10 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 	snprintf(c.counter_key, sizeof(c.counter_key), "%scounter:%d", prefix, c.key);
 	struct lb_lock_cfg lcfg = {
 		.nodes = c.lock_ptr, .n_nodes = n_lock, .key = c.lock_key, .ttl_ms = cfg->ttl_ms,
+		.clock = &c.clock,
 	};
+	c.node_gen = atomic_load(&sh->node_gen);
+	arm_failpoints(&c);
 	c.lock_state = cfg->strategy->create(&lcfg);
 	if (!c.lock_state) {
 		status = 1;

@@ -3,7 +3,41 @@
 #include <string.h>
 
 #include "commands.h"
+#include "scenario.h"
 #include "strategy.h"
+
+/* The first sentence of @text, cut to @width characters. */
+static void first_sentence(const char *text, char *out, size_t width)
+{
+	size_t n = strcspn(text, ".");
+	if (n > width - 4) {
+		snprintf(out, width, "%.*s...", (int)(width - 4), text);
+		return;
+	}
+	snprintf(out, width, "%.*s", (int)n, text);
+}
+
+static void list_scenarios(void)
+{
+	char names[64][64], line[160];
+	static struct lb_scenario sc;
+	int n = lb_scenario_names(names, 64);
+
+	printf("\nSCENARIOS (lockbench run --scenario NAME --strategy S; lockbench matrix)\n");
+	for (int i = 0; i < n; i++) {
+		if (lb_scenario_load(names[i], &sc) < 0)
+			continue; /* the loader said why */
+		if (sc.summary[0])
+			snprintf(line, sizeof(line), "%s", sc.summary);
+		else
+			first_sentence(sc.description, line, sizeof(line));
+		printf("  %-29s %s\n", sc.name, line);
+		if (sc.only[0])
+			printf("  %-29s only: %s\n", "", sc.only);
+	}
+	if (n == 0)
+		printf("  (no scenarios directory found; set LOCKBENCH_SCENARIOS)\n");
+}
 
 int lb_cmd_list(int argc, char **argv)
 {
@@ -30,5 +64,6 @@ int lb_cmd_list(int argc, char **argv)
 			printf("\n");
 		}
 	}
+	list_scenarios();
 	return LB_EXIT_OK;
 }

@@ -19,6 +19,11 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res)
 		lb_errorf("run of %s failed: %s", cfg->strategy->name, lb_strerror(rc));
 		return LB_EXIT_FAIL;
 	}
+	if (res->skipped[0]) {
+		printf("%s under %s: skipped: %s\n", cfg->strategy->name, cfg->scenario_name,
+		       res->skipped);
+		return LB_EXIT_OK;
+	}
 	lb_results_print(stdout, cfg, res);
 	lb_summary_build(cfg, res, &sum);
 	if (lb_results_write(cfg, res, &sum) < 0) {

@@ -16,6 +16,7 @@ static const struct {
 	{ "run", lb_cmd_run, "run one strategy under contention and judge it" },
 	{ "compare", lb_cmd_compare, "run several strategies under the same load, side by side" },
 	{ "check", lb_cmd_check, "recompute a run's summary from its history" },
+	{ "matrix", lb_cmd_matrix, "every strategy against every scenario, checked against expectations" },
 	{ "servers", lb_cmd_servers, "start N embedded redis-servers until Ctrl-C" },
 };
 

@@ -12,8 +12,12 @@
 enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_CLIENTS, OPT_DURATION, OPT_TTL, OPT_HOLD, OPT_THINK,
 	OPT_KEYS, OPT_WAIT, OPT_ACQ_TIMEOUT, OPT_WORK, OPT_SEED, OPT_OUT, OPT_REDIS, OPT_NODES,
-	OPT_NO_STATUS, OPT_HELP,
+	OPT_NO_STATUS, OPT_HELP, OPT_SCENARIO,
 };
+
+/* bits of lb_run_opts.given */
+enum { G_CLIENTS = 1, G_DURATION = 2, G_TTL = 4, G_HOLD = 8, G_THINK = 16, G_KEYS = 32,
+       G_WAIT = 64, G_ACQ = 128, G_WORK = 256, G_NODES = 512 };
 
 static const struct option long_opts[] = {
 	{ "strategy", required_argument, NULL, OPT_STRATEGY },
@@ -33,6 +37,7 @@ static const struct option long_opts[] = {
 	{ "nodes", required_argument, NULL, OPT_NODES },
 	{ "no-status", no_argument, NULL, OPT_NO_STATUS },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "scenario", required_argument, NULL, OPT_SCENARIO },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -45,6 +50,8 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		fprintf(f, "usage: lockbench compare [--strategies a,b,...] [options]\n\n"
 			   "  --strategies LIST      strategies to compare, in order (default: all)\n");
 	fprintf(f,
+		"  --scenario NAME|PATH   a scenario: its load, faults and expectations\n"
+		"                         (scenarios/NAME.ini; options given here override it)\n"
 		"  --clients N            contending client processes (8)\n"
 		"  --duration S           seconds to run (10; fractions allowed)\n"
 		"  --ttl MS               lease length in ms (2000)\n"
@@ -177,6 +184,7 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 				return LB_EINVAL;
 			break;
 		case OPT_CLIENTS:
+			o->given |= G_CLIENTS;
 			if (!lb_parse_i64(a, 1, LB_MAX_CLIENTS, &v))
 				return usage_error("--clients '%s': expected an integer from 1 to 256", a);
 			cfg->clients = (int)v;
@@ -190,31 +198,38 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 			break;
 		}
 		case OPT_TTL:
+			o->given |= G_TTL;
 			if (!parse_ms(a, 1, &cfg->ttl_ms))
 				return usage_error("--ttl '%s': expected milliseconds from 1 to 86400000", a);
 			break;
 		case OPT_HOLD:
+			o->given |= G_HOLD;
 			if (!parse_hold(a, &cfg->hold_min_ms, &cfg->hold_max_ms))
 				return usage_error("--hold '%s': expected MS or MIN-MAX with 0 <= MIN <= MAX", a);
 			break;
 		case OPT_THINK:
+			o->given |= G_THINK;
 			if (!parse_ms(a, 0, &cfg->think_ms))
 				return usage_error("--think '%s': expected milliseconds >= 0", a);
 			break;
 		case OPT_KEYS:
+			o->given |= G_KEYS;
 			if (!lb_parse_i64(a, 1, LB_MAX_KEYS, &v))
 				return usage_error("--keys '%s': expected an integer from 1 to 1024", a);
 			cfg->keys = (int)v;
 			break;
 		case OPT_WAIT:
+			o->given |= G_WAIT;
 			if (lb_wait_parse(a, &cfg->wait, err, sizeof(err)) < 0)
 				return usage_error("%s", err);
 			break;
 		case OPT_ACQ_TIMEOUT:
+			o->given |= G_ACQ;
 			if (!parse_ms(a, 1, &cfg->acquire_timeout_ms))
 				return usage_error("--acquire-timeout '%s': expected milliseconds >= 1", a);
 			break;
 		case OPT_WORK:
+			o->given |= G_WORK;
 			if (!strcmp(a, "counter"))
 				cfg->work = LB_WORK_COUNTER;
 			else if (!strcmp(a, "none"))
@@ -237,6 +252,7 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 			cfg->redis_urls = a;
 			break;
 		case OPT_NODES:
+			o->given |= G_NODES;
 			if (!lb_parse_i64(a, 1, LB_MAX_NODES, &v))
 				return usage_error("--nodes '%s': expected an integer from 1 to 9", a);
 			cfg->nodes = (int)v;
@@ -247,14 +263,27 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 		case OPT_HELP:
 			lb_run_opts_usage(stdout, mode);
 			return 1;
+		case OPT_SCENARIO:
+			if (lb_scenario_load(a, &o->scenario) < 0)
+				return LB_EINVAL;
+			o->has_scenario = true;
+			break;
 		default:
 			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (mode == LB_OPTS_RUN_DEFAULTS)
+		return 0;
 	if (mode == LB_OPTS_RUN && !cfg->strategy)
 		return usage_error("run needs --strategy NAME");
+	if (o->has_scenario)
+		lb_run_opts_apply_scenario(o, &o->scenario);
+	if (mode == LB_OPTS_RUN && o->has_scenario &&
+	    !lb_scenario_applies(&o->scenario, cfg->strategy->name))
+		return usage_error("scenario %s applies only to: %s", o->scenario.name,
+				   o->scenario.only);
 	if (mode == LB_OPTS_COMPARE && o->n_strategies == 0)
 		for (size_t i = 0; i < lb_strategy_count() && i < LB_MAX_STRATEGIES; i++)
 			o->strategies[o->n_strategies++] = lb_strategy_at(i);
@@ -268,4 +297,34 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 		}
 	}
 	return 0;
+}
+
+void lb_run_opts_apply_scenario(struct lb_run_opts *o, const struct lb_scenario *sc)
+{
+	struct lb_run_cfg *cfg = &o->cfg;
+
+	cfg->scenario = sc;
+	snprintf(cfg->scenario_name, sizeof(cfg->scenario_name), "%s", sc->name);
+	if (sc->clients_set && !(o->given & G_CLIENTS))
+		cfg->clients = sc->clients;
+	if (sc->duration_set && !(o->given & G_DURATION))
+		cfg->duration_s = sc->duration_s;
+	if (sc->ttl_set && !(o->given & G_TTL))
+		cfg->ttl_ms = sc->ttl_ms;
+	if (sc->hold_set && !(o->given & G_HOLD)) {
+		cfg->hold_min_ms = sc->hold_min_ms;
+		cfg->hold_max_ms = sc->hold_max_ms;
+	}
+	if (sc->think_set && !(o->given & G_THINK))
+		cfg->think_ms = sc->think_ms;
+	if (sc->keys_set && !(o->given & G_KEYS))
+		cfg->keys = sc->keys;
+	if (sc->wait_set && !(o->given & G_WAIT))
+		cfg->wait = sc->wait;
+	if (sc->acquire_timeout_set && !(o->given & G_ACQ))
+		cfg->acquire_timeout_ms = sc->acquire_timeout_ms;
+	if (sc->work_set && !(o->given & G_WORK))
+		cfg->work = sc->work_none ? LB_WORK_NONE : LB_WORK_COUNTER;
+	if (sc->nodes_set && !(o->given & G_NODES))
+		cfg->nodes = sc->nodes;
 }

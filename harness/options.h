@@ -7,23 +7,31 @@
 #define LB_OPTIONS_H
 
 #include "run.h"
+#include "scenario.h"
 
 #define LB_MAX_STRATEGIES 32
 
 struct lb_run_opts {
 	struct lb_run_cfg cfg;
 	bool out_given;
+	unsigned given;            /* OPT_* bits of the run parameters the command line set */
+	bool has_scenario;
+	struct lb_scenario scenario;
 	/* compare: the strategies to run, in order */
 	const struct lock_strategy *strategies[LB_MAX_STRATEGIES];
 	size_t n_strategies;
 };
 
-enum lb_opts_mode { LB_OPTS_RUN, LB_OPTS_COMPARE };
+/* RUN_DEFAULTS: like RUN, but --strategy may be left for the caller to set. */
+enum lb_opts_mode { LB_OPTS_RUN, LB_OPTS_COMPARE, LB_OPTS_RUN_DEFAULTS };
 
 /* Parse @argv (argv[0] is the command name). */
 int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_run_opts *o);
 /* The option list for --help. */
 void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode);
+/* Fill the run parameters the command line did not give from @sc and point
+ * cfg at it. */
+void lb_run_opts_apply_scenario(struct lb_run_opts *o, const struct lb_scenario *sc);
 /* Resolve a strategy name or print the valid ones. */
 const struct lock_strategy *lb_strategy_or_usage(const char *name);
 /* results/runs/<UTC time>-<name>, made unique. */

@@ -148,3 +148,34 @@ int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t e
 	free(counts);
 	return rc;
 }
+
+static const char *const class_names[LB_CLASS_COUNT] = {
+	"safe", "overlap", "foreign-release", "deadlock", "unavailable",
+};
+
+const char *lb_class_name(enum lb_class c)
+{
+	return (unsigned)c < LB_CLASS_COUNT ? class_names[c] : "?";
+}
+
+int lb_class_parse(const char *s)
+{
+	for (int i = 0; i < LB_CLASS_COUNT; i++)
+		if (!strcmp(s, class_names[i]))
+			return i;
+	return -1;
+}
+
+enum lb_class lb_classify(const struct lb_verdict *v, long long lost_updates,
+			  uint64_t acquire_errors, uint64_t acquire_timeouts)
+{
+	if (v->foreign_releases > 0)
+		return LB_CLASS_FOREIGN;
+	if (v->overlaps > 0 || lost_updates > 0)
+		return LB_CLASS_OVERLAP;
+	if (v->recovered == LB_REC_NO)
+		return LB_CLASS_DEADLOCK;
+	if (acquire_errors > 0 || acquire_timeouts > 0)
+		return LB_CLASS_UNAVAILABLE;
+	return LB_CLASS_SAFE;
+}

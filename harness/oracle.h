@@ -38,4 +38,21 @@ int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t e
 /* Jain's fairness index of @n counts: (sum x)^2 / (n * sum x^2); 1 for all equal. */
 double lb_jain(const uint64_t *x, size_t n);
 
+/* Outcome classes of a run. */
+enum lb_class { LB_CLASS_SAFE, LB_CLASS_OVERLAP, LB_CLASS_FOREIGN, LB_CLASS_DEADLOCK,
+		LB_CLASS_UNAVAILABLE, LB_CLASS_COUNT };
+const char *lb_class_name(enum lb_class c);
+int lb_class_parse(const char *s); /* -1 if unknown */
+
+/*
+ * The class a run observed, from measurements only, first match wins:
+ *   foreign-release  a release deleted another client's lock
+ *   overlap          two clients were inside at once, or updates were lost
+ *   deadlock         a holder died and its lock never came back
+ *   unavailable      acquires failed (a node unreachable, or gave up) without overlap
+ *   safe             none of the above
+ */
+enum lb_class lb_classify(const struct lb_verdict *v, long long lost_updates,
+			  uint64_t acquire_errors, uint64_t acquire_timeouts);
+
 #endif

@@ -1,4 +1,6 @@
 #include "results.h"
+#include "scenario.h"
+#include "shared.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -54,7 +56,7 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	hold_text(cfg, hold, sizeof(hold));
 	lb_wait_format(&cfg->wait, wait, sizeof(wait));
 	put(s, "strategy", "%s", cfg->strategy->name);
-	put(s, "scenario", "%s", cfg->scenario);
+	put(s, "scenario", "%s", cfg->scenario_name);
 	put(s, "clients", "%d", cfg->clients);
 	put(s, "duration_s", "%g", cfg->duration_s);
 	put(s, "ttl_ms", "%lld", (long long)cfg->ttl_ms);
@@ -92,6 +94,10 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "counter_final", "%lld", res->counter_final);
 	put(s, "holder_deaths", "%llu", (unsigned long long)v->holder_deaths);
 	put(s, "interrupted", "%s", res->interrupted ? "yes" : "no");
+	put(s, "acquire_errors", "%llu", (unsigned long long)res->acquire_errors);
+	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
+	put(s, "expected", "%s", expected >= 0 ? lb_class_name((enum lb_class)expected) : "-");
+	put(s, "observed", "%s", lb_class_name(res->observed));
 }
 
 int lb_results_prepare_dir(const char *dir)
@@ -180,6 +186,21 @@ static void write_latency(FILE *f, const struct lb_hist *h)
 		}
 }
 
+void lb_events_write(FILE *f, const struct lb_run_result *res)
+{
+	fprintf(f, "t_ns,event,client,node,value\n");
+	for (size_t i = 0; i < res->n_events; i++) {
+		const struct lb_event *e = &res->events[i];
+		fprintf(f, "%lld,%s,", (long long)e->t_ns, lb_event_name(e->kind));
+		if (e->client >= 0)
+			fprintf(f, "%d", e->client);
+		fputc(',', f);
+		if (e->node >= 0)
+			fprintf(f, "%d", e->node);
+		fprintf(f, ",%lld\n", (long long)e->value);
+	}
+}
+
 static void cpu_model(char *buf, size_t len)
 {
 	char line[256];
@@ -244,6 +265,10 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 		return LB_ESYS;
 	write_latency(f, &res->latency);
 	rc |= close_out(f, path);
+	if (!(f = open_out(cfg->out_dir, "events.csv", path, sizeof(path))))
+		return LB_ESYS;
+	lb_events_write(f, res);
+	rc |= close_out(f, path);
 	if (!(f = open_out(cfg->out_dir, "meta.txt", path, sizeof(path))))
 		return LB_ESYS;
 	lb_meta_write(f, cfg, res);
@@ -283,9 +308,20 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		(unsigned long long)v->overlaps, v->overlap_ms, v->max_holders,
 		(unsigned long long)res->canary_violations, res->lost_updates,
 		(unsigned long long)v->foreign_releases, (unsigned long long)v->lost_leases);
-	fprintf(f, "  liveness     holder deaths %llu, orphaned %.1f ms, recovered %s, fairness %.3f\n",
+	fprintf(f, "  liveness     holder deaths %llu, orphaned %.1f ms, recovered %s, fairness %.3f, "
+		   "%llu acquire attempts found a node down\n",
 		(unsigned long long)v->holder_deaths, v->orphan_ms, lb_recovered_name(v->recovered),
-		v->fairness);
+		v->fairness, (unsigned long long)res->acquire_errors);
+	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
+	fprintf(f, "  outcome      %s", lb_class_name(res->observed));
+	if (expected >= 0)
+		fprintf(f, " (scenario %s expects %s: %s)", cfg->scenario_name,
+			lb_class_name((enum lb_class)expected),
+			expected == (int)res->observed ? "as expected" : "DIFFERENT");
+	for (size_t i = 0; i < res->n_events && i < 12; i++)
+		fprintf(f, "%s%s %.3fs", i ? ", " : "\n  faults       ", lb_event_name(res->events[i].kind),
+			(double)res->events[i].t_ns / 1e9);
+	fprintf(f, "%s\n", res->n_events > 12 ? ", ..." : "");
 }
 
 /* Split a CSV line in place (no quoting: lockbench never writes commas in values). */

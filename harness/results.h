@@ -32,6 +32,8 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 /* Print the readable summary table. */
 void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res);
 
+/* events.csv: t_ns,event,client,node,value */
+void lb_events_write(FILE *f, const struct lb_run_result *res);
 /* Read DIR/summary.csv; message on failure. */
 int lb_summary_read(const char *path, struct lb_summary *s);
 /* Read a history.csv into a malloc'd array (caller frees); @keys maps client

@@ -133,6 +133,10 @@ static void exec_server(const struct lb_server *s, pid_t parent)
 	argv[n] = NULL;
 	if (s->opts.preload)
 		setenv("LD_PRELOAD", s->opts.preload, 1);
+	if (s->opts.clock_shim) {
+		setenv("LD_PRELOAD", s->opts.clock_shim, 1);
+		setenv("LOCKBENCH_CLOCK_FILE", s->clock_path, 1);
+	}
 	for (const char *const *e = s->opts.extra_env; e && *e; e++)
 		putenv((char *)*e);
 	sigset_t none;
@@ -220,6 +224,12 @@ struct lb_server *lb_server_start(const struct lb_server_opts *opts)
 		return NULL;
 	}
 	snprintf(s->log_path, sizeof(s->log_path), "%s/redis.log", s->dir);
+	snprintf(s->clock_path, sizeof(s->clock_path), "%s/clock_offset_ms", s->dir);
+	if (s->opts.clock_shim && lb_server_set_clock(s, 0) < 0) {
+		lb_errorf("cannot write %s: %s", s->clock_path, strerror(errno));
+		lb_server_destroy(s);
+		return NULL;
+	}
 	for (int attempt = 0; attempt < START_TRIES; attempt++) {
 		s->port = lb_free_port();
 		if (s->port < 0)
@@ -325,6 +335,23 @@ int lb_server_restart(struct lb_server *s, bool keep_data)
 		unlink(rdb);
 	}
 	return spawn(s);
+}
+
+int lb_server_set_clock(struct lb_server *s, int64_t offset_ms)
+{
+	char text[32];
+	int fd;
+
+	if (!s->opts.clock_shim)
+		return LB_ENOTSUP;
+	/* fixed width, rewritten in place: the shim keeps it mapped */
+	snprintf(text, sizeof(text), "%-31lld", (long long)offset_ms);
+	fd = open(s->clock_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return LB_ESYS;
+	ssize_t w = pwrite(fd, text, sizeof(text), 0);
+	close(fd);
+	return w == (ssize_t)sizeof(text) ? 0 : LB_ESYS;
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)

@@ -11,6 +11,7 @@
 #define LB_RSERVER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct lb_server_opts {
@@ -20,6 +21,9 @@ struct lb_server_opts {
 	const char *preload;
 	/* Extra environment "NAME=value" entries, NULL-terminated; may be NULL. */
 	const char *const *extra_env;
+	/* Path of libfakeclock.so: the server's wall clock can then be moved
+	 * with lb_server_set_clock. NULL: the true clock. Borrowed. */
+	const char *clock_shim;
 };
 
 struct lb_server {
@@ -28,6 +32,7 @@ struct lb_server {
 	bool paused;
 	char dir[256];       /* private temporary directory, removed on destroy */
 	char log_path[300];  /* the server's log file inside dir */
+	char clock_path[300];/* the clock offset file the shim reads */
 	struct lb_server_opts opts;
 };
 
@@ -45,6 +50,8 @@ int lb_server_resume(struct lb_server *s);
 int lb_server_restart(struct lb_server *s, bool keep_data);
 /* Start a stopped or killed server again on its port (its data is gone). */
 int lb_server_respawn(struct lb_server *s);
+/* Move the server's wall clock to true time + @offset_ms (needs clock_shim). */
+int lb_server_set_clock(struct lb_server *s, int64_t offset_ms);
 /* Kill if running, remove the directory, free. Accepts NULL. */
 void lb_server_destroy(struct lb_server *s);
 /* true while the process is alive (paused counts as alive). */

@@ -11,8 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "faults.h"
 #include "rserver.h"
 #include "run.h"
+#include "scenario.h"
 #include "shared.h"
 #include "signals.h"
 
@@ -21,7 +23,7 @@
 void lb_run_cfg_defaults(struct lb_run_cfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	strcpy(cfg->scenario, "none");
+	strcpy(cfg->scenario_name, "none");
 	cfg->clients = 8;
 	cfg->duration_s = 10;
 	cfg->ttl_ms = 2000;
@@ -42,9 +44,12 @@ struct run_ctx {
 	struct lb_node lock[LB_MAX_NODES];
 	size_t n_lock;
 	struct lb_node resource;
+	struct lb_server *replica;
 	struct lb_shared *sh;
 	size_t sh_bytes;
 	char prefix[48];
+	char shim[PATH_MAX];
+	struct lb_injector inj;
 };
 
 static int64_t rel_now(const struct run_ctx *r)
@@ -80,10 +85,70 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 	return 0;
 }
 
+/* libfakeclock.so beside the binary, or $LOCKBENCH_CLOCK_SHIM. */
+static int find_shim(struct run_ctx *r)
+{
+	const char *env = getenv("LOCKBENCH_CLOCK_SHIM");
+	char exe[PATH_MAX - 32];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(r->shim, sizeof(r->shim), "%s", env);
+	} else if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(r->shim, sizeof(r->shim), "%s/libfakeclock.so", exe);
+	}
+	if (access(r->shim, R_OK) != 0) {
+		lb_errorf("this scenario moves a server's clock and needs %s (make builds it)",
+			  r->shim[0] ? r->shim : "libfakeclock.so");
+		return LB_ESYS;
+	}
+	return 0;
+}
+
+/* A replica of node 0, in sync before the run starts. */
+static int start_replica(struct run_ctx *r)
+{
+	char port[16];
+	snprintf(port, sizeof(port), "%d", r->srv[0]->port);
+	const char *args[] = { "--replicaof", "127.0.0.1", port, NULL };
+	struct lb_server_opts o = { .extra_args = args };
+	struct lb_node n;
+	bool up = false;
+
+	if (!(r->replica = lb_server_start(&o)))
+		return LB_ESYS;
+	lb_node_init_local(&n, r->replica->port, 1000);
+	for (int i = 0; i < 500 && !up; i++) {
+		redisReply *rep = lb_node_cmd(&n, "INFO replication");
+		up = rep && rep->type == REDIS_REPLY_STRING &&
+		     strstr(rep->str, "master_link_status:up");
+		if (rep)
+			freeReplyObject(rep);
+		if (!up)
+			lb_sleep_ns(10 * LB_NS_PER_MS);
+	}
+	lb_node_close(&n);
+	if (!up)
+		lb_errorf("the replica of node 0 did not come in sync within 5 s");
+	return up ? 0 : LB_ESYS;
+}
+
 static int start_servers(struct run_ctx *r)
 {
+	const struct lb_scenario *sc = r->cfg->scenario;
+	struct lb_server_opts lock_opts = { 0 };
+
+	if (sc && lb_scenario_needs_clock_shim(sc)) {
+		if (find_shim(r) < 0)
+			return LB_ESYS;
+		lock_opts.clock_shim = r->shim;
+	}
 	for (size_t i = 0; i < r->n_lock + 1; i++) {
-		r->srv[i] = lb_server_start(NULL);
+		r->srv[i] = lb_server_start(i < r->n_lock ? &lock_opts : NULL);
 		if (!r->srv[i])
 			return LB_ESYS;
 		r->n_srv++;
@@ -92,7 +157,7 @@ static int start_servers(struct run_ctx *r)
 		else
 			lb_node_init_local(&r->resource, r->srv[i]->port, 2000);
 	}
-	return 0;
+	return sc && sc->replica ? start_replica(r) : 0;
 }
 
 /* PING every node; name the one that does not answer. */
@@ -199,6 +264,8 @@ static int reap(struct run_ctx *r, bool cut)
 		if (WIFSIGNALED(status) && c->death_ns == 0) {
 			c->death_ns = rel_now(r);
 			c->cut = cut;
+			if (!cut)
+				lb_event_emit(r->sh, LB_EV_DEATH, i, -1, WTERMSIG(status));
 		}
 	}
 	return alive;
@@ -230,6 +297,7 @@ static void supervise(struct run_ctx *r)
 			break;
 		if (reap(r, false) == 0)
 			break;
+		lb_faults_tick(&r->inj, now - r->sh->t0_ns);
 		if (r->cfg->status_line && now >= next_status) {
 			status_line(r, now);
 			next_status += LB_NS_PER_S;
@@ -238,6 +306,7 @@ static void supervise(struct run_ctx *r)
 	}
 	atomic_store(&r->sh->stop, 1);
 	r->res->elapsed_s = (double)(lb_now_ns() - r->sh->t0_ns) / 1e9;
+	lb_faults_finish(&r->inj); /* resume what is paused before waiting for it */
 	if (r->cfg->status_line)
 		printf("\n");
 	int64_t give_up = lb_now_ns() + grace_ns;
@@ -261,6 +330,27 @@ static int section_cmp(const void *pa, const void *pb)
 	return a->client - b->client;
 }
 
+static int event_cmp(const void *pa, const void *pb)
+{
+	const struct lb_event *a = pa, *b = pb;
+	return a->t_ns < b->t_ns ? -1 : a->t_ns > b->t_ns;
+}
+
+static int collect_events(struct run_ctx *r)
+{
+	size_t n = atomic_load(&r->sh->n_events);
+
+	if (n > LB_MAX_EVENTS)
+		n = LB_MAX_EVENTS;
+	r->res->events = calloc(n ? n : 1, sizeof(*r->res->events));
+	if (!r->res->events)
+		return LB_ENOMEM;
+	memcpy(r->res->events, r->sh->events, n * sizeof(*r->res->events));
+	r->res->n_events = n;
+	qsort(r->res->events, n, sizeof(*r->res->events), event_cmp);
+	return 0;
+}
+
 /* Shared records -> sections; a record's state says how far it got. */
 static int collect(struct run_ctx *r)
 {
@@ -277,6 +367,7 @@ static int collect(struct run_ctx *r)
 		res->attempts += c->attempts;
 		res->acquires += c->acquires;
 		res->acquire_timeouts += c->timeouts;
+		res->acquire_errors += c->acquire_errors;
 		res->counter_writes += c->counter_writes;
 		lb_hist_merge(&res->latency, &c->latency);
 	}
@@ -309,7 +400,7 @@ static int collect(struct run_ctx *r)
 	}
 	res->n_sections = k;
 	qsort(res->sections, k, sizeof(*res->sections), section_cmp);
-	return 0;
+	return collect_events(r);
 }
 
 static void read_counters(struct run_ctx *r)
@@ -353,8 +444,10 @@ static void run_cleanup(struct run_ctx *r)
 	for (size_t i = 0; i < r->n_lock; i++)
 		lb_node_close(&r->lock[i]);
 	lb_node_close(&r->resource);
+	lb_faults_finish(&r->inj);
 	for (size_t i = 0; i < r->n_srv; i++)
 		lb_server_destroy(r->srv[i]);
+	lb_server_destroy(r->replica);
 }
 
 int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
@@ -366,6 +459,14 @@ int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 
 	memset(res, 0, sizeof(*res));
 	r.n_lock = (size_t)(cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
+	rc = lb_faults_check(cfg, !cfg->redis_urls, res->skipped, sizeof(res->skipped));
+	if (rc == LB_ENOTSUP)
+		return 0; /* not possible here: the caller reports the skip */
+	if (rc < 0) {
+		lb_errorf("%s", res->skipped);
+		res->skipped[0] = '\0';
+		return rc;
+	}
 	if ((rc = lb_token_new(rnd)) < 0)
 		return rc;
 	snprintf(r.prefix, sizeof(r.prefix), "lb:%.8s:", rnd);
@@ -383,6 +484,11 @@ int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	cmds_before = lock_commands(&r);
 	if ((rc = map_shared(&r)) < 0 || (rc = fork_clients(&r)) < 0)
 		goto out;
+	for (size_t i = 0; i < r.n_lock; i++)
+		atomic_store(&r.sh->node_port[i], r.lock[i].port);
+	r.inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r.sh,
+				      .lock_srv = cfg->redis_urls ? NULL : r.srv, .n_lock = r.n_lock,
+				      .replica = r.replica, .prefix = r.prefix };
 	r.sh->t0_ns = lb_now_ns();
 	r.sh->end_ns = r.sh->t0_ns + (int64_t)(cfg->duration_s * 1e9);
 	res->t0_mono_ns = r.sh->t0_ns;
@@ -402,6 +508,8 @@ int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	}
 	rc = lb_oracle_judge(res->sections, res->n_sections, cfg->clients,
 			     (int64_t)(res->elapsed_s * 1e9), &res->verdict, res->per_client);
+	res->observed = lb_classify(&res->verdict, res->lost_updates, res->acquire_errors,
+				    res->acquire_timeouts);
 	res->throughput_per_s = res->elapsed_s > 0 ? (double)res->n_sections / res->elapsed_s : 0;
 	res->cmds_per_section = res->n_sections ? (double)res->lock_commands /
 						  (double)res->n_sections : 0;
@@ -416,6 +524,8 @@ void lb_run_result_free(struct lb_run_result *res)
 {
 	free(res->sections);
 	free(res->per_client);
+	free(res->events);
 	res->sections = NULL;
 	res->per_client = NULL;
+	res->events = NULL;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "metrics.h"
+#include "shared_event.h"
 #include "oracle.h"
 #include "plumbing.h"
 #include "strategy.h"
@@ -24,9 +25,12 @@
 
 enum lb_work { LB_WORK_COUNTER, LB_WORK_NONE };
 
+struct lb_scenario;
+
 struct lb_run_cfg {
 	const struct lock_strategy *strategy;
-	char scenario[64];         /* "none" without a scenario */
+	const struct lb_scenario *scenario; /* NULL: no faults; borrowed */
+	char scenario_name[64];    /* "none" without a scenario */
 	int clients;
 	double duration_s;
 	int64_t ttl_ms;
@@ -56,6 +60,11 @@ struct lb_run_result {
 	double elapsed_s;          /* from the first client's start to the stop */
 	double throughput_per_s;
 	uint64_t acquire_timeouts; /* acquires that gave up */
+	uint64_t acquire_errors;   /* attempts that found a lock node unreachable */
+	enum lb_class observed;    /* the outcome class, from the measurements */
+	struct lb_event *events;   /* owned: faults and deaths, by time */
+	size_t n_events;
+	char skipped[160];         /* non-empty: the run could not be done here, and why */
 	uint64_t attempts;         /* acquire() calls, all clients */
 	uint64_t acquires;         /* successful */
 	uint64_t counter_writes;   /* completed counter writes */

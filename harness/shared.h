@@ -9,6 +9,7 @@
 #define LB_SHARED_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "metrics.h"
@@ -36,8 +37,11 @@ struct lb_client_slot {
 	uint64_t acquires;
 	uint64_t timeouts;
 	uint64_t counter_writes;
+	uint64_t acquire_errors;   /* attempts that found a node unreachable */
 	struct lb_hist latency;
 };
+
+
 
 struct lb_shared {
 	_Atomic int stop;
@@ -48,6 +52,11 @@ struct lb_shared {
 	_Atomic uint64_t canary_violations;
 	_Atomic int occupancy[LB_MAX_KEYS];    /* clients inside, per key */
 	size_t cap;                            /* records per client */
+	_Atomic uint32_t n_events;
+	struct lb_event events[LB_MAX_EVENTS];
+	_Atomic int fault_fired[16];           /* one-shot faults, per scenario fault */
+	_Atomic int node_port[LB_MAX_NODES];   /* where clients find lock node i (failover) */
+	_Atomic int node_gen;                  /* bumped when node_port changes */
 	struct lb_client_slot client[LB_MAX_CLIENTS];
 	struct lb_record records[];            /* client i: records[i * cap ...] */
 };
@@ -55,6 +64,18 @@ struct lb_shared {
 static inline struct lb_record *lb_shared_record(struct lb_shared *sh, int client, size_t i)
 {
 	return &sh->records[(size_t)client * sh->cap + i];
+}
+
+/* Append an event stamped now (any process may call it). */
+void lb_event_emit(struct lb_shared *sh, int kind, int client, int node, int64_t value);
+
+/* Is @client inside a critical section now (its latest record entered, not exited)? */
+static inline bool lb_shared_inside(struct lb_shared *sh, int client)
+{
+	uint32_t n = atomic_load(&sh->client[client].n_records);
+	if (n < sh->cap && atomic_load(&lb_shared_record(sh, client, n)->state) == LB_REC_ENTERED)
+		return true; /* published, not yet counted */
+	return n > 0 && atomic_load(&lb_shared_record(sh, client, n - 1)->state) == LB_REC_ENTERED;
 }
 
 /* The client process body: never returns. @lock and @resource are address

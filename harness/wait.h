@@ -35,6 +35,7 @@ int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt);
 
 struct lb_acquire_info {
 	int64_t attempts;  /* acquire() calls made */
+	int64_t errors;    /* attempts that failed with LB_EREDIS (a node unreachable) */
 	int last_status;   /* status of the last attempt */
 };
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,10 @@ int lb_node_connect(struct lb_node *n)
 
 	if (n->ctx)
 		return 0;
+	if (n->blocked)
+		return LB_EREDIS;
+	if (n->follow_port && atomic_load(n->follow_port) > 0)
+		n->port = atomic_load(n->follow_port);
 	n->ctx = redisConnectWithTimeout(n->host, n->port, ms_tv(n->timeout_ms));
 	if (!n->ctx || n->ctx->err)
 		goto fail;

@@ -27,6 +27,9 @@ struct lb_node {
 	int64_t timeout_ms;       /* connect and per-command timeout */
 	redisContext *ctx;        /* owned; NULL until connected or after a failure */
 	uint64_t commands;        /* commands this client sent through the node */
+	bool blocked;             /* a partition seam: connecting fails while set */
+	const _Atomic int *follow_port; /* if set and > 0: connect to this port instead
+					   (a failover moved the node); borrowed */
 };
 
 /* Parse "redis://[user:pass@]host:port" (or "host:port") into @n; 0 or LB_EINVAL. */

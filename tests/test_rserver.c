@@ -233,3 +233,26 @@ Test(rserver, sigterm_of_lockbench_stops_servers)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "lockbench did not exit cleanly");
 	cr_assert(fx_pid_gone(pid) && fx_port_closed(port), "SIGTERM left the server running");
 }
+
+Test(rserver, clock_shim_moves_expiry)
+{
+	const char *shim = getenv("LOCKBENCH_CLOCK_SHIM");
+	struct lb_server_opts o = { .clock_shim = shim };
+	struct lb_node n;
+	long long pttl = 0;
+
+	cr_assert_not_null(shim, "LOCKBENCH_CLOCK_SHIM must name build/libfakeclock.so");
+	struct lb_server *s = lb_server_start(&o);
+	cr_assert_not_null(s);
+	lb_node_init_local(&n, s->port, 1000);
+	redisReply *r = lb_node_cmd(&n, "SET k v PX 10000");
+	cr_assert(lb_reply_ok(r));
+	freeReplyObject(r);
+	cr_assert_eq(lb_server_set_clock(s, 20000), 0);
+	r = lb_node_cmd(&n, "PTTL k");
+	cr_assert(lb_reply_int(r, &pttl));
+	freeReplyObject(r);
+	cr_assert_eq(pttl, -2, "a 20 s jump must expire a 10 s key (PTTL %lld)", pttl);
+	lb_node_close(&n);
+	lb_server_destroy(s);
+}

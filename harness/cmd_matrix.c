@@ -1,0 +1,379 @@
+/*
+ * cmd_matrix.c - `lockbench matrix`: every strategy against every scenario,
+ * each cell on fresh servers, repeated; matrix.csv and a matrix.md a teacher
+ * can project. --check exits 1 when any cell's observed class differs from
+ * its expectation in any repetition.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "options.h"
+#include "results.h"
+#include "signals.h"
+
+#define MAX_SCENARIOS 64
+#define MAX_REPEAT 100
+
+struct cell {
+	const struct lock_strategy *s;
+	int scenario;          /* index into the loaded scenarios */
+	int expected;          /* enum lb_class or -1 */
+	int runs, passes;
+	int observed[MAX_REPEAT];
+	char skipped[160];
+	/* figures of the repetitions, summed */
+	uint64_t overlaps, foreign, lost_leases, errors;
+	long long lost_updates;
+	double orphan_ms;      /* worst */
+	int deadlocks;
+};
+
+struct matrix {
+	struct lb_scenario *sc;
+	int n_sc;
+	const struct lock_strategy *strategies[LB_MAX_STRATEGIES];
+	size_t n_strategies;
+	int repeat;
+	bool check;
+	uint64_t seed;
+	char out[PATH_MAX - 256];
+	struct cell *cells;
+	int n_cells;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: lockbench matrix [--strategies a,b] [--scenarios x,y] [--repeat K]\n"
+		   "                        [--check] [--seed N] [--out DIR]\n\n"
+		   "Runs every strategy against every scenario that applies to it, each cell on\n"
+		   "fresh servers, K times (1). Writes DIR/matrix.csv and DIR/matrix.md (default\n"
+		   "DIR: results/matrix/<UTC time>). --check: exit 1 when any repetition of any\n"
+		   "cell observed another class than the scenario expects.\n");
+}
+
+static int parse_list(char *list, const char *what, struct matrix *m, bool strategies)
+{
+	char *save = NULL;
+
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (strategies) {
+			const struct lock_strategy *s = lb_strategy_or_usage(t);
+			if (!s || m->n_strategies == LB_MAX_STRATEGIES)
+				return LB_EINVAL;
+			m->strategies[m->n_strategies++] = s;
+		} else {
+			if (m->n_sc == MAX_SCENARIOS || lb_scenario_load(t, &m->sc[m->n_sc]) < 0)
+				return LB_EINVAL;
+			m->n_sc++;
+		}
+	}
+	if ((strategies ? (int)m->n_strategies : m->n_sc) == 0) {
+		lb_errorf("--%s: empty list", what);
+		return LB_EINVAL;
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct matrix *m)
+{
+	static const struct option opts[] = {
+		{ "strategies", required_argument, NULL, 's' },
+		{ "scenarios", required_argument, NULL, 'c' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "check", no_argument, NULL, 'k' },
+		{ "seed", required_argument, NULL, 'e' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int64_t v;
+	int c;
+
+	m->repeat = 1;
+	m->seed = 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_list(optarg, "strategies", m, true) < 0)
+				return LB_EINVAL;
+			break;
+		case 'c':
+			if (parse_list(optarg, "scenarios", m, false) < 0)
+				return LB_EINVAL;
+			break;
+		case 'r':
+			if (!lb_parse_i64(optarg, 1, MAX_REPEAT, &v)) {
+				lb_errorf("--repeat '%s': expected 1 to %d", optarg, MAX_REPEAT);
+				return LB_EINVAL;
+			}
+			m->repeat = (int)v;
+			break;
+		case 'k':
+			m->check = true;
+			break;
+		case 'e':
+			if (!lb_parse_i64(optarg, 0, INT64_MAX, &v)) {
+				lb_errorf("--seed '%s': expected a non-negative integer", optarg);
+				return LB_EINVAL;
+			}
+			m->seed = (uint64_t)v;
+			break;
+		case 'o':
+			snprintf(m->out, sizeof(m->out), "%.3800s", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			lb_errorf("unknown or incomplete option '%s'", argv[optind - 1]);
+			usage(stderr);
+			return LB_EINVAL;
+		}
+	}
+	if (optind < argc) {
+		lb_errorf("unexpected argument '%s'", argv[optind]);
+		return LB_EINVAL;
+	}
+	if (m->n_sc == 0) {
+		char names[MAX_SCENARIOS][64];
+		int n = lb_scenario_names(names, MAX_SCENARIOS);
+		for (int i = 0; i < n; i++)
+			if (lb_scenario_load(names[i], &m->sc[m->n_sc]) == 0)
+				m->n_sc++;
+		if (m->n_sc == 0) {
+			lb_errorf("no scenarios found");
+			return LB_EINVAL;
+		}
+	}
+	if (m->n_strategies == 0)
+		for (size_t i = 0; i < lb_strategy_count(); i++)
+			m->strategies[m->n_strategies++] = lb_strategy_at(i);
+	if (!m->out[0]) {
+		char when[32];
+		time_t now = time(NULL);
+		strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
+		snprintf(m->out, sizeof(m->out), "results/matrix/%s", when);
+	}
+	return 0;
+}
+
+/* One repetition of one cell. */
+static int run_cell(struct matrix *m, struct cell *cell, int rep, FILE *csv, int done, int total)
+{
+	const struct lb_scenario *sc = &m->sc[cell->scenario];
+	struct lb_run_opts o;
+	struct lb_run_result res = { 0 };
+	struct lb_summary sum;
+	char *argv[] = { "matrix", NULL };
+	int rc;
+
+	lb_run_opts_parse(1, argv, LB_OPTS_RUN_DEFAULTS, &o);
+	o.cfg.strategy = cell->s;
+	o.cfg.seed = m->seed + (uint64_t)rep;
+	o.cfg.status_line = false;
+	lb_run_opts_apply_scenario(&o, sc);
+	snprintf(o.cfg.cmdline, sizeof(o.cfg.cmdline),
+		 "lockbench run --scenario %s --strategy %s --seed %llu", sc->name, cell->s->name,
+		 (unsigned long long)o.cfg.seed);
+	snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%.3000s/%.60s/%.40s/%d", m->out, sc->name,
+		 cell->s->name, rep + 1);
+	if ((rc = lb_results_prepare_dir(o.cfg.out_dir)) < 0)
+		return rc;
+	if ((rc = lb_run(&o.cfg, &res)) < 0) {
+		lb_run_result_free(&res);
+		return rc;
+	}
+	if (res.skipped[0]) {
+		snprintf(cell->skipped, sizeof(cell->skipped), "%s", res.skipped);
+		printf("[%d/%d] %s x %s: skipped (%s)\n", done, total, sc->name, cell->s->name,
+		       res.skipped);
+		lb_run_result_free(&res);
+		return 0;
+	}
+	lb_summary_build(&o.cfg, &res, &sum);
+	rc = lb_results_write(&o.cfg, &res, &sum);
+	const struct lb_verdict *v = &res.verdict;
+	bool pass = cell->expected < 0 || cell->expected == (int)res.observed;
+	cell->observed[cell->runs++] = (int)res.observed;
+	cell->passes += pass;
+	cell->overlaps += v->overlaps;
+	cell->foreign += v->foreign_releases;
+	cell->lost_leases += v->lost_leases;
+	cell->errors += res.acquire_errors;
+	cell->lost_updates += res.lost_updates;
+	cell->deadlocks += v->recovered == LB_REC_NO;
+	if (v->orphan_ms > cell->orphan_ms)
+		cell->orphan_ms = v->orphan_ms;
+	fprintf(csv, "%s,%s,%s,%s,%d,%s,%llu,%llu,%.3f,%lld,%llu,%llu,%.1f,%s,%llu,%llu,%llu,%s\n",
+		sc->name, cell->s->name,
+		cell->expected >= 0 ? lb_class_name((enum lb_class)cell->expected) : "-",
+		lb_class_name(res.observed), rep + 1, pass ? "yes" : "no",
+		(unsigned long long)v->sections, (unsigned long long)v->overlaps, v->overlap_ms,
+		res.lost_updates, (unsigned long long)v->foreign_releases,
+		(unsigned long long)v->lost_leases, v->orphan_ms, lb_recovered_name(v->recovered),
+		(unsigned long long)res.acquire_errors, (unsigned long long)res.acquire_timeouts,
+		(unsigned long long)o.cfg.seed, o.cfg.out_dir);
+	fflush(csv);
+	printf("[%d/%d] %-28s x %-13s #%d: %-15s %s\n", done, total, sc->name, cell->s->name,
+	       rep + 1, lb_class_name(res.observed),
+	       cell->expected < 0 ? "(no expectation)" : pass ? "as expected" : "DIFFERENT");
+	fflush(stdout);
+	lb_run_result_free(&res);
+	return rc;
+}
+
+/* The figures that show a cell's class. */
+static void figures(const struct cell *c, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (c->overlaps)
+		n += (size_t)snprintf(buf + n, len - n, "%llu overlaps · ", (unsigned long long)c->overlaps);
+	if (c->lost_updates)
+		n += (size_t)snprintf(buf + n, len - n, "%lld lost updates · ", c->lost_updates);
+	if (c->foreign && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%llu foreign · ", (unsigned long long)c->foreign);
+	if (c->deadlocks && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "never recovered · ");
+	else if (c->orphan_ms > 0 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "orphaned ≤ %.1f s · ", c->orphan_ms / 1000);
+	if (c->errors && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%llu failed attempts · ", (unsigned long long)c->errors);
+	if (n >= 4 && n < len)
+		buf[n - 4] = '\0'; /* drop the last " · " (4 bytes: the dot is 2) */
+}
+
+static int write_md(struct matrix *m, const char *cmdline)
+{
+	char path[PATH_MAX], fig[256];
+	FILE *f;
+	int failures = 0;
+
+	snprintf(path, sizeof(path), "%s/matrix.md", m->out);
+	if (!(f = fopen(path, "w"))) {
+		lb_errorf("cannot write %s", path);
+		return LB_ESYS;
+	}
+	fprintf(f, "# lockbench matrix\n\n`%s` — %d repetition%s per cell, seeds %llu..%llu.\n\n"
+		   "✔ every repetition observed the class the scenario expects; ✘ at least one did "
+		   "not (the classes observed follow). Figures are summed over the repetitions.\n\n",
+		cmdline, m->repeat, m->repeat == 1 ? "" : "s", (unsigned long long)m->seed,
+		(unsigned long long)(m->seed + (uint64_t)m->repeat - 1));
+	fprintf(f, "| scenario |");
+	for (size_t j = 0; j < m->n_strategies; j++)
+		fprintf(f, " %s |", m->strategies[j]->name);
+	fprintf(f, "\n|---|");
+	for (size_t j = 0; j < m->n_strategies; j++)
+		fprintf(f, "---|");
+	fprintf(f, "\n");
+	for (int i = 0; i < m->n_sc; i++) {
+		fprintf(f, "| %s |", m->sc[i].name);
+		for (size_t j = 0; j < m->n_strategies; j++) {
+			const struct cell *c = NULL;
+			for (int k = 0; k < m->n_cells; k++)
+				if (m->cells[k].scenario == i && m->cells[k].s == m->strategies[j])
+					c = &m->cells[k];
+			if (!c) {
+				fprintf(f, " n/a |");
+				continue;
+			}
+			if (c->skipped[0]) {
+				fprintf(f, " skipped: %s |", c->skipped);
+				continue;
+			}
+			figures(c, fig, sizeof(fig));
+			if (c->runs && c->passes == c->runs) {
+				fprintf(f, " ✔ %s", lb_class_name((enum lb_class)c->observed[0]));
+			} else {
+				failures++;
+				fprintf(f, " ✘ expected %s, got",
+					c->expected >= 0 ? lb_class_name((enum lb_class)c->expected) : "-");
+				for (int r = 0; r < c->runs; r++)
+					fprintf(f, " %s", lb_class_name((enum lb_class)c->observed[r]));
+			}
+			fprintf(f, "%s%s |", fig[0] ? "<br>" : "", fig);
+		}
+		fprintf(f, "\n");
+	}
+	if (fclose(f) != 0) {
+		lb_errorf("writing %s failed", path);
+		return LB_ESYS;
+	}
+	return failures;
+}
+
+int lb_cmd_matrix(int argc, char **argv)
+{
+	struct matrix m;
+	char path[PATH_MAX], cmdline[1024];
+	size_t used = 0;
+	int rc, total, done = 0, exit_code = LB_EXIT_OK;
+
+	memset(&m, 0, sizeof(m));
+	m.sc = calloc(MAX_SCENARIOS, sizeof(*m.sc));
+	m.cells = calloc(MAX_SCENARIOS * LB_MAX_STRATEGIES, sizeof(*m.cells));
+	if (!m.sc || !m.cells) {
+		free(m.sc);
+		free(m.cells);
+		return LB_EXIT_FAIL;
+	}
+	for (int i = 0; i < argc && used < sizeof(cmdline) - 1; i++)
+		used += (size_t)snprintf(cmdline + used, sizeof(cmdline) - used, "%s%s",
+					 i ? " " : "lockbench ", argv[i]);
+	rc = parse(argc, argv, &m); /* splits the list arguments in place */
+	if (rc != 0) {
+		exit_code = rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
+		goto out;
+	}
+	for (int i = 0; i < m.n_sc; i++)
+		for (size_t j = 0; j < m.n_strategies; j++)
+			if (lb_scenario_applies(&m.sc[i], m.strategies[j]->name))
+				m.cells[m.n_cells++] = (struct cell){
+					.s = m.strategies[j], .scenario = i,
+					.expected = lb_scenario_expected(&m.sc[i], m.strategies[j]->name),
+				};
+	if (lb_results_prepare_dir(m.out) < 0) {
+		exit_code = LB_EXIT_FAIL;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/matrix.csv", m.out);
+	FILE *csv = fopen(path, "w");
+	if (!csv) {
+		lb_errorf("cannot write %s", path);
+		exit_code = LB_EXIT_FAIL;
+		goto out;
+	}
+	fprintf(csv, "scenario,strategy,expected,observed,repeat,pass,sections,overlaps,overlap_ms,"
+		     "lost_updates,foreign_releases,lost_leases,orphan_ms,recovered,acquire_errors,"
+		     "acquire_timeouts,seed,dir\n");
+	total = m.n_cells * m.repeat;
+	for (int k = 0; k < m.n_cells && !lb_stop_requested(); k++)
+		for (int r = 0; r < m.repeat && !lb_stop_requested(); r++)
+			if (run_cell(&m, &m.cells[k], r, csv, ++done, total) < 0)
+				exit_code = LB_EXIT_FAIL;
+	if (fclose(csv) != 0)
+		exit_code = LB_EXIT_FAIL;
+	int failures = write_md(&m, cmdline);
+	if (failures < 0)
+		exit_code = LB_EXIT_FAIL;
+	printf("\n%d cells x %d repetitions: %d cell%s differ%s from expectations\n", m.n_cells,
+	       m.repeat, failures > 0 ? failures : 0, failures == 1 ? "" : "s",
+	       failures == 1 ? "s" : "");
+	printf("matrix in %s/matrix.md and %s/matrix.csv\n", m.out, m.out);
+	if (lb_stop_requested())
+		printf("interrupted: the matrix is incomplete\n");
+	if (m.check && failures != 0 && exit_code == LB_EXIT_OK)
+		exit_code = LB_EXIT_FAIL;
+out:
+	free(m.sc);
+	free(m.cells);
+	return exit_code;
+}

@@ -1,0 +1,421 @@
+#include "faults.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SYNC_LIMIT_NS (2 * LB_NS_PER_S) /* longest wait for "then = other-inside" */
+
+static const char *const event_names[LB_EV_COUNT] = {
+	"kill", "pause", "resume", "slow", "crash", "sleep", "wake", "clock", "partition",
+	"heal", "node-kill", "node-start", "node-pause", "node-resume", "node-clock",
+	"replication-cut", "promote", "death",
+};
+
+const char *lb_event_name(int kind)
+{
+	return kind >= 0 && kind < LB_EV_COUNT ? event_names[kind] : "?";
+}
+
+void lb_event_emit(struct lb_shared *sh, int kind, int client, int node, int64_t value)
+{
+	uint32_t i = atomic_fetch_add(&sh->n_events, 1);
+
+	if (i >= LB_MAX_EVENTS)
+		return;
+	sh->events[i] = (struct lb_event){ .t_ns = lb_now_ns() - sh->t0_ns, .kind = kind,
+					   .client = client, .node = node, .value = value };
+}
+
+bool lb_strategy_has_failpoint(const struct lock_strategy *s, const char *name)
+{
+	for (const char *const *f = s->failpoints; f && *f; f++)
+		if (!strcmp(*f, name))
+			return true;
+	return false;
+}
+
+static bool iptables_available(void)
+{
+	return access("/usr/sbin/iptables", X_OK) == 0 || access("/sbin/iptables", X_OK) == 0;
+}
+
+int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size_t len)
+{
+	const struct lb_scenario *sc = cfg->scenario;
+
+	if (!sc)
+		return 0;
+	for (int i = 0; i < sc->n_faults; i++) {
+		const struct lb_fault *f = &sc->faults[i];
+		if (f->action >= LB_ACT_NODE_KILL && !embedded) {
+			snprintf(why, len, "%s: [%s] %s needs servers lockbench starts, not --redis",
+				 sc->name, f->name, lb_action_name(f->action));
+			return LB_EINVAL;
+		}
+		if (f->target == LB_TGT_CLIENT && f->client >= cfg->clients) {
+			snprintf(why, len, "%s:%d: [%s] targets client:%d but the run has %d clients",
+				 sc->path, f->line, f->name, f->client, cfg->clients);
+			return LB_EINVAL;
+		}
+		int nodes = cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes;
+		if (f->nodes >> nodes) {
+			snprintf(why, len, "%s:%d: [%s] names a node beyond the run's %d", sc->path,
+				 f->line, f->name, nodes);
+			return LB_EINVAL;
+		}
+		if (f->action == LB_ACT_FAILOVER && (geteuid() != 0 || !iptables_available())) {
+			snprintf(why, len, "%s needs root and iptables to drop replication packets "
+				 "on loopback; skipped", sc->name);
+			return LB_ENOTSUP;
+		}
+	}
+	return 0;
+}
+
+/* The client inside a section with the latest enter, or -1. */
+static int current_holder(struct lb_injector *inj)
+{
+	int best = -1;
+	int64_t best_enter = -1;
+
+	for (int c = 0; c < inj->cfg->clients; c++) {
+		if (!atomic_load(&inj->sh->client[c].alive) || !lb_shared_inside(inj->sh, c))
+			continue;
+		uint32_t n = atomic_load(&inj->sh->client[c].n_records);
+		struct lb_record *r = lb_shared_record(inj->sh, c, n > 0 ? n - 1 : 0);
+		if (atomic_load(&r->state) != LB_REC_ENTERED && n < inj->sh->cap)
+			r = lb_shared_record(inj->sh, c, n);
+		if (r->enter_ns > best_enter) {
+			best_enter = r->enter_ns;
+			best = c;
+		}
+	}
+	return best;
+}
+
+static bool other_inside(struct lb_injector *inj, int me)
+{
+	for (int c = 0; c < inj->cfg->clients; c++)
+		if (c != me && lb_shared_inside(inj->sh, c))
+			return true;
+	return false;
+}
+
+/* The target client of @f now, or -1 when there is none yet (no holder). */
+static int pick_client(struct lb_injector *inj, const struct lb_fault *f)
+{
+	if (f->target == LB_TGT_CLIENT)
+		return atomic_load(&inj->sh->client[f->client].alive) ? f->client : -1;
+	return current_holder(inj);
+}
+
+/* Node faults with a client target wait until that client (or, for holder,
+ * anyone) is inside a critical section. */
+static bool holder_ready(struct lb_injector *inj, const struct lb_fault *f)
+{
+	if (f->target == LB_TGT_HOLDER)
+		return current_holder(inj) >= 0;
+	if (f->target == LB_TGT_CLIENT)
+		return lb_shared_inside(inj->sh, f->client);
+	return true;
+}
+
+static void each_node(struct lb_injector *inj, const struct lb_fault *f,
+		      void (*fn)(struct lb_injector *, size_t, const struct lb_fault *))
+{
+	for (size_t i = 0; i < inj->n_lock; i++)
+		if ((f->nodes >> i) & 1u)
+			fn(inj, i, f);
+}
+
+static void node_kill(struct lb_injector *inj, size_t i, const struct lb_fault *f)
+{
+	(void)f;
+	lb_server_kill(inj->lock_srv[i]);
+	lb_event_emit(inj->sh, LB_EV_NODE_KILL, -1, (int)i, 0);
+}
+
+static void node_start(struct lb_injector *inj, size_t i, const struct lb_fault *f)
+{
+	(void)f;
+	if (lb_server_respawn(inj->lock_srv[i]) == 0)
+		lb_event_emit(inj->sh, LB_EV_NODE_START, -1, (int)i, 0);
+}
+
+static void node_pause(struct lb_injector *inj, size_t i, const struct lb_fault *f)
+{
+	lb_server_pause(inj->lock_srv[i]);
+	lb_event_emit(inj->sh, LB_EV_NODE_PAUSE, -1, (int)i, f->duration_ms);
+}
+
+static void node_resume(struct lb_injector *inj, size_t i, const struct lb_fault *f)
+{
+	(void)f;
+	lb_server_resume(inj->lock_srv[i]);
+	lb_event_emit(inj->sh, LB_EV_NODE_RESUME, -1, (int)i, 0);
+}
+
+static void node_clock(struct lb_injector *inj, size_t i, const struct lb_fault *f)
+{
+	lb_server_set_clock(inj->lock_srv[i], f->offset_ms);
+	lb_event_emit(inj->sh, LB_EV_NODE_CLOCK, -1, (int)i, f->offset_ms);
+}
+
+static void node_clock_reset(struct lb_injector *inj, size_t i, const struct lb_fault *f)
+{
+	(void)f;
+	lb_server_set_clock(inj->lock_srv[i], 0);
+	lb_event_emit(inj->sh, LB_EV_NODE_CLOCK, -1, (int)i, 0);
+}
+
+/* Run a command (no shell); 0 when it exited 0. */
+static int run_cmd(const char *const *argv)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return LB_ESYS;
+	if (pid == 0) {
+		int devnull = open("/dev/null", 1);
+		if (devnull >= 0)
+			dup2(devnull, STDERR_FILENO);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return LB_ESYS;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : LB_ESYS;
+}
+
+static int iptables(struct lb_injector *inj, const char *op)
+{
+	char spec[160];
+	char *argv[24];
+	int n = 0;
+
+	snprintf(spec, sizeof(spec), "%s", inj->rule);
+	argv[n++] = "iptables";
+	argv[n++] = (char *)op;
+	for (char *save = NULL, *t = strtok_r(spec, " ", &save); t && n < 22;
+	     t = strtok_r(NULL, " ", &save))
+		argv[n++] = t;
+	argv[n] = NULL;
+	return run_cmd((const char *const *)argv);
+}
+
+/* The replica's end of the replication link, from the primary's client list. */
+static int replica_link_port(struct lb_injector *inj)
+{
+	struct lb_node n;
+	int port = -1;
+
+	lb_node_init_local(&n, inj->lock_srv[0]->port, 1000);
+	redisReply *r = lb_node_cmd(&n, "CLIENT LIST TYPE replica");
+	const char *a = r && r->type == REDIS_REPLY_STRING ? strstr(r->str, "addr=127.0.0.1:") : NULL;
+	if (a)
+		port = atoi(a + 15);
+	if (r)
+		freeReplyObject(r);
+	lb_node_close(&n);
+	return port;
+}
+
+/* Does the replica hold lock 0 (a lock whose delete did not replicate)? */
+static bool replica_has_lock(struct lb_injector *inj)
+{
+	struct lb_node n;
+	long long v = 1;
+
+	lb_node_init_local(&n, inj->replica->port, 1000);
+	redisReply *r = lb_node_cmd(&n, "EXISTS %slock:0", inj->prefix);
+	lb_reply_int(r, &v);
+	if (r)
+		freeReplyObject(r);
+	lb_node_close(&n);
+	return v != 0;
+}
+
+static bool promote(struct lb_injector *inj)
+{
+	struct lb_node n;
+
+	lb_node_init_local(&n, inj->replica->port, 1000);
+	redisReply *r = lb_node_cmd(&n, "REPLICAOF NO ONE");
+	bool ok = lb_reply_ok(r);
+	if (r)
+		freeReplyObject(r);
+	lb_node_close(&n);
+	return ok;
+}
+
+/* Failover, step by step (phase: 0 cut, 1 wait for a fresh holder, done).
+ * The cut must leave the replica without a lock, or the promoted replica
+ * would carry a ghost lock whose DEL never arrived (a different pitfall). */
+static void failover(struct lb_injector *inj, struct lb_fault_rt *rt)
+{
+	if (rt->phase == 0) {
+		if (current_holder(inj) >= 0)
+			return; /* cut while the lock is free */
+		int link = replica_link_port(inj);
+		if (link <= 0) {
+			lb_errorf("failover: no replication link found on node 0");
+			rt->phase = -1;
+			return;
+		}
+		snprintf(inj->rule, sizeof(inj->rule),
+			 "INPUT -i lo -p tcp --sport %d --dport %d -j DROP", inj->lock_srv[0]->port, link);
+		if (iptables(inj, "-I") < 0) {
+			lb_errorf("failover: iptables refused the rule; the write will replicate");
+			inj->rule[0] = '\0';
+		}
+		if (inj->rule[0] && replica_has_lock(inj)) {
+			iptables(inj, "-D"); /* a lock slipped through: try again shortly */
+			inj->rule[0] = '\0';
+			return;
+		}
+		lb_event_emit(inj->sh, LB_EV_REPL_CUT, -1, 0, 0);
+		rt->cut_ns = lb_now_ns() - inj->sh->t0_ns;
+		rt->phase = 1;
+		return;
+	}
+	/* a holder whose SET was sent after the cut: it never reached the replica */
+	for (int c = 0; c < inj->cfg->clients; c++) {
+		if (!lb_shared_inside(inj->sh, c))
+			continue;
+		uint32_t k = atomic_load(&inj->sh->client[c].n_records);
+		struct lb_record *r = lb_shared_record(inj->sh, c, k ? k - 1 : 0);
+		if (atomic_load(&r->state) != LB_REC_ENTERED && k < inj->sh->cap)
+			r = lb_shared_record(inj->sh, c, k);
+		if (r->acquire_start_ns < rt->cut_ns)
+			continue;
+		node_kill(inj, 0, NULL);
+		if (promote(inj))
+			lb_event_emit(inj->sh, LB_EV_PROMOTE, -1, 0, inj->replica->port);
+		if (inj->rule[0] && iptables(inj, "-D") == 0)
+			inj->rule[0] = '\0';
+		atomic_store(&inj->sh->node_port[0], inj->replica->port);
+		atomic_fetch_add(&inj->sh->node_gen, 1);
+		rt->phase = -1;
+		return;
+	}
+}
+
+static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct lb_fault_rt *rt,
+		     int64_t now)
+{
+	bool fallback = f->fallback_holder &&
+			!lb_strategy_has_failpoint(inj->cfg->strategy, f->failpoint);
+	int c;
+
+	if (rt->phase < 0 || now < (int64_t)(f->at_s * 1e9) || (rt->phase > 0 && now < rt->next_ns))
+		return;
+	if (lb_action_in_client(f->action) && !fallback)
+		return;
+	switch (fallback ? LB_ACT_KILL : f->action) {
+	case LB_ACT_KILL:
+		if ((c = pick_client(inj, f)) < 0)
+			return; /* nobody holds yet: try again next tick */
+		inj->sh->client[c].death_ns = now;
+		kill(inj->sh->client[c].pid, SIGKILL);
+		lb_event_emit(inj->sh, LB_EV_KILL, c, -1, 0);
+		rt->phase = -1;
+		break;
+	case LB_ACT_PAUSE:
+		if (rt->phase == 0) {
+			if ((c = pick_client(inj, f)) < 0)
+				return;
+			kill(inj->sh->client[c].pid, SIGSTOP);
+			lb_event_emit(inj->sh, LB_EV_PAUSE, c, -1, f->duration_ms);
+			rt->client = c;
+			rt->phase = 1;
+			rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
+			return;
+		}
+		if (f->then_other_inside && !other_inside(inj, rt->client) &&
+		    now < rt->next_ns + SYNC_LIMIT_NS)
+			return;
+		kill(inj->sh->client[rt->client].pid, SIGCONT);
+		lb_event_emit(inj->sh, LB_EV_RESUME, rt->client, -1, 0);
+		rt->phase = -1;
+		break;
+	case LB_ACT_NODE_KILL:
+	case LB_ACT_NODE_RESTART: {
+		int64_t back = f->action == LB_ACT_NODE_RESTART ? f->delay_ms : f->duration_ms;
+		if (rt->phase == 0) {
+			if (!holder_ready(inj, f))
+				return;
+			each_node(inj, f, node_kill);
+			rt->phase = back >= 0 ? 1 : -1;
+			rt->next_ns = now + back * LB_NS_PER_MS;
+			if (back != 0)
+				return;
+		}
+		each_node(inj, f, node_start);
+		rt->phase = -1;
+		break;
+	}
+	case LB_ACT_NODE_PAUSE:
+		if (rt->phase == 0) {
+			each_node(inj, f, node_pause);
+			rt->phase = 1;
+			rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
+			return;
+		}
+		each_node(inj, f, node_resume);
+		rt->phase = -1;
+		break;
+	case LB_ACT_NODE_CLOCK:
+		if (rt->phase == 0) {
+			if (!holder_ready(inj, f))
+				return;
+			each_node(inj, f, node_clock);
+			rt->phase = f->duration_ms >= 0 ? 1 : -1;
+			rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
+			return;
+		}
+		each_node(inj, f, node_clock_reset);
+		rt->phase = -1;
+		break;
+	case LB_ACT_FAILOVER:
+		failover(inj, rt);
+		break;
+	default:
+		break;
+	}
+}
+
+void lb_faults_tick(struct lb_injector *inj, int64_t now_ns)
+{
+	if (!inj->sc)
+		return;
+	for (int i = 0; i < inj->sc->n_faults; i++)
+		tick_one(inj, &inj->sc->faults[i], &inj->rt[i], now_ns);
+}
+
+void lb_faults_finish(struct lb_injector *inj)
+{
+	if (!inj->sc)
+		return;
+	for (int i = 0; i < inj->sc->n_faults; i++) {
+		const struct lb_fault *f = &inj->sc->faults[i];
+		struct lb_fault_rt *rt = &inj->rt[i];
+		if (rt->phase <= 0)
+			continue;
+		if (f->action == LB_ACT_PAUSE) {
+			kill(inj->sh->client[rt->client].pid, SIGCONT);
+			lb_event_emit(inj->sh, LB_EV_RESUME, rt->client, -1, 0);
+		}
+		else if (f->action == LB_ACT_NODE_PAUSE)
+			each_node(inj, f, node_resume);
+		rt->phase = -1;
+	}
+	if (inj->rule[0] && iptables(inj, "-D") == 0)
+		inj->rule[0] = '\0';
+}

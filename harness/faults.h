@@ -1,0 +1,45 @@
+/*
+ * faults.h - the parent's side of fault injection: faults on clients (kill,
+ * pause) and on servers (kill, restart, pause, clock jump, failover), fired at
+ * a time or on "the current holder", each logged as an event on the history's
+ * clock. Client-side faults (slow, failpoint crash/sleep, clock skew,
+ * partition) run inside the clients (client.c).
+ */
+#ifndef LB_FAULTS_H
+#define LB_FAULTS_H
+
+#include "rserver.h"
+#include "run.h"
+#include "scenario.h"
+#include "shared.h"
+
+struct lb_fault_rt {
+	int phase;        /* 0 waiting, 1.. in progress, -1 done */
+	int64_t next_ns;  /* relative time of the next step */
+	int client;
+	int64_t cut_ns;   /* failover: when replication was cut */
+};
+
+struct lb_injector {
+	const struct lb_run_cfg *cfg;
+	const struct lb_scenario *sc;
+	struct lb_shared *sh;
+	struct lb_server **lock_srv;   /* n_lock entries; NULL with --redis */
+	size_t n_lock;
+	struct lb_server *replica;     /* of node 0, or NULL */
+	const char *prefix;            /* the run's key prefix */
+	struct lb_fault_rt rt[LB_MAX_FAULTS];
+	char rule[160];                /* installed iptables rule spec, or empty */
+};
+
+/* Can this scenario run here with this strategy? 0, or LB_ENOTSUP with the
+ * reason in @why (a skip), or LB_EINVAL with the reason (a mistake). */
+int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size_t len);
+/* One step of every parent-side fault; call every few ms with the time since t0. */
+void lb_faults_tick(struct lb_injector *inj, int64_t now_ns);
+/* Undo what must not outlive the run: resume paused processes, drop rules. */
+void lb_faults_finish(struct lb_injector *inj);
+/* Does @s fire failpoint @name? */
+bool lb_strategy_has_failpoint(const struct lock_strategy *s, const char *name);
+
+#endif

@@ -1,0 +1,582 @@
+#include "scenario.h"
+#include "strategy.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const action_names[LB_ACT_COUNT] = {
+	"slow", "crash", "sleep", "clock", "partition", "kill", "pause",
+	"node-kill", "node-restart", "node-pause", "node-clock", "failover",
+};
+
+const char *lb_action_name(enum lb_action a)
+{
+	return (unsigned)a < LB_ACT_COUNT ? action_names[a] : "?";
+}
+
+bool lb_action_in_client(enum lb_action a)
+{
+	return a <= LB_ACT_PARTITION;
+}
+
+/* Parsing state: inih does not report line numbers to the handler in
+ * Debian's build, so we follow the file's lines alongside it. */
+struct parser {
+	struct lb_scenario *sc;
+	char **lines;
+	int n_lines;
+	int line;              /* line of the current key, 1-based */
+	int err_line;
+	char err[512];
+	char last_section[64];
+	char last_name[64];
+	struct lb_fault *fault;
+};
+
+static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct parser *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p->err[0]) {
+		va_start(ap, fmt);
+		vsnprintf(p->err, sizeof(p->err), fmt, ap);
+		va_end(ap);
+		p->err_line = p->line;
+	}
+	return 0;
+}
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* Advance to the line that holds key @name (or its continuation). */
+static void follow(struct parser *p, const char *section, const char *name)
+{
+	bool continuation = !strcmp(section, p->last_section) && !strcmp(name, p->last_name);
+	size_t len = strlen(name);
+
+	for (int i = p->line; i < p->n_lines; i++) {
+		const char *s = p->lines[i];
+		const char *t = skip_ws(s);
+		if (continuation ? (t != s && *t && *t != ';' && *t != '#')
+				 : (!strncmp(t, name, len) &&
+				    strchr(" \t=:", t[len]) && t[len] != '\0')) {
+			p->line = i + 1;
+			break;
+		}
+	}
+	snprintf(p->last_section, sizeof(p->last_section), "%s", section);
+	snprintf(p->last_name, sizeof(p->last_name), "%s", name);
+}
+
+static int section_line(struct parser *p, const char *section)
+{
+	char want[80];
+	snprintf(want, sizeof(want), "[%s]", section);
+	for (int i = p->line - 1; i >= 0; i--)
+		if (!strncmp(skip_ws(p->lines[i]), want, strlen(want)))
+			return i + 1;
+	return p->line;
+}
+
+static bool get_i64(const char *v, int64_t min, int64_t max, int64_t *out)
+{
+	return lb_parse_i64(v, min, max, out);
+}
+
+static bool get_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+		return (*out = true);
+	if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+		return !(*out = false);
+	return false;
+}
+
+static bool get_nodes(const char *v, uint32_t *mask)
+{
+	char buf[128], *save = NULL;
+	int64_t i;
+
+	if (strlen(v) >= sizeof(buf))
+		return false;
+	strcpy(buf, v);
+	*mask = 0;
+	for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+		if (!lb_parse_i64(t, 0, 31, &i))
+			return false;
+		*mask |= 1u << i;
+	}
+	return *mask != 0;
+}
+
+static int on_scenario(struct parser *p, const char *name, const char *v)
+{
+	struct lb_scenario *sc = p->sc;
+
+	if (!strcmp(name, "description")) {
+		size_t used = strlen(sc->description);
+		snprintf(sc->description + used, sizeof(sc->description) - used, "%s%s",
+			 used ? " " : "", v);
+	} else if (!strcmp(name, "summary")) {
+		if (strlen(v) >= sizeof(sc->summary))
+			return fail(p, "summary: at most %zu characters", sizeof(sc->summary) - 1);
+		strcpy(sc->summary, v);
+	} else if (!strcmp(name, "only")) {
+		if (strlen(v) >= sizeof(sc->only))
+			return fail(p, "only: list too long");
+		char buf[256], *save = NULL;
+		strcpy(buf, v);
+		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+			if (!lb_strategy_find(t))
+				return fail(p, "only: unknown strategy '%s'", t);
+		strcpy(sc->only, v);
+	} else if (!strcmp(name, "probabilistic")) {
+		if (!get_bool(v, &sc->probabilistic))
+			return fail(p, "probabilistic: expected yes or no, got '%s'", v);
+	} else {
+		return fail(p, "unknown key '%s' in [scenario]: expected summary, description, "
+			    "only or probabilistic", name);
+	}
+	return 1;
+}
+
+static int on_run(struct parser *p, const char *name, const char *v)
+{
+	struct lb_scenario *sc = p->sc;
+	int64_t x;
+	char err[256];
+
+	if (!strcmp(name, "clients")) {
+		if (!get_i64(v, 1, 256, &x))
+			return fail(p, "clients: expected an integer from 1 to 256, got '%s'", v);
+		sc->clients = (int)x, sc->clients_set = true;
+	} else if (!strcmp(name, "duration")) {
+		char *end;
+		sc->duration_s = strtod(v, &end);
+		if (*end || !(sc->duration_s > 0 && sc->duration_s <= 86400))
+			return fail(p, "duration: expected seconds (> 0), got '%s'", v);
+		sc->duration_set = true;
+	} else if (!strcmp(name, "ttl")) {
+		if (!get_i64(v, 1, 86400000, &sc->ttl_ms))
+			return fail(p, "ttl: expected milliseconds (>= 1), got '%s'", v);
+		sc->ttl_set = true;
+	} else if (!strcmp(name, "hold")) {
+		const char *dash = strchr(v, '-');
+		char lo[32];
+		if (dash && (size_t)(dash - v) < sizeof(lo)) {
+			memcpy(lo, v, (size_t)(dash - v));
+			lo[dash - v] = '\0';
+		}
+		if (dash ? !(dash - v < 32 && get_i64(lo, 0, 86400000, &sc->hold_min_ms) &&
+			     get_i64(dash + 1, 0, 86400000, &sc->hold_max_ms) &&
+			     sc->hold_min_ms <= sc->hold_max_ms)
+			 : !get_i64(v, 0, 86400000, &sc->hold_min_ms))
+			return fail(p, "hold: expected MS or MIN-MAX, got '%s'", v);
+		if (!dash)
+			sc->hold_max_ms = sc->hold_min_ms;
+		sc->hold_set = true;
+	} else if (!strcmp(name, "think")) {
+		if (!get_i64(v, 0, 86400000, &sc->think_ms))
+			return fail(p, "think: expected milliseconds, got '%s'", v);
+		sc->think_set = true;
+	} else if (!strcmp(name, "keys")) {
+		if (!get_i64(v, 1, 1024, &x))
+			return fail(p, "keys: expected an integer from 1 to 1024, got '%s'", v);
+		sc->keys = (int)x, sc->keys_set = true;
+	} else if (!strcmp(name, "nodes")) {
+		if (!get_i64(v, 1, 9, &x))
+			return fail(p, "nodes: expected an integer from 1 to 9, got '%s'", v);
+		sc->nodes = (int)x, sc->nodes_set = true;
+	} else if (!strcmp(name, "replica")) {
+		if (!get_bool(v, &sc->replica))
+			return fail(p, "replica: expected yes or no, got '%s'", v);
+	} else if (!strcmp(name, "work")) {
+		if (strcmp(v, "counter") && strcmp(v, "none"))
+			return fail(p, "work: expected counter or none, got '%s'", v);
+		sc->work_none = !strcmp(v, "none"), sc->work_set = true;
+	} else if (!strcmp(name, "wait")) {
+		if (lb_wait_parse(v, &sc->wait, err, sizeof(err)) < 0)
+			return fail(p, "wait: %s", err);
+		sc->wait_set = true;
+	} else if (!strcmp(name, "acquire_timeout")) {
+		if (!get_i64(v, 1, 86400000, &sc->acquire_timeout_ms))
+			return fail(p, "acquire_timeout: expected milliseconds, got '%s'", v);
+		sc->acquire_timeout_set = true;
+	} else {
+		return fail(p, "unknown key '%s' in [run]: expected clients, duration, ttl, hold, "
+			    "think, keys, nodes, replica, work, wait or acquire_timeout", name);
+	}
+	return 1;
+}
+
+static int on_fault(struct parser *p, const char *section, const char *name, const char *v)
+{
+	struct lb_scenario *sc = p->sc;
+	struct lb_fault *f = p->fault;
+	int64_t x;
+
+	if (!f || strcmp(f->name, section)) {
+		if (sc->n_faults == LB_MAX_FAULTS)
+			return fail(p, "too many faults: at most %d", LB_MAX_FAULTS);
+		f = p->fault = &sc->faults[sc->n_faults++];
+		memset(f, 0, sizeof(*f));
+		snprintf(f->name, sizeof(f->name), "%s", section);
+		f->line = section_line(p, section);
+		f->action = LB_ACT_COUNT;
+		f->duration_ms = -1;
+		f->target = LB_TGT_ANY;
+	}
+	if (!strcmp(name, "action")) {
+		for (int a = 0; a < LB_ACT_COUNT; a++)
+			if (!strcmp(v, action_names[a]))
+				f->action = (enum lb_action)a;
+		if (f->action == LB_ACT_COUNT)
+			return fail(p, "action: expected one of slow, crash, sleep, clock, partition, "
+				    "kill, pause, node-kill, node-restart, node-pause, node-clock, "
+				    "failover; got '%s'", v);
+	} else if (!strcmp(name, "at")) {
+		char *end;
+		f->at_s = strtod(v, &end);
+		if (*end || f->at_s < 0)
+			return fail(p, "at: expected seconds from the start (>= 0), got '%s'", v);
+	} else if (!strcmp(name, "target")) {
+		if (!strcmp(v, "holder"))
+			f->target = LB_TGT_HOLDER;
+		else if (!strcmp(v, "any"))
+			f->target = LB_TGT_ANY;
+		else if (!strncmp(v, "client:", 7) && get_i64(v + 7, 0, 255, &x))
+			f->target = LB_TGT_CLIENT, f->client = (int)x;
+		else
+			return fail(p, "target: expected holder, any or client:N, got '%s'", v);
+	} else if (!strcmp(name, "nodes")) {
+		if (!get_nodes(v, &f->nodes))
+			return fail(p, "nodes: expected node indexes from 0, like 2 or 2,3,4; got '%s'", v);
+	} else if (!strcmp(name, "failpoint")) {
+		if (strlen(v) >= sizeof(f->failpoint))
+			return fail(p, "failpoint: name too long");
+		strcpy(f->failpoint, v);
+	} else if (!strcmp(name, "duration")) {
+		if (!get_i64(v, 0, 86400000, &f->duration_ms))
+			return fail(p, "duration: expected milliseconds, got '%s'", v);
+	} else if (!strcmp(name, "delay")) {
+		if (!get_i64(v, 0, 86400000, &f->delay_ms))
+			return fail(p, "delay: expected milliseconds, got '%s'", v);
+	} else if (!strcmp(name, "hold")) {
+		if (!get_i64(v, 0, 86400000, &f->hold_ms))
+			return fail(p, "hold: expected milliseconds, got '%s'", v);
+	} else if (!strcmp(name, "offset")) {
+		if (!get_i64(v, -INT64_C(86400000000), INT64_C(86400000000), &f->offset_ms))
+			return fail(p, "offset: expected milliseconds (may be negative), got '%s'", v);
+	} else if (!strcmp(name, "then")) {
+		if (strcmp(v, "other-inside"))
+			return fail(p, "then: expected other-inside, got '%s'", v);
+		f->then_other_inside = true;
+	} else if (!strcmp(name, "fallback")) {
+		if (strcmp(v, "holder"))
+			return fail(p, "fallback: expected holder, got '%s'", v);
+		f->fallback_holder = true;
+	} else {
+		return fail(p, "unknown key '%s' in [%s]: expected action, at, target, nodes, "
+			    "failpoint, duration, delay, hold, offset, then or fallback", name, section);
+	}
+	return 1;
+}
+
+static int on_expect(struct parser *p, const char *name, const char *v)
+{
+	struct lb_scenario *sc = p->sc;
+	int c = lb_class_parse(v);
+
+	if (!lb_strategy_find(name))
+		return fail(p, "[expect]: unknown strategy '%s' (see lockbench list)", name);
+	if (c < 0)
+		return fail(p, "[expect] %s: expected safe, overlap, foreign-release, deadlock or "
+			    "unavailable, got '%s'", name, v);
+	if (lb_scenario_expected(sc, name) >= 0)
+		return fail(p, "[expect]: %s is given twice", name);
+	if (sc->n_expect == LB_MAX_EXPECT)
+		return fail(p, "[expect]: too many lines");
+	struct lb_scenario_expect *e = &sc->expect[sc->n_expect++];
+	snprintf(e->strategy, sizeof(e->strategy), "%s", name);
+	e->cls = (enum lb_class)c;
+	e->line = p->line;
+	return 1;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parser *p = user;
+
+	follow(p, section, name);
+	if (!strcmp(section, "scenario"))
+		return on_scenario(p, name, value);
+	if (!strcmp(section, "run"))
+		return on_run(p, name, value);
+	if (!strcmp(section, "fault") || !strncmp(section, "fault ", 6))
+		return on_fault(p, section, name, value);
+	if (!strcmp(section, "expect"))
+		return on_expect(p, name, value);
+	if (!section[0])
+		return fail(p, "'%s' outside any section: expected [scenario], [run], [fault NAME] "
+			    "or [expect] first", name);
+	return fail(p, "unknown section [%s]: expected [scenario], [run], [fault NAME] or [expect]",
+		    section);
+}
+
+/* What each action needs; 0 or a message at the fault's line. */
+static int check_fault(struct parser *p, const struct lb_fault *f)
+{
+	const struct lb_scenario *sc = p->sc;
+	p->line = f->line;
+	switch (f->action) {
+	case LB_ACT_COUNT:
+		return fail(p, "[%s] has no action", f->name);
+	case LB_ACT_SLOW:
+		if (!f->hold_ms)
+			return fail(p, "[%s] slow needs hold = MS", f->name);
+		break;
+	case LB_ACT_CRASH:
+	case LB_ACT_SLEEP:
+		if (!f->failpoint[0])
+			return fail(p, "[%s] %s needs failpoint = NAME", f->name, lb_action_name(f->action));
+		if (f->action == LB_ACT_SLEEP && f->duration_ms < 0)
+			return fail(p, "[%s] sleep needs duration = MS", f->name);
+		break;
+	case LB_ACT_CLOCK:
+		if (f->target != LB_TGT_CLIENT)
+			return fail(p, "[%s] clock needs target = client:N", f->name);
+		break;
+	case LB_ACT_PARTITION:
+		if (f->target != LB_TGT_CLIENT || !f->nodes)
+			return fail(p, "[%s] partition needs target = client:N and nodes = LIST", f->name);
+		break;
+	case LB_ACT_KILL:
+	case LB_ACT_PAUSE:
+		if (f->target == LB_TGT_ANY)
+			return fail(p, "[%s] %s needs target = holder or client:N", f->name,
+				    lb_action_name(f->action));
+		if (f->action == LB_ACT_PAUSE && f->duration_ms < 0)
+			return fail(p, "[%s] pause needs duration = MS", f->name);
+		break;
+	case LB_ACT_NODE_KILL:
+	case LB_ACT_NODE_RESTART:
+	case LB_ACT_NODE_PAUSE:
+	case LB_ACT_NODE_CLOCK:
+		if (!f->nodes)
+			return fail(p, "[%s] %s needs nodes = LIST", f->name, lb_action_name(f->action));
+		if (f->action == LB_ACT_NODE_PAUSE && f->duration_ms < 0)
+			return fail(p, "[%s] node-pause needs duration = MS", f->name);
+		if (sc->nodes_set && f->nodes >> sc->nodes)
+			return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name, sc->nodes);
+		break;
+	case LB_ACT_FAILOVER:
+		if (!sc->replica)
+			return fail(p, "[%s] failover needs replica = yes in [run]", f->name);
+		break;
+	}
+	if (f->target == LB_TGT_CLIENT && sc->clients_set && f->client >= sc->clients)
+		return fail(p, "[%s] targets client:%d but [run] has %d clients", f->name, f->client,
+			    sc->clients);
+	return 1;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) < 0 || (n = ftell(f)) < 0 || n > (1 << 20)) {
+		fclose(f);
+		errno = EFBIG;
+		return NULL;
+	}
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (buf)
+		buf[n] = '\0';
+	return buf;
+}
+
+int lb_scenario_parse_file(const char *path, struct lb_scenario *sc)
+{
+	struct parser p = { .sc = sc };
+	char *text, *copy;
+	const char *base = strrchr(path, '/');
+	int rc;
+
+	memset(sc, 0, sizeof(*sc));
+	snprintf(sc->path, sizeof(sc->path), "%s", path);
+	snprintf(sc->name, sizeof(sc->name), "%s", base ? base + 1 : path);
+	char *dot = strrchr(sc->name, '.');
+	if (dot && !strcmp(dot, ".ini"))
+		*dot = '\0';
+	if (!(text = slurp(path))) {
+		snprintf(sc->error, sizeof(sc->error), "cannot read scenario %.300s: %s", path,
+			 strerror(errno));
+		lb_errorf("%s", sc->error);
+		return LB_ESYS;
+	}
+	if (!(copy = strdup(text))) {
+		free(text);
+		return LB_ENOMEM;
+	}
+	for (char *s = copy; *s; s++)
+		p.n_lines += *s == '\n';
+	p.lines = calloc((size_t)p.n_lines + 2, sizeof(char *));
+	if (!p.lines) {
+		free(text);
+		free(copy);
+		return LB_ENOMEM;
+	}
+	/* one entry per line, empty lines included */
+	p.n_lines = 0;
+	size_t total = strlen(copy);
+	for (char *start = copy, *s = copy; s <= copy + total; s++)
+		if (s == copy + total || *s == '\n') {
+			*s = '\0';
+			p.lines[p.n_lines++] = start;
+			start = s + 1;
+		}
+	rc = ini_parse_string(text, handler, &p);
+	if (rc > 0 && !p.err[0])
+		snprintf(p.err, sizeof(p.err), "expected [section], key = value, or a comment");
+	if (rc > 0 && !p.err_line)
+		p.err_line = rc;
+	for (int i = 0; rc == 0 && i < sc->n_faults; i++)
+		if (!check_fault(&p, &sc->faults[i]))
+			rc = 1;
+	free(p.lines);
+	free(copy);
+	free(text);
+	if (rc != 0) {
+		snprintf(sc->error, sizeof(sc->error), "%.150s:%d: %.500s", path, p.err_line, p.err);
+		lb_errorf("%s", sc->error);
+		return LB_EINVAL;
+	}
+	return 0;
+}
+
+bool lb_scenario_dir(char *out, size_t len)
+{
+	struct stat st;
+	const char *env = getenv("LOCKBENCH_SCENARIOS");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env && stat(env, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(out, len, "%s", env);
+		return true;
+	}
+	if (stat("scenarios", &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(out, len, "scenarios");
+		return true;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(out, len, "%.4000s/../scenarios", exe);
+			if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+				return true;
+		}
+	}
+	return false;
+}
+
+int lb_scenario_load(const char *name, struct lb_scenario *sc)
+{
+	char dir[PATH_MAX - 128], path[PATH_MAX];
+	size_t len = strlen(name);
+
+	if (strchr(name, '/') || (len > 4 && !strcmp(name + len - 4, ".ini")))
+		return lb_scenario_parse_file(name, sc);
+	if (!lb_scenario_dir(dir, sizeof(dir))) {
+		lb_errorf("no scenarios directory found (set LOCKBENCH_SCENARIOS)");
+		return LB_EINVAL;
+	}
+	snprintf(path, sizeof(path), "%s/%.60s.ini", dir, name);
+	if (access(path, R_OK) != 0) {
+		lb_errorf("unknown scenario '%s': no %s (see `lockbench list`)", name, path);
+		return LB_EINVAL;
+	}
+	return lb_scenario_parse_file(path, sc);
+}
+
+int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy)
+{
+	for (int i = 0; i < sc->n_expect; i++)
+		if (!strcmp(sc->expect[i].strategy, strategy))
+			return (int)sc->expect[i].cls;
+	return -1;
+}
+
+bool lb_scenario_applies(const struct lb_scenario *sc, const char *strategy)
+{
+	char buf[256], *save = NULL;
+
+	if (!sc->only[0])
+		return true;
+	strcpy(buf, sc->only);
+	for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		if (!strcmp(t, strategy))
+			return true;
+	return false;
+}
+
+bool lb_scenario_needs_clock_shim(const struct lb_scenario *sc)
+{
+	for (int i = 0; i < sc->n_faults; i++)
+		if (sc->faults[i].action == LB_ACT_NODE_CLOCK)
+			return true;
+	return false;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+int lb_scenario_names(char (*names)[64], int max)
+{
+	char dir[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	if (!lb_scenario_dir(dir, sizeof(dir)) || !(d = opendir(dir)))
+		return 0;
+	while ((e = readdir(d)) && n < max) {
+		size_t len = strlen(e->d_name);
+		if (len > 4 && len < 64 && !strcmp(e->d_name + len - 4, ".ini")) {
+			memcpy(names[n], e->d_name, len - 4);
+			names[n++][len - 4] = '\0';
+		}
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof(names[0]), name_cmp);
+	return n;
+}

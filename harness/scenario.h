@@ -1,0 +1,113 @@
+/*
+ * scenario.h - a scenario: a load, faults at exact moments, and the outcome
+ * expected of each strategy. Data only: scenarios/NAME.ini, read with libinih
+ * and validated on load (docs/scenarios.md documents the format). Errors name
+ * the file, the line and what was expected.
+ */
+#ifndef LB_SCENARIO_H
+#define LB_SCENARIO_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "oracle.h"
+#include "wait.h"
+
+#define LB_MAX_FAULTS 16
+#define LB_MAX_EXPECT 32
+
+
+enum lb_action {
+	/* in the client process, at its next section after `at`, or at a failpoint */
+	LB_ACT_SLOW,        /* hold `hold` ms in the next section */
+	LB_ACT_CRASH,       /* SIGKILL itself at `failpoint` */
+	LB_ACT_SLEEP,       /* sleep `duration` ms at `failpoint` */
+	LB_ACT_CLOCK,       /* the client's wall clock moves by `offset` ms */
+	LB_ACT_PARTITION,   /* the client cannot reach `nodes` (for `duration` ms, or for good) */
+	/* in the parent, at `at` */
+	LB_ACT_KILL,        /* SIGKILL the target client */
+	LB_ACT_PAUSE,       /* SIGSTOP the target client for `duration` ms */
+	LB_ACT_NODE_KILL,   /* kill -9 `nodes`; back (empty) after `duration` ms if given */
+	LB_ACT_NODE_RESTART,/* kill -9 and restart empty after `delay` ms (0: at once) */
+	LB_ACT_NODE_PAUSE,  /* SIGSTOP `nodes` for `duration` ms */
+	LB_ACT_NODE_CLOCK,  /* `nodes`' wall clock jumps by `offset` ms (LD_PRELOAD shim) */
+	LB_ACT_FAILOVER,    /* cut replication, wait for a fresh holder, kill the primary,
+			       promote the replica, point the clients at it (needs root) */
+	LB_ACT_COUNT
+};
+const char *lb_action_name(enum lb_action a);
+bool lb_action_in_client(enum lb_action a);
+
+enum lb_target { LB_TGT_ANY, LB_TGT_HOLDER, LB_TGT_CLIENT };
+
+struct lb_fault {
+	char name[48];
+	int line;                 /* where its section starts */
+	enum lb_action action;
+	double at_s;              /* when (from the run's start); for failpoints: armed from */
+	enum lb_target target;
+	int client;               /* LB_TGT_CLIENT */
+	uint32_t nodes;           /* bit mask of node indexes */
+	char failpoint[40];
+	int64_t duration_ms;      /* -1 when not given */
+	int64_t delay_ms;
+	int64_t hold_ms;
+	int64_t offset_ms;
+	bool then_other_inside;   /* end the pause/slow/sleep only once another client holds */
+	bool fallback_holder;     /* no such failpoint in the strategy: kill the holder at `at` */
+};
+
+struct lb_scenario_expect {
+	char strategy[32];
+	enum lb_class cls;
+	int line;
+};
+
+struct lb_scenario {
+	char name[64];
+	char path[PATH_MAX];
+	char summary[160];        /* one line for `lockbench list` */
+	char description[2048];
+	char only[256];           /* comma list of strategies it applies to; empty: all */
+	bool probabilistic;
+	/* run parameters; *_set says the file gave them */
+	int clients; bool clients_set;
+	double duration_s; bool duration_set;
+	int64_t ttl_ms; bool ttl_set;
+	int64_t hold_min_ms, hold_max_ms; bool hold_set;
+	int64_t think_ms; bool think_set;
+	int keys; bool keys_set;
+	int nodes; bool nodes_set;
+	bool replica;
+	bool work_none; bool work_set;
+	struct lb_wait wait; bool wait_set;
+	int64_t acquire_timeout_ms; bool acquire_timeout_set;
+	struct lb_fault faults[LB_MAX_FAULTS];
+	int n_faults;
+	struct lb_scenario_expect expect[LB_MAX_EXPECT];
+	int n_expect;
+	char error[700];          /* after a failed load: "file:line: what was expected" */
+};
+
+/*
+ * Load NAME (scenarios/NAME.ini, looked up in $LOCKBENCH_SCENARIOS, ./scenarios,
+ * then beside the binary's ../scenarios) or a PATH (contains '/' or ends .ini).
+ * On error prints "file:line: what was expected" and returns LB_EINVAL (or
+ * LB_ESYS when the file cannot be read).
+ */
+int lb_scenario_load(const char *name_or_path, struct lb_scenario *sc);
+/* Parse an already located file. */
+int lb_scenario_parse_file(const char *path, struct lb_scenario *sc);
+/* The directory scenarios are listed from; false if none found. */
+bool lb_scenario_dir(char *out, size_t len);
+/* Names of the scenarios in lb_scenario_dir(), sorted; how many (at most @max). */
+int lb_scenario_names(char (*names)[64], int max);
+/* Expected class for @strategy, or -1 when the file has none. */
+int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy);
+/* Does the scenario apply to @strategy (its `only` list)? */
+bool lb_scenario_applies(const struct lb_scenario *sc, const char *strategy);
+/* Does any fault need the clock shim in the servers? */
+bool lb_scenario_needs_clock_shim(const struct lb_scenario *sc);
+
+#endif

@@ -1,0 +1,26 @@
+/* shared_event.h - the events of a run (faults, deaths), on the history's clock. */
+#ifndef LB_SHARED_EVENT_H
+#define LB_SHARED_EVENT_H
+
+#include <stdint.h>
+
+#define LB_MAX_EVENTS 512
+
+enum lb_event_kind {
+	LB_EV_KILL, LB_EV_PAUSE, LB_EV_RESUME, LB_EV_SLOW, LB_EV_CRASH, LB_EV_SLEEP, LB_EV_WAKE,
+	LB_EV_CLOCK, LB_EV_PARTITION, LB_EV_HEAL, LB_EV_NODE_KILL, LB_EV_NODE_START,
+	LB_EV_NODE_PAUSE, LB_EV_NODE_RESUME, LB_EV_NODE_CLOCK, LB_EV_REPL_CUT, LB_EV_PROMOTE,
+	LB_EV_DEATH, LB_EV_COUNT
+};
+const char *lb_event_name(int kind);
+
+/* A fault or a death, on the same clock as the history. */
+struct lb_event {
+	int64_t t_ns;
+	int32_t kind;
+	int32_t client;  /* -1: none */
+	int32_t node;    /* -1: none */
+	int64_t value;   /* duration or offset in ms, when it has one */
+};
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * test_matrix.c - scenarios end to end: a fast subset of the matrix with
+ * --check (an overlap, a deadlock and a foreign-release cell), proof that the
+ * observed class comes from measurements (a wrong expectation fails), and the
+ * fault events a run records.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "results.h"
+#include "util.h"
+
+TestSuite(matrix, .timeout = 180);
+
+static char tmpdir[64];
+
+static void mktmp(void)
+{
+	strcpy(tmpdir, "/tmp/lbtest-matrix-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static int lb(const char *const *args)
+{
+	const char *bin = getenv("LOCKBENCH_BIN");
+	const char *argv[32];
+	char out[128];
+	int n = 0, status;
+
+	cr_assert_not_null(bin, "LOCKBENCH_BIN must name build/lockbench (make test sets it)");
+	argv[n++] = bin;
+	for (; *args && n < 31; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	snprintf(out, sizeof(out), "%s/output", tmpdir);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static char *slurp(const char *rel)
+{
+	static char buf[1 << 16];
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "no %s", path);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The row of matrix.csv for a cell, first repetition. */
+static bool cell_is(const char *csv, const char *scenario, const char *strategy,
+		    const char *observed)
+{
+	char want[160];
+	snprintf(want, sizeof(want), "\n%s,%s,%s,%s,1,yes,", scenario, strategy, observed, observed);
+	return strstr(csv, want) != NULL;
+}
+
+Test(matrix, fast_subset_meets_expectations, .init = mktmp)
+{
+	char out[128];
+	snprintf(out, sizeof(out), "%s/m", tmpdir);
+	const char *args[] = { "matrix", "--scenarios", "holder-crash,check-then-delete,holder-pause",
+			       "--strategies", "setnx,get-del,token-lua", "--check", "--out", out,
+			       NULL };
+	int rc = lb(args);
+	cr_assert_eq(rc, 0, "matrix --check failed:\n%s", slurp("output"));
+	const char *csv = slurp("m/matrix.csv");
+	cr_assert(cell_is(csv, "holder-crash", "setnx", "deadlock"), "%s", csv);
+	cr_assert(cell_is(csv, "check-then-delete", "get-del", "foreign-release"), "%s", csv);
+	cr_assert(cell_is(csv, "holder-pause", "token-lua", "overlap"), "%s", csv);
+	cr_assert(cell_is(csv, "holder-crash", "token-lua", "safe"), "%s", csv);
+	const char *md = slurp("m/matrix.md");
+	cr_assert(strstr(md, "✔ deadlock"));
+	cr_assert_null(strstr(md, "✘"));
+}
+
+Test(matrix, a_wrong_expectation_fails_the_check, .init = mktmp)
+{
+	char sc[128], out[128];
+	snprintf(sc, sizeof(sc), "%s/wrong.ini", tmpdir);
+	snprintf(out, sizeof(out), "%s/m", tmpdir);
+	FILE *f = fopen(sc, "w");
+	fprintf(f, "[scenario]\nsummary = token-lua claimed to overlap with no fault\n"
+		   "description = a deliberately wrong expectation\n"
+		   "[run]\nclients = 3\nduration = 1\nttl = 1000\nhold = 5\n"
+		   "[expect]\ntoken-lua = overlap\nnone = overlap\n");
+	fclose(f);
+	const char *args[] = { "matrix", "--scenarios", sc, "--strategies", "token-lua,none",
+			       "--check", "--out", out, NULL };
+	cr_assert_eq(lb(args), 1, "--check passed a wrong expectation");
+	const char *csv = slurp("m/matrix.csv");
+	cr_assert(strstr(csv, "wrong,token-lua,overlap,safe,1,no,"), "%s", csv);
+	cr_assert(strstr(csv, "wrong,none,overlap,overlap,1,yes,"), "%s", csv);
+	cr_assert(strstr(slurp("m/matrix.md"), "✘ expected overlap, got safe"));
+}
+
+Test(matrix, faults_are_recorded_as_events, .init = mktmp)
+{
+	char out[128];
+	snprintf(out, sizeof(out), "%s/r", tmpdir);
+	const char *args[] = { "run", "--scenario", "holder-crash", "--strategy", "setnx",
+			       "--out", out, "--no-status", NULL };
+	cr_assert_eq(lb(args), 0);
+	const char *ev = slurp("r/events.csv");
+	cr_assert(strstr(ev, "t_ns,event,client,node,value\n"));
+	cr_assert(strstr(ev, ",kill,"), "%s", ev);
+	cr_assert(strstr(slurp("r/history.csv"), ",killed,"));
+	const char *sum = slurp("r/summary.csv");
+	cr_assert(strstr(sum, ",deadlock,deadlock"), "expected,observed at the end: %s", sum);
+	const char *check[] = { "check", out, NULL };
+	cr_assert_eq(lb(check), 0, "%s", slurp("output"));
+}
+
+Test(matrix, cli_flags_override_the_scenario, .init = mktmp)
+{
+	char out[128];
+	snprintf(out, sizeof(out), "%s/o", tmpdir);
+	const char *args[] = { "run", "--scenario", "baseline", "--strategy", "token-lua",
+			       "--clients", "2", "--duration", "0.5", "--out", out, "--no-status",
+			       NULL };
+	cr_assert_eq(lb(args), 0);
+	const char *sum = slurp("o/summary.csv");
+	cr_assert(strstr(sum, "\ntoken-lua,baseline,2,0.5,1000,5,"), "%s", sum);
+}
+
+Test(matrix, scenario_for_another_strategy_is_refused, .init = mktmp)
+{
+	const char *args[] = { "run", "--scenario", "redlock-node-restart", "--strategy", "setnx",
+			       NULL };
+	cr_assert_eq(lb(args), 2);
+	cr_assert(strstr(slurp("output"), "applies only to: redlock"));
+}

@@ -1,0 +1,176 @@
+/* test_scenario.c - the scenario parser: every error path names file and line;
+ * every shipped scenario loads and states what it expects. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scenario.h"
+#include "strategy.h"
+
+TestSuite(scenario, .timeout = 30);
+
+static struct lb_scenario sc;
+static char path[64];
+
+static int parse_text(const char *text)
+{
+	strcpy(path, "/tmp/lbtest-scenario-XXXXXX.ini");
+	int fd = mkstemps(path, 4);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	int rc = lb_scenario_parse_file(path, &sc);
+	unlink(path);
+	return rc;
+}
+
+/* The text must fail at @line with a message containing @what. */
+static void fails_at(const char *text, int line, const char *what)
+{
+	char where[96];
+
+	cr_assert_eq(parse_text(text), LB_EINVAL, "accepted:\n%s", text);
+	snprintf(where, sizeof(where), "%s:%d: ", path, line);
+	cr_assert(strstr(sc.error, where), "expected %s in '%s'", where, sc.error);
+	cr_assert(strstr(sc.error, what), "expected '%s' in '%s'", what, sc.error);
+}
+
+Test(scenario, a_full_file_parses)
+{
+	const char *text =
+		"; a comment\n"
+		"[scenario]\n"
+		"summary = one line\n"
+		"description = first line\n"
+		"  continued here\n"
+		"\n"
+		"[run]\n"
+		"clients = 3\n"
+		"duration = 2.5\n"
+		"ttl = 1000\n"
+		"hold = 10-20\n"
+		"think = 5\n"
+		"wait = retries:3:200\n"
+		"nodes = 5\n"
+		"work = none\n"
+		"\n"
+		"[fault pause-it]\n"
+		"action = pause\n"
+		"target = holder\n"
+		"at = 0.5\n"
+		"duration = 2500\n"
+		"then = other-inside\n"
+		"\n"
+		"[fault restart]\n"
+		"action = node-restart\n"
+		"nodes = 2,4\n"
+		"delay = 100\n"
+		"\n"
+		"[expect]\n"
+		"token-lua = overlap\n"
+		"redlock = unavailable\n";
+	cr_assert_eq(parse_text(text), 0, "%s", sc.error);
+	cr_assert_str_eq(sc.summary, "one line");
+	cr_assert_str_eq(sc.description, "first line continued here");
+	cr_assert_eq(sc.clients, 3);
+	cr_assert_float_eq(sc.duration_s, 2.5, 1e-9);
+	cr_assert_eq(sc.hold_min_ms, 10);
+	cr_assert_eq(sc.hold_max_ms, 20);
+	cr_assert_eq(sc.wait.kind, LB_WAIT_RETRIES);
+	cr_assert(sc.work_none);
+	cr_assert_eq(sc.n_faults, 2);
+	cr_assert_eq(sc.faults[0].action, LB_ACT_PAUSE);
+	cr_assert_eq(sc.faults[0].target, LB_TGT_HOLDER);
+	cr_assert_eq(sc.faults[0].line, 17);
+	cr_assert(sc.faults[0].then_other_inside);
+	cr_assert_eq(sc.faults[1].nodes, (1u << 2) | (1u << 4));
+	cr_assert_eq(sc.faults[1].line, 24);
+	cr_assert_eq(lb_scenario_expected(&sc, "token-lua"), LB_CLASS_OVERLAP);
+	cr_assert_eq(lb_scenario_expected(&sc, "redlock"), LB_CLASS_UNAVAILABLE);
+	cr_assert_eq(lb_scenario_expected(&sc, "setnx"), -1);
+}
+
+Test(scenario, errors_name_the_line)
+{
+	fails_at("[bogus]\nx = 1\n", 2, "unknown section [bogus]");
+	fails_at("x = 1\n", 1, "outside any section");
+	fails_at("[run]\nclients = 3\nflavour = mint\n", 3, "unknown key 'flavour' in [run]");
+	fails_at("[run]\n\n; zero clients\nclients = 0\n", 4, "clients: expected an integer");
+	fails_at("[run]\nduration = -2\n", 2, "duration: expected seconds");
+	fails_at("[run]\nttl = soon\n", 2, "ttl: expected milliseconds");
+	fails_at("[run]\nhold = 9-3\n", 2, "hold: expected MS or MIN-MAX");
+	fails_at("[run]\nwait = sometimes\n", 2, "expected try, fixed:MS");
+	fails_at("[run]\nreplica = maybe\n", 2, "replica: expected yes or no");
+	fails_at("[run]\nwork = hard\n", 2, "work: expected counter or none");
+	fails_at("[run]\nthis line has no equals sign\n", 2, "expected");
+	fails_at("[scenario]\nonly = redlock,bogus\n", 2, "unknown strategy 'bogus'");
+	fails_at("[scenario]\ndescription = a\n  b\n  c\ncolour = red\n", 5, "unknown key 'colour'");
+}
+
+Test(scenario, fault_errors)
+{
+	fails_at("[fault f]\nat = 1\n", 1, "[fault f] has no action");
+	fails_at("[fault f]\naction = explode\n", 2, "action: expected one of");
+	fails_at("[run]\nclients = 2\n\n[fault p]\naction = pause\ntarget = holder\n", 4,
+		 "pause needs duration");
+	fails_at("[fault k]\naction = kill\n", 1, "kill needs target = holder or client:N");
+	fails_at("[fault k]\naction = kill\ntarget = everyone\n", 3, "target: expected holder");
+	fails_at("[fault s]\naction = sleep\nfailpoint = after-send\n", 1, "sleep needs duration");
+	fails_at("[fault c]\naction = crash\n", 1, "crash needs failpoint");
+	fails_at("[fault s]\naction = slow\n", 1, "slow needs hold");
+	fails_at("[fault n]\naction = node-kill\n", 1, "node-kill needs nodes");
+	fails_at("[fault n]\naction = node-kill\nnodes = two\n", 3, "nodes: expected node indexes");
+	fails_at("[run]\nnodes = 3\n[fault n]\naction = node-kill\nnodes = 4\n", 3,
+		 "beyond the 3 of [run] nodes");
+	fails_at("[run]\nclients = 2\n[fault k]\naction = kill\ntarget = client:5\n", 3,
+		 "targets client:5 but [run] has 2 clients");
+	fails_at("[fault f]\naction = failover\n", 1, "failover needs replica = yes");
+	fails_at("[fault t]\naction = pause\ntarget = holder\nduration = 5\nthen = later\n", 5,
+		 "then: expected other-inside");
+	fails_at("[fault p]\naction = partition\ntarget = client:0\n", 1, "partition needs");
+	fails_at("[fault c]\naction = clock\noffset = 5\n", 1, "clock needs target = client:N");
+}
+
+Test(scenario, expect_errors)
+{
+	fails_at("[expect]\nmutex9000 = safe\n", 2, "unknown strategy 'mutex9000'");
+	fails_at("[expect]\ntoken-lua = fine\n", 2, "expected safe, overlap, foreign-release");
+	fails_at("[expect]\ntoken-lua = safe\nsetnx = safe\ntoken-lua = overlap\n", 4, "given twice");
+}
+
+Test(scenario, missing_file)
+{
+	cr_assert_eq(lb_scenario_parse_file("/nonexistent/x.ini", &sc), LB_ESYS);
+	cr_assert(strstr(sc.error, "/nonexistent/x.ini"));
+	cr_assert_eq(lb_scenario_load("no-such-scenario", &sc), LB_EINVAL);
+}
+
+Test(scenario, shipped_scenarios_load_and_expect_every_strategy)
+{
+	char names[64][64];
+	int n = lb_scenario_names(names, 64);
+	static const char *const required[] = {
+		"baseline", "holder-crash", "crash-before-expire", "holder-pause", "slow-holder",
+		"check-then-delete", "server-restart", "failover", "redlock-minority-down",
+		"redlock-majority-down", "redlock-node-restart", "redlock-clock-jump",
+		"redlock-pause-during-acquire", "client-clock-skew", NULL,
+	};
+
+	for (const char *const *r = required; *r; r++) {
+		bool found = false;
+		for (int i = 0; i < n; i++)
+			found |= !strcmp(names[i], *r);
+		cr_assert(found, "scenario %s is missing", *r);
+	}
+	for (int i = 0; i < n; i++) {
+		cr_assert_eq(lb_scenario_load(names[i], &sc), 0, "%s", sc.error);
+		cr_assert(sc.summary[0] && sc.description[0], "%s: no summary or description", names[i]);
+		for (size_t k = 0; k < lb_strategy_count(); k++) {
+			const char *s = lb_strategy_at(k)->name;
+			if (lb_scenario_applies(&sc, s))
+				cr_assert_geq(lb_scenario_expected(&sc, s), 0, "%s expects nothing of %s",
+					      names[i], s);
+		}
+	}
+}
