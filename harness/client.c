@@ -66,8 +66,8 @@ static int64_t draw_hold_ms(struct client *c)
 
 static void wait_other_inside(struct client *c);
 
-/* The critical section's work. Returns true when a counter write completed. */
-static bool do_work(struct client *c, int64_t hold_ms, bool sync)
+/* The critical section's work; counts the counter writes it completes. */
+static void do_work(struct client *c, int64_t hold_ms, bool sync)
 {
 	redisReply *r;
 	long long v = 0;
@@ -76,7 +76,7 @@ static bool do_work(struct client *c, int64_t hold_ms, bool sync)
 		lb_sleep_ns(hold_ms * LB_NS_PER_MS);
 		if (sync)
 			wait_other_inside(c);
-		return false;
+		return;
 	}
 	/* deliberately not atomic: GET, hold, SET. Lost updates are what a
 	 * mutual-exclusion failure costs. */
@@ -84,7 +84,7 @@ static bool do_work(struct client *c, int64_t hold_ms, bool sync)
 	if (lb_reply_error(r)) {
 		if (r)
 			freeReplyObject(r);
-		return false;
+		return;
 	}
 	if (r->type == REDIS_REPLY_STRING)
 		v = atoll(r->str);
@@ -92,11 +92,14 @@ static bool do_work(struct client *c, int64_t hold_ms, bool sync)
 	lb_sleep_ns(hold_ms * LB_NS_PER_MS);
 	if (sync) /* a slow holder that finishes while another client holds */
 		wait_other_inside(c);
+	atomic_store(&c->slot->write_in_flight, 1);
 	r = lb_node_cmd(&c->resource, "SET %s %lld", c->counter_key, v + 1);
 	bool ok = lb_reply_ok(r);
+	if (ok)
+		c->slot->counter_writes++;
+	atomic_store(&c->slot->write_in_flight, 0);
 	if (r)
 		freeReplyObject(r);
-	return ok;
 }
 
 static int64_t rel_now(const struct client *c)
@@ -295,8 +298,7 @@ static void one_section(struct client *c)
 		c->slow_hold_ms = 0;
 		lb_event_emit(sh, LB_EV_SLOW, c->id, -1, hold_ms);
 	}
-	if (do_work(c, hold_ms, c->slow_sync))
-		c->slot->counter_writes++;
+	do_work(c, hold_ms, c->slow_sync);
 	c->slow_sync = false;
 
 	rec->exit_ns = lb_now_ns() - sh->t0_ns;

@@ -96,6 +96,8 @@ int lb_cmd_check(int argc, char **argv)
 	const char *work = lb_summary_get(&s, "work");
 	double lost = work && !strcmp(work, "counter")
 			      ? field(&s, "counter_writes", 0) - field(&s, "counter_final", 0) : 0;
+	if (lost < 0)
+		lost = 0;
 	compare(&c, "lost_updates", lost, 0);
 	if (c.differences) {
 		printf("%d difference%s\n", c.differences, c.differences == 1 ? "" : "s");

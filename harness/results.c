@@ -95,6 +95,7 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "holder_deaths", "%llu", (unsigned long long)v->holder_deaths);
 	put(s, "interrupted", "%s", res->interrupted ? "yes" : "no");
 	put(s, "acquire_errors", "%llu", (unsigned long long)res->acquire_errors);
+	put(s, "uncertain_writes", "%llu", (unsigned long long)res->uncertain_writes);
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	put(s, "expected", "%s", expected >= 0 ? lb_class_name((enum lb_class)expected) : "-");
 	put(s, "observed", "%s", lb_class_name(res->observed));

@@ -369,6 +369,7 @@ static int collect(struct run_ctx *r)
 		res->acquire_timeouts += c->timeouts;
 		res->acquire_errors += c->acquire_errors;
 		res->counter_writes += c->counter_writes;
+		res->uncertain_writes += (uint64_t)(c->death_ns && atomic_load(&c->write_in_flight));
 		lb_hist_merge(&res->latency, &c->latency);
 	}
 	res->sections = calloc(total ? total : 1, sizeof(*res->sections));
@@ -497,8 +498,9 @@ int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	if ((rc = collect(&r)) < 0)
 		goto out;
 	read_counters(&r);
-	res->lost_updates = cfg->work == LB_WORK_COUNTER
-				    ? (long long)res->counter_writes - res->counter_final : 0;
+	res->lost_updates = (long long)res->counter_writes - res->counter_final;
+	if (cfg->work != LB_WORK_COUNTER || res->lost_updates < 0)
+		res->lost_updates = 0;
 	res->lock_commands = lock_commands(&r) - cmds_before;
 	res->canary_violations = atomic_load(&r.sh->canary_violations);
 	res->per_client = calloc((size_t)cfg->clients, sizeof(*res->per_client));

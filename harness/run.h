@@ -69,7 +69,9 @@ struct lb_run_result {
 	uint64_t acquires;         /* successful */
 	uint64_t counter_writes;   /* completed counter writes */
 	long long counter_final;   /* sum of the counters read back at the end */
-	long long lost_updates;
+	long long lost_updates;    /* max(0, counter_writes - counter_final) */
+	uint64_t uncertain_writes; /* SETs of clients that died before the reply: they may
+				      have landed unacknowledged (then they hide a lost update) */
 	uint64_t canary_violations;
 	uint64_t lock_commands;    /* INFO commandstats delta on the lock nodes */
 	double cmds_per_section;

@@ -38,6 +38,7 @@ struct lb_client_slot {
 	uint64_t timeouts;
 	uint64_t counter_writes;
 	uint64_t acquire_errors;   /* attempts that found a node unreachable */
+	_Atomic int write_in_flight; /* a counter SET sent, its reply not yet read */
 	struct lb_hist latency;
 };
 
