@@ -25,6 +25,7 @@ TEST_FIX := $(BUILD)/obj/tests/fixture.o
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/lockbench
 
+.SECONDARY:
 .PHONY: all deps test check valgrind demo matrix install clean run-tests
 all: $(BIN) $(SHIM)
 

@@ -191,6 +191,7 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 			break;
 		case OPT_DURATION: {
 			char *end;
+			o->given |= G_DURATION;
 			cfg->duration_s = strtod(a, &end);
 			if (*end || !(cfg->duration_s > 0 && cfg->duration_s <= 86400))
 				return usage_error("--duration '%s': expected seconds, more than 0 "
