@@ -15,7 +15,7 @@ static void row(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_resul
 {
 	const struct lb_verdict *v = &r->verdict;
 
-	fprintf(f, "%-13s %9llu %9.1f %9.2f %9.2f %7.2f %8llu %8lld %8llu %6llu %6.3f\n",
+	fprintf(f, "%-13s %9llu %9.1f %9.2f %9.2f %8.2f %8llu %8lld %8llu %6llu %6.3f\n",
 		cfg->strategy->name, (unsigned long long)v->sections, r->throughput_per_s,
 		lb_hist_quantile_us(&r->latency, 0.5) / 1000.0,
 		lb_hist_quantile_us(&r->latency, 0.99) / 1000.0, r->cmds_per_section,
@@ -25,7 +25,7 @@ static void row(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_resul
 }
 
 static const char header[] =
-	"strategy       sections   per sec   p50 ms    p99 ms  cmd/sec overlaps lost-upd  foreign   lost   fair\n";
+	"strategy       sections   per sec   p50 ms    p99 ms  cmd/sect overlaps lost-upd  foreign   lost   fair\n";
 
 int lb_cmd_compare(int argc, char **argv)
 {
