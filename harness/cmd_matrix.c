@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "report.h"
 #include "results.h"
 #include "signals.h"
 
@@ -40,6 +41,7 @@ struct matrix {
 	size_t n_strategies;
 	int repeat;
 	bool check;
+	bool no_report;
 	uint64_t seed;
 	char out[PATH_MAX - 256];
 	struct cell *cells;
@@ -49,11 +51,12 @@ struct matrix {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: lockbench matrix [--strategies a,b] [--scenarios x,y] [--repeat K]\n"
-		   "                        [--check] [--seed N] [--out DIR]\n\n"
+		   "                        [--check] [--seed N] [--out DIR] [--no-report]\n\n"
 		   "Runs every strategy against every scenario that applies to it, each cell on\n"
 		   "fresh servers, K times (1). Writes DIR/matrix.csv and DIR/matrix.md (default\n"
 		   "DIR: results/matrix/<UTC time>). --check: exit 1 when any repetition of any\n"
-		   "cell observed another class than the scenario expects.\n");
+		   "cell observed another class than the scenario expects. Each cell's run\n"
+		   "gets its charts and report.md, the matrix a matrix.png, unless --no-report.\n");
 }
 
 static int parse_list(char *list, const char *what, struct matrix *m, bool strategies)
@@ -88,6 +91,7 @@ static int parse(int argc, char **argv, struct matrix *m)
 		{ "check", no_argument, NULL, 'k' },
 		{ "seed", required_argument, NULL, 'e' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "no-report", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -127,6 +131,9 @@ static int parse(int argc, char **argv, struct matrix *m)
 			break;
 		case 'o':
 			snprintf(m->out, sizeof(m->out), "%.3800s", optarg);
+			break;
+		case 'n':
+			m->no_report = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -199,6 +206,8 @@ static int run_cell(struct matrix *m, struct cell *cell, int rep, FILE *csv, int
 	}
 	lb_summary_build(&o.cfg, &res, &sum);
 	rc = lb_results_write(&o.cfg, &res, &sum);
+	if (rc == 0 && !m->no_report)
+		rc = lb_report_dir(o.cfg.out_dir);
 	const struct lb_verdict *v = &res.verdict;
 	bool pass = cell->expected < 0 || cell->expected == (int)res.observed;
 	cell->observed[cell->runs++] = (int)res.observed;
@@ -363,6 +372,8 @@ int lb_cmd_matrix(int argc, char **argv)
 		exit_code = LB_EXIT_FAIL;
 	int failures = write_md(&m, cmdline);
 	if (failures < 0)
+		exit_code = LB_EXIT_FAIL;
+	if (!m.no_report && lb_report_matrix(m.out) < 0)
 		exit_code = LB_EXIT_FAIL;
 	printf("\n%d cells x %d repetitions: %d cell%s differ%s from expectations\n", m.n_cells,
 	       m.repeat, failures > 0 ? failures : 0, failures == 1 ? "" : "s",

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "report.h"
 #include "results.h"
 
 /* Run @cfg, write its files and print its table. Exit code. */
@@ -31,6 +32,11 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res)
 		return LB_EXIT_FAIL;
 	}
 	printf("  results in %s/\n", cfg->out_dir);
+	if (!cfg->no_report) {
+		if (lb_report_dir(cfg->out_dir) < 0)
+			return LB_EXIT_FAIL;
+		printf("  report in %s/report.md\n", cfg->out_dir);
+	}
 	return LB_EXIT_OK;
 }
 

@@ -12,7 +12,7 @@
 enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_CLIENTS, OPT_DURATION, OPT_TTL, OPT_HOLD, OPT_THINK,
 	OPT_KEYS, OPT_WAIT, OPT_ACQ_TIMEOUT, OPT_WORK, OPT_SEED, OPT_OUT, OPT_REDIS, OPT_NODES,
-	OPT_NO_STATUS, OPT_HELP, OPT_SCENARIO,
+	OPT_NO_STATUS, OPT_HELP, OPT_SCENARIO, OPT_NO_REPORT,
 };
 
 /* bits of lb_run_opts.given */
@@ -38,6 +38,7 @@ static const struct option long_opts[] = {
 	{ "no-status", no_argument, NULL, OPT_NO_STATUS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "scenario", required_argument, NULL, OPT_SCENARIO },
+	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -71,6 +72,7 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"                         only keys under a per-run prefix are touched, never flushed\n"
 		"  --nodes N              lock nodes (default: what the strategy needs)\n"
 		"  --no-status            no status line while running\n"
+		"  --no-report            no charts and report.md at the end (see lockbench report)\n"
 		"\nExit status: 0 the run completed (violations are results), 1 runtime failure,\n"
 		"2 usage error.\n");
 }
@@ -260,6 +262,9 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 			break;
 		case OPT_NO_STATUS:
 			cfg->status_line = false;
+			break;
+		case OPT_NO_REPORT:
+			cfg->no_report = true;
 			break;
 		case OPT_HELP:
 			lb_run_opts_usage(stdout, mode);

@@ -442,3 +442,90 @@ int lb_history_read(const char *path, int keys, struct lb_section **out, size_t 
 	*n = k;
 	return 0;
 }
+
+static int event_kind(const char *name)
+{
+	for (int k = 0; k < LB_EV_COUNT; k++)
+		if (!strcmp(name, lb_event_name(k)))
+			return k;
+	return -1;
+}
+
+int lb_events_read(const char *path, struct lb_event **out, size_t *n)
+{
+	char line[256];
+	char *fld[6];
+	size_t cap = 64, k = 0, lineno = 1;
+	FILE *f = fopen(path, "r");
+
+	*out = NULL;
+	*n = 0;
+	if (!f)
+		return errno == ENOENT ? 0 : LB_ESYS;
+	struct lb_event *v = malloc(cap * sizeof(*v));
+	if (!v || !fgets(line, sizeof(line), f)) {
+		fclose(f);
+		free(v);
+		return v ? 0 : LB_ENOMEM;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		long long t, c, nd, val;
+		int kind;
+		lineno++;
+		if (split_csv(line, fld, 6) != 5 || !parse_ll(fld[0], false, &t) ||
+		    (kind = event_kind(fld[1])) < 0 || !parse_ll(fld[2], true, &c) ||
+		    !parse_ll(fld[3], true, &nd) || !parse_ll(fld[4], false, &val)) {
+			lb_errorf("%s:%zu: expected t_ns,event,client,node,value", path, lineno);
+			free(v);
+			fclose(f);
+			return LB_EINVAL;
+		}
+		if (k == cap) {
+			struct lb_event *nv = realloc(v, (cap *= 2) * sizeof(*v));
+			if (!nv) {
+				free(v);
+				fclose(f);
+				return LB_ENOMEM;
+			}
+			v = nv;
+		}
+		v[k++] = (struct lb_event){ .t_ns = t, .kind = kind, .client = (int32_t)c,
+					    .node = (int32_t)nd, .value = val };
+	}
+	fclose(f);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+int lb_latency_read(const char *path, struct lb_hist *h)
+{
+	char line[128];
+	FILE *f = fopen(path, "r");
+
+	memset(h, 0, sizeof(*h));
+	if (!f)
+		return LB_ESYS;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return LB_EINVAL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, count;
+		if (sscanf(line, "%llu,%llu,%llu", &lo, &hi, &count) != 3)
+			continue;
+		for (size_t i = 0; i < LB_HIST_BUCKETS; i++) {
+			uint64_t l, hh;
+			lb_hist_bucket_range(i, &l, &hh);
+			if (l == lo) {
+				h->counts[i] += count;
+				h->n += count;
+				if (hh * 1000 > h->max_ns)
+					h->max_ns = hh * 1000;
+				break;
+			}
+		}
+	}
+	fclose(f);
+	return 0;
+}

@@ -40,6 +40,11 @@ int lb_summary_read(const char *path, struct lb_summary *s);
  * to key (client % keys). Message with file:line on a malformed row. */
 int lb_history_read(const char *path, int keys, struct lb_section **out, size_t *n);
 
+/* Read events.csv (absent: zero events); caller frees. */
+int lb_events_read(const char *path, struct lb_event **out, size_t *n);
+/* Read latency.csv into a histogram. */
+int lb_latency_read(const char *path, struct lb_hist *h);
+
 /* Write the run's command line, seed, versions and machine description. */
 int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res);
 

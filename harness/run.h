@@ -45,6 +45,7 @@ struct lb_run_cfg {
 	const char *redis_urls;    /* NULL: embedded servers; borrowed */
 	char out_dir[PATH_MAX];
 	bool status_line;          /* refresh a status line every second */
+	bool no_report;            /* skip charts and report.md at the end */
 	char cmdline[1024];
 };
 

@@ -1,0 +1,262 @@
+/*
+ * charts.c - gnuplot scripts and data for a run: the timeline (one lane per
+ * client, a bar per critical section, overlapping stretches in red, faults as
+ * dashed lines, lease expiry marked), the acquire-latency CDF and the
+ * per-client section counts.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "shared.h"
+
+#define TIMELINE_MAX 3000 /* sections drawn; beyond, a window around the first violation */
+
+int lb_gnuplot(const char *dir, const char *script)
+{
+	char log[PATH_MAX];
+	int status;
+
+	snprintf(log, sizeof(log), "%.4000s/gnuplot.log", dir);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return LB_ESYS;
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		if (chdir(dir) < 0)
+			_exit(126);
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return LB_ESYS;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return LB_ENOTSUP;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : LB_ESYS;
+}
+
+static FILE *open_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%.4000s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		lb_errorf("cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
+static int close_in(FILE *f)
+{
+	int bad = ferror(f);
+	return (fclose(f) != 0 || bad) ? LB_ESYS : 0;
+}
+
+/* PNG first (before the plot command), then the same plot as SVG. */
+static void png(FILE *gp, const char *name, int w, int h)
+{
+	fprintf(gp, "set terminal pngcairo size %d,%d font 'DejaVu Sans,10'\nset output '%s.png'\n",
+		w, h, name);
+}
+
+static void svg(FILE *gp, const char *name, int w, int h)
+{
+	fprintf(gp, "set terminal svg size %d,%d dynamic font 'DejaVu Sans,10'\nset output '%s.svg'\n"
+		    "replot\nunset output\n", w, h, name);
+}
+
+static double s_of(int64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+/* The first instant where two clients were inside, or -1. */
+static int64_t first_violation(const struct lb_run_files *rf)
+{
+	for (size_t i = 1; i < rf->n; i++)
+		for (size_t j = i; j-- > 0 && i - j <= 64;)
+			if (rf->sec[j].key == rf->sec[i].key && rf->sec[j].exit_ns > rf->sec[i].enter_ns)
+				return rf->sec[i].enter_ns;
+	return -1;
+}
+
+static int write_timeline(const struct lb_run_files *rf)
+{
+	size_t from = 0, to = rf->n;
+	int64_t t0 = 0;
+	char title[200], window[80] = "";
+	FILE *d, *o, *m, *gp;
+	int rc = 0;
+
+	if (rf->n > TIMELINE_MAX) {
+		int64_t v = first_violation(rf);
+		t0 = v > 500 * LB_NS_PER_MS ? v - 500 * LB_NS_PER_MS : 0;
+		while (from < rf->n && rf->sec[from].enter_ns < t0)
+			from++;
+		to = from + TIMELINE_MAX < rf->n ? from + TIMELINE_MAX : rf->n;
+		snprintf(window, sizeof(window), " (sections %zu-%zu of %zu)", from + 1, to, rf->n);
+	}
+	if (!(d = open_in(rf->dir, "timeline-sections.dat")) ||
+	    !(o = open_in(rf->dir, "timeline-overlaps.dat")) ||
+	    !(m = open_in(rf->dir, "timeline-marks.dat")))
+		return LB_ESYS;
+	fprintf(d, "# client enter_s length_s (one critical section)\n");
+	fprintf(o, "# client from_s length_s (while another client was inside too)\n");
+	fprintf(m, "# time_s client kind (1 lease expired, 2 killed, 3 foreign release, 4 lost)\n");
+	for (size_t i = from; i < to; i++) {
+		const struct lb_section *s = &rf->sec[i];
+		int64_t exit = s->exit_ns >= s->enter_ns ? s->exit_ns : (int64_t)(rf->elapsed_s * 1e9);
+		fprintf(d, "%d %.6f %.6f\n", s->client, s_of(s->enter_ns), s_of(exit - s->enter_ns));
+		/* the parts of this section shared with another client's */
+		for (size_t j = 0; j < rf->n; j++) {
+			const struct lb_section *t = &rf->sec[j];
+			if (j == i || t->key != s->key || t->client == s->client)
+				continue;
+			if (t->enter_ns >= exit)
+				break; /* sorted by enter */
+			int64_t texit = t->exit_ns >= t->enter_ns ? t->exit_ns : exit;
+			int64_t a = s->enter_ns > t->enter_ns ? s->enter_ns : t->enter_ns;
+			int64_t b = exit < texit ? exit : texit;
+			if (b > a)
+				fprintf(o, "%d %.6f %.6f\n", s->client, s_of(a), s_of(b - a));
+		}
+		if (rf->ttl_ms > 0 && exit > s->enter_ns + rf->ttl_ms * LB_NS_PER_MS)
+			fprintf(m, "%.6f %d 1\n", s_of(s->enter_ns + rf->ttl_ms * LB_NS_PER_MS), s->client);
+		if (s->outcome == LB_OUT_KILLED)
+			fprintf(m, "%.6f %d 2\n", s_of(exit), s->client);
+		if (s->outcome == LB_OUT_FOREIGN && s->release_ns >= 0)
+			fprintf(m, "%.6f %d 3\n", s_of(s->release_ns), s->client);
+		if (s->outcome == LB_OUT_LOST && s->release_ns >= 0)
+			fprintf(m, "%.6f %d 4\n", s_of(s->release_ns), s->client);
+	}
+	fprintf(m, "\n");
+	rc |= close_in(d) | close_in(o) | close_in(m);
+	if (!(gp = open_in(rf->dir, "timeline.gp")))
+		return LB_ESYS;
+	const char *strategy = lb_summary_get(&rf->sum, "strategy");
+	const char *scenario = lb_summary_get(&rf->sum, "scenario");
+	snprintf(title, sizeof(title), "%s under %s: who was inside when%s", strategy ? strategy : "?",
+		 scenario ? scenario : "?", window);
+	fprintf(gp, "# lockbench timeline: edit and re-render with `gnuplot timeline.gp`\n"
+		    "set title \"%s\"\nset xlabel 'seconds since the start of the run'\n"
+		    "set yrange [-0.8:%d]\nset ytics (", title, rf->clients);
+	for (int c = 0; c < rf->clients; c++)
+		fprintf(gp, "%s\"client %d\" %d", c ? ", " : "", c, c);
+	fprintf(gp, ")\nset grid xtics lc rgb '#dddddd'\nset key outside below horizontal\n"
+		    "set style line 1 lc rgb '#4477aa' lw 9\nset style line 2 lc rgb '#cc3311' lw 9\n");
+	int lw = rf->clients > 24 ? 3 : rf->clients > 8 ? 5 : 9;
+	fprintf(gp, "set style line 1 lc rgb '#4477aa' lw %d\nset style line 2 lc rgb '#cc3311' lw %d\n",
+		lw, lw);
+	for (size_t e = 0; e < rf->n_ev; e++) {
+		const struct lb_event *ev = &rf->ev[e];
+		char who[32] = "";
+		if (ev->client >= 0)
+			snprintf(who, sizeof(who), " c%d", ev->client);
+		else if (ev->node >= 0)
+			snprintf(who, sizeof(who), " n%d", ev->node);
+		fprintf(gp, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc rgb '#777777' dt 2\n",
+			s_of(ev->t_ns), s_of(ev->t_ns));
+		fprintf(gp, "set label \"%s%s\" at %.6f, graph %.2f rotate by 90 right font ',8' tc rgb '#555555'\n",
+			lb_event_name(ev->kind), who, s_of(ev->t_ns), 0.98 - 0.0 * (double)(e % 2));
+	}
+	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40);
+	h = h < 300 ? 300 : h;
+	png(gp, "timeline", 1200, h);
+	fprintf(gp, "plot 'timeline-sections.dat' using 2:1:3:(0) with vectors nohead ls 1 title 'inside', \\\n"
+		    "     'timeline-overlaps.dat' using 2:1:3:(0) with vectors nohead ls 2 title 'two or more inside', \\\n"
+		    "     'timeline-marks.dat' using ($3==1?$1:1/0):2 with points pt 2 ps 1.4 lc rgb 'black' title 'lease expired (enter + TTL)', \\\n"
+		    "     '' using ($3==2?$1:1/0):2 with points pt 7 ps 1.3 lc rgb '#aa0000' title 'killed', \\\n"
+		    "     '' using ($3==3?$1:1/0):2 with points pt 9 ps 1.5 lc rgb '#ee7733' title 'deleted another client''s lock', \\\n"
+		    "     '' using ($3==4?$1:1/0):2 with points pt 6 ps 1.2 lc rgb '#777777' title 'release found the lock gone'\n");
+	svg(gp, "timeline", 1200, h);
+	rc |= close_in(gp);
+	return rc;
+}
+
+static int write_latency(const struct lb_run_files *rf)
+{
+	FILE *d = open_in(rf->dir, "latency-cdf.dat"), *gp;
+	uint64_t seen = 0, lo, hi;
+
+	if (!d)
+		return LB_ESYS;
+	fprintf(d, "# acquire latency ms (bucket upper bound)  fraction of acquires at or below\n");
+	for (size_t i = 0; i < LB_HIST_BUCKETS && rf->lat.n; i++) {
+		if (!rf->lat.counts[i])
+			continue;
+		seen += rf->lat.counts[i];
+		lb_hist_bucket_range(i, &lo, &hi);
+		fprintf(d, "%.4f %.6f\n", (double)(hi > 0 ? hi : 1) / 1000.0,
+			(double)seen / (double)rf->lat.n);
+	}
+	if (close_in(d) < 0 || !(gp = open_in(rf->dir, "latency.gp")))
+		return LB_ESYS;
+	fprintf(gp, "set title 'acquire latency: fraction of acquires done within x'\n"
+		    "set logscale x\nset xlabel 'milliseconds (log scale)'\nset ylabel 'fraction of acquires'\n"
+		    "set yrange [0:1.02]\nset grid\nset key off\n");
+	png(gp, "latency", 800, 420);
+	fprintf(gp, "plot 'latency-cdf.dat' using 1:2 with steps lw 2 lc rgb '#4477aa'\n");
+	svg(gp, "latency", 800, 420);
+	return close_in(gp);
+}
+
+static int write_fairness(const struct lb_run_files *rf)
+{
+	FILE *d = open_in(rf->dir, "fairness.dat"), *gp;
+	uint64_t *count = calloc((size_t)rf->clients, sizeof(*count));
+	const char *jain = lb_summary_get(&rf->sum, "fairness");
+
+	if (!d || !count) {
+		if (d)
+			fclose(d);
+		free(count);
+		return LB_ESYS;
+	}
+	for (size_t i = 0; i < rf->n; i++)
+		if (rf->sec[i].client >= 0 && rf->sec[i].client < rf->clients)
+			count[rf->sec[i].client]++;
+	fprintf(d, "# client sections\n");
+	for (int c = 0; c < rf->clients; c++)
+		fprintf(d, "%d %llu\n", c, (unsigned long long)count[c]);
+	free(count);
+	if (close_in(d) < 0 || !(gp = open_in(rf->dir, "fairness.gp")))
+		return LB_ESYS;
+	fprintf(gp, "set title 'critical sections per client (Jain fairness %s)'\n"
+		    "set xlabel 'client'\nset ylabel 'sections'\nset style fill solid 0.8\n"
+		    "set boxwidth 0.7\nset yrange [0:*]\nset xtics 1\nset key off\nset grid ytics\n",
+		jain ? jain : "?");
+	png(gp, "fairness", 800, 380);
+	fprintf(gp, "plot 'fairness.dat' using 1:2 with boxes lc rgb '#4477aa'\n");
+	svg(gp, "fairness", 800, 380);
+	return close_in(gp);
+}
+
+int lb_charts_run(const struct lb_run_files *rf, bool *drawn)
+{
+	static const char *const scripts[] = { "timeline.gp", "latency.gp", "fairness.gp" };
+	int rc;
+
+	*drawn = false;
+	if ((rc = write_timeline(rf)) < 0 || (rc = write_latency(rf)) < 0 ||
+	    (rc = write_fairness(rf)) < 0)
+		return rc;
+	for (size_t i = 0; i < 3; i++) {
+		rc = lb_gnuplot(rf->dir, scripts[i]);
+		if (rc == LB_ENOTSUP)
+			return 0; /* no gnuplot: the report says so */
+		if (rc < 0) {
+			lb_errorf("gnuplot failed on %s/%s; see %s/gnuplot.log", rf->dir, scripts[i], rf->dir);
+			return rc;
+		}
+	}
+	*drawn = true;
+	return 0;
+}

@@ -1,0 +1,381 @@
+/*
+ * report.c - report.md for a run (summary, charts, and what went wrong in
+ * plain words), a matrix or a sweep; `lockbench report DIR` and the end of
+ * run/matrix/sweep call it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "shared.h"
+
+static double field(const struct lb_summary *s, const char *name, double dflt)
+{
+	const char *v = lb_summary_get(s, name);
+	return v ? strtod(v, NULL) : dflt;
+}
+
+int lb_run_files_load(const char *dir, struct lb_run_files *rf)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	memset(rf, 0, sizeof(*rf));
+	snprintf(rf->dir, sizeof(rf->dir), "%s", dir);
+	snprintf(path, sizeof(path), "%.4000s/summary.csv", dir);
+	if ((rc = lb_summary_read(path, &rf->sum)) < 0)
+		return rc;
+	rf->clients = (int)field(&rf->sum, "clients", 0);
+	rf->keys = (int)field(&rf->sum, "keys", 1);
+	rf->ttl_ms = (int64_t)field(&rf->sum, "ttl_ms", 0);
+	rf->elapsed_s = field(&rf->sum, "elapsed_s", field(&rf->sum, "duration_s", 0));
+	if (rf->clients < 1 || rf->keys < 1) {
+		lb_errorf("%s: clients and keys must be positive", path);
+		return LB_EINVAL;
+	}
+	snprintf(path, sizeof(path), "%.4000s/history.csv", dir);
+	if ((rc = lb_history_read(path, rf->keys, &rf->sec, &rf->n)) < 0)
+		return rc;
+	snprintf(path, sizeof(path), "%.4000s/events.csv", dir);
+	if ((rc = lb_events_read(path, &rf->ev, &rf->n_ev)) < 0)
+		return rc;
+	snprintf(path, sizeof(path), "%.4000s/latency.csv", dir);
+	lb_latency_read(path, &rf->lat);
+	return 0;
+}
+
+void lb_run_files_free(struct lb_run_files *rf)
+{
+	free(rf->sec);
+	free(rf->ev);
+	rf->sec = NULL;
+	rf->ev = NULL;
+}
+
+static double sec(int64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static int64_t exit_of(const struct lb_run_files *rf, const struct lb_section *s)
+{
+	return s->exit_ns >= s->enter_ns ? s->exit_ns : (int64_t)(rf->elapsed_s * 1e9);
+}
+
+/* What happened to client @c (or to the lock nodes) between @from and @to. */
+static void causes(FILE *f, const struct lb_run_files *rf, int c, int64_t from, int64_t to)
+{
+	for (size_t i = 0; i < rf->n_ev; i++) {
+		const struct lb_event *e = &rf->ev[i];
+		if (e->t_ns < from || e->t_ns > to)
+			continue;
+		if (e->client == c) {
+			switch (e->kind) {
+			case LB_EV_PAUSE:
+				fprintf(f, " It was paused (SIGSTOP) at %.3f s", sec(e->t_ns));
+				for (size_t j = i + 1; j < rf->n_ev; j++)
+					if (rf->ev[j].kind == LB_EV_RESUME && rf->ev[j].client == c) {
+						fprintf(f, " and resumed at %.3f s, %.1f s later",
+							sec(rf->ev[j].t_ns), sec(rf->ev[j].t_ns - e->t_ns));
+						break;
+					}
+				fprintf(f, ".");
+				break;
+			case LB_EV_SLOW:
+				fprintf(f, " Its critical section was slowed to %lld ms.", (long long)e->value);
+				break;
+			case LB_EV_SLEEP:
+				fprintf(f, " It stalled at a failpoint for %lld ms from %.3f s.",
+					(long long)e->value, sec(e->t_ns));
+				break;
+			case LB_EV_CLOCK:
+				fprintf(f, " Its clock was %+lld ms off.", (long long)e->value);
+				break;
+			default:
+				break;
+			}
+		} else if (e->node >= 0) {
+			switch (e->kind) {
+			case LB_EV_NODE_KILL:
+				fprintf(f, " Node %d was killed at %.3f s.", e->node, sec(e->t_ns));
+				break;
+			case LB_EV_NODE_START:
+				fprintf(f, " Node %d came back empty at %.3f s.", e->node, sec(e->t_ns));
+				break;
+			case LB_EV_NODE_CLOCK:
+				fprintf(f, " Node %d's clock jumped %+lld ms at %.3f s.", e->node,
+					(long long)e->value, sec(e->t_ns));
+				break;
+			case LB_EV_PROMOTE:
+				fprintf(f, " The replica, which never received the lock, was promoted at %.3f s.",
+					sec(e->t_ns));
+				break;
+			case LB_EV_REPL_CUT:
+				fprintf(f, " Replication to the replica had been cut at %.3f s.", sec(e->t_ns));
+				break;
+			default:
+				break;
+			}
+		}
+	}
+}
+
+/* The section of another client holding @key at @t (latest enter), or NULL. */
+static const struct lb_section *holder_at(const struct lb_run_files *rf, int key, int not_client,
+					  int64_t t)
+{
+	const struct lb_section *best = NULL;
+	for (size_t i = 0; i < rf->n && rf->sec[i].enter_ns <= t; i++) {
+		const struct lb_section *s = &rf->sec[i];
+		if (s->key == key && s->client != not_client && exit_of(rf, s) >= t)
+			best = s;
+	}
+	return best;
+}
+
+static void release_words(FILE *f, const struct lb_run_files *rf, const struct lb_section *a)
+{
+	const struct lb_section *h;
+
+	switch (a->outcome) {
+	case LB_OUT_FOREIGN:
+		h = holder_at(rf, a->key, a->client, a->release_ns);
+		fprintf(f, " Its release at %.3f s deleted ", sec(a->release_ns));
+		if (h)
+			fprintf(f, "client %d's lock (taken at %.3f s), letting the next client in beside it.",
+				h->client, sec(h->enter_ns));
+		else
+			fprintf(f, "another client's lock.");
+		break;
+	case LB_OUT_LOST:
+		fprintf(f, " Its release at %.3f s found the lock no longer its own and left it.",
+			sec(a->release_ns));
+		break;
+	case LB_OUT_ERROR:
+		fprintf(f, " Its release failed (its connection died with the server).");
+		break;
+	case LB_OUT_KILLED:
+		fprintf(f, " It was killed at %.3f s.", sec(exit_of(rf, a)));
+		break;
+	default:
+		break;
+	}
+}
+
+/* A chain of overlaps, each beginning inside the previous one's window. */
+struct chain {
+	int count;
+	uint64_t foreign;
+	int64_t until;
+};
+
+static void end_chain(FILE *f, struct chain *c)
+{
+	if (c->count > 0)
+		fprintf(f, "- **It went on:** %d more time%s until %.3f s a client came in while another "
+			   "was still inside%s.\n", c->count, c->count == 1 ? "" : "s", sec(c->until),
+			c->foreign ? ", each release deleting the lock of the client that had just come "
+				     "in (a cascade of foreign releases)" : "");
+	c->count = 0;
+	c->foreign = 0;
+}
+
+int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
+{
+	int found = 0, written = 0, skipped = 0;
+	double lost = field(&rf->sum, "lost_updates", 0);
+	struct chain chain = { 0, 0, 0 };
+	int64_t window_end = -1;
+
+	for (size_t i = 0; i < rf->n; i++) {
+		const struct lb_section *a = &rf->sec[i];
+		int64_t aexit = exit_of(rf, a);
+		size_t first = 0, others = 0;
+
+		/* sections of other clients that began while a was inside */
+		for (size_t j = i + 1; j < rf->n && rf->sec[j].enter_ns < aexit; j++)
+			if (rf->sec[j].key == a->key && rf->sec[j].client != a->client &&
+			    rf->sec[j].enter_ns > a->enter_ns && !others++)
+				first = j;
+		if (!others)
+			continue;
+		/* a section that began inside an incident already told continues it */
+		if (a->enter_ns <= window_end) {
+			chain.count++;
+			chain.foreign += a->outcome == LB_OUT_FOREIGN;
+			chain.until = aexit > chain.until ? aexit : chain.until;
+			window_end = aexit > window_end ? aexit : window_end;
+			continue;
+		}
+		end_chain(f, &chain);
+		window_end = aexit;
+		found++;
+		if (written >= max) {
+			skipped++;
+			continue;
+		}
+		written++;
+		const struct lb_section *b = &rf->sec[first];
+		fprintf(f, "- **%.3f s: client %d and client %d inside at once.** Client %d acquired the "
+			   "lock at %.3f s", sec(b->enter_ns), a->client, b->client, a->client,
+			sec(a->enter_ns));
+		if (rf->ttl_ms > 0 && aexit > a->enter_ns + rf->ttl_ms * LB_NS_PER_MS)
+			fprintf(f, " with a %.1f s lease, which expired at %.3f s while it was still inside",
+				(double)rf->ttl_ms / 1000, sec(a->enter_ns + rf->ttl_ms * LB_NS_PER_MS));
+		fprintf(f, ".");
+		causes(f, rf, a->client, a->enter_ns, aexit);
+		fprintf(f, " Client %d acquired at %.3f s", b->client, sec(b->enter_ns));
+		if (others > 1)
+			fprintf(f, ", and %zu more sections of other clients began", others - 1);
+		fprintf(f, " before client %d left at %.3f s.", a->client, sec(aexit));
+		release_words(f, rf, a);
+		fprintf(f, "\n");
+	}
+	end_chain(f, &chain);
+	/* foreign releases made after the releaser had left (check-then-delete) */
+	for (size_t i = 0; i < rf->n; i++) {
+		const struct lb_section *a = &rf->sec[i];
+		if (a->outcome != LB_OUT_FOREIGN)
+			continue;
+		const struct lb_section *h = holder_at(rf, a->key, a->client, a->release_ns);
+		if (h && h->enter_ns < a->exit_ns)
+			continue; /* told above, as an overlap */
+		found++;
+		if (written >= max) {
+			skipped++;
+			continue;
+		}
+		written++;
+		fprintf(f, "- **%.3f s: client %d deleted another client's lock.** It left its section "
+			   "at %.3f s and released at %.3f s.", sec(a->release_ns), a->client,
+			sec(a->exit_ns), sec(a->release_ns));
+		causes(f, rf, a->client, a->exit_ns, a->release_ns);
+		if (h)
+			fprintf(f, " By then client %d held the lock (since %.3f s); the release deleted it.",
+				h->client, sec(h->enter_ns));
+		fprintf(f, "\n");
+	}
+	/* deaths */
+	for (size_t i = 0; i < rf->n; i++) {
+		const struct lb_section *a = &rf->sec[i];
+		if (a->outcome != LB_OUT_KILLED)
+			continue;
+		int64_t death = exit_of(rf, a), next = -1;
+		int who = -1;
+		for (size_t j = 0; j < rf->n; j++)
+			if (j != i && rf->sec[j].key == a->key && rf->sec[j].enter_ns >= death &&
+			    (next < 0 || rf->sec[j].enter_ns < next))
+				next = rf->sec[j].enter_ns, who = rf->sec[j].client;
+		if (next >= 0 && (double)(next - death) < 0.25e9)
+			continue; /* came back at once: nothing to tell */
+		found += next < 0;
+		if (written >= max) {
+			skipped++;
+			continue;
+		}
+		written++;
+		fprintf(f, "- **%.3f s: client %d died holding the lock.**", sec(death), a->client);
+		if (next < 0)
+			fprintf(f, " Nobody acquired it again before the run ended %.1f s later: the lock "
+				   "was orphaned (deadlock).\n", rf->elapsed_s - sec(death));
+		else
+			fprintf(f, " Client %d acquired it again at %.3f s, %.2f s later.\n", who,
+				sec(next), sec(next - death));
+	}
+	if (skipped)
+		fprintf(f, "- ... and %d more incident%s (see the timeline and history.csv).\n", skipped,
+			skipped == 1 ? "" : "s");
+	if (lost > 0)
+		fprintf(f, "\nThe protected counter lost **%.0f update%s**: every overlap where both "
+			   "clients read before either wrote costs one.\n", lost, lost == 1 ? "" : "s");
+	return found;
+}
+
+static void summary_table(FILE *f, const struct lb_summary *s)
+{
+	static const char *const rows[][2] = {
+		{ "sections", "critical sections" }, { "throughput_per_s", "per second" },
+		{ "acquire_p50_us", "acquire p50 (µs)" }, { "acquire_p99_us", "acquire p99 (µs)" },
+		{ "acquire_max_us", "acquire max (µs)" }, { "cmds_per_section", "Redis commands per section" },
+		{ "overlaps", "overlaps" }, { "overlap_ms", "time with two or more inside (ms)" },
+		{ "max_holders", "most clients inside at once" }, { "lost_updates", "lost updates" },
+		{ "foreign_releases", "releases that deleted another's lock" },
+		{ "lost_leases", "releases that found the lock gone" },
+		{ "holder_deaths", "holders that died" }, { "orphan_ms", "longest orphaned (ms)" },
+		{ "recovered", "lock came back" }, { "acquire_errors", "attempts that found a node down" },
+		{ "acquire_timeouts", "acquires that gave up" }, { "fairness", "fairness (Jain)" },
+		{ "observed", "outcome class" }, { "expected", "expected by the scenario" },
+	};
+	fprintf(f, "| figure | value |\n|---|---|\n");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *v = lb_summary_get(s, rows[i][0]);
+		if (v)
+			fprintf(f, "| %s | %s |\n", rows[i][1], v);
+	}
+}
+
+static int report_run(const char *dir)
+{
+	struct lb_run_files rf;
+	char path[PATH_MAX];
+	bool drawn = false;
+	int rc;
+
+	if ((rc = lb_run_files_load(dir, &rf)) < 0)
+		return rc;
+	rc = lb_charts_run(&rf, &drawn);
+	snprintf(path, sizeof(path), "%.4000s/report.md", dir);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		lb_errorf("cannot write %s: %s", path, strerror(errno));
+		lb_run_files_free(&rf);
+		return LB_ESYS;
+	}
+	const char *st = lb_summary_get(&rf.sum, "strategy"), *sc = lb_summary_get(&rf.sum, "scenario");
+	fprintf(f, "# %s under %s\n\n", st ? st : "?", sc ? sc : "?");
+	fprintf(f, "%d clients on %d lock%s for %.1f s, TTL %lld ms, hold %s ms, wait %s, seed %s. "
+		   "Everything below was measured in this run and is drawn from the files beside "
+		   "this report (`lockbench check %s` recomputes the summary from `history.csv`).\n\n",
+		rf.clients, rf.keys, rf.keys == 1 ? "" : "s", rf.elapsed_s, (long long)rf.ttl_ms,
+		lb_summary_get(&rf.sum, "hold_ms") ? lb_summary_get(&rf.sum, "hold_ms") : "?",
+		lb_summary_get(&rf.sum, "wait") ? lb_summary_get(&rf.sum, "wait") : "?",
+		lb_summary_get(&rf.sum, "seed") ? lb_summary_get(&rf.sum, "seed") : "?", dir);
+	summary_table(f, &rf.sum);
+	fprintf(f, "\n## What went wrong\n\n");
+	if (lb_report_violations(f, &rf, 12) == 0)
+		fprintf(f, "No violation: no two clients were ever inside at once, no release deleted "
+			   "another client's lock, and every lock whose holder died came back.\n");
+	fprintf(f, "\n## Charts\n\n");
+	if (drawn)
+		fprintf(f, "![timeline](timeline.png)\n\nOne lane per client, a bar per critical "
+			   "section (from acquire returning to release being sent); red where two or "
+			   "more clients were inside; dashed lines are faults; × marks where a holder's "
+			   "lease (enter + TTL) ran out while it was still inside.\n\n"
+			   "![acquire latency](latency.png)\n\n![sections per client](fairness.png)\n");
+	else
+		fprintf(f, "gnuplot is not installed (Debian package `gnuplot-nox`), so no chart was "
+			   "drawn. The data and the scripts are here: `gnuplot timeline.gp` draws them.\n");
+	bool bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		lb_errorf("writing %s failed", path);
+		rc = LB_ESYS;
+	}
+	lb_run_files_free(&rf);
+	return rc;
+}
+
+int lb_report_dir(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%.4000s/summary.csv", dir);
+	if (access(path, R_OK) == 0)
+		return report_run(dir);
+	snprintf(path, sizeof(path), "%.4000s/matrix.csv", dir);
+	if (access(path, R_OK) == 0)
+		return lb_report_matrix(dir);
+	lb_errorf("%s holds no summary.csv or matrix.csv: nothing to report", dir);
+	return LB_EINVAL;
+}

@@ -1,0 +1,54 @@
+/*
+ * report.h - charts (gnuplot) and report.md for whatever a directory holds:
+ * a run, a matrix or a sweep. Everything is drawn from the directory's own
+ * files by gnuplot scripts written beside them, so anyone can edit a script
+ * and re-render (`gnuplot timeline.gp`).
+ */
+#ifndef LB_REPORT_H
+#define LB_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "results.h"
+
+/* A run directory, read back from its files. */
+struct lb_run_files {
+	char dir[PATH_MAX - 64];
+	struct lb_summary sum;
+	struct lb_section *sec;
+	size_t n;
+	struct lb_event *ev;
+	size_t n_ev;
+	struct lb_hist lat;
+	int clients, keys;
+	int64_t ttl_ms;
+	double elapsed_s;
+};
+
+int lb_run_files_load(const char *dir, struct lb_run_files *rf);
+void lb_run_files_free(struct lb_run_files *rf);
+
+/* Run `gnuplot SCRIPT` inside @dir. 0 drawn; LB_ENOTSUP gnuplot missing;
+ * LB_ESYS it failed (its messages are in DIR/gnuplot.log). */
+int lb_gnuplot(const char *dir, const char *script);
+
+/* Write the run's .dat files and .gp scripts and draw them; @drawn says
+ * whether gnuplot drew the PNG/SVG files. */
+int lb_charts_run(const struct lb_run_files *rf, bool *drawn);
+
+/*
+ * One paragraph per violation, in plain words, from the history and events
+ * alone: overlaps (who was inside, why: a pause, a slow section, an expired
+ * lease, a restart), foreign releases, deaths that left a lock behind.
+ * At most @max paragraphs, then a count of the rest. Returns how many
+ * violations it found.
+ */
+int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max);
+
+/* matrix.png and the matrix report (report_matrix.c). */
+int lb_report_matrix(const char *dir);
+/* report.md for a run, a matrix or a sweep directory. */
+int lb_report_dir(const char *dir);
+
+#endif

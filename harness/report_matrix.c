@@ -1,0 +1,110 @@
+/* report_matrix.c - the strategy x scenario grid as a chart, coloured by the
+ * observed class, expected-vs-observed marked. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define MAX_NAMES 64
+
+static int index_of(char (*names)[64], int *n, const char *name)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	if (*n == MAX_NAMES)
+		return -1;
+	snprintf(names[*n], 64, "%s", name);
+	return (*n)++;
+}
+
+/* report.md: the chart, then matrix.md's table. */
+static int write_report(const char *dir, bool drawn)
+{
+	char path[PATH_MAX], buf[4096];
+	size_t n;
+
+	snprintf(path, sizeof(path), "%.4000s/report.md", dir);
+	FILE *out = fopen(path, "w");
+	if (!out)
+		return LB_ESYS;
+	if (drawn)
+		fprintf(out, "![observed outcome per cell](matrix.png)\n\n");
+	else
+		fprintf(out, "gnuplot is not installed (Debian package `gnuplot-nox`): no chart was "
+			     "drawn; `gnuplot matrix.gp` draws it from matrix-grid.dat.\n\n");
+	snprintf(path, sizeof(path), "%.4000s/matrix.md", dir);
+	FILE *in = fopen(path, "r");
+	while (in && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	if (in)
+		fclose(in);
+	fprintf(out, "\nEach cell's run has its own report.md with its timeline, under "
+		     "<scenario>/<strategy>/<repetition>/.\n");
+	return fclose(out) == 0 ? 0 : LB_ESYS;
+}
+
+int lb_report_matrix(const char *dir)
+{
+	char path[PATH_MAX], line[1024];
+	static char sc[MAX_NAMES][64], st[MAX_NAMES][64];
+	int n_sc = 0, n_st = 0;
+	FILE *in, *d, *gp;
+
+	snprintf(path, sizeof(path), "%.4000s/matrix.csv", dir);
+	if (!(in = fopen(path, "r"))) {
+		lb_errorf("cannot read %s", path);
+		return LB_ESYS;
+	}
+	snprintf(path, sizeof(path), "%.4000s/matrix-grid.dat", dir);
+	if (!(d = fopen(path, "w"))) {
+		fclose(in);
+		return LB_ESYS;
+	}
+	fprintf(d, "# strategy_index scenario_index class_index label\n");
+	if (!fgets(line, sizeof(line), in))
+		line[0] = '\0';
+	while (fgets(line, sizeof(line), in)) {
+		char *f[6], *p = line;
+		int k = 0;
+		while (k < 6 && (f[k++] = strsep(&p, ",")))
+			;
+		if (k < 6 || !f[5] || strcmp(f[4], "1"))
+			continue; /* first repetition only: one square per cell */
+		int x = index_of(st, &n_st, f[1]), y = index_of(sc, &n_sc, f[0]);
+		int cls = lb_class_parse(f[3]);
+		if (x < 0 || y < 0 || cls < 0)
+			continue;
+		fprintf(d, "%d %d %d \"%s%s\"\n", x, y, cls, !strcmp(f[5], "yes") ? "✔ " : "✘ ", f[3]);
+	}
+	fclose(in);
+	fclose(d);
+	snprintf(path, sizeof(path), "%.4000s/matrix.gp", dir);
+	if (!(gp = fopen(path, "w")))
+		return LB_ESYS;
+	fprintf(gp, "# lockbench matrix: observed outcome per cell (✔ as expected, ✘ not)\n"
+		    "set title 'observed outcome of each strategy in each scenario (✔ = as expected)'\n"
+		    "set palette maxcolors 5\nset palette defined (0 '#44aa77', 1 '#ee7733', 2 '#cc3311', 3 '#882255', 4 '#bbbbbb')\nset rmargin 18\n"
+		    "set cbrange [-0.5:4.5]\nset cbtics ('safe' 0, 'overlap' 1, 'foreign-release' 2, "
+		    "'deadlock' 3, 'unavailable' 4)\nunset key\nset xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
+		    "set xtics rotate by -30 left (", n_st - 1, n_sc - 1);
+	for (int i = 0; i < n_st; i++)
+		fprintf(gp, "%s\"%s\" %d", i ? ", " : "", st[i], i);
+	fprintf(gp, ")\nset ytics (");
+	for (int i = 0; i < n_sc; i++)
+		fprintf(gp, "%s\"%s\" %d", i ? ", " : "", sc[i], i);
+	int h = 160 + 38 * n_sc, w = 260 + 120 * n_st;
+	fprintf(gp, ")\nset tics scale 0\n"
+		    "set terminal pngcairo size %d,%d font 'DejaVu Sans,10'\nset output 'matrix.png'\n"
+		    "plot 'matrix-grid.dat' using 1:2:3 with image, '' using 1:2:4 with labels font ',8'\n"
+		    "set terminal svg size %d,%d dynamic font 'DejaVu Sans,10'\nset output 'matrix.svg'\n"
+		    "replot\nunset output\n", w, h, w, h);
+	if (fclose(gp) != 0)
+		return LB_ESYS;
+	int rc = lb_gnuplot(dir, "matrix.gp");
+	if (rc < 0 && rc != LB_ENOTSUP) {
+		lb_errorf("gnuplot failed on %s/matrix.gp; see %s/gnuplot.log", dir, dir);
+		return rc;
+	}
+	return write_report(dir, rc == 0);
+}

@@ -1,0 +1,146 @@
+/* test_report.c - charts from a tiny real run are valid PNGs; the report's
+ * violation paragraphs tell what the history says, on a constructed case. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "shared.h"
+
+TestSuite(report, .timeout = 60);
+
+static char tmpdir[64];
+
+static void mktmp(void)
+{
+	strcpy(tmpdir, "/tmp/lbtest-report-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void assert_png(const char *dir, const char *name)
+{
+	static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	unsigned char head[8];
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	cr_assert_eq(stat(path, &st), 0, "%s was not drawn", path);
+	cr_assert_gt(st.st_size, 2000, "%s is suspiciously small (%lld bytes)", path,
+		     (long long)st.st_size);
+	FILE *f = fopen(path, "rb");
+	cr_assert_eq(fread(head, 1, 8, f), 8);
+	fclose(f);
+	cr_assert_eq(memcmp(head, sig, 8), 0, "%s is not a PNG", path);
+}
+
+Test(report, a_tiny_run_draws_valid_charts, .init = mktmp)
+{
+	const char *bin = getenv("LOCKBENCH_BIN");
+	char dir[128];
+	int status;
+
+	cr_assert_not_null(bin);
+	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, STDOUT_FILENO);
+		execl(bin, bin, "run", "--strategy", "set-nx-px", "--scenario", "holder-pause",
+		      "--duration", "3.5", "--out", dir, "--no-status", (char *)NULL);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_png(dir, "timeline.png");
+	assert_png(dir, "latency.png");
+	assert_png(dir, "fairness.png");
+	char path[256];
+	snprintf(path, sizeof(path), "%s/timeline.svg", dir);
+	cr_assert_eq(access(path, R_OK), 0, "no SVG beside the PNG");
+	snprintf(path, sizeof(path), "%s/timeline.gp", dir);
+	cr_assert_eq(access(path, R_OK), 0, "the gnuplot script must stay beside the chart");
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	FILE *f = fopen(path, "r");
+	char buf[16384];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	cr_assert(strstr(buf, "![timeline](timeline.png)"));
+	cr_assert(strstr(buf, "paused (SIGSTOP)"), "the pause must be told: %s", buf);
+}
+
+#define MS LB_NS_PER_MS
+
+/* Client 1 paused 0.5..4.0 s with a 2 s lease; client 2 gets in at 2.01 s. */
+Test(report, violation_paragraphs_match_the_history)
+{
+	static struct lb_section sec[] = {
+		{ .client = 1, .key = 0, .seq = 0, .acquire_start_ns = 0, .enter_ns = 10 * MS,
+		  .exit_ns = 4000 * MS, .release_ns = 4001 * MS, .outcome = LB_OUT_LOST, .fence = -1 },
+		{ .client = 2, .key = 0, .seq = 0, .acquire_start_ns = 20 * MS, .enter_ns = 2010 * MS,
+		  .exit_ns = 4500 * MS, .release_ns = 4501 * MS, .outcome = LB_OUT_RELEASED, .fence = -1 },
+	};
+	static struct lb_event ev[] = {
+		{ .t_ns = 500 * MS, .kind = LB_EV_PAUSE, .client = 1, .node = -1, .value = 3500 },
+		{ .t_ns = 4000 * MS, .kind = LB_EV_RESUME, .client = 1, .node = -1, .value = 0 },
+	};
+	struct lb_run_files rf = { .sec = sec, .n = 2, .ev = ev, .n_ev = 2, .clients = 3,
+				   .keys = 1, .ttl_ms = 2000, .elapsed_s = 5 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_eq(lb_report_violations(f, &rf, 10), 1);
+	fclose(f);
+	cr_assert(strstr(text, "2.010 s: client 1 and client 2 inside at once"), "%s", text);
+	cr_assert(strstr(text, "with a 2.0 s lease, which expired at 2.010 s"), "%s", text);
+	cr_assert(strstr(text, "paused (SIGSTOP) at 0.500 s and resumed at 4.000 s, 3.5 s later"), "%s", text);
+	cr_assert(strstr(text, "Client 2 acquired at 2.010 s before client 1 left at 4.000 s"), "%s", text);
+	cr_assert(strstr(text, "found the lock no longer its own"), "%s", text);
+	free(text);
+}
+
+Test(report, an_orphaned_lock_is_told)
+{
+	static struct lb_section sec[] = {
+		{ .client = 0, .key = 0, .enter_ns = 100 * MS, .exit_ns = 300 * MS,
+		  .release_ns = -1, .outcome = LB_OUT_KILLED, .fence = -1 },
+	};
+	struct lb_run_files rf = { .sec = sec, .n = 1, .clients = 2, .keys = 1, .ttl_ms = 0,
+				   .elapsed_s = 3 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_eq(lb_report_violations(f, &rf, 10), 1);
+	fclose(f);
+	cr_assert(strstr(text, "0.300 s: client 0 died holding the lock"), "%s", text);
+	cr_assert(strstr(text, "orphaned (deadlock)"), "%s", text);
+	free(text);
+}
+
+Test(report, a_clean_history_has_no_violation)
+{
+	static struct lb_section sec[] = {
+		{ .client = 0, .key = 0, .enter_ns = 0, .exit_ns = 10 * MS, .release_ns = 11 * MS,
+		  .outcome = LB_OUT_RELEASED, .fence = -1 },
+		{ .client = 1, .key = 0, .enter_ns = 11 * MS, .exit_ns = 20 * MS, .release_ns = 21 * MS,
+		  .outcome = LB_OUT_RELEASED, .fence = -1 },
+	};
+	struct lb_run_files rf = { .sec = sec, .n = 2, .clients = 2, .keys = 1, .ttl_ms = 1000,
+				   .elapsed_s = 1 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_eq(lb_report_violations(f, &rf, 10), 0);
+	fclose(f);
+	cr_assert_eq(len, 0, "nothing to tell, but it said: %s", text);
+	free(text);
+}
