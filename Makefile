@@ -26,7 +26,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/lockbench
 
 .SECONDARY:
-.PHONY: all deps test check valgrind demo matrix install clean run-tests
+.PHONY: all deps test check valgrind demo demo-run matrix install clean run-tests
 all: $(BIN) $(SHIM)
 
 $(BUILD)/obj/%.o: %.c
@@ -59,13 +59,17 @@ run-tests: $(BIN) $(SHIM) $(TEST_BIN)
 	  LOCKBENCH_BIN=$(abspath $(BIN)) LOCKBENCH_SCENARIOS=$(abspath scenarios) \
 	  LOCKBENCH_CLOCK_SHIM=$(abspath $(SHIM)) $$t --jobs 2; done
 
+# deps first, then a parallel build: packages must be there before compiling.
 test: deps
+	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM) $(TEST_BIN)
 	@$(MAKE) --no-print-directory run-tests
 
+SAN := BUILD=build/san CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+       SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 check: deps
-	@$(MAKE) --no-print-directory BUILD=build/san CFLAGS="-O1 -g -fno-omit-frame-pointer" \
-	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
-	  run-tests
+	@$(MAKE) --no-print-directory -j2 $(SAN) build/san/lockbench build/san/libfakeclock.so \
+	  $(TEST_BIN:$(BUILD)/%=build/san/%)
+	@$(MAKE) --no-print-directory $(SAN) run-tests
 
 VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full \
             --errors-for-leak-kinds=definite,indirect
@@ -75,8 +79,25 @@ valgrind: deps $(BIN)
 	  --out build/valgrind-run > /dev/null
 	$(VALGRIND) $(BIN) check build/valgrind-run > /dev/null
 
-demo: deps $(BIN) $(SHIM)
-	$(BIN) compare --duration 2 --clients 8
+# The showcase, in under 3 minutes: the classic recipes against the classic
+# pitfalls, the holder-pause timeline of set-nx-px beside token-lua's, and a
+# contention sweep. Ends by printing the report's path.
+DEMO := results/demo
+demo: deps
+	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run:
+	@rm -rf $(DEMO)
+	$(BIN) matrix --out $(DEMO)/1-matrix --strategies setnx,setnx-expire,set-nx-px,get-del,token-lua,redlock \
+	  --scenarios holder-crash,holder-pause,check-then-delete,server-restart
+	$(BIN) run --scenario holder-pause --strategy set-nx-px --clients 3 --no-status \
+	  --out $(DEMO)/2-holder-pause-set-nx-px
+	$(BIN) run --scenario holder-pause --strategy token-lua --clients 3 --no-status \
+	  --out $(DEMO)/3-holder-pause-token-lua
+	$(BIN) sweep --strategies set-nx-px,token-lua,redlock --vary clients=1,2,4,8,16 \
+	  --duration 1.5 --wait fixed:2 --think 5 --out $(DEMO)/4-sweep-clients
+	$(BIN) report $(DEMO)
 
 # Every strategy against every scenario, three times, checked (about 12 minutes).
 matrix: deps $(BIN) $(SHIM)

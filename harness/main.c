@@ -17,6 +17,7 @@ static const struct {
 	{ "compare", lb_cmd_compare, "run several strategies under the same load, side by side" },
 	{ "check", lb_cmd_check, "recompute a run's summary from its history" },
 	{ "matrix", lb_cmd_matrix, "every strategy against every scenario, checked against expectations" },
+	{ "sweep", lb_cmd_sweep, "vary clients, hold, ttl or keys for several strategies" },
 	{ "report", lb_cmd_report, "draw the charts and report.md of a run or matrix directory" },
 	{ "servers", lb_cmd_servers, "start N embedded redis-servers until Ctrl-C" },
 };

@@ -12,7 +12,7 @@
 enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_CLIENTS, OPT_DURATION, OPT_TTL, OPT_HOLD, OPT_THINK,
 	OPT_KEYS, OPT_WAIT, OPT_ACQ_TIMEOUT, OPT_WORK, OPT_SEED, OPT_OUT, OPT_REDIS, OPT_NODES,
-	OPT_NO_STATUS, OPT_HELP, OPT_SCENARIO, OPT_NO_REPORT,
+	OPT_NO_STATUS, OPT_HELP, OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY,
 };
 
 /* bits of lb_run_opts.given */
@@ -39,6 +39,7 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "scenario", required_argument, NULL, OPT_SCENARIO },
 	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
+	{ "vary", required_argument, NULL, OPT_VARY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -47,6 +48,11 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 	if (mode == LB_OPTS_RUN)
 		fprintf(f, "usage: lockbench run --strategy NAME [options]\n\n"
 			   "  --strategy NAME        the lock strategy (see `lockbench list`)\n");
+	else if (mode == LB_OPTS_SWEEP)
+		fprintf(f, "usage: lockbench sweep --vary NAME=V1,V2,... [--strategies a,b] [options]\n\n"
+			   "  --vary NAME=LIST       the parameter to vary: clients, hold, ttl or keys\n"
+			   "  --strategies LIST      strategies, one line each (default: all but none)\n"
+			   "  (each point runs --duration seconds, 3 by default here)\n");
 	else
 		fprintf(f, "usage: lockbench compare [--strategies a,b,...] [options]\n\n"
 			   "  --strategies LIST      strategies to compare, in order (default: all)\n");
@@ -138,6 +144,44 @@ static int strategies_list(struct lb_run_opts *o, const char *list)
 	return o->n_strategies ? 0 : LB_EINVAL;
 }
 
+static int parse_vary(struct lb_run_opts *o, const char *a)
+{
+	char buf[512], *save = NULL;
+	const char *eq = strchr(a, '=');
+	int64_t v;
+
+	if (!eq || (size_t)(eq - a) >= sizeof(o->vary_name) || strlen(eq + 1) >= sizeof(buf))
+		return LB_EINVAL;
+	memcpy(o->vary_name, a, (size_t)(eq - a));
+	o->vary_name[eq - a] = '\0';
+	if (strcmp(o->vary_name, "clients") && strcmp(o->vary_name, "hold") &&
+	    strcmp(o->vary_name, "ttl") && strcmp(o->vary_name, "keys"))
+		return LB_EINVAL;
+	strcpy(buf, eq + 1);
+	o->n_vary = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (o->n_vary == 32 || !lb_parse_i64(t, 0, 86400000, &v))
+			return LB_EINVAL;
+		o->vary[o->n_vary++] = v;
+	}
+	return o->n_vary ? 0 : LB_EINVAL;
+}
+
+int lb_run_cfg_set(struct lb_run_cfg *cfg, const char *name, int64_t v)
+{
+	if (!strcmp(name, "clients") && v >= 1 && v <= LB_MAX_CLIENTS)
+		cfg->clients = (int)v;
+	else if (!strcmp(name, "hold") && v >= 0)
+		cfg->hold_min_ms = cfg->hold_max_ms = v;
+	else if (!strcmp(name, "ttl") && v >= 1)
+		cfg->ttl_ms = v;
+	else if (!strcmp(name, "keys") && v >= 1 && v <= LB_MAX_KEYS)
+		cfg->keys = (int)v;
+	else
+		return LB_EINVAL;
+	return 0;
+}
+
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int usage_error(const char *fmt, ...)
@@ -179,8 +223,15 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 			if (!(cfg->strategy = lb_strategy_or_usage(a)))
 				return LB_EINVAL;
 			break;
+		case OPT_VARY:
+			if (mode != LB_OPTS_SWEEP)
+				return usage_error("--vary is for sweep");
+			if (parse_vary(o, a) < 0)
+				return usage_error("--vary '%s': expected clients=, hold=, ttl= or keys= "
+						   "and a comma list of integers (at most 32)", a);
+			break;
 		case OPT_STRATEGIES:
-			if (mode != LB_OPTS_COMPARE)
+			if (mode != LB_OPTS_COMPARE && mode != LB_OPTS_SWEEP)
 				return usage_error("--strategies is for compare; use --strategy");
 			if (strategies_list(o, a) < 0)
 				return LB_EINVAL;
@@ -290,10 +341,21 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 	    !lb_scenario_applies(&o->scenario, cfg->strategy->name))
 		return usage_error("scenario %s applies only to: %s", o->scenario.name,
 				   o->scenario.only);
-	if (mode == LB_OPTS_COMPARE && o->n_strategies == 0)
+	if (mode == LB_OPTS_SWEEP && o->n_vary == 0)
+		return usage_error("sweep needs --vary NAME=V1,V2,...");
+	if (mode == LB_OPTS_SWEEP && !(o->given & G_DURATION))
+		cfg->duration_s = 3;
+	if ((mode == LB_OPTS_COMPARE || mode == LB_OPTS_SWEEP) && o->n_strategies == 0)
 		for (size_t i = 0; i < lb_strategy_count() && i < LB_MAX_STRATEGIES; i++)
-			o->strategies[o->n_strategies++] = lb_strategy_at(i);
-	for (size_t i = 0; i < (mode == LB_OPTS_RUN ? 1 : o->n_strategies); i++) {
+			if (mode == LB_OPTS_COMPARE || strcmp(lb_strategy_at(i)->name, "none"))
+				o->strategies[o->n_strategies++] = lb_strategy_at(i);
+	for (int i = 0; i < o->n_vary; i++) {
+		struct lb_run_cfg probe = *cfg;
+		if (lb_run_cfg_set(&probe, o->vary_name, o->vary[i]) < 0)
+			return usage_error("--vary %s=%lld is out of range", o->vary_name,
+					   (long long)o->vary[i]);
+	}
+	for (size_t i = 0; i < (mode == LB_OPTS_RUN || mode == LB_OPTS_RUN_DEFAULTS ? 1 : o->n_strategies); i++) {
 		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
 		if (cfg->nodes && cfg->nodes < (int)s->min_nodes) {
 			char m[64];

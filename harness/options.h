@@ -20,10 +20,17 @@ struct lb_run_opts {
 	/* compare: the strategies to run, in order */
 	const struct lock_strategy *strategies[LB_MAX_STRATEGIES];
 	size_t n_strategies;
+	/* sweep: --vary NAME=V1,V2,... */
+	char vary_name[16];
+	int64_t vary[32];
+	int n_vary;
 };
 
+/* Set the run parameter @name (clients, hold, ttl, keys) of @cfg to @v. */
+int lb_run_cfg_set(struct lb_run_cfg *cfg, const char *name, int64_t v);
+
 /* RUN_DEFAULTS: like RUN, but --strategy may be left for the caller to set. */
-enum lb_opts_mode { LB_OPTS_RUN, LB_OPTS_COMPARE, LB_OPTS_RUN_DEFAULTS };
+enum lb_opts_mode { LB_OPTS_RUN, LB_OPTS_COMPARE, LB_OPTS_RUN_DEFAULTS, LB_OPTS_SWEEP };
 
 /* Parse @argv (argv[0] is the command name). */
 int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_run_opts *o);

@@ -3,6 +3,7 @@
  * plain words), a matrix or a sweep; `lockbench report DIR` and the end of
  * run/matrix/sweep call it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,6 +367,58 @@ static int report_run(const char *dir)
 	return rc;
 }
 
+static int name_cmp(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* A directory of reports (compare, demo): an index with each one's main chart. */
+static int report_index(const char *dir)
+{
+	static const char *const charts[] = { "matrix.png", "timeline.png", "sweep-throughput.png",
+					      "sweep-p99.png", NULL };
+	struct dirent **ents;
+	char path[PATH_MAX];
+	int n = scandir(dir, &ents, NULL, name_cmp), found = 0;
+	FILE *f;
+
+	if (n < 0) {
+		lb_errorf("cannot read %s: %s", dir, strerror(errno));
+		return LB_ESYS;
+	}
+	snprintf(path, sizeof(path), "%.4000s/report.md", dir);
+	if (!(f = fopen(path, "w"))) {
+		for (int i = 0; i < n; i++)
+			free(ents[i]);
+		free(ents);
+		return LB_ESYS;
+	}
+	fprintf(f, "# lockbench reports in %s\n\n", dir);
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		snprintf(path, sizeof(path), "%.3800s/%.200s/report.md", dir, name);
+		if (name[0] != '.' && access(path, R_OK) == 0) {
+			found++;
+			fprintf(f, "## [%s](%s/report.md)\n\n", name, name);
+			for (const char *const *c = charts; *c; c++) {
+				snprintf(path, sizeof(path), "%.3800s/%.200s/%.40s", dir, name, *c);
+				if (access(path, R_OK) == 0)
+					fprintf(f, "![%s](%s/%s)\n\n", *c, name, *c);
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	if (fclose(f) != 0)
+		return LB_ESYS;
+	if (!found) {
+		lb_errorf("%s holds no summary.csv, matrix.csv, sweep.csv or reports: nothing to report",
+			  dir);
+		return LB_EINVAL;
+	}
+	return 0;
+}
+
 int lb_report_dir(const char *dir)
 {
 	char path[PATH_MAX];
@@ -376,6 +429,8 @@ int lb_report_dir(const char *dir)
 	snprintf(path, sizeof(path), "%.4000s/matrix.csv", dir);
 	if (access(path, R_OK) == 0)
 		return lb_report_matrix(dir);
-	lb_errorf("%s holds no summary.csv or matrix.csv: nothing to report", dir);
-	return LB_EINVAL;
+	snprintf(path, sizeof(path), "%.4000s/sweep.csv", dir);
+	if (access(path, R_OK) == 0)
+		return lb_report_sweep(dir);
+	return report_index(dir);
 }

@@ -48,6 +48,8 @@ int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max);
 
 /* matrix.png and the matrix report (report_matrix.c). */
 int lb_report_matrix(const char *dir);
+/* Sweep charts and report (report_sweep.c). */
+int lb_report_sweep(const char *dir);
 /* report.md for a run, a matrix or a sweep directory. */
 int lb_report_dir(const char *dir);
 

@@ -1,0 +1,90 @@
+/*
+ * cmd_sweep.c - `lockbench sweep --vary clients=1,2,4,8`: the same load for
+ * each strategy at each value of one parameter, each point on fresh servers;
+ * sweep.csv and charts of throughput, p99 acquire latency, commands per
+ * section and violations against the varied parameter, one line per strategy.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "options.h"
+#include "report.h"
+#include "results.h"
+#include "signals.h"
+
+int lb_cmd_sweep(int argc, char **argv)
+{
+	struct lb_run_opts o;
+	char base[PATH_MAX - 256], path[PATH_MAX];
+	int rc = lb_run_opts_parse(argc, argv, LB_OPTS_SWEEP, &o);
+	int exit_code = LB_EXIT_OK, done = 0;
+
+	if (rc != 0)
+		return rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
+	if (o.out_given) {
+		snprintf(base, sizeof(base), "%.3800s", o.cfg.out_dir);
+	} else {
+		char when[32];
+		time_t now = time(NULL);
+		strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
+		snprintf(base, sizeof(base), "results/sweeps/%s-%s", when, o.vary_name);
+	}
+	if (lb_results_prepare_dir(base) < 0)
+		return LB_EXIT_FAIL;
+	snprintf(path, sizeof(path), "%s/sweep.csv", base);
+	FILE *csv = fopen(path, "w");
+	if (!csv) {
+		lb_errorf("cannot write %s", path);
+		return LB_EXIT_FAIL;
+	}
+	fprintf(csv, "strategy,param,value,sections,throughput_per_s,acquire_p50_us,acquire_p99_us,"
+		     "cmds_per_section,overlaps,lost_updates,foreign_releases,fairness,seed,dir\n");
+	int total = (int)o.n_strategies * o.n_vary;
+	for (size_t i = 0; i < o.n_strategies && !lb_stop_requested(); i++)
+		for (int k = 0; k < o.n_vary && !lb_stop_requested(); k++) {
+			struct lb_run_cfg cfg = o.cfg;
+			struct lb_run_result res = { 0 };
+			struct lb_summary sum;
+
+			cfg.strategy = o.strategies[i];
+			cfg.status_line = false;
+			lb_run_cfg_set(&cfg, o.vary_name, o.vary[k]);
+			snprintf(cfg.out_dir, sizeof(cfg.out_dir), "%.3800s/%.60s/%s=%lld", base,
+				 cfg.strategy->name, o.vary_name, (long long)o.vary[k]);
+			if (lb_results_prepare_dir(cfg.out_dir) < 0 || lb_run(&cfg, &res) < 0) {
+				exit_code = LB_EXIT_FAIL;
+				lb_run_result_free(&res);
+				continue;
+			}
+			lb_summary_build(&cfg, &res, &sum);
+			if (lb_results_write(&cfg, &res, &sum) < 0)
+				exit_code = LB_EXIT_FAIL;
+			const struct lb_verdict *v = &res.verdict;
+			fprintf(csv, "%s,%s,%lld,%llu,%.2f,%.0f,%.0f,%.3f,%llu,%lld,%llu,%.4f,%llu,%s\n",
+				cfg.strategy->name, o.vary_name, (long long)o.vary[k],
+				(unsigned long long)v->sections, res.throughput_per_s,
+				lb_hist_quantile_us(&res.latency, 0.5), lb_hist_quantile_us(&res.latency, 0.99),
+				res.cmds_per_section, (unsigned long long)v->overlaps, res.lost_updates,
+				(unsigned long long)v->foreign_releases, v->fairness,
+				(unsigned long long)cfg.seed, cfg.out_dir);
+			fflush(csv);
+			printf("[%d/%d] %-13s %s=%-6lld %9.1f sections/s  p99 %8.2f ms  %6.2f cmds/section"
+			       "  %llu overlaps\n", ++done, total, cfg.strategy->name, o.vary_name,
+			       (long long)o.vary[k], res.throughput_per_s,
+			       lb_hist_quantile_us(&res.latency, 0.99) / 1000, res.cmds_per_section,
+			       (unsigned long long)v->overlaps);
+			fflush(stdout);
+			lb_run_result_free(&res);
+		}
+	if (fclose(csv) != 0)
+		exit_code = LB_EXIT_FAIL;
+	printf("sweep in %s/sweep.csv\n", base);
+	if (!o.cfg.no_report) {
+		if (lb_report_dir(base) < 0)
+			return LB_EXIT_FAIL;
+		printf("report in %s/report.md\n", base);
+	}
+	return exit_code;
+}

@@ -1,0 +1,80 @@
+/* report_sweep.c - sweep charts: one line per strategy against the varied
+ * parameter, for throughput, p99 latency, commands per section, violations. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define MAX_LINES 32
+
+int lb_report_sweep(const char *dir)
+{
+	char path[PATH_MAX], line[2048], names[MAX_LINES][64], param[32] = "value";
+	int n = 0;
+	FILE *in, *gp, *md;
+
+	snprintf(path, sizeof(path), "%.4000s/sweep.csv", dir);
+	if (!(in = fopen(path, "r"))) {
+		lb_errorf("cannot read %s", path);
+		return LB_ESYS;
+	}
+	if (!fgets(line, sizeof(line), in))
+		line[0] = '\0';
+	while (fgets(line, sizeof(line), in)) {
+		char *comma = strchr(line, ','), *p2;
+		if (!comma)
+			continue;
+		*comma = '\0';
+		if ((p2 = strchr(comma + 1, ',')) && (size_t)(p2 - comma - 1) < sizeof(param)) {
+			memcpy(param, comma + 1, (size_t)(p2 - comma - 1));
+			param[p2 - comma - 1] = '\0';
+		}
+		bool seen = false;
+		for (int i = 0; i < n; i++)
+			seen |= !strcmp(names[i], line);
+		if (!seen && n < MAX_LINES)
+			snprintf(names[n++], sizeof(names[0]), "%s", line);
+	}
+	fclose(in);
+	snprintf(path, sizeof(path), "%.4000s/sweep.gp", dir);
+	if (!(gp = fopen(path, "w")))
+		return LB_ESYS;
+	static const char *const charts[][4] = {
+		{ "sweep-throughput", "5", "critical sections per second", "" },
+		{ "sweep-p99", "7", "p99 acquire latency (ms)", "set logscale y\n" },
+		{ "sweep-cmds", "8", "Redis commands per section", "" },
+		{ "sweep-violations", "9", "overlapping sections", "" },
+	};
+	fprintf(gp, "# lockbench sweep: edit and re-render with `gnuplot sweep.gp`\n"
+		    "set datafile separator ','\nset key outside right\nset grid\nset xlabel '%s'\n"
+		    "set logscale x 2\n", param);
+	for (size_t c = 0; c < 4; c++) {
+		fprintf(gp, "unset logscale y\n%sset title '%s against %s'\nset ylabel '%s'\n"
+			    "set terminal pngcairo size 900,420 font 'DejaVu Sans,10'\nset output '%s.png'\nplot ",
+			charts[c][3], charts[c][2], param, charts[c][2], charts[c][0]);
+		for (int i = 0; i < n; i++)
+			fprintf(gp, "%s'sweep.csv' using (strcol(1) eq '%s' ? $3 : 1/0):(%s$%s%s) "
+				    "with linespoints lw 2 title '%s'", i ? ", \\\n     " : "", names[i],
+				c == 1 ? "" : "", charts[c][1], c == 1 ? "/1000.0" : "", names[i]);
+		fprintf(gp, "\nset terminal svg size 900,420 dynamic font 'DejaVu Sans,10'\n"
+			    "set output '%s.svg'\nreplot\nunset output\n", charts[c][0]);
+	}
+	if (fclose(gp) != 0)
+		return LB_ESYS;
+	int rc = lb_gnuplot(dir, "sweep.gp");
+	if (rc < 0 && rc != LB_ENOTSUP) {
+		lb_errorf("gnuplot failed on %s/sweep.gp; see %s/gnuplot.log", dir, dir);
+		return rc;
+	}
+	snprintf(path, sizeof(path), "%.4000s/report.md", dir);
+	if (!(md = fopen(path, "w")))
+		return LB_ESYS;
+	fprintf(md, "# sweep over %s\n\nEach point is one run on fresh servers; the figures are in "
+		    "`sweep.csv` and each point's directory holds its own report.\n\n", param);
+	if (rc == 0)
+		fprintf(md, "![throughput](sweep-throughput.png)\n\n![p99 latency](sweep-p99.png)\n\n"
+			    "![commands per section](sweep-cmds.png)\n\n![violations](sweep-violations.png)\n");
+	else
+		fprintf(md, "gnuplot is not installed: `gnuplot sweep.gp` draws the charts.\n");
+	return fclose(md) == 0 ? 0 : LB_ESYS;
+}
