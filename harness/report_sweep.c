@@ -33,7 +33,7 @@ int lb_report_sweep(const char *dir)
 		for (int i = 0; i < n; i++)
 			seen |= !strcmp(names[i], line);
 		if (!seen && n < MAX_LINES)
-			snprintf(names[n++], sizeof(names[0]), "%s", line);
+			snprintf(names[n++], sizeof(names[0]), "%.63s", line);
 	}
 	fclose(in);
 	snprintf(path, sizeof(path), "%.4000s/sweep.gp", dir);
