@@ -26,7 +26,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/lockbench
 
 .SECONDARY:
-.PHONY: all deps test check valgrind demo demo-run matrix install clean run-tests
+.PHONY: all deps test check valgrind demo demo-run matrix reference install clean run-tests
 all: $(BIN) $(SHIM)
 
 $(BUILD)/obj/%.o: %.c
@@ -102,6 +102,27 @@ demo-run:
 # Every strategy against every scenario, three times, checked (about 12 minutes).
 matrix: deps $(BIN) $(SHIM)
 	$(BIN) matrix --check --repeat 3
+
+# Reference charts for docs/: one full matrix at a fixed seed; the timelines the
+# lessons show are copied to docs/img/<scenario>--<strategy>.png, and the matrix
+# (figures included) to docs/img/matrix.png and docs/reference-matrix.md.
+REF := build/reference
+REF_CELLS := baseline/none baseline/token-lua holder-crash/setnx holder-crash/token-lua \
+  crash-before-expire/setnx-expire crash-before-expire/setnx holder-pause/set-nx-px \
+  holder-pause/token-lua holder-pause/watch-multi slow-holder/set-nx-px slow-holder/token-lua \
+  check-then-delete/get-del check-then-delete/token-lua server-restart/token-lua \
+  server-restart/redlock failover/set-nx-px failover/token-lua client-clock-skew/setnx-getset \
+  client-clock-skew/set-nx-px redlock-minority-down/redlock redlock-majority-down/redlock \
+  redlock-node-restart/redlock redlock-clock-jump/redlock redlock-pause-during-acquire/redlock
+reference: deps
+	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)
+	rm -rf $(REF)
+	$(BIN) matrix --seed 7 --out $(REF)
+	mkdir -p docs/img
+	cp $(REF)/matrix.png docs/img/matrix.png
+	sed -e 's|`lockbench matrix --seed 7 --out $(REF)`|`make reference` (lockbench matrix --seed 7)|' \
+	  $(REF)/matrix.md > docs/reference-matrix.md
+	for c in $(REF_CELLS); do cp $(REF)/$$c/1/timeline.png docs/img/$${c%%/*}--$${c##*/}.png; done
 
 install: $(BIN) $(SHIM)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lockbench

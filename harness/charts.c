@@ -165,7 +165,7 @@ static int write_timeline(const struct lb_run_files *rf)
 		fprintf(gp, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc rgb '#777777' dt 2\n",
 			s_of(ev->t_ns), s_of(ev->t_ns));
 		fprintf(gp, "set label \"%s%s\" at %.6f, graph %.2f rotate by 90 right font ',8' tc rgb '#555555'\n",
-			lb_event_name(ev->kind), who, s_of(ev->t_ns), 0.98 - 0.0 * (double)(e % 2));
+			lb_event_name(ev->kind), who, s_of(ev->t_ns), 0.98 - 0.4 * (double)(e % 2));
 	}
 	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40);
 	h = h < 300 ? 300 : h;

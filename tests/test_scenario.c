@@ -174,3 +174,34 @@ Test(scenario, shipped_scenarios_load_and_expect_every_strategy)
 		}
 	}
 }
+
+/* Every strategy and every scenario has its lesson, and the charts it shows exist. */
+Test(scenario, every_strategy_and_scenario_has_its_page)
+{
+	char dir[PATH_MAX], page[PATH_MAX + 64], names[64][64], line[512];
+
+	cr_assert(lb_scenario_dir(dir, sizeof(dir) - 16));
+	strcat(dir, "/../docs");
+	for (size_t i = 0; i < lb_strategy_count(); i++) {
+		snprintf(page, sizeof(page), "%s/strategies/%s.md", dir, lb_strategy_at(i)->name);
+		cr_assert_eq(access(page, R_OK), 0, "missing %s", page);
+	}
+	int n = lb_scenario_names(names, 64);
+	for (int i = 0; i < n; i++) {
+		snprintf(page, sizeof(page), "%s/pitfalls/%s.md", dir, names[i]);
+		FILE *f = fopen(page, "r");
+		cr_assert_not_null(f, "missing %s", page);
+		while (fgets(line, sizeof(line), f)) {
+			char *img = strstr(line, "](../img/");
+			if (!img)
+				continue;
+			char *end = strchr(img, ')');
+			cr_assert_not_null(end);
+			*end = '\0';
+			char png[PATH_MAX + 64];
+			snprintf(png, sizeof(png), "%s/pitfalls/%s", dir, img + 2);
+			cr_assert_eq(access(png, R_OK), 0, "%s shows %s, which does not exist", page, png);
+		}
+		fclose(f);
+	}
+}
