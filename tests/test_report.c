@@ -144,3 +144,36 @@ Test(report, a_clean_history_has_no_violation)
 	cr_assert_eq(len, 0, "nothing to tell, but it said: %s", text);
 	free(text);
 }
+
+Test(report, without_gnuplot_the_report_says_so, .init = mktmp)
+{
+	const char *bin = getenv("LOCKBENCH_BIN");
+	char dir[128], path[160], buf[8192];
+	int status;
+
+	cr_assert_not_null(bin);
+	snprintf(dir, sizeof(dir), "%s/nognuplot", tmpdir);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, STDOUT_FILENO);
+		setenv("PATH", "/nonexistent", 1); /* redis-server by absolute path, gnuplot gone */
+		setenv("LOCKBENCH_REDIS_SERVER", "/usr/bin/redis-server", 1);
+		execl(bin, bin, "run", "--strategy", "token-lua", "--duration", "0.5", "--clients", "2",
+		      "--out", dir, "--no-status", (char *)NULL);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a missing gnuplot is not a failure");
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	cr_assert(strstr(buf, "gnuplot is not installed"), "%s", buf);
+	cr_assert(strstr(buf, "| critical sections |"), "the tables must still be there: %s", buf);
+	snprintf(path, sizeof(path), "%s/timeline.gp", dir);
+	cr_assert_eq(access(path, R_OK), 0, "the script is written for later");
+}
