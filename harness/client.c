@@ -49,19 +49,10 @@ struct fp_arg {
 };
 static struct fp_arg fp_args[LB_MAX_FAULTS];
 
-/* splitmix64: the client's random stream, derived from the run's seed. */
-static uint64_t next_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static int64_t draw_hold_ms(struct client *c)
 {
 	int64_t lo = c->cfg->hold_min_ms, hi = c->cfg->hold_max_ms;
-	return hi > lo ? lo + (int64_t)(next_rand(&c->rng) % (uint64_t)(hi - lo + 1)) : lo;
+	return hi > lo ? lo + (int64_t)(lb_rand_next(&c->rng) % (uint64_t)(hi - lo + 1)) : lo;
 }
 
 static void wait_other_inside(struct client *c);
@@ -269,7 +260,7 @@ static void one_section(struct client *c)
 	t0 = c->acquire_t0 = lb_now_ns();
 	c->acquiring = true;
 	rc = lb_acquire(cfg->strategy, c->lock_state, &cfg->wait,
-			t0 + cfg->acquire_timeout_ms * LB_NS_PER_MS, &sh->stop, &grant, &info);
+			t0 + cfg->acquire_timeout_ms * LB_NS_PER_MS, &sh->stop, &c->rng, &grant, &info);
 	c->acquiring = false;
 	c->slot->attempts += (uint64_t)info.attempts;
 	c->slot->acquire_errors += (uint64_t)info.errors;
@@ -335,7 +326,7 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 	snprintf(c.counter_key, sizeof(c.counter_key), "%scounter:%d", prefix, c.key);
 	struct lb_lock_cfg lcfg = {
 		.nodes = c.lock_ptr, .n_nodes = n_lock, .key = c.lock_key, .ttl_ms = cfg->ttl_ms,
-		.clock = &c.clock,
+		.clock = &c.clock, .notify = cfg->wait.kind == LB_WAIT_NOTIFY,
 	};
 	c.node_gen = atomic_load(&sh->node_gen);
 	arm_failpoints(&c);

@@ -92,6 +92,11 @@ int lb_cmd_check(int argc, char **argv)
 	compare(&c, "orphan_ms", v.orphan_ms, 0.001);
 	compare_text(&c, "recovered", lb_recovered_name(v.recovered));
 	compare(&c, "fairness", v.fairness, 0.0002);
+	if (lb_summary_get(&s, "handoffs")) {
+		compare(&c, "handoffs", (double)v.handoffs, 0);
+		compare(&c, "handoff_p50_us", v.handoff_p50_us, 0.001);
+		compare(&c, "handoff_p99_us", v.handoff_p99_us, 0.001);
+	}
 	/* lost updates: the counter is not in the history; check the arithmetic */
 	const char *work = lb_summary_get(&s, "work");
 	double lost = work && !strcmp(work, "counter")

@@ -57,6 +57,8 @@ int lb_cmd_list(int argc, char **argv)
 			claims[c] = (s->claims & (1u << c)) ? "MDFOL"[c] : '-';
 		claims[LB_CLAIM_COUNT] = '\0';
 		printf("  %-14s %-5s %-5u  %s\n", s->name, claims, s->min_nodes, s->summary);
+		if (s->wait)
+			printf("  %-14s %-5s %-5s  wait notify: its release wakes one waiter\n", "", "", "");
 		if (s->failpoints) {
 			printf("  %-14s %-5s %-5s  failpoints:", "", "", "");
 			for (const char *const *f = s->failpoints; *f; f++)

@@ -66,7 +66,9 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"  --think MS             pause between release and the next acquire (0)\n"
 		"  --keys K               locks the clients spread over (1: all fight for one;\n"
 		"                         client i uses lock i %% K; K >= clients is uncontended)\n"
-		"  --wait POLICY          try | fixed:MS | retries:N:MS (fixed:10)\n"
+		"  --wait POLICY          try | fixed:MS | retries:N:MS | backoff:MIN:MAX |\n"
+		"                         notify[:MS] (fixed:10); notify blocks until the\n"
+		"                         release signals, polling at most every MS (100)\n"
 		"  --acquire-timeout MS   give up an acquire after MS (10000)\n"
 		"  --work counter|none    counter: non-atomic GET, hold, SET of a counter on the\n"
 		"                         resource server (lost updates are counted); none: hold\n"
@@ -357,6 +359,9 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 	}
 	for (size_t i = 0; i < (mode == LB_OPTS_RUN || mode == LB_OPTS_RUN_DEFAULTS ? 1 : o->n_strategies); i++) {
 		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
+		if (cfg->wait.kind == LB_WAIT_NOTIFY && !s->wait)
+			return usage_error("--wait notify: %s cannot be woken by its releaser; use "
+					   "fixed:MS or backoff:MIN:MAX (token-lua can)", s->name);
 		if (cfg->nodes && cfg->nodes < (int)s->min_nodes) {
 			char m[64];
 			snprintf(m, sizeof(m), "%u", s->min_nodes);

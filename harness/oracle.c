@@ -121,6 +121,45 @@ static void orphans(const struct lb_section *s, size_t n, int64_t end_ns, struct
 	}
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Hand-off latency: from a release to the next enter on that key by a client
+ * that was already waiting (its acquire began before the release). */
+static int handoffs(const struct lb_section *s, size_t n, struct lb_verdict *v)
+{
+	int64_t *gap = malloc(sizeof(*gap) * (n ? n : 1));
+	size_t k = 0;
+
+	if (!gap)
+		return LB_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].release_ns < 0)
+			continue;
+		int64_t next = -1;
+		for (size_t j = i + 1; j < n; j++) { /* sorted by enter */
+			if (s[j].key != s[i].key || s[j].enter_ns < s[i].release_ns)
+				continue;
+			if (s[j].acquire_start_ns <= s[i].release_ns)
+				next = s[j].enter_ns;
+			break;
+		}
+		if (next >= 0)
+			gap[k++] = next - s[i].release_ns;
+	}
+	qsort(gap, k, sizeof(*gap), cmp_i64);
+	v->handoffs = k;
+	if (k) {
+		v->handoff_p50_us = (double)gap[k / 2] / 1000.0;
+		v->handoff_p99_us = (double)gap[(size_t)((double)(k - 1) * 0.99)] / 1000.0;
+	}
+	free(gap);
+	return 0;
+}
+
 int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t end_ns,
 		    struct lb_verdict *v, uint64_t *per_client)
 {
@@ -142,6 +181,8 @@ int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t e
 	rc = sweep(s, n, end_ns, v);
 	if (rc == 0)
 		orphans(s, n, end_ns, v);
+	if (rc == 0)
+		rc = handoffs(s, n, v);
 	v->fairness = lb_jain(counts, (size_t)clients);
 	if (per_client)
 		memcpy(per_client, counts, sizeof(*counts) * (size_t)clients);

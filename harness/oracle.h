@@ -24,6 +24,9 @@ struct lb_verdict {
 	double orphan_ms;        /* longest time from a holder's death to the next acquire */
 	enum lb_recovered recovered;
 	double fairness;         /* Jain's index over per-client section counts */
+	uint64_t handoffs;       /* releases followed by a waiter's enter */
+	double handoff_p50_us;   /* release returned -> the next waiter inside */
+	double handoff_p99_us;
 };
 
 /*

@@ -96,6 +96,10 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "interrupted", "%s", res->interrupted ? "yes" : "no");
 	put(s, "acquire_errors", "%llu", (unsigned long long)res->acquire_errors);
 	put(s, "uncertain_writes", "%llu", (unsigned long long)res->uncertain_writes);
+	put(s, "handoffs", "%llu", (unsigned long long)v->handoffs);
+	put(s, "handoff_p50_us", "%.1f", v->handoff_p50_us);
+	put(s, "handoff_p99_us", "%.1f", v->handoff_p99_us);
+	put(s, "client_rss_kb", "%llu", (unsigned long long)res->client_rss_kb);
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	put(s, "expected", "%s", expected >= 0 ? lb_class_name((enum lb_class)expected) : "-");
 	put(s, "observed", "%s", lb_class_name(res->observed));
@@ -296,6 +300,8 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		cfg->work == LB_WORK_COUNTER ? "counter" : "none", (unsigned long long)cfg->seed);
 	fprintf(f, "  throughput   %llu sections, %.1f /s, %.2f redis commands per section\n",
 		(unsigned long long)v->sections, res->throughput_per_s, res->cmds_per_section);
+	fprintf(f, "  hand-off     %llu releases taken over by a waiter: p50 %.2f ms, p99 %.2f ms\n",
+		(unsigned long long)v->handoffs, v->handoff_p50_us / 1000, v->handoff_p99_us / 1000);
 	fprintf(f, "  acquire     ");
 	print_ms(f, "p50", lb_hist_quantile_us(&res->latency, 0.5));
 	print_ms(f, "p90", lb_hist_quantile_us(&res->latency, 0.9));

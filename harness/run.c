@@ -282,8 +282,42 @@ static void status_line(struct run_ctx *r, int64_t now)
 	fflush(stdout);
 }
 
+static uint64_t rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long kb = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* Mean RSS of the live clients (each maps the shared region; only the pages
+ * it touched count). */
+static void sample_rss(struct run_ctx *r)
+{
+	uint64_t sum = 0, n = 0;
+
+	for (int i = 0; i < r->cfg->clients; i++)
+		if (atomic_load(&r->sh->client[i].alive)) {
+			uint64_t kb = rss_kb(r->sh->client[i].pid);
+			if (kb) {
+				sum += kb;
+				n++;
+			}
+		}
+	if (n)
+		r->res->client_rss_kb = sum / n;
+}
+
 static void supervise(struct run_ctx *r)
 {
+	int64_t rss_at = r->sh->t0_ns + (r->sh->end_ns - r->sh->t0_ns) / 2;
 	int64_t next_status = r->sh->t0_ns + LB_NS_PER_S;
 	int64_t grace_ns = (r->cfg->hold_max_ms + 3 * 2000 + 2000) * LB_NS_PER_MS;
 
@@ -298,6 +332,10 @@ static void supervise(struct run_ctx *r)
 		if (reap(r, false) == 0)
 			break;
 		lb_faults_tick(&r->inj, now - r->sh->t0_ns);
+		if (rss_at && now >= rss_at) {
+			sample_rss(r);
+			rss_at = 0;
+		}
 		if (r->cfg->status_line && now >= next_status) {
 			status_line(r, now);
 			next_status += LB_NS_PER_S;

@@ -76,6 +76,7 @@ struct lb_run_result {
 	uint64_t canary_violations;
 	uint64_t lock_commands;    /* INFO commandstats delta on the lock nodes */
 	double cmds_per_section;
+	uint64_t client_rss_kb;    /* mean resident set of a client process, sampled mid-run */
 	bool interrupted;          /* stopped early by Ctrl-C / SIGTERM */
 	char redis_version[32];
 	char run_prefix[48];

@@ -31,6 +31,20 @@ int lb_wait_parse(const char *s, struct lb_wait *out, char *err, size_t errlen)
 			goto bad;
 		return 0;
 	}
+	if (!strcmp(buf, "notify") && !b) {
+		out->kind = LB_WAIT_NOTIFY;
+		out->interval_ms = 100;
+		if (a && !lb_parse_i64(a, 1, MAX_INTERVAL_MS, &out->interval_ms))
+			goto bad;
+		return 0;
+	}
+	if (!strcmp(buf, "backoff") && a && b) {
+		out->kind = LB_WAIT_BACKOFF;
+		if (!lb_parse_i64(a, 1, MAX_INTERVAL_MS, &out->min_ms) ||
+		    !lb_parse_i64(b, 1, MAX_INTERVAL_MS, &out->max_ms) || out->min_ms > out->max_ms)
+			goto bad;
+		return 0;
+	}
 	if (!strcmp(buf, "retries") && a && b) {
 		out->kind = LB_WAIT_RETRIES;
 		if (!lb_parse_i64(a, 1, 1000000, &out->max_tries) ||
@@ -39,8 +53,9 @@ int lb_wait_parse(const char *s, struct lb_wait *out, char *err, size_t errlen)
 		return 0;
 	}
 bad:
-	snprintf(err, errlen, "bad wait policy '%s': expected try, fixed:MS or retries:N:MS "
-		 "(MS in 0..%d, N >= 1)", s ? s : "", MAX_INTERVAL_MS);
+	snprintf(err, errlen, "bad wait policy '%s': expected try, fixed:MS, retries:N:MS, "
+		 "backoff:MIN:MAX or notify[:MS] (MS in 0..%d, N >= 1, 1 <= MIN <= MAX)",
+		 s ? s : "", MAX_INTERVAL_MS);
 	return LB_EINVAL;
 }
 
@@ -57,14 +72,39 @@ void lb_wait_format(const struct lb_wait *w, char *buf, size_t len)
 		snprintf(buf, len, "retries:%lld:%lld", (long long)w->max_tries,
 			 (long long)w->interval_ms);
 		break;
+	case LB_WAIT_BACKOFF:
+		snprintf(buf, len, "backoff:%lld:%lld", (long long)w->min_ms, (long long)w->max_ms);
+		break;
+	case LB_WAIT_NOTIFY:
+		snprintf(buf, len, "notify:%lld", (long long)w->interval_ms);
+		break;
 	}
 }
 
-int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt)
+uint64_t lb_rand_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt, uint64_t *rng)
 {
 	switch (w->kind) {
 	case LB_WAIT_TRY:
 		return -1;
+	case LB_WAIT_BACKOFF: {
+		int64_t cap = w->min_ms;
+		for (int64_t k = 2; k < attempt && cap < w->max_ms; k++)
+			cap *= 2;
+		if (cap > w->max_ms)
+			cap = w->max_ms;
+		uint64_t r = rng ? lb_rand_next(rng) : 0;
+		return (int64_t)(r % (uint64_t)(cap * LB_NS_PER_MS + 1)); /* full jitter */
+	}
+	case LB_WAIT_NOTIFY:
+		return w->interval_ms * LB_NS_PER_MS;
 	case LB_WAIT_RETRIES:
 		if (attempt > w->max_tries)
 			return -1;
@@ -76,8 +116,8 @@ int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt)
 }
 
 int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb_wait *w,
-	       int64_t deadline_ns, const atomic_int *cancel, struct lb_grant *grant,
-	       struct lb_acquire_info *info)
+	       int64_t deadline_ns, const atomic_int *cancel, uint64_t *rng,
+	       struct lb_grant *grant, struct lb_acquire_info *info)
 {
 	struct lb_acquire_info local;
 	int rc;
@@ -93,9 +133,19 @@ int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb
 		info->last_status = rc;
 		if (rc == 0)
 			return 0;
-		int64_t delay = lb_wait_delay_ns(w, info->attempts + 1);
+		int64_t delay = lb_wait_delay_ns(w, info->attempts + 1, rng);
 		if (delay < 0)
 			return rc;
+		if (w->kind == LB_WAIT_NOTIFY && strategy->wait && rc == LB_EBUSY) {
+			/* block for the holder's signal, never past the deadline */
+			int64_t left = (deadline_ns - lb_now_ns()) / LB_NS_PER_MS;
+			if (left <= 0)
+				return LB_ETIMEOUT;
+			if (cancel && atomic_load(cancel))
+				return LB_ECANCELED;
+			strategy->wait(self, delay / LB_NS_PER_MS < left ? delay / LB_NS_PER_MS : left);
+			continue;
+		}
 		if (lb_now_ns() + delay > deadline_ns)
 			return LB_ETIMEOUT;
 		/* sleep in slices so a stopping run is not held up by a long interval */

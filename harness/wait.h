@@ -6,6 +6,12 @@
  *   try            one attempt (seed 002's non-waiting mode)
  *   fixed:MS       poll every MS until the deadline (seed 002: 30 ms)
  *   retries:N:MS   at most N attempts, MS apart (seed 003: 3 tries, 200 ms)
+ *   backoff:MIN:MAX exponential with full jitter: before attempt k (k >= 2),
+ *                  sleep uniform(0, min(MAX, MIN * 2^(k-2)))
+ *   notify[:MS]    block until the holder's release signals (the strategy's
+ *                  wait op: BLPOP on a list the release pushes to in the same
+ *                  Lua call), at most MS (100) before trying again, so a
+ *                  crashed holder strands nobody beyond its TTL
  * Every wait is bounded by the caller's deadline.
  */
 #ifndef LB_WAIT_H
@@ -17,12 +23,13 @@
 
 #include "strategy.h"
 
-enum lb_wait_kind { LB_WAIT_TRY, LB_WAIT_FIXED, LB_WAIT_RETRIES };
+enum lb_wait_kind { LB_WAIT_TRY, LB_WAIT_FIXED, LB_WAIT_RETRIES, LB_WAIT_BACKOFF, LB_WAIT_NOTIFY };
 
 struct lb_wait {
 	enum lb_wait_kind kind;
-	int64_t interval_ms; /* fixed, retries */
+	int64_t interval_ms; /* fixed, retries; notify: the fallback */
 	int64_t max_tries;   /* retries; 0 = unbounded */
+	int64_t min_ms, max_ms; /* backoff */
 };
 
 /* Parse a policy; on failure LB_EINVAL with a reason in @err. */
@@ -30,8 +37,11 @@ int lb_wait_parse(const char *s, struct lb_wait *out, char *err, size_t errlen);
 /* The canonical text of @w ("fixed:30"). */
 void lb_wait_format(const struct lb_wait *w, char *buf, size_t len);
 /* Delay in ns before attempt number @attempt (2, 3, ...), or -1 when the
- * policy allows no further attempt. */
-int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt);
+ * policy allows no further attempt. @rng (splitmix64 state) feeds the jitter;
+ * for notify it is the longest wait for a signal. */
+int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt, uint64_t *rng);
+/* splitmix64: the next random number of @state. */
+uint64_t lb_rand_next(uint64_t *state);
 
 struct lb_acquire_info {
 	int64_t attempts;  /* acquire() calls made */
@@ -47,7 +57,7 @@ struct lb_acquire_info {
  * became non-zero between attempts.
  */
 int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb_wait *w,
-	       int64_t deadline_ns, const atomic_int *cancel, struct lb_grant *grant,
-	       struct lb_acquire_info *info);
+	       int64_t deadline_ns, const atomic_int *cancel, uint64_t *rng,
+	       struct lb_grant *grant, struct lb_acquire_info *info);
 
 #endif

@@ -19,6 +19,13 @@ const struct lb_script lb_script_cad = {
 	.sha = "cf0e94b2e9ffc7e04395cf88f7583fc309985910",
 };
 
+const struct lb_script lb_script_cad_notify = {
+	.src = "if redis.call(\"get\", KEYS[1]) == ARGV[1] then redis.call(\"del\", KEYS[1]) "
+	       "redis.call(\"del\", KEYS[2]) redis.call(\"rpush\", KEYS[2], \"1\") "
+	       "redis.call(\"pexpire\", KEYS[2], ARGV[2]) return 1 else return 0 end",
+	.sha = "4cb7585e4d66fbeaecef92905ac90f029f3c3159",
+};
+
 int lb_node_parse_url(const char *url, struct lb_node *n)
 {
 	const char *p = url, *at, *colon;
@@ -278,6 +285,34 @@ int lb_cad_release(struct lb_node *n, const char *key, const char *mine)
 {
 	const char *kv[2] = { key, mine };
 	return cad_outcome(lb_eval(n, &lb_script_cad, 1, 1, kv));
+}
+
+int lb_cad_release_notify(struct lb_node *n, const char *key, const char *mine, int64_t ttl_ms)
+{
+	char signal[256], ttl[24];
+
+	snprintf(signal, sizeof(signal), "%.240s:signal", key);
+	snprintf(ttl, sizeof(ttl), "%lld", (long long)ttl_ms);
+	const char *kv[4] = { key, signal, mine, ttl };
+	return cad_outcome(lb_eval(n, &lb_script_cad_notify, 2, 2, kv));
+}
+
+int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms)
+{
+	char signal[256], secs[32];
+	int rc = LB_EREDIS;
+
+	snprintf(signal, sizeof(signal), "%.240s:signal", key);
+	/* BLPOP takes seconds with decimals (Redis >= 6); 0 would block forever */
+	snprintf(secs, sizeof(secs), "%.3f", (double)(timeout_ms > 1 ? timeout_ms : 1) / 1000.0);
+	redisReply *r = lb_node_cmd(n, "BLPOP %s %s", signal, secs);
+	if (r && r->type == REDIS_REPLY_ARRAY)
+		rc = 0;
+	else if (lb_reply_nil(r))
+		rc = LB_ETIMEOUT;
+	if (r)
+		freeReplyObject(r);
+	return rc;
 }
 
 void lb_fanout(struct lb_node **nodes, size_t n, int64_t timeout_ms, const char *failpoint,

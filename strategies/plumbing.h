@@ -69,11 +69,19 @@ struct lb_script {
 };
 /* Compare-and-delete: 1 when KEYS[1] held ARGV[1] and was deleted, else 0. */
 extern const struct lb_script lb_script_cad;
+/* Compare-and-delete that also wakes one waiter: pushes to KEYS[2] (the
+ * signal list, which expires after ARGV[2] ms) in the same call. */
+extern const struct lb_script lb_script_cad_notify;
 /* EVALSHA, and EVAL when the server answers NOSCRIPT (fresh or restarted). */
 redisReply *lb_eval(struct lb_node *n, const struct lb_script *s,
 		    int nkeys, int nargs, const char **keys_then_args);
 /* Release by compare-and-delete: 0 released | LB_ELOST | LB_EREDIS. */
 int lb_cad_release(struct lb_node *n, const char *key, const char *mine);
+/* The same, waking one waiter blocked in lb_notify_wait on @key. */
+int lb_cad_release_notify(struct lb_node *n, const char *key, const char *mine, int64_t ttl_ms);
+/* Block until a release of @key signals (BLPOP on its signal list) or
+ * @timeout_ms passes: 0 signalled | LB_ETIMEOUT | LB_EREDIS. */
+int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms);
 
 /*
  * Fan-out: send one command to every node before reading any reply (one round

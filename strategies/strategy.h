@@ -53,6 +53,7 @@ struct lb_lock_cfg {
 	const char *key;             /* lock key including the run's prefix; copied */
 	int64_t ttl_ms;              /* lease length */
 	const struct lb_clock *clock; /* borrowed; NULL means the true clock */
+	bool notify;                 /* release wakes a waiter (wait policy notify) */
 };
 
 /* What a successful acquire hands to the critical section. */
@@ -72,6 +73,9 @@ struct lock_strategy {
 	int (*acquire)(void *self, struct lb_grant *grant);
 	int (*release)(void *self);
 	int (*extend)(void *self, int64_t ttl_ms);      /* optional: NULL */
+	/* optional: block until a release signals or @timeout_ms passes (wait
+	 * policy notify): 0 signalled | LB_ETIMEOUT | LB_EREDIS */
+	int (*wait)(void *self, int64_t timeout_ms);
 	void (*destroy)(void *self);                    /* accepts NULL */
 };
 

@@ -31,7 +31,18 @@ static int token_lua_acquire(void *self, struct lb_grant *grant)
 static int token_lua_release(void *self)
 {
 	struct lb_lock_base *b = self;
+
+	if (b->cfg.notify)
+		return lb_cad_release_notify(lb_base_node(b), b->key, b->token, b->cfg.ttl_ms);
 	return lb_cad_release(lb_base_node(b), b->key, b->token);
+}
+
+/* Wait policy notify: BLPOP on the lock's signal list, which the release
+ * pushes to in the same Lua call that deletes the lock. */
+static int token_lua_wait(void *self, int64_t timeout_ms)
+{
+	struct lb_lock_base *b = self;
+	return lb_notify_wait(lb_base_node(b), b->key, timeout_ms);
 }
 
 const struct lock_strategy lb_strategy_token_lua = {
@@ -42,5 +53,6 @@ const struct lock_strategy lb_strategy_token_lua = {
 	.create = lb_base_create,
 	.acquire = token_lua_acquire,
 	.release = token_lua_release,
+	.wait = token_lua_wait,
 	.destroy = lb_base_destroy,
 };

@@ -313,3 +313,29 @@ Test(run, user_servers_keep_their_keys, .init = mktmp)
 	cr_assert_eq(size, 1, "lockbench left its own keys behind");
 	fx_stop(&f);
 }
+
+Test(run, notify_hands_off_where_slow_polling_cannot, .init = mktmp)
+{
+	char notify[128], polling[128];
+	snprintf(notify, sizeof(notify), "%s/notify", tmpdir);
+	snprintf(polling, sizeof(polling), "%s/polling", tmpdir);
+	const char *a1[] = { "run", "--strategy", "token-lua", "--clients", "4", "--duration", "2",
+			     "--hold", "5", "--wait", "notify:1000", "--out", notify, "--no-status",
+			     "--no-report", NULL };
+	const char *a2[] = { "run", "--strategy", "token-lua", "--clients", "4", "--duration", "2",
+			     "--hold", "5", "--wait", "fixed:1000", "--out", polling, "--no-status",
+			     "--no-report", NULL };
+	cr_assert_eq(lb(a1), 0);
+	cr_assert_eq(lb(a2), 0);
+	double n_notify = summary_field(notify, "handoffs"), n_polling = summary_field(polling, "handoffs");
+	cr_assert_geq(n_notify, 50, "notify handed off only %.0f times", n_notify);
+	cr_assert_leq(n_polling, 12, "fixed:1000 handed off %.0f times: more than a handful?", n_polling);
+	cr_assert_geq(summary_field(notify, "fairness"), 0.8);
+}
+
+Test(run, notify_needs_a_strategy_that_can_wait, .init = mktmp)
+{
+	const char *args[] = { "run", "--strategy", "set-nx-px", "--wait", "notify", NULL };
+	cr_assert_eq(lb(args), 2);
+	cr_assert(file_has("stderr", "cannot be woken"));
+}
