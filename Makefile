@@ -26,7 +26,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/lockbench
 
 .SECONDARY:
-.PHONY: all deps test check valgrind demo demo-run matrix reference install clean run-tests
+.PHONY: all deps test check valgrind demo demo-run matrix reference bench install clean run-tests
 all: $(BIN) $(SHIM)
 
 $(BUILD)/obj/%.o: %.c
@@ -99,7 +99,12 @@ demo-run:
 	  --duration 1.5 --wait fixed:2 --think 5 --out $(DEMO)/4-sweep-clients
 	$(BIN) report $(DEMO)
 
-# Every strategy against every scenario, three times, checked (about 12 minutes).
+# Ratios against redis-benchmark, the serial limit and redis-py, plus a scaling sweep.
+bench: deps
+	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)
+	$(BIN) bench
+
+# Every strategy against every scenario, three times, checked (about 15 minutes).
 matrix: deps $(BIN) $(SHIM)
 	$(BIN) matrix --check --repeat 3
 

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
-          redis-server redis-tools gnuplot-nox)
+          redis-server redis-tools gnuplot-nox python3 python3-redis)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,328 @@
+/*
+ * cmd_bench.c - `lockbench bench` (make bench): side-by-side measurements in
+ * one run, on the same servers, reported as ratios against named baselines:
+ *  1. harness overhead: token-lua, 1 client, no work, hold 0, against the rate
+ *     redis-benchmark -c 1 gets for the same two commands;
+ *  2. contended hand-off: 8 clients, one key, counter work, hold 0, for each
+ *     wait policy, against the serial limit of one section per 4 round trips
+ *     (the round trip from redis-benchmark -c 1 PING);
+ *  3. a peer: redis-py's Lock under the same load, at its default 0.1 s sleep
+ *     and at 1 ms;
+ *  4. scaling: a sweep over 1..64 clients of every strategy (throughput, p99,
+ *     commands per section, client RSS);
+ *  5. Redlock fan-out: redlock's (5 nodes) acquire latency / token-lua's (1 node).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "options.h"
+#include "rserver.h"
+#include "results.h"
+#include "signals.h"
+
+#define BENCH_NODES 6 /* 5 lock nodes for redlock (node 0 for the others) + resource */
+
+struct bench {
+	struct lb_server *srv[BENCH_NODES];
+	char one[128];   /* --redis for single-node strategies: node 0 + resource */
+	char five[512];  /* node 0..4 + resource */
+	char out[PATH_MAX - 256];
+	double duration;
+	FILE *csv;
+	FILE *md;
+	int misses;
+};
+
+/* Run a program and capture its standard output (at most @len bytes). */
+static int capture(const char *const *argv, char *buf, size_t len)
+{
+	int pfd[2], status;
+	size_t used = 0;
+
+	if (pipe(pfd) < 0)
+		return LB_ESYS;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return LB_ESYS;
+	if (pid == 0) {
+		dup2(pfd[1], STDOUT_FILENO);
+		close(pfd[0]);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (ssize_t k; used < len - 1 && (k = read(pfd[0], buf + used, len - 1 - used)) > 0;)
+		used += (size_t)k;
+	buf[used] = '\0';
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : LB_ESYS;
+}
+
+/* requests per second redis-benchmark -c 1 gets for one command. */
+static double redis_benchmark(int port, const char *const *cmd)
+{
+	char portbuf[16], out[4096];
+	const char *argv[24] = { "redis-benchmark", "-h", "127.0.0.1", "-p", portbuf, "-c", "1",
+				 "-n", "40000", "--csv" };
+	int n = 10;
+
+	snprintf(portbuf, sizeof(portbuf), "%d", port);
+	for (; *cmd && n < 23; cmd++)
+		argv[n++] = *cmd;
+	argv[n] = NULL;
+	if (capture(argv, out, sizeof(out)) < 0)
+		return -1;
+	/* the last line: "NAME","rps",... */
+	char *last = strrchr(out, '\n');
+	while (last && last > out && last[1] == '\0') {
+		*last = '\0';
+		last = strrchr(out, '\n');
+	}
+	const char *rps = strstr(last ? last : out, "\",\"");
+	return rps ? strtod(rps + 3, NULL) : -1;
+}
+
+static void row(struct bench *b, const char *item, const char *what, double value,
+		const char *unit, double baseline, const char *base_what, double ratio,
+		const char *goal, int met)
+{
+	fprintf(b->csv, "%s,%s,%.3f,%s,%.3f,%s,%.3f,%s,%s\n", item, what, value, unit, baseline,
+		base_what, ratio, goal, met < 0 ? "-" : met ? "yes" : "no");
+	fprintf(b->md, "| %s | %s | %.1f %s | %.1f (%s) | **%.2f** | %s %s |\n", item, what, value,
+		unit, baseline, base_what, ratio, goal, met < 0 ? "" : met ? "✔" : "✘ missed");
+	printf("  %-26s %10.1f %-10s vs %10.1f %-28s ratio %6.2f %s %s\n", what, value, unit,
+	       baseline, base_what, ratio, goal, met < 0 ? "" : met ? "met" : "MISSED");
+	fflush(stdout);
+	b->misses += met == 0;
+}
+
+static int bench_run(struct bench *b, struct lb_run_cfg *cfg, const char *name,
+		     struct lb_run_result *res)
+{
+	struct lb_summary sum;
+
+	snprintf(cfg->out_dir, sizeof(cfg->out_dir), "%.3800s/runs/%.60s", b->out, name);
+	cfg->status_line = false;
+	cfg->no_report = true;
+	if (lb_results_prepare_dir(cfg->out_dir) < 0 || lb_run(cfg, res) < 0)
+		return LB_ESYS;
+	lb_summary_build(cfg, res, &sum);
+	return lb_results_write(cfg, res, &sum);
+}
+
+static void base_cfg(struct bench *b, struct lb_run_cfg *cfg, const char *strategy)
+{
+	char *argv[] = { "bench", NULL };
+	struct lb_run_opts o;
+
+	lb_run_opts_parse(1, argv, LB_OPTS_RUN_DEFAULTS, &o);
+	*cfg = o.cfg;
+	cfg->strategy = lb_strategy_find(strategy);
+	cfg->duration_s = b->duration;
+	cfg->hold_min_ms = cfg->hold_max_ms = 0;
+	cfg->seed = 1;
+	cfg->redis_urls = cfg->strategy->min_nodes > 1 ? b->five : b->one;
+	snprintf(cfg->cmdline, sizeof(cfg->cmdline), "lockbench bench");
+}
+
+static const char *peer_script(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("LOCKBENCH_PEER");
+	char exe[PATH_MAX - 64];
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	if (access("harness/peer_redis_py.py", R_OK) == 0)
+		return "harness/peer_redis_py.py";
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(path, sizeof(path), "%s/../harness/peer_redis_py.py", exe);
+		if (access(path, R_OK) == 0)
+			return path;
+	}
+	return NULL;
+}
+
+int lb_cmd_bench(int argc, char **argv)
+{
+	struct bench b = { .duration = 3 };
+	char path[PATH_MAX], when[32];
+	time_t now = time(NULL);
+	int rc = LB_EXIT_FAIL;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+			snprintf(b.out, sizeof(b.out), "%.3800s", argv[++i]);
+		} else if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
+			b.duration = strtod(argv[++i], NULL);
+			if (!(b.duration > 0 && b.duration <= 600)) {
+				lb_errorf("--duration: expected seconds in (0, 600]");
+				return LB_EXIT_USAGE;
+			}
+		} else {
+			fprintf(stderr, "usage: lockbench bench [--duration S] [--out DIR]\n\n"
+					"Measures lockbench against redis-benchmark, the serial limit and\n"
+					"redis-py's Lock on the same servers; writes DIR/bench.csv,\n"
+					"DIR/bench.md and a scaling sweep (default DIR: results/bench/<UTC time>).\n");
+			return strcmp(argv[i], "--help") ? LB_EXIT_USAGE : LB_EXIT_OK;
+		}
+	}
+	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
+	if (!b.out[0])
+		snprintf(b.out, sizeof(b.out), "results/bench/%s", when);
+	if (lb_results_prepare_dir(b.out) < 0)
+		return LB_EXIT_FAIL;
+	for (int i = 0; i < BENCH_NODES; i++)
+		if (!(b.srv[i] = lb_server_start(NULL)))
+			goto out;
+	snprintf(b.one, sizeof(b.one), "redis://127.0.0.1:%d,redis://127.0.0.1:%d", b.srv[0]->port,
+		 b.srv[5]->port);
+	snprintf(b.five, sizeof(b.five), "redis://127.0.0.1:%d", b.srv[0]->port);
+	for (int i = 1; i < BENCH_NODES; i++)
+		snprintf(b.five + strlen(b.five), sizeof(b.five) - strlen(b.five),
+			 ",redis://127.0.0.1:%d", b.srv[i]->port);
+	snprintf(path, sizeof(path), "%s/bench.csv", b.out);
+	b.csv = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s/bench.md", b.out);
+	b.md = fopen(path, "w");
+	if (!b.csv || !b.md) {
+		lb_errorf("cannot write in %s", b.out);
+		goto out;
+	}
+	fprintf(b.csv, "item,what,value,unit,baseline,baseline_what,ratio,goal,met\n");
+	fprintf(b.md, "# lockbench bench, %s\n\nAll figures measured in this one run, on the same "
+		      "servers (redis-server started by lockbench on loopback), %g s per run.\n\n"
+		      "| # | what | measured | baseline | ratio | goal |\n|---|---|---|---|---|---|\n",
+		when, b.duration);
+
+	/* baselines */
+	double ping = redis_benchmark(b.srv[0]->port, (const char *const[]){ "PING", NULL });
+	const char *set_cmd[] = { "SET", "lbbench:k", "tok", "NX", "PX", "2000", NULL };
+	const char *cad_cmd[] = { "EVALSHA", lb_script_cad.sha, "1", "lbbench:k", "tok", NULL };
+	struct lb_node n0;
+	lb_node_init_local(&n0, b.srv[0]->port, 2000);
+	redisReply *r = lb_node_cmd(&n0, "SCRIPT LOAD %s", lb_script_cad.src);
+	if (r)
+		freeReplyObject(r);
+	lb_node_close(&n0);
+	double r_set = redis_benchmark(b.srv[0]->port, set_cmd);
+	double r_cad = redis_benchmark(b.srv[0]->port, cad_cmd);
+	if (ping <= 0 || r_set <= 0 || r_cad <= 0) {
+		lb_errorf("redis-benchmark did not run (Debian package redis-tools)");
+		goto out;
+	}
+	double pair = 1.0 / (1.0 / r_set + 1.0 / r_cad), serial = ping / 4.0;
+	printf("baselines: PING %.0f/s (round trip %.1f us), SET NX PX %.0f/s, EVALSHA %.0f/s\n",
+	       ping, 1e6 / ping, r_set, r_cad);
+
+	/* 1. harness overhead */
+	struct lb_run_cfg cfg;
+	struct lb_run_result res = { 0 };
+	base_cfg(&b, &cfg, "token-lua");
+	cfg.clients = 1;
+	cfg.work = LB_WORK_NONE;
+	if (bench_run(&b, &cfg, "1-overhead-token-lua", &res) < 0)
+		goto out;
+	row(&b, "1", "harness overhead: token-lua, 1 client", res.throughput_per_s, "sections/s", pair,
+	    "redis-benchmark SET+EVALSHA", res.throughput_per_s / pair, ">= 0.9",
+	    res.throughput_per_s / pair >= 0.9);
+	/* exact means: the histogram's 12.5% buckets are too coarse for a ratio goal */
+	double token_mean = res.latency.n ? (double)res.latency.sum_ns / (double)res.latency.n / 1e3 : 0;
+	lb_run_result_free(&res);
+
+	/* 2. contended hand-off, each wait policy */
+	static const char *const policies[] = { "notify", "fixed:1", "fixed:10", "backoff:1:20",
+						"try", NULL };
+	for (const char *const *p = policies; *p && !lb_stop_requested(); p++) {
+		char name[64], what[96], err[200];
+		base_cfg(&b, &cfg, "token-lua");
+		cfg.clients = 8;
+		lb_wait_parse(*p, &cfg.wait, err, sizeof(err));
+		snprintf(name, sizeof(name), "2-handoff-%s", *p);
+		for (char *c = name; *c; c++)
+			*c = *c == ':' ? '-' : *c;
+		if (bench_run(&b, &cfg, name, &res) < 0)
+			goto out;
+		snprintf(what, sizeof(what), "8 clients, wait %s (fairness %.2f)", *p, res.verdict.fairness);
+		bool notify = !strcmp(*p, "notify");
+		row(&b, "2", what, res.throughput_per_s, "sections/s", serial, "serial limit PING/4",
+		    res.throughput_per_s / serial, notify ? ">= 0.6, fair >= 0.9" : "",
+		    notify ? res.throughput_per_s / serial >= 0.6 && res.verdict.fairness >= 0.9 : -1);
+		lb_run_result_free(&res);
+	}
+
+	/* 3. redis-py's Lock under the same load */
+	const char *script = peer_script();
+	for (int k = 0; k < 2 && script && !lb_stop_requested(); k++) {
+		char port[16], dur[32], out[512], what[96];
+		snprintf(port, sizeof(port), "%d", b.srv[0]->port);
+		snprintf(dur, sizeof(dur), "%g", b.duration);
+		const char *av[] = { "/usr/bin/python3", script, "--port", port, "--clients", "8",
+				     "--duration", dur, "--sleep", k ? "0.001" : "0.1", NULL };
+		if (capture(av, out, sizeof(out)) < 0) {
+			printf("  redis-py peer did not run (Debian package python3-redis): skipped\n");
+			break;
+		}
+		const char *s = strstr(out, "\"sections\": "), *e = strstr(out, "\"elapsed\": ");
+		double secs = s ? strtod(s + 12, NULL) : 0, el = e ? strtod(e + 11, NULL) : 1;
+		snprintf(what, sizeof(what), "redis-py Lock, 8 clients, sleep %s s", k ? "0.001" : "0.1");
+		row(&b, "3", what, secs / el, "sections/s", serial, "serial limit PING/4",
+		    secs / el / serial, "", -1);
+	}
+	if (!script)
+		printf("  harness/peer_redis_py.py not found: peer skipped\n");
+
+	/* 5. redlock fan-out */
+	base_cfg(&b, &cfg, "redlock");
+	cfg.clients = 1;
+	cfg.work = LB_WORK_NONE;
+	if (bench_run(&b, &cfg, "5-fanout-redlock", &res) < 0)
+		goto out;
+	double red_mean = res.latency.n ? (double)res.latency.sum_ns / (double)res.latency.n / 1e3 : 0;
+	row(&b, "5", "redlock mean acquire (5 nodes)", red_mean, "us", token_mean,
+	    "token-lua mean acquire (1 node)", red_mean / token_mean, "<= 2", red_mean / token_mean <= 2);
+	lb_run_result_free(&res);
+	fprintf(b.md, "\nBaselines: redis-benchmark -c 1 on the same server: PING %.0f/s (round trip "
+		      "%.1f µs), SET NX PX %.0f/s, EVALSHA compare-and-delete %.0f/s. The serial limit "
+		      "is one section per 4 round trips (SET NX, GET, SET, EVALSHA): %.0f/s.\n",
+		ping, 1e6 / ping, r_set, r_cad, serial);
+	fprintf(b.md, "\n4. Scaling: see [sweep/report.md](sweep/report.md) (1..64 clients, every "
+		      "strategy; client_rss_kb in sweep/sweep.csv).\n");
+	fflush(b.md);
+
+	/* 4. scaling sweep, on fresh servers per point */
+	char sweep_dir[PATH_MAX], dur[32];
+	snprintf(sweep_dir, sizeof(sweep_dir), "%s/sweep", b.out);
+	snprintf(dur, sizeof(dur), "%g", b.duration < 2 ? b.duration : 2.0);
+	char *sv[] = { "sweep", "--strategies",
+		       "setnx,setnx-expire,set-nx-px,get-del,watch-multi,token-lua,redlock,setnx-getset",
+		       "--vary", "clients=1,2,4,8,16,32,64", "--duration", dur, "--hold", "0",
+		       "--out", sweep_dir, NULL };
+	printf("4. scaling sweep (every strategy, 1..64 clients)\n");
+	if (!lb_stop_requested() && lb_cmd_sweep((int)(sizeof(sv) / sizeof(sv[0])) - 1, sv) != LB_EXIT_OK)
+		goto out;
+	rc = LB_EXIT_OK;
+	printf("\nbench in %s/bench.md (%d goal%s missed)\n", b.out, b.misses,
+	       b.misses == 1 ? "" : "s");
+out:
+	if (b.csv && fclose(b.csv) != 0)
+		rc = LB_EXIT_FAIL;
+	if (b.md && fclose(b.md) != 0)
+		rc = LB_EXIT_FAIL;
+	for (int i = 0; i < BENCH_NODES; i++)
+		lb_server_destroy(b.srv[i]);
+	return rc;
+}
