@@ -224,24 +224,48 @@ int lb_cmd_bench(int argc, char **argv)
 		lb_errorf("redis-benchmark did not run (Debian package redis-tools)");
 		goto out;
 	}
-	double pair = 1.0 / (1.0 / r_set + 1.0 / r_cad), serial = ping / 4.0;
+	double serial = ping / 4.0;
 	printf("baselines: PING %.0f/s (round trip %.1f us), SET NX PX %.0f/s, EVALSHA %.0f/s\n",
 	       ping, 1e6 / ping, r_set, r_cad);
 
-	/* 1. harness overhead */
+	/* 1. harness overhead: baseline and run interleaved, three rounds, median
+	 * ratio (a noisy shared machine drifts between measurements taken apart) */
 	struct lb_run_cfg cfg;
 	struct lb_run_result res = { 0 };
-	base_cfg(&b, &cfg, "token-lua");
-	cfg.clients = 1;
-	cfg.work = LB_WORK_NONE;
-	if (bench_run(&b, &cfg, "1-overhead-token-lua", &res) < 0)
-		goto out;
-	row(&b, "1", "harness overhead: token-lua, 1 client", res.throughput_per_s, "sections/s", pair,
-	    "redis-benchmark SET+EVALSHA", res.throughput_per_s / pair, ">= 0.9",
-	    res.throughput_per_s / pair >= 0.9);
-	/* exact means: the histogram's 12.5% buckets are too coarse for a ratio goal */
-	double token_mean = res.latency.n ? (double)res.latency.sum_ns / (double)res.latency.n / 1e3 : 0;
-	lb_run_result_free(&res);
+	double ratios[3], thr[3], pairs[3], token_mean = 0;
+	for (int k = 0; k < 3; k++) {
+		char name[48];
+		double rs = redis_benchmark(b.srv[0]->port, set_cmd);
+		double rc2 = redis_benchmark(b.srv[0]->port, cad_cmd);
+		pairs[k] = 1.0 / (1.0 / rs + 1.0 / rc2);
+		base_cfg(&b, &cfg, "token-lua");
+		cfg.clients = 1;
+		cfg.work = LB_WORK_NONE;
+		cfg.duration_s = b.duration / 3 > 1 ? b.duration / 3 : 1;
+		snprintf(name, sizeof(name), "1-overhead-token-lua-%d", k + 1);
+		if (bench_run(&b, &cfg, name, &res) < 0)
+			goto out;
+		thr[k] = res.throughput_per_s;
+		ratios[k] = thr[k] / pairs[k];
+		/* exact means: the histogram's 12.5% buckets are too coarse for a ratio goal */
+		if (res.latency.n)
+			token_mean += (double)res.latency.sum_ns / (double)res.latency.n / 1e3 / 3;
+		lb_run_result_free(&res);
+	}
+	int mid = 0; /* the round with the median ratio */
+	for (int k = 0; k < 3; k++) {
+		int below = 0;
+		for (int j = 0; j < 3; j++)
+			below += ratios[j] < ratios[k] || (ratios[j] == ratios[k] && j < k);
+		if (below == 1)
+			mid = k;
+	}
+	row(&b, "1", "harness overhead: token-lua, 1 client (median of 3)", thr[mid], "sections/s",
+	    pairs[mid], "redis-benchmark SET+EVALSHA, same round", ratios[mid], ">= 0.9",
+	    ratios[mid] >= 0.9);
+	printf("    rounds: %.2f %.2f %.2f\n", ratios[0], ratios[1], ratios[2]);
+	fprintf(b.md, "| | (the three rounds' ratios: %.2f, %.2f, %.2f) | | | | |\n", ratios[0],
+		ratios[1], ratios[2]);
 
 	/* 2. contended hand-off, each wait policy */
 	static const char *const policies[] = { "notify", "fixed:1", "fixed:10", "backoff:1:20",

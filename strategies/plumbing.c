@@ -19,11 +19,21 @@ const struct lb_script lb_script_cad = {
 	.sha = "cf0e94b2e9ffc7e04395cf88f7583fc309985910",
 };
 
+/* The release of the notify policy: the lock is not freed but reserved for
+ * the waiter that takes the signal ("handoff", for ARGV[3] ms), so a releaser
+ * that comes straight back cannot barge ahead of the queue. */
 const struct lb_script lb_script_cad_notify = {
-	.src = "if redis.call(\"get\", KEYS[1]) == ARGV[1] then redis.call(\"del\", KEYS[1]) "
-	       "redis.call(\"del\", KEYS[2]) redis.call(\"rpush\", KEYS[2], \"1\") "
-	       "redis.call(\"pexpire\", KEYS[2], ARGV[2]) return 1 else return 0 end",
-	.sha = "4cb7585e4d66fbeaecef92905ac90f029f3c3159",
+	.src = "if redis.call(\"get\", KEYS[1]) == ARGV[1] then redis.call(\"set\", KEYS[1], \"handoff\", \"PX\", ARGV["
+	       "3]) redis.call(\"del\", KEYS[2]) redis.call(\"rpush\", KEYS[2], \"1\") redis.call(\"pexpire\", KEYS[2],"
+	       " ARGV[2]) return 1 else return 0 end",
+	.sha = "25266e152c335dbc6a875dc460594a8fe74fcd15",
+};
+
+/* A woken waiter's acquire: take the lock if it is free or reserved. */
+const struct lb_script lb_script_claim = {
+	.src = "local v = redis.call(\"get\", KEYS[1]) if v == false or v == \"handoff\" then redis.call(\"set\""
+	       ", KEYS[1], ARGV[1], \"PX\", ARGV[2]) return 1 else return 0 end",
+	.sha = "546ed7fdbd44345f13239d67c8e35ccdb95f7437",
 };
 
 int lb_node_parse_url(const char *url, struct lb_node *n)
@@ -174,8 +184,14 @@ int lb_token_new(char out[LB_TOKEN_HEX + 1])
 		}
 		got += (size_t)k;
 	}
-	for (size_t i = 0; i < sizeof(raw); i++)
-		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	static const char hex[] = "0123456789abcdef";
+	/* a table, not snprintf: this runs once per acquire (callgrind: snprintf
+	 * here was a third of a client's instructions per section) */
+	for (size_t i = 0; i < sizeof(raw); i++) {
+		out[2 * i] = hex[raw[i] >> 4];
+		out[2 * i + 1] = hex[raw[i] & 15];
+	}
+	out[LB_TOKEN_HEX] = '\0';
 	return 0;
 }
 
@@ -196,7 +212,13 @@ static int set_outcome(redisReply *r)
 
 int lb_set_nx_px(struct lb_node *n, const char *key, const char *val, int64_t ttl_ms)
 {
-	return set_outcome(lb_node_cmd(n, "SET %s %s NX PX %lld", key, val, (long long)ttl_ms));
+	char px[24];
+	int len = snprintf(px, sizeof(px), "%lld", (long long)ttl_ms);
+	const char *argv[] = { "SET", key, val, "NX", "PX", px };
+	size_t argvlen[] = { 3, strlen(key), strlen(val), 2, 2, (size_t)len };
+
+	/* the argv form: hiredis need not parse a format string on the hot path */
+	return set_outcome(lb_node_cmd_argv(n, 6, argv, argvlen));
 }
 
 int lb_setnx(struct lb_node *n, const char *key, const char *val)
@@ -289,12 +311,30 @@ int lb_cad_release(struct lb_node *n, const char *key, const char *mine)
 
 int lb_cad_release_notify(struct lb_node *n, const char *key, const char *mine, int64_t ttl_ms)
 {
-	char signal[256], ttl[24];
+	char signal[256], ttl[24], reserve[24];
 
 	snprintf(signal, sizeof(signal), "%.240s:signal", key);
 	snprintf(ttl, sizeof(ttl), "%lld", (long long)ttl_ms);
-	const char *kv[4] = { key, signal, mine, ttl };
-	return cad_outcome(lb_eval(n, &lb_script_cad_notify, 2, 2, kv));
+	/* long enough for the woken waiter to claim it, never longer than the lease */
+	snprintf(reserve, sizeof(reserve), "%lld", (long long)(ttl_ms < 100 ? ttl_ms : 100));
+	const char *kv[5] = { key, signal, mine, ttl, reserve };
+	return cad_outcome(lb_eval(n, &lb_script_cad_notify, 2, 3, kv));
+}
+
+int lb_claim(struct lb_node *n, const char *key, const char *mine, int64_t ttl_ms)
+{
+	char ttl[24];
+	long long v;
+	int rc = LB_EREDIS;
+
+	snprintf(ttl, sizeof(ttl), "%lld", (long long)ttl_ms);
+	const char *kv[3] = { key, mine, ttl };
+	redisReply *r = lb_eval(n, &lb_script_claim, 1, 2, kv);
+	if (lb_reply_int(r, &v))
+		rc = v == 1 ? 0 : LB_EBUSY;
+	if (r)
+		freeReplyObject(r);
+	return rc;
 }
 
 int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms)

@@ -69,9 +69,12 @@ struct lb_script {
 };
 /* Compare-and-delete: 1 when KEYS[1] held ARGV[1] and was deleted, else 0. */
 extern const struct lb_script lb_script_cad;
-/* Compare-and-delete that also wakes one waiter: pushes to KEYS[2] (the
- * signal list, which expires after ARGV[2] ms) in the same call. */
+/* The notify release: if KEYS[1] holds ARGV[1], reserve it ("handoff" for
+ * ARGV[3] ms) and push to the signal list KEYS[2] (expires after ARGV[2] ms),
+ * waking exactly one waiter, in one call. */
 extern const struct lb_script lb_script_cad_notify;
+/* A woken waiter's claim: set KEYS[1] to ARGV[1] PX ARGV[2] if free or reserved. */
+extern const struct lb_script lb_script_claim;
 /* EVALSHA, and EVAL when the server answers NOSCRIPT (fresh or restarted). */
 redisReply *lb_eval(struct lb_node *n, const struct lb_script *s,
 		    int nkeys, int nargs, const char **keys_then_args);
@@ -79,6 +82,8 @@ redisReply *lb_eval(struct lb_node *n, const struct lb_script *s,
 int lb_cad_release(struct lb_node *n, const char *key, const char *mine);
 /* The same, waking one waiter blocked in lb_notify_wait on @key. */
 int lb_cad_release_notify(struct lb_node *n, const char *key, const char *mine, int64_t ttl_ms);
+/* A woken waiter takes the reserved (or free) lock: 0 | LB_EBUSY | LB_EREDIS. */
+int lb_claim(struct lb_node *n, const char *key, const char *mine, int64_t ttl_ms);
 /* Block until a release of @key signals (BLPOP on its signal list) or
  * @timeout_ms passes: 0 signalled | LB_ETIMEOUT | LB_EREDIS. */
 int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms);

@@ -41,11 +41,15 @@ Test(plumbing, script_sha_matches_server)
 {
 	struct fx f;
 
+	const struct lb_script *scripts[] = { &lb_script_cad, &lb_script_cad_notify, &lb_script_claim };
+
 	fx_start(&f, 1);
-	redisReply *r = fx_cmd(&f, 0, "SCRIPT LOAD %s", lb_script_cad.src);
-	cr_assert(r && r->type == REDIS_REPLY_STRING);
-	cr_assert_str_eq(r->str, lb_script_cad.sha, "update lb_script_cad.sha to %s", r->str);
-	freeReplyObject(r);
+	for (size_t i = 0; i < 3; i++) {
+		redisReply *r = fx_cmd(&f, 0, "SCRIPT LOAD %s", scripts[i]->src);
+		cr_assert(r && r->type == REDIS_REPLY_STRING, "script %zu: %s", i, r ? r->str : "no reply");
+		cr_assert_str_eq(r->str, scripts[i]->sha, "script %zu: update its sha to %s", i, r->str);
+		freeReplyObject(r);
+	}
 	fx_stop(&f);
 }
 
@@ -126,5 +130,27 @@ Test(plumbing, fanout_with_nodes_down)
 	lb_server_resume(f.srv[2]);
 	for (int i = 0; i < 3; i++)
 		lb_node_close(&node[i]);
+	fx_stop(&f);
+}
+
+Test(plumbing, notify_release_reserves_the_lock_for_the_woken_waiter)
+{
+	struct fx f;
+	struct lb_node n;
+
+	fx_start(&f, 1);
+	lb_node_init_local(&n, f.srv[0]->port, 1000);
+	cr_assert_eq(lb_set_nx_px(&n, "k", "a", 10000), 0);
+	cr_assert_eq(lb_cad_release_notify(&n, "k", "b", 10000), LB_ELOST, "not b's lock");
+	cr_assert_eq(lb_cad_release_notify(&n, "k", "a", 10000), 0);
+	/* the releaser comes straight back: reserved, it must queue */
+	cr_assert_eq(lb_set_nx_px(&n, "k", "a2", 10000), LB_EBUSY, "the releaser barged in");
+	/* the waiter the signal wakes claims it */
+	cr_assert_eq(lb_notify_wait(&n, "k", 1000), 0, "no signal was pushed");
+	cr_assert_eq(lb_claim(&n, "k", "w", 10000), 0);
+	cr_assert_eq(lb_claim(&n, "k", "x", 10000), LB_EBUSY, "a claim stole a held lock");
+	cr_assert_eq(lb_notify_wait(&n, "k", 50), LB_ETIMEOUT, "one release, one signal");
+	cr_assert_eq(lb_cad_release(&n, "k", "w"), 0);
+	lb_node_close(&n);
 	fx_stop(&f);
 }
