@@ -1,6 +1,7 @@
 #include "oracle.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,9 +153,9 @@ static int handoffs(const struct lb_section *s, size_t n, struct lb_verdict *v)
 	}
 	qsort(gap, k, sizeof(*gap), cmp_i64);
 	v->handoffs = k;
-	if (k) {
-		v->handoff_p50_us = (double)gap[k / 2] / 1000.0;
-		v->handoff_p99_us = (double)gap[(size_t)((double)(k - 1) * 0.99)] / 1000.0;
+	if (k) { /* nearest rank: the ceil(q k)-th smallest */
+		v->handoff_p50_us = (double)gap[(size_t)ceil(0.50 * (double)k) - 1] / 1000.0;
+		v->handoff_p99_us = (double)gap[(size_t)ceil(0.99 * (double)k) - 1] / 1000.0;
 	}
 	free(gap);
 	return 0;

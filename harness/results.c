@@ -97,8 +97,8 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "acquire_errors", "%llu", (unsigned long long)res->acquire_errors);
 	put(s, "uncertain_writes", "%llu", (unsigned long long)res->uncertain_writes);
 	put(s, "handoffs", "%llu", (unsigned long long)v->handoffs);
-	put(s, "handoff_p50_us", "%.1f", v->handoff_p50_us);
-	put(s, "handoff_p99_us", "%.1f", v->handoff_p99_us);
+	put(s, "handoff_p50_us", "%.3f", v->handoff_p50_us);
+	put(s, "handoff_p99_us", "%.3f", v->handoff_p99_us);
 	put(s, "client_rss_kb", "%llu", (unsigned long long)res->client_rss_kb);
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	put(s, "expected", "%s", expected >= 0 ? lb_class_name((enum lb_class)expected) : "-");

@@ -127,3 +127,22 @@ Test(oracle, open_section_runs_to_the_end)
 	cr_assert_float_eq(v.overlap_ms, 5.0, 1e-9);
 	cr_assert_eq(v.holder_deaths, 0, "a section cut by the harness is no holder death");
 }
+
+Test(oracle, handoff_percentiles_are_nearest_rank)
+{
+	/* client 1 waits from 0; client 0 releases at 10 ms; 1 enters 9 us later;
+	 * client 0 waits from 11 ms; 1 releases at 20 ms; 0 enters 70 us later */
+	struct lb_section s[] = {
+		{ .client = 0, .enter_ns = 0, .exit_ns = 10 * MS, .release_ns = 10 * MS,
+		  .acquire_start_ns = 0, .outcome = LB_OUT_RELEASED, .fence = -1 },
+		{ .client = 1, .enter_ns = 10 * MS + 9000, .exit_ns = 20 * MS, .release_ns = 20 * MS,
+		  .acquire_start_ns = 1 * MS, .outcome = LB_OUT_RELEASED, .fence = -1 },
+		{ .client = 0, .enter_ns = 20 * MS + 70000, .exit_ns = 30 * MS, .release_ns = 30 * MS,
+		  .acquire_start_ns = 11 * MS, .outcome = LB_OUT_RELEASED, .fence = -1 },
+	};
+	struct lb_verdict v = judge(s, 3, 2, 40);
+	cr_assert_eq(v.handoffs, 2);
+	cr_assert_float_eq(v.handoff_p50_us, 9.0, 1e-9);
+	cr_assert_float_eq(v.handoff_p99_us, 70.0, 1e-9);
+	cr_assert_leq(v.handoff_p50_us, v.handoff_p99_us);
+}
