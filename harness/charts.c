@@ -113,7 +113,7 @@ static int write_timeline(const struct lb_run_files *rf)
 	fprintf(m, "# time_s client kind (1 lease expired, 2 killed, 3 foreign release, 4 lost)\n");
 	for (size_t i = from; i < to; i++) {
 		const struct lb_section *s = &rf->sec[i];
-		int64_t exit = s->exit_ns >= s->enter_ns ? s->exit_ns : (int64_t)(rf->elapsed_s * 1e9);
+		int64_t exit = lb_section_exit(s, (int64_t)(rf->elapsed_s * 1e9));
 		fprintf(d, "%d %.6f %.6f\n", s->client, s_of(s->enter_ns), s_of(exit - s->enter_ns));
 		/* the parts of this section shared with another client's */
 		for (size_t j = 0; j < rf->n; j++) {
@@ -122,7 +122,7 @@ static int write_timeline(const struct lb_run_files *rf)
 				continue;
 			if (t->enter_ns >= exit)
 				break; /* sorted by enter */
-			int64_t texit = t->exit_ns >= t->enter_ns ? t->exit_ns : exit;
+			int64_t texit = lb_section_exit(t, exit);
 			int64_t a = s->enter_ns > t->enter_ns ? s->enter_ns : t->enter_ns;
 			int64_t b = exit < texit ? exit : texit;
 			if (b > a)

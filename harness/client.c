@@ -98,18 +98,10 @@ static int64_t rel_now(const struct client *c)
 	return lb_now_ns() - c->sh->t0_ns;
 }
 
-static bool other_inside(struct client *c)
-{
-	for (int i = 0; i < c->cfg->clients; i++)
-		if (i != c->id && lb_shared_inside(c->sh, i))
-			return true;
-	return false;
-}
-
 static void wait_other_inside(struct client *c)
 {
 	int64_t limit = lb_now_ns() + SYNC_LIMIT_NS;
-	while (!other_inside(c) && lb_now_ns() < limit)
+	while (!lb_shared_other_inside(c->sh, c->cfg->clients, c->id) && lb_now_ns() < limit)
 		lb_sleep_ns(LB_NS_PER_MS / 2);
 }
 

@@ -138,17 +138,12 @@ static const char *peer_script(void)
 	static char path[PATH_MAX];
 	const char *env = getenv("LOCKBENCH_PEER");
 	char exe[PATH_MAX - 64];
-	ssize_t n;
 
 	if (env && *env)
 		return env;
 	if (access("harness/peer_redis_py.py", R_OK) == 0)
 		return "harness/peer_redis_py.py";
-	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
+	if (lb_exe_dir(exe, sizeof(exe))) {
 		snprintf(path, sizeof(path), "%s/../harness/peer_redis_py.py", exe);
 		if (access(path, R_OK) == 0)
 			return path;

@@ -43,12 +43,6 @@ static void compare_text(struct checker *c, const char *name, const char *got)
 	c->differences += !ok;
 }
 
-static double field(const struct lb_summary *s, const char *name, double dflt)
-{
-	const char *v = lb_summary_get(s, name);
-	return v ? strtod(v, NULL) : dflt;
-}
-
 int lb_cmd_check(int argc, char **argv)
 {
 	char path[4096];
@@ -64,8 +58,8 @@ int lb_cmd_check(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/summary.csv", argv[1]);
 	if (lb_summary_read(path, &s) < 0)
 		return LB_EXIT_FAIL;
-	int clients = (int)field(&s, "clients", 0), keys = (int)field(&s, "keys", 1);
-	double elapsed = field(&s, "elapsed_s", field(&s, "duration_s", 0));
+	int clients = (int)lb_summary_num(&s, "clients", 0), keys = (int)lb_summary_num(&s, "keys", 1);
+	double elapsed = lb_summary_num(&s, "elapsed_s", lb_summary_num(&s, "duration_s", 0));
 	if (clients < 1 || keys < 1) {
 		lb_errorf("%s: clients and keys must be positive", path);
 		return LB_EXIT_FAIL;
@@ -100,7 +94,7 @@ int lb_cmd_check(int argc, char **argv)
 	/* lost updates: the counter is not in the history; check the arithmetic */
 	const char *work = lb_summary_get(&s, "work");
 	double lost = work && !strcmp(work, "counter")
-			      ? field(&s, "counter_writes", 0) - field(&s, "counter_final", 0) : 0;
+			      ? lb_summary_num(&s, "counter_writes", 0) - lb_summary_num(&s, "counter_final", 0) : 0;
 	if (lost < 0)
 		lost = 0;
 	compare(&c, "lost_updates", lost, 0);

@@ -85,26 +85,15 @@ static int current_holder(struct lb_injector *inj)
 	int64_t best_enter = -1;
 
 	for (int c = 0; c < inj->cfg->clients; c++) {
-		if (!atomic_load(&inj->sh->client[c].alive) || !lb_shared_inside(inj->sh, c))
+		struct lb_record *r = lb_shared_open_record(inj->sh, c);
+		if (!r || !atomic_load(&inj->sh->client[c].alive))
 			continue;
-		uint32_t n = atomic_load(&inj->sh->client[c].n_records);
-		struct lb_record *r = lb_shared_record(inj->sh, c, n > 0 ? n - 1 : 0);
-		if (atomic_load(&r->state) != LB_REC_ENTERED && n < inj->sh->cap)
-			r = lb_shared_record(inj->sh, c, n);
 		if (r->enter_ns > best_enter) {
 			best_enter = r->enter_ns;
 			best = c;
 		}
 	}
 	return best;
-}
-
-static bool other_inside(struct lb_injector *inj, int me)
-{
-	for (int c = 0; c < inj->cfg->clients; c++)
-		if (c != me && lb_shared_inside(inj->sh, c))
-			return true;
-	return false;
 }
 
 /* The target client of @f now, or -1 when there is none yet (no holder). */
@@ -287,13 +276,8 @@ static void failover(struct lb_injector *inj, struct lb_fault_rt *rt)
 	}
 	/* a holder whose SET was sent after the cut: it never reached the replica */
 	for (int c = 0; c < inj->cfg->clients; c++) {
-		if (!lb_shared_inside(inj->sh, c))
-			continue;
-		uint32_t k = atomic_load(&inj->sh->client[c].n_records);
-		struct lb_record *r = lb_shared_record(inj->sh, c, k ? k - 1 : 0);
-		if (atomic_load(&r->state) != LB_REC_ENTERED && k < inj->sh->cap)
-			r = lb_shared_record(inj->sh, c, k);
-		if (r->acquire_start_ns < rt->cut_ns)
+		struct lb_record *r = lb_shared_open_record(inj->sh, c);
+		if (!r || r->acquire_start_ns < rt->cut_ns)
 			continue;
 		node_kill(inj, 0, NULL);
 		if (promote(inj))
@@ -338,7 +322,8 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 			rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
 			return;
 		}
-		if (f->then_other_inside && !other_inside(inj, rt->client) &&
+		if (f->then_other_inside &&
+		    !lb_shared_other_inside(inj->sh, inj->cfg->clients, rt->client) &&
 		    now < rt->next_ns + SYNC_LIMIT_NS)
 			return;
 		kill(inj->sh->client[rt->client].pid, SIGCONT);

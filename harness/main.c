@@ -4,8 +4,8 @@
 
 #include "commands.h"
 #include "signals.h"
+#include "util.h"
 
-#define LOCKBENCH_VERSION "0.1.0"
 
 static const struct {
 	const char *name;

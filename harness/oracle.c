@@ -57,7 +57,7 @@ static int edge_cmp(const void *pa, const void *pb)
 	return a->delta - b->delta;
 }
 
-static int64_t exit_of(const struct lb_section *s, int64_t end_ns)
+int64_t lb_section_exit(const struct lb_section *s, int64_t end_ns)
 {
 	return s->exit_ns >= s->enter_ns ? s->exit_ns : end_ns;
 }
@@ -73,7 +73,7 @@ static int sweep(const struct lb_section *s, size_t n, int64_t end_ns, struct lb
 		return LB_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		e[2 * i] = (struct edge){ s[i].key, s[i].enter_ns, +1, i };
-		e[2 * i + 1] = (struct edge){ s[i].key, exit_of(&s[i], end_ns), -1, i };
+		e[2 * i + 1] = (struct edge){ s[i].key, lb_section_exit(&s[i], end_ns), -1, i };
 	}
 	qsort(e, 2 * n, sizeof(*e), edge_cmp);
 	for (size_t i = 0; i < 2 * n; i++) {
@@ -104,7 +104,7 @@ static void orphans(const struct lb_section *s, size_t n, int64_t end_ns, struct
 	for (size_t i = 0; i < n; i++) {
 		if (s[i].outcome != LB_OUT_KILLED)
 			continue;
-		int64_t death = exit_of(&s[i], end_ns), next = -1;
+		int64_t death = lb_section_exit(&s[i], end_ns), next = -1;
 		v->holder_deaths++;
 		for (size_t j = 0; j < n; j++)
 			if (s[j].key == s[i].key && j != i && s[j].enter_ns >= death &&

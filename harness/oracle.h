@@ -38,6 +38,9 @@ struct lb_verdict {
 int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t end_ns,
 		    struct lb_verdict *v, uint64_t *per_client);
 
+/* When @s ended: its exit, or @end_ns for a section still open at the end. */
+int64_t lb_section_exit(const struct lb_section *s, int64_t end_ns);
+
 /* Jain's fairness index of @n counts: (sum x)^2 / (n * sum x^2); 1 for all equal. */
 double lb_jain(const uint64_t *x, size_t n);
 

@@ -12,12 +12,6 @@
 #include "report.h"
 #include "shared.h"
 
-static double field(const struct lb_summary *s, const char *name, double dflt)
-{
-	const char *v = lb_summary_get(s, name);
-	return v ? strtod(v, NULL) : dflt;
-}
-
 int lb_run_files_load(const char *dir, struct lb_run_files *rf)
 {
 	char path[PATH_MAX];
@@ -28,10 +22,10 @@ int lb_run_files_load(const char *dir, struct lb_run_files *rf)
 	snprintf(path, sizeof(path), "%.4000s/summary.csv", dir);
 	if ((rc = lb_summary_read(path, &rf->sum)) < 0)
 		return rc;
-	rf->clients = (int)field(&rf->sum, "clients", 0);
-	rf->keys = (int)field(&rf->sum, "keys", 1);
-	rf->ttl_ms = (int64_t)field(&rf->sum, "ttl_ms", 0);
-	rf->elapsed_s = field(&rf->sum, "elapsed_s", field(&rf->sum, "duration_s", 0));
+	rf->clients = (int)lb_summary_num(&rf->sum, "clients", 0);
+	rf->keys = (int)lb_summary_num(&rf->sum, "keys", 1);
+	rf->ttl_ms = (int64_t)lb_summary_num(&rf->sum, "ttl_ms", 0);
+	rf->elapsed_s = lb_summary_num(&rf->sum, "elapsed_s", lb_summary_num(&rf->sum, "duration_s", 0));
 	if (rf->clients < 1 || rf->keys < 1) {
 		lb_errorf("%s: clients and keys must be positive", path);
 		return LB_EINVAL;
@@ -62,7 +56,7 @@ static double sec(int64_t ns)
 
 static int64_t exit_of(const struct lb_run_files *rf, const struct lb_section *s)
 {
-	return s->exit_ns >= s->enter_ns ? s->exit_ns : (int64_t)(rf->elapsed_s * 1e9);
+	return lb_section_exit(s, (int64_t)(rf->elapsed_s * 1e9));
 }
 
 /* What happened to client @c (or to the lock nodes) between @from and @to. */
@@ -186,7 +180,7 @@ static void end_chain(FILE *f, struct chain *c)
 int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
 {
 	int found = 0, written = 0, skipped = 0;
-	double lost = field(&rf->sum, "lost_updates", 0);
+	double lost = lb_summary_num(&rf->sum, "lost_updates", 0);
 	struct chain chain = { 0, 0, 0 };
 	int64_t window_end = -1;
 

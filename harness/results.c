@@ -11,8 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LOCKBENCH_VERSION "0.1.0"
-
 static void put(struct lb_summary *s, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -35,6 +33,12 @@ const char *lb_summary_get(const struct lb_summary *s, const char *name)
 		if (!strcmp(s->name[i], name))
 			return s->value[i];
 	return NULL;
+}
+
+double lb_summary_num(const struct lb_summary *s, const char *name, double dflt)
+{
+	const char *v = lb_summary_get(s, name);
+	return v ? strtod(v, NULL) : dflt;
 }
 
 static void hold_text(const struct lb_run_cfg *cfg, char *buf, size_t len)

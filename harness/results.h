@@ -23,6 +23,8 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 		      struct lb_summary *s);
 /* NULL when absent. */
 const char *lb_summary_get(const struct lb_summary *s, const char *name);
+/* The field as a number, or @dflt when absent. */
+double lb_summary_num(const struct lb_summary *s, const char *name, double dflt);
 
 /* Create @dir (and parents) and prove it writable; message on failure. */
 int lb_results_prepare_dir(const char *dir);

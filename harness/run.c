@@ -90,17 +90,11 @@ static int find_shim(struct run_ctx *r)
 {
 	const char *env = getenv("LOCKBENCH_CLOCK_SHIM");
 	char exe[PATH_MAX - 32];
-	ssize_t n;
 
-	if (env && *env) {
+	if (env && *env)
 		snprintf(r->shim, sizeof(r->shim), "%s", env);
-	} else if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
+	else if (lb_exe_dir(exe, sizeof(exe)))
 		snprintf(r->shim, sizeof(r->shim), "%s/libfakeclock.so", exe);
-	}
 	if (access(r->shim, R_OK) != 0) {
 		lb_errorf("this scenario moves a server's clock and needs %s (make builds it)",
 			  r->shim[0] ? r->shim : "libfakeclock.so");

@@ -483,7 +483,6 @@ bool lb_scenario_dir(char *out, size_t len)
 	struct stat st;
 	const char *env = getenv("LOCKBENCH_SCENARIOS");
 	char exe[PATH_MAX];
-	ssize_t n;
 
 	if (env && *env && stat(env, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(out, len, "%s", env);
@@ -493,16 +492,10 @@ bool lb_scenario_dir(char *out, size_t len)
 		snprintf(out, len, "scenarios");
 		return true;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(out, len, "%.4000s/../scenarios", exe);
-			if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
-				return true;
-		}
+	if (lb_exe_dir(exe, sizeof(exe))) {
+		snprintf(out, len, "%.4000s/../scenarios", exe);
+		if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+			return true;
 	}
 	return false;
 }

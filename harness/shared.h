@@ -70,13 +70,30 @@ static inline struct lb_record *lb_shared_record(struct lb_shared *sh, int clien
 /* Append an event stamped now (any process may call it). */
 void lb_event_emit(struct lb_shared *sh, int kind, int client, int node, int64_t value);
 
-/* Is @client inside a critical section now (its latest record entered, not exited)? */
-static inline bool lb_shared_inside(struct lb_shared *sh, int client)
+/* The record of @client's open critical section (entered, not exited), or NULL. */
+static inline struct lb_record *lb_shared_open_record(struct lb_shared *sh, int client)
 {
 	uint32_t n = atomic_load(&sh->client[client].n_records);
 	if (n < sh->cap && atomic_load(&lb_shared_record(sh, client, n)->state) == LB_REC_ENTERED)
-		return true; /* published, not yet counted */
-	return n > 0 && atomic_load(&lb_shared_record(sh, client, n - 1)->state) == LB_REC_ENTERED;
+		return lb_shared_record(sh, client, n); /* published, not yet counted */
+	if (n > 0 && atomic_load(&lb_shared_record(sh, client, n - 1)->state) == LB_REC_ENTERED)
+		return lb_shared_record(sh, client, n - 1);
+	return NULL;
+}
+
+/* Is @client inside a critical section now? */
+static inline bool lb_shared_inside(struct lb_shared *sh, int client)
+{
+	return lb_shared_open_record(sh, client) != NULL;
+}
+
+/* Is any of the @clients other than @me inside now? */
+static inline bool lb_shared_other_inside(struct lb_shared *sh, int clients, int me)
+{
+	for (int c = 0; c < clients; c++)
+		if (c != me && lb_shared_inside(sh, c))
+			return true;
+	return false;
 }
 
 /* The client process body: never returns. @lock and @resource are address

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 const char *lb_strerror(int status)
@@ -59,6 +61,21 @@ void lb_errorf(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
+}
+
+bool lb_exe_dir(char *out, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", out, len - 1);
+	char *slash;
+
+	if (n <= 0)
+		return false;
+	out[n] = '\0';
+	slash = strrchr(out, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	return true;
 }
 
 bool lb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)

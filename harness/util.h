@@ -42,6 +42,13 @@ void lb_sleep_until_ns(int64_t deadline_ns);
 #define LB_NS_PER_MS INT64_C(1000000)
 #define LB_NS_PER_S INT64_C(1000000000)
 
+#define LOCKBENCH_VERSION "0.1.0"
+
+/* The directory holding the running binary (no trailing slash); false if
+ * /proc/self/exe cannot be read. Files lockbench ships beside or above its
+ * binary (the clock shim, scenarios/, the redis-py peer) are found from it. */
+bool lb_exe_dir(char *out, size_t len);
+
 /* "lockbench: <message>\n" on stderr. */
 void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

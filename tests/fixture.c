@@ -1,7 +1,10 @@
 #include "fixture.h"
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -130,4 +133,29 @@ void fx_reap_orphans(void)
 {
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
+}
+
+pid_t fx_spawn_lockbench(const char *const *args, const char *out, const char *err)
+{
+	const char *bin = getenv("LOCKBENCH_BIN");
+	const char *argv[40];
+	int n = 0;
+
+	cr_assert_not_null(bin, "LOCKBENCH_BIN must name build/lockbench (make test sets it)");
+	argv[n++] = bin;
+	for (; *args && n < 39; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = strcmp(out, err) ? open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644) : fo;
+		dup2(fo, STDOUT_FILENO);
+		dup2(fe, STDERR_FILENO);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
 }

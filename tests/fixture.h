@@ -45,6 +45,10 @@ bool fx_port_closed(int port);
 /* true when @pid no longer exists or is a zombie. */
 bool fx_pid_gone(pid_t pid);
 
+/* Start $LOCKBENCH_BIN with @args (NULL-terminated, without argv[0]), its
+ * stdout to @out and stderr to @err (the same file when they are equal). */
+pid_t fx_spawn_lockbench(const char *const *args, const char *out, const char *err);
+
 /* Orphans of a crashed child come to this process (PID 1 in a container may
  * never reap them); fx_reap_orphans collects the ones that exited. */
 void fx_become_subreaper(void);

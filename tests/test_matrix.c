@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "results.h"
 #include "util.h"
 
@@ -27,26 +28,11 @@ static void mktmp(void)
 
 static int lb(const char *const *args)
 {
-	const char *bin = getenv("LOCKBENCH_BIN");
-	const char *argv[32];
 	char out[128];
-	int n = 0, status;
+	int status;
 
-	cr_assert_not_null(bin, "LOCKBENCH_BIN must name build/lockbench (make test sets it)");
-	argv[n++] = bin;
-	for (; *args && n < 31; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
 	snprintf(out, sizeof(out), "%s/output", tmpdir);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
+	pid_t pid = fx_spawn_lockbench(args, out, out);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status));
 	return WEXITSTATUS(status);

@@ -25,31 +25,6 @@ static void mktmp(void)
 	cr_assert_not_null(mkdtemp(tmpdir));
 }
 
-static pid_t spawn_lb(const char *const *args, const char *out, const char *err)
-{
-	const char *bin = getenv("LOCKBENCH_BIN");
-	const char *argv[40];
-	int n = 0;
-
-	cr_assert_not_null(bin, "LOCKBENCH_BIN must name build/lockbench (make test sets it)");
-	argv[n++] = bin;
-	for (; *args && n < 39; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	fflush(NULL);
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fo, STDOUT_FILENO);
-		dup2(fe, STDERR_FILENO);
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	return pid;
-}
-
 /* Run lockbench to completion; its exit code. */
 static int lb(const char *const *args)
 {
@@ -58,7 +33,7 @@ static int lb(const char *const *args)
 
 	snprintf(out, sizeof(out), "%s/stdout", tmpdir);
 	snprintf(err, sizeof(err), "%s/stderr", tmpdir);
-	pid_t pid = spawn_lb(args, out, err);
+	pid_t pid = fx_spawn_lockbench(args, out, err);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status), "lockbench died of a signal");
 	return WEXITSTATUS(status);
@@ -169,7 +144,7 @@ Test(run, ctrl_c_still_writes_results, .init = mktmp)
 	snprintf(err, sizeof(err), "%s/stderr", tmpdir);
 	const char *args[] = { "run", "--strategy", "set-nx-px", "--clients", "3", "--duration", "60",
 			       "--out", dir, NULL };
-	pid_t pid = spawn_lb(args, out, err);
+	pid_t pid = fx_spawn_lockbench(args, out, err);
 	lb_sleep_ns(1500 * LB_NS_PER_MS);
 	kill(pid, SIGINT);
 	int64_t t0 = lb_now_ns();
@@ -221,7 +196,7 @@ Test(run, kill_9_mid_run_leaves_nothing, .init = mktmp)
 	fx_become_subreaper();
 	const char *args[] = { "run", "--strategy", "token-lua", "--clients", "3", "--duration", "60",
 			       "--out", dir, NULL };
-	pid_t pid = spawn_lb(args, out, err);
+	pid_t pid = fx_spawn_lockbench(args, out, err);
 	int n = 0;
 	for (int t = 0; t < 100 && n < 6; t++) {
 		lb_sleep_ns(50 * LB_NS_PER_MS);
