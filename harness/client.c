@@ -32,6 +32,7 @@ struct client {
 	struct lb_node resource;
 	char lock_key[128];
 	char counter_key[128];
+	char fence_key[140];      /* the resource's highest accepted fence */
 	void *lock_state;
 	struct lb_clock clock;    /* this client's wall clock (clock faults skew it) */
 	int node_gen;             /* the node_port generation our connections follow */
@@ -57,40 +58,98 @@ static int64_t draw_hold_ms(struct client *c)
 
 static void wait_other_inside(struct client *c);
 
-/* The critical section's work; counts the counter writes it completes. */
-static void do_work(struct client *c, int64_t hold_ms, bool sync)
+/* Has the strategy told us our lease is gone (renewal's held())? */
+static bool lease_lost(struct client *c)
 {
-	redisReply *r;
+	return c->cfg->strategy->held && !c->cfg->strategy->held(c->lock_state);
+}
+
+/* Work @hold_ms; a strategy that can tell a lost lease is asked every 2 ms.
+ * True when the lease was reported lost (the section must abort). */
+static bool work_for(struct client *c, int64_t hold_ms)
+{
+	int64_t until = lb_now_ns() + hold_ms * LB_NS_PER_MS;
+
+	if (!c->cfg->strategy->held) {
+		lb_sleep_ns(hold_ms * LB_NS_PER_MS);
+		return false;
+	}
+	for (int64_t now = lb_now_ns(); now < until; now = lb_now_ns()) {
+		if (lease_lost(c))
+			return true;
+		lb_sleep_ns(until - now < 2 * LB_NS_PER_MS ? until - now : 2 * LB_NS_PER_MS);
+	}
+	return lease_lost(c);
+}
+
+static void abort_section(struct client *c)
+{
+	c->slot->writes_aborted++;
+	lb_event_emit(c->sh, LB_EV_ABORT, c->id, -1, 0);
+}
+
+/* The counter's read and write: plain GET/SET, or through the resource's
+ * fence check when the lock issued a fence. 0 | LB_ESTALE (refused, counted)
+ * | LB_EREDIS. */
+static int resource_read(struct client *c, int64_t fence, long long *v)
+{
+	if (fence >= 0) {
+		int rc = lb_fenced_read(&c->resource, c->counter_key, c->fence_key, fence, v);
+		c->slot->stale_rejected += rc == LB_ESTALE;
+		return rc;
+	}
+	redisReply *r = lb_node_cmd(&c->resource, "GET %s", c->counter_key);
+	int rc = lb_reply_error(r) ? LB_EREDIS : 0;
+	*v = rc == 0 && r->type == REDIS_REPLY_STRING ? atoll(r->str) : 0;
+	if (r)
+		freeReplyObject(r);
+	return rc;
+}
+
+static int resource_write(struct client *c, int64_t fence, long long v)
+{
+	if (fence >= 0) {
+		int rc = lb_fenced_write(&c->resource, c->counter_key, c->fence_key, fence, v);
+		c->slot->stale_rejected += rc == LB_ESTALE;
+		return rc;
+	}
+	redisReply *r = lb_node_cmd(&c->resource, "SET %s %lld", c->counter_key, v);
+	int rc = lb_reply_ok(r) ? 0 : LB_EREDIS;
+	if (r)
+		freeReplyObject(r);
+	return rc;
+}
+
+/* The critical section's work; counts the counter writes it completes. */
+static void do_work(struct client *c, int64_t hold_ms, bool sync, int64_t fence)
+{
 	long long v = 0;
 
 	if (c->cfg->work == LB_WORK_NONE) {
-		lb_sleep_ns(hold_ms * LB_NS_PER_MS);
-		if (sync)
+		if (work_for(c, hold_ms))
+			abort_section(c);
+		else if (sync)
 			wait_other_inside(c);
 		return;
 	}
-	/* deliberately not atomic: GET, hold, SET. Lost updates are what a
+	/* deliberately not atomic: read, hold, write. Lost updates are what a
 	 * mutual-exclusion failure costs. */
-	r = lb_node_cmd(&c->resource, "GET %s", c->counter_key);
-	if (lb_reply_error(r)) {
-		if (r)
-			freeReplyObject(r);
+	if (resource_read(c, fence, &v) < 0)
+		return;
+	if (work_for(c, hold_ms)) {
+		abort_section(c);
 		return;
 	}
-	if (r->type == REDIS_REPLY_STRING)
-		v = atoll(r->str);
-	freeReplyObject(r);
-	lb_sleep_ns(hold_ms * LB_NS_PER_MS);
 	if (sync) /* a slow holder that finishes while another client holds */
 		wait_other_inside(c);
+	if (lease_lost(c)) { /* told before the write: do not write */
+		abort_section(c);
+		return;
+	}
 	atomic_store(&c->slot->write_in_flight, 1);
-	r = lb_node_cmd(&c->resource, "SET %s %lld", c->counter_key, v + 1);
-	bool ok = lb_reply_ok(r);
-	if (ok)
+	if (resource_write(c, fence, v + 1) == 0)
 		c->slot->counter_writes++;
 	atomic_store(&c->slot->write_in_flight, 0);
-	if (r)
-		freeReplyObject(r);
 }
 
 static int64_t rel_now(const struct client *c)
@@ -281,7 +340,7 @@ static void one_section(struct client *c)
 		c->slow_hold_ms = 0;
 		lb_event_emit(sh, LB_EV_SLOW, c->id, -1, hold_ms);
 	}
-	do_work(c, hold_ms, c->slow_sync);
+	do_work(c, hold_ms, c->slow_sync, grant.fence);
 	c->slow_sync = false;
 
 	rec->exit_ns = lb_now_ns() - sh->t0_ns;
@@ -316,9 +375,11 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 	c.resource.ctx = NULL;
 	snprintf(c.lock_key, sizeof(c.lock_key), "%slock:%d", prefix, c.key);
 	snprintf(c.counter_key, sizeof(c.counter_key), "%scounter:%d", prefix, c.key);
+	snprintf(c.fence_key, sizeof(c.fence_key), "%s:fence", c.counter_key);
 	struct lb_lock_cfg lcfg = {
 		.nodes = c.lock_ptr, .n_nodes = n_lock, .key = c.lock_key, .ttl_ms = cfg->ttl_ms,
 		.clock = &c.clock, .notify = cfg->wait.kind == LB_WAIT_NOTIFY,
+		.no_validity_check = cfg->no_validity_check, .max_extensions = cfg->max_renewals,
 	};
 	c.node_gen = atomic_load(&sh->node_gen);
 	arm_failpoints(&c);

@@ -28,7 +28,7 @@ struct cell {
 	int observed[MAX_REPEAT];
 	char skipped[160];
 	/* figures of the repetitions, summed */
-	uint64_t overlaps, foreign, lost_leases, errors;
+	uint64_t overlaps, foreign, lost_leases, errors, stale, aborted;
 	long long lost_updates;
 	double orphan_ms;      /* worst */
 	int deadlocks;
@@ -216,6 +216,8 @@ static int run_cell(struct matrix *m, struct cell *cell, int rep, FILE *csv, int
 	cell->foreign += v->foreign_releases;
 	cell->lost_leases += v->lost_leases;
 	cell->errors += res.acquire_errors;
+	cell->stale += res.stale_writes_rejected;
+	cell->aborted += res.writes_aborted;
 	cell->lost_updates += res.lost_updates;
 	cell->deadlocks += v->recovered == LB_REC_NO;
 	if (v->orphan_ms > cell->orphan_ms)
@@ -248,6 +250,12 @@ static void figures(const struct cell *c, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, "%llu overlaps · ", (unsigned long long)c->overlaps);
 	if (c->lost_updates)
 		n += (size_t)snprintf(buf + n, len - n, "%lld lost updates · ", c->lost_updates);
+	if (c->stale && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%llu stale writes refused · ",
+				      (unsigned long long)c->stale);
+	if (c->aborted && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%llu writes aborted · ",
+				      (unsigned long long)c->aborted);
 	if (c->foreign && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%llu foreign · ", (unsigned long long)c->foreign);
 	if (c->deadlocks && n < len)

@@ -14,7 +14,8 @@
 static const char *const event_names[LB_EV_COUNT] = {
 	"kill", "pause", "resume", "slow", "crash", "sleep", "wake", "clock", "partition",
 	"heal", "node-kill", "node-start", "node-pause", "node-resume", "node-clock",
-	"replication-cut", "promote", "death",
+	"replication-cut", "promote", "death", "lease-lost", "net-delay", "net-blackhole",
+	"net-cut", "net-heal",
 };
 
 const char *lb_event_name(int kind)
@@ -333,6 +334,10 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 	case LB_ACT_NODE_KILL:
 	case LB_ACT_NODE_RESTART: {
 		int64_t back = f->action == LB_ACT_NODE_RESTART ? f->delay_ms : f->duration_ms;
+		/* antirez's delayed restart: a node comes back only after the max TTL,
+		 * so every lock it knew of has expired everywhere meanwhile */
+		if (back >= 0 && inj->cfg->delayed_restarts)
+			back += inj->cfg->ttl_ms;
 		if (rt->phase == 0) {
 			if (!holder_ready(inj, f))
 				return;

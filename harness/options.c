@@ -13,11 +13,13 @@ enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_CLIENTS, OPT_DURATION, OPT_TTL, OPT_HOLD, OPT_THINK,
 	OPT_KEYS, OPT_WAIT, OPT_ACQ_TIMEOUT, OPT_WORK, OPT_SEED, OPT_OUT, OPT_REDIS, OPT_NODES,
 	OPT_NO_STATUS, OPT_HELP, OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY,
+	OPT_NO_VALIDITY, OPT_MAX_RENEWALS, OPT_DELAYED_RESTARTS,
 };
 
 /* bits of lb_run_opts.given */
 enum { G_CLIENTS = 1, G_DURATION = 2, G_TTL = 4, G_HOLD = 8, G_THINK = 16, G_KEYS = 32,
-       G_WAIT = 64, G_ACQ = 128, G_WORK = 256, G_NODES = 512 };
+       G_WAIT = 64, G_ACQ = 128, G_WORK = 256, G_NODES = 512,
+       G_VALIDITY = 1024, G_RENEWALS = 2048, G_DELAYED = 4096 };
 
 static const struct option long_opts[] = {
 	{ "strategy", required_argument, NULL, OPT_STRATEGY },
@@ -40,6 +42,9 @@ static const struct option long_opts[] = {
 	{ "scenario", required_argument, NULL, OPT_SCENARIO },
 	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
 	{ "vary", required_argument, NULL, OPT_VARY },
+	{ "no-validity-check", no_argument, NULL, OPT_NO_VALIDITY },
+	{ "max-renewals", required_argument, NULL, OPT_MAX_RENEWALS },
+	{ "delayed-restarts", no_argument, NULL, OPT_DELAYED_RESTARTS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -79,6 +84,10 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"                         nodes, one more is the resource server (else the first);\n"
 		"                         only keys under a per-run prefix are touched, never flushed\n"
 		"  --nodes N              lock nodes (default: what the strategy needs)\n"
+		"  --no-validity-check    redlock: enter on a quorum however late it came (naive)\n"
+		"  --max-renewals N       renewal: stop renewing a lease after N extensions\n"
+		"  --delayed-restarts     a node that restarts stays down one more TTL first\n"
+		"                         (antirez's delayed restart)\n"
 		"  --no-status            no status line while running\n"
 		"  --no-report            no charts and report.md at the end (see lockbench report)\n"
 		"\nExit status: 0 the run completed (violations are results), 1 runtime failure,\n"
@@ -313,6 +322,20 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 				return usage_error("--nodes '%s': expected an integer from 1 to 9", a);
 			cfg->nodes = (int)v;
 			break;
+		case OPT_NO_VALIDITY:
+			o->given |= G_VALIDITY;
+			cfg->no_validity_check = true;
+			break;
+		case OPT_MAX_RENEWALS:
+			o->given |= G_RENEWALS;
+			if (!lb_parse_i64(a, 1, 1000000, &v))
+				return usage_error("--max-renewals '%s': expected an integer >= 1", a);
+			cfg->max_renewals = (int)v;
+			break;
+		case OPT_DELAYED_RESTARTS:
+			o->given |= G_DELAYED;
+			cfg->delayed_restarts = true;
+			break;
 		case OPT_NO_STATUS:
 			cfg->status_line = false;
 			break;
@@ -400,4 +423,10 @@ void lb_run_opts_apply_scenario(struct lb_run_opts *o, const struct lb_scenario 
 		cfg->work = sc->work_none ? LB_WORK_NONE : LB_WORK_COUNTER;
 	if (sc->nodes_set && !(o->given & G_NODES))
 		cfg->nodes = sc->nodes;
+	if (sc->no_validity_check && !(o->given & G_VALIDITY))
+		cfg->no_validity_check = true;
+	if (sc->max_renewals > 0 && !(o->given & G_RENEWALS))
+		cfg->max_renewals = sc->max_renewals;
+	if (sc->delayed_restarts && !(o->given & G_DELAYED))
+		cfg->delayed_restarts = true;
 }

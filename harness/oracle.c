@@ -192,7 +192,7 @@ int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t e
 }
 
 static const char *const class_names[LB_CLASS_COUNT] = {
-	"safe", "overlap", "foreign-release", "deadlock", "unavailable",
+	"safe", "overlap", "foreign-release", "deadlock", "unavailable", "contained",
 };
 
 const char *lb_class_name(enum lb_class c)
@@ -209,10 +209,12 @@ int lb_class_parse(const char *s)
 }
 
 enum lb_class lb_classify(const struct lb_verdict *v, long long lost_updates,
-			  uint64_t acquire_errors, uint64_t acquire_timeouts)
+			  uint64_t acquire_errors, uint64_t acquire_timeouts, uint64_t stopped)
 {
 	if (v->foreign_releases > 0)
 		return LB_CLASS_FOREIGN;
+	if (v->overlaps > 0 && lost_updates <= 0 && stopped > 0)
+		return LB_CLASS_CONTAINED;
 	if (v->overlaps > 0 || lost_updates > 0)
 		return LB_CLASS_OVERLAP;
 	if (v->recovered == LB_REC_NO)
@@ -220,4 +222,13 @@ enum lb_class lb_classify(const struct lb_verdict *v, long long lost_updates,
 	if (acquire_errors > 0 || acquire_timeouts > 0)
 		return LB_CLASS_UNAVAILABLE;
 	return LB_CLASS_SAFE;
+}
+
+int lb_class_severity(enum lb_class c)
+{
+	static const int rank[LB_CLASS_COUNT] = {
+		[LB_CLASS_SAFE] = 0, [LB_CLASS_UNAVAILABLE] = 1, [LB_CLASS_DEADLOCK] = 2,
+		[LB_CLASS_CONTAINED] = 3, [LB_CLASS_OVERLAP] = 4, [LB_CLASS_FOREIGN] = 5,
+	};
+	return (unsigned)c < LB_CLASS_COUNT ? rank[c] : 0;
 }

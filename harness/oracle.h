@@ -46,7 +46,7 @@ double lb_jain(const uint64_t *x, size_t n);
 
 /* Outcome classes of a run. */
 enum lb_class { LB_CLASS_SAFE, LB_CLASS_OVERLAP, LB_CLASS_FOREIGN, LB_CLASS_DEADLOCK,
-		LB_CLASS_UNAVAILABLE, LB_CLASS_COUNT };
+		LB_CLASS_UNAVAILABLE, LB_CLASS_CONTAINED, LB_CLASS_COUNT };
 const char *lb_class_name(enum lb_class c);
 int lb_class_parse(const char *s); /* -1 if unknown */
 
@@ -54,11 +54,18 @@ int lb_class_parse(const char *s); /* -1 if unknown */
  * The class a run observed, from measurements only, first match wins:
  *   foreign-release  a release deleted another client's lock
  *   overlap          two clients were inside at once, or updates were lost
+ *   contained        two clients were inside at once, but no update was lost
+ *                    and the damage was stopped: the resource refused a stale
+ *                    fence, or a section learned its lease was gone and
+ *                    aborted its write (@stopped counts both)
  *   deadlock         a holder died and its lock never came back
  *   unavailable      acquires failed (a node unreachable, or gave up) without overlap
  *   safe             none of the above
  */
 enum lb_class lb_classify(const struct lb_verdict *v, long long lost_updates,
-			  uint64_t acquire_errors, uint64_t acquire_timeouts);
+			  uint64_t acquire_errors, uint64_t acquire_timeouts, uint64_t stopped);
+/* How bad a class is, for "at worst" expectations (chaos): safe 0 ..
+ * foreign-release 5, in the order lb_classify tests them. */
+int lb_class_severity(enum lb_class c);
 
 #endif

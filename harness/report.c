@@ -285,6 +285,15 @@ int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
 	if (lost > 0)
 		fprintf(f, "\nThe protected counter lost **%.0f update%s**: every overlap where both "
 			   "clients read before either wrote costs one.\n", lost, lost == 1 ? "" : "s");
+	double stale = lb_summary_num(&rf->sum, "stale_writes_rejected", 0);
+	double aborted = lb_summary_num(&rf->sum, "writes_aborted", 0);
+	if (stale > 0)
+		fprintf(f, "\nThe fenced resource **refused %.0f stale read%s or write%s**: each carried a "
+			   "fence below the highest the resource had accepted.\n", stale,
+			stale == 1 ? "" : "s", stale == 1 ? "" : "s");
+	if (aborted > 0)
+		fprintf(f, "\n**%.0f section%s aborted** before writing: the lock told them their lease "
+			   "was gone.\n", aborted, aborted == 1 ? "" : "s");
 	return found;
 }
 
@@ -297,6 +306,8 @@ static void summary_table(FILE *f, const struct lb_summary *s)
 		{ "overlaps", "overlaps" }, { "overlap_ms", "time with two or more inside (ms)" },
 		{ "max_holders", "most clients inside at once" }, { "lost_updates", "lost updates" },
 		{ "foreign_releases", "releases that deleted another's lock" },
+		{ "stale_writes_rejected", "stale reads/writes the fenced resource refused" },
+		{ "writes_aborted", "sections aborted on a lost lease" },
 		{ "lost_leases", "releases that found the lock gone" },
 		{ "holder_deaths", "holders that died" }, { "orphan_ms", "longest orphaned (ms)" },
 		{ "recovered", "lock came back" }, { "acquire_errors", "attempts that found a node down" },

@@ -88,6 +88,15 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "work", "%s", cfg->work == LB_WORK_COUNTER ? "counter" : "none");
 	put(s, "think_ms", "%lld", (long long)cfg->think_ms);
 	put(s, "seed", "%llu", (unsigned long long)cfg->seed);
+	char variant[96];
+	snprintf(variant, sizeof(variant), "%s%s%s", cfg->no_validity_check ? "no-validity-check;" : "",
+		 cfg->delayed_restarts ? "delayed-restarts;" : "", cfg->max_renewals ? "max-renewals;" : "");
+	if (cfg->max_renewals)
+		snprintf(variant + strlen(variant) - 1, sizeof(variant) - strlen(variant) + 1, "=%d",
+			 cfg->max_renewals);
+	else if (variant[0])
+		variant[strlen(variant) - 1] = '\0';
+	put(s, "variant", "%s", variant[0] ? variant : "-");
 	put(s, "elapsed_s", "%.6f", res->elapsed_s);
 	put(s, "acquire_p90_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.90));
 	put(s, "acquire_p999_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.999));
@@ -100,6 +109,8 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "interrupted", "%s", res->interrupted ? "yes" : "no");
 	put(s, "acquire_errors", "%llu", (unsigned long long)res->acquire_errors);
 	put(s, "uncertain_writes", "%llu", (unsigned long long)res->uncertain_writes);
+	put(s, "stale_writes_rejected", "%llu", (unsigned long long)res->stale_writes_rejected);
+	put(s, "writes_aborted", "%llu", (unsigned long long)res->writes_aborted);
 	put(s, "handoffs", "%llu", (unsigned long long)v->handoffs);
 	put(s, "handoff_p50_us", "%.3f", v->handoff_p50_us);
 	put(s, "handoff_p99_us", "%.3f", v->handoff_p99_us);
@@ -319,6 +330,11 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		(unsigned long long)v->overlaps, v->overlap_ms, v->max_holders,
 		(unsigned long long)res->canary_violations, res->lost_updates,
 		(unsigned long long)v->foreign_releases, (unsigned long long)v->lost_leases);
+	if (res->stale_writes_rejected || res->writes_aborted)
+		fprintf(f, "  stopped      %llu stale reads/writes refused by the fenced resource, "
+			   "%llu sections aborted on a lost lease\n",
+			(unsigned long long)res->stale_writes_rejected,
+			(unsigned long long)res->writes_aborted);
 	fprintf(f, "  liveness     holder deaths %llu, orphaned %.1f ms, recovered %s, fairness %.3f, "
 		   "%llu acquire attempts found a node down\n",
 		(unsigned long long)v->holder_deaths, v->orphan_ms, lb_recovered_name(v->recovered),

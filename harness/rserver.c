@@ -369,3 +369,92 @@ void lb_server_destroy(struct lb_server *s)
 		nftw(s->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	free(s);
 }
+
+/* INFO replication of 127.0.0.1:@port contains @needle. */
+static bool replication_says(int port, const char *needle)
+{
+	struct timeval tv = { 1, 0 };
+	redisContext *c = redisConnectWithTimeout("127.0.0.1", port, tv);
+	bool up = false;
+
+	if (c && !c->err) {
+		redisSetTimeout(c, tv);
+		redisReply *r = redisCommand(c, "INFO replication");
+		up = r && r->type == REDIS_REPLY_STRING && strstr(r->str, needle);
+		if (r)
+			freeReplyObject(r);
+	}
+	if (c)
+		redisFree(c);
+	return up;
+}
+
+/* A write on the primary is acknowledged by a replica within 200 ms (the
+ * first acknowledgements after a full sync come late). */
+static bool acknowledges(int primary_port)
+{
+	struct timeval tv = { 1, 0 };
+	redisContext *c = redisConnectWithTimeout("127.0.0.1", primary_port, tv);
+	long long acks = 0;
+
+	if (c && !c->err) {
+		redisSetTimeout(c, tv);
+		/* a key on a server lockbench started itself, removed at once */
+		redisReply *r = redisCommand(c, "SET lockbench:replica-probe 1");
+		if (r)
+			freeReplyObject(r);
+		r = redisCommand(c, "WAIT 1 200");
+		if (r && r->type == REDIS_REPLY_INTEGER)
+			acks = r->integer;
+		if (r)
+			freeReplyObject(r);
+		r = redisCommand(c, "DEL lockbench:replica-probe");
+		if (r)
+			freeReplyObject(r);
+	}
+	if (c)
+		redisFree(c);
+	return acks >= 1;
+}
+
+struct lb_server *lb_server_start_replica(int primary_port, int64_t timeout_ms)
+{
+	struct lb_server *s = lb_server_start(NULL);
+	int64_t until = lb_now_ns() + timeout_ms * LB_NS_PER_MS;
+	redisContext *c;
+
+	if (!s)
+		return NULL;
+	/* REPLICAOF at runtime, so that a respawn comes back as a replica too */
+	snprintf(s->primary_port, sizeof(s->primary_port), "%d", primary_port);
+	s->replica_args[0] = "--replicaof";
+	s->replica_args[1] = "127.0.0.1";
+	s->replica_args[2] = s->primary_port;
+	s->opts.extra_args = s->replica_args;
+	struct timeval tv = { 1, 0 };
+	/* no 5 s wait for more replicas before the primary streams its snapshot */
+	c = redisConnectWithTimeout("127.0.0.1", primary_port, tv);
+	redisReply *cfg = c && !c->err ? redisCommand(c, "CONFIG SET repl-diskless-sync-delay 0") : NULL;
+	if (cfg)
+		freeReplyObject(cfg);
+	if (c)
+		redisFree(c);
+	c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
+	redisReply *r = c && !c->err ? redisCommand(c, "REPLICAOF 127.0.0.1 %d", primary_port) : NULL;
+	if (r)
+		freeReplyObject(r);
+	if (c)
+		redisFree(c);
+	while (lb_now_ns() < until) {
+		/* both ends agree: the replica's link is up and the primary counts it
+		 * online (only then do its acknowledgements answer WAIT) */
+		if (replication_says(s->port, "master_link_status:up") &&
+		    replication_says(primary_port, ",state=online,") && acknowledges(primary_port))
+			return s;
+		lb_sleep_ns(10 * LB_NS_PER_MS);
+	}
+	lb_errorf("the replica of 127.0.0.1:%d did not come in sync within %lld ms", primary_port,
+		  (long long)timeout_ms);
+	lb_server_destroy(s);
+	return NULL;
+}

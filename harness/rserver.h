@@ -34,10 +34,15 @@ struct lb_server {
 	char log_path[300];  /* the server's log file inside dir */
 	char clock_path[300];/* the clock offset file the shim reads */
 	struct lb_server_opts opts;
+	char primary_port[16];          /* a replica's primary, for its arguments */
+	const char *replica_args[4];
 };
 
 /* Start a server; NULL with a message on stderr if it could not be started. */
 struct lb_server *lb_server_start(const struct lb_server_opts *opts);
+/* A replica of the server on 127.0.0.1:@primary_port, returned once its link
+ * is up (within @timeout_ms), else NULL with a message. */
+struct lb_server *lb_server_start_replica(int primary_port, int64_t timeout_ms);
 /* Graceful stop: SIGTERM, a bounded wait, then SIGKILL. The directory stays. */
 int lb_server_stop(struct lb_server *s);
 /* SIGKILL and reap: a crash. */

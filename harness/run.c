@@ -106,29 +106,8 @@ static int find_shim(struct run_ctx *r)
 /* A replica of node 0, in sync before the run starts. */
 static int start_replica(struct run_ctx *r)
 {
-	char port[16];
-	snprintf(port, sizeof(port), "%d", r->srv[0]->port);
-	const char *args[] = { "--replicaof", "127.0.0.1", port, NULL };
-	struct lb_server_opts o = { .extra_args = args };
-	struct lb_node n;
-	bool up = false;
-
-	if (!(r->replica = lb_server_start(&o)))
-		return LB_ESYS;
-	lb_node_init_local(&n, r->replica->port, 1000);
-	for (int i = 0; i < 500 && !up; i++) {
-		redisReply *rep = lb_node_cmd(&n, "INFO replication");
-		up = rep && rep->type == REDIS_REPLY_STRING &&
-		     strstr(rep->str, "master_link_status:up");
-		if (rep)
-			freeReplyObject(rep);
-		if (!up)
-			lb_sleep_ns(10 * LB_NS_PER_MS);
-	}
-	lb_node_close(&n);
-	if (!up)
-		lb_errorf("the replica of node 0 did not come in sync within 5 s");
-	return up ? 0 : LB_ESYS;
+	r->replica = lb_server_start_replica(r->srv[0]->port, 5000);
+	return r->replica ? 0 : LB_ESYS;
 }
 
 static int start_servers(struct run_ctx *r)
@@ -151,7 +130,24 @@ static int start_servers(struct run_ctx *r)
 		else
 			lb_node_init_local(&r->resource, r->srv[i]->port, 2000);
 	}
-	return sc && sc->replica ? start_replica(r) : 0;
+	return (sc && sc->replica) || r->cfg->strategy->needs_replica ? start_replica(r) : 0;
+}
+
+/* wait-replicas on servers we did not start: node 0 must have a replica. */
+static int check_replica(struct run_ctx *r)
+{
+	redisReply *rep = lb_node_cmd(&r->lock[0], "INFO replication");
+	const char *p = rep && rep->type == REDIS_REPLY_STRING ?
+			strstr(rep->str, "connected_slaves:") : NULL;
+	int n = p ? atoi(p + 17) : 0;
+
+	if (rep)
+		freeReplyObject(rep);
+	lb_node_close(&r->lock[0]);
+	if (n < 1)
+		lb_errorf("%s needs a replica of redis://%s:%d, which reports none",
+			  r->cfg->strategy->name, r->lock[0].host, r->lock[0].port);
+	return n < 1 ? LB_EINVAL : 0;
 }
 
 /* PING every node; name the one that does not answer. */
@@ -404,6 +400,8 @@ static int collect(struct run_ctx *r)
 		res->acquire_errors += c->acquire_errors;
 		res->counter_writes += c->counter_writes;
 		res->uncertain_writes += (uint64_t)(c->death_ns && atomic_load(&c->write_in_flight));
+		res->stale_writes_rejected += c->stale_rejected;
+		res->writes_aborted += c->writes_aborted;
 		lb_hist_merge(&res->latency, &c->latency);
 	}
 	res->sections = calloc(total ? total : 1, sizeof(*res->sections));
@@ -455,11 +453,13 @@ static void delete_own_keys(struct run_ctx *r)
 {
 	for (int k = 0; k < r->cfg->keys; k++) {
 		for (size_t i = 0; i < r->n_lock; i++) {
-			redisReply *rep = lb_node_cmd(&r->lock[i], "DEL %slock:%d", r->prefix, k);
+			redisReply *rep = lb_node_cmd(&r->lock[i], "DEL %slock:%d %slock:%d:fence",
+						      r->prefix, k, r->prefix, k);
 			if (rep)
 				freeReplyObject(rep);
 		}
-		redisReply *rep = lb_node_cmd(&r->resource, "DEL %scounter:%d", r->prefix, k);
+		redisReply *rep = lb_node_cmd(&r->resource, "DEL %scounter:%d %scounter:%d:fence",
+					      r->prefix, k, r->prefix, k);
 		if (rep)
 			freeReplyObject(rep);
 	}
@@ -513,6 +513,8 @@ int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		rc = check_reachable(&r.lock[i]);
 	if (rc == 0)
 		rc = check_reachable(&r.resource);
+	if (rc == 0 && cfg->redis_urls && cfg->strategy->needs_replica)
+		rc = check_replica(&r);
 	if (rc < 0)
 		goto out;
 	redis_version(&r);
@@ -545,7 +547,8 @@ int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	rc = lb_oracle_judge(res->sections, res->n_sections, cfg->clients,
 			     (int64_t)(res->elapsed_s * 1e9), &res->verdict, res->per_client);
 	res->observed = lb_classify(&res->verdict, res->lost_updates, res->acquire_errors,
-				    res->acquire_timeouts);
+				    res->acquire_timeouts,
+				    res->stale_writes_rejected + res->writes_aborted);
 	res->throughput_per_s = res->elapsed_s > 0 ? (double)res->n_sections / res->elapsed_s : 0;
 	res->cmds_per_section = res->n_sections ? (double)res->lock_commands /
 						  (double)res->n_sections : 0;

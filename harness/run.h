@@ -42,6 +42,9 @@ struct lb_run_cfg {
 	enum lb_work work;
 	uint64_t seed;
 	int nodes;                 /* lock nodes; 0: the strategy's min_nodes */
+	bool no_validity_check;    /* redlock's naive variant (--no-validity-check) */
+	int max_renewals;          /* renewal's bound on extensions; 0: none */
+	bool delayed_restarts;     /* a restarted node stays down one more TTL */
 	const char *redis_urls;    /* NULL: embedded servers; borrowed */
 	char out_dir[PATH_MAX];
 	bool status_line;          /* refresh a status line every second */
@@ -73,6 +76,9 @@ struct lb_run_result {
 	long long lost_updates;    /* max(0, counter_writes - counter_final) */
 	uint64_t uncertain_writes; /* SETs of clients that died before the reply: they may
 				      have landed unacknowledged (then they hide a lost update) */
+	uint64_t stale_writes_rejected; /* reads and writes the fenced resource refused */
+	uint64_t writes_aborted;   /* sections that learned their lease was gone and
+				      skipped their write (renewal) */
 	uint64_t canary_violations;
 	uint64_t lock_commands;    /* INFO commandstats delta on the lock nodes */
 	double cmds_per_section;

@@ -204,6 +204,18 @@ static int on_run(struct parser *p, const char *name, const char *v)
 	} else if (!strcmp(name, "replica")) {
 		if (!get_bool(v, &sc->replica))
 			return fail(p, "replica: expected yes or no, got '%s'", v);
+	} else if (!strcmp(name, "validity_check")) {
+		bool yes;
+		if (!get_bool(v, &yes))
+			return fail(p, "validity_check: expected yes or no, got '%s'", v);
+		sc->no_validity_check = !yes;
+	} else if (!strcmp(name, "delayed_restarts")) {
+		if (!get_bool(v, &sc->delayed_restarts))
+			return fail(p, "delayed_restarts: expected yes or no, got '%s'", v);
+	} else if (!strcmp(name, "max_renewals")) {
+		if (!get_i64(v, 1, 1000000, &x))
+			return fail(p, "max_renewals: expected an integer >= 1, got '%s'", v);
+		sc->max_renewals = (int)x;
 	} else if (!strcmp(name, "work")) {
 		if (strcmp(v, "counter") && strcmp(v, "none"))
 			return fail(p, "work: expected counter or none, got '%s'", v);
@@ -218,7 +230,8 @@ static int on_run(struct parser *p, const char *name, const char *v)
 		sc->acquire_timeout_set = true;
 	} else {
 		return fail(p, "unknown key '%s' in [run]: expected clients, duration, ttl, hold, "
-			    "think, keys, nodes, replica, work, wait or acquire_timeout", name);
+			    "think, keys, nodes, replica, work, wait, acquire_timeout, validity_check, "
+			    "delayed_restarts or max_renewals", name);
 	}
 	return 1;
 }

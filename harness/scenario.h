@@ -80,6 +80,9 @@ struct lb_scenario {
 	int keys; bool keys_set;
 	int nodes; bool nodes_set;
 	bool replica;
+	bool no_validity_check;   /* validity_check = no (redlock's naive variant) */
+	int max_renewals;         /* renewal's bound; 0: none */
+	bool delayed_restarts;
 	bool work_none; bool work_set;
 	struct lb_wait wait; bool wait_set;
 	int64_t acquire_timeout_ms; bool acquire_timeout_set;

@@ -39,6 +39,8 @@ struct lb_client_slot {
 	uint64_t counter_writes;
 	uint64_t acquire_errors;   /* attempts that found a node unreachable */
 	_Atomic int write_in_flight; /* a counter SET sent, its reply not yet read */
+	uint64_t stale_rejected;   /* fenced reads/writes the resource refused */
+	uint64_t writes_aborted;   /* sections aborted on a lost lease */
 	struct lb_hist latency;
 };
 

@@ -23,6 +23,8 @@ const char *lb_strerror(int status)
 	case LB_ESYS: return "system call failed";
 	case LB_ENOTSUP: return "operation not supported by this strategy";
 	case LB_ECANCELED: return "canceled: the run is stopping";
+	case LB_ESTALE: return "fence refused: the resource accepted a higher one";
+	case LB_ENOREPLICA: return "no replica acknowledged the lock in time";
 	}
 	return "unknown status";
 }

@@ -25,6 +25,8 @@ enum lb_status {
 	LB_ESYS = -9,      /* a system call failed; errno says why */
 	LB_ENOTSUP = -10,  /* the strategy does not offer this operation */
 	LB_ECANCELED = -11, /* the run is stopping */
+	LB_ESTALE = -12,   /* the resource has accepted a higher fence */
+	LB_ENOREPLICA = -13, /* no replica acknowledged the write in time */
 };
 
 /* A static string describing @status; never NULL. */

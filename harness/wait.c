@@ -129,7 +129,7 @@ int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb
 		*grant = (struct lb_grant){ .fence = -1, .validity_ms = -1 };
 		rc = strategy->acquire(self, grant);
 		info->attempts++;
-		info->errors += rc == LB_EREDIS;
+		info->errors += rc == LB_EREDIS || rc == LB_ENOREPLICA;
 		info->last_status = rc;
 		if (rc == 0)
 			return 0;

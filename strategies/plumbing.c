@@ -36,6 +36,37 @@ const struct lb_script lb_script_claim = {
 	.sha = "546ed7fdbd44345f13239d67c8e35ccdb95f7437",
 };
 
+/* fenced: take the lock and draw the next fence from a counter beside it. */
+const struct lb_script lb_script_fence_acquire = {
+	.src = "if redis.call(\"set\", KEYS[1], ARGV[1], \"NX\", \"PX\", ARGV[2]) then return redis.call(\"incr\", "
+	       "KEYS[2]) else return 0 end",
+	.sha = "e70b0df3f0b082dd11723bf7b6bdee577c86991f",
+};
+
+/* renewal: extend the lease only while it still holds our token. */
+const struct lb_script lb_script_cas_pexpire = {
+	.src = "if redis.call(\"get\", KEYS[1]) == ARGV[1] then return redis.call(\"pexpire\", KEYS[1], ARGV[2]) "
+	       "else return 0 end",
+	.sha = "a7aba3bc5d6e99b3003da8b9d80a63b9f4092ecf",
+};
+
+/* The protected resource's side of fencing: a fence below the highest the
+ * resource has accepted is refused; a read accepts its fence too, so that a
+ * read-modify-write with an older fence cannot land after a newer reader. */
+const struct lb_script lb_script_fenced_read = {
+	.src = "local h = tonumber(redis.call(\"get\", KEYS[2]) or \"0\") if tonumber(ARGV[1]) < h then return redis"
+	       ".error_reply(\"STALE fence \" .. ARGV[1] .. \" below \" .. h) end redis.call(\"set\", KEYS[2], ARGV[1"
+	       "]) return redis.call(\"get\", KEYS[1]) or \"0\"",
+	.sha = "7410a3569a8eed725e8b4603c75ae8c5f2fe3100",
+};
+
+const struct lb_script lb_script_fenced_write = {
+	.src = "local h = tonumber(redis.call(\"get\", KEYS[2]) or \"0\") if tonumber(ARGV[1]) < h then return redis"
+	       ".error_reply(\"STALE fence \" .. ARGV[1] .. \" below \" .. h) end redis.call(\"set\", KEYS[2], ARGV[1"
+	       "]) redis.call(\"set\", KEYS[1], ARGV[2]) return 1",
+	.sha = "513fa4952e036b3117e066878627391aac34ab05",
+};
+
 int lb_node_parse_url(const char *url, struct lb_node *n)
 {
 	const char *p = url, *at, *colon;
@@ -442,4 +473,73 @@ void lb_fanout_eval(struct lb_node **nodes, size_t n, int64_t timeout_ms, const 
 			freeReplyObject(replies[i]);
 			replies[i] = eval_src(nodes[i], s, nkeys, nargs, kv);
 		}
+}
+
+int lb_fence_acquire(struct lb_node *n, const char *key, const char *fence_key, const char *mine,
+		     int64_t ttl_ms, int64_t *fence)
+{
+	char ttl[24];
+	long long v;
+	int rc = LB_EREDIS;
+
+	snprintf(ttl, sizeof(ttl), "%lld", (long long)ttl_ms);
+	const char *kv[4] = { key, fence_key, mine, ttl };
+	redisReply *r = lb_eval(n, &lb_script_fence_acquire, 2, 2, kv);
+	if (lb_reply_int(r, &v)) {
+		rc = v > 0 ? 0 : LB_EBUSY;
+		*fence = v;
+	}
+	if (r)
+		freeReplyObject(r);
+	return rc;
+}
+
+int lb_cas_pexpire(struct lb_node *n, const char *key, const char *mine, int64_t ttl_ms)
+{
+	char ttl[24];
+
+	snprintf(ttl, sizeof(ttl), "%lld", (long long)ttl_ms);
+	const char *kv[3] = { key, mine, ttl };
+	return cad_outcome(lb_eval(n, &lb_script_cas_pexpire, 1, 2, kv));
+}
+
+/* A fenced reply: an error starting STALE is a refusal, not a failure. */
+static int fenced_status(const redisReply *r)
+{
+	if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "STALE", 5))
+		return LB_ESTALE;
+	return lb_reply_error(r) ? LB_EREDIS : 0;
+}
+
+int lb_fenced_read(struct lb_node *n, const char *key, const char *fence_key, int64_t fence,
+		   long long *value)
+{
+	char f[24];
+
+	snprintf(f, sizeof(f), "%lld", (long long)fence);
+	const char *kv[3] = { key, fence_key, f };
+	redisReply *r = lb_eval(n, &lb_script_fenced_read, 2, 1, kv);
+	int rc = fenced_status(r);
+	if (rc == 0 && r->type == REDIS_REPLY_STRING)
+		*value = atoll(r->str);
+	else if (rc == 0)
+		rc = LB_EREDIS;
+	if (r)
+		freeReplyObject(r);
+	return rc;
+}
+
+int lb_fenced_write(struct lb_node *n, const char *key, const char *fence_key, int64_t fence,
+		    long long value)
+{
+	char f[24], v[24];
+
+	snprintf(f, sizeof(f), "%lld", (long long)fence);
+	snprintf(v, sizeof(v), "%lld", value);
+	const char *kv[4] = { key, fence_key, f, v };
+	redisReply *r = lb_eval(n, &lb_script_fenced_write, 2, 2, kv);
+	int rc = fenced_status(r);
+	if (r)
+		freeReplyObject(r);
+	return rc;
 }

@@ -75,6 +75,16 @@ extern const struct lb_script lb_script_cad;
 extern const struct lb_script lb_script_cad_notify;
 /* A woken waiter's claim: set KEYS[1] to ARGV[1] PX ARGV[2] if free or reserved. */
 extern const struct lb_script lb_script_claim;
+/* fenced acquire: SET KEYS[1] ARGV[1] NX PX ARGV[2]; if set, INCR KEYS[2] and
+ * return it (the fence), else 0. */
+extern const struct lb_script lb_script_fence_acquire;
+/* Lease extension: PEXPIRE KEYS[1] ARGV[2] if it holds ARGV[1]; 1 or 0. */
+extern const struct lb_script lb_script_cas_pexpire;
+/* The fenced resource (KEYS[1] the value, KEYS[2] the highest fence accepted):
+ * read or write with fence ARGV[1]; a fence below the highest is refused
+ * with an error "STALE ...", otherwise it becomes the highest. */
+extern const struct lb_script lb_script_fenced_read;
+extern const struct lb_script lb_script_fenced_write;
 /* EVALSHA, and EVAL when the server answers NOSCRIPT (fresh or restarted). */
 redisReply *lb_eval(struct lb_node *n, const struct lb_script *s,
 		    int nkeys, int nargs, const char **keys_then_args);
@@ -84,6 +94,17 @@ int lb_cad_release(struct lb_node *n, const char *key, const char *mine);
 int lb_cad_release_notify(struct lb_node *n, const char *key, const char *mine, int64_t ttl_ms);
 /* A woken waiter takes the reserved (or free) lock: 0 | LB_EBUSY | LB_EREDIS. */
 int lb_claim(struct lb_node *n, const char *key, const char *mine, int64_t ttl_ms);
+/* SET NX PX plus the next fence from @fence_key: 0 (and *fence) | LB_EBUSY | LB_EREDIS. */
+int lb_fence_acquire(struct lb_node *n, const char *key, const char *fence_key, const char *mine,
+		     int64_t ttl_ms, int64_t *fence);
+/* Extend @key to @ttl_ms if it still holds @mine: 0 | LB_ELOST | LB_EREDIS. */
+int lb_cas_pexpire(struct lb_node *n, const char *key, const char *mine, int64_t ttl_ms);
+/* The resource's fenced read and write: 0 | LB_ESTALE (a higher fence was
+ * accepted) | LB_EREDIS. A read of a missing value gives 0. */
+int lb_fenced_read(struct lb_node *n, const char *key, const char *fence_key, int64_t fence,
+		   long long *value);
+int lb_fenced_write(struct lb_node *n, const char *key, const char *fence_key, int64_t fence,
+		    long long value);
 /* Block until a release of @key signals (BLPOP on its signal list) or
  * @timeout_ms passes: 0 signalled | LB_ETIMEOUT | LB_EREDIS. */
 int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms);

@@ -7,7 +7,9 @@
  *                   N; failpoint `after-send` sits between sending and reading);
  *                   collect replies under a short per-node timeout;
  *                   validity = ttl - (now - t0) - (ttl/100 + 2 ms) (clock drift);
- *                   acquired iff at least N/2+1 nodes said OK and validity > 0;
+ *                   acquired iff at least N/2+1 nodes said OK and validity > 0
+ *                   (--no-validity-check drops the second condition: the naive
+ *                   variant that `redlock-pause-naive` breaks);
  *                   otherwise compare-and-delete on every node and fail.
  *          release: Lua compare-and-delete on every node (fan-out).
  * Claims:  mutual exclusion, no deadlock, fault tolerance while a majority of
@@ -98,7 +100,8 @@ static int redlock_acquire(void *self, struct lb_grant *grant)
 	ok = count_and_free(replies, n, true);
 	elapsed_ms = (lb_now_ns() - t0) / LB_NS_PER_MS;
 	validity = ttl - elapsed_ms - (ttl / 100 + 2);
-	if (ok >= quorum && validity > 0) {
+	/* --no-validity-check: the naive variant that trusts five OKs however late */
+	if (ok >= quorum && (validity > 0 || b->cfg.no_validity_check)) {
 		grant->validity_ms = validity;
 		return 0;
 	}

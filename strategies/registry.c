@@ -16,25 +16,31 @@
 
 #include "strategy.h"
 
+extern const struct lock_strategy lb_strategy_fenced;
 extern const struct lock_strategy lb_strategy_get_del;
 extern const struct lock_strategy lb_strategy_none;
 extern const struct lock_strategy lb_strategy_redlock;
+extern const struct lock_strategy lb_strategy_renewal;
 extern const struct lock_strategy lb_strategy_set_nx_px;
 extern const struct lock_strategy lb_strategy_setnx;
 extern const struct lock_strategy lb_strategy_setnx_expire;
 extern const struct lock_strategy lb_strategy_setnx_getset;
 extern const struct lock_strategy lb_strategy_token_lua;
+extern const struct lock_strategy lb_strategy_wait_replicas;
 extern const struct lock_strategy lb_strategy_watch_multi;
 
 static const struct lock_strategy *const strategies[] = {
+	&lb_strategy_fenced,
 	&lb_strategy_get_del,
 	&lb_strategy_none,
 	&lb_strategy_redlock,
+	&lb_strategy_renewal,
 	&lb_strategy_set_nx_px,
 	&lb_strategy_setnx,
 	&lb_strategy_setnx_expire,
 	&lb_strategy_setnx_getset,
 	&lb_strategy_token_lua,
+	&lb_strategy_wait_replicas,
 	&lb_strategy_watch_multi,
 };
 

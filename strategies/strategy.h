@@ -13,6 +13,8 @@
  * Outcomes (enum lb_status in harness/util.h):
  *   acquire: 0 acquired | LB_EBUSY held by another | LB_EVALIDITY (Redlock:
  *            quorum but no validity left) | LB_EREDIS
+ *   acquire: ... | LB_ENOREPLICA (wait-replicas: no replica acknowledged;
+ *            counted as a failed attempt, like LB_EREDIS)
  *   release: 0 released our lock | LB_ELOST the lock was already gone or
  *            another's and we left it | LB_EFOREIGN we deleted a lock that held
  *            another client's value | LB_EREDIS
@@ -54,6 +56,8 @@ struct lb_lock_cfg {
 	int64_t ttl_ms;              /* lease length */
 	const struct lb_clock *clock; /* borrowed; NULL means the true clock */
 	bool notify;                 /* release wakes a waiter (wait policy notify) */
+	bool no_validity_check;      /* redlock: skip the validity check (the naive variant) */
+	int max_extensions;          /* renewal: stop renewing after this many; 0: never stop */
 };
 
 /* What a successful acquire hands to the critical section. */
@@ -76,7 +80,12 @@ struct lock_strategy {
 	/* optional: block until a release signals or @timeout_ms passes (wait
 	 * policy notify): 0 signalled | LB_ETIMEOUT | LB_EREDIS */
 	int (*wait)(void *self, int64_t timeout_ms);
+	/* optional: does the strategy still believe the lease it granted is valid?
+	 * The critical section asks before its write and while it works, and
+	 * aborts when the answer is no (renewal's watchdog). NULL: it cannot tell. */
+	bool (*held)(void *self);
 	void (*destroy)(void *self);                    /* accepts NULL */
+	bool needs_replica;             /* node 0 must have a replica (wait-replicas) */
 };
 
 /* The registry (registry.c), alphabetical. */

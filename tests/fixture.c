@@ -22,8 +22,16 @@ void fx_start(struct fx *f, size_t n)
 	}
 }
 
+void fx_start_replica(struct fx *f)
+{
+	f->replica = lb_server_start_replica(f->srv[0]->port, 5000);
+	cr_assert_not_null(f->replica, "the replica of node 0 did not come in sync");
+}
+
 void fx_stop(struct fx *f)
 {
+	lb_server_destroy(f->replica);
+	f->replica = NULL;
 	for (size_t i = 0; i < f->n; i++) {
 		lb_node_close(&f->admin[i]);
 		lb_server_destroy(f->srv[i]);
@@ -35,6 +43,12 @@ void fx_stop(struct fx *f)
 void fx_client_init(struct fx_client *c, const struct fx *f, const struct lock_strategy *s,
 		    const char *key, int64_t ttl_ms)
 {
+	fx_client_init_opts(c, f, s, key, ttl_ms, NULL);
+}
+
+void fx_client_init_opts(struct fx_client *c, const struct fx *f, const struct lock_strategy *s,
+			 const char *key, int64_t ttl_ms, const struct lb_lock_cfg *opts)
+{
 	memset(c, 0, sizeof(*c));
 	c->s = s;
 	for (size_t i = 0; i < f->n; i++) {
@@ -43,6 +57,8 @@ void fx_client_init(struct fx_client *c, const struct fx *f, const struct lock_s
 	}
 	struct lb_lock_cfg cfg = {
 		.nodes = c->nodes, .n_nodes = f->n, .key = key, .ttl_ms = ttl_ms, .clock = &c->clock,
+		.no_validity_check = opts && opts->no_validity_check,
+		.max_extensions = opts ? opts->max_extensions : 0,
 	};
 	c->lock = s->create(&cfg);
 	cr_assert_not_null(c->lock, "%s: create failed", s->name);
@@ -59,8 +75,8 @@ void fx_client_fini(struct fx_client *c)
 
 int fx_acquire(struct fx_client *c)
 {
-	struct lb_grant g = { .fence = -1, .validity_ms = -1 };
-	return c->s->acquire(c->lock, &g);
+	c->grant = (struct lb_grant){ .fence = -1, .validity_ms = -1 };
+	return c->s->acquire(c->lock, &c->grant);
 }
 
 int fx_release(struct fx_client *c)

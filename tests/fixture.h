@@ -18,6 +18,7 @@ struct fx {
 	struct lb_server *srv[FX_MAX_NODES];
 	struct lb_node admin[FX_MAX_NODES]; /* the test's own connections for checks */
 	size_t n;
+	struct lb_server *replica;          /* of node 0, after fx_start_replica */
 };
 
 /* A lock client with its own connections to every node of @f. */
@@ -27,12 +28,18 @@ struct fx_client {
 	const struct lock_strategy *s;
 	struct lb_clock clock;
 	void *lock;
+	struct lb_grant grant;              /* of the last fx_acquire */
 };
 
 void fx_start(struct fx *f, size_t n);
 void fx_stop(struct fx *f);
+/* A replica of node 0, in sync when this returns. */
+void fx_start_replica(struct fx *f);
 void fx_client_init(struct fx_client *c, const struct fx *f, const struct lock_strategy *s,
 		    const char *key, int64_t ttl_ms);
+/* The same with the options of @opts (no_validity_check, max_extensions). */
+void fx_client_init_opts(struct fx_client *c, const struct fx *f, const struct lock_strategy *s,
+			 const char *key, int64_t ttl_ms, const struct lb_lock_cfg *opts);
 void fx_client_fini(struct fx_client *c);
 int fx_acquire(struct fx_client *c);
 int fx_release(struct fx_client *c);

@@ -41,10 +41,13 @@ Test(plumbing, script_sha_matches_server)
 {
 	struct fx f;
 
-	const struct lb_script *scripts[] = { &lb_script_cad, &lb_script_cad_notify, &lb_script_claim };
+	const struct lb_script *scripts[] = {
+		&lb_script_cad, &lb_script_cad_notify, &lb_script_claim, &lb_script_fence_acquire,
+		&lb_script_cas_pexpire, &lb_script_fenced_read, &lb_script_fenced_write,
+	};
 
 	fx_start(&f, 1);
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
 		redisReply *r = fx_cmd(&f, 0, "SCRIPT LOAD %s", scripts[i]->src);
 		cr_assert(r && r->type == REDIS_REPLY_STRING, "script %zu: %s", i, r ? r->str : "no reply");
 		cr_assert_str_eq(r->str, scripts[i]->sha, "script %zu: update its sha to %s", i, r->str);
@@ -151,6 +154,34 @@ Test(plumbing, notify_release_reserves_the_lock_for_the_woken_waiter)
 	cr_assert_eq(lb_claim(&n, "k", "x", 10000), LB_EBUSY, "a claim stole a held lock");
 	cr_assert_eq(lb_notify_wait(&n, "k", 50), LB_ETIMEOUT, "one release, one signal");
 	cr_assert_eq(lb_cad_release(&n, "k", "w"), 0);
+	lb_node_close(&n);
+	fx_stop(&f);
+}
+
+/* The protected resource's fence check: a lower fence is refused, an equal
+ * or higher one accepted, and a read registers its fence. */
+Test(plumbing, fence_check_and_set)
+{
+	struct fx f;
+	struct lb_node n;
+	long long v = -1;
+
+	fx_start(&f, 1);
+	lb_node_init_local(&n, f.srv[0]->port, 1000);
+	cr_assert_eq(lb_fenced_write(&n, "c", "c:fence", 5, 10), 0, "first write refused");
+	cr_assert_eq(lb_fenced_write(&n, "c", "c:fence", 4, 99), LB_ESTALE, "a lower fence was accepted");
+	cr_assert_eq(lb_fenced_read(&n, "c", "c:fence", 4, &v), LB_ESTALE, "a lower fence read");
+	cr_assert_eq(lb_fenced_read(&n, "c", "c:fence", 5, &v), 0);
+	cr_assert_eq(v, 10, "the refused write changed the value to %lld", v);
+	cr_assert_eq(lb_fenced_write(&n, "c", "c:fence", 5, 11), 0, "the reader's own write refused");
+	cr_assert_eq(lb_fenced_read(&n, "c", "c:fence", 7, &v), 0, "a higher fence refused");
+	cr_assert_eq(v, 11);
+	/* the read with 7 was accepted: a write with 6 now comes too late */
+	cr_assert_eq(lb_fenced_write(&n, "c", "c:fence", 6, 12), LB_ESTALE);
+	cr_assert_eq(lb_fenced_write(&n, "c", "c:fence", 8, 12), 0);
+	redisReply *r = fx_cmd(&f, 0, "GET c:fence");
+	cr_assert(r && r->type == REDIS_REPLY_STRING && !strcmp(r->str, "8"), "highest fence not 8");
+	freeReplyObject(r);
 	lb_node_close(&n);
 	fx_stop(&f);
 }

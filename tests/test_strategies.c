@@ -25,18 +25,22 @@ struct expect {
 	bool owner_only;   /* a stale holder's release is refused (LB_ELOST), the new lock stays */
 	bool stale_foreign;/* a stale holder's release deletes the new lock (LB_EFOREIGN) */
 	bool anyone_dels;  /* a non-holder's release deletes the lock (LB_EFOREIGN) */
+	bool renews;       /* the holder's watchdog keeps the lease alive (no TTL lapse) */
 };
 
 static const struct expect expectations[] = {
-	{ "get-del",      true,  TTL_MS + 150, true,  false, false },
-	{ "none",         false, 0,            false, false, false },
-	{ "redlock",      true,  TTL_MS + 150, true,  false, false },
-	{ "set-nx-px",    true,  TTL_MS + 150, false, true,  true },
-	{ "setnx",        true,  0,            false, false, true },
-	{ "setnx-expire", true,  1150,         false, true,  true },
-	{ "setnx-getset", true,  TTL_MS + 150, true,  false, false },
-	{ "token-lua",    true,  TTL_MS + 150, true,  false, false },
-	{ "watch-multi",  true,  TTL_MS + 150, true,  false, false },
+	{ "fenced",       true,  TTL_MS + 150, true,  false, false, false },
+	{ "get-del",      true,  TTL_MS + 150, true,  false, false, false },
+	{ "none",         false, 0,            false, false, false, false },
+	{ "redlock",      true,  TTL_MS + 150, true,  false, false, false },
+	{ "renewal",      true,  0,            false, false, false, true },
+	{ "set-nx-px",    true,  TTL_MS + 150, false, true,  true, false },
+	{ "setnx",        true,  0,            false, false, true, false },
+	{ "setnx-expire", true,  1150,         false, true,  true, false },
+	{ "setnx-getset", true,  TTL_MS + 150, true,  false, false, false },
+	{ "token-lua",    true,  TTL_MS + 150, true,  false, false, false },
+	{ "wait-replicas", true, TTL_MS + 150, true,  false, false, false },
+	{ "watch-multi",  true,  TTL_MS + 150, true,  false, false, false },
 };
 #define N_EXPECT (sizeof(expectations) / sizeof(expectations[0]))
 
@@ -52,7 +56,7 @@ static bool applies(const struct expect *e, enum clause c)
 	case ALL: return true;
 	case EXCLUDES: return e->excludes;
 	case TTL_FREES: return e->ttl_wait_ms > 0;
-	case NEVER_FREES: return e->excludes && e->ttl_wait_ms == 0;
+	case NEVER_FREES: return e->excludes && e->ttl_wait_ms == 0 && !e->renews;
 	case OWNER_ONLY: return e->owner_only;
 	case STALE_FOREIGN: return e->stale_foreign;
 	case ANYONE_DELS: return e->anyone_dels;
@@ -100,6 +104,8 @@ static const struct lock_strategy *setup(const struct sp *p, int64_t ttl_ms)
 	const struct lock_strategy *s = lb_strategy_find(p->name);
 	cr_assert_not_null(s, "strategy %s is not registered", p->name);
 	fx_start(&f, s->min_nodes);
+	if (s->needs_replica)
+		fx_start_replica(&f);
 	fx_client_init(&a, &f, s, KEY, ttl_ms);
 	fx_client_init(&b, &f, s, KEY, ttl_ms);
 	return s;
@@ -396,4 +402,130 @@ Test(contract, failpoints_listed_are_reached)
 			cr_assert(found, "%s lists failpoint %s that no test exercises", s->name, *fp);
 		}
 	}
+}
+
+/* ---- the fixes (issue 7) ---- */
+
+Test(contract, fenced_fences_increase_with_every_acquire)
+{
+	struct sp p = { "fenced" };
+
+	setup(&p, 5000);
+	cr_assert_eq(fx_acquire(&a), 0);
+	int64_t first = a.grant.fence;
+	cr_assert_gt(first, 0, "the grant carries no fence");
+	cr_assert_eq(fx_acquire(&b), LB_EBUSY);
+	cr_assert_eq(b.grant.fence, 0, "a refused acquire must not draw a fence");
+	cr_assert_eq(fx_release(&a), 0);
+	cr_assert_eq(fx_acquire(&b), 0);
+	cr_assert_gt(b.grant.fence, first, "fence %lld after %lld", (long long)b.grant.fence,
+		     (long long)first);
+}
+
+/* The watchdog keeps a 300 ms lease alive for 1 s, and stops at release. */
+Test(contract, renewal_extends_while_held_and_stops_at_release)
+{
+	struct sp p = { "renewal" };
+	const struct lock_strategy *s = setup(&p, TTL_MS);
+
+	cr_assert_eq(fx_acquire(&a), 0);
+	lb_sleep_ns(1000 * LB_NS_PER_MS);
+	cr_assert_gt(fx_pttl(&f, 0, KEY), 0, "the lease was not renewed");
+	cr_assert(s->held(a.lock), "held() says no while the lease is renewed");
+	cr_assert_eq(fx_acquire(&b), LB_EBUSY);
+	cr_assert_eq(fx_release(&a), 0);
+	/* put A's token back by hand: a watchdog still running would renew it */
+	const struct lb_lock_base *base = a.lock;
+	redisReply *r = fx_cmd(&f, 0, "SET %s %s PX %d", KEY, base->token, TTL_MS);
+	cr_assert(lb_reply_ok(r));
+	freeReplyObject(r);
+	lb_sleep_ns((TTL_MS + 300) * LB_NS_PER_MS);
+	cr_assert_eq(fx_pttl(&f, 0, KEY), -2, "the watchdog renewed a released lease");
+}
+
+/* Someone else removes the lock: the next renewal finds the token gone and
+ * the holder is told. */
+Test(contract, renewal_reports_a_lost_lease)
+{
+	struct sp p = { "renewal" };
+	const struct lock_strategy *s = setup(&p, TTL_MS);
+
+	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert(s->held(a.lock));
+	redisReply *r = fx_cmd(&f, 0, "DEL %s", KEY);
+	freeReplyObject(r);
+	int64_t until = lb_now_ns() + TTL_MS * LB_NS_PER_MS;
+	while (s->held(a.lock) && lb_now_ns() < until)
+		lb_sleep_ns(5 * LB_NS_PER_MS);
+	cr_assert_not(s->held(a.lock), "a lost lease was not reported within one TTL");
+}
+
+/* The node stops answering: renewals time out and held() turns false when
+ * the lease runs out, before another client could take the lock. */
+Test(contract, renewal_unreachable_node_ends_the_lease)
+{
+	struct sp p = { "renewal" };
+	const struct lock_strategy *s = setup(&p, TTL_MS);
+
+	cr_assert_eq(fx_acquire(&a), 0);
+	lb_server_pause(f.srv[0]);
+	lb_sleep_ns(TTL_MS * LB_NS_PER_MS);
+	bool held = s->held(a.lock);
+	lb_server_resume(f.srv[0]);
+	cr_assert_not(held, "held() still true a TTL after the node stopped answering");
+}
+
+Test(contract, renewal_bound_lets_the_lease_lapse)
+{
+	const struct lock_strategy *s = lb_strategy_find("renewal");
+	struct lb_lock_cfg opts = { .max_extensions = 2 };
+
+	fx_start(&f, 1);
+	fx_client_init_opts(&a, &f, s, KEY, TTL_MS, &opts);
+	fx_client_init(&b, &f, s, KEY, TTL_MS);
+	cr_assert_eq(fx_acquire(&a), 0);
+	/* two renewals at ~100 and ~200 ms, then the lease ends near 500 ms */
+	lb_sleep_ns(400 * LB_NS_PER_MS);
+	cr_assert_gt(fx_pttl(&f, 0, KEY), 0, "renewed fewer than 2 times");
+	lb_sleep_ns(300 * LB_NS_PER_MS);
+	cr_assert_eq(fx_pttl(&f, 0, KEY), -2, "renewed beyond its bound of 2");
+	cr_assert_not(s->held(a.lock));
+	cr_assert_eq(fx_acquire(&b), 0);
+}
+
+Test(contract, wait_replicas_acquires_only_what_reached_the_replica)
+{
+	struct sp p = { "wait-replicas" };
+
+	setup(&p, 5000);
+	cr_assert_eq(fx_acquire(&a), 0);
+	struct lb_node rep;
+	lb_node_init_local(&rep, f.replica->port, 1000);
+	redisReply *r = lb_node_cmd(&rep, "EXISTS %s", KEY);
+	long long n = 0;
+	cr_assert(lb_reply_int(r, &n) && n == 1, "the replica does not have the lock at the grant");
+	freeReplyObject(r);
+	cr_assert_eq(fx_release(&a), 0);
+	/* the replica stops: WAIT gets no acknowledgement, the lock is given back */
+	lb_server_pause(f.replica);
+	int rc = fx_acquire(&b);
+	long long pttl = fx_pttl(&f, 0, KEY);
+	lb_server_resume(f.replica);
+	lb_node_close(&rep);
+	cr_assert_eq(rc, LB_ENOREPLICA, "acquired without a replica's acknowledgement");
+	cr_assert_eq(pttl, -2, "an unconfirmed lock was left on the primary");
+}
+
+Test(contract, redlock_without_validity_check_enters_late)
+{
+	const struct lock_strategy *s = lb_strategy_find("redlock");
+	struct lb_lock_cfg opts = { .no_validity_check = true };
+	int64_t pause_ms = TTL_MS;
+
+	fx_start(&f, 5);
+	fx_client_init_opts(&a, &f, s, KEY, TTL_MS, &opts);
+	lb_failpoint_arm("after-send", lb_fp_sleep, &pause_ms, 1);
+	cr_assert_eq(fx_acquire(&a), 0, "the naive variant refused a late quorum");
+	cr_assert_leq(a.grant.validity_ms, 0, "validity %lld: the stall did not spend it",
+		      (long long)a.grant.validity_ms);
 }
