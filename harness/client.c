@@ -32,7 +32,6 @@ struct client {
 	struct lb_node resource;
 	char lock_key[128];
 	char counter_key[128];
-	char fence_key[140];      /* the resource's highest accepted fence */
 	void *lock_state;
 	struct lb_clock clock;    /* this client's wall clock (clock faults skew it) */
 	int node_gen;             /* the node_port generation our connections follow */
@@ -89,14 +88,12 @@ static void abort_section(struct client *c)
 }
 
 /* The counter's read and write: plain GET/SET, or through the resource's
- * fence check when the lock issued a fence. 0 | LB_ESTALE (refused, counted)
- * | LB_EREDIS. */
+ * fence check when the lock issued a fence (the resource counts what it
+ * refuses). 0 | LB_ESTALE | LB_EREDIS. */
 static int resource_read(struct client *c, int64_t fence, long long *v)
 {
 	if (fence >= 0) {
-		int rc = lb_fenced_read(&c->resource, c->counter_key, c->fence_key, fence, v);
-		c->slot->stale_rejected += rc == LB_ESTALE;
-		return rc;
+		return lb_fenced_read(&c->resource, c->counter_key, fence, v);
 	}
 	redisReply *r = lb_node_cmd(&c->resource, "GET %s", c->counter_key);
 	int rc = lb_reply_error(r) ? LB_EREDIS : 0;
@@ -109,9 +106,7 @@ static int resource_read(struct client *c, int64_t fence, long long *v)
 static int resource_write(struct client *c, int64_t fence, long long v)
 {
 	if (fence >= 0) {
-		int rc = lb_fenced_write(&c->resource, c->counter_key, c->fence_key, fence, v);
-		c->slot->stale_rejected += rc == LB_ESTALE;
-		return rc;
+		return lb_fenced_write(&c->resource, c->counter_key, fence, v);
 	}
 	redisReply *r = lb_node_cmd(&c->resource, "SET %s %lld", c->counter_key, v);
 	int rc = lb_reply_ok(r) ? 0 : LB_EREDIS;
@@ -275,6 +270,8 @@ static void follow_nodes(struct client *c)
 	c->node_gen = gen;
 	for (size_t i = 0; i < LB_MAX_NODES; i++) {
 		int port = atomic_load(&c->sh->node_port[i]);
+		if (atomic_load(&c->sh->link[c->id][i].port) > 0)
+			continue; /* through the relay: it follows the node itself */
 		if (port > 0 && port != c->lock[i].port) {
 			lb_node_close(&c->lock[i]);
 			c->lock[i].port = port;
@@ -360,7 +357,7 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		    const struct lb_node *resource, const char *prefix)
 {
 	struct client c = { .cfg = cfg, .sh = sh, .slot = &sh->client[id], .id = id };
-	int status = 0;
+	int status = 0, port;
 
 	c.key = id % cfg->keys;
 	c.rng = cfg->seed ^ (0x5851f42d4c957f2dull * (uint64_t)(id + 1));
@@ -370,12 +367,17 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		c.lock[i].ctx = NULL;
 		c.lock[i].follow_port = &sh->node_port[i];
 		c.lock_ptr[i] = &c.lock[i];
+		if ((port = atomic_load(&sh->link[id][i].port)) > 0) {
+			c.lock[i].port = port; /* through the relay, which follows the node */
+			c.lock[i].follow_port = NULL;
+		}
 	}
 	c.resource = *resource;
 	c.resource.ctx = NULL;
+	if ((port = atomic_load(&sh->link[id][LB_RELAY_RESOURCE].port)) > 0)
+		c.resource.port = port;
 	snprintf(c.lock_key, sizeof(c.lock_key), "%slock:%d", prefix, c.key);
 	snprintf(c.counter_key, sizeof(c.counter_key), "%scounter:%d", prefix, c.key);
-	snprintf(c.fence_key, sizeof(c.fence_key), "%s:fence", c.counter_key);
 	struct lb_lock_cfg lcfg = {
 		.nodes = c.lock_ptr, .n_nodes = n_lock, .key = c.lock_key, .ttl_ms = cfg->ttl_ms,
 		.clock = &c.clock, .notify = cfg->wait.kind == LB_WAIT_NOTIFY,

@@ -15,7 +15,7 @@ static const char *const event_names[LB_EV_COUNT] = {
 	"kill", "pause", "resume", "slow", "crash", "sleep", "wake", "clock", "partition",
 	"heal", "node-kill", "node-start", "node-pause", "node-resume", "node-clock",
 	"replication-cut", "promote", "death", "lease-lost", "net-delay", "net-blackhole",
-	"net-cut", "net-heal",
+	"net-cut", "net-heal", "net-deliver",
 };
 
 const char *lb_event_name(int kind)
@@ -105,15 +105,20 @@ static int pick_client(struct lb_injector *inj, const struct lb_fault *f)
 	return current_holder(inj);
 }
 
-/* Node faults with a client target wait until that client (or, for holder,
- * anyone) is inside a critical section. */
+/* Node and network faults with a client target wait until that client (or,
+ * for holder, anyone) is inside a critical section, and has been for
+ * `inside` ms but not more than `within` ms (when given: the fault then
+ * waits for a section that has just begun). */
 static bool holder_ready(struct lb_injector *inj, const struct lb_fault *f)
 {
-	if (f->target == LB_TGT_HOLDER)
-		return current_holder(inj) >= 0;
-	if (f->target == LB_TGT_CLIENT)
-		return lb_shared_inside(inj->sh, f->client);
-	return true;
+	int c = f->target == LB_TGT_HOLDER ? current_holder(inj) :
+		f->target == LB_TGT_CLIENT ? f->client : -2;
+	if (c == -2)
+		return true;
+	struct lb_record *r = c >= 0 ? lb_shared_open_record(inj->sh, c) : NULL;
+	int64_t in = r ? lb_now_ns() - inj->sh->t0_ns - r->enter_ns : -1;
+	return r && in >= f->inside_ms * LB_NS_PER_MS &&
+	       (f->within_ms <= 0 || in <= f->within_ms * LB_NS_PER_MS);
 }
 
 static void each_node(struct lb_injector *inj, const struct lb_fault *f,
@@ -292,6 +297,83 @@ static void failover(struct lb_injector *inj, struct lb_fault_rt *rt)
 	}
 }
 
+/* Is relay link @l (a lock node, or the resource) one of @f's? */
+static bool fault_has_link(const struct lb_injector *inj, const struct lb_fault *f, int l)
+{
+	if (l == LB_RELAY_RESOURCE)
+		return f->resource;
+	return (size_t)l < inj->n_lock && (f->all_nodes || ((f->nodes >> l) & 1u));
+}
+
+/* The links of @f (its nodes and/or the resource) of client @c (-1: every
+ * client) take @mode and @delay_ms. */
+static void set_links(struct lb_injector *inj, const struct lb_fault *f, int c, int mode,
+		      int delay_ms)
+{
+	for (int k = 0; k < inj->cfg->clients; k++) {
+		if (c >= 0 && k != c)
+			continue;
+		for (int l = 0; l < LB_RELAY_LINKS; l++) {
+			if (!fault_has_link(inj, f, l))
+				continue;
+			atomic_store(&inj->sh->link[k][l].delay_ms, delay_ms);
+			atomic_store(&inj->sh->link[k][l].mode, mode);
+		}
+	}
+}
+
+static void flush_links(struct lb_injector *inj, const struct lb_fault *f, int c)
+{
+	for (int k = 0; k < inj->cfg->clients; k++)
+		for (int l = 0; l < LB_RELAY_LINKS && (c < 0 || k == c); l++)
+			if (fault_has_link(inj, f, l))
+				atomic_fetch_add(&inj->sh->link[k][l].flush_gen, 1);
+}
+
+/* Network faults: on at `at` (for a holder, once inside), off after
+ * `duration`. With `then = idle`, a net-delay holds the bytes it caught until
+ * `delay` ms after it began and then delivers them at the first moment no
+ * client is inside, so that a late write lands between two sections. */
+static void net_fault(struct lb_injector *inj, const struct lb_fault *f, struct lb_fault_rt *rt,
+		      int64_t now)
+{
+	static const int kinds[] = { LB_EV_NET_DELAY, LB_EV_NET_BLACKHOLE, LB_EV_NET_CUT };
+	int kind = kinds[f->action - LB_ACT_NET_DELAY];
+
+	if (rt->phase == 0) {
+		if (!holder_ready(inj, f))
+			return;
+		rt->client = f->target == LB_TGT_ANY ? -1 : pick_client(inj, f);
+		if (f->target != LB_TGT_ANY && rt->client < 0)
+			return;
+		int mode = f->action == LB_ACT_NET_BLACKHOLE ? LB_LINK_BLACKHOLE :
+			   f->action == LB_ACT_NET_CUT ? LB_LINK_CUT : LB_LINK_PASS;
+		int delay = f->action != LB_ACT_NET_DELAY ? 0 : f->then_idle ? 1000000000 :
+			    (int)f->delay_ms;
+		set_links(inj, f, rt->client, mode, delay);
+		lb_event_emit(inj->sh, kind, rt->client, -1,
+			      f->action == LB_ACT_NET_DELAY ? f->delay_ms : f->duration_ms);
+		rt->cut_ns = now; /* when it began */
+		rt->phase = f->duration_ms >= 0 ? 1 : -1;
+		rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
+		return;
+	}
+	if (rt->phase == 1) {
+		set_links(inj, f, rt->client, LB_LINK_PASS, 0);
+		lb_event_emit(inj->sh, LB_EV_NET_HEAL, rt->client, -1, 0);
+		rt->phase = f->then_idle ? 2 : -1;
+		rt->next_ns = rt->cut_ns + f->delay_ms * LB_NS_PER_MS;
+		return;
+	}
+	if (now < rt->next_ns + SYNC_LIMIT_NS)
+		for (int c = 0; c < inj->cfg->clients; c++)
+			if (lb_shared_inside(inj->sh, c))
+				return; /* wait for a moment nobody is inside */
+	flush_links(inj, f, rt->client);
+	lb_event_emit(inj->sh, LB_EV_NET_FLUSH, rt->client, -1, 0);
+	rt->phase = -1;
+}
+
 static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct lb_fault_rt *rt,
 		     int64_t now)
 {
@@ -375,6 +457,11 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 		break;
 	case LB_ACT_FAILOVER:
 		failover(inj, rt);
+		break;
+	case LB_ACT_NET_DELAY:
+	case LB_ACT_NET_BLACKHOLE:
+	case LB_ACT_NET_CUT:
+		net_fault(inj, f, rt, now);
 		break;
 	default:
 		break;

@@ -17,7 +17,7 @@ struct lb_fault_rt {
 	int phase;        /* 0 waiting, 1.. in progress, -1 done */
 	int64_t next_ns;  /* relative time of the next step */
 	int client;
-	int64_t cut_ns;   /* failover: when replication was cut */
+	int64_t cut_ns;   /* failover: when replication was cut; net faults: start */
 };
 
 struct lb_injector {

@@ -50,6 +50,7 @@ struct run_ctx {
 	char prefix[48];
 	char shim[PATH_MAX];
 	struct lb_injector inj;
+	pid_t relay;               /* the relay process of network faults, or 0 */
 };
 
 static int64_t rel_now(const struct run_ctx *r)
@@ -400,7 +401,6 @@ static int collect(struct run_ctx *r)
 		res->acquire_errors += c->acquire_errors;
 		res->counter_writes += c->counter_writes;
 		res->uncertain_writes += (uint64_t)(c->death_ns && atomic_load(&c->write_in_flight));
-		res->stale_writes_rejected += c->stale_rejected;
 		res->writes_aborted += c->writes_aborted;
 		lb_hist_merge(&res->latency, &c->latency);
 	}
@@ -436,13 +436,20 @@ static int collect(struct run_ctx *r)
 	return collect_events(r);
 }
 
+/* The counters' final values, and what the fenced resource refused: both
+ * read from the resource, not from what the clients believe. */
 static void read_counters(struct run_ctx *r)
 {
 	r->res->counter_final = 0;
 	for (int k = 0; k < r->cfg->keys; k++) {
-		redisReply *rep = lb_node_cmd(&r->resource, "GET %scounter:%d", r->prefix, k);
-		if (rep && rep->type == REDIS_REPLY_STRING)
-			r->res->counter_final += atoll(rep->str);
+		redisReply *rep = lb_node_cmd(&r->resource, "MGET %scounter:%d %scounter:%d:stale",
+					      r->prefix, k, r->prefix, k);
+		if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2) {
+			if (rep->element[0]->type == REDIS_REPLY_STRING)
+				r->res->counter_final += atoll(rep->element[0]->str);
+			if (rep->element[1]->type == REDIS_REPLY_STRING)
+				r->res->stale_writes_rejected += (uint64_t)atoll(rep->element[1]->str);
+		}
 		if (rep)
 			freeReplyObject(rep);
 	}
@@ -458,8 +465,8 @@ static void delete_own_keys(struct run_ctx *r)
 			if (rep)
 				freeReplyObject(rep);
 		}
-		redisReply *rep = lb_node_cmd(&r->resource, "DEL %scounter:%d %scounter:%d:fence",
-					      r->prefix, k, r->prefix, k);
+		redisReply *rep = lb_node_cmd(&r->resource, "DEL %scounter:%d %scounter:%d:fence "
+					      "%scounter:%d:stale", r->prefix, k, r->prefix, k, r->prefix, k);
 		if (rep)
 			freeReplyObject(rep);
 	}
@@ -475,6 +482,11 @@ static void run_cleanup(struct run_ctx *r)
 				lb_signals_untrack_child(r->sh->client[i].pid);
 			}
 		munmap(r->sh, r->sh_bytes);
+	}
+	if (r->relay > 0) {
+		kill(r->relay, SIGKILL);
+		waitpid(r->relay, NULL, 0);
+		lb_signals_untrack_child(r->relay);
 	}
 	for (size_t i = 0; i < r->n_lock; i++)
 		lb_node_close(&r->lock[i]);
@@ -519,10 +531,20 @@ int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		goto out;
 	redis_version(&r);
 	cmds_before = lock_commands(&r);
-	if ((rc = map_shared(&r)) < 0 || (rc = fork_clients(&r)) < 0)
+	if ((rc = map_shared(&r)) < 0)
 		goto out;
 	for (size_t i = 0; i < r.n_lock; i++)
 		atomic_store(&r.sh->node_port[i], r.lock[i].port);
+	if (cfg->scenario && lb_scenario_needs_relay(cfg->scenario)) {
+		pid_t pid = lb_relay_start(r.sh, cfg->clients, (int)r.n_lock, r.resource.port);
+		if (pid < 0) {
+			rc = (int)pid;
+			goto out;
+		}
+		r.relay = pid;
+	}
+	if ((rc = fork_clients(&r)) < 0)
+		goto out;
 	r.inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r.sh,
 				      .lock_srv = cfg->redis_urls ? NULL : r.srv, .n_lock = r.n_lock,
 				      .replica = r.replica, .prefix = r.prefix };

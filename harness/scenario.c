@@ -14,6 +14,7 @@
 static const char *const action_names[LB_ACT_COUNT] = {
 	"slow", "crash", "sleep", "clock", "partition", "kill", "pause",
 	"node-kill", "node-restart", "node-pause", "node-clock", "failover",
+	"net-delay", "net-blackhole", "net-cut",
 };
 
 const char *lb_action_name(enum lb_action a)
@@ -260,7 +261,7 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 		if (f->action == LB_ACT_COUNT)
 			return fail(p, "action: expected one of slow, crash, sleep, clock, partition, "
 				    "kill, pause, node-kill, node-restart, node-pause, node-clock, "
-				    "failover; got '%s'", v);
+				    "failover, net-delay, net-blackhole, net-cut; got '%s'", v);
 	} else if (!strcmp(name, "at")) {
 		char *end;
 		f->at_s = strtod(v, &end);
@@ -276,8 +277,20 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 		else
 			return fail(p, "target: expected holder, any or client:N, got '%s'", v);
 	} else if (!strcmp(name, "nodes")) {
-		if (!get_nodes(v, &f->nodes))
-			return fail(p, "nodes: expected node indexes from 0, like 2 or 2,3,4; got '%s'", v);
+		if (!strcmp(v, "all"))
+			f->all_nodes = true;
+		else if (!get_nodes(v, &f->nodes))
+			return fail(p, "nodes: expected all, or node indexes from 0 like 2 or 2,3,4; "
+				    "got '%s'", v);
+	} else if (!strcmp(name, "resource")) {
+		if (!get_bool(v, &f->resource))
+			return fail(p, "resource: expected yes or no, got '%s'", v);
+	} else if (!strcmp(name, "within")) {
+		if (!get_i64(v, 1, 86400000, &f->within_ms))
+			return fail(p, "within: expected milliseconds, got '%s'", v);
+	} else if (!strcmp(name, "inside")) {
+		if (!get_i64(v, 0, 86400000, &f->inside_ms))
+			return fail(p, "inside: expected milliseconds, got '%s'", v);
 	} else if (!strcmp(name, "failpoint")) {
 		if (strlen(v) >= sizeof(f->failpoint))
 			return fail(p, "failpoint: name too long");
@@ -295,16 +308,20 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 		if (!get_i64(v, -INT64_C(86400000000), INT64_C(86400000000), &f->offset_ms))
 			return fail(p, "offset: expected milliseconds (may be negative), got '%s'", v);
 	} else if (!strcmp(name, "then")) {
-		if (strcmp(v, "other-inside"))
-			return fail(p, "then: expected other-inside, got '%s'", v);
-		f->then_other_inside = true;
+		if (!strcmp(v, "idle"))
+			f->then_idle = true;
+		else if (!strcmp(v, "other-inside"))
+			f->then_other_inside = true;
+		else
+			return fail(p, "then: expected other-inside or idle, got '%s'", v);
 	} else if (!strcmp(name, "fallback")) {
 		if (strcmp(v, "holder"))
 			return fail(p, "fallback: expected holder, got '%s'", v);
 		f->fallback_holder = true;
 	} else {
 		return fail(p, "unknown key '%s' in [%s]: expected action, at, target, nodes, "
-			    "failpoint, duration, delay, hold, offset, then or fallback", name, section);
+			    "resource, inside, within, failpoint, duration, delay, hold, offset, then or "
+			    "fallback", name, section);
 	}
 	return 1;
 }
@@ -317,8 +334,8 @@ static int on_expect(struct parser *p, const char *name, const char *v)
 	if (!lb_strategy_find(name))
 		return fail(p, "[expect]: unknown strategy '%s' (see lockbench list)", name);
 	if (c < 0)
-		return fail(p, "[expect] %s: expected safe, overlap, foreign-release, deadlock or "
-			    "unavailable, got '%s'", name, v);
+		return fail(p, "[expect] %s: expected safe, contained, overlap, foreign-release, "
+			    "deadlock or unavailable, got '%s'", name, v);
 	if (lb_scenario_expected(sc, name) >= 0)
 		return fail(p, "[expect]: %s is given twice", name);
 	if (sc->n_expect == LB_MAX_EXPECT)
@@ -327,6 +344,45 @@ static int on_expect(struct parser *p, const char *name, const char *v)
 	snprintf(e->strategy, sizeof(e->strategy), "%s", name);
 	e->cls = (enum lb_class)c;
 	e->line = p->line;
+	return 1;
+}
+
+/* Parse "MIN-MAX" milliseconds. */
+static bool get_range(const char *v, int64_t *lo, int64_t *hi)
+{
+	char a[32];
+	const char *dash = strchr(v, '-');
+
+	if (!dash || (size_t)(dash - v) >= sizeof(a))
+		return false;
+	memcpy(a, v, (size_t)(dash - v));
+	a[dash - v] = '\0';
+	return get_i64(a, 0, 86400000, lo) && get_i64(dash + 1, 0, 86400000, hi) && *lo <= *hi;
+}
+
+static int on_chaos(struct parser *p, const char *name, const char *v)
+{
+	struct lb_chaos *c = &p->sc->chaos;
+	int64_t x;
+	char *end;
+
+	c->on = true;
+	if (!strcmp(name, "kills") || !strcmp(name, "pauses") || !strcmp(name, "restarts")) {
+		if (!get_i64(v, 0, LB_MAX_FAULTS, &x))
+			return fail(p, "%s: expected a count from 0 to %d, got '%s'", name, LB_MAX_FAULTS, v);
+		*(name[0] == 'k' ? &c->kills : name[0] == 'p' ? &c->pauses : &c->restarts) = (int)x;
+	} else if (!strcmp(name, "pause")) {
+		if (!get_range(v, &c->pause_min_ms, &c->pause_max_ms))
+			return fail(p, "pause: expected MIN-MAX milliseconds, got '%s'", v);
+	} else if (!strcmp(name, "from") || !strcmp(name, "until")) {
+		double d = strtod(v, &end);
+		if (*end || d < 0)
+			return fail(p, "%s: expected seconds from the start, got '%s'", name, v);
+		*(name[0] == 'f' ? &c->from_s : &c->until_s) = d;
+	} else {
+		return fail(p, "unknown key '%s' in [chaos]: expected kills, pauses, pause, restarts, "
+			    "from or until", name);
+	}
 	return 1;
 }
 
@@ -343,11 +399,13 @@ static int handler(void *user, const char *section, const char *name, const char
 		return on_fault(p, section, name, value);
 	if (!strcmp(section, "expect"))
 		return on_expect(p, name, value);
+	if (!strcmp(section, "chaos"))
+		return on_chaos(p, name, value);
 	if (!section[0])
-		return fail(p, "'%s' outside any section: expected [scenario], [run], [fault NAME] "
-			    "or [expect] first", name);
-	return fail(p, "unknown section [%s]: expected [scenario], [run], [fault NAME] or [expect]",
-		    section);
+		return fail(p, "'%s' outside any section: expected [scenario], [run], [fault NAME], "
+			    "[chaos] or [expect] first", name);
+	return fail(p, "unknown section [%s]: expected [scenario], [run], [fault NAME], [chaos] "
+		    "or [expect]", section);
 }
 
 /* What each action needs; 0 or a message at the fault's line. */
@@ -399,6 +457,17 @@ static int check_fault(struct parser *p, const struct lb_fault *f)
 	case LB_ACT_FAILOVER:
 		if (!sc->replica)
 			return fail(p, "[%s] failover needs replica = yes in [run]", f->name);
+		break;
+	case LB_ACT_NET_DELAY:
+	case LB_ACT_NET_BLACKHOLE:
+	case LB_ACT_NET_CUT:
+		if (!f->nodes && !f->all_nodes && !f->resource)
+			return fail(p, "[%s] %s needs nodes = LIST|all or resource = yes", f->name,
+				    lb_action_name(f->action));
+		if (f->action == LB_ACT_NET_DELAY && f->delay_ms <= 0)
+			return fail(p, "[%s] net-delay needs delay = MS (> 0)", f->name);
+		if (sc->nodes_set && f->nodes >> sc->nodes)
+			return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name, sc->nodes);
 		break;
 	}
 	if (f->target == LB_TGT_CLIENT && sc->clients_set && f->client >= sc->clients)
@@ -585,4 +654,56 @@ int lb_scenario_names(char (*names)[64], int max)
 	closedir(d);
 	qsort(names, (size_t)n, sizeof(names[0]), name_cmp);
 	return n;
+}
+
+bool lb_scenario_needs_relay(const struct lb_scenario *sc)
+{
+	for (int i = 0; sc && i < sc->n_faults; i++)
+		if (sc->faults[i].action >= LB_ACT_NET_DELAY && sc->faults[i].action <= LB_ACT_NET_CUT)
+			return true;
+	return false;
+}
+
+static double draw_at(uint64_t *rng, const struct lb_chaos *c)
+{
+	double u = (double)(lb_rand_next(rng) >> 11) / (double)(UINT64_C(1) << 53);
+	return c->from_s + u * (c->until_s - c->from_s);
+}
+
+static struct lb_fault *chaos_fault(struct lb_scenario *sc, enum lb_action a, const char *what,
+				    int k, double at)
+{
+	if (sc->n_faults == LB_MAX_FAULTS)
+		return NULL;
+	struct lb_fault *f = &sc->faults[sc->n_faults++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "chaos-%s-%d", what, k);
+	f->action = a;
+	f->at_s = at;
+	f->duration_ms = -1;
+	f->target = LB_TGT_HOLDER;
+	return f;
+}
+
+void lb_scenario_draw_chaos(struct lb_scenario *sc, uint64_t seed, int clients, int nodes)
+{
+	const struct lb_chaos *c = &sc->chaos;
+	uint64_t rng = seed ^ UINT64_C(0x9e3779b97f4a7c15);
+	struct lb_fault *f;
+
+	(void)clients;
+	if (!c->on)
+		return;
+	for (int k = 0; k < c->kills; k++)
+		chaos_fault(sc, LB_ACT_KILL, "kill", k, draw_at(&rng, c));
+	for (int k = 0; k < c->pauses; k++)
+		if ((f = chaos_fault(sc, LB_ACT_PAUSE, "pause", k, draw_at(&rng, c)))) {
+			uint64_t span = (uint64_t)(c->pause_max_ms - c->pause_min_ms + 1);
+			f->duration_ms = c->pause_min_ms + (int64_t)(lb_rand_next(&rng) % span);
+		}
+	for (int k = 0; k < c->restarts; k++)
+		if ((f = chaos_fault(sc, LB_ACT_NODE_RESTART, "restart", k, draw_at(&rng, c)))) {
+			f->target = LB_TGT_ANY;
+			f->nodes = 1u << (lb_rand_next(&rng) % (uint64_t)(nodes > 0 ? nodes : 1));
+		}
 }

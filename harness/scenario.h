@@ -34,6 +34,10 @@ enum lb_action {
 	LB_ACT_NODE_CLOCK,  /* `nodes`' wall clock jumps by `offset` ms (LD_PRELOAD shim) */
 	LB_ACT_FAILOVER,    /* cut replication, wait for a fresh holder, kill the primary,
 			       promote the replica, point the clients at it (needs root) */
+	/* on the relay between the target client(s) and `nodes`/`resource` (relay.h) */
+	LB_ACT_NET_DELAY,   /* bytes from the client arrive `delay` ms late */
+	LB_ACT_NET_BLACKHOLE, /* bytes are accepted and never forwarded */
+	LB_ACT_NET_CUT,     /* connections reset, new ones refused */
 	LB_ACT_COUNT
 };
 const char *lb_action_name(enum lb_action a);
@@ -55,7 +59,21 @@ struct lb_fault {
 	int64_t hold_ms;
 	int64_t offset_ms;
 	bool then_other_inside;   /* end the pause/slow/sleep only once another client holds */
+	bool then_idle;           /* net-delay: hold the bytes, deliver them `delay` ms
+				     after the start, when no client is inside */
 	bool fallback_holder;     /* no such failpoint in the strategy: kill the holder at `at` */
+	bool all_nodes;           /* nodes = all: every lock node of the run */
+	bool resource;            /* net faults: the link to the resource server too */
+	int64_t inside_ms;        /* holder/client targets: only once inside for this long */
+	int64_t within_ms;        /* ... and not longer than this (0: any time) */
+};
+
+/* [chaos]: random faults drawn from the run's seed (probabilistic scenarios). */
+struct lb_chaos {
+	bool on;
+	int kills, pauses, restarts;
+	int64_t pause_min_ms, pause_max_ms;
+	double from_s, until_s;   /* the window faults are drawn in */
 };
 
 struct lb_scenario_expect {
@@ -88,6 +106,7 @@ struct lb_scenario {
 	int64_t acquire_timeout_ms; bool acquire_timeout_set;
 	struct lb_fault faults[LB_MAX_FAULTS];
 	int n_faults;
+	struct lb_chaos chaos;
 	struct lb_scenario_expect expect[LB_MAX_EXPECT];
 	int n_expect;
 	char error[700];          /* after a failed load: "file:line: what was expected" */
@@ -110,6 +129,11 @@ int lb_scenario_names(char (*names)[64], int max);
 int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy);
 /* Does the scenario apply to @strategy (its `only` list)? */
 bool lb_scenario_applies(const struct lb_scenario *sc, const char *strategy);
+/* Does any fault act on the network (the run needs its relay)? */
+bool lb_scenario_needs_relay(const struct lb_scenario *sc);
+/* Add the faults of a [chaos] section, drawn from @seed, to @sc (idempotent
+ * per scenario copy: call once on a copy). */
+void lb_scenario_draw_chaos(struct lb_scenario *sc, uint64_t seed, int clients, int nodes);
 /* Does any fault need the clock shim in the servers? */
 bool lb_scenario_needs_clock_shim(const struct lb_scenario *sc);
 

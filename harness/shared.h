@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "metrics.h"
+#include "relay.h"
 #include "run.h"
 
 enum lb_rec_state { LB_REC_EMPTY, LB_REC_ENTERED, LB_REC_EXITED, LB_REC_RELEASED };
@@ -39,7 +40,6 @@ struct lb_client_slot {
 	uint64_t counter_writes;
 	uint64_t acquire_errors;   /* attempts that found a node unreachable */
 	_Atomic int write_in_flight; /* a counter SET sent, its reply not yet read */
-	uint64_t stale_rejected;   /* fenced reads/writes the resource refused */
 	uint64_t writes_aborted;   /* sections aborted on a lost lease */
 	struct lb_hist latency;
 };
@@ -61,6 +61,7 @@ struct lb_shared {
 	_Atomic int node_port[LB_MAX_NODES];   /* where clients find lock node i (failover) */
 	_Atomic int node_gen;                  /* bumped when node_port changes */
 	struct lb_client_slot client[LB_MAX_CLIENTS];
+	struct lb_link_ctl link[LB_MAX_CLIENTS][LB_RELAY_LINKS]; /* network faults (relay.h) */
 	struct lb_record records[];            /* client i: records[i * cap ...] */
 };
 

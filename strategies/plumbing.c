@@ -54,17 +54,17 @@ const struct lb_script lb_script_cas_pexpire = {
  * resource has accepted is refused; a read accepts its fence too, so that a
  * read-modify-write with an older fence cannot land after a newer reader. */
 const struct lb_script lb_script_fenced_read = {
-	.src = "local h = tonumber(redis.call(\"get\", KEYS[2]) or \"0\") if tonumber(ARGV[1]) < h then return redis"
-	       ".error_reply(\"STALE fence \" .. ARGV[1] .. \" below \" .. h) end redis.call(\"set\", KEYS[2], ARGV[1"
-	       "]) return redis.call(\"get\", KEYS[1]) or \"0\"",
-	.sha = "7410a3569a8eed725e8b4603c75ae8c5f2fe3100",
+	.src = "local h = tonumber(redis.call(\"get\", KEYS[2]) or \"0\") if tonumber(ARGV[1]) < h then redis."
+	       "call(\"incr\", KEYS[3]) return redis.error_reply(\"STALE fence \" .. ARGV[1] .. \" below \" .. h"
+	       ") end redis.call(\"set\", KEYS[2], ARGV[1]) return redis.call(\"get\", KEYS[1]) or \"0\"",
+	.sha = "6d6954ad34318dbd5b54fbfd85a381a62463db2b",
 };
 
 const struct lb_script lb_script_fenced_write = {
-	.src = "local h = tonumber(redis.call(\"get\", KEYS[2]) or \"0\") if tonumber(ARGV[1]) < h then return redis"
-	       ".error_reply(\"STALE fence \" .. ARGV[1] .. \" below \" .. h) end redis.call(\"set\", KEYS[2], ARGV[1"
-	       "]) redis.call(\"set\", KEYS[1], ARGV[2]) return 1",
-	.sha = "513fa4952e036b3117e066878627391aac34ab05",
+	.src = "local h = tonumber(redis.call(\"get\", KEYS[2]) or \"0\") if tonumber(ARGV[1]) < h then redis."
+	       "call(\"incr\", KEYS[3]) return redis.error_reply(\"STALE fence \" .. ARGV[1] .. \" below \" .. h"
+	       ") end redis.call(\"set\", KEYS[2], ARGV[1]) redis.call(\"set\", KEYS[1], ARGV[2]) return 1",
+	.sha = "48e25ca466388113c2517b1e60ec179db709d777",
 };
 
 int lb_node_parse_url(const char *url, struct lb_node *n)
@@ -511,14 +511,21 @@ static int fenced_status(const redisReply *r)
 	return lb_reply_error(r) ? LB_EREDIS : 0;
 }
 
-int lb_fenced_read(struct lb_node *n, const char *key, const char *fence_key, int64_t fence,
-		   long long *value)
+/* The resource's three keys for @key: value, highest fence, refusals. */
+static void fence_keys(const char *key, char fk[256], char sk[256])
 {
-	char f[24];
+	snprintf(fk, 256, "%.240s:fence", key);
+	snprintf(sk, 256, "%.240s:stale", key);
+}
 
+int lb_fenced_read(struct lb_node *n, const char *key, int64_t fence, long long *value)
+{
+	char f[24], fk[256], sk[256];
+
+	fence_keys(key, fk, sk);
 	snprintf(f, sizeof(f), "%lld", (long long)fence);
-	const char *kv[3] = { key, fence_key, f };
-	redisReply *r = lb_eval(n, &lb_script_fenced_read, 2, 1, kv);
+	const char *kv[4] = { key, fk, sk, f };
+	redisReply *r = lb_eval(n, &lb_script_fenced_read, 3, 1, kv);
 	int rc = fenced_status(r);
 	if (rc == 0 && r->type == REDIS_REPLY_STRING)
 		*value = atoll(r->str);
@@ -529,15 +536,15 @@ int lb_fenced_read(struct lb_node *n, const char *key, const char *fence_key, in
 	return rc;
 }
 
-int lb_fenced_write(struct lb_node *n, const char *key, const char *fence_key, int64_t fence,
-		    long long value)
+int lb_fenced_write(struct lb_node *n, const char *key, int64_t fence, long long value)
 {
-	char f[24], v[24];
+	char f[24], v[24], fk[256], sk[256];
 
+	fence_keys(key, fk, sk);
 	snprintf(f, sizeof(f), "%lld", (long long)fence);
 	snprintf(v, sizeof(v), "%lld", value);
-	const char *kv[4] = { key, fence_key, f, v };
-	redisReply *r = lb_eval(n, &lb_script_fenced_write, 2, 2, kv);
+	const char *kv[5] = { key, fk, sk, f, v };
+	redisReply *r = lb_eval(n, &lb_script_fenced_write, 3, 2, kv);
 	int rc = fenced_status(r);
 	if (r)
 		freeReplyObject(r);

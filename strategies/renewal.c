@@ -10,8 +10,9 @@
  *          release: stop the watchdog, then compare-and-delete.
  *          The lease is believed valid until (send time of the last successful
  *          renewal) + ttl - drift. held() answers false once that moment has
- *          passed or a renewal found the token gone, and the critical section
- *          asks before its write: a lost lease is reported, never silent.
+ *          passed or a renewal failed (token gone, or no answer within ttl/3),
+ *          and the critical section asks while it works and before its write:
+ *          a lost lease is reported, never silent.
  *          A bound (--max-renewals N) stops renewing after N extensions.
  * Claims:  those of token-lua, and no lapse while the holder works: a slow
  *          holder keeps its lock (`slow-holder` is safe).
@@ -75,12 +76,12 @@ static void renew_once(struct renewal *r, const char *token)
 		r->next_ns = sent + period_ns(ttl);
 		if (r->base.cfg.max_extensions > 0 && r->extensions >= r->base.cfg.max_extensions)
 			r->active = false; /* the bound: let the lease run out */
-	} else if (rc == LB_ELOST) {
+	} else {
+		/* the token is gone (LB_ELOST), or the node did not answer within
+		 * ttl/3: either way the lease can no longer be vouched for, and the
+		 * holder is told at once rather than when it runs out */
 		atomic_store(&r->lost, 1);
 		r->active = false;
-	} else {
-		/* unreachable: retry soon; held() turns false when the lease ends */
-		r->next_ns = lb_now_ns() + period_ns(ttl) / 4;
 	}
 	pthread_mutex_unlock(&r->mu);
 }
