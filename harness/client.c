@@ -40,6 +40,7 @@ struct client {
 	int64_t slow_hold_ms;     /* > 0: the next section holds this long */
 	bool slow_sync;
 	int64_t heal_at[LB_MAX_FAULTS]; /* partitions to lift, relative ns; 0: none */
+	char section[32];         /* "<client>/<seq>": who presents a fence to the resource */
 };
 
 /* One armed failpoint fault: what the action callback needs. */
@@ -93,7 +94,7 @@ static void abort_section(struct client *c)
 static int resource_read(struct client *c, int64_t fence, long long *v)
 {
 	if (fence >= 0) {
-		return lb_fenced_read(&c->resource, c->counter_key, fence, v);
+		return lb_fenced_read(&c->resource, c->counter_key, fence, c->section, v);
 	}
 	redisReply *r = lb_node_cmd(&c->resource, "GET %s", c->counter_key);
 	int rc = lb_reply_error(r) ? LB_EREDIS : 0;
@@ -106,7 +107,7 @@ static int resource_read(struct client *c, int64_t fence, long long *v)
 static int resource_write(struct client *c, int64_t fence, long long v)
 {
 	if (fence >= 0) {
-		return lb_fenced_write(&c->resource, c->counter_key, fence, v);
+		return lb_fenced_write(&c->resource, c->counter_key, fence, c->section, v);
 	}
 	redisReply *r = lb_node_cmd(&c->resource, "SET %s %lld", c->counter_key, v);
 	int rc = lb_reply_ok(r) ? 0 : LB_EREDIS;
@@ -337,6 +338,7 @@ static void one_section(struct client *c)
 		c->slow_hold_ms = 0;
 		lb_event_emit(sh, LB_EV_SLOW, c->id, -1, hold_ms);
 	}
+	snprintf(c->section, sizeof(c->section), "%d/%u", c->id, n);
 	do_work(c, hold_ms, c->slow_sync, grant.fence);
 	c->slow_sync = false;
 

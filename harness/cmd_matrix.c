@@ -55,7 +55,8 @@ static void usage(FILE *f)
 		   "Runs every strategy against every scenario that applies to it, each cell on\n"
 		   "fresh servers, K times (1). Writes DIR/matrix.csv and DIR/matrix.md (default\n"
 		   "DIR: results/matrix/<UTC time>). --check: exit 1 when any repetition of any\n"
-		   "cell observed another class than the scenario expects. Each cell's run\n"
+		   "cell observed another class than the scenario expects. Probabilistic\n"
+		   "scenarios (chaos) are left out unless named: see `lockbench chaos`.\nEach cell's run\n"
 		   "gets its charts and report.md, the matrix a matrix.png, unless --no-report.\n");
 }
 
@@ -152,7 +153,8 @@ static int parse(int argc, char **argv, struct matrix *m)
 		char names[MAX_SCENARIOS][64];
 		int n = lb_scenario_names(names, MAX_SCENARIOS);
 		for (int i = 0; i < n; i++)
-			if (lb_scenario_load(names[i], &m->sc[m->n_sc]) == 0)
+			if (lb_scenario_load(names[i], &m->sc[m->n_sc]) == 0 &&
+			    !m->sc[m->n_sc].probabilistic) /* chaos: see lockbench chaos */
 				m->n_sc++;
 		if (m->n_sc == 0) {
 			lb_errorf("no scenarios found");

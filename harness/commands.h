@@ -12,6 +12,7 @@ int lb_cmd_run(int argc, char **argv);
 int lb_cmd_compare(int argc, char **argv);
 int lb_cmd_check(int argc, char **argv);
 int lb_cmd_matrix(int argc, char **argv);
+int lb_cmd_chaos(int argc, char **argv);
 int lb_cmd_report(int argc, char **argv);
 int lb_cmd_sweep(int argc, char **argv);
 int lb_cmd_bench(int argc, char **argv);

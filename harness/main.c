@@ -17,6 +17,7 @@ static const struct {
 	{ "compare", lb_cmd_compare, "run several strategies under the same load, side by side" },
 	{ "check", lb_cmd_check, "recompute a run's summary from its history" },
 	{ "matrix", lb_cmd_matrix, "every strategy against every scenario, checked against expectations" },
+	{ "chaos", lb_cmd_chaos, "a probabilistic scenario over K seeds: violation rates with intervals" },
 	{ "sweep", lb_cmd_sweep, "vary clients, hold, ttl or keys for several strategies" },
 	{ "bench", lb_cmd_bench, "harness overhead, hand-off and a peer, as ratios on the same servers" },
 	{ "report", lb_cmd_report, "draw the charts and report.md of a run or matrix directory" },

@@ -497,7 +497,27 @@ static void run_cleanup(struct run_ctx *r)
 	lb_server_destroy(r->replica);
 }
 
+static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res);
+
+/* A [chaos] scenario's faults are drawn from the run's seed into a copy. */
 int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
+{
+	if (!cfg->scenario || !cfg->scenario->chaos.on)
+		return run_drawn(cfg, res);
+	struct lb_run_cfg local = *cfg;
+	struct lb_scenario *sc = malloc(sizeof(*sc));
+	if (!sc)
+		return LB_ENOMEM;
+	*sc = *cfg->scenario;
+	lb_scenario_draw_chaos(sc, cfg->seed, cfg->clients,
+			       cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
+	local.scenario = sc;
+	int rc = run_drawn(&local, res);
+	free(sc);
+	return rc;
+}
+
+static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 {
 	struct run_ctx r = { .cfg = cfg, .res = res };
 	char rnd[LB_TOKEN_HEX + 1];

@@ -50,21 +50,28 @@ const struct lb_script lb_script_cas_pexpire = {
 	.sha = "a7aba3bc5d6e99b3003da8b9d80a63b9f4092ecf",
 };
 
-/* The protected resource's side of fencing: a fence below the highest the
- * resource has accepted is refused; a read accepts its fence too, so that a
+/* The protected resource's side of fencing: it keeps the highest fence it has
+ * accepted and who presented it ("<fence> <section>"), and refuses a fence
+ * below it, or equal to it from another section (two holders with one fence:
+ * a counter that went backwards). A read accepts its fence too, so that a
  * read-modify-write with an older fence cannot land after a newer reader. */
 const struct lb_script lb_script_fenced_read = {
-	.src = "local h = tonumber(redis.call(\"get\", KEYS[2]) or \"0\") if tonumber(ARGV[1]) < h then redis."
-	       "call(\"incr\", KEYS[3]) return redis.error_reply(\"STALE fence \" .. ARGV[1] .. \" below \" .. h"
-	       ") end redis.call(\"set\", KEYS[2], ARGV[1]) return redis.call(\"get\", KEYS[1]) or \"0\"",
-	.sha = "6d6954ad34318dbd5b54fbfd85a381a62463db2b",
+	.src = "local cur = redis.call(\"get\", KEYS[2]) local h, o = 0, \"\" if cur then local sp = string.fi"
+	       "nd(cur, \" \") h = tonumber(string.sub(cur, 1, sp - 1)) o = string.sub(cur, sp + 1) end loca"
+	       "l f = tonumber(ARGV[1]) if f < h or (f == h and ARGV[2] ~= o) then redis.call(\"incr\", KEYS"
+	       "[3]) return redis.error_reply(\"STALE fence \" .. ARGV[1] .. \" not above \" .. h) end redis.c"
+	       "all(\"set\", KEYS[2], ARGV[1] .. \" \" .. ARGV[2]) return redis.call(\"get\", KEYS[1]) or \"0\"",
+	.sha = "70ee055ca4f9b7ad93f457d7d996eef9b9a895c7",
 };
 
 const struct lb_script lb_script_fenced_write = {
-	.src = "local h = tonumber(redis.call(\"get\", KEYS[2]) or \"0\") if tonumber(ARGV[1]) < h then redis."
-	       "call(\"incr\", KEYS[3]) return redis.error_reply(\"STALE fence \" .. ARGV[1] .. \" below \" .. h"
-	       ") end redis.call(\"set\", KEYS[2], ARGV[1]) redis.call(\"set\", KEYS[1], ARGV[2]) return 1",
-	.sha = "48e25ca466388113c2517b1e60ec179db709d777",
+	.src = "local cur = redis.call(\"get\", KEYS[2]) local h, o = 0, \"\" if cur then local sp = string.fi"
+	       "nd(cur, \" \") h = tonumber(string.sub(cur, 1, sp - 1)) o = string.sub(cur, sp + 1) end loca"
+	       "l f = tonumber(ARGV[1]) if f < h or (f == h and ARGV[2] ~= o) then redis.call(\"incr\", KEYS"
+	       "[3]) return redis.error_reply(\"STALE fence \" .. ARGV[1] .. \" not above \" .. h) end redis.c"
+	       "all(\"set\", KEYS[2], ARGV[1] .. \" \" .. ARGV[2]) redis.call(\"set\", KEYS[1], ARGV[3]) return "
+	       "1",
+	.sha = "d05f1f1f10f10cd57693144ec69871358703875d",
 };
 
 int lb_node_parse_url(const char *url, struct lb_node *n)
@@ -518,14 +525,15 @@ static void fence_keys(const char *key, char fk[256], char sk[256])
 	snprintf(sk, 256, "%.240s:stale", key);
 }
 
-int lb_fenced_read(struct lb_node *n, const char *key, int64_t fence, long long *value)
+int lb_fenced_read(struct lb_node *n, const char *key, int64_t fence, const char *section,
+		   long long *value)
 {
 	char f[24], fk[256], sk[256];
 
 	fence_keys(key, fk, sk);
 	snprintf(f, sizeof(f), "%lld", (long long)fence);
-	const char *kv[4] = { key, fk, sk, f };
-	redisReply *r = lb_eval(n, &lb_script_fenced_read, 3, 1, kv);
+	const char *kv[5] = { key, fk, sk, f, section };
+	redisReply *r = lb_eval(n, &lb_script_fenced_read, 3, 2, kv);
 	int rc = fenced_status(r);
 	if (rc == 0 && r->type == REDIS_REPLY_STRING)
 		*value = atoll(r->str);
@@ -536,15 +544,16 @@ int lb_fenced_read(struct lb_node *n, const char *key, int64_t fence, long long 
 	return rc;
 }
 
-int lb_fenced_write(struct lb_node *n, const char *key, int64_t fence, long long value)
+int lb_fenced_write(struct lb_node *n, const char *key, int64_t fence, const char *section,
+		    long long value)
 {
 	char f[24], v[24], fk[256], sk[256];
 
 	fence_keys(key, fk, sk);
 	snprintf(f, sizeof(f), "%lld", (long long)fence);
 	snprintf(v, sizeof(v), "%lld", value);
-	const char *kv[5] = { key, fk, sk, f, v };
-	redisReply *r = lb_eval(n, &lb_script_fenced_write, 3, 2, kv);
+	const char *kv[6] = { key, fk, sk, f, section, v };
+	redisReply *r = lb_eval(n, &lb_script_fenced_write, 3, 3, kv);
 	int rc = fenced_status(r);
 	if (r)
 		freeReplyObject(r);

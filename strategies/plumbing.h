@@ -80,9 +80,10 @@ extern const struct lb_script lb_script_claim;
 extern const struct lb_script lb_script_fence_acquire;
 /* Lease extension: PEXPIRE KEYS[1] ARGV[2] if it holds ARGV[1]; 1 or 0. */
 extern const struct lb_script lb_script_cas_pexpire;
-/* The fenced resource (KEYS[1] the value, KEYS[2] the highest fence accepted,
- * KEYS[3] a count of refusals): read or write with fence ARGV[1]; a fence
- * below the highest is refused with an error "STALE ..." and counted by the
+/* The fenced resource (KEYS[1] the value, KEYS[2] the highest fence accepted
+ * and the section that presented it, KEYS[3] a count of refusals): read or
+ * write with fence ARGV[1] for section ARGV[2]; a fence below the highest, or
+ * equal to it from another section, is refused with an error "STALE ..." and counted by the
  * resource itself (a refused write whose sender gave up still counts),
  * otherwise it becomes the highest. */
 extern const struct lb_script lb_script_fenced_read;
@@ -104,8 +105,10 @@ int lb_cas_pexpire(struct lb_node *n, const char *key, const char *mine, int64_t
 /* The resource's fenced read and write of @key (its fence in "<key>:fence",
  * its refusals counted in "<key>:stale"): 0 | LB_ESTALE (a higher fence was
  * accepted) | LB_EREDIS. A read of a missing value gives 0. */
-int lb_fenced_read(struct lb_node *n, const char *key, int64_t fence, long long *value);
-int lb_fenced_write(struct lb_node *n, const char *key, int64_t fence, long long value);
+int lb_fenced_read(struct lb_node *n, const char *key, int64_t fence, const char *section,
+		   long long *value);
+int lb_fenced_write(struct lb_node *n, const char *key, int64_t fence, const char *section,
+		    long long value);
 /* Block until a release of @key signals (BLPOP on its signal list) or
  * @timeout_ms passes: 0 signalled | LB_ETIMEOUT | LB_EREDIS. */
 int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms);

@@ -168,22 +168,24 @@ Test(plumbing, fence_check_and_set)
 
 	fx_start(&f, 1);
 	lb_node_init_local(&n, f.srv[0]->port, 1000);
-	cr_assert_eq(lb_fenced_write(&n, "c", 5, 10), 0, "first write refused");
-	cr_assert_eq(lb_fenced_write(&n, "c", 4, 99), LB_ESTALE, "a lower fence was accepted");
-	cr_assert_eq(lb_fenced_read(&n, "c", 4, &v), LB_ESTALE, "a lower fence read");
-	cr_assert_eq(lb_fenced_read(&n, "c", 5, &v), 0);
+	cr_assert_eq(lb_fenced_write(&n, "c", 5, "a", 10), 0, "first write refused");
+	cr_assert_eq(lb_fenced_write(&n, "c", 4, "b", 99), LB_ESTALE, "a lower fence was accepted");
+	cr_assert_eq(lb_fenced_read(&n, "c", 4, "b", &v), LB_ESTALE, "a lower fence read");
+	cr_assert_eq(lb_fenced_read(&n, "c", 5, "a", &v), 0, "the same section refused");
 	cr_assert_eq(v, 10, "the refused write changed the value to %lld", v);
-	cr_assert_eq(lb_fenced_write(&n, "c", 5, 11), 0, "the reader's own write refused");
-	cr_assert_eq(lb_fenced_read(&n, "c", 7, &v), 0, "a higher fence refused");
+	cr_assert_eq(lb_fenced_write(&n, "c", 5, "a", 11), 0, "the reader's own write refused");
+	/* the same fence from another section: a counter that went backwards */
+	cr_assert_eq(lb_fenced_write(&n, "c", 5, "z", 50), LB_ESTALE, "an equal fence was accepted");
+	cr_assert_eq(lb_fenced_read(&n, "c", 7, "d", &v), 0, "a higher fence refused");
 	cr_assert_eq(v, 11);
 	/* the read with 7 was accepted: a write with 6 now comes too late */
-	cr_assert_eq(lb_fenced_write(&n, "c", 6, 12), LB_ESTALE);
-	cr_assert_eq(lb_fenced_write(&n, "c", 8, 12), 0);
+	cr_assert_eq(lb_fenced_write(&n, "c", 6, "e", 12), LB_ESTALE);
+	cr_assert_eq(lb_fenced_write(&n, "c", 8, "f", 12), 0);
 	redisReply *r = fx_cmd(&f, 0, "MGET c:fence c:stale");
 	cr_assert(r && r->type == REDIS_REPLY_ARRAY && r->elements == 2);
-	cr_assert(r->element[0]->str && !strcmp(r->element[0]->str, "8"), "highest fence not 8");
-	cr_assert(r->element[1]->str && !strcmp(r->element[1]->str, "3"), "the resource did not "
-		  "count its 3 refusals");
+	cr_assert(r->element[0]->str && !strcmp(r->element[0]->str, "8 f"), "highest fence not 8");
+	cr_assert(r->element[1]->str && !strcmp(r->element[1]->str, "4"), "the resource did not "
+		  "count its 4 refusals");
 	freeReplyObject(r);
 	lb_node_close(&n);
 	fx_stop(&f);

@@ -120,7 +120,7 @@ Test(scenario, fault_errors)
 	fails_at("[fault c]\naction = crash\n", 1, "crash needs failpoint");
 	fails_at("[fault s]\naction = slow\n", 1, "slow needs hold");
 	fails_at("[fault n]\naction = node-kill\n", 1, "node-kill needs nodes");
-	fails_at("[fault n]\naction = node-kill\nnodes = two\n", 3, "nodes: expected node indexes");
+	fails_at("[fault n]\naction = node-kill\nnodes = two\n", 3, "nodes: expected all, or node indexes");
 	fails_at("[run]\nnodes = 3\n[fault n]\naction = node-kill\nnodes = 4\n", 3,
 		 "beyond the 3 of [run] nodes");
 	fails_at("[run]\nclients = 2\n[fault k]\naction = kill\ntarget = client:5\n", 3,
@@ -135,7 +135,7 @@ Test(scenario, fault_errors)
 Test(scenario, expect_errors)
 {
 	fails_at("[expect]\nmutex9000 = safe\n", 2, "unknown strategy 'mutex9000'");
-	fails_at("[expect]\ntoken-lua = fine\n", 2, "expected safe, overlap, foreign-release");
+	fails_at("[expect]\ntoken-lua = fine\n", 2, "expected safe, contained, overlap, foreign-release");
 	fails_at("[expect]\ntoken-lua = safe\nsetnx = safe\ntoken-lua = overlap\n", 4, "given twice");
 }
 
@@ -204,4 +204,15 @@ Test(scenario, every_strategy_and_scenario_has_its_page)
 		}
 		fclose(f);
 	}
+}
+
+/* The network faults and [chaos] are checked like the others. */
+Test(scenario, net_and_chaos_errors)
+{
+	fails_at("[fault d]\naction = net-delay\nresource = yes\n", 1, "net-delay needs delay = MS");
+	fails_at("[fault b]\naction = net-blackhole\n", 1, "needs nodes = LIST|all or resource = yes");
+	fails_at("[fault b]\naction = net-cut\nnodes = all\nthen = later\n", 4,
+		 "then: expected other-inside or idle");
+	fails_at("[chaos]\npause = 5\n", 2, "pause: expected MIN-MAX milliseconds");
+	fails_at("[chaos]\nstorms = 3\n", 2, "unknown key 'storms' in [chaos]");
 }

@@ -1,0 +1,317 @@
+/*
+ * cmd_chaos.c - `lockbench chaos`: a probabilistic scenario run over K seeds
+ * per strategy, reported as violation rates with 95% confidence intervals
+ * (Wilson score interval; Wilson 1927), never as one run's verdict.
+ *
+ * Each seed draws its own faults (scenario [chaos]: holder kills, pauses, node
+ * restarts at random moments), so a rate says how often a strategy breaks
+ * under that mix, and the interval says how much K runs can tell. The
+ * scenario's [expect] lines are read as "at worst": with --check, a strategy
+ * whose worst run is more severe than its line fails.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "options.h"
+#include "results.h"
+#include "scenario.h"
+#include "signals.h"
+
+#define MAX_SEEDS 200
+
+struct tally {
+	const struct lock_strategy *s;
+	int runs, overlap, lost, foreign, deadlock, unavailable, contained;
+	int worst;               /* enum lb_class, by severity */
+	long long lost_updates;  /* summed */
+	int expected;            /* -1: none */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: lockbench chaos [--scenario NAME] [--strategies a,b] [--seeds K]\n"
+		   "                       [--seed N] [--check] [--out DIR]\n\n"
+		   "Runs a probabilistic scenario (chaos by default) K times (5) per strategy,\n"
+		   "seeds N..N+K-1, each seed drawing its own faults, and reports per strategy the\n"
+		   "share of runs with an overlap, a lost update, a foreign release and a\n"
+		   "deadlock, each with a 95%% Wilson interval. Writes DIR/chaos.csv, chaos.md\n"
+		   "and chaos.png (default DIR: results/chaos/<UTC time>). --check: exit 1 when a\n"
+		   "strategy's worst run is more severe than the scenario's [expect] line.\n");
+}
+
+/* 95% Wilson score interval of k successes in n. */
+static void wilson(int k, int n, double *lo, double *hi)
+{
+	const double z = 1.959964;
+	if (n == 0) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	double p = (double)k / n, z2n = z * z / n;
+	double c = (p + z2n / 2) / (1 + z2n);
+	double h = z * sqrt(p * (1 - p) / n + z2n / (4.0 * n)) / (1 + z2n);
+	*lo = c - h < 0 ? 0 : c - h;
+	*hi = c + h > 1 ? 1 : c + h;
+}
+
+static void rate(FILE *f, int k, int n)
+{
+	double lo, hi;
+	wilson(k, n, &lo, &hi);
+	fprintf(f, " %d/%d (%.0f–%.0f%%) |", k, n, 100 * lo, 100 * hi);
+}
+
+static int write_md(const char *out, const struct lb_scenario *sc, struct tally *t, size_t n,
+		    int seeds, uint64_t seed, const char *cmdline)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%.4000s/chaos.md", out);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		lb_errorf("cannot write %s", path);
+		return LB_ESYS;
+	}
+	fprintf(f, "# %s: violation rates over %d seeds\n\n%s\n\n"
+		   "Probabilistic: every seed draws its own faults, and timing varies between runs, "
+		   "so these are rates with 95%% Wilson intervals, not verdicts. Seeds %llu to %llu; "
+		   "reproduce with `%s`.\n\n"
+		   "| strategy | runs with overlap | with lost updates | with foreign release | "
+		   "deadlocked | contained | worst run | expected at worst |\n"
+		   "|---|---|---|---|---|---|---|---|\n", sc->name, seeds, sc->description,
+		(unsigned long long)seed, (unsigned long long)(seed + (uint64_t)seeds - 1), cmdline);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "| %s |", t[i].s->name);
+		rate(f, t[i].overlap, t[i].runs);
+		rate(f, t[i].lost, t[i].runs);
+		rate(f, t[i].foreign, t[i].runs);
+		rate(f, t[i].deadlock, t[i].runs);
+		rate(f, t[i].contained, t[i].runs);
+		bool ok = t[i].expected < 0 ||
+			  lb_class_severity((enum lb_class)t[i].worst) <=
+			  lb_class_severity((enum lb_class)t[i].expected);
+		fprintf(f, " %s | %s %s |\n", lb_class_name((enum lb_class)t[i].worst),
+			t[i].expected >= 0 ? lb_class_name((enum lb_class)t[i].expected) : "-",
+			t[i].expected < 0 ? "" : ok ? "✔" : "✘");
+	}
+	fprintf(f, "\n![violation rates](chaos.png)\n");
+	fclose(f);
+	return 0;
+}
+
+/* Bars of the overlap and lost-update rates with their intervals. */
+static int write_chart(const char *out, struct tally *t, size_t n, const char *title)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%.4000s/chaos.dat", out);
+	FILE *d = fopen(path, "w");
+	if (!d)
+		return LB_ESYS;
+	fprintf(d, "# i strategy overlap lo hi lost lo hi\n");
+	for (size_t i = 0; i < n; i++) {
+		double a, b, c, e;
+		wilson(t[i].overlap, t[i].runs, &a, &b);
+		wilson(t[i].lost, t[i].runs, &c, &e);
+		fprintf(d, "%zu %s %.4f %.4f %.4f %.4f %.4f %.4f\n", i, t[i].s->name,
+			(double)t[i].overlap / t[i].runs, a, b, (double)t[i].lost / t[i].runs, c, e);
+	}
+	fclose(d);
+	snprintf(path, sizeof(path), "%.4000s/chaos.gp", out);
+	FILE *g = fopen(path, "w");
+	if (!g)
+		return LB_ESYS;
+	fprintf(g, "set terminal pngcairo size %zu,420 font 'DejaVu Sans,10'\nset output 'chaos.png'\n"
+		   "set title '%s: share of runs with a violation (95%% Wilson intervals)'\n"
+		   "set yrange [0:1.05]\nset ylabel 'share of runs'\nset key top left\n"
+		   "set style fill solid 0.8\nset boxwidth 0.35\nset xtics rotate by -30 left\n"
+		   "set xrange [-0.6:%zu.6]\n"
+		   "plot 'chaos.dat' using ($1-0.18):3:xtic(2) with boxes lc rgb '#ee7733' title "
+		   "'overlap', '' using ($1-0.18):3:4:5 with yerrorbars lc rgb 'black' pt -1 notitle, "
+		   "'' using ($1+0.18):6 with boxes lc rgb '#cc3311' title 'lost updates', "
+		   "'' using ($1+0.18):6:7:8 with yerrorbars lc rgb 'black' pt -1 notitle\n",
+		300 + 90 * n, title, n - 1);
+	fclose(g);
+	char cmd[PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "cd '%.4000s' && gnuplot chaos.gp 2>/dev/null", out);
+	if (system(cmd) != 0)
+		lb_errorf("gnuplot could not draw %s/chaos.png (the figures are in chaos.md)", out);
+	return 0;
+}
+
+int lb_cmd_chaos(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "scenario", required_argument, NULL, 'S' }, { "strategies", required_argument, NULL, 's' },
+		{ "seeds", required_argument, NULL, 'k' }, { "seed", required_argument, NULL, 'n' },
+		{ "check", no_argument, NULL, 'c' }, { "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	const char *sc_name = "chaos", *list = NULL;
+	char out[PATH_MAX - 300] = "", cmdline[512];
+	int seeds = 5, opt;
+	bool check = false;
+	uint64_t seed = 1;
+	int64_t v;
+	struct lb_scenario *sc = malloc(sizeof(*sc));
+
+	if (!sc)
+		return 1;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'S': sc_name = optarg; break;
+		case 's': list = optarg; break;
+		case 'k':
+			if (!lb_parse_i64(optarg, 1, MAX_SEEDS, &v)) {
+				lb_errorf("--seeds '%s': expected 1 to %d", optarg, MAX_SEEDS);
+				free(sc);
+				return 2;
+			}
+			seeds = (int)v;
+			break;
+		case 'n':
+			if (!lb_parse_i64(optarg, 0, INT64_MAX, &v)) {
+				lb_errorf("--seed '%s': expected a non-negative integer", optarg);
+				free(sc);
+				return 2;
+			}
+			seed = (uint64_t)v;
+			break;
+		case 'c': check = true; break;
+		case 'o': snprintf(out, sizeof(out), "%s", optarg); break;
+		case 'h': usage(stdout); free(sc); return 0;
+		default: usage(stderr); free(sc); return 2;
+		}
+	}
+	if (optind < argc || lb_scenario_load(sc_name, sc) < 0) {
+		if (optind < argc)
+			lb_errorf("unexpected argument '%s'", argv[optind]);
+		free(sc);
+		return 2;
+	}
+	struct tally t[LB_MAX_STRATEGIES];
+	size_t n = 0;
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s", list ? list : "");
+	for (size_t i = 0; !list && i < lb_strategy_count(); i++)
+		if (lb_scenario_applies(sc, lb_strategy_at(i)->name))
+			t[n++] = (struct tally){ .s = lb_strategy_at(i) };
+	for (char *save = NULL, *s = list ? strtok_r(buf, ",", &save) : NULL; s;
+	     s = strtok_r(NULL, ",", &save)) {
+		const struct lock_strategy *st = lb_strategy_or_usage(s);
+		if (!st || n == LB_MAX_STRATEGIES) {
+			free(sc);
+			return 2;
+		}
+		t[n++] = (struct tally){ .s = st };
+	}
+	if (!out[0]) {
+		char when[32];
+		time_t now = time(NULL);
+		strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
+		snprintf(out, sizeof(out), "results/chaos/%s", when);
+	}
+	snprintf(cmdline, sizeof(cmdline), "lockbench chaos --scenario %s --seeds %d --seed %llu",
+		 sc->name, seeds, (unsigned long long)seed);
+	if (lb_results_prepare_dir(out) < 0) {
+		free(sc);
+		return 1;
+	}
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/chaos.csv", out);
+	FILE *csv = fopen(path, "w");
+	if (!csv) {
+		lb_errorf("cannot write %s", path);
+		free(sc);
+		return 1;
+	}
+	fprintf(csv, "strategy,seed,observed,overlaps,lost_updates,foreign_releases,recovered,"
+		     "stale_writes_rejected,writes_aborted,acquire_errors,faults_fired,dir\n");
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0 && !lb_stop_requested(); i++) {
+		t[i].expected = lb_scenario_expected(sc, t[i].s->name);
+		for (int k = 0; k < seeds && rc == 0 && !lb_stop_requested(); k++) {
+			struct lb_run_opts o;
+			struct lb_run_result res = { 0 };
+			struct lb_summary sum;
+			char *av[] = { "chaos", NULL };
+			lb_run_opts_parse(1, av, LB_OPTS_RUN_DEFAULTS, &o);
+			o.cfg.strategy = t[i].s;
+			o.cfg.seed = seed + (uint64_t)k;
+			o.cfg.status_line = false;
+			o.cfg.no_report = true;
+			lb_run_opts_apply_scenario(&o, sc);
+			snprintf(o.cfg.cmdline, sizeof(o.cfg.cmdline),
+				 "lockbench run --scenario %s --strategy %s --seed %llu", sc->name,
+				 t[i].s->name, (unsigned long long)o.cfg.seed);
+			snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%.3000s/%.40s/%llu", out,
+				 t[i].s->name, (unsigned long long)o.cfg.seed);
+			if ((rc = lb_results_prepare_dir(o.cfg.out_dir)) < 0 ||
+			    (rc = lb_run(&o.cfg, &res)) < 0) {
+				lb_run_result_free(&res);
+				break;
+			}
+			lb_summary_build(&o.cfg, &res, &sum);
+			rc = lb_results_write(&o.cfg, &res, &sum);
+			const struct lb_verdict *vd = &res.verdict;
+			struct tally *x = &t[i];
+			x->runs++;
+			x->overlap += vd->overlaps > 0;
+			x->lost += res.lost_updates > 0;
+			x->foreign += vd->foreign_releases > 0;
+			x->deadlock += vd->recovered == LB_REC_NO;
+			x->contained += res.observed == LB_CLASS_CONTAINED;
+			x->lost_updates += res.lost_updates;
+			if (x->runs == 1 || lb_class_severity(res.observed) >
+					    lb_class_severity((enum lb_class)x->worst))
+				x->worst = (int)res.observed;
+			fprintf(csv, "%s,%llu,%s,%llu,%lld,%llu,%s,%llu,%llu,%llu,%zu,%s\n", x->s->name,
+				(unsigned long long)o.cfg.seed, lb_class_name(res.observed),
+				(unsigned long long)vd->overlaps, res.lost_updates,
+				(unsigned long long)vd->foreign_releases, lb_recovered_name(vd->recovered),
+				(unsigned long long)res.stale_writes_rejected,
+				(unsigned long long)res.writes_aborted,
+				(unsigned long long)res.acquire_errors, res.n_events, o.cfg.out_dir);
+			fflush(csv);
+			printf("  %-14s seed %-4llu %s\n", x->s->name, (unsigned long long)o.cfg.seed,
+			       lb_class_name(res.observed));
+			fflush(stdout);
+			lb_run_result_free(&res);
+		}
+	}
+	fclose(csv);
+	int worse = 0;
+	printf("\n%-14s %-22s %-22s %-16s %s\n", "strategy", "overlap", "lost updates", "worst",
+	       "expected at worst");
+	for (size_t i = 0; i < n; i++) {
+		double a, b, c, e;
+		char o1[32], o2[32];
+		if (!t[i].runs)
+			continue;
+		wilson(t[i].overlap, t[i].runs, &a, &b);
+		wilson(t[i].lost, t[i].runs, &c, &e);
+		snprintf(o1, sizeof(o1), "%d/%d [%.0f-%.0f%%]", t[i].overlap, t[i].runs, 100 * a, 100 * b);
+		snprintf(o2, sizeof(o2), "%d/%d [%.0f-%.0f%%]", t[i].lost, t[i].runs, 100 * c, 100 * e);
+		bool bad = t[i].expected >= 0 && lb_class_severity((enum lb_class)t[i].worst) >
+						  lb_class_severity((enum lb_class)t[i].expected);
+		worse += bad;
+		printf("%-14s %-22s %-22s %-16s %s%s\n", t[i].s->name, o1, o2,
+		       lb_class_name((enum lb_class)t[i].worst),
+		       t[i].expected >= 0 ? lb_class_name((enum lb_class)t[i].expected) : "-",
+		       bad ? "  WORSE" : "");
+	}
+	if (rc == 0)
+		rc = write_md(out, sc, t, n, seeds, seed, cmdline);
+	if (rc == 0 && n > 0)
+		write_chart(out, t, n, sc->name);
+	printf("\nrates and intervals in %s/chaos.md\n", out);
+	free(sc);
+	if (rc < 0)
+		return 1;
+	return check && worse ? 1 : 0;
+}
