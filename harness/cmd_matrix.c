@@ -56,8 +56,9 @@ static void usage(FILE *f)
 		   "fresh servers, K times (1). Writes DIR/matrix.csv and DIR/matrix.md (default\n"
 		   "DIR: results/matrix/<UTC time>). --check: exit 1 when any repetition of any\n"
 		   "cell observed another class than the scenario expects. Probabilistic\n"
-		   "scenarios (chaos) are left out unless named: see `lockbench chaos`.\nEach cell's run\n"
-		   "gets its charts and report.md, the matrix a matrix.png, unless --no-report.\n");
+		   "scenarios (chaos) are left out unless named: see `lockbench chaos`.\n"
+		   "Each cell's run gets its charts and report.md, the matrix a matrix.png,\n"
+		   "unless --no-report.\n");
 }
 
 static int parse_list(char *list, const char *what, struct matrix *m, bool strategies)
