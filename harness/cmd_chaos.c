@@ -127,7 +127,7 @@ static int write_chart(const char *out, struct tally *t, size_t n, const char *t
 		return LB_ESYS;
 	fprintf(g, "set terminal pngcairo size %zu,420 font 'DejaVu Sans,10'\nset output 'chaos.png'\n"
 		   "set title '%s: share of runs with a violation (95%% Wilson intervals)'\n"
-		   "set yrange [0:1.05]\nset ylabel 'share of runs'\nset key top left\n"
+		   "set yrange [0:1.05]\nset ylabel 'share of runs'\nset key outside top center horizontal\n"
 		   "set style fill solid 0.8\nset boxwidth 0.35\nset xtics rotate by -30 left\n"
 		   "set xrange [-0.6:%zu.6]\n"
 		   "plot 'chaos.dat' using ($1-0.18):3:xtic(2) with boxes lc rgb '#ee7733' title "
