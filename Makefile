@@ -123,7 +123,10 @@ REF_CELLS := baseline/none baseline/token-lua holder-crash/setnx holder-crash/to
   check-then-delete/get-del check-then-delete/token-lua server-restart/token-lua \
   server-restart/redlock failover/set-nx-px failover/token-lua client-clock-skew/setnx-getset \
   client-clock-skew/set-nx-px redlock-minority-down/redlock redlock-majority-down/redlock \
-  redlock-node-restart/redlock redlock-clock-jump/redlock redlock-pause-during-acquire/redlock
+  redlock-node-restart/redlock redlock-clock-jump/redlock redlock-pause-during-acquire/redlock \
+  redlock-pause-naive/redlock redlock-node-restart-delayed/redlock delayed-write/token-lua \
+  delayed-write/fenced holder-partitioned/set-nx-px holder-partitioned/renewal \
+  fence-reset/token-lua fence-reset/fenced holder-pause/renewal failover/wait-replicas
 reference: deps
 	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)
 	rm -rf $(REF)

@@ -38,6 +38,7 @@ struct parser {
 	char err[512];
 	char last_section[64];
 	char last_name[64];
+	bool continued;        /* this value is a continuation line of the last key */
 	struct lb_fault *fault;
 };
 
@@ -68,6 +69,8 @@ static void follow(struct parser *p, const char *section, const char *name)
 {
 	bool continuation = !strcmp(section, p->last_section) && !strcmp(name, p->last_name);
 	size_t len = strlen(name);
+
+	p->continued = continuation;
 
 	for (int i = p->line; i < p->n_lines; i++) {
 		const char *s = p->lines[i];
@@ -137,14 +140,16 @@ static int on_scenario(struct parser *p, const char *name, const char *v)
 			return fail(p, "summary: at most %zu characters", sizeof(sc->summary) - 1);
 		strcpy(sc->summary, v);
 	} else if (!strcmp(name, "only")) {
-		if (strlen(v) >= sizeof(sc->only))
+		/* A list may go on over indented lines: they add to it. */
+		size_t used = p->continued ? strlen(sc->only) : 0;
+		if (used + 1 + strlen(v) >= sizeof(sc->only))
 			return fail(p, "only: list too long");
 		char buf[256], *save = NULL;
 		strcpy(buf, v);
 		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
 			if (!lb_strategy_find(t))
 				return fail(p, "only: unknown strategy '%s'", t);
-		strcpy(sc->only, v);
+		snprintf(sc->only + used, sizeof(sc->only) - used, "%s%s", used ? "," : "", v);
 	} else if (!strcmp(name, "probabilistic")) {
 		if (!get_bool(v, &sc->probabilistic))
 			return fail(p, "probabilistic: expected yes or no, got '%s'", v);
@@ -391,6 +396,11 @@ static int handler(void *user, const char *section, const char *name, const char
 	struct parser *p = user;
 
 	follow(p, section, name);
+	/* Only a description or an `only` list may go on over indented lines; any
+	 * other value would be replaced by its continuation without a word. */
+	if (p->continued && strcmp(name, "description") && strcmp(name, "only"))
+		return fail(p, "%s: the value goes on over an indented line; only description "
+			    "and only may span lines", name);
 	if (!strcmp(section, "scenario"))
 		return on_scenario(p, name, value);
 	if (!strcmp(section, "run"))

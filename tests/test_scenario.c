@@ -106,6 +106,20 @@ Test(scenario, errors_name_the_line)
 	fails_at("[run]\nthis line has no equals sign\n", 2, "expected");
 	fails_at("[scenario]\nonly = redlock,bogus\n", 2, "unknown strategy 'bogus'");
 	fails_at("[scenario]\ndescription = a\n  b\n  c\ncolour = red\n", 5, "unknown key 'colour'");
+	fails_at("[run]\nclients = 3\n  4\n", 3, "clients: the value goes on over an indented line");
+	fails_at("[scenario]\nonly = redlock,\n  bogus\n", 3, "unknown strategy 'bogus'");
+}
+
+/* An `only` list over several lines keeps every line (failover's did not once). */
+Test(scenario, only_list_spans_lines)
+{
+	cr_assert_eq(parse_text("[scenario]\nsummary = s\ndescription = d\n"
+				"only = setnx,token-lua,\n  fenced\n  , renewal\n"), 0, "%s", sc.error);
+	cr_assert(lb_scenario_applies(&sc, "setnx"));
+	cr_assert(lb_scenario_applies(&sc, "token-lua"));
+	cr_assert(lb_scenario_applies(&sc, "fenced"));
+	cr_assert(lb_scenario_applies(&sc, "renewal"));
+	cr_assert_not(lb_scenario_applies(&sc, "redlock"));
 }
 
 Test(scenario, fault_errors)
@@ -171,6 +185,10 @@ Test(scenario, shipped_scenarios_load_and_expect_every_strategy)
 			if (lb_scenario_applies(&sc, s))
 				cr_assert_geq(lb_scenario_expected(&sc, s), 0, "%s expects nothing of %s",
 					      names[i], s);
+			else /* an expectation for a strategy never run is a dead line */
+				cr_assert_lt(lb_scenario_expected(&sc, s), 0,
+					     "%s expects something of %s but does not run it",
+					     names[i], s);
 		}
 	}
 }
