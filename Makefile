@@ -135,7 +135,7 @@ reference: deps
 	cp $(REF)/matrix.png docs/img/matrix.png
 	sed -e 's|`lockbench matrix --seed 7 --out $(REF)`|`make reference` (lockbench matrix --seed 7)|' \
 	  $(REF)/matrix.md > docs/reference-matrix.md
-	for c in $(REF_CELLS); do cp $(REF)/$$c/1/timeline.png docs/img/$${c%%/*}--$${c##*/}.png; done
+	for c in $(REF_CELLS); do cp $(REF)/$$c/1/timeline.png docs/img/$${c%%/*}--$${c##*/}.png || exit 1; done
 
 install: $(BIN) $(SHIM)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lockbench

@@ -167,6 +167,13 @@ static int write_timeline(const struct lb_run_files *rf)
 		fprintf(gp, "set label \"%s%s\" at %.6f, graph %.2f rotate by 90 right font ',8' tc rgb '#555555'\n",
 			lb_event_name(ev->kind), who, s_of(ev->t_ns), 0.98 - 0.4 * (double)(e % 2));
 	}
+	/* The whole run, so that a stretch where nobody got in shows as empty. */
+	double end_s = rf->elapsed_s;
+	for (size_t i = 0; i < rf->n; i++)
+		if (s_of(rf->sec[i].release_ns) > end_s)
+			end_s = s_of(rf->sec[i].release_ns);
+	if (!window[0] && end_s > 0)
+		fprintf(gp, "set xrange [0:%.3f]\n", end_s);
 	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40);
 	h = h < 300 ? 300 : h;
 	png(gp, "timeline", 1200, h);

@@ -93,10 +93,12 @@ int lb_report_matrix(const char *dir)
 	fprintf(gp, ")\nset ytics (");
 	for (int i = 0; i < n_sc; i++)
 		fprintf(gp, "%s\"%s\" %d", i ? ", " : "", sc[i], i);
-	int h = 160 + 38 * n_sc, w = 260 + 120 * n_st;
+	int h = 160 + 38 * n_sc, w = 260 + 136 * n_st;
 	fprintf(gp, ")\nset tics scale 0\n"
 		    "set terminal pngcairo size %d,%d font 'DejaVu Sans,10'\nset output 'matrix.png'\n"
-		    "plot 'matrix-grid.dat' using 1:2:3 with image, '' using 1:2:4 with labels font ',8'\n"
+		    /* one box per cell: 'with image' needs a full grid, and n/a cells leave holes */
+		    "plot 'matrix-grid.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
+		    "lc palette, '' using 1:2:4 with labels font ',8'\n"
 		    "set terminal svg size %d,%d dynamic font 'DejaVu Sans,10'\nset output 'matrix.svg'\n"
 		    "replot\nunset output\n", w, h, w, h);
 	if (fclose(gp) != 0)
