@@ -109,7 +109,7 @@ matrix: deps $(BIN) $(SHIM)
 	$(BIN) matrix --check --repeat 3
 
 # The probabilistic chaos scenario, every strategy over ten seeds, checked
-# against its "at worst" expectations (about 15 minutes).
+# against its "at worst" expectations (about 12 minutes).
 chaos: deps $(BIN) $(SHIM)
 	$(BIN) chaos --seeds 10 --check
 
