@@ -42,6 +42,12 @@ void *lb_base_create(const struct lb_lock_cfg *cfg)
 	return lb_base_alloc(cfg, sizeof(struct lb_lock_base));
 }
 
+int lb_base_cad_release(void *self)
+{
+	struct lb_lock_base *b = self;
+	return lb_cad_release(lb_base_node(b), b->key, b->token);
+}
+
 void lb_base_destroy(void *self)
 {
 	struct lb_lock_base *b = self;

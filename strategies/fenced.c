@@ -51,12 +51,6 @@ static int fenced_acquire(void *self, struct lb_grant *grant)
 				&grant->fence);
 }
 
-static int fenced_release(void *self)
-{
-	struct lb_lock_base *b = self;
-	return lb_cad_release(lb_base_node(b), b->key, b->token);
-}
-
 const struct lock_strategy lb_strategy_fenced = {
 	.name = "fenced",
 	.summary = "token-lua plus a fencing token (INCR) the resource checks on every write",
@@ -64,6 +58,6 @@ const struct lock_strategy lb_strategy_fenced = {
 	.min_nodes = 1,
 	.create = fenced_create,
 	.acquire = fenced_acquire,
-	.release = fenced_release,
+	.release = lb_base_cad_release,
 	.destroy = lb_base_destroy,
 };

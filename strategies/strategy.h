@@ -108,6 +108,9 @@ struct lb_lock_base {
 void *lb_base_alloc(const struct lb_lock_cfg *cfg, size_t size);
 void *lb_base_create(const struct lb_lock_cfg *cfg); /* sizeof(struct lb_lock_base) */
 void lb_base_destroy(void *self);
+/* Release by compare-and-delete of the token on the first node (the ops-table
+ * release of the token-based single-node strategies). */
+int lb_base_cad_release(void *self);
 /* The first (for single-node strategies: the only) lock node. */
 struct lb_node *lb_base_node(const struct lb_lock_base *b);
 

@@ -46,12 +46,6 @@ static int wait_replicas_acquire(void *self, struct lb_grant *grant)
 	return answered ? LB_ENOREPLICA : LB_EREDIS;
 }
 
-static int wait_replicas_release(void *self)
-{
-	struct lb_lock_base *b = self;
-	return lb_cad_release(lb_base_node(b), b->key, b->token);
-}
-
 const struct lock_strategy lb_strategy_wait_replicas = {
 	.name = "wait-replicas",
 	.summary = "token-lua on a primary, held only once WAIT 1 saw a replica acknowledge",
@@ -59,7 +53,7 @@ const struct lock_strategy lb_strategy_wait_replicas = {
 	.min_nodes = 1,
 	.create = lb_base_create,
 	.acquire = wait_replicas_acquire,
-	.release = wait_replicas_release,
+	.release = lb_base_cad_release,
 	.destroy = lb_base_destroy,
 	.needs_replica = true,
 };

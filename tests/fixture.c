@@ -2,6 +2,7 @@
 
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -174,4 +175,30 @@ pid_t fx_spawn_lockbench(const char *const *args, const char *out, const char *e
 		_exit(127);
 	}
 	return pid;
+}
+
+int fx_lockbench(const char *dir, const char *const *args)
+{
+	char out[PATH_MAX];
+	int status;
+
+	snprintf(out, sizeof(out), "%s/output", dir);
+	pid_t pid = fx_spawn_lockbench(args, out, out);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status), "lockbench died of a signal");
+	return WEXITSTATUS(status);
+}
+
+char *fx_slurp(const char *dir, const char *rel)
+{
+	static char buf[1 << 16];
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "no %s", path);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
 }

@@ -55,6 +55,10 @@ bool fx_pid_gone(pid_t pid);
 /* Start $LOCKBENCH_BIN with @args (NULL-terminated, without argv[0]), its
  * stdout to @out and stderr to @err (the same file when they are equal). */
 pid_t fx_spawn_lockbench(const char *const *args, const char *out, const char *err);
+/* Run it to the end, stdout and stderr both to @dir/output; its exit code. */
+int fx_lockbench(const char *dir, const char *const *args);
+/* The text of @dir/@rel (fails the test when missing); valid until the next call. */
+char *fx_slurp(const char *dir, const char *rel);
 
 /* Orphans of a crashed child come to this process (PID 1 in a container may
  * never reap them); fx_reap_orphans collects the ones that exited. */

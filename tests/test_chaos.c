@@ -25,27 +25,12 @@ static void mktmp(void)
 
 static int lb(const char *const *args)
 {
-	char out[128];
-	int status;
-
-	snprintf(out, sizeof(out), "%s/output", tmpdir);
-	pid_t pid = fx_spawn_lockbench(args, out, out);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	cr_assert(WIFEXITED(status));
-	return WEXITSTATUS(status);
+	return fx_lockbench(tmpdir, args);
 }
 
 static char *slurp(const char *rel)
 {
-	static char buf[1 << 16];
-	char path[256];
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
-	FILE *f = fopen(path, "r");
-	cr_assert_not_null(f, "no %s", path);
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return buf;
+	return fx_slurp(tmpdir, rel);
 }
 
 /* A two-second chaos mix: one holder kill, two pauses past the TTL, one restart. */
