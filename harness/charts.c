@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "report.h"
 #include "shared.h"
 
@@ -34,6 +35,7 @@ int lb_gnuplot(const char *dir, const char *script)
 		}
 		if (chdir(dir) < 0)
 			_exit(126);
+		/* runs: gnuplot (gnuplot-nox) */
 		execlp("gnuplot", "gnuplot", script, (char *)NULL);
 		_exit(127);
 	}
@@ -42,22 +44,6 @@ int lb_gnuplot(const char *dir, const char *script)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return LB_ENOTSUP;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : LB_ESYS;
-}
-
-static FILE *open_in(const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%.4000s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		lb_errorf("cannot write %s: %s", path, strerror(errno));
-	return f;
-}
-
-static int close_in(FILE *f)
-{
-	int bad = ferror(f);
-	return (fclose(f) != 0 || bad) ? LB_ESYS : 0;
 }
 
 /* PNG first (before the plot command), then the same plot as SVG. */
@@ -93,7 +79,7 @@ static int write_timeline(const struct lb_run_files *rf)
 	size_t from = 0, to = rf->n;
 	int64_t t0 = 0;
 	char title[200], window[80] = "";
-	FILE *d, *o, *m, *gp;
+	struct lb_outfile d = { 0 }, o = { 0 }, m = { 0 }, gp = { 0 };
 	int rc = 0;
 
 	if (rf->n > TIMELINE_MAX) {
@@ -104,17 +90,20 @@ static int write_timeline(const struct lb_run_files *rf)
 		to = from + TIMELINE_MAX < rf->n ? from + TIMELINE_MAX : rf->n;
 		snprintf(window, sizeof(window), " (sections %zu-%zu of %zu)", from + 1, to, rf->n);
 	}
-	if (!(d = open_in(rf->dir, "timeline-sections.dat")) ||
-	    !(o = open_in(rf->dir, "timeline-overlaps.dat")) ||
-	    !(m = open_in(rf->dir, "timeline-marks.dat")))
+	if (lb_outfile_open(&d, rf->dir, "timeline-sections.dat", true) < 0 ||
+	    lb_outfile_open(&o, rf->dir, "timeline-overlaps.dat", true) < 0 ||
+	    lb_outfile_open(&m, rf->dir, "timeline-marks.dat", true) < 0) {
+		lb_outfile_close(&d);
+		lb_outfile_close(&o);
 		return LB_ESYS;
-	fprintf(d, "# client enter_s length_s (one critical section)\n");
-	fprintf(o, "# client from_s length_s (while another client was inside too)\n");
-	fprintf(m, "# time_s client kind (1 lease expired, 2 killed, 3 foreign release, 4 lost)\n");
+	}
+	fprintf(d.f, "# client enter_s length_s (one critical section)\n");
+	fprintf(o.f, "# client from_s length_s (while another client was inside too)\n");
+	fprintf(m.f, "# time_s client kind (1 lease expired, 2 killed, 3 foreign release, 4 lost)\n");
 	for (size_t i = from; i < to; i++) {
 		const struct lb_section *s = &rf->sec[i];
 		int64_t exit = lb_section_exit(s, (int64_t)(rf->elapsed_s * 1e9));
-		fprintf(d, "%d %.6f %.6f\n", s->client, s_of(s->enter_ns), s_of(exit - s->enter_ns));
+		fprintf(d.f, "%d %.6f %.6f\n", s->client, s_of(s->enter_ns), s_of(exit - s->enter_ns));
 		/* the parts of this section shared with another client's */
 		for (size_t j = 0; j < rf->n; j++) {
 			const struct lb_section *t = &rf->sec[j];
@@ -126,34 +115,34 @@ static int write_timeline(const struct lb_run_files *rf)
 			int64_t a = s->enter_ns > t->enter_ns ? s->enter_ns : t->enter_ns;
 			int64_t b = exit < texit ? exit : texit;
 			if (b > a)
-				fprintf(o, "%d %.6f %.6f\n", s->client, s_of(a), s_of(b - a));
+				fprintf(o.f, "%d %.6f %.6f\n", s->client, s_of(a), s_of(b - a));
 		}
 		if (rf->ttl_ms > 0 && exit > s->enter_ns + rf->ttl_ms * LB_NS_PER_MS)
-			fprintf(m, "%.6f %d 1\n", s_of(s->enter_ns + rf->ttl_ms * LB_NS_PER_MS), s->client);
+			fprintf(m.f, "%.6f %d 1\n", s_of(s->enter_ns + rf->ttl_ms * LB_NS_PER_MS), s->client);
 		if (s->outcome == LB_OUT_KILLED)
-			fprintf(m, "%.6f %d 2\n", s_of(exit), s->client);
+			fprintf(m.f, "%.6f %d 2\n", s_of(exit), s->client);
 		if (s->outcome == LB_OUT_FOREIGN && s->release_ns >= 0)
-			fprintf(m, "%.6f %d 3\n", s_of(s->release_ns), s->client);
+			fprintf(m.f, "%.6f %d 3\n", s_of(s->release_ns), s->client);
 		if (s->outcome == LB_OUT_LOST && s->release_ns >= 0)
-			fprintf(m, "%.6f %d 4\n", s_of(s->release_ns), s->client);
+			fprintf(m.f, "%.6f %d 4\n", s_of(s->release_ns), s->client);
 	}
-	fprintf(m, "\n");
-	rc |= close_in(d) | close_in(o) | close_in(m);
-	if (!(gp = open_in(rf->dir, "timeline.gp")))
+	fprintf(m.f, "\n");
+	rc |= lb_outfile_close(&d) | lb_outfile_close(&o) | lb_outfile_close(&m);
+	if (rc < 0 || lb_outfile_open(&gp, rf->dir, "timeline.gp", true) < 0)
 		return LB_ESYS;
 	const char *strategy = lb_summary_get(&rf->sum, "strategy");
 	const char *scenario = lb_summary_get(&rf->sum, "scenario");
 	snprintf(title, sizeof(title), "%s under %s: who was inside when%s", strategy ? strategy : "?",
 		 scenario ? scenario : "?", window);
-	fprintf(gp, "# lockbench timeline: edit and re-render with `gnuplot timeline.gp`\n"
+	fprintf(gp.f, "# lockbench timeline: edit and re-render with `gnuplot timeline.gp`\n"
 		    "set title \"%s\"\nset xlabel 'seconds since the start of the run'\n"
 		    "set yrange [-0.8:%d]\nset ytics (", title, rf->clients);
 	for (int c = 0; c < rf->clients; c++)
-		fprintf(gp, "%s\"client %d\" %d", c ? ", " : "", c, c);
-	fprintf(gp, ")\nset grid xtics lc rgb '#dddddd'\nset key outside below horizontal\n"
+		fprintf(gp.f, "%s\"client %d\" %d", c ? ", " : "", c, c);
+	fprintf(gp.f, ")\nset grid xtics lc rgb '#dddddd'\nset key outside below horizontal\n"
 		    "set style line 1 lc rgb '#4477aa' lw 9\nset style line 2 lc rgb '#cc3311' lw 9\n");
 	int lw = rf->clients > 24 ? 3 : rf->clients > 8 ? 5 : 9;
-	fprintf(gp, "set style line 1 lc rgb '#4477aa' lw %d\nset style line 2 lc rgb '#cc3311' lw %d\n",
+	fprintf(gp.f, "set style line 1 lc rgb '#4477aa' lw %d\nset style line 2 lc rgb '#cc3311' lw %d\n",
 		lw, lw);
 	for (size_t e = 0; e < rf->n_ev; e++) {
 		const struct lb_event *ev = &rf->ev[e];
@@ -162,9 +151,9 @@ static int write_timeline(const struct lb_run_files *rf)
 			snprintf(who, sizeof(who), " c%d", ev->client);
 		else if (ev->node >= 0)
 			snprintf(who, sizeof(who), " n%d", ev->node);
-		fprintf(gp, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc rgb '#777777' dt 2\n",
+		fprintf(gp.f, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc rgb '#777777' dt 2\n",
 			s_of(ev->t_ns), s_of(ev->t_ns));
-		fprintf(gp, "set label \"%s%s\" at %.6f, graph %.2f rotate by 90 right font ',8' tc rgb '#555555'\n",
+		fprintf(gp.f, "set label \"%s%s\" at %.6f, graph %.2f rotate by 90 right font ',8' tc rgb '#555555'\n",
 			lb_event_name(ev->kind), who, s_of(ev->t_ns), 0.98 - 0.4 * (double)(e % 2));
 	}
 	/* The whole run, so that a stretch where nobody got in shows as empty. */
@@ -173,77 +162,75 @@ static int write_timeline(const struct lb_run_files *rf)
 		if (s_of(rf->sec[i].release_ns) > end_s)
 			end_s = s_of(rf->sec[i].release_ns);
 	if (!window[0] && end_s > 0)
-		fprintf(gp, "set xrange [0:%.3f]\n", end_s);
+		fprintf(gp.f, "set xrange [0:%.3f]\n", end_s);
 	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40);
 	h = h < 300 ? 300 : h;
-	png(gp, "timeline", 1200, h);
-	fprintf(gp, "plot 'timeline-sections.dat' using 2:1:3:(0) with vectors nohead ls 1 title 'inside', \\\n"
+	png(gp.f, "timeline", 1200, h);
+	fprintf(gp.f, "plot 'timeline-sections.dat' using 2:1:3:(0) with vectors nohead ls 1 title 'inside', \\\n"
 		    "     'timeline-overlaps.dat' using 2:1:3:(0) with vectors nohead ls 2 title 'two or more inside', \\\n"
 		    "     'timeline-marks.dat' using ($3==1?$1:1/0):2 with points pt 2 ps 1.4 lc rgb 'black' title 'lease expired (enter + TTL)', \\\n"
 		    "     '' using ($3==2?$1:1/0):2 with points pt 7 ps 1.3 lc rgb '#aa0000' title 'killed', \\\n"
 		    "     '' using ($3==3?$1:1/0):2 with points pt 9 ps 1.5 lc rgb '#ee7733' title 'deleted another client''s lock', \\\n"
 		    "     '' using ($3==4?$1:1/0):2 with points pt 6 ps 1.2 lc rgb '#777777' title 'release found the lock gone'\n");
-	svg(gp, "timeline", 1200, h);
-	rc |= close_in(gp);
+	svg(gp.f, "timeline", 1200, h);
+	rc |= lb_outfile_close(&gp);
 	return rc;
 }
 
 static int write_latency(const struct lb_run_files *rf)
 {
-	FILE *d = open_in(rf->dir, "latency-cdf.dat"), *gp;
+	struct lb_outfile d, gp;
 	uint64_t seen = 0, lo, hi;
 
-	if (!d)
+	if (lb_outfile_open(&d, rf->dir, "latency-cdf.dat", true) < 0)
 		return LB_ESYS;
-	fprintf(d, "# acquire latency ms (bucket upper bound)  fraction of acquires at or below\n");
+	fprintf(d.f, "# acquire latency ms (bucket upper bound)  fraction of acquires at or below\n");
 	for (size_t i = 0; i < LB_HIST_BUCKETS && rf->lat.n; i++) {
 		if (!rf->lat.counts[i])
 			continue;
 		seen += rf->lat.counts[i];
 		lb_hist_bucket_range(i, &lo, &hi);
-		fprintf(d, "%.4f %.6f\n", (double)(hi > 0 ? hi : 1) / 1000.0,
+		fprintf(d.f, "%.4f %.6f\n", (double)(hi > 0 ? hi : 1) / 1000.0,
 			(double)seen / (double)rf->lat.n);
 	}
-	if (close_in(d) < 0 || !(gp = open_in(rf->dir, "latency.gp")))
+	if (lb_outfile_close(&d) < 0 || lb_outfile_open(&gp, rf->dir, "latency.gp", true) < 0)
 		return LB_ESYS;
-	fprintf(gp, "set title 'acquire latency: fraction of acquires done within x'\n"
+	fprintf(gp.f, "set title 'acquire latency: fraction of acquires done within x'\n"
 		    "set logscale x\nset xlabel 'milliseconds (log scale)'\nset ylabel 'fraction of acquires'\n"
 		    "set yrange [0:1.02]\nset grid\nset key off\n");
-	png(gp, "latency", 800, 420);
-	fprintf(gp, "plot 'latency-cdf.dat' using 1:2 with steps lw 2 lc rgb '#4477aa'\n");
-	svg(gp, "latency", 800, 420);
-	return close_in(gp);
+	png(gp.f, "latency", 800, 420);
+	fprintf(gp.f, "plot 'latency-cdf.dat' using 1:2 with steps lw 2 lc rgb '#4477aa'\n");
+	svg(gp.f, "latency", 800, 420);
+	return lb_outfile_close(&gp);
 }
 
 static int write_fairness(const struct lb_run_files *rf)
 {
-	FILE *d = open_in(rf->dir, "fairness.dat"), *gp;
+	struct lb_outfile d = { 0 }, gp;
 	uint64_t *count = calloc((size_t)rf->clients, sizeof(*count));
 	const char *jain = lb_summary_get(&rf->sum, "fairness");
 
-	if (!d || !count) {
-		if (d)
-			fclose(d);
+	if (!count || lb_outfile_open(&d, rf->dir, "fairness.dat", true) < 0) {
 		free(count);
-		return LB_ESYS;
+		return count ? LB_ESYS : LB_ENOMEM;
 	}
 	for (size_t i = 0; i < rf->n; i++)
 		if (rf->sec[i].client >= 0 && rf->sec[i].client < rf->clients)
 			count[rf->sec[i].client]++;
-	fprintf(d, "# client sections\n");
+	fprintf(d.f, "# client sections\n");
 	for (int c = 0; c < rf->clients; c++)
-		fprintf(d, "%d %llu\n", c, (unsigned long long)count[c]);
+		fprintf(d.f, "%d %llu\n", c, (unsigned long long)count[c]);
 	free(count);
-	if (close_in(d) < 0 || !(gp = open_in(rf->dir, "fairness.gp")))
+	if (lb_outfile_close(&d) < 0 || lb_outfile_open(&gp, rf->dir, "fairness.gp", true) < 0)
 		return LB_ESYS;
-	fprintf(gp, "set title 'critical sections per client (Jain fairness %s)'\n"
+	fprintf(gp.f, "set title 'critical sections per client (Jain fairness %s)'\n"
 		    "set xlabel 'client'\nset ylabel 'sections'\nset style fill solid 0.8\n"
 		    "set boxwidth 0.7\nset yrange [0:*]\nset xtics 1\nset key off\nset grid ytics\n",
 		jain ? jain : "?");
-	png(gp, "fairness", 800, 380);
-	fprintf(gp, "plot 'fairness.dat' using 1:2 with boxes lc rgb '#4477aa'\n");
-	svg(gp, "fairness", 800, 380);
-	return close_in(gp);
+	png(gp.f, "fairness", 800, 380);
+	fprintf(gp.f, "plot 'fairness.dat' using 1:2 with boxes lc rgb '#4477aa'\n");
+	svg(gp.f, "fairness", 800, 380);
+	return lb_outfile_close(&gp);
 }
 
 int lb_charts_run(const struct lb_run_files *rf, bool *drawn)

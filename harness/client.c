@@ -261,7 +261,9 @@ static void arm_failpoints(struct client *c)
 	}
 }
 
-/* After a failover the lock node lives elsewhere: follow it. */
+/* After a failover the lock node lives elsewhere: follow it. A connection
+ * through the relay keeps its port (the relay follows the node), but the one
+ * it has is to the old primary: reconnect, as a client told of the switch. */
 static void follow_nodes(struct client *c)
 {
 	int gen = atomic_load(&c->sh->node_gen);
@@ -271,8 +273,10 @@ static void follow_nodes(struct client *c)
 	c->node_gen = gen;
 	for (size_t i = 0; i < LB_MAX_NODES; i++) {
 		int port = atomic_load(&c->sh->node_port[i]);
-		if (atomic_load(&c->sh->link[c->id][i].port) > 0)
-			continue; /* through the relay: it follows the node itself */
+		if (atomic_load(&c->sh->link[c->id][i].port) > 0) {
+			lb_node_close(&c->lock[i]);
+			continue;
+		}
 		if (port > 0 && port != c->lock[i].port) {
 			lb_node_close(&c->lock[i]);
 			c->lock[i].port = port;

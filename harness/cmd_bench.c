@@ -22,6 +22,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "outfile.h"
 #include "rserver.h"
 #include "results.h"
 #include "signals.h"
@@ -36,6 +37,7 @@ struct bench {
 	double duration;
 	FILE *csv;
 	FILE *md;
+	struct lb_outfile csv_out, md_out; /* in place: an interrupted bench keeps its rows */
 	int misses;
 };
 
@@ -54,6 +56,7 @@ static int capture(const char *const *argv, char *buf, size_t len)
 	if (pid == 0) {
 		dup2(pfd[1], STDOUT_FILENO);
 		close(pfd[0]);
+		/* runs: redis-benchmark (redis-tools), /usr/bin/python3 (python3-minimal) */
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
@@ -137,24 +140,16 @@ static const char *peer_script(void)
 {
 	static char path[PATH_MAX];
 	const char *env = getenv("LOCKBENCH_PEER");
-	char exe[PATH_MAX - 64];
 
 	if (env && *env)
 		return env;
-	if (access("harness/peer_redis_py.py", R_OK) == 0)
-		return "harness/peer_redis_py.py";
-	if (lb_exe_dir(exe, sizeof(exe))) {
-		snprintf(path, sizeof(path), "%s/../harness/peer_redis_py.py", exe);
-		if (access(path, R_OK) == 0)
-			return path;
-	}
-	return NULL;
+	return lb_find_installed("harness/peer_redis_py.py", "share", path, sizeof(path)) ? path : NULL;
 }
 
 int lb_cmd_bench(int argc, char **argv)
 {
 	struct bench b = { .duration = 3 };
-	char path[PATH_MAX], when[32];
+	char when[32];
 	time_t now = time(NULL);
 	int rc = LB_EXIT_FAIL;
 
@@ -189,14 +184,11 @@ int lb_cmd_bench(int argc, char **argv)
 	for (int i = 1; i < BENCH_NODES; i++)
 		snprintf(b.five + strlen(b.five), sizeof(b.five) - strlen(b.five),
 			 ",redis://127.0.0.1:%d", b.srv[i]->port);
-	snprintf(path, sizeof(path), "%s/bench.csv", b.out);
-	b.csv = fopen(path, "w");
-	snprintf(path, sizeof(path), "%s/bench.md", b.out);
-	b.md = fopen(path, "w");
-	if (!b.csv || !b.md) {
-		lb_errorf("cannot write in %s", b.out);
+	if (lb_outfile_open(&b.csv_out, b.out, "bench.csv", false) < 0 ||
+	    lb_outfile_open(&b.md_out, b.out, "bench.md", false) < 0)
 		goto out;
-	}
+	b.csv = b.csv_out.f;
+	b.md = b.md_out.f;
 	fprintf(b.csv, "item,what,value,unit,baseline,baseline_what,ratio,goal,met\n");
 	fprintf(b.md, "# lockbench bench, %s\n\nAll figures measured in this one run, on the same "
 		      "servers (redis-server started by lockbench on loopback), %g s per run.\n\n"
@@ -337,9 +329,9 @@ int lb_cmd_bench(int argc, char **argv)
 	printf("\nbench in %s/bench.md (%d goal%s missed)\n", b.out, b.misses,
 	       b.misses == 1 ? "" : "s");
 out:
-	if (b.csv && fclose(b.csv) != 0)
+	if (lb_outfile_close(&b.csv_out) < 0)
 		rc = LB_EXIT_FAIL;
-	if (b.md && fclose(b.md) != 0)
+	if (lb_outfile_close(&b.md_out) < 0)
 		rc = LB_EXIT_FAIL;
 	for (int i = 0; i < BENCH_NODES; i++)
 		lb_server_destroy(b.srv[i]);

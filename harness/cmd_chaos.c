@@ -18,6 +18,8 @@
 
 #include "commands.h"
 #include "options.h"
+#include "outfile.h"
+#include "report.h"
 #include "results.h"
 #include "scenario.h"
 #include "signals.h"
@@ -27,6 +29,8 @@
 struct tally {
 	const struct lock_strategy *s;
 	int runs, overlap, lost, foreign, deadlock, unavailable, contained;
+	int skipped;             /* seeds that could not run here */
+	char why[512];           /* the reason of the last skip */
 	int worst;               /* enum lb_class, by severity */
 	long long lost_updates;  /* summed */
 	int expected;            /* -1: none */
@@ -35,13 +39,16 @@ struct tally {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: lockbench chaos [--scenario NAME] [--strategies a,b] [--seeds K]\n"
-		   "                       [--seed N] [--check] [--out DIR]\n\n"
+		   "                       [--seed N] [--check] [--allow-skipped] [--out DIR]\n\n"
 		   "Runs a probabilistic scenario (chaos by default) K times (5) per strategy,\n"
 		   "seeds N..N+K-1, each seed drawing its own faults, and reports per strategy the\n"
 		   "share of runs with an overlap, a lost update, a foreign release and a\n"
 		   "deadlock, each with a 95%% Wilson interval. Writes DIR/chaos.csv, chaos.md\n"
 		   "and chaos.png (default DIR: results/chaos/<UTC time>). --check: exit 1 when a\n"
-		   "strategy's worst run is more severe than the scenario's [expect] line.\n");
+		   "strategy's worst run is more severe than the scenario's [expect] line, or\n"
+		   "when a seed could not run here (skipped, with its reason) unless\n"
+		   "--allow-skipped.\n\n"
+		   "Exit status: 0 done, 1 a check failed or a runtime failure, 2 usage.\n");
 }
 
 /* 95% Wilson score interval of k successes in n. */
@@ -70,13 +77,10 @@ static void rate(FILE *f, int k, int n)
 static int write_md(const char *out, const struct lb_scenario *sc, struct tally *t, size_t n,
 		    int seeds, uint64_t seed, const char *cmdline)
 {
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%.4000s/chaos.md", out);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		lb_errorf("cannot write %s", path);
+	struct lb_outfile o;
+	if (lb_outfile_open(&o, out, "chaos.md", true) < 0)
 		return LB_ESYS;
-	}
+	FILE *f = o.f;
 	fprintf(f, "# %s: violation rates over %d seeds\n\n%s\n\n"
 		   "Probabilistic: every seed draws its own faults, and timing varies between runs, "
 		   "so these are rates with 95%% Wilson intervals, not verdicts. Seeds %llu to %llu; "
@@ -99,32 +103,33 @@ static int write_md(const char *out, const struct lb_scenario *sc, struct tally 
 			t[i].expected >= 0 ? lb_class_name((enum lb_class)t[i].expected) : "-",
 			t[i].expected < 0 ? "" : ok ? "✔" : "✘");
 	}
+	for (size_t i = 0; i < n; i++)
+		if (t[i].skipped)
+			fprintf(f, "\n⚠ %s: %d seed%s skipped (not counted, and not a pass): %s\n",
+				t[i].s->name, t[i].skipped, t[i].skipped == 1 ? "" : "s", t[i].why);
 	fprintf(f, "\n![violation rates](chaos.png)\n");
-	fclose(f);
-	return 0;
+	return lb_outfile_close(&o);
 }
 
 /* Bars of the overlap and lost-update rates with their intervals. */
 static int write_chart(const char *out, struct tally *t, size_t n, const char *title)
 {
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%.4000s/chaos.dat", out);
-	FILE *d = fopen(path, "w");
-	if (!d)
+	struct lb_outfile od, og;
+	if (lb_outfile_open(&od, out, "chaos.dat", true) < 0)
 		return LB_ESYS;
+	FILE *d = od.f;
 	fprintf(d, "# i strategy overlap lo hi lost lo hi\n");
 	for (size_t i = 0; i < n; i++) {
 		double a, b, c, e;
 		wilson(t[i].overlap, t[i].runs, &a, &b);
 		wilson(t[i].lost, t[i].runs, &c, &e);
 		fprintf(d, "%zu %s %.4f %.4f %.4f %.4f %.4f %.4f\n", i, t[i].s->name,
-			(double)t[i].overlap / t[i].runs, a, b, (double)t[i].lost / t[i].runs, c, e);
+			t[i].runs ? (double)t[i].overlap / t[i].runs : 0, a, b,
+			t[i].runs ? (double)t[i].lost / t[i].runs : 0, c, e);
 	}
-	fclose(d);
-	snprintf(path, sizeof(path), "%.4000s/chaos.gp", out);
-	FILE *g = fopen(path, "w");
-	if (!g)
+	if (lb_outfile_close(&od) < 0 || lb_outfile_open(&og, out, "chaos.gp", true) < 0)
 		return LB_ESYS;
+	FILE *g = og.f;
 	fprintf(g, "set terminal pngcairo size %zu,420 font 'DejaVu Sans,10'\nset output 'chaos.png'\n"
 		   "set title '%s: share of runs with a violation (95%% Wilson intervals)'\n"
 		   "set yrange [0:1.05]\nset ylabel 'share of runs'\nset key outside top center horizontal\n"
@@ -135,10 +140,9 @@ static int write_chart(const char *out, struct tally *t, size_t n, const char *t
 		   "'' using ($1+0.18):6 with boxes lc rgb '#cc3311' title 'lost updates', "
 		   "'' using ($1+0.18):6:7:8 with yerrorbars lc rgb 'black' pt -1 notitle\n",
 		300 + 90 * n, title, n - 1);
-	fclose(g);
-	char cmd[PATH_MAX + 64];
-	snprintf(cmd, sizeof(cmd), "cd '%.4000s' && gnuplot chaos.gp 2>/dev/null", out);
-	if (system(cmd) != 0)
+	if (lb_outfile_close(&og) < 0)
+		return LB_ESYS;
+	if (lb_gnuplot(out, "chaos.gp") < 0)
 		lb_errorf("gnuplot could not draw %s/chaos.png (the figures are in chaos.md)", out);
 	return 0;
 }
@@ -149,12 +153,13 @@ int lb_cmd_chaos(int argc, char **argv)
 		{ "scenario", required_argument, NULL, 'S' }, { "strategies", required_argument, NULL, 's' },
 		{ "seeds", required_argument, NULL, 'k' }, { "seed", required_argument, NULL, 'n' },
 		{ "check", no_argument, NULL, 'c' }, { "out", required_argument, NULL, 'o' },
+		{ "allow-skipped", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *sc_name = "chaos", *list = NULL;
 	char out[PATH_MAX - 300] = "", cmdline[512];
 	int seeds = 5, opt;
-	bool check = false;
+	bool check = false, allow_skipped = false;
 	uint64_t seed = 1;
 	int64_t v;
 	struct lb_scenario *sc = malloc(sizeof(*sc));
@@ -183,6 +188,7 @@ int lb_cmd_chaos(int argc, char **argv)
 			seed = (uint64_t)v;
 			break;
 		case 'c': check = true; break;
+		case 'a': allow_skipped = true; break;
 		case 'o': snprintf(out, sizeof(out), "%s", optarg); break;
 		case 'h': usage(stdout); free(sc); return 0;
 		default: usage(stderr); free(sc); return 2;
@@ -222,14 +228,12 @@ int lb_cmd_chaos(int argc, char **argv)
 		free(sc);
 		return 1;
 	}
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/chaos.csv", out);
-	FILE *csv = fopen(path, "w");
-	if (!csv) {
-		lb_errorf("cannot write %s", path);
+	struct lb_outfile csv_out; /* in place: an interrupted run keeps its rows */
+	if (lb_outfile_open(&csv_out, out, "chaos.csv", false) < 0) {
 		free(sc);
 		return 1;
 	}
+	FILE *csv = csv_out.f;
 	fprintf(csv, "strategy,seed,observed,overlaps,lost_updates,foreign_releases,recovered,"
 		     "stale_writes_rejected,writes_aborted,acquire_errors,faults_fired,dir\n");
 	int rc = 0;
@@ -256,10 +260,21 @@ int lb_cmd_chaos(int argc, char **argv)
 				lb_run_result_free(&res);
 				break;
 			}
+			struct tally *x = &t[i];
+			if (res.skipped[0]) { /* never counted as a run, never as a pass */
+				x->skipped++;
+				snprintf(x->why, sizeof(x->why), "%s", res.skipped);
+				fprintf(csv, "%s,%llu,skipped,,,,,,,,,%s\n", x->s->name,
+					(unsigned long long)o.cfg.seed, o.cfg.out_dir);
+				fflush(csv);
+				printf("  %-14s seed %-4llu SKIPPED: %s\n", x->s->name,
+				       (unsigned long long)o.cfg.seed, res.skipped);
+				lb_run_result_free(&res);
+				continue;
+			}
 			lb_summary_build(&o.cfg, &res, &sum);
 			rc = lb_results_write(&o.cfg, &res, &sum);
 			const struct lb_verdict *vd = &res.verdict;
-			struct tally *x = &t[i];
 			x->runs++;
 			x->overlap += vd->overlaps > 0;
 			x->lost += res.lost_updates > 0;
@@ -284,13 +299,18 @@ int lb_cmd_chaos(int argc, char **argv)
 			lb_run_result_free(&res);
 		}
 	}
-	fclose(csv);
-	int worse = 0;
+	if (lb_outfile_close(&csv_out) < 0 && rc == 0)
+		rc = LB_ESYS;
+	int worse = 0, skipped = 0;
 	printf("\n%-14s %-22s %-22s %-16s %s\n", "strategy", "overlap", "lost updates", "worst",
 	       "expected at worst");
 	for (size_t i = 0; i < n; i++) {
 		double a, b, c, e;
 		char o1[32], o2[32];
+		skipped += t[i].skipped;
+		if (t[i].skipped)
+			printf("%-14s %d seed%s skipped: %s\n", t[i].s->name, t[i].skipped,
+			       t[i].skipped == 1 ? "" : "s", t[i].why);
 		if (!t[i].runs)
 			continue;
 		wilson(t[i].overlap, t[i].runs, &a, &b);
@@ -313,5 +333,10 @@ int lb_cmd_chaos(int argc, char **argv)
 	free(sc);
 	if (rc < 0)
 		return 1;
+	if (check && skipped && !allow_skipped) {
+		printf("--check fails: %d run%s did not happen (skipped is never passed; "
+		       "--allow-skipped accepts it)\n", skipped, skipped == 1 ? "" : "s");
+		return 1;
+	}
 	return check && worse ? 1 : 0;
 }

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "outfile.h"
 #include "results.h"
 #include "signals.h"
 
@@ -42,12 +43,11 @@ int lb_cmd_compare(int argc, char **argv)
 		lb_default_out_dir("results/runs", "compare", base, sizeof(base));
 	if (lb_results_prepare_dir(base) < 0)
 		return LB_EXIT_FAIL;
-	snprintf(table_path, sizeof(table_path), "%s/compare.txt", base);
-	FILE *table = fopen(table_path, "w");
-	if (!table) {
-		lb_errorf("cannot write %s", table_path);
+	struct lb_outfile out;
+	if (lb_outfile_open(&out, base, "compare.txt", true) < 0)
 		return LB_EXIT_FAIL;
-	}
+	FILE *table = out.f;
+	snprintf(table_path, sizeof(table_path), "%s", out.path);
 	fputs(header, table);
 	for (size_t i = 0; i < o.n_strategies && !lb_stop_requested(); i++) {
 		struct lb_run_cfg cfg = o.cfg;
@@ -56,14 +56,22 @@ int lb_cmd_compare(int argc, char **argv)
 		cfg.strategy = o.strategies[i];
 		cfg.status_line = cfg.status_line && isatty(STDOUT_FILENO);
 		snprintf(cfg.out_dir, sizeof(cfg.out_dir), "%.3900s/%.60s", base, cfg.strategy->name);
-		if (lb_run_and_report(&cfg, &res) != LB_EXIT_OK)
+		int rc_one = lb_run_and_report(&cfg, &res);
+		if (rc_one == LB_EXIT_SKIPPED) {
+			fprintf(table, "%-16s skipped: %s\n", cfg.strategy->name, res.skipped);
+			if (exit_code == LB_EXIT_OK)
+				exit_code = LB_EXIT_SKIPPED;
+		} else if (rc_one != LB_EXIT_OK) {
 			exit_code = LB_EXIT_FAIL;
-		else
+		} else if (res.skipped[0]) { /* --allow-skipped */
+			fprintf(table, "%-16s skipped: %s\n", cfg.strategy->name, res.skipped);
+		} else {
 			row(table, &cfg, &res);
+		}
 		lb_run_result_free(&res);
 		printf("\n");
 	}
-	if (fclose(table) != 0)
+	if (lb_outfile_close(&out) < 0)
 		exit_code = LB_EXIT_FAIL;
 	printf("Side by side (%d clients, %g s each, ttl %lld ms, same seed %llu):\n\n",
 	       o.cfg.clients, o.cfg.duration_s, (long long)o.cfg.ttl_ms,

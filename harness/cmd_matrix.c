@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "outfile.h"
 #include "report.h"
 #include "results.h"
 #include "signals.h"
@@ -26,7 +27,7 @@ struct cell {
 	int expected;          /* enum lb_class or -1 */
 	int runs, passes;
 	int observed[MAX_REPEAT];
-	char skipped[160];
+	char skipped[512];     /* non-empty: the cell could not run here, and why */
 	/* figures of the repetitions, summed */
 	uint64_t overlaps, foreign, lost_leases, errors, stale, aborted;
 	long long lost_updates;
@@ -41,6 +42,7 @@ struct matrix {
 	size_t n_strategies;
 	int repeat;
 	bool check;
+	bool allow_skipped;
 	bool no_report;
 	uint64_t seed;
 	char out[PATH_MAX - 256];
@@ -51,14 +53,18 @@ struct matrix {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: lockbench matrix [--strategies a,b] [--scenarios x,y] [--repeat K]\n"
-		   "                        [--check] [--seed N] [--out DIR] [--no-report]\n\n"
+		   "                        [--check] [--allow-skipped] [--seed N] [--out DIR]\n"
+		   "                        [--no-report]\n\n"
 		   "Runs every strategy against every scenario that applies to it, each cell on\n"
 		   "fresh servers, K times (1). Writes DIR/matrix.csv and DIR/matrix.md (default\n"
 		   "DIR: results/matrix/<UTC time>). --check: exit 1 when any repetition of any\n"
-		   "cell observed another class than the scenario expects. Probabilistic\n"
+		   "cell observed another class than the scenario expects, or when a cell could\n"
+		   "not run here (skipped, with its reason) unless --allow-skipped. Probabilistic\n"
 		   "scenarios (chaos) are left out unless named: see `lockbench chaos`.\n"
 		   "Each cell's run gets its charts and report.md, the matrix a matrix.png,\n"
-		   "unless --no-report.\n");
+		   "unless --no-report.\n\n"
+		   "Exit status: 0 done (without --check, differences are results), 1 a check\n"
+		   "failed (a cell differs, or one was skipped) or a runtime failure, 2 usage.\n");
 }
 
 static int parse_list(char *list, const char *what, struct matrix *m, bool strategies)
@@ -91,6 +97,7 @@ static int parse(int argc, char **argv, struct matrix *m)
 		{ "scenarios", required_argument, NULL, 'c' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "check", no_argument, NULL, 'k' },
+		{ "allow-skipped", no_argument, NULL, 'a' },
 		{ "seed", required_argument, NULL, 'e' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "no-report", no_argument, NULL, 'n' },
@@ -123,6 +130,9 @@ static int parse(int argc, char **argv, struct matrix *m)
 			break;
 		case 'k':
 			m->check = true;
+			break;
+		case 'a':
+			m->allow_skipped = true;
 			break;
 		case 'e':
 			if (!lb_parse_i64(optarg, 0, INT64_MAX, &v)) {
@@ -202,8 +212,12 @@ static int run_cell(struct matrix *m, struct cell *cell, int rep, FILE *csv, int
 	}
 	if (res.skipped[0]) {
 		snprintf(cell->skipped, sizeof(cell->skipped), "%s", res.skipped);
-		printf("[%d/%d] %s x %s: skipped (%s)\n", done, total, sc->name, cell->s->name,
-		       res.skipped);
+		fprintf(csv, "%s,%s,%s,skipped,%d,skipped,,,,,,,,,,,%llu,%s\n", sc->name, cell->s->name,
+			cell->expected >= 0 ? lb_class_name((enum lb_class)cell->expected) : "-", rep + 1,
+			(unsigned long long)o.cfg.seed, o.cfg.out_dir);
+		fflush(csv);
+		printf("[%d/%d] %-28s x %-13s #%d: SKIPPED: %s\n", done, total, sc->name,
+		       cell->s->name, rep + 1, res.skipped);
 		lb_run_result_free(&res);
 		return 0;
 	}
@@ -271,17 +285,25 @@ static void figures(const struct cell *c, char *buf, size_t len)
 		buf[n - 4] = '\0'; /* drop the last " · " (4 bytes: the dot is 2) */
 }
 
+/* How many cells could not run here. */
+static int count_skipped(const struct matrix *m)
+{
+	int n = 0;
+	for (int k = 0; k < m->n_cells; k++)
+		n += m->cells[k].skipped[0] != '\0';
+	return n;
+}
+
 static int write_md(struct matrix *m, const char *cmdline)
 {
-	char path[PATH_MAX], fig[256];
+	struct lb_outfile out;
+	char fig[256];
 	FILE *f;
 	int failures = 0;
 
-	snprintf(path, sizeof(path), "%s/matrix.md", m->out);
-	if (!(f = fopen(path, "w"))) {
-		lb_errorf("cannot write %s", path);
+	if (lb_outfile_open(&out, m->out, "matrix.md", true) < 0)
 		return LB_ESYS;
-	}
+	f = out.f;
 	fprintf(f, "# lockbench matrix\n\n`%s` — %d repetition%s per cell, seeds %llu..%llu.\n\n"
 		   "✔ every repetition observed the class the scenario expects; ✘ at least one did "
 		   "not (the classes observed follow). Figures are summed over the repetitions.\n\n",
@@ -306,7 +328,7 @@ static int write_md(struct matrix *m, const char *cmdline)
 				continue;
 			}
 			if (c->skipped[0]) {
-				fprintf(f, " skipped: %s |", c->skipped);
+				fprintf(f, " ⚠ skipped: %s |", c->skipped);
 				continue;
 			}
 			figures(c, fig, sizeof(fig));
@@ -323,17 +345,19 @@ static int write_md(struct matrix *m, const char *cmdline)
 		}
 		fprintf(f, "\n");
 	}
-	if (fclose(f) != 0) {
-		lb_errorf("writing %s failed", path);
+	int skipped = count_skipped(m);
+	fprintf(f, "\n%d cell%s differ%s from expectations, %d cell%s skipped (could not run here: "
+		   "not a pass).\n", failures, failures == 1 ? "" : "s", failures == 1 ? "s" : "",
+		skipped, skipped == 1 ? "" : "s");
+	if (lb_outfile_close(&out) < 0)
 		return LB_ESYS;
-	}
 	return failures;
 }
 
 int lb_cmd_matrix(int argc, char **argv)
 {
 	struct matrix m;
-	char path[PATH_MAX], cmdline[1024];
+	char cmdline[1024];
 	size_t used = 0;
 	int rc, total, done = 0, exit_code = LB_EXIT_OK;
 
@@ -364,13 +388,12 @@ int lb_cmd_matrix(int argc, char **argv)
 		exit_code = LB_EXIT_FAIL;
 		goto out;
 	}
-	snprintf(path, sizeof(path), "%s/matrix.csv", m.out);
-	FILE *csv = fopen(path, "w");
-	if (!csv) {
-		lb_errorf("cannot write %s", path);
+	struct lb_outfile csv_out; /* in place: an interrupted matrix keeps its rows */
+	if (lb_outfile_open(&csv_out, m.out, "matrix.csv", false) < 0) {
 		exit_code = LB_EXIT_FAIL;
 		goto out;
 	}
+	FILE *csv = csv_out.f;
 	fprintf(csv, "scenario,strategy,expected,observed,repeat,pass,sections,overlaps,overlap_ms,"
 		     "lost_updates,foreign_releases,lost_leases,orphan_ms,recovered,acquire_errors,"
 		     "acquire_timeouts,seed,dir\n");
@@ -379,21 +402,31 @@ int lb_cmd_matrix(int argc, char **argv)
 		for (int r = 0; r < m.repeat && !lb_stop_requested(); r++)
 			if (run_cell(&m, &m.cells[k], r, csv, ++done, total) < 0)
 				exit_code = LB_EXIT_FAIL;
-	if (fclose(csv) != 0)
+	if (lb_outfile_close(&csv_out) < 0)
 		exit_code = LB_EXIT_FAIL;
 	int failures = write_md(&m, cmdline);
 	if (failures < 0)
 		exit_code = LB_EXIT_FAIL;
 	if (!m.no_report && lb_report_matrix(m.out) < 0)
 		exit_code = LB_EXIT_FAIL;
-	printf("\n%d cells x %d repetitions: %d cell%s differ%s from expectations\n", m.n_cells,
-	       m.repeat, failures > 0 ? failures : 0, failures == 1 ? "" : "s",
-	       failures == 1 ? "s" : "");
+	int skipped = count_skipped(&m);
+	printf("\n%d cells x %d repetitions: %d cell%s differ%s from expectations, %d skipped\n",
+	       m.n_cells, m.repeat, failures > 0 ? failures : 0, failures == 1 ? "" : "s",
+	       failures == 1 ? "s" : "", skipped);
+	for (int k = 0; k < m.n_cells; k++)
+		if (m.cells[k].skipped[0])
+			printf("  skipped: %s x %s: %s\n", m.sc[m.cells[k].scenario].name,
+			       m.cells[k].s->name, m.cells[k].skipped);
 	printf("matrix in %s/matrix.md and %s/matrix.csv\n", m.out, m.out);
 	if (lb_stop_requested())
 		printf("interrupted: the matrix is incomplete\n");
 	if (m.check && failures != 0 && exit_code == LB_EXIT_OK)
 		exit_code = LB_EXIT_FAIL;
+	if (m.check && skipped > 0 && !m.allow_skipped && exit_code == LB_EXIT_OK) {
+		printf("--check fails: %d cell%s did not run (skipped is never passed; "
+		       "--allow-skipped accepts it)\n", skipped, skipped == 1 ? "" : "s");
+		exit_code = LB_EXIT_FAIL;
+	}
 out:
 	free(m.sc);
 	free(m.cells);

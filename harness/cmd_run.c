@@ -21,9 +21,9 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res)
 		return LB_EXIT_FAIL;
 	}
 	if (res->skipped[0]) {
-		printf("%s under %s: skipped: %s\n", cfg->strategy->name, cfg->scenario_name,
-		       res->skipped);
-		return LB_EXIT_OK;
+		printf("%s under %s: SKIPPED (could not run here): %s\n", cfg->strategy->name,
+		       cfg->scenario_name, res->skipped);
+		return cfg->allow_skipped ? LB_EXIT_OK : LB_EXIT_SKIPPED;
 	}
 	lb_results_print(stdout, cfg, res);
 	lb_summary_build(cfg, res, &sum);

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "outfile.h"
 #include "report.h"
 #include "results.h"
 #include "signals.h"
@@ -17,7 +18,7 @@
 int lb_cmd_sweep(int argc, char **argv)
 {
 	struct lb_run_opts o;
-	char base[PATH_MAX - 256], path[PATH_MAX];
+	char base[PATH_MAX - 256];
 	int rc = lb_run_opts_parse(argc, argv, LB_OPTS_SWEEP, &o);
 	int exit_code = LB_EXIT_OK, done = 0;
 
@@ -33,12 +34,10 @@ int lb_cmd_sweep(int argc, char **argv)
 	}
 	if (lb_results_prepare_dir(base) < 0)
 		return LB_EXIT_FAIL;
-	snprintf(path, sizeof(path), "%s/sweep.csv", base);
-	FILE *csv = fopen(path, "w");
-	if (!csv) {
-		lb_errorf("cannot write %s", path);
+	struct lb_outfile out; /* in place: an interrupted sweep keeps its rows */
+	if (lb_outfile_open(&out, base, "sweep.csv", false) < 0)
 		return LB_EXIT_FAIL;
-	}
+	FILE *csv = out.f;
 	fprintf(csv, "strategy,param,value,sections,throughput_per_s,acquire_p50_us,acquire_p99_us,"
 		     "cmds_per_section,overlaps,lost_updates,foreign_releases,fairness,client_rss_kb,seed,dir\n");
 	int total = (int)o.n_strategies * o.n_vary;
@@ -55,6 +54,14 @@ int lb_cmd_sweep(int argc, char **argv)
 				 cfg.strategy->name, o.vary_name, (long long)o.vary[k]);
 			if (lb_results_prepare_dir(cfg.out_dir) < 0 || lb_run(&cfg, &res) < 0) {
 				exit_code = LB_EXIT_FAIL;
+				lb_run_result_free(&res);
+				continue;
+			}
+			if (res.skipped[0]) {
+				printf("[%d/%d] %-13s %s=%-6lld SKIPPED: %s\n", ++done, total,
+				       cfg.strategy->name, o.vary_name, (long long)o.vary[k], res.skipped);
+				if (!cfg.allow_skipped)
+					exit_code = LB_EXIT_SKIPPED;
 				lb_run_result_free(&res);
 				continue;
 			}
@@ -79,7 +86,7 @@ int lb_cmd_sweep(int argc, char **argv)
 			fflush(stdout);
 			lb_run_result_free(&res);
 		}
-	if (fclose(csv) != 0)
+	if (lb_outfile_close(&out) < 0)
 		exit_code = LB_EXIT_FAIL;
 	printf("sweep in %s/sweep.csv\n", base);
 	if (!o.cfg.no_report) {

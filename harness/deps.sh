@@ -4,8 +4,13 @@
 # password prompt; otherwise it prints the exact command to run and exits 1.
 set -euo pipefail
 
+# Every program lockbench runs names its package where it runs it ("runs:
+# PROG (PACKAGE)"), and tests/test_deps.c checks that each is listed here.
+# man-db renders the man page (a test runs man -l); util-linux's unshare gives
+# the full-disk test a private tmpfs.
 packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
-          redis-server redis-tools gnuplot-nox python3 python3-redis)
+          redis-server redis-tools gnuplot-nox python3 python3-minimal python3-redis
+          man-db util-linux)
 
 missing=()
 for p in "${packages[@]}"; do

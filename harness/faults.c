@@ -41,11 +41,6 @@ bool lb_strategy_has_failpoint(const struct lock_strategy *s, const char *name)
 	return false;
 }
 
-static bool iptables_available(void)
-{
-	return access("/usr/sbin/iptables", X_OK) == 0 || access("/sbin/iptables", X_OK) == 0;
-}
-
 int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size_t len)
 {
 	const struct lb_scenario *sc = cfg->scenario;
@@ -69,11 +64,6 @@ int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size
 			snprintf(why, len, "%s:%d: [%s] names a node beyond the run's %d", sc->path,
 				 f->line, f->name, nodes);
 			return LB_EINVAL;
-		}
-		if (f->action == LB_ACT_FAILOVER && (geteuid() != 0 || !iptables_available())) {
-			snprintf(why, len, "%s needs root and iptables to drop replication packets "
-				 "on loopback; skipped", sc->name);
-			return LB_ENOTSUP;
 		}
 	}
 	return 0;
@@ -169,59 +159,6 @@ static void node_clock_reset(struct lb_injector *inj, size_t i, const struct lb_
 	lb_event_emit(inj->sh, LB_EV_NODE_CLOCK, -1, (int)i, 0);
 }
 
-/* Run a command (no shell); 0 when it exited 0. */
-static int run_cmd(const char *const *argv)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return LB_ESYS;
-	if (pid == 0) {
-		int devnull = open("/dev/null", 1);
-		if (devnull >= 0)
-			dup2(devnull, STDERR_FILENO);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) != pid)
-		return LB_ESYS;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : LB_ESYS;
-}
-
-static int iptables(struct lb_injector *inj, const char *op)
-{
-	char spec[160];
-	char *argv[24];
-	int n = 0;
-
-	snprintf(spec, sizeof(spec), "%s", inj->rule);
-	argv[n++] = "iptables";
-	argv[n++] = (char *)op;
-	for (char *save = NULL, *t = strtok_r(spec, " ", &save); t && n < 22;
-	     t = strtok_r(NULL, " ", &save))
-		argv[n++] = t;
-	argv[n] = NULL;
-	return run_cmd((const char *const *)argv);
-}
-
-/* The replica's end of the replication link, from the primary's client list. */
-static int replica_link_port(struct lb_injector *inj)
-{
-	struct lb_node n;
-	int port = -1;
-
-	lb_node_init_local(&n, inj->lock_srv[0]->port, 1000);
-	redisReply *r = lb_node_cmd(&n, "CLIENT LIST TYPE replica");
-	const char *a = r && r->type == REDIS_REPLY_STRING ? strstr(r->str, "addr=127.0.0.1:") : NULL;
-	if (a)
-		port = atoi(a + 15);
-	if (r)
-		freeReplyObject(r);
-	lb_node_close(&n);
-	return port;
-}
-
 /* Does the replica hold lock 0 (a lock whose delete did not replicate)? */
 static bool replica_has_lock(struct lb_injector *inj)
 {
@@ -250,46 +187,58 @@ static bool promote(struct lb_injector *inj)
 	return ok;
 }
 
-/* Failover, step by step (phase: 0 cut, 1 wait for a fresh holder, done).
- * The cut must leave the replica without a lock, or the promoted replica
- * would carry a ghost lock whose DEL never arrived (a different pitfall). */
-static void failover(struct lb_injector *inj, struct lb_fault_rt *rt)
+/* Failover, step by step, never blocking the supervisor:
+ *   0  while the lock is free, hold the replication link back (the relay
+ *      keeps the primary's stream; the replica lags, it loses nothing yet)
+ *   1  once the relay obeys and what it forwarded before has been applied:
+ *      the replica must hold no lock (one that slipped through would come
+ *      back as a ghost whose DEL never arrived, a different pitfall); if it
+ *      does, let the link pass and try again
+ *   2  a client acquires after the hold: its SET never reaches the replica.
+ *      Kill the primary, reset the held link (its bytes are lost with the
+ *      primary), promote the replica and point the clients at it. */
+static void failover(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t now)
 {
+	struct lb_link_ctl *k = &inj->sh->repl_link;
+
 	if (rt->phase == 0) {
 		if (current_holder(inj) >= 0)
-			return; /* cut while the lock is free */
-		int link = replica_link_port(inj);
-		if (link <= 0) {
-			lb_errorf("failover: no replication link found on node 0");
+			return; /* hold while the lock is free */
+		atomic_store(&k->mode, LB_LINK_HOLD);
+		rt->epoch = atomic_load(&inj->sh->relay_epoch);
+		rt->phase = 1;
+		rt->next_ns = now + 20 * LB_NS_PER_MS; /* bytes in flight land meanwhile */
+		rt->cut_ns = now + 2 * LB_NS_PER_S;    /* deadline of this step */
+		return;
+	}
+	if (rt->phase == 1) {
+		if (!lb_relay_settled(&inj->sh->relay_epoch, rt->epoch)) {
+			if (now < rt->cut_ns)
+				return;
+			lb_errorf("failover: the relay did not take the replication hold within 2 s");
 			rt->phase = -1;
 			return;
 		}
-		snprintf(inj->rule, sizeof(inj->rule),
-			 "INPUT -i lo -p tcp --sport %d --dport %d -j DROP", inj->lock_srv[0]->port, link);
-		if (iptables(inj, "-I") < 0) {
-			lb_errorf("failover: iptables refused the rule; the write will replicate");
-			inj->rule[0] = '\0';
-		}
-		if (inj->rule[0] && replica_has_lock(inj)) {
-			iptables(inj, "-D"); /* a lock slipped through: try again shortly */
-			inj->rule[0] = '\0';
+		if (replica_has_lock(inj)) {
+			atomic_store(&k->mode, LB_LINK_PASS); /* a lock slipped through: again */
+			rt->phase = 0;
+			rt->next_ns = now + 10 * LB_NS_PER_MS;
 			return;
 		}
 		lb_event_emit(inj->sh, LB_EV_REPL_CUT, -1, 0, 0);
-		rt->cut_ns = lb_now_ns() - inj->sh->t0_ns;
-		rt->phase = 1;
+		rt->cut_ns = now;
+		rt->phase = 2;
 		return;
 	}
-	/* a holder whose SET was sent after the cut: it never reached the replica */
+	/* a holder whose SET was sent after the hold: it never reached the replica */
 	for (int c = 0; c < inj->cfg->clients; c++) {
 		struct lb_record *r = lb_shared_open_record(inj->sh, c);
 		if (!r || r->acquire_start_ns < rt->cut_ns)
 			continue;
 		node_kill(inj, 0, NULL);
+		atomic_store(&k->mode, LB_LINK_CUT);
 		if (promote(inj))
 			lb_event_emit(inj->sh, LB_EV_PROMOTE, -1, 0, inj->replica->port);
-		if (inj->rule[0] && iptables(inj, "-D") == 0)
-			inj->rule[0] = '\0';
 		atomic_store(&inj->sh->node_port[0], inj->replica->port);
 		atomic_fetch_add(&inj->sh->node_gen, 1);
 		rt->phase = -1;
@@ -456,7 +405,7 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 		rt->phase = -1;
 		break;
 	case LB_ACT_FAILOVER:
-		failover(inj, rt);
+		failover(inj, rt, now);
 		break;
 	case LB_ACT_NET_DELAY:
 	case LB_ACT_NET_BLACKHOLE:
@@ -493,6 +442,4 @@ void lb_faults_finish(struct lb_injector *inj)
 			each_node(inj, f, node_resume);
 		rt->phase = -1;
 	}
-	if (inj->rule[0] && iptables(inj, "-D") == 0)
-		inj->rule[0] = '\0';
 }

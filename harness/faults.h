@@ -17,7 +17,8 @@ struct lb_fault_rt {
 	int phase;        /* 0 waiting, 1.. in progress, -1 done */
 	int64_t next_ns;  /* relative time of the next step */
 	int client;
-	int64_t cut_ns;   /* failover: when replication was cut; net faults: start */
+	int64_t cut_ns;   /* failover: when replication was held back; net faults: start */
+	uint64_t epoch;   /* failover: the relay's epoch when the hold was set */
 };
 
 struct lb_injector {
@@ -29,7 +30,6 @@ struct lb_injector {
 	struct lb_server *replica;     /* of node 0, or NULL */
 	const char *prefix;            /* the run's key prefix */
 	struct lb_fault_rt rt[LB_MAX_FAULTS];
-	char rule[160];                /* installed iptables rule spec, or empty */
 };
 
 /* Can this scenario run here with this strategy? 0, or LB_ENOTSUP with the
@@ -37,7 +37,7 @@ struct lb_injector {
 int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size_t len);
 /* One step of every parent-side fault; call every few ms with the time since t0. */
 void lb_faults_tick(struct lb_injector *inj, int64_t now_ns);
-/* Undo what must not outlive the run: resume paused processes, drop rules. */
+/* Undo what must not outlive the run: resume paused processes and nodes. */
 void lb_faults_finish(struct lb_injector *inj);
 /* Does @s fire failpoint @name? */
 bool lb_strategy_has_failpoint(const struct lock_strategy *s, const char *name);

@@ -13,7 +13,7 @@ enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_CLIENTS, OPT_DURATION, OPT_TTL, OPT_HOLD, OPT_THINK,
 	OPT_KEYS, OPT_WAIT, OPT_ACQ_TIMEOUT, OPT_WORK, OPT_SEED, OPT_OUT, OPT_REDIS, OPT_NODES,
 	OPT_NO_STATUS, OPT_HELP, OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY,
-	OPT_NO_VALIDITY, OPT_MAX_RENEWALS, OPT_DELAYED_RESTARTS,
+	OPT_NO_VALIDITY, OPT_MAX_RENEWALS, OPT_DELAYED_RESTARTS, OPT_ALLOW_SKIPPED,
 };
 
 /* bits of lb_run_opts.given */
@@ -45,6 +45,7 @@ static const struct option long_opts[] = {
 	{ "no-validity-check", no_argument, NULL, OPT_NO_VALIDITY },
 	{ "max-renewals", required_argument, NULL, OPT_MAX_RENEWALS },
 	{ "delayed-restarts", no_argument, NULL, OPT_DELAYED_RESTARTS },
+	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -90,8 +91,10 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"                         (antirez's delayed restart)\n"
 		"  --no-status            no status line while running\n"
 		"  --no-report            no charts and report.md at the end (see lockbench report)\n"
+		"  --allow-skipped        exit 0, not 3, when the run cannot happen here\n"
 		"\nExit status: 0 the run completed (violations are results), 1 runtime failure,\n"
-		"2 usage error.\n");
+		"2 usage error, 3 skipped: the scenario could not run here (a missing part; the\n"
+		"reason is printed, and nothing was measured).\n");
 }
 
 const struct lock_strategy *lb_strategy_or_usage(const char *name)
@@ -338,6 +341,9 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 			break;
 		case OPT_NO_STATUS:
 			cfg->status_line = false;
+			break;
+		case OPT_ALLOW_SKIPPED:
+			cfg->allow_skipped = true;
 			break;
 		case OPT_NO_REPORT:
 			cfg->no_report = true;

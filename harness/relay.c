@@ -1,6 +1,7 @@
 #include "relay.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -8,62 +9,91 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "shared.h"
 #include "signals.h"
+#include "util.h"
+
+#define READ_CHUNK 65536
+#define QUEUE_CAP (4u << 20)      /* bytes a link queues before it stops reading */
+#define ACCEPT_PAUSE_NS (20 * LB_NS_PER_MS) /* after EMFILE: try again later */
+#define IDLE_WAKE_NS (20 * LB_NS_PER_MS)   /* control words are read this often */
 
 struct chunk {
 	struct chunk *next;
 	int64_t due_ns;
-	size_t len;
+	size_t len, off;          /* off: bytes of data already sent */
 	char data[];
 };
 
+struct queue {
+	struct chunk *head, *tail;
+	size_t bytes;
+};
+
+/* Side 0 is the client (accepted), side 1 the server (connected).
+ * q[s] holds the bytes read from side s, to be written to side 1 - s. */
 struct conn {
-	int cfd, sfd;             /* client side, server side; -1 when closed */
-	int client, link;
-	int flush_seen;           /* the link's flush_gen this connection has obeyed */
-	struct chunk *head, *tail; /* client-to-server bytes waiting for their time */
+	int fd[2];
+	bool eof[2];              /* side s sent its last byte */
+	bool dead[2];             /* side s cannot be written to any more */
+	bool connecting;          /* the server side's connect is under way */
+	struct queue q[2];
+	size_t link;
+	int flush_seen;
+	short ev[2];              /* revents of the last poll, per side */
 };
 
 struct relay {
-	struct lb_shared *sh;
-	int clients, n_lock, resource_port;
-	int *lfd;                 /* [client * LB_RELAY_LINKS + link], -1 unused */
-	struct conn *conns;
+	const struct lb_relay_link *links;
+	size_t n_links;
+	int *lfd;
+	_Atomic uint64_t *epoch;
+	struct conn **conns;
 	size_t n_conns, cap_conns;
+	int64_t accept_paused_until;
 };
 
 static int listen_local(int *port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	if (fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 64) < 0 ||
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 128) < 0 ||
 	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+		int e = errno;
 		close(fd);
+		errno = e;
 		return -1;
 	}
 	*port = ntohs(a.sin_port);
 	return fd;
 }
 
-static int connect_local(int port)
+/* A non-blocking connect to 127.0.0.1:@port; *pending when it is under way. */
+static int connect_local(int port, bool *pending)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
 
-	if (fd < 0)
+	*pending = false;
+	if (fd < 0 || port <= 0) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		close(fd);
-		return -1;
+		if (errno != EINPROGRESS) {
+			close(fd);
+			return -1;
+		}
+		*pending = true;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return fd;
@@ -80,252 +110,350 @@ static void reset_close(int fd)
 	close(fd);
 }
 
-static void send_all(int fd, const char *p, size_t n)
+static void queue_clear(struct queue *q)
 {
-	while (fd >= 0 && n > 0) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
+	while (q->head) {
+		struct chunk *n = q->head->next;
+		free(q->head);
+		q->head = n;
 	}
+	q->tail = NULL;
+	q->bytes = 0;
 }
 
-static void conn_close(struct conn *c, bool reset)
+static void conn_free(struct conn *c, bool reset)
 {
-	if (reset) {
-		reset_close(c->cfd);
-		reset_close(c->sfd);
-	} else {
-		if (c->cfd >= 0)
-			close(c->cfd);
-		if (c->sfd >= 0)
-			close(c->sfd);
+	for (int s = 0; s < 2; s++) {
+		if (reset)
+			reset_close(c->fd[s]);
+		else if (c->fd[s] >= 0)
+			close(c->fd[s]);
+		queue_clear(&c->q[s]);
 	}
-	c->cfd = c->sfd = -1;
-	while (c->head) {
-		struct chunk *n = c->head->next;
-		free(c->head);
-		c->head = n;
-	}
-	c->tail = NULL;
+	free(c);
 }
 
-static struct lb_link_ctl *ctl(struct relay *r, int client, int link)
+static struct lb_link_ctl *ctl_of(struct relay *r, const struct conn *c)
 {
-	return &r->sh->link[client][link];
+	return r->links[c->link].ctl;
 }
 
-static int upstream_port(struct relay *r, int link)
+static int upstream_port(const struct lb_relay_link *l)
 {
-	return link == LB_RELAY_RESOURCE ? r->resource_port : atomic_load(&r->sh->node_port[link]);
+	return l->follow ? atomic_load(l->follow) : l->upstream;
 }
 
-static void on_accept(struct relay *r, int client, int link)
+static void on_accept(struct relay *r, size_t link)
 {
-	int fd = accept4(r->lfd[client * LB_RELAY_LINKS + link], NULL, NULL, SOCK_CLOEXEC), one = 1;
+	const struct lb_relay_link *l = &r->links[link];
+	int fd = accept4(r->lfd[link], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), one = 1;
+	bool pending;
 
-	if (fd < 0)
+	if (fd < 0) {
+		/* out of descriptors: the pending connection stays in the backlog
+		 * and the listener stays readable; wait instead of spinning */
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			r->accept_paused_until = lb_now_ns() + ACCEPT_PAUSE_NS;
 		return;
-	if (atomic_load(&ctl(r, client, link)->mode) == LB_LINK_CUT) {
+	}
+	if (atomic_load(&l->ctl->mode) == LB_LINK_CUT) {
 		reset_close(fd);
 		return;
 	}
-	int sfd = connect_local(upstream_port(r, link));
+	int sfd = connect_local(upstream_port(l), &pending);
 	if (sfd < 0) { /* the server is down: so is the link */
 		reset_close(fd);
 		return;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (r->n_conns == r->cap_conns) {
+	struct conn *c = calloc(1, sizeof(*c));
+	if (c && r->n_conns == r->cap_conns) {
 		size_t cap = r->cap_conns ? 2 * r->cap_conns : 64;
-		struct conn *nc = realloc(r->conns, cap * sizeof(*nc));
+		struct conn **nc = realloc(r->conns, cap * sizeof(*nc));
 		if (!nc) {
-			close(fd);
-			close(sfd);
+			free(c);
+			c = NULL;
+		} else {
+			r->conns = nc;
+			r->cap_conns = cap;
+		}
+	}
+	if (!c) {
+		reset_close(fd);
+		reset_close(sfd);
+		return;
+	}
+	*c = (struct conn){ .fd = { fd, sfd }, .connecting = pending, .link = link,
+			    .flush_seen = atomic_load(&l->ctl->flush_gen) };
+	r->conns[r->n_conns++] = c;
+}
+
+/* Read what side @s has for the other side: dropped (blackhole) or queued. */
+static void read_side(struct relay *r, struct conn *c, int s)
+{
+	struct lb_link_ctl *k = ctl_of(r, c);
+	struct chunk *ch = malloc(sizeof(*ch) + READ_CHUNK);
+	ssize_t n;
+
+	if (!ch)
+		return; /* try again next round */
+	n = read(c->fd[s], ch->data, READ_CHUNK);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+		free(ch);
+		return;
+	}
+	if (n <= 0) {
+		free(ch);
+		c->eof[s] = true;
+		if (n < 0)
+			c->dead[s] = true;
+		return;
+	}
+	if (atomic_load(&k->mode) == LB_LINK_BLACKHOLE) {
+		free(ch);
+		return;
+	}
+	int delay = atomic_load(s == 0 ? &k->delay_ms : &k->reply_delay_ms);
+	struct chunk *small = realloc(ch, sizeof(*ch) + (size_t)n);
+	if (small)
+		ch = small;
+	*ch = (struct chunk){ .due_ns = lb_now_ns() + (int64_t)(delay > 0 ? delay : 0) * LB_NS_PER_MS,
+			      .len = (size_t)n };
+	struct queue *q = &c->q[s];
+	if (q->tail)
+		q->tail->next = ch;
+	else
+		q->head = ch;
+	q->tail = ch;
+	q->bytes += (size_t)n;
+}
+
+/* Send what is due from q[s] to the other side, without blocking. Lowers
+ * *next to the next due time; *want_out when the socket is full. */
+static void send_due(struct conn *c, int s, int64_t now, int64_t *next, bool *want_out)
+{
+	struct queue *q = &c->q[s];
+	int to = 1 - s;
+
+	while (q->head && !c->dead[to]) {
+		struct chunk *ch = q->head;
+		if (ch->due_ns > now) {
+			if (ch->due_ns < *next)
+				*next = ch->due_ns;
 			return;
 		}
-		r->conns = nc;
-		r->cap_conns = cap;
-	}
-	r->conns[r->n_conns++] = (struct conn){
-		.cfd = fd, .sfd = sfd, .client = client, .link = link,
-		.flush_seen = atomic_load(&ctl(r, client, link)->flush_gen),
-	};
-}
-
-/* Bytes from the client: dropped, queued for later, or passed on now. */
-static void from_client(struct relay *r, struct conn *c)
-{
-	char buf[16384];
-	ssize_t n = read(c->cfd, buf, sizeof(buf));
-	struct lb_link_ctl *k = ctl(r, c->client, c->link);
-
-	if (n <= 0) {
-		close(c->cfd); /* the client gave up; queued bytes still go out */
-		c->cfd = -1;
-		if (!c->head)
-			conn_close(c, false);
-		return;
-	}
-	if (atomic_load(&k->mode) == LB_LINK_BLACKHOLE)
-		return;
-	int delay = atomic_load(&k->delay_ms);
-	if (delay <= 0 && !c->head) {
-		send_all(c->sfd, buf, (size_t)n);
-		return;
-	}
-	struct chunk *ch = malloc(sizeof(*ch) + (size_t)n);
-	if (!ch)
-		return;
-	ch->next = NULL;
-	ch->due_ns = lb_now_ns() + (int64_t)(delay > 0 ? delay : 0) * LB_NS_PER_MS;
-	ch->len = (size_t)n;
-	memcpy(ch->data, buf, (size_t)n);
-	if (c->tail)
-		c->tail->next = ch;
-	else
-		c->head = ch;
-	c->tail = ch;
-}
-
-static void from_server(struct relay *r, struct conn *c)
-{
-	char buf[16384];
-	ssize_t n = read(c->sfd, buf, sizeof(buf));
-
-	if (n <= 0) {
-		conn_close(c, false);
-		return;
-	}
-	if (atomic_load(&ctl(r, c->client, c->link)->mode) != LB_LINK_BLACKHOLE)
-		send_all(c->cfd, buf, (size_t)n);
-}
-
-/* Send what is due; true while something waits. */
-static bool flush_due(struct conn *c, int64_t now, int64_t *next)
-{
-	while (c->head && c->head->due_ns <= now) {
-		struct chunk *ch = c->head;
-		send_all(c->sfd, ch->data, ch->len);
-		c->head = ch->next;
+		ssize_t w = send(c->fd[to], ch->data + ch->off, ch->len - ch->off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			*want_out = true;
+			return;
+		}
+		if (w < 0) { /* that side is gone: nothing more reaches it */
+			c->dead[to] = true;
+			queue_clear(q);
+			return;
+		}
+		ch->off += (size_t)w;
+		q->bytes -= (size_t)w;
+		if (ch->off < ch->len)
+			continue;
+		q->head = ch->next;
+		if (!q->head)
+			q->tail = NULL;
 		free(ch);
 	}
-	if (!c->head) {
-		c->tail = NULL;
-		if (c->cfd < 0 && c->sfd >= 0)
-			conn_close(c, false);
-		return false;
+}
+
+/* Has a non-blocking connect finished? false while under way; on failure the
+ * server side is dead. */
+static void finish_connect(struct conn *c)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (!(c->ev[1] & (POLLOUT | POLLERR | POLLHUP)))
+		return;
+	c->connecting = false;
+	if (getsockopt(c->fd[1], SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err != 0) {
+		c->dead[1] = true;
+		c->eof[1] = true;
 	}
-	if (c->head->due_ns < *next)
-		*next = c->head->due_ns;
-	return true;
+}
+
+/* Is the connection over? The server is gone, or a side that finished has
+ * had everything it sent delivered. */
+static bool finished(const struct conn *c)
+{
+	if (c->dead[1])
+		return true;
+	if (c->eof[1] && !c->q[1].head)
+		return true;
+	return (c->eof[0] || c->dead[0]) && !c->q[0].head;
+}
+
+/* One connection's round: obey its control word, send what is due. */
+static bool pump(struct relay *r, struct conn *c, int64_t now, int64_t *next)
+{
+	struct lb_link_ctl *k = ctl_of(r, c);
+	int mode = atomic_load(&k->mode);
+	bool want_out[2] = { false, false };
+
+	if (mode == LB_LINK_CUT)
+		return false;
+	int gen = atomic_load(&k->flush_gen);
+	if (gen != c->flush_seen) { /* the fault ended: everything is due */
+		c->flush_seen = gen;
+		for (int s = 0; s < 2; s++)
+			for (struct chunk *ch = c->q[s].head; ch; ch = ch->next)
+				ch->due_ns = now;
+	}
+	if (c->connecting)
+		finish_connect(c);
+	if (mode == LB_LINK_PASS && !c->connecting)
+		for (int s = 0; s < 2; s++)
+			send_due(c, s, now, next, &want_out[s]);
+	c->ev[0] = c->ev[1] = 0;
+	return !finished(c);
+}
+
+static short events_of(const struct conn *c, int s, int mode)
+{
+	short ev = 0;
+
+	if (s == 1 && c->connecting)
+		return POLLOUT;
+	/* read while the queue to the other side has room (a blackhole drops) */
+	if (!c->eof[s] && (mode == LB_LINK_BLACKHOLE || c->q[s].bytes < QUEUE_CAP))
+		ev |= POLLIN;
+	if (mode == LB_LINK_PASS && c->q[1 - s].head && !c->dead[s] &&
+	    c->q[1 - s].head->due_ns <= lb_now_ns())
+		ev |= POLLOUT;
+	return ev;
 }
 
 static void __attribute__((noreturn)) relay_loop(struct relay *r)
 {
-	size_t n_l = (size_t)r->clients * LB_RELAY_LINKS;
 	struct pollfd *pf = NULL;
 	size_t cap_pf = 0;
 
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
 	for (;;) {
-		int64_t now = lb_now_ns(), next = now + 20 * LB_NS_PER_MS;
-		size_t k = 0, live = 0;
+		atomic_fetch_add(r->epoch, 1);
+		int64_t now = lb_now_ns(), next = now + IDLE_WAKE_NS;
+		size_t live = 0, k = 0;
 
-		/* cut links, finished connections, due bytes */
 		for (size_t i = 0; i < r->n_conns; i++) {
-			struct conn *c = &r->conns[i];
-			if (c->sfd >= 0 && atomic_load(&ctl(r, c->client, c->link)->mode) == LB_LINK_CUT)
-				conn_close(c, true);
-			int gen = atomic_load(&ctl(r, c->client, c->link)->flush_gen);
-			if (gen != c->flush_seen) { /* the fault ended: everything is due */
-				c->flush_seen = gen;
-				for (struct chunk *ch = c->head; ch; ch = ch->next)
-					ch->due_ns = now;
-			}
-			if (c->sfd >= 0)
-				flush_due(c, now, &next);
-			if (c->sfd >= 0)
-				r->conns[live++] = *c;
+			struct conn *c = r->conns[i];
+			if (pump(r, c, now, &next))
+				r->conns[live++] = c;
+			else
+				conn_free(c, atomic_load(&ctl_of(r, c)->mode) == LB_LINK_CUT ||
+					     c->dead[0] || c->dead[1]);
 		}
 		r->n_conns = live;
-		size_t want = n_l + 2 * r->n_conns;
+		size_t want = r->n_links + 2 * r->n_conns;
 		if (want > cap_pf) {
 			struct pollfd *np = realloc(pf, want * sizeof(*np));
-			if (!np)
-				_exit(1);
+			if (!np) { /* keep going with what fits */
+				lb_sleep_ns(LB_NS_PER_MS);
+				continue;
+			}
 			pf = np;
 			cap_pf = want;
 		}
-		for (size_t i = 0; i < n_l; i++)
-			pf[k++] = (struct pollfd){ .fd = r->lfd[i], .events = POLLIN };
+		bool accepting = now >= r->accept_paused_until;
+		if (!accepting && r->accept_paused_until < next)
+			next = r->accept_paused_until;
+		for (size_t i = 0; i < r->n_links; i++)
+			pf[k++] = (struct pollfd){ .fd = accepting ? r->lfd[i] : -1, .events = POLLIN };
 		for (size_t i = 0; i < r->n_conns; i++) {
-			pf[k++] = (struct pollfd){ .fd = r->conns[i].cfd, .events = POLLIN };
-			pf[k++] = (struct pollfd){ .fd = r->conns[i].sfd, .events = POLLIN };
+			struct conn *c = r->conns[i];
+			int mode = atomic_load(&ctl_of(r, c)->mode);
+			for (int s = 0; s < 2; s++) {
+				/* nothing to wait for on a side: leave it out, or a hung-up
+				 * socket would wake the loop at once, every round */
+				short ev = events_of(c, s, mode);
+				pf[k++] = (struct pollfd){ .fd = ev ? c->fd[s] : -1, .events = ev };
+			}
 		}
-		int64_t wait_ms = (next - now) / LB_NS_PER_MS;
-		if (poll(pf, k, (int)(wait_ms < 1 ? 1 : wait_ms)) <= 0)
+		int64_t wait_ms = (next - now + LB_NS_PER_MS - 1) / LB_NS_PER_MS;
+		int ready = poll(pf, k, (int)(wait_ms < 1 ? 1 : wait_ms));
+		if (ready <= 0)
 			continue;
-		for (size_t i = 0; i < n_l; i++)
-			if (pf[i].fd >= 0 && (pf[i].revents & POLLIN))
-				on_accept(r, (int)(i / LB_RELAY_LINKS), (int)(i % LB_RELAY_LINKS));
-		/* accepted connections join the poll set next round */
-		size_t polled = (k - n_l) / 2;
+		size_t polled = r->n_conns; /* accepted connections join next round */
 		for (size_t i = 0; i < polled; i++) {
-			struct conn *c = &r->conns[i];
-			short ce = pf[n_l + 2 * i].revents, se = pf[n_l + 2 * i + 1].revents;
-			if (c->cfd >= 0 && (ce & (POLLIN | POLLHUP | POLLERR)))
-				from_client(r, c);
-			if (c->sfd >= 0 && (se & (POLLIN | POLLHUP | POLLERR)))
-				from_server(r, c);
+			struct conn *c = r->conns[i];
+			for (int s = 0; s < 2; s++) {
+				short ev = pf[r->n_links + 2 * i + (size_t)s].revents;
+				c->ev[s] = ev;
+				if ((ev & (POLLIN | POLLHUP | POLLERR)) && !c->eof[s] &&
+				    !(s == 1 && c->connecting))
+					read_side(r, c, s);
+			}
 		}
+		for (size_t i = 0; i < r->n_links; i++)
+			if (pf[i].fd >= 0 && (pf[i].revents & POLLIN))
+				on_accept(r, i);
 	}
 }
 
-pid_t lb_relay_start(struct lb_shared *sh, int clients, int n_lock, int resource_port)
+size_t lb_relay_fds_needed(size_t links, size_t conns)
 {
-	struct relay r = { .sh = sh, .clients = clients, .n_lock = n_lock,
-			   .resource_port = resource_port };
-	size_t n_l = (size_t)clients * LB_RELAY_LINKS;
-	pid_t parent = getpid(), pid;
+	return links + 2 * conns + 16; /* + stdio, the shared mapping, slack */
+}
 
-	r.lfd = malloc(n_l * sizeof(int));
+bool lb_relay_settled(_Atomic uint64_t *epoch, uint64_t since)
+{
+	return atomic_load(epoch) >= since + 2;
+}
+
+pid_t lb_relay_start(const struct lb_relay_link *links, size_t n, _Atomic uint64_t *epoch)
+{
+	struct relay r = { .links = links, .n_links = n, .epoch = epoch };
+	pid_t parent = getpid(), pid;
+	size_t opened = 0;
+	int rc = 0;
+
+	r.lfd = malloc((n ? n : 1) * sizeof(int));
 	if (!r.lfd)
 		return LB_ENOMEM;
-	for (size_t i = 0; i < n_l; i++) {
-		int link = (int)(i % LB_RELAY_LINKS), port = 0;
-		r.lfd[i] = -1;
-		if (link >= n_lock && link != LB_RELAY_RESOURCE)
-			continue;
-		if ((r.lfd[i] = listen_local(&port)) < 0) {
-			lb_errorf("relay: cannot listen on loopback: %s", strerror(errno));
-			for (size_t j = 0; j < i; j++)
-				if (r.lfd[j] >= 0)
-					close(r.lfd[j]);
-			free(r.lfd);
-			return LB_ESYS;
+	for (; opened < n; opened++) {
+		int port = 0;
+		if ((r.lfd[opened] = listen_local(&port)) < 0) {
+			struct rlimit rl = { 0 };
+			getrlimit(RLIMIT_NOFILE, &rl);
+			if (errno == EMFILE)
+				lb_errorf("relay: out of file descriptors after %zu of %zu listeners "
+					  "(RLIMIT_NOFILE %llu; raise it with ulimit -n, or run fewer "
+					  "clients)", opened, n, (unsigned long long)rl.rlim_cur);
+			else
+				lb_errorf("relay: cannot listen on loopback: %s", strerror(errno));
+			rc = LB_ESYS;
+			break;
 		}
-		atomic_store(&sh->link[i / LB_RELAY_LINKS][link].port, port);
+		atomic_store(&links[opened].ctl->port, port);
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		if (!lb_child_bind_to_parent(parent))
-			_exit(1);
-		relay_loop(&r);
+	if (rc == 0) {
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			if (!lb_child_bind_to_parent(parent))
+				_exit(1);
+			relay_loop(&r);
+		}
+		if (pid < 0) {
+			lb_errorf("relay: fork failed: %s", strerror(errno));
+			rc = LB_ESYS;
+		}
 	}
-	for (size_t i = 0; i < n_l; i++)
-		if (r.lfd[i] >= 0)
-			close(r.lfd[i]);
+	for (size_t i = 0; i < opened; i++)
+		close(r.lfd[i]);
 	free(r.lfd);
-	if (pid < 0) {
-		lb_errorf("relay: fork failed: %s", strerror(errno));
-		return LB_ESYS;
-	}
+	if (rc < 0)
+		return rc;
 	lb_signals_track_child(pid);
 	return pid;
 }

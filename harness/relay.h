@@ -1,47 +1,75 @@
 /*
- * relay.h - a small TCP relay lockbench puts between each client and a server
- * (a lock node or the resource), so that network faults can be aimed at one
- * client's link: added delay, black-hole, cut. (`tc netem` is not available
- * in every kernel, and would hit every client on loopback at once.)
+ * relay.h - a small TCP relay lockbench puts between two parties (a client
+ * and a lock node or the resource, a replica and its primary), so that
+ * network faults can be aimed at one link: added delay either way,
+ * black-hole, hold, cut. (`tc netem` is not available in every kernel, and
+ * iptables needs root and outlives a kill -9 of the program that set it.)
  *
- * One relay process serves every link. Each (client, link) pair has its own
- * listening port on 127.0.0.1 and its own control word in the shared region,
- * which the parent's fault injector sets:
- *   pass       bytes flow both ways (after `delay_ms` from the client side)
+ * One relay process serves every link. Each link has its own listening port
+ * on 127.0.0.1 and its own control word in shared memory, which the parent's
+ * fault injector sets:
+ *   pass       bytes flow both ways, client-to-server bytes `delay_ms` late and
+ *              server-to-client bytes `reply_delay_ms` late
  *   blackhole  connections are accepted and bytes read, but nothing is
  *              forwarded in either direction: requests vanish, the client
  *              waits for its own timeout
+ *   hold       bytes are read and kept, in order, but not forwarded until the
+ *              link passes again: the far side lags (a replica whose link is
+ *              held back loses nothing, it is only late)
  *   cut        every connection is reset, new ones are reset at once
  * Delayed bytes keep their order, and are still delivered after the client
  * has given up and closed its side: a delayed packet lands late (GitHub's
  * 90-second packet delay, Kleppmann 2016).
+ *
+ * The relay never blocks: sockets are non-blocking, a slow reader only fills
+ * its own link's queue (bounded, then the relay stops reading from the other
+ * side), and a failed accept (EMFILE) pauses accepting instead of spinning.
  */
 #ifndef LB_RELAY_H
 #define LB_RELAY_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
-#define LB_RELAY_LINKS 10         /* lock nodes 0..8, then the resource */
+#define LB_RELAY_LINKS 10         /* per client: lock nodes 0..8, then the resource */
 #define LB_RELAY_RESOURCE 9
 
-enum lb_link_mode { LB_LINK_PASS, LB_LINK_BLACKHOLE, LB_LINK_CUT };
+enum lb_link_mode { LB_LINK_PASS, LB_LINK_BLACKHOLE, LB_LINK_CUT, LB_LINK_HOLD };
 
 struct lb_link_ctl {
 	_Atomic int mode;         /* enum lb_link_mode */
 	_Atomic int delay_ms;     /* client-to-server delay in pass mode */
+	_Atomic int reply_delay_ms; /* server-to-client delay in pass mode */
 	_Atomic int port;         /* where the client connects; 0: no relay */
 	_Atomic int flush_gen;    /* bumped: send every delayed byte now */
 };
 
-struct lb_shared;
+/* One link: where the relay forwards what arrives on ctl->port. */
+struct lb_relay_link {
+	struct lb_link_ctl *ctl;    /* shared memory; the relay fills in ctl->port */
+	const _Atomic int *follow;  /* the upstream port to follow as it changes
+				       (a lock node after a failover), or NULL */
+	int upstream;               /* the fixed upstream port when follow is NULL */
+};
 
 /*
- * Listen for @clients clients on the links to @n_lock lock nodes (upstream:
- * the shared region's node_port[i], followed as it changes) and to the
- * resource on @resource_port; fill in each link's port and fork the relay
- * process (bound to die with the caller). Its pid, or a negative status.
+ * Listen on a loopback port for each of the @n links, and fork the relay
+ * process (bound to die with the caller). @epoch, in shared memory, is
+ * incremented at the start of every round of the relay's loop: once it has
+ * moved by 2 after a control word changed, everything the relay forwards
+ * obeys the change (lb_relay_settled). Returns the relay's pid, or a
+ * negative status with a message (e.g. the descriptor limit, named).
  */
-pid_t lb_relay_start(struct lb_shared *sh, int clients, int n_lock, int resource_port);
+pid_t lb_relay_start(const struct lb_relay_link *links, size_t n, _Atomic uint64_t *epoch);
+
+/* Descriptors the relay needs for @links listeners and @conns connections. */
+size_t lb_relay_fds_needed(size_t links, size_t conns);
+
+/* Has the relay begun two rounds since @since (a value of *epoch read after
+ * the control words changed)? Then it forwards nothing under the old ones. */
+bool lb_relay_settled(_Atomic uint64_t *epoch, uint64_t since);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "report.h"
 #include "shared.h"
 
@@ -325,20 +326,18 @@ static void summary_table(FILE *f, const struct lb_summary *s)
 static int report_run(const char *dir)
 {
 	struct lb_run_files rf;
-	char path[PATH_MAX];
 	bool drawn = false;
 	int rc;
 
 	if ((rc = lb_run_files_load(dir, &rf)) < 0)
 		return rc;
 	rc = lb_charts_run(&rf, &drawn);
-	snprintf(path, sizeof(path), "%.4000s/report.md", dir);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		lb_errorf("cannot write %s: %s", path, strerror(errno));
+	struct lb_outfile out;
+	if (lb_outfile_open(&out, dir, "report.md", true) < 0) {
 		lb_run_files_free(&rf);
 		return LB_ESYS;
 	}
+	FILE *f = out.f;
 	const char *st = lb_summary_get(&rf.sum, "strategy"), *sc = lb_summary_get(&rf.sum, "scenario");
 	fprintf(f, "# %s under %s\n\n", st ? st : "?", sc ? sc : "?");
 	fprintf(f, "%d clients on %d lock%s for %.1f s, TTL %lld ms, hold %s ms, wait %s, seed %s. "
@@ -363,11 +362,8 @@ static int report_run(const char *dir)
 	else
 		fprintf(f, "gnuplot is not installed (Debian package `gnuplot-nox`), so no chart was "
 			   "drawn. The data and the scripts are here: `gnuplot timeline.gp` draws them.\n");
-	bool bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		lb_errorf("writing %s failed", path);
+	if (lb_outfile_close(&out) < 0)
 		rc = LB_ESYS;
-	}
 	lb_run_files_free(&rf);
 	return rc;
 }
@@ -391,13 +387,14 @@ static int report_index(const char *dir)
 		lb_errorf("cannot read %s: %s", dir, strerror(errno));
 		return LB_ESYS;
 	}
-	snprintf(path, sizeof(path), "%.4000s/report.md", dir);
-	if (!(f = fopen(path, "w"))) {
+	struct lb_outfile out;
+	if (lb_outfile_open(&out, dir, "report.md", true) < 0) {
 		for (int i = 0; i < n; i++)
 			free(ents[i]);
 		free(ents);
 		return LB_ESYS;
 	}
+	f = out.f;
 	fprintf(f, "# lockbench reports in %s\n\n", dir);
 	for (int i = 0; i < n; i++) {
 		const char *name = ents[i]->d_name;
@@ -414,7 +411,7 @@ static int report_index(const char *dir)
 		free(ents[i]);
 	}
 	free(ents);
-	if (fclose(f) != 0)
+	if (lb_outfile_close(&out) < 0)
 		return LB_ESYS;
 	if (!found) {
 		lb_errorf("%s holds no summary.csv, matrix.csv, sweep.csv or reports: nothing to report",

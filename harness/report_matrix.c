@@ -1,8 +1,10 @@
 /* report_matrix.c - the strategy x scenario grid as a chart, coloured by the
  * observed class, expected-vs-observed marked. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "report.h"
 
 #define MAX_NAMES 64
@@ -23,11 +25,11 @@ static int write_report(const char *dir, bool drawn)
 {
 	char path[PATH_MAX], buf[4096];
 	size_t n;
+	struct lb_outfile o;
 
-	snprintf(path, sizeof(path), "%.4000s/report.md", dir);
-	FILE *out = fopen(path, "w");
-	if (!out)
+	if (lb_outfile_open(&o, dir, "report.md", true) < 0)
 		return LB_ESYS;
+	FILE *out = o.f;
 	if (drawn)
 		fprintf(out, "![observed outcome per cell](matrix.png)\n\n");
 	else
@@ -41,7 +43,7 @@ static int write_report(const char *dir, bool drawn)
 		fclose(in);
 	fprintf(out, "\nEach cell's run has its own report.md with its timeline, under "
 		     "<scenario>/<strategy>/<repetition>/.\n");
-	return fclose(out) == 0 ? 0 : LB_ESYS;
+	return lb_outfile_close(&o);
 }
 
 int lb_report_matrix(const char *dir)
@@ -50,17 +52,18 @@ int lb_report_matrix(const char *dir)
 	static char sc[MAX_NAMES][64], st[MAX_NAMES][64];
 	int n_sc = 0, n_st = 0;
 	FILE *in, *d, *gp;
+	struct lb_outfile od, og;
 
 	snprintf(path, sizeof(path), "%.4000s/matrix.csv", dir);
 	if (!(in = fopen(path, "r"))) {
-		lb_errorf("cannot read %s", path);
+		lb_errorf("cannot read %s: %s", path, strerror(errno));
 		return LB_ESYS;
 	}
-	snprintf(path, sizeof(path), "%.4000s/matrix-grid.dat", dir);
-	if (!(d = fopen(path, "w"))) {
+	if (lb_outfile_open(&od, dir, "matrix-grid.dat", true) < 0) {
 		fclose(in);
 		return LB_ESYS;
 	}
+	d = od.f;
 	fprintf(d, "# strategy_index scenario_index class_index label\n");
 	if (!fgets(line, sizeof(line), in))
 		line[0] = '\0';
@@ -78,10 +81,9 @@ int lb_report_matrix(const char *dir)
 		fprintf(d, "%d %d %d \"%s%s\"\n", x, y, cls, !strcmp(f[5], "yes") ? "✔ " : "✘ ", f[3]);
 	}
 	fclose(in);
-	fclose(d);
-	snprintf(path, sizeof(path), "%.4000s/matrix.gp", dir);
-	if (!(gp = fopen(path, "w")))
+	if (lb_outfile_close(&od) < 0 || lb_outfile_open(&og, dir, "matrix.gp", true) < 0)
 		return LB_ESYS;
+	gp = og.f;
 	fprintf(gp, "# lockbench matrix: observed outcome per cell (✔ as expected, ✘ not)\n"
 		    "set title 'observed outcome of each strategy in each scenario (✔ = as expected)'\n"
 		    "set palette maxcolors 6\nset palette defined (0 '#44aa77', 1 '#ee7733', 2 '#cc3311', 3 '#882255', 4 '#bbbbbb', 5 '#88ccee')\nset rmargin 18\n"
@@ -101,7 +103,7 @@ int lb_report_matrix(const char *dir)
 		    "lc palette, '' using 1:2:4 with labels font ',8'\n"
 		    "set terminal svg size %d,%d dynamic font 'DejaVu Sans,10'\nset output 'matrix.svg'\n"
 		    "replot\nunset output\n", w, h, w, h);
-	if (fclose(gp) != 0)
+	if (lb_outfile_close(&og) < 0)
 		return LB_ESYS;
 	int rc = lb_gnuplot(dir, "matrix.gp");
 	if (rc < 0 && rc != LB_ENOTSUP) {

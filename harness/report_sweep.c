@@ -1,8 +1,10 @@
 /* report_sweep.c - sweep charts: one line per strategy against the varied
  * parameter, for throughput, p99 latency, commands per section, violations. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "report.h"
 
 #define MAX_LINES 32
@@ -12,10 +14,11 @@ int lb_report_sweep(const char *dir)
 	char path[PATH_MAX], line[2048], names[MAX_LINES][64], param[32] = "value";
 	int n = 0;
 	FILE *in, *gp, *md;
+	struct lb_outfile og, om;
 
 	snprintf(path, sizeof(path), "%.4000s/sweep.csv", dir);
 	if (!(in = fopen(path, "r"))) {
-		lb_errorf("cannot read %s", path);
+		lb_errorf("cannot read %s: %s", path, strerror(errno));
 		return LB_ESYS;
 	}
 	if (!fgets(line, sizeof(line), in))
@@ -36,9 +39,9 @@ int lb_report_sweep(const char *dir)
 			snprintf(names[n++], sizeof(names[0]), "%.63s", line);
 	}
 	fclose(in);
-	snprintf(path, sizeof(path), "%.4000s/sweep.gp", dir);
-	if (!(gp = fopen(path, "w")))
+	if (lb_outfile_open(&og, dir, "sweep.gp", true) < 0)
 		return LB_ESYS;
+	gp = og.f;
 	static const char *const charts[][4] = {
 		{ "sweep-throughput", "5", "critical sections per second", "" },
 		{ "sweep-p99", "7", "p99 acquire latency (ms)", "set logscale y\n" },
@@ -59,16 +62,16 @@ int lb_report_sweep(const char *dir)
 		fprintf(gp, "\nset terminal svg size 900,420 dynamic font 'DejaVu Sans,10'\n"
 			    "set output '%s.svg'\nreplot\nunset output\n", charts[c][0]);
 	}
-	if (fclose(gp) != 0)
+	if (lb_outfile_close(&og) < 0)
 		return LB_ESYS;
 	int rc = lb_gnuplot(dir, "sweep.gp");
 	if (rc < 0 && rc != LB_ENOTSUP) {
 		lb_errorf("gnuplot failed on %s/sweep.gp; see %s/gnuplot.log", dir, dir);
 		return rc;
 	}
-	snprintf(path, sizeof(path), "%.4000s/report.md", dir);
-	if (!(md = fopen(path, "w")))
+	if (lb_outfile_open(&om, dir, "report.md", true) < 0)
 		return LB_ESYS;
+	md = om.f;
 	fprintf(md, "# sweep over %s\n\nEach point is one run on fresh servers; the figures are in "
 		    "`sweep.csv` and each point's directory holds its own report.\n\n", param);
 	if (rc == 0)
@@ -76,5 +79,5 @@ int lb_report_sweep(const char *dir)
 			    "![commands per section](sweep-cmds.png)\n\n![violations](sweep-violations.png)\n");
 	else
 		fprintf(md, "gnuplot is not installed: `gnuplot sweep.gp` draws the charts.\n");
-	return fclose(md) == 0 ? 0 : LB_ESYS;
+	return lb_outfile_close(&om);
 }

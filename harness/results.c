@@ -1,3 +1,4 @@
+#include "outfile.h"
 #include "results.h"
 #include "scenario.h"
 #include "shared.h"
@@ -151,31 +152,6 @@ fail:
 	return LB_ESYS;
 }
 
-/* fopen DIR/NAME for writing; message on failure. */
-static FILE *open_out(const char *dir, const char *name, char *path, size_t len)
-{
-	FILE *f;
-
-	snprintf(path, len, "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		lb_errorf("cannot write %s: %s", path, strerror(errno));
-	return f;
-}
-
-/* fclose with the write errors (a full disk) reported; 0 or LB_ESYS. */
-static int close_out(FILE *f, const char *path)
-{
-	int err = ferror(f);
-	int rc = fclose(f);
-
-	if (err || rc != 0) {
-		lb_errorf("writing %s failed: %s", path, strerror(errno ? errno : EIO));
-		return LB_ESYS;
-	}
-	return 0;
-}
-
 static void write_history(FILE *f, const struct lb_run_result *res)
 {
 	fprintf(f, "%s\n", LB_HISTORY_HEADER);
@@ -263,37 +239,43 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 	return 0;
 }
 
-int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
-		     const struct lb_summary *s)
+static void write_summary(FILE *f, const struct lb_summary *s)
 {
-	char path[PATH_MAX + 32];
-	FILE *f;
-	int rc = 0;
-
-	if (!(f = open_out(cfg->out_dir, "summary.csv", path, sizeof(path))))
-		return LB_ESYS;
 	for (size_t i = 0; i < s->n; i++)
 		fprintf(f, "%s%c", s->name[i], i + 1 < s->n ? ',' : '\n');
 	for (size_t i = 0; i < s->n; i++)
 		fprintf(f, "%s%c", s->value[i], i + 1 < s->n ? ',' : '\n');
-	rc |= close_out(f, path);
-	if (!(f = open_out(cfg->out_dir, "history.csv", path, sizeof(path))))
-		return LB_ESYS;
-	write_history(f, res);
-	rc |= close_out(f, path);
-	if (!(f = open_out(cfg->out_dir, "latency.csv", path, sizeof(path))))
-		return LB_ESYS;
-	write_latency(f, &res->latency);
-	rc |= close_out(f, path);
-	if (!(f = open_out(cfg->out_dir, "events.csv", path, sizeof(path))))
-		return LB_ESYS;
-	lb_events_write(f, res);
-	rc |= close_out(f, path);
-	if (!(f = open_out(cfg->out_dir, "meta.txt", path, sizeof(path))))
-		return LB_ESYS;
-	lb_meta_write(f, cfg, res);
-	rc |= close_out(f, path);
-	return rc ? LB_ESYS : 0;
+}
+
+int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
+		     const struct lb_summary *s)
+{
+	struct lb_outfile o;
+	int rc = 0;
+
+	/* each file whole or absent; summary.csv last, so that a summary is
+	 * always beside the history it summarises */
+	if ((rc = lb_outfile_open(&o, cfg->out_dir, "history.csv", true)) == 0) {
+		write_history(o.f, res);
+		rc = lb_outfile_close(&o);
+	}
+	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "latency.csv", true)) == 0) {
+		write_latency(o.f, &res->latency);
+		rc = lb_outfile_close(&o);
+	}
+	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "events.csv", true)) == 0) {
+		lb_events_write(o.f, res);
+		rc = lb_outfile_close(&o);
+	}
+	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "meta.txt", true)) == 0) {
+		lb_meta_write(o.f, cfg, res);
+		rc = lb_outfile_close(&o);
+	}
+	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "summary.csv", true)) == 0) {
+		write_summary(o.f, s);
+		rc = lb_outfile_close(&o);
+	}
+	return rc;
 }
 
 static void print_ms(FILE *f, const char *label, double us)

@@ -142,6 +142,7 @@ static void exec_server(const struct lb_server *s, pid_t parent)
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* runs: redis-server (redis-server) */
 	execvp(argv[0], (char *const *)argv);
 	_exit(127);
 }
@@ -417,7 +418,7 @@ static bool acknowledges(int primary_port)
 	return acks >= 1;
 }
 
-struct lb_server *lb_server_start_replica(int primary_port, int64_t timeout_ms)
+struct lb_server *lb_server_start_replica(int primary_port, int link_port, int64_t timeout_ms)
 {
 	struct lb_server *s = lb_server_start(NULL);
 	int64_t until = lb_now_ns() + timeout_ms * LB_NS_PER_MS;
@@ -426,7 +427,7 @@ struct lb_server *lb_server_start_replica(int primary_port, int64_t timeout_ms)
 	if (!s)
 		return NULL;
 	/* REPLICAOF at runtime, so that a respawn comes back as a replica too */
-	snprintf(s->primary_port, sizeof(s->primary_port), "%d", primary_port);
+	snprintf(s->primary_port, sizeof(s->primary_port), "%d", link_port);
 	s->replica_args[0] = "--replicaof";
 	s->replica_args[1] = "127.0.0.1";
 	s->replica_args[2] = s->primary_port;
@@ -440,7 +441,7 @@ struct lb_server *lb_server_start_replica(int primary_port, int64_t timeout_ms)
 	if (c)
 		redisFree(c);
 	c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
-	redisReply *r = c && !c->err ? redisCommand(c, "REPLICAOF 127.0.0.1 %d", primary_port) : NULL;
+	redisReply *r = c && !c->err ? redisCommand(c, "REPLICAOF 127.0.0.1 %d", link_port) : NULL;
 	if (r)
 		freeReplyObject(r);
 	if (c)

@@ -41,8 +41,9 @@ struct lb_server {
 /* Start a server; NULL with a message on stderr if it could not be started. */
 struct lb_server *lb_server_start(const struct lb_server_opts *opts);
 /* A replica of the server on 127.0.0.1:@primary_port, returned once its link
- * is up (within @timeout_ms), else NULL with a message. */
-struct lb_server *lb_server_start_replica(int primary_port, int64_t timeout_ms);
+ * is up (within @timeout_ms), else NULL with a message. The replica connects
+ * to @link_port: the primary's own port, or a relay in front of it. */
+struct lb_server *lb_server_start_replica(int primary_port, int link_port, int64_t timeout_ms);
 /* Graceful stop: SIGTERM, a bounded wait, then SIGKILL. The directory stays. */
 int lb_server_stop(struct lb_server *s);
 /* SIGKILL and reap: a crash. */

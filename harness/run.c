@@ -86,28 +86,62 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 	return 0;
 }
 
-/* libfakeclock.so beside the binary, or $LOCKBENCH_CLOCK_SHIM. */
-static int find_shim(struct run_ctx *r)
+/* libfakeclock.so where make or make install puts it (beside the binary, or
+ * ../lib/lockbench/), or $LOCKBENCH_CLOCK_SHIM. false when there is none. */
+static bool find_shim(struct run_ctx *r)
 {
 	const char *env = getenv("LOCKBENCH_CLOCK_SHIM");
-	char exe[PATH_MAX - 32];
 
 	if (env && *env)
 		snprintf(r->shim, sizeof(r->shim), "%s", env);
-	else if (lb_exe_dir(exe, sizeof(exe)))
-		snprintf(r->shim, sizeof(r->shim), "%s/libfakeclock.so", exe);
-	if (access(r->shim, R_OK) != 0) {
-		lb_errorf("this scenario moves a server's clock and needs %s (make builds it)",
-			  r->shim[0] ? r->shim : "libfakeclock.so");
-		return LB_ESYS;
+	else if (!lb_find_installed("libfakeclock.so", "lib", r->shim, sizeof(r->shim)))
+		return false;
+	return access(r->shim, R_OK) == 0;
+}
+
+static bool scenario_has(const struct lb_scenario *sc, enum lb_action a)
+{
+	for (int i = 0; sc && i < sc->n_faults; i++)
+		if (sc->faults[i].action == a)
+			return true;
+	return false;
+}
+
+/* The relay of network faults: one link per (client, lock node) and per
+ * client to the resource, and the replication link of a failover. */
+static int start_relay(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	size_t per = r->n_lock + 1, n = (size_t)cfg->clients * per + 1, k = 0;
+	struct lb_relay_link *links = calloc(n, sizeof(*links));
+
+	if (!links)
+		return LB_ENOMEM;
+	for (int c = 0; c < cfg->clients; c++) {
+		for (size_t i = 0; i < r->n_lock; i++)
+			links[k++] = (struct lb_relay_link){ .ctl = &r->sh->link[c][i],
+							     .follow = &r->sh->node_port[i] };
+		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->link[c][LB_RELAY_RESOURCE],
+						     .upstream = r->resource.port };
 	}
+	if (scenario_has(cfg->scenario, LB_ACT_FAILOVER)) /* the primary's own port, fixed */
+		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->repl_link,
+						     .upstream = r->srv[0]->port };
+	pid_t pid = lb_relay_start(links, k, &r->sh->relay_epoch);
+	free(links);
+	if (pid < 0)
+		return (int)pid;
+	r->relay = pid;
 	return 0;
 }
 
-/* A replica of node 0, in sync before the run starts. */
+/* A replica of node 0, in sync before the run starts; through the relay
+ * when a failover will hold its link back. */
 static int start_replica(struct run_ctx *r)
 {
-	r->replica = lb_server_start_replica(r->srv[0]->port, 5000);
+	int link = atomic_load(&r->sh->repl_link.port);
+
+	r->replica = lb_server_start_replica(r->srv[0]->port, link > 0 ? link : r->srv[0]->port, 5000);
 	return r->replica ? 0 : LB_ESYS;
 }
 
@@ -116,11 +150,8 @@ static int start_servers(struct run_ctx *r)
 	const struct lb_scenario *sc = r->cfg->scenario;
 	struct lb_server_opts lock_opts = { 0 };
 
-	if (sc && lb_scenario_needs_clock_shim(sc)) {
-		if (find_shim(r) < 0)
-			return LB_ESYS;
-		lock_opts.clock_shim = r->shim;
-	}
+	if (sc && lb_scenario_needs_clock_shim(sc))
+		lock_opts.clock_shim = r->shim; /* found by run_drawn */
 	for (size_t i = 0; i < r->n_lock + 1; i++) {
 		r->srv[i] = lb_server_start(i < r->n_lock ? &lock_opts : NULL);
 		if (!r->srv[i])
@@ -131,7 +162,7 @@ static int start_servers(struct run_ctx *r)
 		else
 			lb_node_init_local(&r->resource, r->srv[i]->port, 2000);
 	}
-	return (sc && sc->replica) || r->cfg->strategy->needs_replica ? start_replica(r) : 0;
+	return 0;
 }
 
 /* wait-replicas on servers we did not start: node 0 must have a replica. */
@@ -534,12 +565,29 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		res->skipped[0] = '\0';
 		return rc;
 	}
+	if (!cfg->redis_urls && cfg->scenario && lb_scenario_needs_clock_shim(cfg->scenario) &&
+	    !find_shim(&r)) {
+		snprintf(res->skipped, sizeof(res->skipped), "%.64s moves a server's clock and needs "
+			 "libfakeclock.so, not found (%.200s); `make` builds it, or set "
+			 "LOCKBENCH_CLOCK_SHIM", cfg->scenario->name, r.shim[0] ? r.shim : "beside "
+			 "the binary or in ../lib/lockbench");
+		return 0; /* not possible here: the caller reports the skip */
+	}
 	if ((rc = lb_token_new(rnd)) < 0)
 		return rc;
 	snprintf(r.prefix, sizeof(r.prefix), "lb:%.8s:", rnd);
 	strcpy(res->run_prefix, r.prefix);
+	if ((rc = map_shared(&r)) < 0)
+		goto out;
 	rc = cfg->redis_urls ? parse_urls(&r, cfg->redis_urls) : start_servers(&r);
 	if (rc < 0)
+		goto out;
+	for (size_t i = 0; i < r.n_lock; i++)
+		atomic_store(&r.sh->node_port[i], r.lock[i].port);
+	if (cfg->scenario && lb_scenario_needs_relay(cfg->scenario) && (rc = start_relay(&r)) < 0)
+		goto out;
+	if (!cfg->redis_urls && ((cfg->scenario && cfg->scenario->replica) ||
+				 cfg->strategy->needs_replica) && (rc = start_replica(&r)) < 0)
 		goto out;
 	for (size_t i = 0; i < r.n_lock && rc == 0; i++)
 		rc = check_reachable(&r.lock[i]);
@@ -551,18 +599,6 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		goto out;
 	redis_version(&r);
 	cmds_before = lock_commands(&r);
-	if ((rc = map_shared(&r)) < 0)
-		goto out;
-	for (size_t i = 0; i < r.n_lock; i++)
-		atomic_store(&r.sh->node_port[i], r.lock[i].port);
-	if (cfg->scenario && lb_scenario_needs_relay(cfg->scenario)) {
-		pid_t pid = lb_relay_start(r.sh, cfg->clients, (int)r.n_lock, r.resource.port);
-		if (pid < 0) {
-			rc = (int)pid;
-			goto out;
-		}
-		r.relay = pid;
-	}
 	if ((rc = fork_clients(&r)) < 0)
 		goto out;
 	r.inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r.sh,

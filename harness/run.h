@@ -49,6 +49,7 @@ struct lb_run_cfg {
 	char out_dir[PATH_MAX];
 	bool status_line;          /* refresh a status line every second */
 	bool no_report;            /* skip charts and report.md at the end */
+	bool allow_skipped;        /* a run that could not happen here exits 0, not 3 */
 	char cmdline[1024];
 };
 
@@ -68,7 +69,7 @@ struct lb_run_result {
 	enum lb_class observed;    /* the outcome class, from the measurements */
 	struct lb_event *events;   /* owned: faults and deaths, by time */
 	size_t n_events;
-	char skipped[160];         /* non-empty: the run could not be done here, and why */
+	char skipped[512];         /* non-empty: the run could not be done here, and why */
 	uint64_t attempts;         /* acquire() calls, all clients */
 	uint64_t acquires;         /* successful */
 	uint64_t counter_writes;   /* completed counter writes */

@@ -574,7 +574,6 @@ bool lb_scenario_dir(char *out, size_t len)
 {
 	struct stat st;
 	const char *env = getenv("LOCKBENCH_SCENARIOS");
-	char exe[PATH_MAX];
 
 	if (env && *env && stat(env, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(out, len, "%s", env);
@@ -584,12 +583,8 @@ bool lb_scenario_dir(char *out, size_t len)
 		snprintf(out, len, "scenarios");
 		return true;
 	}
-	if (lb_exe_dir(exe, sizeof(exe))) {
-		snprintf(out, len, "%.4000s/../scenarios", exe);
-		if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
-			return true;
-	}
-	return false;
+	return lb_find_installed("scenarios", "share", out, len) && stat(out, &st) == 0 &&
+	       S_ISDIR(st.st_mode);
 }
 
 int lb_scenario_load(const char *name, struct lb_scenario *sc)
@@ -669,7 +664,8 @@ int lb_scenario_names(char (*names)[64], int max)
 bool lb_scenario_needs_relay(const struct lb_scenario *sc)
 {
 	for (int i = 0; sc && i < sc->n_faults; i++)
-		if (sc->faults[i].action >= LB_ACT_NET_DELAY && sc->faults[i].action <= LB_ACT_NET_CUT)
+		if ((sc->faults[i].action >= LB_ACT_NET_DELAY && sc->faults[i].action <= LB_ACT_NET_CUT) ||
+		    sc->faults[i].action == LB_ACT_FAILOVER) /* it holds the replication link */
 			return true;
 	return false;
 }

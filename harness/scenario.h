@@ -32,8 +32,8 @@ enum lb_action {
 	LB_ACT_NODE_RESTART,/* kill -9 and restart empty after `delay` ms (0: at once) */
 	LB_ACT_NODE_PAUSE,  /* SIGSTOP `nodes` for `duration` ms */
 	LB_ACT_NODE_CLOCK,  /* `nodes`' wall clock jumps by `offset` ms (LD_PRELOAD shim) */
-	LB_ACT_FAILOVER,    /* cut replication, wait for a fresh holder, kill the primary,
-			       promote the replica, point the clients at it (needs root) */
+	LB_ACT_FAILOVER,    /* hold replication back (relay), wait for a fresh holder, kill
+			       the primary, promote the replica, point the clients at it */
 	/* on the relay between the target client(s) and `nodes`/`resource` (relay.h) */
 	LB_ACT_NET_DELAY,   /* bytes from the client arrive `delay` ms late */
 	LB_ACT_NET_BLACKHOLE, /* bytes are accepted and never forwarded */
@@ -129,7 +129,7 @@ int lb_scenario_names(char (*names)[64], int max);
 int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy);
 /* Does the scenario apply to @strategy (its `only` list)? */
 bool lb_scenario_applies(const struct lb_scenario *sc, const char *strategy);
-/* Does any fault act on the network (the run needs its relay)? */
+/* Does any fault act on the network or on replication (the run needs its relay)? */
 bool lb_scenario_needs_relay(const struct lb_scenario *sc);
 /* Add the faults of a [chaos] section, drawn from @seed, to @sc (idempotent
  * per scenario copy: call once on a copy). */

@@ -62,6 +62,8 @@ struct lb_shared {
 	_Atomic int node_gen;                  /* bumped when node_port changes */
 	struct lb_client_slot client[LB_MAX_CLIENTS];
 	struct lb_link_ctl link[LB_MAX_CLIENTS][LB_RELAY_LINKS]; /* network faults (relay.h) */
+	struct lb_link_ctl repl_link;          /* replica -> node 0, through the relay (failover) */
+	_Atomic uint64_t relay_epoch;          /* rounds of the relay's loop (relay.h) */
 	struct lb_record records[];            /* client i: records[i * cap ...] */
 };
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -78,6 +79,26 @@ bool lb_exe_dir(char *out, size_t len)
 		return false;
 	*slash = '\0';
 	return true;
+}
+
+bool lb_find_installed(const char *name, const char *kind, char *out, size_t len)
+{
+	char exe[PATH_MAX - 300];
+	const char *base = strrchr(name, '/');
+
+	base = base ? base + 1 : name;
+	if (!lb_exe_dir(exe, sizeof(exe)))
+		return false;
+	/* the build tree: build/lockbench beside build/NAME, below the source's NAME */
+	snprintf(out, len, "%s/%s", exe, name);
+	if (access(out, F_OK) == 0)
+		return true;
+	snprintf(out, len, "%s/../%s", exe, name);
+	if (access(out, F_OK) == 0)
+		return true;
+	/* make install: PREFIX/bin/lockbench, PREFIX/KIND/lockbench/BASE */
+	snprintf(out, len, "%s/../%s/lockbench/%s", exe, kind, base);
+	return access(out, F_OK) == 0;
 }
 
 bool lb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)

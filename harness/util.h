@@ -51,6 +51,13 @@ void lb_sleep_until_ns(int64_t deadline_ns);
  * binary (the clock shim, scenarios/, the redis-py peer) are found from it. */
 bool lb_exe_dir(char *out, size_t len);
 
+/* A file lockbench ships (the clock shim, scenarios/, adapters/): @name as
+ * it lies in the build tree, beside the binary (build/NAME) or one level up
+ * (the source's NAME, e.g. "scenarios"), else where `make install` puts it,
+ * PREFIX/@kind/lockbench/<basename of NAME> ("lib" or "share"). The first
+ * that exists goes to @out; false when none does. */
+bool lb_find_installed(const char *name, const char *kind, char *out, size_t len);
+
 /* "lockbench: <message>\n" on stderr. */
 void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -25,7 +25,7 @@ void fx_start(struct fx *f, size_t n)
 
 void fx_start_replica(struct fx *f)
 {
-	f->replica = lb_server_start_replica(f->srv[0]->port, 5000);
+	f->replica = lb_server_start_replica(f->srv[0]->port, f->srv[0]->port, 5000);
 	cr_assert_not_null(f->replica, "the replica of node 0 did not come in sync");
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -119,4 +120,89 @@ Test(matrix, scenario_for_another_strategy_is_refused, .init = mktmp)
 			       NULL };
 	cr_assert_eq(lb(args), 2);
 	cr_assert(strstr(slurp("output"), "applies only to: redlock"));
+}
+
+/* Skipped is never passed: a cell that cannot run here (the clock shim is
+ * missing) is reported as skipped with its reason, counted apart, and fails
+ * --check unless --allow-skipped. */
+Test(matrix, a_skipped_cell_fails_the_check, .init = mktmp)
+{
+	char out[128], out2[128];
+	snprintf(out, sizeof(out), "%s/m", tmpdir);
+	snprintf(out2, sizeof(out2), "%s/m2", tmpdir);
+	setenv("LOCKBENCH_CLOCK_SHIM", "/nonexistent/libfakeclock.so", 1);
+	const char *args[] = { "matrix", "--scenarios", "redlock-clock-jump", "--check",
+			       "--no-report", "--out", out, NULL };
+	cr_assert_eq(lb(args), 1, "--check passed a cell it never ran:\n%s", slurp("output"));
+	const char *o = slurp("output");
+	cr_assert(strstr(o, "0 cells differ from expectations, 1 skipped"), "%s", o);
+	cr_assert(strstr(o, "libfakeclock.so"), "the reason is not given:\n%s", o);
+	cr_assert(strstr(slurp("m/matrix.csv"), "\nredlock-clock-jump,redlock,overlap,skipped,1,skipped,"));
+	const char *md = slurp("m/matrix.md");
+	cr_assert(strstr(md, "⚠ skipped: redlock-clock-jump moves a server's clock"), "%s", md);
+	cr_assert(strstr(md, "1 cell skipped"), "%s", md);
+	const char *allowed[] = { "matrix", "--scenarios", "redlock-clock-jump", "--check",
+				  "--allow-skipped", "--no-report", "--out", out2, NULL };
+	cr_assert_eq(lb(allowed), 0, "%s", slurp("output"));
+}
+
+Test(matrix, a_skipped_run_exits_3, .init = mktmp)
+{
+	char out[128];
+	snprintf(out, sizeof(out), "%s/r", tmpdir);
+	setenv("LOCKBENCH_CLOCK_SHIM", "/nonexistent/libfakeclock.so", 1);
+	const char *args[] = { "run", "--scenario", "redlock-clock-jump", "--strategy", "redlock",
+			       "--no-status", "--out", out, NULL };
+	cr_assert_eq(lb(args), 3, "%s", slurp("output"));
+	cr_assert(strstr(slurp("output"), "SKIPPED (could not run here): redlock-clock-jump"));
+	const char *allowed[] = { "run", "--scenario", "redlock-clock-jump", "--strategy", "redlock",
+				  "--no-status", "--allow-skipped", "--out", out, NULL };
+	cr_assert_eq(lb(allowed), 0, "%s", slurp("output"));
+	const char *cmp[] = { "compare", "--scenario", "redlock-clock-jump", "--strategies", "redlock",
+			      "--no-status", "--out", out, NULL };
+	cr_assert_eq(lb(cmp), 3, "%s", slurp("output"));
+	cr_assert(strstr(slurp("r/compare.txt"), "redlock          skipped: "));
+}
+
+Test(matrix, a_skipped_chaos_seed_is_not_a_run, .init = mktmp)
+{
+	char sc[128], out[128];
+	snprintf(sc, sizeof(sc), "%s/clock-chaos.ini", tmpdir);
+	snprintf(out, sizeof(out), "%s/c", tmpdir);
+	FILE *f = fopen(sc, "w");
+	fprintf(f, "[scenario]\nsummary = a node clock jump among random kills\n"
+		   "probabilistic = yes\n[run]\nclients = 2\nduration = 1\n"
+		   "[fault jump]\naction = node-clock\nnodes = 0\noffset = 1000\nat = 0.5\n"
+		   "[chaos]\nkills = 1\nfrom = 0.2\nuntil = 0.8\n[expect]\ntoken-lua = overlap\n");
+	fclose(f);
+	setenv("LOCKBENCH_CLOCK_SHIM", "/nonexistent/libfakeclock.so", 1);
+	const char *args[] = { "chaos", "--scenario", sc, "--strategies", "token-lua", "--seeds", "2",
+			       "--check", "--out", out, NULL };
+	cr_assert_eq(lb(args), 1, "chaos --check passed seeds it never ran:\n%s", slurp("output"));
+	const char *csv = slurp("c/chaos.csv");
+	cr_assert(strstr(csv, "\ntoken-lua,1,skipped,"), "%s", csv);
+	cr_assert_null(strstr(csv, ",safe,"), "a skipped seed was counted as safe: %s", csv);
+	cr_assert(strstr(slurp("c/chaos.md"), "2 seeds skipped"));
+}
+
+/* A full disk: the file that could not be written is named with the reason,
+ * the run exits 1, and what was written before stays readable (check agrees
+ * with it). A 48 KiB tmpfs in a private mount namespace (unshare: nothing on
+ * the host changes) holds the data files but not the charts. */
+Test(matrix, a_full_disk_names_the_file_and_keeps_what_was_written, .init = mktmp)
+{
+	char cmd[1024], mnt[128];
+	snprintf(mnt, sizeof(mnt), "%s/small", tmpdir);
+	cr_assert_eq(mkdir(mnt, 0755), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "unshare -rm sh -c 'mount -t tmpfs -o size=48k tmpfs %s && "
+		 "\"%s\" run --strategy token-lua --clients 2 --duration 1 --no-status --seed 3 "
+		 "--out %s/r; echo \"exit=$?\"; \"%s\" check %s/r; echo \"check=$?\"' > %s/output 2>&1",
+		 mnt, getenv("LOCKBENCH_BIN"), mnt, getenv("LOCKBENCH_BIN"), mnt, tmpdir);
+	cr_assert_eq(system(cmd), 0, "unshare failed: %s", slurp("output"));
+	const char *o = slurp("output");
+	cr_assert(strstr(o, "exit=1"), "a failed write must fail the run:\n%s", o);
+	cr_assert(strstr(o, "failed: No space left on device"), "no file and reason named:\n%s", o);
+	cr_assert(strstr(o, "summary.csv agrees with history.csv"), "%s", o);
+	cr_assert(strstr(o, "check=0"), "%s", o);
 }

@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "fixture.h"
 #include "shared.h"
@@ -15,14 +17,20 @@ static struct lb_shared *sh;
 static pid_t relay;
 static struct lb_node n;
 
+/* Two links: link[0][0] to server 0 (fixed), link[0][1] to server 1
+ * (followed through node_port[1]). */
 static void setup(void)
 {
-	fx_start(&f, 1);
+	fx_start(&f, 2);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	cr_assert_neq(sh, MAP_FAILED);
 	memset(sh, 0, sizeof(*sh));
-	atomic_store(&sh->node_port[0], f.srv[0]->port);
-	relay = lb_relay_start(sh, 1, 1, f.srv[0]->port);
+	atomic_store(&sh->node_port[1], f.srv[1]->port);
+	struct lb_relay_link l[2] = {
+		{ .ctl = &sh->link[0][0], .upstream = f.srv[0]->port },
+		{ .ctl = &sh->link[0][1], .follow = &sh->node_port[1] },
+	};
+	relay = lb_relay_start(l, 2, &sh->relay_epoch);
 	cr_assert_gt(relay, 0, "the relay did not start");
 	lb_node_init_local(&n, atomic_load(&sh->link[0][0].port), 500);
 }
@@ -99,4 +107,85 @@ Test(relay, delayed_write_lands_after_the_client_gave_up)
 	r = fx_cmd(&f, 0, "EXISTS late");
 	cr_assert(lb_reply_int(r, &v) && v == 1, "the delayed SET never landed");
 	freeReplyObject(r);
+}
+
+/* Held bytes are kept, in order, and delivered when the link passes again. */
+Test(relay, hold_keeps_bytes_until_the_link_passes)
+{
+	cr_assert_geq(ping_ms(), 0);
+	uint64_t e = atomic_load(&sh->relay_epoch);
+	atomic_store(&sh->link[0][0].mode, LB_LINK_HOLD);
+	while (!lb_relay_settled(&sh->relay_epoch, e))
+		lb_sleep_ns(LB_NS_PER_MS);
+	/* two writes in a pipeline, which must land in order */
+	redisAppendCommand(n.ctx, "SET held 1");
+	redisAppendCommand(n.ctx, "APPEND held 2");
+	int done = 0;
+	while (!done)
+		cr_assert_eq(redisBufferWrite(n.ctx, &done), REDIS_OK);
+	lb_sleep_ns(300 * LB_NS_PER_MS);
+	redisReply *r = fx_cmd(&f, 0, "EXISTS held");
+	long long v = -1;
+	cr_assert(lb_reply_int(r, &v) && v == 0, "a held write reached the server");
+	freeReplyObject(r);
+	atomic_store(&sh->link[0][0].mode, LB_LINK_PASS);
+	void *rep = NULL;
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(redisGetReply(n.ctx, &rep), REDIS_OK, "no reply after the hold");
+		freeReplyObject(rep);
+	}
+	r = fx_cmd(&f, 0, "GET held");
+	cr_assert(lb_reply_str_eq(r, "12"), "held bytes lost or reordered");
+	freeReplyObject(r);
+}
+
+/* A reply delay holds server-to-client bytes only. */
+Test(relay, reply_delay_slows_the_answers)
+{
+	cr_assert_geq(ping_ms(), 0);
+	atomic_store(&sh->link[0][0].reply_delay_ms, 300);
+	int64_t ms = ping_ms();
+	cr_assert_geq(ms, 290, "a 300 ms reply delay took %lld ms", (long long)ms);
+	atomic_store(&sh->link[0][0].reply_delay_ms, 0);
+	cr_assert_lt(ping_ms(), 100);
+}
+
+/* One stalled peer must not stall another link: the relay never blocks on a
+ * full socket. A client floods a paused server (its buffers fill); a PING on
+ * the other link is answered meanwhile. */
+Test(relay, a_stalled_peer_does_not_stall_other_links)
+{
+	struct lb_node other;
+	lb_node_init_local(&other, atomic_load(&sh->link[0][1].port), 1000);
+	redisReply *r = lb_node_cmd(&other, "PING");
+	cr_assert(r && r->type == REDIS_REPLY_STATUS, "link 1 does not pass");
+	freeReplyObject(r);
+	cr_assert_eq(lb_server_pause(f.srv[0]), 0);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)atomic_load(&sh->link[0][0].port)),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	connect(fd, (struct sockaddr *)&a, sizeof(a));
+	lb_sleep_ns(50 * LB_NS_PER_MS);
+	static char big[1 << 16];
+	memset(big, 'x', sizeof(big));
+	size_t sent = 0;
+	int64_t until = lb_now_ns() + 500 * LB_NS_PER_MS;
+	while (lb_now_ns() < until) { /* fill the relay's side to the paused server */
+		ssize_t w = send(fd, big, sizeof(big), MSG_NOSIGNAL);
+		if (w > 0)
+			sent += (size_t)w;
+		else
+			lb_sleep_ns(LB_NS_PER_MS);
+	}
+	cr_assert_gt(sent, (size_t)1 << 20, "could not push enough bytes to stall a peer");
+	int64_t t0 = lb_now_ns();
+	r = lb_node_cmd(&other, "PING");
+	int64_t ms = (lb_now_ns() - t0) / LB_NS_PER_MS;
+	cr_assert(r && r->type == REDIS_REPLY_STATUS, "link 1 stalled behind a paused server");
+	cr_assert_lt(ms, 200, "link 1 answered after %lld ms", (long long)ms);
+	freeReplyObject(r);
+	close(fd);
+	lb_node_close(&other);
+	lb_server_resume(f.srv[0]);
 }

@@ -1,0 +1,48 @@
+#include "outfile.h"
+#include "util.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+int lb_outfile_open(struct lb_outfile *o, const char *dir, const char *name, bool whole)
+{
+	memset(o, 0, sizeof(*o));
+	o->whole = whole;
+	if (name)
+		snprintf(o->path, sizeof(o->path), "%.3000s/%.200s", dir, name);
+	else
+		snprintf(o->path, sizeof(o->path), "%s", dir);
+	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", o->path);
+	o->f = fopen(whole ? o->tmp : o->path, "w");
+	if (!o->f) {
+		lb_errorf("cannot write %s: %s", o->path, strerror(errno));
+		return LB_ESYS;
+	}
+	return 0;
+}
+
+int lb_outfile_close(struct lb_outfile *o)
+{
+	int err = 0;
+
+	if (!o->f)
+		return 0;
+	/* the buffered tail is written here: a full disk shows up now, with errno */
+	if (fflush(o->f) != 0)
+		err = errno;
+	else if (ferror(o->f))
+		err = EIO; /* an earlier write failed; stdio kept no errno */
+	if (fclose(o->f) != 0 && !err)
+		err = errno;
+	o->f = NULL;
+	if (!err && o->whole && rename(o->tmp, o->path) != 0)
+		err = errno;
+	if (err) {
+		if (o->whole)
+			unlink(o->tmp);
+		lb_errorf("writing %s failed: %s", o->path, strerror(err));
+		return LB_ESYS;
+	}
+	return 0;
+}

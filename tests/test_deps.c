@@ -1,0 +1,142 @@
+/*
+ * test_deps.c - every program lockbench runs is installed by harness/deps.sh.
+ *
+ * A green CI on a machine that happens to have a program proves nothing
+ * about a fresh one. Every exec call site in harness/ and strategies/ names
+ * the program and its Debian package in a comment just above it
+ * ("runs: PROG (PACKAGE)"); this test finds every call site, fails on one
+ * without that comment, checks that deps.sh lists the package, and that the
+ * package really provides the program on this machine (dpkg -S).
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LINES 4096
+
+static char root[PATH_MAX];
+
+static void find_root(void)
+{
+	const char *sc = getenv("LOCKBENCH_SCENARIOS");
+	cr_assert_not_null(sc, "LOCKBENCH_SCENARIOS is not set (run through make test)");
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof(buf), "%s", sc);
+	snprintf(root, sizeof(root), "%s", dirname(buf));
+}
+
+static char *slurp_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "cannot read %s", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *buf = malloc((size_t)n + 1);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static bool is_exec_call(const char *line)
+{
+	static const char *const calls[] = { "execvp(", "execlp(", "execv(", "execl(", "execve(",
+					      "posix_spawn", "system(", "popen(", NULL };
+	for (const char *const *c = calls; *c; c++) {
+		const char *p = strstr(line, *c);
+		/* a call, not a mention in a comment or a longer name */
+		if (p && (p == line || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z'))) &&
+		    !strstr(line, "/*") && !strstr(line, " * "))
+			return true;
+	}
+	return false;
+}
+
+static int checked;
+
+/* Every "PROG (PKG)" of a "runs: PROG (PKG), PROG (PKG)" comment in @text:
+ * PKG must be in deps.sh and provide PROG. */
+static void check_runs(const char *file, int line, const char *text, const char *deps)
+{
+	const char *p = strstr(text, "runs: ");
+	int found = 0;
+
+	cr_expect_not_null(p, "%s:%d runs a program without a 'runs: PROG (PACKAGE)' comment "
+			   "above it", file, line);
+	if (!p)
+		return;
+	p += 6;
+	for (;;) {
+		char prog[64], pkg[64], pat[80], cmd[256], out[256] = "";
+		int used = 0;
+		if (sscanf(p, "%63[^ (] (%63[^)])%n", prog, pkg, &used) != 2 || used == 0)
+			break;
+		found++;
+		snprintf(pat, sizeof(pat), " %s", pkg);
+		cr_expect(strstr(deps, pat) != NULL, "%s:%d runs %s, but harness/deps.sh does not "
+			  "install its package %s", file, line, prog, pkg);
+		/* the path itself, or what it points to (gnuplot is an alternative) */
+		snprintf(cmd, sizeof(cmd), "p=$(command -v %s) && { dpkg -S \"$p\" || "
+			 "dpkg -S \"$(readlink -f \"$p\")\"; } 2>/dev/null", prog);
+		FILE *f = popen(cmd, "r");
+		cr_assert_not_null(f);
+		if (!fgets(out, sizeof(out), f))
+			out[0] = '\0';
+		pclose(f);
+		snprintf(pat, sizeof(pat), "%s:", pkg);
+		cr_expect(!strncmp(out, pat, strlen(pat)), "%s:%d: %s is not from package %s on "
+			  "this machine (dpkg -S: %s)", file, line, prog, pkg, out[0] ? out : "not installed");
+		checked++;
+		p += used;
+		if (strncmp(p, ", ", 2))
+			break;
+		p += 2;
+	}
+	cr_expect_gt(found, 0, "%s:%d: cannot read the 'runs:' comment", file, line);
+}
+
+static void scan_dir(const char *sub, const char *deps)
+{
+	char dir[PATH_MAX + 16];
+	snprintf(dir, sizeof(dir), "%s/%s", root, sub);
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d, "cannot open %s", dir);
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		if (len < 3 || strcmp(e->d_name + len - 2, ".c"))
+			continue;
+		char path[PATH_MAX * 2];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		char *text = slurp_file(path), *lines[MAX_LINES];
+		int n = 0;
+		for (char *s = text, *save = NULL; n < MAX_LINES && (s = strtok_r(s, "\n", &save));
+		     s = NULL)
+			lines[n++] = s;
+		for (int i = 0; i < n; i++) {
+			if (!is_exec_call(lines[i]))
+				continue;
+			char above[1024] = "";
+			for (int k = i - 3 < 0 ? 0 : i - 3; k < i; k++)
+				strncat(above, lines[k], sizeof(above) - strlen(above) - 1);
+			check_runs(path, i + 1, above, deps);
+		}
+		free(text);
+	}
+	closedir(d);
+}
+
+Test(deps, every_program_lockbench_runs_is_installed_by_deps_sh, .init = find_root)
+{
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/harness/deps.sh", root);
+	char *deps = slurp_file(path);
+	scan_dir("harness", deps);
+	scan_dir("strategies", deps);
+	cr_assert_geq(checked, 3, "found only %d programs: the scan is broken", checked);
+	free(deps);
+}
