@@ -24,10 +24,12 @@ TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_FIX := $(BUILD)/obj/tests/fixture.o
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/lockbench
+MAN      := $(BUILD)/lockbench.1
 
 .SECONDARY:
-.PHONY: all deps test check valgrind demo demo-run matrix chaos reference bench install clean run-tests
-all: $(BIN) $(SHIM)
+.PHONY: all deps test check valgrind demo demo-run matrix chaos reference reference-docs bench \
+        install clean run-tests
+all: $(BIN) $(SHIM) $(MAN)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -43,6 +45,10 @@ $(BIN): $(BUILD)/obj/harness/main.o $(BUILD)/liblockbench.a
 $(SHIM): harness/fakeclock.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -Wno-missing-prototypes -O2 -fPIC -shared -o $@ $<
+
+# The man page, from the same text as `lockbench help` and each `--help`.
+$(MAN): $(BIN) harness/mkman.sh
+	sh harness/mkman.sh $(BIN) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_FIX) $(BUILD)/liblockbench.a
 	@mkdir -p $(dir $@)
@@ -113,9 +119,11 @@ matrix: deps $(BIN) $(SHIM)
 chaos: deps $(BIN) $(SHIM)
 	$(BIN) chaos --seeds 10 --check
 
-# Reference charts for docs/: one full matrix at a fixed seed; the timelines the
-# lessons show are copied to docs/img/<scenario>--<strategy>.png, and the matrix
-# (figures included) to docs/img/matrix.png and docs/reference-matrix.md.
+# Reference charts for docs/: one full matrix at a fixed seed, in build/reference
+# (`make reference`, which changes no tracked file). `make reference-docs` then
+# copies the timelines the lessons show to docs/img/<scenario>--<strategy>.png, and
+# the matrix (figures included) to docs/img/matrix.png and docs/reference-matrix.md,
+# for a commit of its own.
 REF := build/reference
 REF_CELLS := baseline/none baseline/token-lua holder-crash/setnx holder-crash/token-lua \
   crash-before-expire/setnx-expire crash-before-expire/setnx holder-pause/set-nx-px \
@@ -131,14 +139,32 @@ reference: deps
 	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)
 	rm -rf $(REF)
 	$(BIN) matrix --seed 7 --out $(REF)
+	@for c in $(REF_CELLS); do test -f $(REF)/$$c/1/timeline.png || \
+	  { echo "missing reference cell $$c"; exit 1; }; done
+	@echo "reference charts in $(REF); make reference-docs copies them into docs/"
+
+reference-docs:
+	@test -f $(REF)/matrix.png || { echo "run make reference first"; exit 1; }
 	mkdir -p docs/img
 	cp $(REF)/matrix.png docs/img/matrix.png
 	sed -e 's|`lockbench matrix --seed 7 --out $(REF)`|`make reference` (lockbench matrix --seed 7)|' \
 	  $(REF)/matrix.md > docs/reference-matrix.md
 	for c in $(REF_CELLS); do cp $(REF)/$$c/1/timeline.png docs/img/$${c%%/*}--$${c##*/}.png || exit 1; done
 
-install: $(BIN) $(SHIM)
+# Everything the binary needs, where it looks for it (relative to its own
+# location, so DESTDIR and PREFIX may be anything): PREFIX/bin/lockbench,
+# PREFIX/lib/lockbench/libfakeclock.so, PREFIX/share/lockbench/{scenarios,
+# peer_redis_py.py}, the man page, and the docs in PREFIX/share/doc/lockbench.
+SHARE := $(DESTDIR)$(PREFIX)/share
+install: $(BIN) $(SHIM) $(MAN)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lockbench
+	install -D -m 644 $(SHIM) $(DESTDIR)$(PREFIX)/lib/lockbench/libfakeclock.so
+	install -d $(SHARE)/lockbench/scenarios $(SHARE)/man/man1 $(SHARE)/doc/lockbench
+	install -m 644 scenarios/*.ini $(SHARE)/lockbench/scenarios/
+	install -m 755 harness/peer_redis_py.py $(SHARE)/lockbench/peer_redis_py.py
+	install -m 644 $(MAN) $(SHARE)/man/man1/lockbench.1
+	install -m 644 README.md $(SHARE)/doc/lockbench/
+	cp -R docs/. $(SHARE)/doc/lockbench/docs
 
 clean:
 	rm -rf build

@@ -30,7 +30,20 @@ static void usage(FILE *f)
 		   "usage: lockbench <command> [options]\n\ncommands:\n", LOCKBENCH_VERSION);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "  %-10s %s\n\nSee README.md and docs/ for more.\n", "help", "this text");
+	fprintf(f, "  %-10s %s\n\n", "help", "this text");
+	fprintf(f, "`lockbench COMMAND --help` describes each command, its options and its exit\n"
+		   "status. Exit status, every command: 0 done (violations are results, not\n"
+		   "errors), 1 runtime failure or a failed --check, 2 usage error, 3 skipped (the\n"
+		   "run could not happen here: the reason is printed; never a pass).\n\n"
+		   "Files: scenarios are looked up in $LOCKBENCH_SCENARIOS, ./scenarios, the\n"
+		   "source tree beside the binary, then PREFIX/share/lockbench/scenarios (make\n"
+		   "install). The clock shim libfakeclock.so is beside the binary or in\n"
+		   "PREFIX/lib/lockbench. Every redis-server lockbench starts runs on a free\n"
+		   "loopback port, in its own temporary directory, and is stopped on every exit.\n\n"
+		   "Environment: LOCKBENCH_SCENARIOS (a scenarios directory), LOCKBENCH_CLOCK_SHIM\n"
+		   "(the shim's path), LOCKBENCH_REDIS_SERVER (the redis-server binary),\n"
+		   "LOCKBENCH_PEER (the redis-py peer script of bench), TMPDIR.\n\n"
+		   "See README.md and docs/ (installed in PREFIX/share/doc/lockbench) for more.\n");
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,72 @@
+/*
+ * test_install.c - `make install` into a temporary DESTDIR/PREFIX gives a
+ * lockbench that works from any directory, with no LOCKBENCH_* variable set:
+ * it finds its scenarios and its clock shim relative to its own location,
+ * and its man page renders.
+ */
+#include <criterion/criterion.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "fixture.h"
+
+TestSuite(install, .timeout = 240);
+
+static char tmp[64], root[PATH_MAX], build[PATH_MAX], bin[PATH_MAX + 64];
+
+static void setup(void)
+{
+	char buf[PATH_MAX];
+	const char *sc = getenv("LOCKBENCH_SCENARIOS"), *lb = getenv("LOCKBENCH_BIN");
+	cr_assert(sc && lb, "run through make test: LOCKBENCH_SCENARIOS and LOCKBENCH_BIN");
+	snprintf(buf, sizeof(buf), "%s", sc);
+	snprintf(root, sizeof(root), "%s", dirname(buf));
+	snprintf(buf, sizeof(buf), "%s", lb);
+	snprintf(build, sizeof(build), "%s", dirname(buf)); /* build or build/san */
+	strcpy(tmp, "/tmp/lbtest-install-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmp));
+	snprintf(bin, sizeof(bin), "%s/d/usr/local/bin/lockbench", tmp);
+}
+
+/* Run @cmd in a shell, from @tmp, output to @tmp/out; its exit status. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096], full[4400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof(full),
+		 "cd %s && env -u LOCKBENCH_SCENARIOS -u LOCKBENCH_CLOCK_SHIM -u MAKEFLAGS -u MFLAGS "
+		 "-u MAKELEVEL sh -c '%s' > %s/out 2>&1", tmp, cmd, tmp);
+	int st = system(full);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(install, installed_lockbench_runs_from_anywhere, .init = setup)
+{
+	cr_assert_eq(sh("make -s -C %s install BUILD=%s DESTDIR=%s/d PREFIX=/usr/local", root, build,
+			tmp), 0, "make install failed: %s", fx_slurp(tmp, "out"));
+	cr_assert_eq(sh("%s run --scenario holder-pause --strategy token-lua --no-status --no-report "
+			"--out %s/r", bin, tmp), 0, "%s", fx_slurp(tmp, "out"));
+	cr_assert(strstr(fx_slurp(tmp, "r/summary.csv"), "token-lua,holder-pause,"),
+		  "the installed binary did not find its scenario");
+	/* the clock shim, installed in lib/lockbench: not skipped */
+	cr_assert_eq(sh("%s run --scenario redlock-clock-jump --strategy redlock --no-status "
+			"--no-report --out %s/j", bin, tmp), 0, "%s", fx_slurp(tmp, "out"));
+	cr_assert_null(strstr(fx_slurp(tmp, "out"), "SKIPPED"), "%s", fx_slurp(tmp, "out"));
+	cr_assert(strstr(fx_slurp(tmp, "j/events.csv"), ",node-clock,"));
+	/* the man page renders and says what --help says */
+	cr_assert_eq(sh("MANWIDTH=100 man -l %s/d/usr/local/share/man/man1/lockbench.1", tmp), 0,
+		     "%s", fx_slurp(tmp, "out"));
+	const char *man = fx_slurp(tmp, "out");
+	cr_assert(strstr(man, "lockbench run") && strstr(man, "--strategy NAME") &&
+		  strstr(man, "Exit status"), "%s", man);
+	cr_assert_eq(sh("test -r %s/d/usr/local/share/doc/lockbench/docs/index.md", tmp), 0);
+}
