@@ -28,7 +28,7 @@ MAN      := $(BUILD)/lockbench.1
 
 .SECONDARY:
 .PHONY: all deps test check valgrind demo demo-run matrix chaos reference reference-docs bench \
-        install clean run-tests
+        install clean run-tests fuzz fuzz-build
 all: $(BIN) $(SHIM) $(MAN)
 
 $(BUILD)/obj/%.o: %.c
@@ -42,7 +42,7 @@ $(BIN): $(BUILD)/obj/harness/main.o $(BUILD)/liblockbench.a
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
 # The clock shim for redis-server; no sanitizer: it runs inside Redis.
-$(SHIM): harness/fakeclock.c
+$(SHIM): harness/fakeclock.c harness/clockfile.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -Wno-missing-prototypes -O2 -fPIC -shared -o $@ $<
 
@@ -63,6 +63,7 @@ deps:
 run-tests: $(BIN) $(SHIM) $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; \
 	  LOCKBENCH_BIN=$(abspath $(BIN)) LOCKBENCH_SCENARIOS=$(abspath scenarios) \
+	  LOCKBENCH_ADAPTERS=$(abspath strategies/adapters) \
 	  LOCKBENCH_CLOCK_SHIM=$(abspath $(SHIM)) $$t --jobs 2; done
 
 # deps first, then a parallel build: packages must be there before compiling.
@@ -126,6 +127,7 @@ chaos: deps $(BIN) $(SHIM)
 # for a commit of its own.
 REF := build/reference
 REF_CELLS := baseline/none baseline/token-lua holder-crash/setnx holder-crash/token-lua \
+  holder-crash/setnx-expire-as-written holder-pause/setnx-expire-as-written \
   crash-before-expire/setnx-expire crash-before-expire/setnx holder-pause/set-nx-px \
   holder-pause/token-lua holder-pause/watch-multi slow-holder/set-nx-px slow-holder/token-lua \
   check-then-delete/get-del check-then-delete/token-lua server-restart/token-lua \
@@ -134,7 +136,8 @@ REF_CELLS := baseline/none baseline/token-lua holder-crash/setnx holder-crash/to
   redlock-node-restart/redlock redlock-clock-jump/redlock redlock-pause-during-acquire/redlock \
   redlock-pause-naive/redlock redlock-node-restart-delayed/redlock delayed-write/token-lua \
   delayed-write/fenced holder-partitioned/set-nx-px holder-partitioned/renewal \
-  fence-reset/token-lua fence-reset/fenced holder-pause/renewal failover/wait-replicas
+  fence-reset/token-lua fence-reset/fenced holder-pause/renewal failover/wait-replicas \
+  holder-pause/redis-py@4.3.4
 reference: deps
 	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)
 	rm -rf $(REF)
@@ -154,14 +157,33 @@ reference-docs:
 # Everything the binary needs, where it looks for it (relative to its own
 # location, so DESTDIR and PREFIX may be anything): PREFIX/bin/lockbench,
 # PREFIX/lib/lockbench/libfakeclock.so, PREFIX/share/lockbench/{scenarios,
-# peer_redis_py.py}, the man page, and the docs in PREFIX/share/doc/lockbench.
 SHARE := $(DESTDIR)$(PREFIX)/share
+# Fuzzing (AFL++, Debian's afl++): each harness in tests/fuzz runs for FUZZ_SECONDS
+# from its committed seed corpus, built with ASan+UBSan and afl-clang-fast into
+# build/fuzz; the report gives executions, crashes and hangs per harness, and the
+# target fails on any crash or hang (save the input under
+# tests/fuzz/regressions/<harness>/: make test replays every one).
+FUZZ_TARGETS := scenario args history summary events
+FUZZ_SECONDS ?= 60
+FUZZ := BUILD=build/fuzz CC=afl-clang-fast CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+        SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/targets.h $(BUILD)/liblockbench.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/fuzz -o $@ $< $(BUILD)/liblockbench.a $(LDLIBS)
+
+fuzz-build:
+	@$(MAKE) --no-print-directory -j2 $(FUZZ) $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
+
+fuzz:
+	@bash harness/deps.sh fuzz
+	@$(MAKE) --no-print-directory fuzz-build
+	@bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 install: $(BIN) $(SHIM) $(MAN)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lockbench
 	install -D -m 644 $(SHIM) $(DESTDIR)$(PREFIX)/lib/lockbench/libfakeclock.so
 	install -d $(SHARE)/lockbench/scenarios $(SHARE)/man/man1 $(SHARE)/doc/lockbench
 	install -m 644 scenarios/*.ini $(SHARE)/lockbench/scenarios/
-	install -m 755 harness/peer_redis_py.py $(SHARE)/lockbench/peer_redis_py.py
 	install -m 644 $(MAN) $(SHARE)/man/man1/lockbench.1
 	install -m 644 README.md $(SHARE)/doc/lockbench/
 	cp -R docs/. $(SHARE)/doc/lockbench/docs

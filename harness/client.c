@@ -5,15 +5,17 @@
  * It opens its own connections after fork and derives its random stream from
  * the run's seed and its id. `enter` is stamped after acquire returns and
  * `exit` before release is sent, so an overlap in the history is a real
- * overlap of beliefs. The occupancy canary brackets the stamped interval.
+ * overlap of beliefs. The canary flag (shared.h) brackets the stamped interval.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "failpoint.h"
+#include "rserver.h"
 #include "scenario.h"
 #include "shared.h"
 #include "signals.h"
@@ -40,7 +42,10 @@ struct client {
 	int64_t slow_hold_ms;     /* > 0: the next section holds this long */
 	bool slow_sync;
 	int64_t heal_at[LB_MAX_FAULTS]; /* partitions to lift, relative ns; 0: none */
+	_Atomic int cut_off[LB_MAX_NODES]; /* partitions: lock node i unreachable (every
+					      copy of the node, a watchdog's too, reads it) */
 	char section[32];         /* "<client>/<seq>": who presents a fence to the resource */
+	const char *clock_file;   /* an adapter's clock offset file (client clock faults) */
 };
 
 /* One armed failpoint fault: what the action callback needs. */
@@ -90,7 +95,8 @@ static void abort_section(struct client *c)
 
 /* The counter's read and write: plain GET/SET, or through the resource's
  * fence check when the lock issued a fence (the resource counts what it
- * refuses). 0 | LB_ESTALE | LB_EREDIS. */
+ * refuses). 0 | LB_ESTALE | LB_EREDIS (refused) | LB_ETIMEOUT (the write:
+ * sent but no reply, so it may have landed). */
 static int resource_read(struct client *c, int64_t fence, long long *v)
 {
 	if (fence >= 0) {
@@ -106,14 +112,10 @@ static int resource_read(struct client *c, int64_t fence, long long *v)
 
 static int resource_write(struct client *c, int64_t fence, long long v)
 {
-	if (fence >= 0) {
+	/* both count, on the resource, the writes it applied */
+	if (fence >= 0)
 		return lb_fenced_write(&c->resource, c->counter_key, fence, c->section, v);
-	}
-	redisReply *r = lb_node_cmd(&c->resource, "SET %s %lld", c->counter_key, v);
-	int rc = lb_reply_ok(r) ? 0 : LB_EREDIS;
-	if (r)
-		freeReplyObject(r);
-	return rc;
+	return lb_counted_write(&c->resource, c->counter_key, v);
 }
 
 /* The critical section's work; counts the counter writes it completes. */
@@ -143,8 +145,11 @@ static void do_work(struct client *c, int64_t hold_ms, bool sync, int64_t fence)
 		return;
 	}
 	atomic_store(&c->slot->write_in_flight, 1);
-	if (resource_write(c, fence, v + 1) == 0)
+	int rc = resource_write(c, fence, v + 1);
+	if (rc == 0)
 		c->slot->counter_writes++;
+	else if (rc == LB_ETIMEOUT) /* sent, no reply: it may have landed */
+		c->slot->uncertain_writes++;
 	atomic_store(&c->slot->write_in_flight, 0);
 }
 
@@ -190,7 +195,7 @@ static void fp_action(const char *name, void *arg)
 			atomic_store(&rec->state, LB_REC_ENTERED);
 			atomic_store(&c->slot->n_records, n + 1);
 		}
-		c->slot->death_ns = rel_now(c);
+		lb_shared_mark_dead(c->sh, c->id, rel_now(c));
 		lb_event_emit(c->sh, LB_EV_CRASH, c->id, -1, 0);
 		lb_fp_crash(name, NULL);
 		return;
@@ -206,7 +211,7 @@ static void set_blocked(struct client *c, uint32_t nodes, bool blocked)
 {
 	for (size_t i = 0; i < LB_MAX_NODES; i++)
 		if ((nodes >> i) & 1u) {
-			c->lock[i].blocked = blocked;
+			atomic_store(&c->cut_off[i], blocked);
 			lb_node_close(&c->lock[i]);
 		}
 }
@@ -234,6 +239,8 @@ static void client_faults(struct client *c)
 			break;
 		case LB_ACT_CLOCK:
 			c->clock.offset_ms = f->offset_ms;
+			if (c->clock_file) /* the adapter's wall clock, through the shim */
+				lb_clock_file_write(c->clock_file, f->offset_ms);
 			lb_event_emit(c->sh, LB_EV_CLOCK, c->id, -1, f->offset_ms);
 			break;
 		case LB_ACT_PARTITION:
@@ -284,6 +291,27 @@ static void follow_nodes(struct client *c)
 	}
 }
 
+/* The strategy's process is gone (an adapter whose library died): the client
+ * dies with it, as the program would; a holder's death is then recorded. */
+static void __attribute__((noreturn)) die_with_strategy(struct client *c)
+{
+	lb_event_emit(c->sh, LB_EV_ADAPTER_DIED, c->id, -1, 0);
+	kill(0, SIGKILL); /* its process group: itself and what is left of the adapter */
+	_exit(LB_CLIENT_EXIT_STRATEGY);
+}
+
+/* A status from the strategy that ends the client: a broken adapter (the run
+ * is void) or a dead one (the client dies). */
+static void check_fatal(struct client *c, int rc)
+{
+	if (rc == LB_EDIED)
+		die_with_strategy(c);
+	if (rc == LB_EPROTO) {
+		c->cfg->strategy->destroy(c->lock_state);
+		_exit(LB_CLIENT_EXIT_STRATEGY);
+	}
+}
+
 static enum lb_outcome outcome_of(int rc)
 {
 	switch (rc) {
@@ -312,11 +340,12 @@ static void one_section(struct client *c)
 	follow_nodes(c);
 	t0 = c->acquire_t0 = lb_now_ns();
 	c->acquiring = true;
+	struct lb_acquire_tally tally = { &c->slot->attempts, &c->slot->acquire_errors };
 	rc = lb_acquire(cfg->strategy, c->lock_state, &cfg->wait,
-			t0 + cfg->acquire_timeout_ms * LB_NS_PER_MS, &sh->stop, &c->rng, &grant, &info);
+			t0 + cfg->acquire_timeout_ms * LB_NS_PER_MS, &sh->stop, &c->rng, &grant, &info,
+			&tally);
 	c->acquiring = false;
-	c->slot->attempts += (uint64_t)info.attempts;
-	c->slot->acquire_errors += (uint64_t)info.errors;
+	check_fatal(c, rc);
 	if (rc == LB_ECANCELED)
 		return;
 	if (rc != 0) {
@@ -326,7 +355,7 @@ static void one_section(struct client *c)
 		return;
 	}
 	struct lb_record *rec = lb_shared_record(sh, c->id, n);
-	if (atomic_fetch_add(&sh->occupancy[c->key], 1) != 0)
+	if (lb_shared_canary_enter(sh, c->id))
 		atomic_fetch_add(&sh->canary_violations, 1);
 	rec->enter_ns = lb_now_ns() - sh->t0_ns;
 	rec->acquire_start_ns = t0 - sh->t0_ns;
@@ -348,9 +377,10 @@ static void one_section(struct client *c)
 
 	rec->exit_ns = lb_now_ns() - sh->t0_ns;
 	atomic_store(&rec->state, LB_REC_EXITED);
-	atomic_fetch_sub(&sh->occupancy[c->key], 1);
+	atomic_store(&c->slot->inside, 0);
 	follow_nodes(c);
 	rc = cfg->strategy->release(c->lock_state);
+	check_fatal(c, rc); /* a death leaves the record exited, not released: killed */
 	rec->release_ns = lb_now_ns() - sh->t0_ns;
 	rec->outcome = outcome_of(rc);
 	atomic_store(&rec->state, LB_REC_RELEASED);
@@ -360,18 +390,24 @@ static void one_section(struct client *c)
 
 void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		    const struct lb_node *lock_nodes, size_t n_lock,
-		    const struct lb_node *resource, const char *prefix)
+		    const struct lb_node *resource, const char *prefix, const char *clock_shim)
 {
 	struct client c = { .cfg = cfg, .sh = sh, .slot = &sh->client[id], .id = id };
 	int status = 0, port;
 
 	c.key = id % cfg->keys;
 	c.rng = cfg->seed ^ (0x5851f42d4c957f2dull * (uint64_t)(id + 1));
-	signal(SIGINT, SIG_IGN); /* the parent decides when the run stops */
+	/* the parent decides when the run stops: a Ctrl-C or a SIGTERM sent to the
+	 * whole process group must not pass for holder deaths */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
 	for (size_t i = 0; i < n_lock; i++) {
 		c.lock[i] = lock_nodes[i];
 		c.lock[i].ctx = NULL;
 		c.lock[i].follow_port = &sh->node_port[i];
+		c.lock[i].blocked = &c.cut_off[i];
 		c.lock_ptr[i] = &c.lock[i];
 		if ((port = atomic_load(&sh->link[id][i].port)) > 0) {
 			c.lock[i].port = port; /* through the relay, which follows the node */
@@ -384,16 +420,26 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		c.resource.port = port;
 	snprintf(c.lock_key, sizeof(c.lock_key), "%slock:%d", prefix, c.key);
 	snprintf(c.counter_key, sizeof(c.counter_key), "%scounter:%d", prefix, c.key);
+	char log_path[PATH_MAX], clock_path[PATH_MAX];
+	bool external = lb_strategy_is_external(cfg->strategy);
+	snprintf(log_path, sizeof(log_path), "%.3900s/adapter-%d.log", cfg->out_dir, id);
+	snprintf(clock_path, sizeof(clock_path), "%.3900s/.clock-%d", cfg->out_dir, id);
+	if (external && clock_shim && lb_clock_file_write(clock_path, 0) == 0)
+		c.clock_file = clock_path;
 	struct lb_lock_cfg lcfg = {
 		.nodes = c.lock_ptr, .n_nodes = n_lock, .key = c.lock_key, .ttl_ms = cfg->ttl_ms,
 		.clock = &c.clock, .notify = cfg->wait.kind == LB_WAIT_NOTIFY,
 		.no_validity_check = cfg->no_validity_check, .max_extensions = cfg->max_renewals,
+		.client = id, .impl = cfg->strategy->impl,
+		.library_wait = cfg->wait.kind == LB_WAIT_LIBRARY, .timeout_ms = c.lock[0].timeout_ms,
+		.cancel = &sh->stop, .log_path = external && cfg->out_dir[0] ? log_path : NULL,
+		.clock_shim = c.clock_file ? clock_shim : NULL, .clock_file = c.clock_file,
 	};
 	c.node_gen = atomic_load(&sh->node_gen);
 	arm_failpoints(&c);
 	c.lock_state = cfg->strategy->create(&lcfg);
-	if (!c.lock_state) {
-		status = 1;
+	if (!c.lock_state) { /* the message is printed: the run is void */
+		status = LB_CLIENT_EXIT_STRATEGY;
 		goto out;
 	}
 	while (!atomic_load(&sh->go) && !atomic_load(&sh->stop))
@@ -405,5 +451,7 @@ out:
 	for (size_t i = 0; i < n_lock; i++)
 		lb_node_close(&c.lock[i]);
 	lb_node_close(&c.resource);
+	if (c.clock_file)
+		unlink(c.clock_file);
 	_exit(status);
 }

@@ -6,8 +6,9 @@
  *  2. contended hand-off: 8 clients, one key, counter work, hold 0, for each
  *     wait policy, against the serial limit of one section per 4 round trips
  *     (the round trip from redis-benchmark -c 1 PING);
- *  3. a peer: redis-py's Lock under the same load, at its default 0.1 s sleep
- *     and at 1 ms;
+ *  3. a library through the adapter protocol: the adapter's own cost (the
+ *     null adapter, no Redis work) against a redis-py@4.3.4 section at 1
+ *     client, then redis-py and token-lua under the same contended load;
  *  4. scaling: a sweep over 1..64 clients of every strategy (throughput, p99,
  *     commands per section, client RSS);
  *  5. Redlock fan-out: redlock's (5 nodes) acquire latency / token-lua's (1 node).
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "adapter.h"
 #include "commands.h"
 #include "options.h"
 #include "outfile.h"
@@ -39,6 +41,7 @@ struct bench {
 	FILE *md;
 	struct lb_outfile csv_out, md_out; /* in place: an interrupted bench keeps its rows */
 	int misses;
+	double serial;   /* the serial limit: PING/4 */
 };
 
 /* Run a program and capture its standard output (at most @len bytes). */
@@ -136,14 +139,95 @@ static void base_cfg(struct bench *b, struct lb_run_cfg *cfg, const char *strate
 	snprintf(cfg->cmdline, sizeof(cfg->cmdline), "lockbench bench");
 }
 
-static const char *peer_script(void)
+/* Mean time of one section (acquire to the end of the release) in us, from
+ * a run's throughput: the adapter's cost shows per section, not per call. */
+static double us_per_section(const struct lb_run_result *res)
 {
-	static char path[PATH_MAX];
-	const char *env = getenv("LOCKBENCH_PEER");
+	return res->throughput_per_s > 0 ? 1e6 / res->throughput_per_s : 0;
+}
 
-	if (env && *env)
-		return env;
-	return lb_find_installed("harness/peer_redis_py.py", "share", path, sizeof(path)) ? path : NULL;
+/* One 1-client, hold-0 run of @strategy (work none): us per section. */
+static double solo(struct bench *b, const struct lock_strategy *s, const char *name)
+{
+	struct lb_run_cfg cfg;
+	struct lb_run_result res = { 0 };
+	double us = 0;
+
+	base_cfg(b, &cfg, "token-lua");
+	cfg.strategy = s;
+	cfg.clients = 1;
+	cfg.work = LB_WORK_NONE;
+	cfg.duration_s = b->duration / 3 > 1 ? b->duration / 3 : 1;
+	if (bench_run(b, &cfg, name, &res) == 0 && res.n_sections > 0)
+		us = us_per_section(&res);
+	lb_run_result_free(&res);
+	return us;
+}
+
+static int bench_libraries(struct bench *b)
+{
+	static const char lib_name[] = "redis-py@4.3.4";
+	const struct lock_strategy *lib = lb_strategy_find(lib_name), *null;
+	char null_spec[PATH_MAX + 8], path[PATH_MAX], why[600];
+
+	if (!lib || !lb_adapter_usable(lib, why, sizeof(why)) ||
+	    !lb_find_installed("strategies/adapters/null.py", "share", path, sizeof(path))) {
+		printf("  3. SKIPPED: %s\n", !lib ? "no redis-py adapter found" :
+		       path[0] ? why : "the null adapter strategies/adapters/null.py is missing");
+		fprintf(b->md, "| 3 | libraries: SKIPPED (%s) | n/a | n/a | n/a | |\n",
+			!lib ? "no redis-py adapter" : why);
+		b->misses++;
+		return 0;
+	}
+	snprintf(null_spec, sizeof(null_spec), "exec:%s", path);
+	if (!(null = lb_strategy_find(null_spec)))
+		return LB_EINVAL;
+	double ratio[3], nu[3], lu[3];
+	for (int k = 0; k < 3 && !lb_stop_requested(); k++) {
+		char name[64];
+		snprintf(name, sizeof(name), "3-null-adapter-%d", k + 1);
+		nu[k] = solo(b, null, name);
+		snprintf(name, sizeof(name), "3-redis-py-solo-%d", k + 1);
+		lu[k] = solo(b, lib, name);
+		ratio[k] = lu[k] > 0 ? nu[k] / lu[k] : 0;
+	}
+	int mid = 0;
+	for (int k = 0; k < 3; k++) {
+		int below = 0;
+		for (int j = 0; j < 3; j++)
+			below += ratio[j] < ratio[k] || (ratio[j] == ratio[k] && j < k);
+		if (below == 1)
+			mid = k;
+	}
+	if (nu[mid] <= 0 || lu[mid] <= 0) {
+		lb_errorf("bench: the adapter runs measured nothing (see %s/runs)", b->out);
+		return LB_EINVAL;
+	}
+	row(b, "3", "adapter overhead: null adapter, us per section (median of 3)", nu[mid], "us",
+	    lu[mid], "redis-py@4.3.4 section, 1 client, same round", ratio[mid], "< 0.1",
+	    ratio[mid] < 0.1);
+	fprintf(b->md, "| | (the three rounds' ratios: %.3f, %.3f, %.3f) | | | | |\n", ratio[0],
+		ratio[1], ratio[2]);
+	/* the library and the best single-node recipe, the same load */
+	const char *const names[] = { "token-lua", lib_name };
+	for (int i = 0; i < 2 && !lb_stop_requested(); i++) {
+		struct lb_run_cfg cfg;
+		struct lb_run_result res = { 0 };
+		char what[160], name[64];
+		base_cfg(b, &cfg, "token-lua");
+		cfg.strategy = lb_strategy_find(names[i]);
+		cfg.clients = 8;
+		snprintf(name, sizeof(name), "3-contended-%s", names[i]);
+		if (bench_run(b, &cfg, name, &res) < 0)
+			return LB_ESYS;
+		snprintf(what, sizeof(what), "%s, 8 clients, wait fixed:10: p99 %.2f ms, fairness %.2f, "
+			 "%.2f cmds/section", names[i], lb_hist_quantile_us(&res.latency, 0.99) / 1000,
+			 res.verdict.fairness, res.cmds_per_section);
+		row(b, "3", what, res.throughput_per_s, "sections/s", b->serial, "serial limit PING/4",
+		    res.throughput_per_s / b->serial, "", -1);
+		lb_run_result_free(&res);
+	}
+	return 0;
 }
 
 int lb_cmd_bench(int argc, char **argv)
@@ -164,8 +248,9 @@ int lb_cmd_bench(int argc, char **argv)
 			}
 		} else {
 			fprintf(stderr, "usage: lockbench bench [--duration S] [--out DIR]\n\n"
-					"Measures lockbench against redis-benchmark, the serial limit and\n"
-					"redis-py's Lock on the same servers; writes DIR/bench.csv,\n"
+					"Measures lockbench against redis-benchmark and the serial limit, the\n"
+					"adapter protocol against a redis-py@4.3.4 section, and redis-py beside\n"
+					"token-lua, on the same servers; writes DIR/bench.csv,\n"
 					"DIR/bench.md and a scaling sweep (default DIR: results/bench/<UTC time>).\n");
 			return strcmp(argv[i], "--help") ? LB_EXIT_USAGE : LB_EXIT_OK;
 		}
@@ -212,6 +297,7 @@ int lb_cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	double serial = ping / 4.0;
+	b.serial = serial;
 	printf("baselines: PING %.0f/s (round trip %.1f us), SET NX PX %.0f/s, EVALSHA %.0f/s\n",
 	       ping, 1e6 / ping, r_set, r_cad);
 
@@ -275,26 +361,12 @@ int lb_cmd_bench(int argc, char **argv)
 		lb_run_result_free(&res);
 	}
 
-	/* 3. redis-py's Lock under the same load */
-	const char *script = peer_script();
-	for (int k = 0; k < 2 && script && !lb_stop_requested(); k++) {
-		char port[16], dur[32], out[512], what[96];
-		snprintf(port, sizeof(port), "%d", b.srv[0]->port);
-		snprintf(dur, sizeof(dur), "%g", b.duration);
-		const char *av[] = { "/usr/bin/python3", script, "--port", port, "--clients", "8",
-				     "--duration", dur, "--sleep", k ? "0.001" : "0.1", NULL };
-		if (capture(av, out, sizeof(out)) < 0) {
-			printf("  redis-py peer did not run (Debian package python3-redis): skipped\n");
-			break;
-		}
-		const char *s = strstr(out, "\"sections\": "), *e = strstr(out, "\"elapsed\": ");
-		double secs = s ? strtod(s + 12, NULL) : 0, el = e ? strtod(e + 11, NULL) : 1;
-		snprintf(what, sizeof(what), "redis-py Lock, 8 clients, sleep %s s", k ? "0.001" : "0.1");
-		row(&b, "3", what, secs / el, "sections/s", serial, "serial limit PING/4",
-		    secs / el / serial, "", -1);
-	}
-	if (!script)
-		printf("  harness/peer_redis_py.py not found: peer skipped\n");
+	/* 3. a library through the adapter, beside the recipes: what the adapter
+	 * costs (the null adapter, which sends nothing to Redis, against a
+	 * redis-py section at 1 client, interleaved), then redis-py and
+	 * token-lua under the same contended load */
+	if (bench_libraries(&b) < 0)
+		goto out;
 
 	/* 5. redlock fan-out */
 	base_cfg(&b, &cfg, "redlock");

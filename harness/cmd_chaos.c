@@ -302,14 +302,14 @@ int lb_cmd_chaos(int argc, char **argv)
 	if (lb_outfile_close(&csv_out) < 0 && rc == 0)
 		rc = LB_ESYS;
 	int worse = 0, skipped = 0;
-	printf("\n%-14s %-22s %-22s %-16s %s\n", "strategy", "overlap", "lost updates", "worst",
+	printf("\n%-24s %-22s %-22s %-16s %s\n", "strategy", "overlap", "lost updates", "worst",
 	       "expected at worst");
 	for (size_t i = 0; i < n; i++) {
 		double a, b, c, e;
 		char o1[32], o2[32];
 		skipped += t[i].skipped;
 		if (t[i].skipped)
-			printf("%-14s %d seed%s skipped: %s\n", t[i].s->name, t[i].skipped,
+			printf("%-24s %d seed%s skipped: %s\n", t[i].s->name, t[i].skipped,
 			       t[i].skipped == 1 ? "" : "s", t[i].why);
 		if (!t[i].runs)
 			continue;
@@ -320,7 +320,7 @@ int lb_cmd_chaos(int argc, char **argv)
 		bool bad = t[i].expected >= 0 && lb_class_severity((enum lb_class)t[i].worst) >
 						  lb_class_severity((enum lb_class)t[i].expected);
 		worse += bad;
-		printf("%-14s %-22s %-22s %-16s %s%s\n", t[i].s->name, o1, o2,
+		printf("%-24s %-22s %-22s %-16s %s%s\n", t[i].s->name, o1, o2,
 		       lb_class_name((enum lb_class)t[i].worst),
 		       t[i].expected >= 0 ? lb_class_name((enum lb_class)t[i].expected) : "-",
 		       bad ? "  WORSE" : "");

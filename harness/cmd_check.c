@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "oracle.h"
+#include "readers.h"
 #include "results.h"
 
 struct checker {
@@ -24,6 +25,10 @@ static void compare(struct checker *c, const char *name, double got, double tol)
 	if (!v) {
 		printf("  %-18s missing from summary.csv\n", name);
 		c->differences++;
+		return;
+	}
+	if (!strcmp(v, "n/a")) { /* not measured in this run (the summary says why) */
+		printf("  %-18s summary n/a          (not measured: nothing to compare)\n", name);
 		return;
 	}
 	double want = strtod(v, NULL);
@@ -71,17 +76,14 @@ int lb_cmd_check(int argc, char **argv)
 		usage(stderr);
 		return LB_EXIT_USAGE;
 	}
+	struct lb_run_shape shape;
 	snprintf(path, sizeof(path), "%s/summary.csv", argv[1]);
-	if (lb_summary_read(path, &s) < 0)
+	if (lb_summary_read(path, &s) < 0 || lb_summary_shape(&s, path, &shape) < 0)
 		return LB_EXIT_INPUT;
-	int clients = (int)lb_summary_num(&s, "clients", 0), keys = (int)lb_summary_num(&s, "keys", 1);
-	double elapsed = lb_summary_num(&s, "elapsed_s", lb_summary_num(&s, "duration_s", 0));
-	if (clients < 1 || keys < 1) {
-		lb_errorf("%s: clients and keys must be positive", path);
-		return LB_EXIT_INPUT;
-	}
+	int clients = shape.clients, keys = shape.keys;
+	double elapsed = shape.elapsed_s;
 	snprintf(path, sizeof(path), "%s/history.csv", argv[1]);
-	if (lb_history_read(path, keys, &sec, &n) < 0)
+	if (lb_history_read(path, clients, keys, &sec, &n) < 0)
 		return LB_EXIT_INPUT;
 	if (lb_oracle_judge(sec, n, clients, (int64_t)(elapsed * 1e9), &v, NULL) < 0) {
 		free(sec);
@@ -108,12 +110,20 @@ int lb_cmd_check(int argc, char **argv)
 		compare(&c, "handoff_p99_us", v.handoff_p99_us, 0.001);
 	}
 	/* lost updates: the counter is not in the history; check the arithmetic */
-	const char *work = lb_summary_get(&s, "work");
-	double lost = work && !strcmp(work, "counter")
-			      ? lb_summary_num(&s, "counter_writes", 0) - lb_summary_num(&s, "counter_final", 0) : 0;
+	const char *work = lb_summary_get(&s, "work"), *applied = lb_summary_get(&s, "applied_writes");
+	bool counter = work && !strcmp(work, "counter");
+	bool exact = applied && strcmp(applied, "n/a"); /* the resource counted what it applied */
+	double final = lb_summary_num(&s, "counter_final", 0);
+	double lost = !counter ? 0 : exact ? lb_summary_num(&s, "applied_writes", 0) - final :
+			      lb_summary_num(&s, "counter_writes", 0) - final;
+	double lost_max = lost + (counter && !exact ? lb_summary_num(&s, "uncertain_writes", 0) : 0);
 	if (lost < 0)
 		lost = 0;
+	if (lost_max < 0)
+		lost_max = 0;
 	compare(&c, "lost_updates", lost, 0);
+	if (lb_summary_get(&s, "lost_updates_max"))
+		compare(&c, "lost_updates_max", lost_max, 0);
 	if (c.differences) {
 		printf("%d difference%s\n", c.differences, c.differences == 1 ? "" : "s");
 		return LB_EXIT_FAIL;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "adapter.h"
 #include "commands.h"
 #include "scenario.h"
 #include "strategy.h"
@@ -39,6 +40,56 @@ static void list_scenarios(void)
 		printf("  (no scenarios directory found; set LOCKBENCH_SCENARIOS)\n");
 }
 
+/* Wrap @text at @width columns, every line indented by @indent spaces. */
+static void wrapped(const char *text, int indent, int width)
+{
+	int col = indent;
+	printf("%*s", indent, "");
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, " ");
+		if (col > indent && col + (int)n + 1 > width) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", (int)n, p);
+		col += (int)n;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	putchar('\n');
+}
+
+/* The library adapters (the manifests in strategies/adapters): what each is, and
+ * whether it can run here (its --check, run now). */
+static void list_libraries(void)
+{
+	printf("\nLIBRARIES: real lock libraries behind an adapter (docs/adapters.md)\n");
+	if (lb_adapter_count() == 0)
+		printf("  (no adapters found: strategies/adapters, or set LOCKBENCH_ADAPTERS)\n");
+	for (size_t i = 0; i < lb_adapter_count(); i++) {
+		const struct lock_strategy *s = lb_adapter_at(i);
+		const struct lb_adapter_def *d = lb_adapter_def_of(s);
+		char claims[LB_CLAIM_COUNT + 1], why[600];
+		for (unsigned c = 0; c < LB_CLAIM_COUNT; c++)
+			claims[c] = (s->claims & (1u << c)) ? "MDFOL"[c] : '-';
+		claims[LB_CLAIM_COUNT] = '\0';
+		printf("  %-24s %-5s %-5u  %s\n", s->name, claims, s->min_nodes, s->summary);
+		printf("  %-36s %s %s, %s, package %s\n", "", d->library, d->version, d->language,
+		       d->package);
+		if (!lb_adapter_usable(s, why, sizeof(why)))
+			printf("  %-36s UNAVAILABLE here: %s\n", "", why);
+		printf("  %-36s sends:\n", "");
+		wrapped(d->sends, 39, 100);
+		if (d->source[0])
+			printf("  %-36s source: %s\n", "", d->source);
+	}
+	printf("  (and exec:PATH: any program that speaks the adapter protocol)\n");
+}
+
 int lb_cmd_list(int argc, char **argv)
 {
 	(void)argv;
@@ -46,26 +97,29 @@ int lb_cmd_list(int argc, char **argv)
 		fprintf(stderr, "usage: lockbench list\n");
 		return LB_EXIT_USAGE;
 	}
-	printf("STRATEGIES (claims: M mutex, D deadlock-free, F fault-tolerant,"
+	printf("STRATEGIES: recipes in C (claims: M mutex, D deadlock-free, F fault-tolerant,"
 	       " O owner-only release, L no lapse)\n");
-	printf("  %-14s %-5s %-5s  %s\n", "name", "claim", "nodes", "summary");
+	printf("  %-24s %-5s %-5s  %s\n", "name", "claim", "nodes", "summary");
 	for (size_t i = 0; i < lb_strategy_count(); i++) {
 		const struct lock_strategy *s = lb_strategy_at(i);
 		char claims[LB_CLAIM_COUNT + 1];
 
+		if (lb_strategy_is_external(s))
+			continue;
 		for (unsigned c = 0; c < LB_CLAIM_COUNT; c++)
 			claims[c] = (s->claims & (1u << c)) ? "MDFOL"[c] : '-';
 		claims[LB_CLAIM_COUNT] = '\0';
-		printf("  %-14s %-5s %-5u  %s\n", s->name, claims, s->min_nodes, s->summary);
+		printf("  %-24s %-5s %-5u  %s\n", s->name, claims, s->min_nodes, s->summary);
 		if (s->wait)
-			printf("  %-14s %-5s %-5s  wait notify: its release wakes one waiter\n", "", "", "");
+			printf("  %-24s %-5s %-5s  wait notify: its release wakes one waiter\n", "", "", "");
 		if (s->failpoints) {
-			printf("  %-14s %-5s %-5s  failpoints:", "", "", "");
+			printf("  %-24s %-5s %-5s  failpoints:", "", "", "");
 			for (const char *const *f = s->failpoints; *f; f++)
 				printf(" %s", *f);
 			printf("\n");
 		}
 	}
+	list_libraries();
 	list_scenarios();
 	return LB_EXIT_OK;
 }

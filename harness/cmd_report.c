@@ -1,18 +1,34 @@
 /* cmd_report.c - `lockbench report DIR`: charts and report.md for a run or a matrix. */
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
 #include "report.h"
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: lockbench report DIR   (a run, compare, matrix, sweep or demo directory)\n\n"
+		   "Draws the charts (gnuplot, PNG and SVG) from DIR's files, writes the\n"
+		   "gnuplot scripts beside them, and writes DIR/report.md.\n\n"
+		   "Exit status: 0 written, 1 a runtime failure (gnuplot failed, a file could\n"
+		   "not be written), 2 usage error, 4 an input file is unreadable or malformed\n"
+		   "(the file, line and field are named).\n");
+}
+
 int lb_cmd_report(int argc, char **argv)
 {
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return LB_EXIT_OK;
+	}
 	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: lockbench report DIR   (a run or matrix directory)\n\n"
-				"Draws the charts (gnuplot, PNG and SVG) from DIR's files, writes the\n"
-				"gnuplot scripts beside them, and writes DIR/report.md.\n");
+		usage(stderr);
 		return LB_EXIT_USAGE;
 	}
-	if (lb_report_dir(argv[1]) < 0)
+	int rc = lb_report_dir(argv[1]);
+	if (rc == LB_EINVAL)
+		return LB_EXIT_INPUT;
+	if (rc < 0)
 		return LB_EXIT_FAIL;
 	printf("report: %s/report.md\n", argv[1]);
 	return LB_EXIT_OK;

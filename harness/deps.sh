@@ -12,6 +12,9 @@ packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           redis-server redis-tools gnuplot-nox python3 python3-minimal python3-redis
           man-db util-linux)
 
+# `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang).
+[[ ${1:-} == fuzz ]] && packages+=(afl++)
+
 missing=()
 for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -2,7 +2,7 @@
  * fakeclock.c - an LD_PRELOAD shim that moves a redis-server's wall clock.
  *
  * It adds an offset in milliseconds, read from the file named by
- * $LOCKBENCH_CLOCK_FILE (decimal text, rewritten in place by lockbench), to
+ * $LOCKBENCH_CLOCK_FILE (one atomic 64-bit integer, clockfile.h), to
  * CLOCK_REALTIME in clock_gettime(), gettimeofday() and time(). Monotonic
  * clocks are untouched. It calls the kernel through syscall() and never
  * allocates or calls dlsym, which is why it works where libfaketime hangs
@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define OFFSET_BYTES 32
+#include "clockfile.h"
 
-static const volatile char *offset_text;
+static const struct lb_clockfile *clock_file;
 
 __attribute__((constructor)) static void fakeclock_init(void)
 {
@@ -40,24 +40,15 @@ __attribute__((constructor)) static void fakeclock_init(void)
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	void *m = (void *)syscall(SYS_mmap, NULL, OFFSET_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+	void *m = (void *)syscall(SYS_mmap, NULL, LB_CLOCKFILE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 	syscall(SYS_close, fd);
 	if (m != MAP_FAILED)
-		offset_text = m;
+		clock_file = m;
 }
 
 static int64_t offset_ms(void)
 {
-	int64_t v = 0;
-	int neg = 0, i = 0;
-
-	if (!offset_text)
-		return 0;
-	if (offset_text[0] == '-')
-		neg = 1, i = 1;
-	for (; i < OFFSET_BYTES && offset_text[i] >= '0' && offset_text[i] <= '9'; i++)
-		v = v * 10 + (offset_text[i] - '0');
-	return neg ? -v : v;
+	return lb_clockfile_load(clock_file);
 }
 
 static void shift(struct timespec *ts)

@@ -15,22 +15,12 @@ static const char *const event_names[LB_EV_COUNT] = {
 	"kill", "pause", "resume", "slow", "crash", "sleep", "wake", "clock", "partition",
 	"heal", "node-kill", "node-start", "node-pause", "node-resume", "node-clock",
 	"replication-cut", "promote", "death", "lease-lost", "net-delay", "net-blackhole",
-	"net-cut", "net-heal", "net-deliver",
+	"net-cut", "net-heal", "net-deliver", "node-start-failed", "adapter-died",
 };
 
 const char *lb_event_name(int kind)
 {
 	return kind >= 0 && kind < LB_EV_COUNT ? event_names[kind] : "?";
-}
-
-void lb_event_emit(struct lb_shared *sh, int kind, int client, int node, int64_t value)
-{
-	uint32_t i = atomic_fetch_add(&sh->n_events, 1);
-
-	if (i >= LB_MAX_EVENTS)
-		return;
-	sh->events[i] = (struct lb_event){ .t_ns = lb_now_ns() - sh->t0_ns, .kind = kind,
-					   .client = client, .node = node, .value = value };
 }
 
 bool lb_strategy_has_failpoint(const struct lock_strategy *s, const char *name)
@@ -44,6 +34,7 @@ bool lb_strategy_has_failpoint(const struct lock_strategy *s, const char *name)
 int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size_t len)
 {
 	const struct lb_scenario *sc = cfg->scenario;
+	bool warn = !sc || !sc->chaos.on; /* drawn chaos faults are placed in the run */
 
 	if (!sc)
 		return 0;
@@ -65,6 +56,15 @@ int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size
 				 f->line, f->name, nodes);
 			return LB_EINVAL;
 		}
+		if (warn && f->at_s >= cfg->duration_s)
+			lb_errorf("warning: %s:%d: [%s] at %g s lies after the run's end (%g s): it "
+				  "will not fire", sc->path, f->line, f->name, f->at_s, cfg->duration_s);
+		else if (warn && f->duration_ms > 0 &&
+			 f->at_s + (double)f->duration_ms / 1000 > cfg->duration_s &&
+			 (f->action == LB_ACT_PAUSE || f->action == LB_ACT_NODE_PAUSE))
+			lb_errorf("warning: %s:%d: [%s] pauses %g s from %g s, past the run's end "
+				  "(%g s): the run ends first and cuts it short", sc->path, f->line,
+				  f->name, (double)f->duration_ms / 1000, f->at_s, cfg->duration_s);
 	}
 	return 0;
 }
@@ -126,11 +126,50 @@ static void node_kill(struct lb_injector *inj, size_t i, const struct lb_fault *
 	lb_event_emit(inj->sh, LB_EV_NODE_KILL, -1, (int)i, 0);
 }
 
-static void node_start(struct lb_injector *inj, size_t i, const struct lb_fault *f)
+#define NODE_START_LIMIT_NS (5 * LB_NS_PER_S) /* a respawned node must answer by then */
+
+/* A node's start failed: an event on the timeline, and a message. */
+static void node_start_failed(struct lb_injector *inj, size_t i, const char *why)
 {
-	(void)f;
-	if (lb_server_respawn(inj->lock_srv[i]) == 0)
-		lb_event_emit(inj->sh, LB_EV_NODE_START, -1, (int)i, 0);
+	lb_event_emit(inj->sh, LB_EV_NODE_START_FAILED, -1, (int)i, 0);
+	lb_errorf("node %zu did not come back (%s); it stays down, see %s", i, why,
+		  inj->lock_srv[i]->log_path);
+}
+
+/* Restart step 1: fork and exec every node of @f, without waiting. */
+static void nodes_start_begin(struct lb_injector *inj, const struct lb_fault *f,
+			      struct lb_fault_rt *rt)
+{
+	rt->pending = 0;
+	for (size_t i = 0; i < inj->n_lock; i++) {
+		if (!((f->nodes >> i) & 1u))
+			continue;
+		if (lb_server_respawn_begin(inj->lock_srv[i]) == 0)
+			rt->pending |= 1u << i;
+		else
+			node_start_failed(inj, i, "it could not be started");
+	}
+}
+
+/* Restart step 2, every tick: the nodes that answer now are back. Done
+ * (true) when none is pending; past the deadline, the rest have failed. */
+static bool nodes_start_poll(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t now)
+{
+	for (size_t i = 0; i < inj->n_lock; i++) {
+		if (!((rt->pending >> i) & 1u))
+			continue;
+		int rc = lb_server_poll_ready(inj->lock_srv[i]);
+		if (rc == 0)
+			lb_event_emit(inj->sh, LB_EV_NODE_START, -1, (int)i, 0);
+		else if (rc < 0)
+			node_start_failed(inj, i, "it exited at start");
+		else if (now >= rt->cut_ns)
+			node_start_failed(inj, i, "no answer to PING within 5 s");
+		else
+			continue;
+		rt->pending &= ~(1u << i);
+	}
+	return rt->pending == 0;
 }
 
 static void node_pause(struct lb_injector *inj, size_t i, const struct lb_fault *f)
@@ -338,8 +377,10 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 	case LB_ACT_KILL:
 		if ((c = pick_client(inj, f)) < 0)
 			return; /* nobody holds yet: try again next tick */
-		inj->sh->client[c].death_ns = now;
-		kill(inj->sh->client[c].pid, SIGKILL);
+		lb_client_signal(inj->sh, c, SIGKILL);
+		/* stamped after the kill, not at the top of the tick: the holder may
+		 * have entered in between */
+		lb_shared_mark_dead(inj->sh, c, lb_now_ns() - inj->sh->t0_ns);
 		lb_event_emit(inj->sh, LB_EV_KILL, c, -1, 0);
 		rt->phase = -1;
 		break;
@@ -347,7 +388,7 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 		if (rt->phase == 0) {
 			if ((c = pick_client(inj, f)) < 0)
 				return;
-			kill(inj->sh->client[c].pid, SIGSTOP);
+			lb_client_signal(inj->sh, c, SIGSTOP);
 			lb_event_emit(inj->sh, LB_EV_PAUSE, c, -1, f->duration_ms);
 			rt->client = c;
 			rt->phase = 1;
@@ -358,7 +399,7 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 		    !lb_shared_other_inside(inj->sh, inj->cfg->clients, rt->client) &&
 		    now < rt->next_ns + SYNC_LIMIT_NS)
 			return;
-		kill(inj->sh->client[rt->client].pid, SIGCONT);
+		lb_client_signal(inj->sh, rt->client, SIGCONT);
 		lb_event_emit(inj->sh, LB_EV_RESUME, rt->client, -1, 0);
 		rt->phase = -1;
 		break;
@@ -378,8 +419,13 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 			if (back != 0)
 				return;
 		}
-		each_node(inj, f, node_start);
-		rt->phase = -1;
+		if (rt->phase == 1) { /* a step, not a wait: the supervisor keeps ticking */
+			nodes_start_begin(inj, f, rt);
+			rt->phase = 2;
+			rt->cut_ns = now + NODE_START_LIMIT_NS;
+		}
+		if (nodes_start_poll(inj, rt, now))
+			rt->phase = -1;
 		break;
 	}
 	case LB_ACT_NODE_PAUSE:
@@ -435,11 +481,15 @@ void lb_faults_finish(struct lb_injector *inj)
 		if (rt->phase <= 0)
 			continue;
 		if (f->action == LB_ACT_PAUSE) {
-			kill(inj->sh->client[rt->client].pid, SIGCONT);
+			lb_client_signal(inj->sh, rt->client, SIGCONT);
 			lb_event_emit(inj->sh, LB_EV_RESUME, rt->client, -1, 0);
 		}
 		else if (f->action == LB_ACT_NODE_PAUSE)
 			each_node(inj, f, node_resume);
+		else if (rt->phase == 2 && rt->pending) /* a restart still under way */
+			for (size_t n = 0; n < inj->n_lock; n++)
+				if ((rt->pending >> n) & 1u && lb_server_poll_ready(inj->lock_srv[n]) != 0)
+					node_start_failed(inj, n, "still not answering when the run ended");
 		rt->phase = -1;
 	}
 }

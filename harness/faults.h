@@ -19,6 +19,7 @@ struct lb_fault_rt {
 	int client;
 	int64_t cut_ns;   /* failover: when replication was held back; net faults: start */
 	uint64_t epoch;   /* failover: the relay's epoch when the hold was set */
+	uint32_t pending; /* restarts: nodes started but not answering yet */
 };
 
 struct lb_injector {

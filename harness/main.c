@@ -19,7 +19,7 @@ static const struct {
 	{ "matrix", lb_cmd_matrix, "every strategy against every scenario, checked against expectations" },
 	{ "chaos", lb_cmd_chaos, "a probabilistic scenario over K seeds: violation rates with intervals" },
 	{ "sweep", lb_cmd_sweep, "vary clients, hold, ttl or keys for several strategies" },
-	{ "bench", lb_cmd_bench, "harness overhead, hand-off and a peer, as ratios on the same servers" },
+	{ "bench", lb_cmd_bench, "harness and adapter overhead, hand-off, a library, as ratios" },
 	{ "report", lb_cmd_report, "draw the charts and report.md of a run or matrix directory" },
 	{ "servers", lb_cmd_servers, "start N embedded redis-servers until Ctrl-C" },
 };
@@ -42,7 +42,7 @@ static void usage(FILE *f)
 		   "loopback port, in its own temporary directory, and is stopped on every exit.\n\n"
 		   "Environment: LOCKBENCH_SCENARIOS (a scenarios directory), LOCKBENCH_CLOCK_SHIM\n"
 		   "(the shim's path), LOCKBENCH_REDIS_SERVER (the redis-server binary),\n"
-		   "LOCKBENCH_PEER (the redis-py peer script of bench), TMPDIR.\n\n"
+		   "LOCKBENCH_ADAPTERS (a directory of library adapters), TMPDIR.\n\n"
 		   "See README.md and docs/ (installed in PREFIX/share/doc/lockbench) for more.\n");
 }
 

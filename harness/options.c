@@ -1,3 +1,4 @@
+#include "adapter.h"
 #include "options.h"
 
 #include <getopt.h>
@@ -13,7 +14,7 @@ enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_CLIENTS, OPT_DURATION, OPT_TTL, OPT_HOLD, OPT_THINK,
 	OPT_KEYS, OPT_WAIT, OPT_ACQ_TIMEOUT, OPT_WORK, OPT_SEED, OPT_OUT, OPT_REDIS, OPT_NODES,
 	OPT_NO_STATUS, OPT_HELP, OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY,
-	OPT_NO_VALIDITY, OPT_MAX_RENEWALS, OPT_DELAYED_RESTARTS, OPT_ALLOW_SKIPPED,
+	OPT_NO_VALIDITY, OPT_MAX_RENEWALS, OPT_DELAYED_RESTARTS, OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG,
 };
 
 /* bits of lb_run_opts.given */
@@ -46,6 +47,7 @@ static const struct option long_opts[] = {
 	{ "max-renewals", required_argument, NULL, OPT_MAX_RENEWALS },
 	{ "delayed-restarts", no_argument, NULL, OPT_DELAYED_RESTARTS },
 	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
+	{ "adapter-arg", required_argument, NULL, OPT_ADAPTER_ARG },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -73,8 +75,10 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"  --keys K               locks the clients spread over (1: all fight for one;\n"
 		"                         client i uses lock i %% K; K >= clients is uncontended)\n"
 		"  --wait POLICY          try | fixed:MS | retries:N:MS | backoff:MIN:MAX |\n"
-		"                         notify[:MS] (fixed:10); notify blocks until the\n"
-		"                         release signals, polling at most every MS (100)\n"
+		"                         notify[:MS] | library (fixed:10); notify blocks until\n"
+		"                         the release signals, polling at most every MS (100);\n"
+		"                         library: a library's own blocking acquire, with its\n"
+		"                         defaults (library strategies only)\n"
 		"  --acquire-timeout MS   give up an acquire after MS (10000)\n"
 		"  --work counter|none    counter: non-atomic GET, hold, SET of a counter on the\n"
 		"                         resource server (lost updates are counted); none: hold\n"
@@ -92,6 +96,9 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"  --no-status            no status line while running\n"
 		"  --no-report            no charts and report.md at the end (see lockbench report)\n"
 		"  --allow-skipped        exit 0, not 3, when the run cannot happen here\n"
+		"  --adapter-arg ARG      an argument for an external strategy's program, after\n"
+		"                         its path (repeatable; exec:PATH and library adapters,\n"
+		"                         e.g. redis-py@4.3.4 takes `defaults`: its own no-TTL default)\n"
 		"\nExit status: 0 the run completed (violations are results), 1 runtime failure,\n"
 		"2 usage error, 3 skipped: the scenario could not run here (a missing part; the\n"
 		"reason is printed, and nothing was measured).\n");
@@ -345,6 +352,15 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 		case OPT_ALLOW_SKIPPED:
 			cfg->allow_skipped = true;
 			break;
+		case OPT_ADAPTER_ARG:
+			if (o->n_adapter_args == LB_MAX_ADAPTER_ARGS)
+				return usage_error("--adapter-arg: at most %d", LB_MAX_ADAPTER_ARGS);
+			o->adapter_args[o->n_adapter_args++] = a;
+			lb_adapter_set_exec_args(o->adapter_args, o->n_adapter_args);
+			snprintf(cfg->adapter_args + strlen(cfg->adapter_args),
+				 sizeof(cfg->adapter_args) - strlen(cfg->adapter_args), "%s%s",
+				 cfg->adapter_args[0] ? " " : "", a);
+			break;
 		case OPT_NO_REPORT:
 			cfg->no_report = true;
 			break;
@@ -368,10 +384,10 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 		return usage_error("run needs --strategy NAME");
 	if (o->has_scenario)
 		lb_run_opts_apply_scenario(o, &o->scenario);
+	char why[400];
 	if (mode == LB_OPTS_RUN && o->has_scenario &&
-	    !lb_scenario_applies(&o->scenario, cfg->strategy->name))
-		return usage_error("scenario %s applies only to: %s", o->scenario.name,
-				   o->scenario.only);
+	    lb_scenario_why_not(&o->scenario, cfg->strategy->name, why, sizeof(why)))
+		return usage_error("%s", why);
 	if (mode == LB_OPTS_SWEEP && o->n_vary == 0)
 		return usage_error("sweep needs --vary NAME=V1,V2,...");
 	if (mode == LB_OPTS_SWEEP && !(o->given & G_DURATION))
@@ -391,6 +407,9 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 		if (cfg->wait.kind == LB_WAIT_NOTIFY && !s->wait)
 			return usage_error("--wait notify: %s cannot be woken by its releaser; use "
 					   "fixed:MS or backoff:MIN:MAX (token-lua can)", s->name);
+		if (cfg->wait.kind == LB_WAIT_LIBRARY && !lb_strategy_is_external(s))
+			return usage_error("--wait library: %s is a recipe with no waiting of its own; "
+					   "library is for library strategies (lockbench list)", s->name);
 		if (cfg->nodes && cfg->nodes < (int)s->min_nodes) {
 			char m[64];
 			snprintf(m, sizeof(m), "%u", s->min_nodes);

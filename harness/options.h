@@ -20,6 +20,10 @@ struct lb_run_opts {
 	/* compare: the strategies to run, in order */
 	const struct lock_strategy *strategies[LB_MAX_STRATEGIES];
 	size_t n_strategies;
+	/* --adapter-arg: arguments of external strategies' programs */
+#define LB_MAX_ADAPTER_ARGS 8
+	const char *adapter_args[LB_MAX_ADAPTER_ARGS];
+	int n_adapter_args;
 	/* sweep: --vary NAME=V1,V2,... */
 	char vary_name[16];
 	int64_t vary[32];

@@ -2,6 +2,8 @@
 #include "util.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +44,8 @@ struct edge {
 	int key;
 	int64_t t;
 	int delta;
-	size_t idx;
+	int client;
+	uint32_t seq;
 };
 
 static int edge_cmp(const void *pa, const void *pb)
@@ -54,12 +57,19 @@ static int edge_cmp(const void *pa, const void *pb)
 	if (a->t != b->t)
 		return a->t < b->t ? -1 : 1;
 	/* exits first at equal times: touching sections do not overlap */
-	return a->delta - b->delta;
+	if (a->delta != b->delta)
+		return a->delta - b->delta;
+	/* two enters at one instant: the lower (client, seq) began first */
+	if (a->client != b->client)
+		return a->client < b->client ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 int64_t lb_section_exit(const struct lb_section *s, int64_t end_ns)
 {
-	return s->exit_ns >= s->enter_ns ? s->exit_ns : end_ns;
+	if (s->exit_ns < 0)
+		return end_ns > s->enter_ns ? end_ns : s->enter_ns;
+	return s->exit_ns > s->enter_ns ? s->exit_ns : s->enter_ns;
 }
 
 /* Overlaps, overlap time and max holders, in one sweep over the edges. */
@@ -71,12 +81,16 @@ static int sweep(const struct lb_section *s, size_t n, int64_t end_ns, struct lb
 
 	if (!e)
 		return LB_ENOMEM;
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		e[2 * i] = (struct edge){ s[i].key, s[i].enter_ns, +1, i };
-		e[2 * i + 1] = (struct edge){ s[i].key, lb_section_exit(&s[i], end_ns), -1, i };
+		int64_t exit = lb_section_exit(&s[i], end_ns);
+		if (exit == s[i].enter_ns)
+			continue; /* [t, t) holds no instant: it overlaps nothing */
+		e[k++] = (struct edge){ s[i].key, s[i].enter_ns, +1, s[i].client, s[i].seq };
+		e[k++] = (struct edge){ s[i].key, exit, -1, s[i].client, s[i].seq };
 	}
-	qsort(e, 2 * n, sizeof(*e), edge_cmp);
-	for (size_t i = 0; i < 2 * n; i++) {
+	qsort(e, k, sizeof(*e), edge_cmp);
+	for (size_t i = 0; i < k; i++) {
 		if (e[i].key != key) {
 			key = e[i].key;
 			inside = 0;
@@ -128,29 +142,59 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Hand-off latency: from a release to the next enter on that key by a client
- * that was already waiting (its acquire began before the release). */
+/* Sections in (key, enter, client, seq) order, through an index (qsort_r). */
+static int by_enter(const void *pa, const void *pb, void *base)
+{
+	const struct lb_section *a = &((const struct lb_section *)base)[*(const size_t *)pa];
+	const struct lb_section *b = &((const struct lb_section *)base)[*(const size_t *)pb];
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->enter_ns != b->enter_ns)
+		return a->enter_ns < b->enter_ns ? -1 : 1;
+	if (a->client != b->client)
+		return a->client < b->client ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Hand-off latency: from a release to the next enter on that key (the
+ * earliest at or after the release; ties by client, seq), when that client
+ * was already waiting (its acquire began at or before the release). The
+ * history may come in any order. */
 static int handoffs(const struct lb_section *s, size_t n, struct lb_verdict *v)
 {
 	int64_t *gap = malloc(sizeof(*gap) * (n ? n : 1));
-	size_t k = 0;
+	size_t *ix = malloc(sizeof(*ix) * (n ? n : 1)), k = 0;
 
-	if (!gap)
+	if (!gap || !ix) {
+		free(gap);
+		free(ix);
 		return LB_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		ix[i] = i;
+	qsort_r(ix, n, sizeof(*ix), by_enter, (void *)s);
 	for (size_t i = 0; i < n; i++) {
 		if (s[i].release_ns < 0)
 			continue;
-		int64_t next = -1;
-		for (size_t j = i + 1; j < n; j++) { /* sorted by enter */
-			if (s[j].key != s[i].key || s[j].enter_ns < s[i].release_ns)
-				continue;
-			if (s[j].acquire_start_ns <= s[i].release_ns)
-				next = s[j].enter_ns;
-			break;
+		/* the first index in order with this key and enter >= release */
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const struct lb_section *m = &s[ix[mid]];
+			if (m->key < s[i].key || (m->key == s[i].key && m->enter_ns < s[i].release_ns))
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		if (next >= 0)
-			gap[k++] = next - s[i].release_ns;
+		if (lo < n && ix[lo] == i) /* itself: entered as it released */
+			lo++;
+		if (lo >= n || s[ix[lo]].key != s[i].key)
+			continue;
+		if (s[ix[lo]].acquire_start_ns <= s[i].release_ns)
+			gap[k++] = s[ix[lo]].enter_ns - s[i].release_ns;
 	}
+	free(ix);
 	qsort(gap, k, sizeof(*gap), cmp_i64);
 	v->handoffs = k;
 	if (k) { /* nearest rank: the ceil(q k)-th smallest */
@@ -172,6 +216,7 @@ int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t e
 		return LB_ENOMEM;
 	v->sections = n;
 	for (size_t i = 0; i < n; i++) {
+		v->completed += s[i].release_ns >= 0;
 		if (s[i].outcome == LB_OUT_FOREIGN)
 			v->foreign_releases++;
 		else if (s[i].outcome == LB_OUT_LOST)
@@ -192,7 +237,7 @@ int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t e
 }
 
 static const char *const class_names[LB_CLASS_COUNT] = {
-	"safe", "overlap", "foreign-release", "deadlock", "unavailable", "contained",
+	"safe", "overlap", "foreign-release", "deadlock", "unavailable", "contained", "inconclusive",
 };
 
 const char *lb_class_name(enum lb_class c)
@@ -208,20 +253,63 @@ int lb_class_parse(const char *s)
 	return -1;
 }
 
-enum lb_class lb_classify(const struct lb_verdict *v, long long lost_updates,
-			  uint64_t acquire_errors, uint64_t acquire_timeouts, uint64_t stopped)
+static enum lb_class said(char *why, size_t len, enum lb_class c, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static enum lb_class said(char *why, size_t len, enum lb_class c, const char *fmt, ...)
 {
+	va_list ap;
+
+	if (why && len) {
+		va_start(ap, fmt);
+		vsnprintf(why, len, fmt, ap);
+		va_end(ap);
+	}
+	return c;
+}
+
+enum lb_class lb_classify(const struct lb_class_input *in, char *why, size_t len)
+{
+	const struct lb_verdict *v = in->v;
+	bool range = in->lost_max > in->lost_min;
+	char lost[64];
+
+	if (range)
+		snprintf(lost, sizeof(lost), "lost updates %lld..%lld", in->lost_min, in->lost_max);
+	else
+		snprintf(lost, sizeof(lost), "lost updates %lld", in->lost_min);
 	if (v->foreign_releases > 0)
-		return LB_CLASS_FOREIGN;
-	if (v->overlaps > 0 && lost_updates <= 0 && stopped > 0)
-		return LB_CLASS_CONTAINED;
-	if (v->overlaps > 0 || lost_updates > 0)
-		return LB_CLASS_OVERLAP;
+		return said(why, len, LB_CLASS_FOREIGN, "%llu release%s deleted another client's lock",
+			    (unsigned long long)v->foreign_releases, v->foreign_releases == 1 ? "" : "s");
+	if (v->overlaps > 0 && in->lost_max <= 0 && in->stopped > 0)
+		return said(why, len, LB_CLASS_CONTAINED, "%llu overlapping sections; %s stopped; "
+			    "no update can have been lost", (unsigned long long)v->overlaps,
+			    in->stopped == 1 ? "1 write was" : "writes were");
+	if (v->overlaps > 0 || in->lost_min > 0) {
+		if (v->overlaps > 0 && in->stopped > 0 && in->lost_min <= 0)
+			return said(why, len, LB_CLASS_OVERLAP, "%llu overlapping sections; writes were "
+				    "stopped, but %s: contained needs the upper end 0",
+				    (unsigned long long)v->overlaps, lost);
+		if (v->overlaps > 0)
+			return said(why, len, LB_CLASS_OVERLAP, "%llu overlapping sections, %s",
+				    (unsigned long long)v->overlaps, lost);
+		return said(why, len, LB_CLASS_OVERLAP, "%s%s, with no overlap the history saw", lost,
+			    range ? " (the lower end, proven)" : "");
+	}
 	if (v->recovered == LB_REC_NO)
-		return LB_CLASS_DEADLOCK;
-	if (acquire_errors > 0 || acquire_timeouts > 0)
-		return LB_CLASS_UNAVAILABLE;
-	return LB_CLASS_SAFE;
+		return said(why, len, LB_CLASS_DEADLOCK, "a holder died and its lock never came back");
+	if (in->acquire_errors > 0 || in->acquire_timeouts > 0)
+		return said(why, len, LB_CLASS_UNAVAILABLE, "%llu attempts found a node down, %llu "
+			    "acquires gave up", (unsigned long long)in->acquire_errors,
+			    (unsigned long long)in->acquire_timeouts);
+	if (in->attempts == 0)
+		return said(why, len, LB_CLASS_INCONCLUSIVE, "no client attempted to acquire the lock");
+	if (v->completed == 0)
+		return said(why, len, LB_CLASS_INCONCLUSIVE, "no critical section completed "
+			    "(%llu entered): nothing shows the lock worked", (unsigned long long)v->sections);
+	if (range)
+		return said(why, len, LB_CLASS_SAFE, "no overlap, %s (the lower end: none proven)", lost);
+	return said(why, len, LB_CLASS_SAFE, "no overlap, no lost update, no foreign release");
 }
 
 int lb_class_severity(enum lb_class c)
@@ -229,6 +317,7 @@ int lb_class_severity(enum lb_class c)
 	static const int rank[LB_CLASS_COUNT] = {
 		[LB_CLASS_SAFE] = 0, [LB_CLASS_UNAVAILABLE] = 1, [LB_CLASS_DEADLOCK] = 2,
 		[LB_CLASS_CONTAINED] = 3, [LB_CLASS_OVERLAP] = 4, [LB_CLASS_FOREIGN] = 5,
+		[LB_CLASS_INCONCLUSIVE] = 6,
 	};
 	return (unsigned)c < LB_CLASS_COUNT ? rank[c] : 0;
 }

@@ -15,6 +15,7 @@ const char *lb_recovered_name(enum lb_recovered r);
 
 struct lb_verdict {
 	uint64_t sections;
+	uint64_t completed;      /* sections whose release returned */
 	uint64_t overlaps;       /* sections that began while another client's was open */
 	double overlap_ms;       /* time with two or more clients inside, summed over keys */
 	int max_holders;         /* most clients inside one key's section at once */
@@ -38,7 +39,8 @@ struct lb_verdict {
 int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t end_ns,
 		    struct lb_verdict *v, uint64_t *per_client);
 
-/* When @s ended: its exit, or @end_ns for a section still open at the end. */
+/* When @s ended: its exit (never before its enter), or @end_ns for a section
+ * still open at the end (exit_ns < 0). */
 int64_t lb_section_exit(const struct lb_section *s, int64_t end_ns);
 
 /* Jain's fairness index of @n counts: (sum x)^2 / (n * sum x^2); 1 for all equal. */
@@ -46,26 +48,42 @@ double lb_jain(const uint64_t *x, size_t n);
 
 /* Outcome classes of a run. */
 enum lb_class { LB_CLASS_SAFE, LB_CLASS_OVERLAP, LB_CLASS_FOREIGN, LB_CLASS_DEADLOCK,
-		LB_CLASS_UNAVAILABLE, LB_CLASS_CONTAINED, LB_CLASS_COUNT };
+		LB_CLASS_UNAVAILABLE, LB_CLASS_CONTAINED, LB_CLASS_INCONCLUSIVE, LB_CLASS_COUNT };
 const char *lb_class_name(enum lb_class c);
 int lb_class_parse(const char *s); /* -1 if unknown */
+
+/* What a class is decided from: the oracle's verdict and the run's counts. */
+struct lb_class_input {
+	const struct lb_verdict *v;
+	long long lost_min;      /* lost updates proven: acknowledged writes - final value */
+	long long lost_max;      /* possible: as if every write of unknown outcome landed */
+	uint64_t attempts;       /* acquire attempts, every client */
+	uint64_t acquire_errors, acquire_timeouts;
+	uint64_t stopped;        /* stale writes the fenced resource refused + sections that
+				    aborted their write on a lost lease */
+};
 
 /*
  * The class a run observed, from measurements only, first match wins:
  *   foreign-release  a release deleted another client's lock
+ *   contained        two clients were inside at once, but no update can have
+ *                    been lost (the upper end of the range is 0) and the
+ *                    damage was stopped: the resource refused a stale fence,
+ *                    or a section learned its lease was gone and aborted
  *   overlap          two clients were inside at once, or updates were lost
- *   contained        two clients were inside at once, but no update was lost
- *                    and the damage was stopped: the resource refused a stale
- *                    fence, or a section learned its lease was gone and
- *                    aborted its write (@stopped counts both)
+ *                    (the lower end of the range: proven, not possible)
  *   deadlock         a holder died and its lock never came back
  *   unavailable      acquires failed (a node unreachable, or gave up) without overlap
+ *   inconclusive     nothing shows the lock worked: no client attempted, or no
+ *                    critical section completed. Never "safe" without evidence;
+ *                    no scenario may expect it, so --check never passes it
  *   safe             none of the above
+ * @why (may be NULL) gets a sentence saying what decided it, and which end
+ * of the lost-update range was used when the range mattered.
  */
-enum lb_class lb_classify(const struct lb_verdict *v, long long lost_updates,
-			  uint64_t acquire_errors, uint64_t acquire_timeouts, uint64_t stopped);
+enum lb_class lb_classify(const struct lb_class_input *in, char *why, size_t len);
 /* How bad a class is, for "at worst" expectations (chaos): safe 0 ..
- * foreign-release 5, in the order lb_classify tests them. */
+ * foreign-release 5, inconclusive 6 (worse than any: it proves nothing). */
 int lb_class_severity(enum lb_class c);
 
 #endif

@@ -339,7 +339,10 @@ static void __attribute__((noreturn)) relay_loop(struct relay *r)
 	size_t cap_pf = 0;
 
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, SIG_IGN);
+	signal(SIGINT, SIG_IGN); /* the parent decides when the relay stops */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
 	for (;;) {
 		atomic_fetch_add(r->epoch, 1);
 		int64_t now = lb_now_ns(), next = now + IDLE_WAKE_NS;

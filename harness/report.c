@@ -21,24 +21,27 @@ int lb_run_files_load(const char *dir, struct lb_run_files *rf)
 	memset(rf, 0, sizeof(*rf));
 	snprintf(rf->dir, sizeof(rf->dir), "%s", dir);
 	snprintf(path, sizeof(path), "%.4000s/summary.csv", dir);
-	if ((rc = lb_summary_read(path, &rf->sum)) < 0)
+	struct lb_run_shape shape;
+	if ((rc = lb_summary_read(path, &rf->sum)) < 0 ||
+	    (rc = lb_summary_shape(&rf->sum, path, &shape)) < 0)
 		return rc;
-	rf->clients = (int)lb_summary_num(&rf->sum, "clients", 0);
-	rf->keys = (int)lb_summary_num(&rf->sum, "keys", 1);
-	rf->ttl_ms = (int64_t)lb_summary_num(&rf->sum, "ttl_ms", 0);
-	rf->elapsed_s = lb_summary_num(&rf->sum, "elapsed_s", lb_summary_num(&rf->sum, "duration_s", 0));
-	if (rf->clients < 1 || rf->keys < 1) {
-		lb_errorf("%s: clients and keys must be positive", path);
-		return LB_EINVAL;
-	}
+	rf->clients = shape.clients;
+	rf->keys = shape.keys;
+	rf->ttl_ms = shape.ttl_ms;
+	rf->elapsed_s = shape.elapsed_s;
 	snprintf(path, sizeof(path), "%.4000s/history.csv", dir);
-	if ((rc = lb_history_read(path, rf->keys, &rf->sec, &rf->n)) < 0)
+	if ((rc = lb_history_read(path, rf->clients, rf->keys, &rf->sec, &rf->n)) < 0)
 		return rc;
 	snprintf(path, sizeof(path), "%.4000s/events.csv", dir);
-	if ((rc = lb_events_read(path, &rf->ev, &rf->n_ev)) < 0)
+	if ((rc = lb_events_read(path, rf->clients, &rf->ev, &rf->n_ev)) < 0) {
+		lb_run_files_free(rf);
 		return rc;
+	}
 	snprintf(path, sizeof(path), "%.4000s/latency.csv", dir);
-	lb_latency_read(path, &rf->lat);
+	if ((rc = lb_latency_read(path, &rf->lat)) < 0) {
+		lb_run_files_free(rf);
+		return rc;
+	}
 	return 0;
 }
 

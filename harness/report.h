@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "readers.h"
 #include "results.h"
 
 /* A run directory, read back from its files. */

@@ -86,9 +86,9 @@ int lb_report_matrix(const char *dir)
 	gp = og.f;
 	fprintf(gp, "# lockbench matrix: observed outcome per cell (✔ as expected, ✘ not)\n"
 		    "set title 'observed outcome of each strategy in each scenario (✔ = as expected)'\n"
-		    "set palette maxcolors 6\nset palette defined (0 '#44aa77', 1 '#ee7733', 2 '#cc3311', 3 '#882255', 4 '#bbbbbb', 5 '#88ccee')\nset rmargin 18\n"
-		    "set cbrange [-0.5:5.5]\nset cbtics ('safe' 0, 'overlap' 1, 'foreign-release' 2, "
-		    "'deadlock' 3, 'unavailable' 4, 'contained' 5)\nunset key\nset xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
+		    "set palette maxcolors 7\nset palette defined (0 '#44aa77', 1 '#ee7733', 2 '#cc3311', 3 '#882255', 4 '#bbbbbb', 5 '#88ccee', 6 '#ffee88')\nset rmargin 18\n"
+		    "set cbrange [-0.5:6.5]\nset cbtics ('safe' 0, 'overlap' 1, 'foreign-release' 2, "
+		    "'deadlock' 3, 'unavailable' 4, 'contained' 5, 'inconclusive' 6)\nunset key\nset xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
 		    "set xtics rotate by -30 left (", n_st - 1, n_sc - 1);
 	for (int i = 0; i < n_st; i++)
 		fprintf(gp, "%s\"%s\" %d", i ? ", " : "", st[i], i);

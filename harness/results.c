@@ -76,7 +76,11 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "overlap_ms", "%.3f", v->overlap_ms);
 	put(s, "max_holders", "%d", v->max_holders);
 	put(s, "lost_updates", "%lld", res->lost_updates);
-	put(s, "foreign_releases", "%llu", (unsigned long long)v->foreign_releases);
+	put(s, "lost_updates_max", "%lld", res->lost_updates_max);
+	if (cfg->strategy->blind_release) /* the library's own release: cannot be seen */
+		put(s, "foreign_releases", "n/a");
+	else
+		put(s, "foreign_releases", "%llu", (unsigned long long)v->foreign_releases);
 	put(s, "lost_leases", "%llu", (unsigned long long)v->lost_leases);
 	put(s, "orphan_ms", "%.3f", v->orphan_ms);
 	put(s, "recovered", "%s", lb_recovered_name(v->recovered));
@@ -89,7 +93,7 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "work", "%s", cfg->work == LB_WORK_COUNTER ? "counter" : "none");
 	put(s, "think_ms", "%lld", (long long)cfg->think_ms);
 	put(s, "seed", "%llu", (unsigned long long)cfg->seed);
-	char variant[96];
+	char variant[200];
 	snprintf(variant, sizeof(variant), "%s%s%s", cfg->no_validity_check ? "no-validity-check;" : "",
 		 cfg->delayed_restarts ? "delayed-restarts;" : "", cfg->max_renewals ? "max-renewals;" : "");
 	if (cfg->max_renewals)
@@ -97,6 +101,12 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 			 cfg->max_renewals);
 	else if (variant[0])
 		variant[strlen(variant) - 1] = '\0';
+	if (cfg->adapter_args[0])
+		snprintf(variant + strlen(variant), sizeof(variant) - strlen(variant), "%sadapter-args=%s",
+			 variant[0] ? ";" : "", cfg->adapter_args);
+	for (char *p = variant; *p; p++) /* a CSV value */
+		if (*p == ',')
+			*p = ';';
 	put(s, "variant", "%s", variant[0] ? variant : "-");
 	put(s, "elapsed_s", "%.6f", res->elapsed_s);
 	put(s, "acquire_p90_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.90));
@@ -106,6 +116,10 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "canary_violations", "%llu", (unsigned long long)res->canary_violations);
 	put(s, "counter_writes", "%llu", (unsigned long long)res->counter_writes);
 	put(s, "counter_final", "%lld", res->counter_final);
+	if (res->applied_known)
+		put(s, "applied_writes", "%llu", (unsigned long long)res->applied_writes);
+	else
+		put(s, "applied_writes", "n/a");
 	put(s, "holder_deaths", "%llu", (unsigned long long)v->holder_deaths);
 	put(s, "interrupted", "%s", res->interrupted ? "yes" : "no");
 	put(s, "acquire_errors", "%llu", (unsigned long long)res->acquire_errors);
@@ -119,6 +133,12 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	put(s, "expected", "%s", expected >= 0 ? lb_class_name((enum lb_class)expected) : "-");
 	put(s, "observed", "%s", lb_class_name(res->observed));
+	char why[sizeof(res->observed_why)];
+	snprintf(why, sizeof(why), "%s", res->observed_why);
+	for (char *p = why; *p; p++) /* a CSV value: no commas */
+		if (*p == ',')
+			*p = ';';
+	put(s, "observed_why", "%s", why);
 }
 
 int lb_results_prepare_dir(const char *dir)
@@ -307,11 +327,23 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 	fprintf(f, ", %.2f retries each, %llu gave up\n",
 		res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0.0,
 		(unsigned long long)res->acquire_timeouts);
+	char lost[128];
+	if (res->lost_updates_max > res->lost_updates)
+		snprintf(lost, sizeof(lost), "%lld..%lld (%llu writes of unknown outcome)",
+			 res->lost_updates, res->lost_updates_max,
+			 (unsigned long long)res->uncertain_writes);
+	else
+		snprintf(lost, sizeof(lost), "%lld", res->lost_updates);
+	char foreign[64];
+	if (cfg->strategy->blind_release)
+		snprintf(foreign, sizeof(foreign), "n/a (the library's own release)");
+	else
+		snprintf(foreign, sizeof(foreign), "%llu", (unsigned long long)v->foreign_releases);
 	fprintf(f, "  safety       overlaps %llu (%.1f ms, max %d holders, canary %llu), "
-		   "lost updates %lld, foreign releases %llu, lost leases %llu\n",
+		   "lost updates %s, foreign releases %s, lost leases %llu\n",
 		(unsigned long long)v->overlaps, v->overlap_ms, v->max_holders,
-		(unsigned long long)res->canary_violations, res->lost_updates,
-		(unsigned long long)v->foreign_releases, (unsigned long long)v->lost_leases);
+		(unsigned long long)res->canary_violations, lost, foreign,
+		(unsigned long long)v->lost_leases);
 	if (res->stale_writes_rejected || res->writes_aborted)
 		fprintf(f, "  stopped      %llu stale reads/writes refused by the fenced resource, "
 			   "%llu sections aborted on a lost lease\n",
@@ -322,7 +354,7 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		(unsigned long long)v->holder_deaths, v->orphan_ms, lb_recovered_name(v->recovered),
 		v->fairness, (unsigned long long)res->acquire_errors);
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
-	fprintf(f, "  outcome      %s", lb_class_name(res->observed));
+	fprintf(f, "  outcome      %s: %s", lb_class_name(res->observed), res->observed_why);
 	if (expected >= 0)
 		fprintf(f, " (scenario %s expects %s: %s)", cfg->scenario_name,
 			lb_class_name((enum lb_class)expected),
@@ -333,207 +365,3 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 	fprintf(f, "%s\n", res->n_events > 12 ? ", ..." : "");
 }
 
-/* Split a CSV line in place (no quoting: lockbench never writes commas in values). */
-static size_t split_csv(char *line, char **fields, size_t max)
-{
-	size_t n = 0;
-	char *p = line;
-
-	line[strcspn(line, "\r\n")] = '\0';
-	while (n < max) {
-		fields[n++] = p;
-		p = strchr(p, ',');
-		if (!p)
-			break;
-		*p++ = '\0';
-	}
-	return n;
-}
-
-int lb_summary_read(const char *path, struct lb_summary *s)
-{
-	char head[4096], row[4096];
-	char *names[LB_SUMMARY_MAX_FIELDS], *values[LB_SUMMARY_MAX_FIELDS];
-	FILE *f = fopen(path, "r");
-	size_t nn, nv;
-
-	memset(s, 0, sizeof(*s));
-	if (!f) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		return LB_ESYS;
-	}
-	bool ok = fgets(head, sizeof(head), f) && fgets(row, sizeof(row), f);
-	fclose(f);
-	if (!ok) {
-		lb_errorf("%s: expected a header line and one row", path);
-		return LB_EINVAL;
-	}
-	nn = split_csv(head, names, LB_SUMMARY_MAX_FIELDS);
-	nv = split_csv(row, values, LB_SUMMARY_MAX_FIELDS);
-	if (nn != nv) {
-		lb_errorf("%s:2: %zu values for %zu columns", path, nv, nn);
-		return LB_EINVAL;
-	}
-	for (size_t i = 0; i < nn; i++) {
-		snprintf(s->name[i], sizeof(s->name[0]), "%s", names[i]);
-		snprintf(s->value[i], sizeof(s->value[0]), "%s", values[i]);
-	}
-	s->n = nn;
-	return 0;
-}
-
-static bool parse_ll(const char *s, bool empty_ok, long long *out)
-{
-	char *end;
-
-	if (!*s) {
-		*out = -1;
-		return empty_ok;
-	}
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return !errno && !*end;
-}
-
-int lb_history_read(const char *path, int keys, struct lb_section **out, size_t *n)
-{
-	char line[512];
-	char *fld[9];
-	FILE *f = fopen(path, "r");
-	size_t cap = 1024, k = 0, lineno = 1;
-	struct lb_section *v;
-
-	*out = NULL;
-	*n = 0;
-	if (!f) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		return LB_ESYS;
-	}
-	if (!fgets(line, sizeof(line), f) || strncmp(line, LB_HISTORY_HEADER, strlen(LB_HISTORY_HEADER))) {
-		fclose(f);
-		lb_errorf("%s:1: expected the header %s", path, LB_HISTORY_HEADER);
-		return LB_EINVAL;
-	}
-	v = malloc(cap * sizeof(*v));
-	while (v && fgets(line, sizeof(line), f)) {
-		long long x[7];
-		lineno++;
-		if (k == cap) {
-			struct lb_section *nv = realloc(v, (cap *= 2) * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-		}
-		int outcome;
-		if (split_csv(line, fld, 9) != 8 || !parse_ll(fld[0], false, &x[0]) ||
-		    !parse_ll(fld[1], false, &x[1]) || !parse_ll(fld[2], false, &x[2]) ||
-		    !parse_ll(fld[3], false, &x[3]) || !parse_ll(fld[4], false, &x[4]) ||
-		    !parse_ll(fld[5], true, &x[5]) || (outcome = lb_outcome_parse(fld[6])) < 0 ||
-		    !parse_ll(fld[7], true, &x[6]) || x[0] < 0) {
-			lb_errorf("%s:%zu: expected 8 fields: %s", path, lineno, LB_HISTORY_HEADER);
-			free(v);
-			fclose(f);
-			return LB_EINVAL;
-		}
-		v[k++] = (struct lb_section){
-			.client = (int)x[0], .key = (int)(x[0] % keys), .seq = (uint32_t)x[1],
-			.acquire_start_ns = x[2], .enter_ns = x[3], .exit_ns = x[4],
-			.release_ns = x[5], .outcome = (enum lb_outcome)outcome, .fence = x[6],
-		};
-	}
-	fclose(f);
-	if (!v) {
-		lb_errorf("out of memory reading %s", path);
-		return LB_ENOMEM;
-	}
-	*out = v;
-	*n = k;
-	return 0;
-}
-
-static int event_kind(const char *name)
-{
-	for (int k = 0; k < LB_EV_COUNT; k++)
-		if (!strcmp(name, lb_event_name(k)))
-			return k;
-	return -1;
-}
-
-int lb_events_read(const char *path, struct lb_event **out, size_t *n)
-{
-	char line[256];
-	char *fld[6];
-	size_t cap = 64, k = 0, lineno = 1;
-	FILE *f = fopen(path, "r");
-
-	*out = NULL;
-	*n = 0;
-	if (!f)
-		return errno == ENOENT ? 0 : LB_ESYS;
-	struct lb_event *v = malloc(cap * sizeof(*v));
-	if (!v || !fgets(line, sizeof(line), f)) {
-		fclose(f);
-		free(v);
-		return v ? 0 : LB_ENOMEM;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		long long t, c, nd, val;
-		int kind;
-		lineno++;
-		if (split_csv(line, fld, 6) != 5 || !parse_ll(fld[0], false, &t) ||
-		    (kind = event_kind(fld[1])) < 0 || !parse_ll(fld[2], true, &c) ||
-		    !parse_ll(fld[3], true, &nd) || !parse_ll(fld[4], false, &val)) {
-			lb_errorf("%s:%zu: expected t_ns,event,client,node,value", path, lineno);
-			free(v);
-			fclose(f);
-			return LB_EINVAL;
-		}
-		if (k == cap) {
-			struct lb_event *nv = realloc(v, (cap *= 2) * sizeof(*v));
-			if (!nv) {
-				free(v);
-				fclose(f);
-				return LB_ENOMEM;
-			}
-			v = nv;
-		}
-		v[k++] = (struct lb_event){ .t_ns = t, .kind = kind, .client = (int32_t)c,
-					    .node = (int32_t)nd, .value = val };
-	}
-	fclose(f);
-	*out = v;
-	*n = k;
-	return 0;
-}
-
-int lb_latency_read(const char *path, struct lb_hist *h)
-{
-	char line[128];
-	FILE *f = fopen(path, "r");
-
-	memset(h, 0, sizeof(*h));
-	if (!f)
-		return LB_ESYS;
-	if (!fgets(line, sizeof(line), f)) {
-		fclose(f);
-		return LB_EINVAL;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi, count;
-		if (sscanf(line, "%llu,%llu,%llu", &lo, &hi, &count) != 3)
-			continue;
-		for (size_t i = 0; i < LB_HIST_BUCKETS; i++) {
-			uint64_t l, hh;
-			lb_hist_bucket_range(i, &l, &hh);
-			if (l == lo) {
-				h->counts[i] += count;
-				h->n += count;
-				if (hh * 1000 > h->max_ns)
-					h->max_ns = hh * 1000;
-				break;
-			}
-		}
-	}
-	fclose(f);
-	return 0;
-}

@@ -16,7 +16,7 @@
 struct lb_summary {
 	size_t n;
 	char name[LB_SUMMARY_MAX_FIELDS][32];
-	char value[LB_SUMMARY_MAX_FIELDS][64];
+	char value[LB_SUMMARY_MAX_FIELDS][200];
 };
 
 void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
@@ -36,16 +36,7 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 
 /* events.csv: t_ns,event,client,node,value */
 void lb_events_write(FILE *f, const struct lb_run_result *res);
-/* Read DIR/summary.csv; message on failure. */
-int lb_summary_read(const char *path, struct lb_summary *s);
-/* Read a history.csv into a malloc'd array (caller frees); @keys maps client
- * to key (client % keys). Message with file:line on a malformed row. */
-int lb_history_read(const char *path, int keys, struct lb_section **out, size_t *n);
-
-/* Read events.csv (absent: zero events); caller frees. */
-int lb_events_read(const char *path, struct lb_event **out, size_t *n);
-/* Read latency.csv into a histogram. */
-int lb_latency_read(const char *path, struct lb_hist *h);
+/* Reading them back: readers.h. */
 
 /* Write the run's command line, seed, versions and machine description. */
 int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res);

@@ -1,7 +1,10 @@
+#include "clockfile.h"
 #include "rserver.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <hiredis/hiredis.h>
@@ -11,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +28,10 @@
 
 /* pids of running servers, read by the signal-safe killer */
 static volatile pid_t live_pids[MAX_LIVE];
+/* the directories of servers not destroyed yet, for the same path */
+static struct lb_server *volatile live_dirs[MAX_LIVE];
+/* what a server directory can hold: removed one by one in a signal handler */
+static const char *const dir_files[] = { "redis.log", "clock_offset_ms", "dump.rdb", NULL };
 
 static void track(pid_t pid)
 {
@@ -41,11 +49,41 @@ static void untrack(pid_t pid)
 			live_pids[i] = 0;
 }
 
+static void track_dir(struct lb_server *s, bool on)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (on ? live_dirs[i] == NULL : live_dirs[i] == s) {
+			live_dirs[i] = on ? s : NULL;
+			return;
+		}
+}
+
+/* Async-signal-safe: unlink the known files, then rmdir. */
+static void remove_dir_signal_safe(const char *dir)
+{
+	char path[300];
+
+	for (const char *const *f = dir_files; *f; f++) {
+		size_t n = 0;
+		for (const char *p = dir; *p && n < sizeof(path) - 2; p++)
+			path[n++] = *p;
+		path[n++] = '/';
+		for (const char *p = *f; *p && n < sizeof(path) - 1; p++)
+			path[n++] = *p;
+		path[n] = '\0';
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 void lb_server_kill_all_signal_safe(void)
 {
 	for (int i = 0; i < MAX_LIVE; i++)
 		if (live_pids[i] > 0)
 			kill(live_pids[i], SIGKILL);
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live_dirs[i])
+			remove_dir_signal_safe(live_dirs[i]->dir);
 }
 
 const char *lb_redis_server_path(void)
@@ -161,34 +199,50 @@ static bool log_says(const struct lb_server *s, const char *needle)
 	return strstr(buf, needle) != NULL;
 }
 
+/* A connection for lockbench's own commands, with connect and command
+ * timeouts: no administrative call waits without a deadline. */
+static redisContext *admin_connect(int port, int timeout_ms)
+{
+	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
+	redisContext *c = redisConnectWithTimeout("127.0.0.1", port, tv);
+
+	if (c && !c->err && redisSetTimeout(c, tv) == REDIS_OK)
+		return c;
+	if (c)
+		redisFree(c);
+	return NULL;
+}
+
+int lb_server_poll_ready(struct lb_server *s)
+{
+	if (!lb_server_alive(s))
+		return LB_ESYS;
+	redisContext *c = admin_connect(s->port, 200);
+	if (!c)
+		return 1;
+	redisReply *r = redisCommand(c, "PING");
+	bool ok = r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "PONG");
+	if (r)
+		freeReplyObject(r);
+	redisFree(c);
+	return ok ? 0 : 1;
+}
+
 int lb_server_wait_ready(struct lb_server *s, int timeout_ms)
 {
 	int64_t deadline = lb_now_ns() + (int64_t)timeout_ms * LB_NS_PER_MS;
-	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
 
 	while (lb_now_ns() < deadline) {
-		if (!lb_server_alive(s))
-			return LB_ESYS;
-		redisContext *c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
-		if (c && !c->err) {
-			redisSetTimeout(c, tv);
-			redisReply *r = redisCommand(c, "PING");
-			bool ok = r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "PONG");
-			if (r)
-				freeReplyObject(r);
-			redisFree(c);
-			if (ok)
-				return 0;
-		} else if (c) {
-			redisFree(c);
-		}
+		int rc = lb_server_poll_ready(s);
+		if (rc <= 0)
+			return rc;
 		lb_sleep_ns(5 * LB_NS_PER_MS);
 	}
 	return LB_ETIMEOUT;
 }
 
-/* fork+exec on s->port and wait for PING. */
-static int spawn(struct lb_server *s)
+/* fork+exec on s->port; does not wait. */
+static int spawn_begin(struct lb_server *s)
 {
 	pid_t parent = getpid();
 	pid_t pid;
@@ -203,10 +257,42 @@ static int spawn(struct lb_server *s)
 	s->pid = pid;
 	s->paused = false;
 	track(pid);
-	int rc = lb_server_wait_ready(s, READY_TIMEOUT_MS);
-	if (rc < 0)
+	return 0;
+}
+
+/* fork+exec on s->port and wait for PING. */
+static int spawn(struct lb_server *s)
+{
+	int rc = spawn_begin(s);
+
+	if (rc == 0 && (rc = lb_server_wait_ready(s, READY_TIMEOUT_MS)) < 0)
 		lb_server_kill(s);
 	return rc;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
+
+/* Directories left by a lockbench that was killed with SIGKILL (nothing runs
+ * in it then): lockbench-redis-<pid>-XXXXXX whose <pid> is gone. Once per
+ * process, at its first server. */
+static void sweep_stale_dirs(const char *tmp)
+{
+	static bool swept;
+	DIR *d;
+
+	if (swept || !(d = opendir(tmp)))
+		return;
+	swept = true;
+	for (struct dirent *e; (e = readdir(d));) {
+		char path[PATH_MAX];
+		long pid;
+		if (sscanf(e->d_name, "lockbench-redis-%ld-", &pid) != 1 || pid <= 0 ||
+		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+			continue;
+		snprintf(path, sizeof(path), "%.3000s/%.200s", tmp, e->d_name);
+		nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	}
+	closedir(d);
 }
 
 struct lb_server *lb_server_start(const struct lb_server_opts *opts)
@@ -218,12 +304,16 @@ struct lb_server *lb_server_start(const struct lb_server_opts *opts)
 		return NULL;
 	if (opts)
 		s->opts = *opts;
-	snprintf(s->dir, sizeof(s->dir), "%s/lockbench-redis-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	tmp = tmp && *tmp ? tmp : "/tmp";
+	sweep_stale_dirs(tmp);
+	/* the owner's pid in the name: a later run can tell a dir whose owner died */
+	snprintf(s->dir, sizeof(s->dir), "%.200s/lockbench-redis-%d-XXXXXX", tmp, (int)getpid());
 	if (!mkdtemp(s->dir)) {
 		lb_errorf("cannot create a temporary directory %s: %s", s->dir, strerror(errno));
 		free(s);
 		return NULL;
 	}
+	track_dir(s, true);
 	snprintf(s->log_path, sizeof(s->log_path), "%s/redis.log", s->dir);
 	snprintf(s->clock_path, sizeof(s->clock_path), "%s/clock_offset_ms", s->dir);
 	if (s->opts.clock_shim && lb_server_set_clock(s, 0) < 0) {
@@ -300,13 +390,19 @@ int lb_server_respawn(struct lb_server *s)
 	return spawn(s);
 }
 
+int lb_server_respawn_begin(struct lb_server *s)
+{
+	if (lb_server_alive(s))
+		return LB_EINVAL;
+	return spawn_begin(s);
+}
+
 static int save_snapshot(struct lb_server *s)
 {
-	struct timeval tv = { .tv_sec = 5, .tv_usec = 0 };
-	redisContext *c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
+	redisContext *c = admin_connect(s->port, 5000);
 	int rc = LB_EREDIS;
 
-	if (c && !c->err) {
+	if (c) {
 		redisReply *r = redisCommand(c, "SAVE");
 		if (r && r->type == REDIS_REPLY_STATUS)
 			rc = 0;
@@ -338,21 +434,32 @@ int lb_server_restart(struct lb_server *s, bool keep_data)
 	return spawn(s);
 }
 
-int lb_server_set_clock(struct lb_server *s, int64_t offset_ms)
+int lb_clock_file_write(const char *path, int64_t offset_ms)
 {
-	char text[32];
-	int fd;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	struct lb_clockfile *f;
 
-	if (!s->opts.clock_shim)
-		return LB_ENOTSUP;
-	/* fixed width, rewritten in place: the shim keeps it mapped */
-	snprintf(text, sizeof(text), "%-31lld", (long long)offset_ms);
-	fd = open(s->clock_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return LB_ESYS;
-	ssize_t w = pwrite(fd, text, sizeof(text), 0);
+	if (ftruncate(fd, (off_t)LB_CLOCKFILE_SIZE) < 0) {
+		close(fd);
+		return LB_ESYS;
+	}
+	f = mmap(NULL, LB_CLOCKFILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
-	return w == (ssize_t)sizeof(text) ? 0 : LB_ESYS;
+	if (f == MAP_FAILED)
+		return LB_ESYS;
+	/* one atomic store into the page the shim has mapped: never half written */
+	atomic_store(&f->offset_ms, offset_ms);
+	munmap(f, LB_CLOCKFILE_SIZE);
+	return 0;
+}
+
+int lb_server_set_clock(struct lb_server *s, int64_t offset_ms)
+{
+	if (!s->opts.clock_shim)
+		return LB_ENOTSUP;
+	return lb_clock_file_write(s->clock_path, offset_ms);
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -366,6 +473,7 @@ void lb_server_destroy(struct lb_server *s)
 	if (!s)
 		return;
 	lb_server_kill(s);
+	track_dir(s, false);
 	if (s->dir[0] && strstr(s->dir, "lockbench-redis-"))
 		nftw(s->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	free(s);
@@ -432,16 +540,15 @@ struct lb_server *lb_server_start_replica(int primary_port, int link_port, int64
 	s->replica_args[1] = "127.0.0.1";
 	s->replica_args[2] = s->primary_port;
 	s->opts.extra_args = s->replica_args;
-	struct timeval tv = { 1, 0 };
 	/* no 5 s wait for more replicas before the primary streams its snapshot */
-	c = redisConnectWithTimeout("127.0.0.1", primary_port, tv);
-	redisReply *cfg = c && !c->err ? redisCommand(c, "CONFIG SET repl-diskless-sync-delay 0") : NULL;
+	c = admin_connect(primary_port, 1000);
+	redisReply *cfg = c ? redisCommand(c, "CONFIG SET repl-diskless-sync-delay 0") : NULL;
 	if (cfg)
 		freeReplyObject(cfg);
 	if (c)
 		redisFree(c);
-	c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
-	redisReply *r = c && !c->err ? redisCommand(c, "REPLICAOF 127.0.0.1 %d", link_port) : NULL;
+	c = admin_connect(s->port, 1000);
+	redisReply *r = c ? redisCommand(c, "REPLICAOF 127.0.0.1 %d", link_port) : NULL;
 	if (r)
 		freeReplyObject(r);
 	if (c)

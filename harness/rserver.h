@@ -56,6 +56,14 @@ int lb_server_resume(struct lb_server *s);
 int lb_server_restart(struct lb_server *s, bool keep_data);
 /* Start a stopped or killed server again on its port (its data is gone). */
 int lb_server_respawn(struct lb_server *s);
+/* The same without waiting: fork and exec, then lb_server_poll_ready until
+ * it answers (the fault injector never blocks the supervisor). */
+int lb_server_respawn_begin(struct lb_server *s);
+/* One non-blocking look (at most 200 ms on a stalled connect): 0 the server
+ * answers PING, 1 not yet, LB_ESYS it died. */
+int lb_server_poll_ready(struct lb_server *s);
+/* Write @offset_ms into the clock file at @path (clockfile.h), atomically. */
+int lb_clock_file_write(const char *path, int64_t offset_ms);
 /* Move the server's wall clock to true time + @offset_ms (needs clock_shim). */
 int lb_server_set_clock(struct lb_server *s, int64_t offset_ms);
 /* Kill if running, remove the directory, free. Accepts NULL. */

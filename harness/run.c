@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +21,9 @@
 #include "signals.h"
 
 #define RECORD_BUDGET_BYTES (INT64_C(8) << 30) /* virtual, MAP_NORESERVE */
+
+_Static_assert(LB_MAX_CLIENTS + 16 <= LB_MAX_CHILDREN,
+	       "signals.c must track every client, the relay and helpers");
 
 void lb_run_cfg_defaults(struct lb_run_cfg *cfg)
 {
@@ -51,6 +56,7 @@ struct run_ctx {
 	char shim[PATH_MAX];
 	struct lb_injector inj;
 	pid_t relay;               /* the relay process of network faults, or 0 */
+	bool strategy_failed;      /* a client's strategy broke (an adapter): the run fails */
 };
 
 static int64_t rel_now(const struct run_ctx *r)
@@ -97,6 +103,38 @@ static bool find_shim(struct run_ctx *r)
 	else if (!lb_find_installed("libfakeclock.so", "lib", r->shim, sizeof(r->shim)))
 		return false;
 	return access(r->shim, R_OK) == 0;
+}
+
+/*
+ * The descriptors a run needs, against RLIMIT_NOFILE, raised to the hard
+ * limit first (servers inherit it). The relay holds a listener per link and
+ * two descriptors per connection through it, about one connection per link;
+ * a server holds one connection per client. Refused with the limit named
+ * rather than run into EMFILE, which would quietly starve the relay.
+ */
+static int fd_budget(const struct lb_run_cfg *cfg, size_t n_lock, bool relay)
+{
+	struct rlimit rl;
+	size_t links = relay ? (size_t)cfg->clients * (n_lock + 1) + 1 : 0;
+	size_t need = lb_relay_fds_needed(links, links) + 64;
+
+	if ((size_t)cfg->clients + 96 > need)
+		need = (size_t)cfg->clients + 96;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || need <= rl.rlim_cur)
+		return 0;
+	lb_errorf("%d clients need about %zu open files (%s), but RLIMIT_NOFILE allows %llu "
+		  "even raised to its hard limit: raise it (ulimit -Hn, then ulimit -n) or run "
+		  "fewer clients", cfg->clients, need, relay ? "the relay holds a listener and a "
+		  "connection's two ends per client and server" : "a connection per client on each "
+		  "server", (unsigned long long)rl.rlim_cur);
+	return LB_EINVAL;
 }
 
 static bool scenario_has(const struct lb_scenario *sc, enum lb_action a)
@@ -242,6 +280,8 @@ static int map_shared(struct run_ctx *r)
 		return LB_ESYS;
 	}
 	r->sh->cap = (size_t)cap;
+	r->sh->clients = cfg->clients;
+	r->sh->keys = cfg->keys;
 	return 0;
 }
 
@@ -259,8 +299,11 @@ static int fork_clients(struct run_ctx *r)
 		if (pid == 0) {
 			if (!lb_child_bind_to_parent(parent))
 				_exit(1);
-			lb_client_main(r->cfg, r->sh, i, r->lock, r->n_lock, &r->resource, r->prefix);
+			setpgid(0, 0); /* a group of its own, with its adapter (lb_client_signal) */
+			lb_client_main(r->cfg, r->sh, i, r->lock, r->n_lock, &r->resource, r->prefix,
+				       r->shim[0] ? r->shim : NULL);
 		}
+		setpgid(pid, pid); /* from the parent too: no race with the child's own call */
 		r->sh->client[i].pid = pid;
 		atomic_store(&r->sh->client[i].alive, 1);
 		lb_signals_track_child(pid);
@@ -283,12 +326,18 @@ static int reap(struct run_ctx *r, bool cut)
 		}
 		atomic_store(&c->alive, 0);
 		lb_signals_untrack_child(c->pid);
-		if (WIFSIGNALED(status) && c->death_ns == 0) {
-			c->death_ns = rel_now(r);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == LB_CLIENT_EXIT_STRATEGY &&
+		    !r->strategy_failed) {
+			/* its strategy (an adapter) broke: what it measured is void */
+			r->strategy_failed = true;
+			atomic_store(&r->sh->stop, 1);
+		}
+		if (WIFSIGNALED(status) && atomic_load(&c->death_ns) == 0) {
 			c->cut = cut;
 			if (!cut)
 				lb_event_emit(r->sh, LB_EV_DEATH, i, -1, WTERMSIG(status));
 		}
+		lb_shared_mark_dead(r->sh, i, rel_now(r)); /* keeps an earlier kill time */
 	}
 	return alive;
 }
@@ -337,6 +386,15 @@ static void sample_rss(struct run_ctx *r)
 		r->res->client_rss_kb = sum / n;
 }
 
+/* Adapters of clients that were killed are orphans; lockbench is their
+ * subreaper (lb_run), so they come here to be reaped, not left as zombies. */
+static void reap_strays(void)
+{
+	int st;
+	while (waitpid(-1, &st, WNOHANG) > 0)
+		;
+}
+
 static void supervise(struct run_ctx *r)
 {
 	int64_t rss_at = r->sh->t0_ns + (r->sh->end_ns - r->sh->t0_ns) / 2;
@@ -376,12 +434,13 @@ static void supervise(struct run_ctx *r)
 		lb_sleep_ns(2 * LB_NS_PER_MS);
 	for (int i = 0; i < r->cfg->clients; i++)
 		if (atomic_load(&r->sh->client[i].alive)) {
-			r->sh->client[i].death_ns = rel_now(r);
 			r->sh->client[i].cut = 1;
-			kill(r->sh->client[i].pid, SIGKILL);
+			lb_client_signal(r->sh, i, SIGKILL);
+			lb_shared_mark_dead(r->sh, i, rel_now(r));
 		}
 	while (reap(r, true) > 0)
 		lb_sleep_ns(LB_NS_PER_MS);
+	reap_strays();
 }
 
 static int section_cmp(const void *pa, const void *pb)
@@ -400,14 +459,10 @@ static int event_cmp(const void *pa, const void *pb)
 
 static int collect_events(struct run_ctx *r)
 {
-	size_t n = atomic_load(&r->sh->n_events);
-
-	if (n > LB_MAX_EVENTS)
-		n = LB_MAX_EVENTS;
-	r->res->events = calloc(n ? n : 1, sizeof(*r->res->events));
+	r->res->events = calloc(LB_MAX_EVENTS, sizeof(*r->res->events));
 	if (!r->res->events)
 		return LB_ENOMEM;
-	memcpy(r->res->events, r->sh->events, n * sizeof(*r->res->events));
+	size_t n = lb_shared_events(r->sh, r->res->events, LB_MAX_EVENTS);
 	r->res->n_events = n;
 	qsort(r->res->events, n, sizeof(*r->res->events), event_cmp);
 	return 0;
@@ -426,12 +481,15 @@ static int collect(struct run_ctx *r)
 		if (n < r->sh->cap && atomic_load(&lb_shared_record(r->sh, i, n)->state) != LB_REC_EMPTY)
 			atomic_store(&c->n_records, (uint32_t)++n);
 		total += n;
-		res->attempts += c->attempts;
+		res->attempts += atomic_load(&c->attempts);
 		res->acquires += c->acquires;
 		res->acquire_timeouts += c->timeouts;
-		res->acquire_errors += c->acquire_errors;
+		res->acquire_errors += atomic_load(&c->acquire_errors);
 		res->counter_writes += c->counter_writes;
-		res->uncertain_writes += (uint64_t)(c->death_ns && atomic_load(&c->write_in_flight));
+		/* writes sent without a reply: timed out while alive, or in flight
+		 * when the client died; each may have landed */
+		res->uncertain_writes += c->uncertain_writes +
+			(uint64_t)(atomic_load(&c->death_ns) && atomic_load(&c->write_in_flight));
 		res->writes_aborted += c->writes_aborted;
 		lb_hist_merge(&res->latency, &c->latency);
 	}
@@ -442,44 +500,37 @@ static int collect(struct run_ctx *r)
 	for (int i = 0; i < r->cfg->clients; i++) {
 		struct lb_client_slot *c = &r->sh->client[i];
 		size_t n = atomic_load(&c->n_records);
-		for (size_t j = 0; j < n; j++) {
-			struct lb_record *rec = lb_shared_record(r->sh, i, j);
-			struct lb_section *s = &res->sections[k++];
-			int state = atomic_load(&rec->state);
-			*s = (struct lb_section){
-				.client = i, .key = i % r->cfg->keys, .seq = (uint32_t)j,
-				.acquire_start_ns = rec->acquire_start_ns, .enter_ns = rec->enter_ns,
-				.exit_ns = rec->exit_ns, .release_ns = rec->release_ns,
-				.outcome = (enum lb_outcome)rec->outcome, .fence = rec->fence,
-			};
-			if (state == LB_REC_RELEASED)
-				continue;
-			/* died inside, or after exit but before its release returned */
-			int64_t death = c->death_ns ? c->death_ns : end;
-			if (state == LB_REC_ENTERED)
-				s->exit_ns = death;
-			s->release_ns = -1;
-			s->outcome = c->cut ? LB_OUT_CUT : LB_OUT_KILLED;
-		}
+		int64_t death = atomic_load(&c->death_ns);
+		for (size_t j = 0; j < n; j++)
+			lb_record_section(lb_shared_record(r->sh, i, j), i, i % r->cfg->keys,
+					  (uint32_t)j, death ? death : end, c->cut, &res->sections[k++]);
 	}
 	res->n_sections = k;
 	qsort(res->sections, k, sizeof(*res->sections), section_cmp);
 	return collect_events(r);
 }
 
-/* The counters' final values, and what the fenced resource refused: both
- * read from the resource, not from what the clients believe. */
+/* The counters' final values, the writes the resource applied, and what the
+ * fenced resource refused: read from the resource, in one snapshot per key,
+ * not from what the clients believe. */
 static void read_counters(struct run_ctx *r)
 {
 	r->res->counter_final = 0;
+	r->res->applied_writes = 0;
+	r->res->applied_known = true;
 	for (int k = 0; k < r->cfg->keys; k++) {
-		redisReply *rep = lb_node_cmd(&r->resource, "MGET %scounter:%d %scounter:%d:stale",
-					      r->prefix, k, r->prefix, k);
-		if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2) {
+		redisReply *rep = lb_node_cmd(&r->resource, "MGET %scounter:%d %scounter:%d:stale "
+					      "%scounter:%d:applied", r->prefix, k, r->prefix, k,
+					      r->prefix, k);
+		if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 3) {
 			if (rep->element[0]->type == REDIS_REPLY_STRING)
 				r->res->counter_final += atoll(rep->element[0]->str);
 			if (rep->element[1]->type == REDIS_REPLY_STRING)
 				r->res->stale_writes_rejected += (uint64_t)atoll(rep->element[1]->str);
+			if (rep->element[2]->type == REDIS_REPLY_STRING)
+				r->res->applied_writes += (uint64_t)atoll(rep->element[2]->str);
+		} else {
+			r->res->applied_known = false; /* the resource did not answer */
 		}
 		if (rep)
 			freeReplyObject(rep);
@@ -497,7 +548,8 @@ static void delete_own_keys(struct run_ctx *r)
 				freeReplyObject(rep);
 		}
 		redisReply *rep = lb_node_cmd(&r->resource, "DEL %scounter:%d %scounter:%d:fence "
-					      "%scounter:%d:stale", r->prefix, k, r->prefix, k, r->prefix, k);
+					      "%scounter:%d:stale %scounter:%d:applied", r->prefix, k,
+					      r->prefix, k, r->prefix, k, r->prefix, k);
 		if (rep)
 			freeReplyObject(rep);
 	}
@@ -508,7 +560,7 @@ static void run_cleanup(struct run_ctx *r)
 	if (r->sh) {
 		for (int i = 0; i < r->cfg->clients; i++)
 			if (atomic_load(&r->sh->client[i].alive)) {
-				kill(r->sh->client[i].pid, SIGKILL);
+				lb_client_signal(r->sh, i, SIGKILL);
 				waitpid(r->sh->client[i].pid, NULL, 0);
 				lb_signals_untrack_child(r->sh->client[i].pid);
 			}
@@ -519,6 +571,7 @@ static void run_cleanup(struct run_ctx *r)
 		waitpid(r->relay, NULL, 0);
 		lb_signals_untrack_child(r->relay);
 	}
+	reap_strays();
 	for (size_t i = 0; i < r->n_lock; i++)
 		lb_node_close(&r->lock[i]);
 	lb_node_close(&r->resource);
@@ -557,6 +610,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 
 	memset(res, 0, sizeof(*res));
 	r.n_lock = (size_t)(cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
+	prctl(PR_SET_CHILD_SUBREAPER, 1); /* the adapters of killed clients come back here */
 	rc = lb_faults_check(cfg, !cfg->redis_urls, res->skipped, sizeof(res->skipped));
 	if (rc == LB_ENOTSUP)
 		return 0; /* not possible here: the caller reports the skip */
@@ -565,6 +619,8 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		res->skipped[0] = '\0';
 		return rc;
 	}
+	if ((rc = fd_budget(cfg, r.n_lock, cfg->scenario && lb_scenario_needs_relay(cfg->scenario))) < 0)
+		return rc;
 	if (!cfg->redis_urls && cfg->scenario && lb_scenario_needs_clock_shim(cfg->scenario) &&
 	    !find_shim(&r)) {
 		snprintf(res->skipped, sizeof(res->skipped), "%.64s moves a server's clock and needs "
@@ -573,6 +629,9 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 			 "the binary or in ../lib/lockbench");
 		return 0; /* not possible here: the caller reports the skip */
 	}
+	if (lb_strategy_is_external(cfg->strategy) && scenario_has(cfg->scenario, LB_ACT_CLOCK) &&
+	    !find_shim(&r))
+		r.shim[0] = '\0'; /* the client clock fault will not reach the library */
 	if ((rc = lb_token_new(rnd)) < 0)
 		return rc;
 	snprintf(r.prefix, sizeof(r.prefix), "lb:%.8s:", rnd);
@@ -609,12 +668,32 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	res->t0_mono_ns = r.sh->t0_ns;
 	atomic_store(&r.sh->go, 1);
 	supervise(&r);
+	if (r.strategy_failed) {
+		lb_errorf("the run of %s is void: a client's strategy failed (above); nothing it "
+			  "measured is reported", cfg->strategy->name);
+		rc = LB_EPROTO;
+		goto out;
+	}
 	if ((rc = collect(&r)) < 0)
 		goto out;
 	read_counters(&r);
-	res->lost_updates = (long long)res->counter_writes - res->counter_final;
-	if (cfg->work != LB_WORK_COUNTER || res->lost_updates < 0)
+	/* Each applied write sets the counter to what its section read plus one, so
+	 * every lost update is an applied write the final value does not count.
+	 * The resource counts the writes it applied, acknowledged or not: exact.
+	 * Without that count, the writes whose reply never came make a range. */
+	if (res->applied_known) {
+		res->lost_updates = (long long)res->applied_writes - res->counter_final;
+		res->lost_updates_max = res->lost_updates;
+	} else {
+		res->lost_updates = (long long)res->counter_writes - res->counter_final;
+		res->lost_updates_max = res->lost_updates + (long long)res->uncertain_writes;
+	}
+	if (cfg->work != LB_WORK_COUNTER)
+		res->lost_updates = res->lost_updates_max = 0;
+	if (res->lost_updates < 0)
 		res->lost_updates = 0;
+	if (res->lost_updates_max < 0)
+		res->lost_updates_max = 0;
 	res->lock_commands = lock_commands(&r) - cmds_before;
 	res->canary_violations = atomic_load(&r.sh->canary_violations);
 	res->per_client = calloc((size_t)cfg->clients, sizeof(*res->per_client));
@@ -624,9 +703,13 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	}
 	rc = lb_oracle_judge(res->sections, res->n_sections, cfg->clients,
 			     (int64_t)(res->elapsed_s * 1e9), &res->verdict, res->per_client);
-	res->observed = lb_classify(&res->verdict, res->lost_updates, res->acquire_errors,
-				    res->acquire_timeouts,
-				    res->stale_writes_rejected + res->writes_aborted);
+	struct lb_class_input ci = {
+		.v = &res->verdict, .lost_min = res->lost_updates, .lost_max = res->lost_updates_max,
+		.attempts = res->attempts, .acquire_errors = res->acquire_errors,
+		.acquire_timeouts = res->acquire_timeouts,
+		.stopped = res->stale_writes_rejected + res->writes_aborted,
+	};
+	res->observed = lb_classify(&ci, res->observed_why, sizeof(res->observed_why));
 	res->throughput_per_s = res->elapsed_s > 0 ? (double)res->n_sections / res->elapsed_s : 0;
 	res->cmds_per_section = res->n_sections ? (double)res->lock_commands /
 						  (double)res->n_sections : 0;

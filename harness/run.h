@@ -50,6 +50,7 @@ struct lb_run_cfg {
 	bool status_line;          /* refresh a status line every second */
 	bool no_report;            /* skip charts and report.md at the end */
 	bool allow_skipped;        /* a run that could not happen here exits 0, not 3 */
+	char adapter_args[160];    /* --adapter-arg values, space-separated, for the record */
 	char cmdline[1024];
 };
 
@@ -67,16 +68,20 @@ struct lb_run_result {
 	uint64_t acquire_timeouts; /* acquires that gave up */
 	uint64_t acquire_errors;   /* attempts that found a lock node unreachable */
 	enum lb_class observed;    /* the outcome class, from the measurements */
+	char observed_why[200];    /* what decided it (lb_classify) */
 	struct lb_event *events;   /* owned: faults and deaths, by time */
 	size_t n_events;
 	char skipped[512];         /* non-empty: the run could not be done here, and why */
 	uint64_t attempts;         /* acquire() calls, all clients */
 	uint64_t acquires;         /* successful */
-	uint64_t counter_writes;   /* completed counter writes */
+	uint64_t counter_writes;   /* completed (acknowledged) counter writes */
+	uint64_t applied_writes;   /* counter writes the resource applied, by its own count */
+	bool applied_known;        /* the resource answered with that count */
 	long long counter_final;   /* sum of the counters read back at the end */
-	long long lost_updates;    /* max(0, counter_writes - counter_final) */
-	uint64_t uncertain_writes; /* SETs of clients that died before the reply: they may
-				      have landed unacknowledged (then they hide a lost update) */
+	long long lost_updates;    /* proven: max(0, counter_writes - counter_final) */
+	long long lost_updates_max; /* possible: as if every uncertain write landed */
+	uint64_t uncertain_writes; /* SETs sent without a reply (timed out, or the client
+				      died): each may have landed, hiding a lost update */
 	uint64_t stale_writes_rejected; /* reads and writes the fenced resource refused */
 	uint64_t writes_aborted;   /* sections that learned their lease was gone and
 				      skipped their write (renewal) */

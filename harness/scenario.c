@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,6 +102,21 @@ static bool get_i64(const char *v, int64_t min, int64_t max, int64_t *out)
 	return lb_parse_i64(v, min, max, out);
 }
 
+/* Seconds from a run's start: a finite number from 0 to 86400 (a day; inf,
+ * nan and 1e300 are refused, not cast to a time that fires at once). */
+static bool get_seconds(const char *v, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (!*v || *end || errno || !isfinite(d) || d < 0 || d > 86400)
+		return false;
+	*out = d;
+	return true;
+}
+
 static bool get_bool(const char *v, bool *out)
 {
 	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
@@ -171,10 +187,9 @@ static int on_run(struct parser *p, const char *name, const char *v)
 			return fail(p, "clients: expected an integer from 1 to 256, got '%s'", v);
 		sc->clients = (int)x, sc->clients_set = true;
 	} else if (!strcmp(name, "duration")) {
-		char *end;
-		sc->duration_s = strtod(v, &end);
-		if (*end || !(sc->duration_s > 0 && sc->duration_s <= 86400))
-			return fail(p, "duration: expected seconds (> 0), got '%s'", v);
+		if (!get_seconds(v, &sc->duration_s) || sc->duration_s <= 0)
+			return fail(p, "duration: expected seconds, more than 0 and at most 86400, "
+				    "got '%s'", v);
 		sc->duration_set = true;
 	} else if (!strcmp(name, "ttl")) {
 		if (!get_i64(v, 1, 86400000, &sc->ttl_ms))
@@ -268,10 +283,8 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 				    "kill, pause, node-kill, node-restart, node-pause, node-clock, "
 				    "failover, net-delay, net-blackhole, net-cut; got '%s'", v);
 	} else if (!strcmp(name, "at")) {
-		char *end;
-		f->at_s = strtod(v, &end);
-		if (*end || f->at_s < 0)
-			return fail(p, "at: expected seconds from the start (>= 0), got '%s'", v);
+		if (!get_seconds(v, &f->at_s))
+			return fail(p, "at: expected seconds from the start, from 0 to 86400, got '%s'", v);
 	} else if (!strcmp(name, "target")) {
 		if (!strcmp(v, "holder"))
 			f->target = LB_TGT_HOLDER;
@@ -338,9 +351,10 @@ static int on_expect(struct parser *p, const char *name, const char *v)
 
 	if (!lb_strategy_find(name))
 		return fail(p, "[expect]: unknown strategy '%s' (see lockbench list)", name);
-	if (c < 0)
+	if (c < 0 || c == LB_CLASS_INCONCLUSIVE)
 		return fail(p, "[expect] %s: expected safe, contained, overlap, foreign-release, "
-			    "deadlock or unavailable, got '%s'", name, v);
+			    "deadlock or unavailable, got '%s'%s", name, v, c < 0 ? "" :
+			    " (a run that shows nothing is never what a scenario expects)");
 	if (lb_scenario_expected(sc, name) >= 0)
 		return fail(p, "[expect]: %s is given twice", name);
 	if (sc->n_expect == LB_MAX_EXPECT)
@@ -369,7 +383,6 @@ static int on_chaos(struct parser *p, const char *name, const char *v)
 {
 	struct lb_chaos *c = &p->sc->chaos;
 	int64_t x;
-	char *end;
 
 	c->on = true;
 	if (!strcmp(name, "kills") || !strcmp(name, "pauses") || !strcmp(name, "restarts")) {
@@ -380,9 +393,10 @@ static int on_chaos(struct parser *p, const char *name, const char *v)
 		if (!get_range(v, &c->pause_min_ms, &c->pause_max_ms))
 			return fail(p, "pause: expected MIN-MAX milliseconds, got '%s'", v);
 	} else if (!strcmp(name, "from") || !strcmp(name, "until")) {
-		double d = strtod(v, &end);
-		if (*end || d < 0)
-			return fail(p, "%s: expected seconds from the start, got '%s'", name, v);
+		double d;
+		if (!get_seconds(v, &d))
+			return fail(p, "%s: expected seconds from the start, from 0 to 86400, got '%s'",
+				    name, v);
 		*(name[0] == 'f' ? &c->from_s : &c->until_s) = d;
 	} else {
 		return fail(p, "unknown key '%s' in [chaos]: expected kills, pauses, pause, restarts, "
@@ -513,8 +527,25 @@ static char *slurp(const char *path)
 
 int lb_scenario_parse_file(const char *path, struct lb_scenario *sc)
 {
+	char *text = slurp(path);
+	int rc;
+
+	if (!text) {
+		memset(sc, 0, sizeof(*sc));
+		snprintf(sc->error, sizeof(sc->error), "cannot read scenario %.300s: %s", path,
+			 strerror(errno));
+		lb_errorf("%s", sc->error);
+		return LB_ESYS;
+	}
+	rc = lb_scenario_parse_text(text, path, sc);
+	free(text);
+	return rc;
+}
+
+int lb_scenario_parse_text(const char *text, const char *path, struct lb_scenario *sc)
+{
 	struct parser p = { .sc = sc };
-	char *text, *copy;
+	char *copy;
 	const char *base = strrchr(path, '/');
 	int rc;
 
@@ -524,21 +555,17 @@ int lb_scenario_parse_file(const char *path, struct lb_scenario *sc)
 	char *dot = strrchr(sc->name, '.');
 	if (dot && !strcmp(dot, ".ini"))
 		*dot = '\0';
-	if (!(text = slurp(path))) {
-		snprintf(sc->error, sizeof(sc->error), "cannot read scenario %.300s: %s", path,
-			 strerror(errno));
+	if (strlen(text) > (1u << 20)) {
+		snprintf(sc->error, sizeof(sc->error), "%.300s: larger than 1 MiB", path);
 		lb_errorf("%s", sc->error);
-		return LB_ESYS;
+		return LB_EINVAL;
 	}
-	if (!(copy = strdup(text))) {
-		free(text);
+	if (!(copy = strdup(text)))
 		return LB_ENOMEM;
-	}
 	for (char *s = copy; *s; s++)
 		p.n_lines += *s == '\n';
 	p.lines = calloc((size_t)p.n_lines + 2, sizeof(char *));
 	if (!p.lines) {
-		free(text);
 		free(copy);
 		return LB_ENOMEM;
 	}
@@ -561,7 +588,6 @@ int lb_scenario_parse_file(const char *path, struct lb_scenario *sc)
 			rc = 1;
 	free(p.lines);
 	free(copy);
-	free(text);
 	if (rc != 0) {
 		snprintf(sc->error, sizeof(sc->error), "%.150s:%d: %.500s", path, p.err_line, p.err);
 		lb_errorf("%s", sc->error);
@@ -614,17 +640,38 @@ int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy)
 	return -1;
 }
 
-bool lb_scenario_applies(const struct lb_scenario *sc, const char *strategy)
+bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, char *why, size_t len)
 {
 	char buf[256], *save = NULL;
+	const struct lock_strategy *s = lb_strategy_find(strategy);
 
-	if (!sc->only[0])
-		return true;
-	strcpy(buf, sc->only);
-	for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-		if (!strcmp(t, strategy))
+	if (sc->only[0]) {
+		bool listed = false;
+		strcpy(buf, sc->only);
+		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+			listed |= !strcmp(t, strategy);
+		if (!listed) {
+			snprintf(why, len, "scenario %s applies only to: %s", sc->name, sc->only);
 			return true;
+		}
+	}
+	/* a fault at a failpoint lives inside a C recipe: library code has none */
+	for (int i = 0; s && lb_strategy_is_external(s) && i < sc->n_faults; i++) {
+		const struct lb_fault *f = &sc->faults[i];
+		if ((f->action == LB_ACT_CRASH || f->action == LB_ACT_SLEEP) && !f->fallback_holder) {
+			snprintf(why, len, "scenario %s's fault [%s] acts at the failpoint %s inside a C "
+				 "recipe, which %s's code does not have (and the fault has no fallback): n/a",
+				 sc->name, f->name, f->failpoint, strategy);
+			return true;
+		}
+	}
 	return false;
+}
+
+bool lb_scenario_applies(const struct lb_scenario *sc, const char *strategy)
+{
+	char why[400];
+	return !lb_scenario_why_not(sc, strategy, why, sizeof(why));
 }
 
 bool lb_scenario_needs_clock_shim(const struct lb_scenario *sc)

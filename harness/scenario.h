@@ -121,14 +121,19 @@ struct lb_scenario {
 int lb_scenario_load(const char *name_or_path, struct lb_scenario *sc);
 /* Parse an already located file. */
 int lb_scenario_parse_file(const char *path, struct lb_scenario *sc);
+/* Parse a scenario's text (at most 1 MiB); @path names it in messages. */
+int lb_scenario_parse_text(const char *text, const char *path, struct lb_scenario *sc);
 /* The directory scenarios are listed from; false if none found. */
 bool lb_scenario_dir(char *out, size_t len);
 /* Names of the scenarios in lb_scenario_dir(), sorted; how many (at most @max). */
 int lb_scenario_names(char (*names)[64], int max);
 /* Expected class for @strategy, or -1 when the file has none. */
 int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy);
-/* Does the scenario apply to @strategy (its `only` list)? */
+/* Does the scenario apply to @strategy (its `only` list; for an external
+ * strategy, no fault at a C failpoint without a fallback)? */
 bool lb_scenario_applies(const struct lb_scenario *sc, const char *strategy);
+/* The same, the other way round: true, with the reason in @why, when it does not. */
+bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, char *why, size_t len);
 /* Does any fault act on the network or on replication (the run needs its relay)? */
 bool lb_scenario_needs_relay(const struct lb_scenario *sc);
 /* Add the faults of a [chaos] section, drawn from @seed, to @sc (idempotent

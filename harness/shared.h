@@ -31,14 +31,18 @@ struct lb_record {
 struct lb_client_slot {
 	pid_t pid;
 	_Atomic uint32_t n_records;
-	_Atomic int alive;
-	int64_t death_ns;          /* set by the parent: kill or reap time, 0 if none */
+	_Atomic int alive;         /* not reaped yet */
+	_Atomic int dead;          /* killed (by the harness, a fault, itself) or exited:
+				      it holds nothing and is inside nothing any more */
+	_Atomic int inside;        /* between its enter and exit stamps (the canary) */
+	_Atomic int64_t death_ns;  /* when the parent saw it die (kill or reap), 0 if not */
 	int cut;                   /* killed by the harness at the end of the run */
-	uint64_t attempts;
+	_Atomic uint64_t attempts; /* counted as they happen: a client killed while */
+	_Atomic uint64_t acquire_errors; /* acquiring keeps them (node unreachable) */
 	uint64_t acquires;
 	uint64_t timeouts;
-	uint64_t counter_writes;
-	uint64_t acquire_errors;   /* attempts that found a node unreachable */
+	uint64_t counter_writes;   /* acknowledged */
+	uint64_t uncertain_writes; /* sent, no reply (a timeout): they may have landed */
 	_Atomic int write_in_flight; /* a counter SET sent, its reply not yet read */
 	uint64_t writes_aborted;   /* sections aborted on a lost lease */
 	struct lb_hist latency;
@@ -53,10 +57,11 @@ struct lb_shared {
 	int64_t end_ns;
 	_Atomic uint64_t sections;             /* for the status line */
 	_Atomic uint64_t canary_violations;
-	_Atomic int occupancy[LB_MAX_KEYS];    /* clients inside, per key */
+	int clients, keys;                     /* of the run, for the helpers below */
 	size_t cap;                            /* records per client */
 	_Atomic uint32_t n_events;
 	struct lb_event events[LB_MAX_EVENTS];
+	_Atomic int event_ready[LB_MAX_EVENTS]; /* set once the slot is written */
 	_Atomic int fault_fired[16];           /* one-shot faults, per scenario fault */
 	_Atomic int node_port[LB_MAX_NODES];   /* where clients find lock node i (failover) */
 	_Atomic int node_gen;                  /* bumped when node_port changes */
@@ -74,6 +79,13 @@ static inline struct lb_record *lb_shared_record(struct lb_shared *sh, int clien
 
 /* Append an event stamped now (any process may call it). */
 void lb_event_emit(struct lb_shared *sh, int kind, int client, int node, int64_t value);
+/* Copy the events whose slots were written in full (at most @max); how many. */
+size_t lb_shared_events(struct lb_shared *sh, struct lb_event *out, size_t max);
+/* A client's record as a history section. A record not released ended with
+ * the client's death at @death_ns (or the run's end): an open section closes
+ * there, never before its enter; @cut: the harness killed it at the end. */
+void lb_record_section(const struct lb_record *rec, int client, int key, uint32_t seq,
+		       int64_t death_ns, bool cut, struct lb_section *s);
 
 /* The record of @client's open critical section (entered, not exited), or NULL. */
 static inline struct lb_record *lb_shared_open_record(struct lb_shared *sh, int client)
@@ -86,10 +98,11 @@ static inline struct lb_record *lb_shared_open_record(struct lb_shared *sh, int 
 	return NULL;
 }
 
-/* Is @client inside a critical section now? */
+/* Is @client alive and inside a critical section now? A dead client is
+ * inside nothing, whatever its last record says. */
 static inline bool lb_shared_inside(struct lb_shared *sh, int client)
 {
-	return lb_shared_open_record(sh, client) != NULL;
+	return !atomic_load(&sh->client[client].dead) && lb_shared_open_record(sh, client) != NULL;
 }
 
 /* Is any of the @clients other than @me inside now? */
@@ -101,11 +114,37 @@ static inline bool lb_shared_other_inside(struct lb_shared *sh, int clients, int
 	return false;
 }
 
+/* The canary, without clocks: @me raises its flag, then looks for another
+ * living client of the same key with its flag up. Sequentially consistent
+ * atomics make two clients that overlap see each other (at least one of
+ * them counts it), and a dead client's flag is lowered by the parent. */
+static inline bool lb_shared_canary_enter(struct lb_shared *sh, int me)
+{
+	atomic_store(&sh->client[me].inside, 1);
+	for (int c = me % sh->keys; c < sh->clients; c += sh->keys)
+		if (c != me && atomic_load(&sh->client[c].inside) && !atomic_load(&sh->client[c].dead))
+			return true;
+	return false;
+}
+
+/* Send @sig to client @client and everything in its process group (its
+ * adapter). 0, or -1 when it is gone. */
+int lb_client_signal(struct lb_shared *sh, int client, int sig);
+
+/* The parent's side of a client's death: mark it dead at @t_ns (relative),
+ * the time the parent observed, and lower its canary flag. */
+void lb_shared_mark_dead(struct lb_shared *sh, int client, int64_t t_ns);
+
+/* A client that exits with this status says its strategy failed (an adapter
+ * broke the protocol): the run is void. */
+#define LB_CLIENT_EXIT_STRATEGY 2
+
 /* The client process body: never returns. @lock and @resource are address
- * templates (no connection) the client copies and connects by itself. */
+ * templates (no connection) the client copies and connects by itself.
+ * @clock_shim: LD_PRELOAD for an adapter, so client clock faults reach it. */
 void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		    const struct lb_node *lock_nodes, size_t n_lock,
-		    const struct lb_node *resource, const char *prefix)
+		    const struct lb_node *resource, const char *prefix, const char *clock_shim)
 	__attribute__((noreturn));
 
 #endif

@@ -5,10 +5,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#define MAX_CHILDREN 256
 
 static volatile sig_atomic_t stop_sig;
-static volatile pid_t children[MAX_CHILDREN];
+static volatile pid_t children[LB_MAX_CHILDREN];
 
 static void on_stop(int sig)
 {
@@ -17,7 +16,7 @@ static void on_stop(int sig)
 
 static void on_fatal(int sig)
 {
-	for (int i = 0; i < MAX_CHILDREN; i++)
+	for (int i = 0; i < LB_MAX_CHILDREN; i++)
 		if (children[i] > 0)
 			kill(children[i], SIGKILL);
 	lb_server_kill_all_signal_safe();
@@ -47,7 +46,7 @@ int lb_stop_signal(void) { return stop_sig; }
 
 void lb_signals_track_child(pid_t pid)
 {
-	for (int i = 0; i < MAX_CHILDREN; i++)
+	for (int i = 0; i < LB_MAX_CHILDREN; i++)
 		if (children[i] == 0) {
 			children[i] = pid;
 			return;
@@ -56,7 +55,7 @@ void lb_signals_track_child(pid_t pid)
 
 void lb_signals_untrack_child(pid_t pid)
 {
-	for (int i = 0; i < MAX_CHILDREN; i++)
+	for (int i = 0; i < LB_MAX_CHILDREN; i++)
 		if (children[i] == pid)
 			children[i] = 0;
 }
@@ -70,7 +69,7 @@ bool lb_child_bind_to_parent(pid_t parent)
 		return false;
 	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
 		signal(reset[i], SIG_DFL);
-	for (int i = 0; i < MAX_CHILDREN; i++)
+	for (int i = 0; i < LB_MAX_CHILDREN; i++)
 		children[i] = 0;
 	return true;
 }

@@ -13,6 +13,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* Children a process tracks: every client of the largest run, its relay
+ * and helpers (run.c checks LB_MAX_CLIENTS against it). */
+#define LB_MAX_CHILDREN 1100
+
 void lb_signals_install(void);
 bool lb_stop_requested(void);
 /* The signal that asked to stop (SIGINT, SIGTERM) or 0. */

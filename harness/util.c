@@ -26,6 +26,8 @@ const char *lb_strerror(int status)
 	case LB_ECANCELED: return "canceled: the run is stopping";
 	case LB_ESTALE: return "fence refused: the resource accepted a higher one";
 	case LB_ENOREPLICA: return "no replica acknowledged the lock in time";
+	case LB_EPROTO: return "the adapter broke the protocol";
+	case LB_EDIED: return "the adapter's process died";
 	}
 	return "unknown status";
 }

@@ -27,6 +27,8 @@ enum lb_status {
 	LB_ECANCELED = -11, /* the run is stopping */
 	LB_ESTALE = -12,   /* the resource has accepted a higher fence */
 	LB_ENOREPLICA = -13, /* no replica acknowledged the write in time */
+	LB_EPROTO = -14,   /* an external strategy broke the adapter protocol */
+	LB_EDIED = -15,    /* an external strategy's process died under its client */
 };
 
 /* A static string describing @status; never NULL. */

@@ -25,6 +25,10 @@ int lb_wait_parse(const char *s, struct lb_wait *out, char *err, size_t errlen)
 		out->kind = LB_WAIT_TRY;
 		return 0;
 	}
+	if (!strcmp(buf, "library") && !a) {
+		out->kind = LB_WAIT_LIBRARY;
+		return 0;
+	}
 	if (!strcmp(buf, "fixed") && a && !b) {
 		out->kind = LB_WAIT_FIXED;
 		if (!lb_parse_i64(a, 0, MAX_INTERVAL_MS, &out->interval_ms))
@@ -54,7 +58,7 @@ int lb_wait_parse(const char *s, struct lb_wait *out, char *err, size_t errlen)
 	}
 bad:
 	snprintf(err, errlen, "bad wait policy '%s': expected try, fixed:MS, retries:N:MS, "
-		 "backoff:MIN:MAX or notify[:MS] (MS in 0..%d, N >= 1, 1 <= MIN <= MAX)",
+		 "backoff:MIN:MAX, notify[:MS] or library (MS in 0..%d, N >= 1, 1 <= MIN <= MAX)",
 		 s ? s : "", MAX_INTERVAL_MS);
 	return LB_EINVAL;
 }
@@ -64,6 +68,9 @@ void lb_wait_format(const struct lb_wait *w, char *buf, size_t len)
 	switch (w->kind) {
 	case LB_WAIT_TRY:
 		snprintf(buf, len, "try");
+		break;
+	case LB_WAIT_LIBRARY:
+		snprintf(buf, len, "library");
 		break;
 	case LB_WAIT_FIXED:
 		snprintf(buf, len, "fixed:%lld", (long long)w->interval_ms);
@@ -93,6 +100,7 @@ int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt, uint64_t *rng
 {
 	switch (w->kind) {
 	case LB_WAIT_TRY:
+	case LB_WAIT_LIBRARY: /* the library waited inside its one call */
 		return -1;
 	case LB_WAIT_BACKOFF: {
 		int64_t cap = w->min_ms;
@@ -117,7 +125,8 @@ int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt, uint64_t *rng
 
 int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb_wait *w,
 	       int64_t deadline_ns, const atomic_int *cancel, uint64_t *rng,
-	       struct lb_grant *grant, struct lb_acquire_info *info)
+	       struct lb_grant *grant, struct lb_acquire_info *info,
+	       const struct lb_acquire_tally *tally)
 {
 	struct lb_acquire_info local;
 	int rc;
@@ -128,11 +137,16 @@ int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb
 	for (;;) {
 		*grant = (struct lb_grant){ .fence = -1, .validity_ms = -1 };
 		rc = strategy->acquire(self, grant);
+		bool error = rc == LB_EREDIS || rc == LB_ENOREPLICA;
 		info->attempts++;
-		info->errors += rc == LB_EREDIS || rc == LB_ENOREPLICA;
+		info->errors += error;
+		if (tally && tally->attempts)
+			atomic_fetch_add(tally->attempts, 1);
+		if (tally && error && tally->errors)
+			atomic_fetch_add(tally->errors, 1);
 		info->last_status = rc;
-		if (rc == 0)
-			return 0;
+		if (rc == 0 || rc == LB_EPROTO || rc == LB_EDIED)
+			return rc; /* a broken or dead adapter: no point in trying again */
 		int64_t delay = lb_wait_delay_ns(w, info->attempts + 1, rng);
 		if (delay < 0)
 			return rc;

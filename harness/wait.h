@@ -12,6 +12,8 @@
  *                  wait op: BLPOP on a list the release pushes to in the same
  *                  Lua call), at most MS (100) before trying again, so a
  *                  crashed holder strands nobody beyond its TTL
+ *   library        library strategies only: one call of the library's own
+ *                  blocking acquire, with its documented defaults
  * Every wait is bounded by the caller's deadline.
  */
 #ifndef LB_WAIT_H
@@ -23,7 +25,8 @@
 
 #include "strategy.h"
 
-enum lb_wait_kind { LB_WAIT_TRY, LB_WAIT_FIXED, LB_WAIT_RETRIES, LB_WAIT_BACKOFF, LB_WAIT_NOTIFY };
+enum lb_wait_kind { LB_WAIT_TRY, LB_WAIT_FIXED, LB_WAIT_RETRIES, LB_WAIT_BACKOFF, LB_WAIT_NOTIFY,
+		    LB_WAIT_LIBRARY };
 
 struct lb_wait {
 	enum lb_wait_kind kind;
@@ -49,6 +52,12 @@ struct lb_acquire_info {
 	int last_status;   /* status of the last attempt */
 };
 
+/* Running totals lb_acquire adds to as each attempt ends (in shared memory),
+ * so that a process killed while acquiring has counted its attempts. */
+struct lb_acquire_tally {
+	_Atomic uint64_t *attempts, *errors;
+};
+
 /*
  * Acquire with @strategy's one-attempt acquire(), retrying as @w says until
  * the monotonic @deadline_ns. Returns 0 (acquired; @grant filled) or the last
@@ -58,6 +67,7 @@ struct lb_acquire_info {
  */
 int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb_wait *w,
 	       int64_t deadline_ns, const atomic_int *cancel, uint64_t *rng,
-	       struct lb_grant *grant, struct lb_acquire_info *info);
+	       struct lb_grant *grant, struct lb_acquire_info *info,
+	       const struct lb_acquire_tally *tally);
 
 #endif

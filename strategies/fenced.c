@@ -1,5 +1,6 @@
 /*
- * fenced - token-lua plus a fencing token.         (Kleppmann 2016; LOCKS.md)
+ * fenced - token-lua plus a fencing token.
+ *              (Kleppmann, "How to do distributed locking", 2016: fencing tokens)
  *
  * Recipe:  acquire: one Lua call on the lock node:
  *                   if SET lock:<name> <token> NX PX <ttl> then

@@ -65,13 +65,20 @@ const struct lb_script lb_script_fenced_read = {
 };
 
 const struct lb_script lb_script_fenced_write = {
-	.src = "local cur = redis.call(\"get\", KEYS[2]) local h, o = 0, \"\" if cur then local sp = string.fi"
-	       "nd(cur, \" \") h = tonumber(string.sub(cur, 1, sp - 1)) o = string.sub(cur, sp + 1) end loca"
-	       "l f = tonumber(ARGV[1]) if f < h or (f == h and ARGV[2] ~= o) then redis.call(\"incr\", KEYS"
-	       "[3]) return redis.error_reply(\"STALE fence \" .. ARGV[1] .. \" not above \" .. h) end redis.c"
-	       "all(\"set\", KEYS[2], ARGV[1] .. \" \" .. ARGV[2]) redis.call(\"set\", KEYS[1], ARGV[3]) return "
-	       "1",
-	.sha = "d05f1f1f10f10cd57693144ec69871358703875d",
+	.src = "local cur = redis.call(\"get\", KEYS[2]) local h, o = 0, \"\" if cur then local sp = string."
+	       "find(cur, \" \") h = tonumber(string.sub(cur, 1, sp - 1)) o = string.sub(cur, sp + 1) end lo"
+	       "cal f = tonumber(ARGV[1]) if f < h or (f == h and ARGV[2] ~= o) then redis.call(\"incr\", KE"
+	       "YS[3]) return redis.error_reply(\"STALE fence \" .. ARGV[1] .. \" not above \" .. h) end red"
+	       "is.call(\"set\", KEYS[2], ARGV[1] .. \" \" .. ARGV[2]) redis.call(\"set\", KEYS[1], ARGV[3])"
+	       " return redis.call(\"incr\", KEYS[4])",
+	.sha = "e0e6ed8728431488be406ccc8b4609b2af9d2a82",
+};
+
+/* The resource's plain write, counted: the resource itself knows how many
+ * writes it applied, even those whose sender never heard back. */
+const struct lb_script lb_script_counted_write = {
+	.src = "redis.call(\"set\", KEYS[1], ARGV[1]) return redis.call(\"incr\", KEYS[2])",
+	.sha = "9f9c27a420932bba6858760d2605c56c4510a530",
 };
 
 int lb_node_parse_url(const char *url, struct lb_node *n)
@@ -132,10 +139,12 @@ int lb_node_connect(struct lb_node *n)
 {
 	redisReply *r;
 
+	if (n->blocked && atomic_load(n->blocked)) { /* partitioned: even an open connection */
+		lb_node_close(n);
+		return LB_EREDIS;
+	}
 	if (n->ctx)
 		return 0;
-	if (n->blocked)
-		return LB_EREDIS;
 	if (n->follow_port && atomic_load(n->follow_port) > 0)
 		n->port = atomic_load(n->follow_port);
 	n->ctx = redisConnectWithTimeout(n->host, n->port, ms_tv(n->timeout_ms));
@@ -383,7 +392,14 @@ int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms)
 	snprintf(signal, sizeof(signal), "%.240s:signal", key);
 	/* BLPOP takes seconds with decimals (Redis >= 6); 0 would block forever */
 	snprintf(secs, sizeof(secs), "%.3f", (double)(timeout_ms > 1 ? timeout_ms : 1) / 1000.0);
+	/* a wait longer than the socket's timeout would be cut by it and
+	 * reconnect on every wait: give this command the wait plus a margin */
+	bool longer = timeout_ms + 500 > n->timeout_ms;
+	if (longer && lb_node_connect(n) == 0)
+		redisSetTimeout(n->ctx, ms_tv(timeout_ms + 1000));
 	redisReply *r = lb_node_cmd(n, "BLPOP %s %s", signal, secs);
+	if (longer && n->ctx)
+		redisSetTimeout(n->ctx, ms_tv(n->timeout_ms));
 	if (r && r->type == REDIS_REPLY_ARRAY)
 		rc = 0;
 	else if (lb_reply_nil(r))
@@ -510,10 +526,27 @@ int lb_cas_pexpire(struct lb_node *n, const char *key, const char *mine, int64_t
 	return cad_outcome(lb_eval(n, &lb_script_cas_pexpire, 1, 2, kv));
 }
 
-/* A fenced reply: an error starting STALE is a refusal, not a failure. */
+int lb_counted_write(struct lb_node *n, const char *key, long long value)
+{
+	char v[24], ak[256];
+
+	snprintf(ak, sizeof(ak), "%.240s:applied", key);
+	snprintf(v, sizeof(v), "%lld", value);
+	const char *kv[3] = { key, ak, v };
+	redisReply *r = lb_eval(n, &lb_script_counted_write, 2, 1, kv);
+	int rc = !r ? LB_ETIMEOUT : r->type == REDIS_REPLY_INTEGER ? 0 : LB_EREDIS;
+	if (r)
+		freeReplyObject(r);
+	return rc;
+}
+
+/* A fenced reply: an error starting STALE is a refusal, not a failure; no
+ * reply at all leaves the outcome unknown. */
 static int fenced_status(const redisReply *r)
 {
-	if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "STALE", 5))
+	if (!r)
+		return LB_ETIMEOUT;
+	if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "STALE", 5))
 		return LB_ESTALE;
 	return lb_reply_error(r) ? LB_EREDIS : 0;
 }
@@ -547,15 +580,98 @@ int lb_fenced_read(struct lb_node *n, const char *key, int64_t fence, const char
 int lb_fenced_write(struct lb_node *n, const char *key, int64_t fence, const char *section,
 		    long long value)
 {
-	char f[24], v[24], fk[256], sk[256];
+	char f[24], v[24], fk[256], sk[256], ak[256];
 
 	fence_keys(key, fk, sk);
+	snprintf(ak, sizeof(ak), "%.240s:applied", key);
 	snprintf(f, sizeof(f), "%lld", (long long)fence);
 	snprintf(v, sizeof(v), "%lld", value);
-	const char *kv[6] = { key, fk, sk, f, section, v };
-	redisReply *r = lb_eval(n, &lb_script_fenced_write, 3, 3, kv);
+	const char *kv[7] = { key, fk, sk, ak, f, section, v };
+	redisReply *r = lb_eval(n, &lb_script_fenced_write, 4, 3, kv);
 	int rc = fenced_status(r);
 	if (r)
 		freeReplyObject(r);
 	return rc;
+}
+
+/* A command whose reply only needs to be "not an error"; 0 or LB_EREDIS. */
+static int cmd_ok(struct lb_node *n, const char *cmd, const char *key)
+{
+	redisReply *r = key ? lb_node_cmd(n, "%s %s", cmd, key) : lb_node_cmd(n, "%s", cmd);
+	int rc = lb_reply_error(r) ? LB_EREDIS : 0;
+
+	if (r)
+		freeReplyObject(r);
+	return rc;
+}
+
+/* Leave a failed transaction: DISCARD, or drop the connection if even that
+ * fails, so that no later WATCH finds it still inside MULTI. */
+static int discard(struct lb_node *n)
+{
+	if (cmd_ok(n, "DISCARD", NULL) < 0)
+		lb_node_close(n);
+	return LB_EREDIS;
+}
+
+int lb_watch_get(struct lb_node *n, const char *key, const char *mine, bool *held, bool *is_mine)
+{
+	redisReply *r;
+
+	if (cmd_ok(n, "WATCH", key) < 0)
+		return LB_EREDIS;
+	r = lb_node_cmd(n, "GET %s", key);
+	if (lb_reply_error(r)) {
+		if (r) { /* a wrong type: leave nothing watched behind */
+			freeReplyObject(r);
+			cmd_ok(n, "UNWATCH", NULL);
+		}
+		return LB_EREDIS;
+	}
+	*held = !lb_reply_nil(r);
+	*is_mine = mine && lb_reply_str_eq(r, mine);
+	freeReplyObject(r);
+	return 0;
+}
+
+int lb_multi_exec(struct lb_node *n, int argc, const char **argv)
+{
+	redisReply *r;
+	int rc = LB_EREDIS;
+
+	if (cmd_ok(n, "MULTI", NULL) < 0)
+		return LB_EREDIS;
+	r = lb_node_cmd_argv(n, argc, argv, NULL);
+	if (!r) /* the connection died inside MULTI: it is closed */
+		return LB_EREDIS;
+	bool queued = r->type == REDIS_REPLY_STATUS;
+	freeReplyObject(r);
+	if (!queued) /* refused at queue time (READONLY, a bad argument) */
+		return discard(n);
+	r = lb_node_cmd(n, "EXEC");
+	if (r && r->type == REDIS_REPLY_ARRAY) /* committed, unless the command failed in it */
+		rc = r->elements == 1 && r->element[0]->type != REDIS_REPLY_ERROR ? 1 : LB_EREDIS;
+	else if (lb_reply_nil(r))
+		rc = 0;
+	if (r)
+		freeReplyObject(r);
+	return rc;
+}
+
+int lb_watch_release(struct lb_node *n, const char *key, const char *mine)
+{
+	const char *del[] = { "DEL", key };
+	bool held, is_mine;
+	int rc;
+
+	for (int i = 0; i < LB_WATCH_RELEASE_TRIES; i++) {
+		if ((rc = lb_watch_get(n, key, mine, &held, &is_mine)) < 0)
+			return rc;
+		if (!is_mine) /* pipe.unwatch(); break: not ours, left alone */
+			return cmd_ok(n, "UNWATCH", NULL) < 0 ? LB_EREDIS : LB_ELOST;
+		rc = lb_multi_exec(n, 2, del);
+		if (rc != 0) /* 0: WatchError, the key changed: try again */
+			return rc == 1 ? 0 : LB_EREDIS;
+	}
+	return LB_EREDIS;
 }

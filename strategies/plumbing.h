@@ -27,7 +27,10 @@ struct lb_node {
 	int64_t timeout_ms;       /* connect and per-command timeout */
 	redisContext *ctx;        /* owned; NULL until connected or after a failure */
 	uint64_t commands;        /* commands this client sent through the node */
-	bool blocked;             /* a partition seam: connecting fails while set */
+	const _Atomic int *blocked; /* a partition seam: while *blocked is set, every
+				       command fails and the connection is dropped.
+				       A pointer, so that every copy of the node (a
+				       watchdog thread's) is cut off with it; borrowed */
 	const _Atomic int *follow_port; /* if set and > 0: connect to this port instead
 					   (a failover moved the node); borrowed */
 };
@@ -62,6 +65,20 @@ int lb_setnx(struct lb_node *n, const char *key, const char *val);
  * @mine: 0 ours | LB_ELOST nothing there | LB_EFOREIGN deleted another's | LB_EREDIS. */
 int lb_getdel_release(struct lb_node *n, const char *key, const char *mine);
 
+/* Optimistic transactions (seed 001). WATCH @key, then GET it: *held when it
+ * exists, *is_mine when it holds @mine (may be NULL). 0 | LB_EREDIS. */
+int lb_watch_get(struct lb_node *n, const char *key, const char *mine, bool *held, bool *is_mine);
+/* MULTI, the one command @argv, EXEC: 1 committed | 0 aborted by a WATCH |
+ * LB_EREDIS. A command refused inside MULTI is DISCARDed (or the connection
+ * dropped), never left open for the next WATCH to trip on. */
+int lb_multi_exec(struct lb_node *n, int argc, const char **argv);
+/* Seed 001's release_lock: WATCH, GET and compare with @mine, then
+ * MULTI/DEL/EXEC, again while EXEC is aborted (the seed loops forever on
+ * WatchError; this stops after LB_WATCH_RELEASE_TRIES); not ours: UNWATCH.
+ * 0 released | LB_ELOST not ours (left alone) | LB_EREDIS. */
+#define LB_WATCH_RELEASE_TRIES 100
+int lb_watch_release(struct lb_node *n, const char *key, const char *mine);
+
 /* A Lua script known by its text and SHA-1 (checked in tests/test_plumbing.c). */
 struct lb_script {
 	const char *src;
@@ -88,6 +105,9 @@ extern const struct lb_script lb_script_cas_pexpire;
  * otherwise it becomes the highest. */
 extern const struct lb_script lb_script_fenced_read;
 extern const struct lb_script lb_script_fenced_write;
+/* The resource's plain write: SET KEYS[1] ARGV[1], INCR KEYS[2] (the writes
+ * it applied, counted where they land). */
+extern const struct lb_script lb_script_counted_write;
 /* EVALSHA, and EVAL when the server answers NOSCRIPT (fresh or restarted). */
 redisReply *lb_eval(struct lb_node *n, const struct lb_script *s,
 		    int nkeys, int nargs, const char **keys_then_args);
@@ -103,12 +123,17 @@ int lb_fence_acquire(struct lb_node *n, const char *key, const char *fence_key, 
 /* Extend @key to @ttl_ms if it still holds @mine: 0 | LB_ELOST | LB_EREDIS. */
 int lb_cas_pexpire(struct lb_node *n, const char *key, const char *mine, int64_t ttl_ms);
 /* The resource's fenced read and write of @key (its fence in "<key>:fence",
- * its refusals counted in "<key>:stale"): 0 | LB_ESTALE (a higher fence was
- * accepted) | LB_EREDIS. A read of a missing value gives 0. */
+ * its refusals counted in "<key>:stale", the writes it applied in
+ * "<key>:applied"): 0 | LB_ESTALE (a higher fence was
+ * accepted) | LB_EREDIS (refused) | LB_ETIMEOUT (no reply: a write may have
+ * landed). A read of a missing value gives 0. */
 int lb_fenced_read(struct lb_node *n, const char *key, int64_t fence, const char *section,
 		   long long *value);
 int lb_fenced_write(struct lb_node *n, const char *key, int64_t fence, const char *section,
 		    long long value);
+/* The resource's plain write of @key, counted in "<key>:applied" (as an
+ * accepted fenced write is): 0 | LB_EREDIS | LB_ETIMEOUT (no reply). */
+int lb_counted_write(struct lb_node *n, const char *key, long long value);
 /* Block until a release of @key signals (BLPOP on its signal list) or
  * @timeout_ms passes: 0 signalled | LB_ETIMEOUT | LB_EREDIS. */
 int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms);

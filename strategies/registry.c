@@ -5,6 +5,8 @@
  *  1. Write strategies/<name>.c (name with '-' spelled '_') opening with a
  *     comment: the recipe in Redis commands, where it comes from, what it
  *     claims and exactly how it fails, naming the scenario that shows it.
+ *     A variant that differs from a recipe in a line (setnx-expire-as-written)
+ *     is a second ops table in that recipe's file, not a copy of it.
  *  2. Define `const struct lock_strategy lb_strategy_<name>` with designated
  *     initializers; reuse strategies/plumbing.h and lb_base_* for state.
  *  3. Declare it below and add it to `strategies[]`, keeping the order.
@@ -14,6 +16,7 @@
  */
 #include <string.h>
 
+#include "adapter.h"
 #include "strategy.h"
 
 extern const struct lock_strategy lb_strategy_fenced;
@@ -24,6 +27,7 @@ extern const struct lock_strategy lb_strategy_renewal;
 extern const struct lock_strategy lb_strategy_set_nx_px;
 extern const struct lock_strategy lb_strategy_setnx;
 extern const struct lock_strategy lb_strategy_setnx_expire;
+extern const struct lock_strategy lb_strategy_setnx_expire_as_written;
 extern const struct lock_strategy lb_strategy_setnx_getset;
 extern const struct lock_strategy lb_strategy_token_lua;
 extern const struct lock_strategy lb_strategy_wait_replicas;
@@ -38,26 +42,38 @@ static const struct lock_strategy *const strategies[] = {
 	&lb_strategy_set_nx_px,
 	&lb_strategy_setnx,
 	&lb_strategy_setnx_expire,
+	&lb_strategy_setnx_expire_as_written,
 	&lb_strategy_setnx_getset,
 	&lb_strategy_token_lua,
 	&lb_strategy_wait_replicas,
 	&lb_strategy_watch_multi,
 };
 
+#define N_RECIPES (sizeof(strategies) / sizeof(strategies[0]))
+
 size_t lb_strategy_count(void)
 {
-	return sizeof(strategies) / sizeof(strategies[0]);
+	return N_RECIPES + lb_adapter_count();
 }
 
 const struct lock_strategy *lb_strategy_at(size_t i)
 {
-	return i < lb_strategy_count() ? strategies[i] : NULL;
+	return i < N_RECIPES ? strategies[i] : lb_adapter_at(i - N_RECIPES);
 }
 
 const struct lock_strategy *lb_strategy_find(const char *name)
 {
-	for (size_t i = 0; name && i < lb_strategy_count(); i++)
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < N_RECIPES; i++)
 		if (!strcmp(strategies[i]->name, name))
 			return strategies[i];
-	return NULL;
+	if (!strncmp(name, "exec:", 5))
+		return lb_adapter_exec(name);
+	return lb_adapter_find(name);
+}
+
+bool lb_strategy_is_external(const struct lock_strategy *s)
+{
+	return s && s->impl != NULL;
 }

@@ -1,6 +1,6 @@
 /*
  * renewal - token-lua plus a watchdog that renews the lease while it is held.
- *                 (Redisson's lockWatchdogTimeout, redis-py's Lock.extend; LOCKS.md)
+ *                 (Redisson's lockWatchdogTimeout; redis-py's Lock.extend)
  *
  * Recipe:  acquire: SET lock:<name> <token> NX PX <ttl>, as token-lua; the
  *                   watchdog thread (its own connection) then runs every ttl/3:

@@ -1,26 +1,39 @@
 /*
  * setnx-expire - SETNX, then EXPIRE as a second command.
- *                                    (seed 001, acquire_lock_with_timeout)
+ *                      (seed 001, acquire_lock_with_timeout and release_lock)
+ * setnx-expire-as-written - the same, with the seed's TTL test as written.
  *
  * Recipe:  acquire: SETNX lock:<name> <uuid>; if 1: EXPIRE lock:<name> ceil(ttl s)
- *                   if 0: TTL lock:<name>; if the key has no TTL (-1), EXPIRE it
- *                   again (the seed re-arms a TTL it finds missing)
- *          release: DEL lock:<name>                      (seed: release without check)
- * Claims:  mutual exclusion, and no deadlock thanks to the TTL.
+ *                   if 0: TTL lock:<name>, and EXPIRE it again when
+ *                     setnx-expire:            the key has no TTL (-1)
+ *                     setnx-expire-as-written: `elif conn.ttl(lockname):`,
+ *                       true for every reply but 0 (-1, -2 and any TTL of
+ *                       half a second or more): every waiter re-arms the
+ *                       TTL of whatever lock exists
+ *          release: seed 001's release_lock: WATCH lock:<name>; GET; if it is
+ *                   our <uuid>: MULTI; DEL; EXEC (again on WatchError); else
+ *                   UNWATCH and leave it (plumbing.c, lb_watch_release)
+ * Claims:  mutual exclusion, no deadlock thanks to the TTL, only the holder
+ *          releases.
  * Fails:   - two commands are not atomic: a holder killed between SETNX and
  *            EXPIRE (failpoint `after-setnx`) leaves a key with no TTL. Only a
- *            waiter that happens to poll and re-arm it saves the lock
+ *            waiter that polls and re-arms it saves the lock
  *            (`crash-before-expire`).
  *          - TTLs are whole seconds (ceil), as in the seed.
- *          - a holder slower than the TTL loses the lock to another client and
- *            then DELs that client's lock (`slow-holder`, `holder-pause`:
- *            foreign release, then a cascade of overlaps).
- * Note:    the seed's literal test is `elif conn.ttl(lockname):`, which in
- *          redis-py 3+ is true for every TTL but 0 (-1, -2 and positive values),
- *          so waiters would keep extending a live holder's lock. We implement
- *          what the seed's prose and the issue describe: re-arm a missing TTL.
- *          The value is a per-acquire token so the harness can see whose lock
- *          the DEL removed (GETDEL); the release stays unconditional.
+ *          - a holder slower than the TTL loses the lock to another client:
+ *            both are inside (`slow-holder`, `holder-pause`: overlap). The
+ *            owner-checked release leaves the new holder's lock alone.
+ *          - as written: while anyone waits, no lock ever expires. A holder
+ *            that crashed keeps its lock for as long as others poll for it
+ *            (`holder-crash`: deadlock), which also saves a paused holder from
+ *            losing it (`holder-pause`: safe). The TTL only works when nobody
+ *            is waiting, the one time it is not needed.
+ * Note:    the seed's redis-py returns TTL as an integer (-2 missing, -1 no
+ *          TTL, else seconds rounded), so the literal test is
+ *          `ttl != 0`. setnx-expire reads it as the seed's prose means it
+ *          (re-arm a missing TTL); people copy the code, so the literal line
+ *          runs as its own strategy beside it. The value is a per-acquire
+ *          token, as the seed's uuid4.
  */
 #include "failpoint.h"
 #include "plumbing.h"
@@ -30,54 +43,83 @@ static int64_t ttl_seconds(int64_t ttl_ms)
 	return (ttl_ms + 999) / 1000; /* math.ceil, as the seed */
 }
 
-static int setnx_expire_acquire(void *self, struct lb_grant *grant)
+static int expire(struct lb_node *n, const struct lb_lock_base *b)
 {
-	struct lb_lock_base *b = self;
+	redisReply *r = lb_node_cmd(n, "EXPIRE %s %lld", b->key, (long long)ttl_seconds(b->cfg.ttl_ms));
+	int rc = lb_reply_error(r) ? LB_EREDIS : 0;
+
+	if (r)
+		freeReplyObject(r);
+	return rc;
+}
+
+/* One pass of the seed's loop body; @literal: its `elif conn.ttl(...)`. */
+static int acquire_once(struct lb_lock_base *b, bool literal)
+{
 	struct lb_node *n = lb_base_node(b);
-	redisReply *r;
 	long long ttl;
 	int rc = lb_token_new(b->token);
 
-	(void)grant;
 	if (rc < 0)
 		return rc;
 	rc = lb_setnx(n, b->key, b->token);
 	if (rc == 0) {
 		lb_failpoint("after-setnx");
-		r = lb_node_cmd(n, "EXPIRE %s %lld", b->key, (long long)ttl_seconds(b->cfg.ttl_ms));
-		if (r)
-			freeReplyObject(r);
-		/* The lock is ours even if EXPIRE failed: that is the pitfall. */
+		expire(n, b); /* the lock is ours even if EXPIRE failed: that is the pitfall */
 		return 0;
 	}
 	if (rc != LB_EBUSY)
 		return rc;
-	r = lb_node_cmd(n, "TTL %s", b->key);
-	if (lb_reply_int(r, &ttl) && ttl == -1) {
-		freeReplyObject(r);
-		r = lb_node_cmd(n, "EXPIRE %s %lld", b->key, (long long)ttl_seconds(b->cfg.ttl_ms));
-	}
+	redisReply *r = lb_node_cmd(n, "TTL %s", b->key);
+	bool rearm = lb_reply_int(r, &ttl) && (literal ? ttl != 0 : ttl == -1);
 	if (r)
 		freeReplyObject(r);
+	if (rearm)
+		expire(n, b);
 	return LB_EBUSY;
+}
+
+static int setnx_expire_acquire(void *self, struct lb_grant *grant)
+{
+	(void)grant;
+	return acquire_once(self, false);
+}
+
+static int as_written_acquire(void *self, struct lb_grant *grant)
+{
+	(void)grant;
+	return acquire_once(self, true);
 }
 
 static int setnx_expire_release(void *self)
 {
 	struct lb_lock_base *b = self;
-	return lb_getdel_release(lb_base_node(b), b->key, b->token);
+	return lb_watch_release(lb_base_node(b), b->key, b->token);
 }
 
 static const char *const setnx_expire_failpoints[] = { "after-setnx", NULL };
 
 const struct lock_strategy lb_strategy_setnx_expire = {
 	.name = "setnx-expire",
-	.summary = "SETNX then EXPIRE as two commands; release DEL",
-	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE,
+	.summary = "SETNX then EXPIRE as two commands; release WATCH/GET/MULTI/DEL (seed 001)",
+	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE,
 	.min_nodes = 1,
 	.failpoints = setnx_expire_failpoints,
 	.create = lb_base_create,
 	.acquire = setnx_expire_acquire,
+	.release = setnx_expire_release,
+	.destroy = lb_base_destroy,
+};
+
+/* Seed 001 as written: a variant of one line, so it shares this file. */
+const struct lock_strategy lb_strategy_setnx_expire_as_written = {
+	.name = "setnx-expire-as-written",
+	.summary = "seed 001 verbatim: every waiter re-arms the TTL (`elif conn.ttl(lockname)`)",
+	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE,
+	.min_nodes = 1,
+	.failpoints = setnx_expire_failpoints,
+	.create = lb_base_create,
+	.acquire = as_written_acquire,
 	.release = setnx_expire_release,
 	.destroy = lb_base_destroy,
 };

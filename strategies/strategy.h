@@ -58,6 +58,15 @@ struct lb_lock_cfg {
 	bool notify;                 /* release wakes a waiter (wait policy notify) */
 	bool no_validity_check;      /* redlock: skip the validity check (the naive variant) */
 	int max_extensions;          /* renewal: stop renewing after this many; 0: never stop */
+	/* external strategies (adapter.c) */
+	int client;                  /* the client's number, for messages */
+	const void *impl;            /* the strategy's definition (its ->impl) */
+	bool library_wait;           /* --wait library: the library's own blocking acquire */
+	int64_t timeout_ms;          /* the network timeout the recipes use (the nodes') */
+	const _Atomic int *cancel;   /* set when the run stops: a blocked request gives up */
+	const char *log_path;        /* the adapter's stderr goes here; NULL: /dev/null */
+	const char *clock_shim;      /* LD_PRELOAD for the adapter (client clock faults) */
+	const char *clock_file;      /* ... and the offset file it reads; both may be NULL */
 };
 
 /* What a successful acquire hands to the critical section. */
@@ -86,13 +95,23 @@ struct lock_strategy {
 	bool (*held)(void *self);
 	void (*destroy)(void *self);                    /* accepts NULL */
 	bool needs_replica;             /* node 0 must have a replica (wait-replicas) */
+	/* An external strategy (a library behind an adapter, or exec:PATH):
+	 * its definition (struct lb_adapter_def, adapter.h); NULL for a recipe. */
+	const void *impl;
+	/* Its release is the library's: whether it deleted another client's lock
+	 * cannot be seen (foreign releases read n/a). */
+	bool blind_release;
 };
 
-/* The registry (registry.c), alphabetical. */
+/* The registry (registry.c): the recipes, alphabetical, then the library
+ * adapters found in strategies/adapters (adapter.c). */
 size_t lb_strategy_count(void);
 const struct lock_strategy *lb_strategy_at(size_t i);
-/* NULL when no strategy has that name. */
+/* NULL when no strategy has that name. "exec:PATH" makes (once) an external
+ * strategy of the program at PATH. */
 const struct lock_strategy *lb_strategy_find(const char *name);
+/* Is @s an external strategy (a library adapter or exec:PATH)? */
+bool lb_strategy_is_external(const struct lock_strategy *s);
 
 /*
  * The state most strategies need and nothing more: the configuration, their

@@ -1,6 +1,8 @@
 /*
  * wait-replicas - token-lua on a primary with a replica, confirmed by WAIT.
- *                                  (Redisson's RedissonLock since 3.14; LOCKS.md)
+ *          (Redisson's RedLock deprecation note and its WAIT-based RedissonLock;
+ *           the Redis WAIT command page: "does not make Redis a strongly
+ *           consistent store")
  *
  * Recipe:  acquire: SET lock:<name> <token> NX PX <ttl>, then on the same
  *                   connection WAIT 1 <timeout>; zero acknowledgements means the

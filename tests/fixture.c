@@ -60,6 +60,7 @@ void fx_client_init_opts(struct fx_client *c, const struct fx *f, const struct l
 		.nodes = c->nodes, .n_nodes = f->n, .key = key, .ttl_ms = ttl_ms, .clock = &c->clock,
 		.no_validity_check = opts && opts->no_validity_check,
 		.max_extensions = opts ? opts->max_extensions : 0,
+		.impl = s->impl, .timeout_ms = 500, /* an external strategy's adapter */
 	};
 	c->lock = s->create(&cfg);
 	cr_assert_not_null(c->lock, "%s: create failed", s->name);

@@ -58,6 +58,48 @@ static bool is_exec_call(const char *line)
 }
 
 static int checked;
+static bool manifests_run;
+
+static void check_runs(const char *file, int line, const char *text, const char *deps);
+
+/* The interpreter each adapter manifest names must come from a package
+ * deps.sh installs, like any program the code runs. */
+static void check_manifests(const char *deps)
+{
+	char dir[PATH_MAX + 32];
+	snprintf(dir, sizeof(dir), "%s/strategies/adapters", root);
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d, "no %s", dir);
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		if (len < 9 || strcmp(e->d_name + len - 8, ".adapter"))
+			continue;
+		char path[PATH_MAX * 2], line[512], text[600];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		FILE *f = fopen(path, "r");
+		cr_assert_not_null(f);
+		while (fgets(line, sizeof(line), f)) {
+			char prog[256], pkg[64];
+			if (sscanf(line, "interpreter = %255s", prog) != 1)
+				continue;
+			/* its package: what dpkg says owns it, which deps.sh must list */
+			char cmd[400], out[256] = "";
+			snprintf(cmd, sizeof(cmd), "dpkg -S '%s' 2>/dev/null | cut -d: -f1", prog);
+			FILE *p = popen(cmd, "r");
+			if (!fgets(out, sizeof(out), p))
+				out[0] = '\0';
+			pclose(p);
+			out[strcspn(out, "\n")] = '\0';
+			cr_assert(out[0], "%s: the interpreter %s is not from a Debian package here", path,
+				  prog);
+			snprintf(pkg, sizeof(pkg), "%.63s", out);
+			snprintf(text, sizeof(text), "runs: %s (%s)", prog, pkg);
+			check_runs(path, 0, text, deps);
+		}
+		fclose(f);
+	}
+	closedir(d);
+}
 
 /* Every "PROG (PKG)" of a "runs: PROG (PKG), PROG (PKG)" comment in @text:
  * PKG must be in deps.sh and provide PROG. */
@@ -71,6 +113,10 @@ static void check_runs(const char *file, int line, const char *text, const char 
 	if (!p)
 		return;
 	p += 6;
+	if (!strncmp(p, "(manifests)", 11)) { /* the interpreters adapters name: checked below */
+		manifests_run = true;
+		return;
+	}
 	for (;;) {
 		char prog[64], pkg[64], pat[80], cmd[256], out[256] = "";
 		int used = 0;
@@ -137,6 +183,8 @@ Test(deps, every_program_lockbench_runs_is_installed_by_deps_sh, .init = find_ro
 	char *deps = slurp_file(path);
 	scan_dir("harness", deps);
 	scan_dir("strategies", deps);
+	cr_assert(manifests_run, "adapter.c no longer says it runs the manifests' interpreters");
+	check_manifests(deps);
 	cr_assert_geq(checked, 3, "found only %d programs: the scan is broken", checked);
 	free(deps);
 }

@@ -146,3 +146,69 @@ Test(oracle, handoff_percentiles_are_nearest_rank)
 	cr_assert_float_eq(v.handoff_p99_us, 70.0, 1e-9);
 	cr_assert_leq(v.handoff_p50_us, v.handoff_p99_us);
 }
+
+/* A section closed at a death stamped before its enter (the parent read the
+ * clock, then the holder entered, then the kill landed) ends at its enter:
+ * it is not "open until the end of the run". */
+Test(oracle, a_section_never_ends_before_it_begins)
+{
+	struct lb_section s = sec(0, 0, 500, 0, LB_OUT_KILLED);
+	s.exit_ns = s.enter_ns - 10000; /* 10 us before */
+	cr_assert_eq(lb_section_exit(&s, 3000 * MS), s.enter_ns);
+	s.exit_ns = -1; /* open: until the end */
+	cr_assert_eq(lb_section_exit(&s, 3000 * MS), 3000 * MS);
+}
+
+static enum lb_class classify(const struct lb_verdict *v, long long lo, long long hi,
+			      uint64_t attempts, uint64_t errors, uint64_t stopped, char *why)
+{
+	struct lb_class_input in = { .v = v, .lost_min = lo, .lost_max = hi, .attempts = attempts,
+				     .acquire_errors = errors, .stopped = stopped };
+	return lb_classify(&in, why, 200);
+}
+
+/* Nothing happened: never "safe" without evidence. */
+Test(oracle, a_run_that_shows_nothing_is_inconclusive)
+{
+	char why[200];
+	struct lb_verdict none = { 0 };
+	cr_assert_eq(classify(&none, 0, 0, 0, 0, 0, why), LB_CLASS_INCONCLUSIVE);
+	cr_assert(strstr(why, "no client attempted"), "%s", why);
+	/* attempts, and one client entered, but no section ever completed */
+	struct lb_section s = sec(0, 0, 10, 0, LB_OUT_CUT);
+	s.exit_ns = -1;
+	s.release_ns = -1;
+	struct lb_verdict v = judge(&s, 1, 2, 100);
+	cr_assert_eq(v.completed, 0);
+	cr_assert_eq(classify(&v, 0, 0, 40, 0, 0, why), LB_CLASS_INCONCLUSIVE);
+	cr_assert(strstr(why, "no critical section completed"), "%s", why);
+	/* errors while nothing completed: unavailable, not inconclusive */
+	cr_assert_eq(classify(&none, 0, 0, 40, 40, 0, why), LB_CLASS_UNAVAILABLE);
+	struct lb_section ok = sec(0, 0, 10, 20, LB_OUT_RELEASED);
+	v = judge(&ok, 1, 1, 100);
+	cr_assert_eq(classify(&v, 0, 0, 1, 0, 0, why), LB_CLASS_SAFE);
+	cr_assert_eq(lb_class_parse("inconclusive"), LB_CLASS_INCONCLUSIVE);
+	cr_assert_gt(lb_class_severity(LB_CLASS_INCONCLUSIVE), lb_class_severity(LB_CLASS_FOREIGN));
+}
+
+/* Lost updates as a range: proof of loss uses the lower end, "contained"
+ * needs the upper end to be 0, and the sentence says which end decided. */
+Test(oracle, lost_updates_range_decides_by_the_right_end)
+{
+	char why[200];
+	struct lb_section s[] = { sec(0, 0, 0, 10, LB_OUT_RELEASED), sec(1, 0, 5, 15, LB_OUT_RELEASED) };
+	struct lb_verdict v = judge(s, 2, 2, 20);
+	/* a fence refusal, and no loss possible: contained */
+	cr_assert_eq(classify(&v, 0, 0, 2, 0, 1, why), LB_CLASS_CONTAINED);
+	/* a fence refusal, but a write of unknown outcome may have lost one */
+	cr_assert_eq(classify(&v, 0, 1, 2, 0, 1, why), LB_CLASS_OVERLAP);
+	cr_assert(strstr(why, "lost updates 0..1") && strstr(why, "upper end"), "%s", why);
+	/* no overlap seen, a range 0..2: nothing proven */
+	struct lb_section one[] = { sec(0, 0, 0, 10, LB_OUT_RELEASED) };
+	struct lb_verdict w = judge(one, 1, 1, 20);
+	cr_assert_eq(classify(&w, 0, 2, 1, 0, 0, why), LB_CLASS_SAFE);
+	cr_assert(strstr(why, "lower end"), "%s", why);
+	/* a proven loss (lower end 3) */
+	cr_assert_eq(classify(&w, 3, 5, 1, 0, 0, why), LB_CLASS_OVERLAP);
+	cr_assert(strstr(why, "lost updates 3..5"), "%s", why);
+}

@@ -44,6 +44,7 @@ Test(plumbing, script_sha_matches_server)
 	const struct lb_script *scripts[] = {
 		&lb_script_cad, &lb_script_cad_notify, &lb_script_claim, &lb_script_fence_acquire,
 		&lb_script_cas_pexpire, &lb_script_fenced_read, &lb_script_fenced_write,
+		&lb_script_counted_write,
 	};
 
 	fx_start(&f, 1);
@@ -186,6 +187,60 @@ Test(plumbing, fence_check_and_set)
 	cr_assert(r->element[0]->str && !strcmp(r->element[0]->str, "8 f"), "highest fence not 8");
 	cr_assert(r->element[1]->str && !strcmp(r->element[1]->str, "4"), "the resource did not "
 		  "count its 4 refusals");
+	freeReplyObject(r);
+	lb_node_close(&n);
+	fx_stop(&f);
+}
+
+/* A command refused inside MULTI (here: wrong arity, refused at queue time)
+ * must not leave the connection inside MULTI, where every later WATCH fails
+ * ("WATCH inside MULTI is not allowed"): watch-multi would be wedged. And a
+ * command that fails inside EXEC is a failure, not a commit. */
+Test(plumbing, a_failed_transaction_does_not_wedge_the_connection)
+{
+	struct fx f;
+	struct lb_node n;
+	bool held, mine;
+
+	fx_start(&f, 1);
+	lb_node_init_local(&n, f.srv[0]->port, 1000);
+	const char *bad[] = { "SET", "k" };
+	cr_assert_eq(lb_multi_exec(&n, 2, bad), LB_EREDIS);
+	cr_assert_eq(lb_watch_get(&n, "k", "x", &held, &mine), 0,
+		     "the connection was left inside MULTI");
+	const char *fails_in_exec[] = { "SET", "k", "v", "PX", "0" };
+	cr_assert_eq(lb_multi_exec(&n, 5, fails_in_exec), LB_EREDIS,
+		     "a SET that failed inside EXEC was taken for a commit");
+	const char *good[] = { "SET", "k", "v" };
+	cr_assert_eq(lb_watch_get(&n, "k", "x", &held, &mine), 0);
+	cr_assert_eq(lb_multi_exec(&n, 3, good), 1);
+	redisReply *r = fx_cmd(&f, 0, "GET k");
+	cr_assert(lb_reply_str_eq(r, "v"));
+	freeReplyObject(r);
+	lb_node_close(&n);
+	fx_stop(&f);
+}
+
+/* Seed 001's release_lock: ours is deleted; another's is left alone. */
+Test(plumbing, watch_release_checks_the_owner)
+{
+	struct fx f;
+	struct lb_node n;
+
+	fx_start(&f, 1);
+	lb_node_init_local(&n, f.srv[0]->port, 1000);
+	redisReply *r = fx_cmd(&f, 0, "SET lk other");
+	freeReplyObject(r);
+	cr_assert_eq(lb_watch_release(&n, "lk", "mine"), LB_ELOST);
+	r = fx_cmd(&f, 0, "GET lk");
+	cr_assert(lb_reply_str_eq(r, "other"), "another client's lock was deleted");
+	freeReplyObject(r);
+	r = fx_cmd(&f, 0, "SET lk mine");
+	freeReplyObject(r);
+	cr_assert_eq(lb_watch_release(&n, "lk", "mine"), 0);
+	r = fx_cmd(&f, 0, "EXISTS lk");
+	long long v = -1;
+	cr_assert(lb_reply_int(r, &v) && v == 0, "our lock was not deleted");
 	freeReplyObject(r);
 	lb_node_close(&n);
 	fx_stop(&f);

@@ -4,6 +4,9 @@
  * process that started them, or after kill -9 of lockbench itself.
  */
 #include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,4 +258,50 @@ Test(rserver, clock_shim_moves_expiry)
 	cr_assert_eq(pttl, -2, "a 20 s jump must expire a 10 s key (PTTL %lld)", pttl);
 	lb_node_close(&n);
 	lb_server_destroy(s);
+}
+
+/* The shim never reads half of a rewrite: while a writer flips the offset
+ * between 0 and -30000 ms as fast as it can, every clock_gettime of the shim
+ * (called directly, through dlopen) is the true time plus one of the two. */
+Test(rserver, clock_shim_never_reads_a_torn_offset)
+{
+	const char *shim = getenv("LOCKBENCH_CLOCK_SHIM");
+	char path[] = "/tmp/lbtest-clock-XXXXXX";
+	int fd = mkstemp(path);
+
+	cr_assert_not_null(shim, "LOCKBENCH_CLOCK_SHIM must name build/libfakeclock.so");
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(lb_clock_file_write(path, 0), 0);
+	setenv("LOCKBENCH_CLOCK_FILE", path, 1);
+	void *h = dlopen(shim, RTLD_NOW | RTLD_LOCAL);
+	cr_assert_not_null(h, "%s", dlerror());
+	int (*shim_gettime)(clockid_t, struct timespec *) =
+		(int (*)(clockid_t, struct timespec *))dlsym(h, "clock_gettime");
+	cr_assert_not_null(shim_gettime);
+	pid_t writer = fork();
+	cr_assert_geq(writer, 0);
+	if (writer == 0) {
+		for (int64_t i = 0;; i++)
+			lb_clock_file_write(path, i % 2 ? -30000 : 0);
+	}
+	int bad = 0, flips = 0;
+	int64_t last = 0;
+	for (int i = 0; i < 300000; i++) {
+		struct timespec fake, real;
+		shim_gettime(CLOCK_REALTIME, &fake);
+		syscall(SYS_clock_gettime, CLOCK_REALTIME, &real);
+		int64_t d = ((int64_t)fake.tv_sec - real.tv_sec) * 1000 +
+			    ((int64_t)fake.tv_nsec - real.tv_nsec) / 1000000;
+		int64_t near = d > -15000 ? 0 : -30000;
+		bad += d - near > 50 || near - d > 50;
+		flips += near != last;
+		last = near;
+	}
+	kill(writer, SIGKILL);
+	waitpid(writer, NULL, 0);
+	dlclose(h);
+	unlink(path);
+	cr_assert_eq(bad, 0, "%d reads saw an offset that was never written", bad);
+	cr_assert_gt(flips, 10, "the writer did not flip the offset while the reader read");
 }

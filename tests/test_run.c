@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fixture.h"
+#include "readers.h"
 #include "results.h"
 
 TestSuite(run, .timeout = 90);
@@ -313,4 +315,203 @@ Test(run, notify_needs_a_strategy_that_can_wait, .init = mktmp)
 	const char *args[] = { "run", "--strategy", "set-nx-px", "--wait", "notify", NULL };
 	cr_assert_eq(lb(args), 2);
 	cr_assert(file_has("stderr", "cannot be woken"));
+}
+
+/* Write @text to tmpdir/@name; its path. */
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[160];
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* Item: a client killed while still acquiring keeps its attempts and the
+ * errors it met. Client 1 is cut off from the node from the start, so its
+ * first acquire never returns; it is killed inside it. Unavailable, not safe. */
+Test(run, a_client_killed_while_acquiring_keeps_its_errors, .init = mktmp)
+{
+	char dir[128];
+	const char *sc = write_file("cut.ini",
+		"[scenario]\nsummary = client 1 cannot reach the node, then dies acquiring\n"
+		"[run]\nclients = 2\nduration = 1.5\nhold = 5\nwait = fixed:10\n"
+		"[fault cut]\naction = partition\ntarget = client:1\nnodes = 0\nat = 0\n"
+		"[fault kill]\naction = kill\ntarget = client:1\nat = 1\n");
+	snprintf(dir, sizeof(dir), "%s/r", tmpdir);
+	const char *args[] = { "run", "--scenario", sc, "--strategy", "token-lua", "--out", dir,
+			       "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0);
+	cr_assert_gt(summary_field(dir, "acquire_errors"), 10, "the dead client's errors were lost");
+	cr_assert_str_eq(summary_text(dir, "observed"), "unavailable");
+}
+
+/* Item: a holder killed inside its section (holder-crash) is inside nothing
+ * afterwards: the canary does not count it against the next holder. */
+Test(run, a_killed_holder_does_not_stay_inside, .init = mktmp)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/r", tmpdir);
+	const char *args[] = { "run", "--scenario", "holder-crash", "--strategy", "token-lua",
+			       "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0);
+	cr_assert_eq(summary_field(dir, "holder_deaths"), 1);
+	cr_assert_eq(summary_field(dir, "overlaps"), 0);
+	cr_assert_eq(summary_field(dir, "canary_violations"), 0,
+		     "the dead holder was still counted inside");
+	cr_assert_str_eq(summary_text(dir, "recovered"), "yes");
+}
+
+/* Item: a counter write whose reply is lost (delayed 2.5 s past the 2 s
+ * socket timeout, once client 0 is inside, after its read) lands later. The
+ * client never heard back (an uncertain write), but the resource counts what
+ * it applied, so the late write cannot hide a lost update: lost updates are
+ * applied writes minus the final value, exactly (no range needed). */
+Test(run, a_write_whose_reply_is_lost_is_still_counted, .init = mktmp)
+{
+	char dir[128];
+	const char *sc = write_file("late.ini",
+		"[scenario]\nsummary = client 0's counter write is delayed past its timeout\n"
+		"[run]\nclients = 2\nduration = 4\nttl = 5000\nhold = 20\nwait = fixed:10\n"
+		"[fault late]\naction = net-delay\ntarget = client:0\nresource = yes\n"
+		"delay = 2500\nduration = 60\ninside = 5\nwithin = 15\nat = 0.5\n");
+	snprintf(dir, sizeof(dir), "%s/r", tmpdir);
+	const char *args[] = { "run", "--scenario", sc, "--strategy", "token-lua", "--out", dir,
+			       "--no-status", "--no-report", "--seed", "1", NULL };
+	cr_assert_eq(lb(args), 0);
+	double applied = summary_field(dir, "applied_writes"), final = summary_field(dir, "counter_final");
+	cr_assert_geq(summary_field(dir, "uncertain_writes"), 1, "the timed-out write was not counted");
+	cr_assert_geq(applied, summary_field(dir, "counter_writes") + 1,
+		      "the late write was applied, and the resource must have counted it");
+	cr_assert_eq(summary_field(dir, "lost_updates"), applied - final > 0 ? applied - final : 0);
+	cr_assert_eq(summary_field(dir, "lost_updates_max"), summary_field(dir, "lost_updates"));
+}
+
+/* Item: a node restart that never answers does not block the supervisor:
+ * the run ends on time, and the failure is an event and a message. The
+ * server program is a wrapper whose third start (node 0's restart) sleeps. */
+Test(run, a_restart_that_never_answers_does_not_block_the_run, .init = mktmp)
+{
+	char dir[128], wrapper[160], count[160], env[200];
+	snprintf(count, sizeof(count), "%s/starts", tmpdir);
+	char script[600];
+	snprintf(script, sizeof(script),
+		 "#!/bin/sh\nn=$(cat %s 2>/dev/null || echo 0)\necho $((n + 1)) > %s\n"
+		 "[ \"$n\" -ge 2 ] && exec sleep 30\nexec redis-server \"$@\"\n", count, count);
+	snprintf(wrapper, sizeof(wrapper), "%s", write_file("redis-wrapper", script));
+	chmod(wrapper, 0755);
+	snprintf(env, sizeof(env), "%s", wrapper);
+	setenv("LOCKBENCH_REDIS_SERVER", env, 1);
+	const char *sc = write_file("restart.ini",
+		"[scenario]\nsummary = node 0 restarts and never answers\n"
+		"[run]\nclients = 2\nduration = 2\nttl = 500\nhold = 5\n"
+		"[fault r]\naction = node-restart\nnodes = 0\nat = 0.5\ndelay = 0\n");
+	snprintf(dir, sizeof(dir), "%s/r", tmpdir);
+	const char *args[] = { "run", "--scenario", sc, "--strategy", "token-lua", "--out", dir,
+			       "--no-status", "--no-report", NULL };
+	int64_t t0 = lb_now_ns();
+	cr_assert_eq(lb(args), 0);
+	double took = (double)(lb_now_ns() - t0) / 1e9;
+	unsetenv("LOCKBENCH_REDIS_SERVER");
+	cr_assert_lt(summary_field(dir, "elapsed_s"), 2.3, "the run was held up by the restart");
+	cr_assert_lt(took, 6.0, "the run took %.1f s", took);
+	cr_assert(file_has("r/events.csv", ",node-start-failed,"), "no event for the failed start");
+	cr_assert(file_has("stderr", "node 0 did not come back"));
+}
+
+/* Item: SIGTERM to the whole process group (a shell's job control, a
+ * service manager) stops the run in order; the clients ignore it, so no
+ * holder death is recorded. And no server directory is left behind. */
+Test(run, sigterm_to_the_process_group_is_not_a_holder_death, .init = mktmp)
+{
+	char dir[128], out[160];
+	snprintf(dir, sizeof(dir), "%s/r", tmpdir);
+	snprintf(out, sizeof(out), "%s/stdout", tmpdir);
+	setenv("TMPDIR", tmpdir, 1);
+	const char *args[] = { "run", "--strategy", "token-lua", "--clients", "3", "--duration", "4",
+			       "--hold", "50", "--out", dir, "--no-status", "--no-report", NULL };
+	pid_t pid = fx_spawn_lockbench(args, out, out);
+	setpgid(pid, pid);
+	lb_sleep_ns(1500 * LB_NS_PER_MS);
+	kill(-pid, SIGTERM);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	unsetenv("TMPDIR");
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", fx_slurp(tmpdir, "stdout"));
+	cr_assert_str_eq(summary_text(dir, "interrupted"), "yes");
+	cr_assert_eq(summary_field(dir, "holder_deaths"), 0, "SIGTERM killed clients");
+	cr_assert_not(file_has("r/events.csv", ",death,"), "deaths recorded");
+	DIR *d = opendir(tmpdir);
+	for (struct dirent *e; (e = readdir(d));)
+		cr_assert_null(strstr(e->d_name, "lockbench-redis-"), "%s left behind", e->d_name);
+	closedir(d);
+}
+
+/* Item: a fatal signal (SIGABRT) kills every child and removes the server
+ * directories; a kill -9 cannot, so the next lockbench removes the
+ * directories of a lockbench that no longer exists. */
+Test(run, no_server_directory_outlives_a_crash, .init = mktmp)
+{
+	char dir[128], out[160];
+	int status;
+	fx_become_subreaper();
+	setenv("TMPDIR", tmpdir, 1);
+	snprintf(out, sizeof(out), "%s/stdout", tmpdir);
+	for (int sig = 0; sig < 2; sig++) {
+		snprintf(dir, sizeof(dir), "%s/r%d", tmpdir, sig);
+		const char *args[] = { "run", "--strategy", "redlock", "--clients", "2", "--duration",
+				       "5", "--out", dir, "--no-status", "--no-report", NULL };
+		pid_t pid = fx_spawn_lockbench(args, out, out);
+		lb_sleep_ns(1500 * LB_NS_PER_MS);
+		kill(pid, sig == 0 ? SIGABRT : SIGKILL);
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		lb_sleep_ns(200 * LB_NS_PER_MS);
+		fx_reap_orphans();
+		int left = 0;
+		DIR *d = opendir(tmpdir);
+		for (struct dirent *e; (e = readdir(d));)
+			left += strstr(e->d_name, "lockbench-redis-") != NULL;
+		closedir(d);
+		if (sig == 0)
+			cr_assert_eq(left, 0, "SIGABRT left %d server directories", left);
+		else
+			cr_assert_eq(left, 6, "kill -9 should leave its 6 directories (it left %d)", left);
+	}
+	snprintf(dir, sizeof(dir), "%s/next", tmpdir);
+	const char *next[] = { "run", "--strategy", "token-lua", "--clients", "1", "--duration",
+			       "0.3", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(next), 0);
+	unsetenv("TMPDIR");
+	DIR *d = opendir(tmpdir);
+	for (struct dirent *e; (e = readdir(d));)
+		cr_assert_null(strstr(e->d_name, "lockbench-redis-"), "%s outlived its lockbench",
+			       e->d_name);
+	closedir(d);
+}
+
+/* Item: the relay needs descriptors: with a hard limit too low for the run,
+ * it is refused, naming the limit; with only the soft limit low, lockbench
+ * raises it and the run works (its relay is not starved into "safe, 0
+ * sections"). */
+Test(run, descriptor_limits_are_raised_or_named, .init = mktmp)
+{
+	char cmd[1024];
+	const char *bin = getenv("LOCKBENCH_BIN");
+	snprintf(cmd, sizeof(cmd), "ulimit -S -n 200 && ulimit -H -n 300 && \"%s\" run --scenario holder-partitioned "
+		 "--strategy redlock --clients 100 --duration 1 --no-status --no-report --out %s/low "
+		 "> %s/stdout 2>&1", bin, tmpdir, tmpdir);
+	int st = system(cmd);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s", fx_slurp(tmpdir, "stdout"));
+	cr_assert(file_has("stdout", "RLIMIT_NOFILE allows 300"), "%s", fx_slurp(tmpdir, "stdout"));
+	snprintf(cmd, sizeof(cmd), "ulimit -S -n 256 && \"%s\" run --scenario holder-partitioned "
+		 "--strategy redlock --clients 100 --duration 2 --no-status --no-report --out %s/soft "
+		 "> %s/stdout 2>&1", bin, tmpdir, tmpdir);
+	st = system(cmd);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", fx_slurp(tmpdir, "stdout"));
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/soft", tmpdir);
+	cr_assert_gt(summary_field(dir, "sections"), 0, "the relay was starved");
+	cr_assert_str_neq(summary_text(dir, "observed"), "inconclusive");
 }

@@ -1,10 +1,14 @@
 /* test_scenario.c - the scenario parser: every error path names file and line;
  * every shipped scenario loads and states what it expects. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fixture.h"
+#include "adapter.h"
 #include "scenario.h"
 #include "strategy.h"
 
@@ -201,7 +205,12 @@ Test(scenario, every_strategy_and_scenario_has_its_page)
 	cr_assert(lb_scenario_dir(dir, sizeof(dir) - 16));
 	strcat(dir, "/../docs");
 	for (size_t i = 0; i < lb_strategy_count(); i++) {
-		snprintf(page, sizeof(page), "%s/strategies/%s.md", dir, lb_strategy_at(i)->name);
+		const struct lock_strategy *s = lb_strategy_at(i);
+		if (lb_strategy_is_external(s)) /* a library: its page in docs/libraries */
+			snprintf(page, sizeof(page), "%.3000s/libraries/%.60s.md", dir,
+				 lb_adapter_def_of(s)->library);
+		else
+			snprintf(page, sizeof(page), "%s/strategies/%s.md", dir, s->name);
 		cr_assert_eq(access(page, R_OK), 0, "missing %s", page);
 	}
 	int n = lb_scenario_names(names, 64);
@@ -233,4 +242,92 @@ Test(scenario, net_and_chaos_errors)
 		 "then: expected other-inside or idle");
 	fails_at("[chaos]\npause = 5\n", 2, "pause: expected MIN-MAX milliseconds");
 	fails_at("[chaos]\nstorms = 3\n", 2, "unknown key 'storms' in [chaos]");
+}
+
+/* Times must be finite seconds within a day: inf, nan and 1e300 were cast to
+ * int64 (undefined; the fault fired at once). Inconclusive is never expected. */
+Test(scenario, non_finite_and_out_of_range_times_are_refused)
+{
+	fails_at("[fault k]\naction = kill\ntarget = holder\nat = inf\n", 4, "at: expected seconds");
+	fails_at("[fault k]\naction = kill\ntarget = holder\nat = nan\n", 4, "at: expected seconds");
+	fails_at("[fault k]\naction = kill\ntarget = holder\nat = 1e300\n", 4, "from 0 to 86400");
+	fails_at("[fault k]\naction = kill\ntarget = holder\nat = -1\n", 4, "at: expected seconds");
+	fails_at("[run]\nduration = inf\n", 2, "duration: expected seconds");
+	fails_at("[chaos]\nfrom = nan\n", 2, "from: expected seconds");
+	fails_at("[expect]\ntoken-lua = inconclusive\n", 2, "never what a scenario expects");
+	cr_assert_eq(parse_text("[fault k]\naction = kill\ntarget = holder\nat = 0.25\n"), 0);
+	cr_assert_float_eq(sc.faults[0].at_s, 0.25, 1e-12);
+}
+
+/* A fault after the run's end never fires, and a pause past it is cut
+ * short: both are said, at the run. */
+Test(scenario, faults_outside_the_run_are_warned_about)
+{
+	char dir[] = "/tmp/lbtest-scwarn-XXXXXX", ini[64], out[80];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(ini, sizeof(ini), "%s/late.ini", dir);
+	FILE *f = fopen(ini, "w");
+	fprintf(f, "[scenario]\nsummary = faults too late\n[run]\nclients = 2\nduration = 1\n"
+		   "[fault late]\naction = kill\ntarget = holder\nat = 5\n"
+		   "[fault long]\naction = pause\ntarget = client:1\nat = 0.5\nduration = 3000\n");
+	fclose(f);
+	snprintf(out, sizeof(out), "%s/r", dir);
+	const char *args[] = { "run", "--scenario", ini, "--strategy", "token-lua", "--no-status",
+			       "--no-report", "--out", out, NULL };
+	cr_assert_eq(fx_lockbench(dir, args), 0);
+	const char *o = fx_slurp(dir, "output");
+	cr_assert(strstr(o, "[fault late] at 5 s lies after the run's end (1 s): it will not fire"), "%s", o);
+	cr_assert(strstr(o, "[fault long] pauses 3 s from 0.5 s, past the run's end"), "%s", o);
+}
+
+/* Every pitfall page's "What each strategy shows" table says what its
+ * scenario file expects, row for row: the page cannot drift from the
+ * [expect] lines that make matrix --check measures. */
+Test(scenario, pitfall_pages_show_the_expected_outcomes)
+{
+	char dir[PATH_MAX], page[PATH_MAX + 64], names[64][64], line[512];
+	int n = lb_scenario_names(names, 64);
+
+	cr_assert(lb_scenario_dir(dir, sizeof(dir) - 16));
+	strcat(dir, "/../docs");
+	for (int i = 0; i < n; i++) {
+		cr_assert_eq(lb_scenario_load(names[i], &sc), 0);
+		snprintf(page, sizeof(page), "%s/pitfalls/%s.md", dir, names[i]);
+		FILE *f = fopen(page, "r");
+		cr_assert_not_null(f, "missing %s", page);
+		int rows = 0;
+		while (fgets(line, sizeof(line), f)) {
+			char name[64], cls[64];
+			if (sscanf(line, "| [%63[^]]](../%*[^)]) | %63[^ |] |", name, cls) != 2)
+				continue;
+			int want = lb_scenario_expected(&sc, name);
+			cr_assert_geq(want, 0, "%s lists %s, which %s does not expect anything of", page,
+				      name, names[i]);
+			if (!sc.probabilistic) /* chaos lists "at worst" the same way */
+				cr_assert_str_eq(cls, lb_class_name((enum lb_class)want),
+						 "%s says %s is %s; %s.ini expects %s", page, name, cls,
+						 names[i], lb_class_name((enum lb_class)want));
+			rows++;
+		}
+		fclose(f);
+		cr_assert_eq(rows, sc.n_expect, "%s has %d rows for the %d [expect] lines of %s", page,
+			     rows, sc.n_expect, names[i]);
+	}
+}
+
+/* The project's own docs and code cite public sources, never a path outside
+ * the repository. */
+Test(scenario, docs_cite_no_path_outside_the_repository)
+{
+	char cmd[PATH_MAX + 200], dir[PATH_MAX], out[1024] = "";
+	cr_assert(lb_scenario_dir(dir, sizeof(dir)));
+	snprintf(cmd, sizeof(cmd), "cd '%s/..' && grep -rlE '\\.\\./shared|LOCKS\\.md' README.md docs "
+		 "harness strategies scenarios tests Makefile --exclude=test_scenario.c 2>/dev/null",
+		 dir);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	pclose(p);
+	cr_assert_eq(n, 0, "these cite a path outside the repository:\n%s", out);
 }

@@ -5,6 +5,7 @@
  * cover the whole registry, so a new strategy cannot slip past the suite).
  */
 #include <criterion/criterion.h>
+#include <stdatomic.h>
 #include <criterion/parameterized.h>
 #include <signal.h>
 #include <string.h>
@@ -36,16 +37,19 @@ static const struct expect expectations[] = {
 	{ "renewal",      true,  0,            false, false, false, true },
 	{ "set-nx-px",    true,  TTL_MS + 150, false, true,  true, false },
 	{ "setnx",        true,  0,            false, false, true, false },
-	{ "setnx-expire", true,  1150,         false, true,  true, false },
+	{ "setnx-expire", true,  1150,         true,  false, false, false },
+	{ "setnx-expire-as-written", true, 1150, true, false, false, false },
 	{ "setnx-getset", true,  TTL_MS + 150, true,  false, false, false },
 	{ "token-lua",    true,  TTL_MS + 150, true,  false, false, false },
 	{ "wait-replicas", true, TTL_MS + 150, true,  false, false, false },
 	{ "watch-multi",  true,  TTL_MS + 150, true,  false, false, false },
+	/* library adapters (strategies/adapters): the contract holds for real code too */
+	{ "redis-py@4.3.4", true, TTL_MS + 150, true, false, false, false },
 };
 #define N_EXPECT (sizeof(expectations) / sizeof(expectations[0]))
 
 struct sp {
-	char name[32];
+	char name[40];
 };
 
 enum clause { ALL, EXCLUDES, TTL_FREES, NEVER_FREES, OWNER_ONLY, STALE_FOREIGN, ANYONE_DELS };
@@ -363,6 +367,31 @@ Test(contract, setnx_expire_killed_at_failpoint_leaves_no_ttl)
 	cr_assert_eq(fx_pttl(&f, 0, KEY), -1, "the orphaned key must have no TTL");
 }
 
+/* Seed 001 as written: a waiter's `elif conn.ttl(lockname)` re-arms the TTL
+ * of a live lock (any TTL reply but 0); the corrected reading leaves it. */
+static long long pttl_after_a_waiter(const char *name)
+{
+	struct sp p;
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	setup(&p, 2000);
+	cr_assert_eq(fx_acquire(&a), 0);
+	lb_sleep_ns(800 * LB_NS_PER_MS); /* 2 s TTL, 1.2 s left: TTL answers 1 */
+	cr_assert_eq(fx_acquire(&b), LB_EBUSY);
+	return fx_pttl(&f, 0, KEY);
+}
+
+Test(contract, setnx_expire_as_written_waiters_rearm_a_live_ttl)
+{
+	long long pttl = pttl_after_a_waiter("setnx-expire-as-written");
+	cr_assert_gt(pttl, 1700, "the waiter did not re-arm the live lock's TTL (pttl %lld)", pttl);
+}
+
+Test(contract, setnx_expire_waiters_leave_a_live_ttl)
+{
+	long long pttl = pttl_after_a_waiter("setnx-expire");
+	cr_assert_lt(pttl, 1300, "the corrected recipe extended a live lock (pttl %lld)", pttl);
+}
+
 struct at_get_del {
 	bool ours;
 };
@@ -473,6 +502,34 @@ Test(contract, renewal_unreachable_node_ends_the_lease)
 	bool held = s->held(a.lock);
 	lb_server_resume(f.srv[0]);
 	cr_assert_not(held, "held() still true a TTL after the node stopped answering");
+}
+
+/* A partition of the client (the harness's `partition` fault) cuts off its
+ * watchdog too: the lease is not renewed behind the partition's back, it
+ * lapses, and held() says so. */
+Test(contract, renewal_partition_reaches_the_watchdog)
+{
+	const struct lock_strategy *s = lb_strategy_find("renewal");
+	static _Atomic int cut;
+	struct lb_node node, *nodes[1] = { &node };
+
+	fx_start(&f, 1);
+	lb_node_init_local(&node, f.srv[0]->port, 500);
+	node.blocked = &cut;
+	struct lb_lock_cfg cfg = { .nodes = nodes, .n_nodes = 1, .key = KEY, .ttl_ms = TTL_MS };
+	void *lock = s->create(&cfg);
+	struct lb_grant g;
+	cr_assert_not_null(lock);
+	cr_assert_eq(s->acquire(lock, &g), 0);
+	atomic_store(&cut, 1);
+	lb_node_close(&node);
+	lb_sleep_ns((TTL_MS + 150) * LB_NS_PER_MS);
+	long long pttl = fx_pttl(&f, 0, KEY);
+	bool held = s->held(lock);
+	s->destroy(lock);
+	lb_node_close(&node);
+	cr_assert_eq(pttl, -2, "the watchdog renewed through the partition (pttl %lld)", pttl);
+	cr_assert_not(held, "held() still true after the lease lapsed behind a partition");
 }
 
 Test(contract, renewal_bound_lets_the_lease_lapse)

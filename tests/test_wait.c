@@ -72,18 +72,18 @@ Test(wait, acquire_loop_follows_policy_and_deadline, .init = held, .fini = done)
 	int64_t t0;
 
 	lb_wait_parse("try", &w, err, sizeof(err));
-	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, lb_now_ns() + LB_NS_PER_S, NULL, NULL, &g, &info),
+	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, lb_now_ns() + LB_NS_PER_S, NULL, NULL, &g, &info, NULL),
 		     LB_EBUSY);
 	cr_assert_eq(info.attempts, 1);
 
 	lb_wait_parse("retries:3:20", &w, err, sizeof(err));
-	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, lb_now_ns() + LB_NS_PER_S, NULL, NULL, &g, &info),
+	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, lb_now_ns() + LB_NS_PER_S, NULL, NULL, &g, &info, NULL),
 		     LB_EBUSY);
 	cr_assert_eq(info.attempts, 3);
 
 	lb_wait_parse("fixed:10", &w, err, sizeof(err));
 	t0 = lb_now_ns();
-	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, t0 + 100 * LB_NS_PER_MS, NULL, NULL, &g, &info),
+	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, t0 + 100 * LB_NS_PER_MS, NULL, NULL, &g, &info, NULL),
 		     LB_ETIMEOUT);
 	cr_assert_geq(info.attempts, 2);
 	cr_assert_leq(info.attempts, 11, "more attempts than 100 ms / 10 ms allows");
@@ -100,7 +100,7 @@ Test(wait, acquire_loop_gets_a_lock_freed_meanwhile, .init = held, .fini = done)
 
 	cr_assert_eq(fx_release(&holder), 0);
 	lb_wait_parse("fixed:10", &w, err, sizeof(err));
-	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, lb_now_ns() + LB_NS_PER_S, NULL, NULL, &g, &info), 0);
+	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, lb_now_ns() + LB_NS_PER_S, NULL, NULL, &g, &info, NULL), 0);
 	cr_assert_eq(g.fence, -1, "token-lua issues no fence");
 }
 
@@ -162,7 +162,7 @@ Test(wait, backoff_respects_the_deadline, .init = held, .fini = done)
 	lb_wait_parse("backoff:10:200", &w, err, sizeof(err));
 	int64_t t0 = lb_now_ns();
 	cr_assert_eq(lb_acquire(waiter.s, waiter.lock, &w, t0 + 150 * LB_NS_PER_MS, NULL, &rng, &g,
-				&info), LB_ETIMEOUT);
+				&info, NULL), LB_ETIMEOUT);
 	cr_assert_leq(lb_now_ns() - t0, 150 * LB_NS_PER_MS, "slept past the deadline");
 	cr_assert_geq(info.attempts, 1);
 }
@@ -191,7 +191,7 @@ Test(wait, notify_wakes_at_release_not_at_the_fallback, .init = held, .fini = do
 	struct lb_grant g;
 	struct lb_acquire_info info;
 	int64_t t0 = lb_now_ns();
-	int rc = lb_acquire(wt.s, wt.lock, &w, t0 + 10 * LB_NS_PER_S, NULL, NULL, &g, &info);
+	int rc = lb_acquire(wt.s, wt.lock, &w, t0 + 10 * LB_NS_PER_S, NULL, NULL, &g, &info, NULL);
 	int64_t waited = lb_now_ns() - t0;
 	int status;
 	waitpid(pid, &status, 0);

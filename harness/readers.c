@@ -1,0 +1,499 @@
+#include "readers.h"
+#include "run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A line reader that never overruns: a line longer than @max, or holding a
+ * NUL or a control character, is an error, not a silent split. */
+struct rd {
+	FILE *f;
+	const char *path;
+	size_t line;
+	size_t max;
+	char *buf;
+};
+
+static int rd_fail(const struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int rd_fail(const struct rd *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	lb_errorf("%s:%zu: %s", r->path, r->line, msg);
+	return LB_EINVAL;
+}
+
+/* The next line into r->buf, without its end: 1, 0 at the end, or LB_EINVAL. */
+static int rd_next(struct rd *r)
+{
+	size_t n = 0;
+	int c;
+
+	r->line++;
+	while ((c = getc(r->f)) != EOF && c != '\n') {
+		if (n + 1 >= r->max)
+			return rd_fail(r, "line longer than %zu characters", r->max - 1);
+		if (c == '\0' || (c < ' ' && c != '\t' && c != '\r'))
+			return rd_fail(r, "a control character (byte %d) in a text file", c);
+		r->buf[n++] = (char)c;
+	}
+	if (ferror(r->f))
+		return rd_fail(r, "read error: %s", strerror(errno));
+	if (c == EOF && n == 0)
+		return 0;
+	if (n && r->buf[n - 1] == '\r')
+		n--;
+	r->buf[n] = '\0';
+	return 1;
+}
+
+/* Split in place on commas: exactly @want fields, or an error naming them. */
+static int rd_fields(const struct rd *r, char *line, char **f, size_t want, const char *header)
+{
+	size_t n = 0;
+
+	for (char *p = line;;) {
+		if (n == want)
+			return rd_fail(r, "more than %zu fields; expected %s", want, header);
+		f[n++] = p;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		*p++ = '\0';
+	}
+	if (n != want)
+		return rd_fail(r, "%zu field%s; expected %zu: %s", n, n == 1 ? "" : "s", want, header);
+	return 0;
+}
+
+/* A field as an integer in [min, max] (@empty_ok: "" is -1). */
+static int rd_int(const struct rd *r, const char *name, const char *v, bool empty_ok,
+		  long long min, long long max, long long *out)
+{
+	char *end;
+
+	if (!*v) {
+		if (empty_ok) {
+			*out = -1;
+			return 0;
+		}
+		return rd_fail(r, "field %s: empty; expected an integer from %lld to %lld", name, min, max);
+	}
+	errno = 0;
+	*out = strtoll(v, &end, 10);
+	if (*end || end == v)
+		return rd_fail(r, "field %s: expected an integer%s, got '%.40s'", name,
+			       empty_ok ? " or nothing" : "", v);
+	if (errno == ERANGE || *out < min || *out > max)
+		return rd_fail(r, "field %s: expected an integer from %lld to %lld, got '%.40s'", name,
+			       min, max, v);
+	return 0;
+}
+
+static void rd_init(struct rd *r, FILE *f, const char *path, char *buf, size_t max)
+{
+	*r = (struct rd){ .f = f, .path = path, .max = max, .buf = buf };
+}
+
+/* Open @path; ENOENT is reported only when @required. */
+static FILE *open_in(const char *path, bool required, int *rc)
+{
+	FILE *f = fopen(path, "r");
+
+	*rc = 0;
+	if (!f && (required || errno != ENOENT)) {
+		lb_errorf("cannot read %s: %s", path, strerror(errno));
+		*rc = LB_ESYS;
+	}
+	return f;
+}
+
+/* ---- summary.csv ---- */
+
+int lb_summary_read_file(FILE *f, const char *path, struct lb_summary *s)
+{
+	char head[LB_READ_MAX_SUMMARY], row[LB_READ_MAX_SUMMARY];
+	char *names[LB_SUMMARY_MAX_FIELDS + 1], *values[LB_SUMMARY_MAX_FIELDS + 1];
+	struct rd r;
+	size_t nn = 0, nv = 0;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	rd_init(&r, f, path, head, sizeof(head));
+	if ((rc = rd_next(&r)) <= 0)
+		return rc < 0 ? rc : rd_fail(&r, "empty; expected a header line and one row");
+	r.buf = row;
+	if ((rc = rd_next(&r)) <= 0)
+		return rc < 0 ? rc : rd_fail(&r, "no row after the header; expected one row");
+	for (char *p = head; nn <= LB_SUMMARY_MAX_FIELDS;) {
+		names[nn++] = p;
+		if (!(p = strchr(p, ',')))
+			break;
+		*p++ = '\0';
+	}
+	for (char *p = row; nv <= LB_SUMMARY_MAX_FIELDS;) {
+		values[nv++] = p;
+		if (!(p = strchr(p, ',')))
+			break;
+		*p++ = '\0';
+	}
+	r.line = 1;
+	if (nn > LB_SUMMARY_MAX_FIELDS)
+		return rd_fail(&r, "more than %d columns", LB_SUMMARY_MAX_FIELDS);
+	for (size_t i = 0; i < nn; i++) {
+		size_t len = strlen(names[i]);
+		if (!len || len >= sizeof(s->name[0]) || strspn(names[i], "abcdefghijklmnopqrstuvwxyz"
+								   "0123456789_") != len)
+			return rd_fail(&r, "column %zu: expected a name of a-z, 0-9 and _ (at most %zu), "
+				       "got '%.40s'", i + 1, sizeof(s->name[0]) - 1, names[i]);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(names[i], names[j]))
+				return rd_fail(&r, "column %s appears twice", names[i]);
+	}
+	r.line = 2;
+	if (nv != nn)
+		return rd_fail(&r, "%zu values for %zu columns", nv, nn);
+	for (size_t i = 0; i < nn; i++) {
+		if (strlen(values[i]) >= sizeof(s->value[0]))
+			return rd_fail(&r, "field %s: longer than %zu characters", names[i],
+				       sizeof(s->value[0]) - 1);
+		snprintf(s->name[i], sizeof(s->name[0]), "%s", names[i]);
+		snprintf(s->value[i], sizeof(s->value[0]), "%s", values[i]);
+	}
+	s->n = nn;
+	rd_init(&r, f, path, head, sizeof(head));
+	r.line = 2;
+	if ((rc = rd_next(&r)) != 0)
+		return rc < 0 ? rc : rd_fail(&r, "a third line; expected a header and one row");
+	return 0;
+}
+
+int lb_summary_read(const char *path, struct lb_summary *s)
+{
+	int rc;
+	FILE *f = open_in(path, true, &rc);
+
+	memset(s, 0, sizeof(*s));
+	if (!f)
+		return rc;
+	rc = lb_summary_read_file(f, path, s);
+	fclose(f);
+	return rc;
+}
+
+int lb_summary_int(const struct lb_summary *s, const char *path, const char *name,
+		   long long min, long long max, long long *out)
+{
+	struct rd r = { .path = path, .line = 2 };
+	const char *v = lb_summary_get(s, name);
+
+	if (!v)
+		return rd_fail(&r, "no column %s", name);
+	return rd_int(&r, name, v, false, min, max, out);
+}
+
+int lb_summary_double(const struct lb_summary *s, const char *path, const char *name,
+		      double min, double max, double *out)
+{
+	struct rd r = { .path = path, .line = 2 };
+	const char *v = lb_summary_get(s, name);
+	char *end;
+
+	if (!v)
+		return rd_fail(&r, "no column %s", name);
+	errno = 0;
+	*out = strtod(v, &end);
+	if (!*v || *end || errno || !isfinite(*out) || *out < min || *out > max)
+		return rd_fail(&r, "field %s: expected a number from %g to %g, got '%.40s'", name, min,
+			       max, v);
+	return 0;
+}
+
+int lb_summary_shape(const struct lb_summary *s, const char *path, struct lb_run_shape *shape)
+{
+	long long clients, keys, ttl = 0;
+	const char *len = lb_summary_get(s, "elapsed_s") ? "elapsed_s" : "duration_s";
+	int rc;
+
+	if ((rc = lb_summary_int(s, path, "clients", 1, LB_MAX_CLIENTS, &clients)) < 0 ||
+	    (rc = lb_summary_int(s, path, "keys", 1, LB_MAX_KEYS, &keys)) < 0 ||
+	    (rc = lb_summary_double(s, path, len, 0, 86400 * 2, &shape->elapsed_s)) < 0 ||
+	    (lb_summary_get(s, "ttl_ms") &&
+	     (rc = lb_summary_int(s, path, "ttl_ms", 1, 86400000, &ttl)) < 0))
+		return rc;
+	shape->clients = (int)clients;
+	shape->keys = (int)keys;
+	shape->ttl_ms = ttl;
+	return 0;
+}
+
+/* ---- history.csv ---- */
+
+static int by_client_seq(const void *pa, const void *pb)
+{
+	const struct lb_section *a = pa, *b = pb;
+	if (a->client != b->client)
+		return a->client < b->client ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int by_enter(const void *pa, const void *pb)
+{
+	const struct lb_section *a = pa, *b = pb;
+	if (a->enter_ns != b->enter_ns)
+		return a->enter_ns < b->enter_ns ? -1 : 1;
+	return by_client_seq(pa, pb);
+}
+
+/* One row: every field checked, and the row against itself. */
+static int history_row(struct rd *r, int clients, int keys, struct lb_section *s)
+{
+	static const long long T = INT64_MAX / 4; /* times: far beyond any run */
+	char *f[8];
+	long long x[7];
+	int rc, outcome;
+
+	if ((rc = rd_fields(r, r->buf, f, 8, LB_HISTORY_HEADER)) < 0)
+		return rc;
+	if ((rc = rd_int(r, "client", f[0], false, 0, clients - 1, &x[0])) < 0 ||
+	    (rc = rd_int(r, "seq", f[1], false, 0, UINT32_MAX, &x[1])) < 0 ||
+	    (rc = rd_int(r, "acquire_start_ns", f[2], false, 0, T, &x[2])) < 0 ||
+	    (rc = rd_int(r, "enter_ns", f[3], false, 0, T, &x[3])) < 0 ||
+	    (rc = rd_int(r, "exit_ns", f[4], false, 0, T, &x[4])) < 0 ||
+	    (rc = rd_int(r, "release_ns", f[5], true, 0, T, &x[5])) < 0)
+		return rc;
+	if ((outcome = lb_outcome_parse(f[6])) < 0)
+		return rd_fail(r, "field outcome: expected released, lost, foreign, error, killed or "
+			       "cut, got '%.40s'", f[6]);
+	if ((rc = rd_int(r, "fence", f[7], true, 0, T, &x[6])) < 0)
+		return rc;
+	if (x[3] < x[2])
+		return rd_fail(r, "field enter_ns: %lld is before acquire_start_ns %lld", x[3], x[2]);
+	if (x[4] < x[3])
+		return rd_fail(r, "field exit_ns: %lld is before enter_ns %lld", x[4], x[3]);
+	if (x[5] >= 0 && x[5] < x[4])
+		return rd_fail(r, "field release_ns: %lld is before exit_ns %lld", x[5], x[4]);
+	bool ended = outcome == LB_OUT_KILLED || outcome == LB_OUT_CUT;
+	if (ended != (x[5] < 0))
+		return rd_fail(r, "field release_ns: %s with outcome %s", ended ? "a release time" :
+			       "no release time", f[6]);
+	*s = (struct lb_section){
+		.client = (int)x[0], .key = (int)(x[0] % keys), .seq = (uint32_t)x[1],
+		.acquire_start_ns = x[2], .enter_ns = x[3], .exit_ns = x[4], .release_ns = x[5],
+		.outcome = (enum lb_outcome)outcome, .fence = x[6],
+	};
+	return 0;
+}
+
+int lb_history_read_file(FILE *f, const char *path, int clients, int keys,
+			 struct lb_section **out, size_t *n)
+{
+	char buf[LB_READ_MAX_LINE];
+	struct lb_section *v = NULL;
+	size_t cap = 0, k = 0;
+	struct rd r;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (clients < 1 || clients > LB_MAX_CLIENTS || keys < 1 || keys > LB_MAX_KEYS) {
+		lb_errorf("%s: a run of %d clients on %d keys is not one lockbench makes", path, clients,
+			  keys);
+		return LB_EINVAL;
+	}
+	rd_init(&r, f, path, buf, sizeof(buf));
+	if ((rc = rd_next(&r)) <= 0 || strcmp(buf, LB_HISTORY_HEADER)) {
+		if (rc < 0)
+			return rc;
+		return rd_fail(&r, "expected the header %s", LB_HISTORY_HEADER);
+	}
+	while ((rc = rd_next(&r)) > 0) {
+		if (k == cap) {
+			struct lb_section *nv = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+			if (!nv) {
+				free(v);
+				lb_errorf("out of memory reading %s", path);
+				return LB_ENOMEM;
+			}
+			v = nv;
+		}
+		if ((rc = history_row(&r, clients, keys, &v[k])) < 0)
+			break;
+		k++;
+	}
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	/* a client's sections are numbered 0, 1, 2...: a duplicate is a corrupt file */
+	qsort(v, k, sizeof(*v), by_client_seq);
+	for (size_t i = 1; i < k; i++)
+		if (v[i].client == v[i - 1].client && v[i].seq == v[i - 1].seq) {
+			lb_errorf("%s: client %d has two sections numbered %u", path, v[i].client, v[i].seq);
+			free(v);
+			return LB_EINVAL;
+		}
+	qsort(v, k, sizeof(*v), by_enter);
+	*out = v ? v : calloc(1, sizeof(*v));
+	*n = k;
+	return *out ? 0 : LB_ENOMEM;
+}
+
+int lb_history_read(const char *path, int clients, int keys, struct lb_section **out, size_t *n)
+{
+	int rc;
+	FILE *f = open_in(path, true, &rc);
+
+	*out = NULL;
+	*n = 0;
+	if (!f)
+		return rc;
+	rc = lb_history_read_file(f, path, clients, keys, out, n);
+	fclose(f);
+	return rc;
+}
+
+/* ---- events.csv ---- */
+
+static int event_kind(const char *name)
+{
+	for (int k = 0; k < LB_EV_COUNT; k++)
+		if (!strcmp(name, lb_event_name(k)))
+			return k;
+	return -1;
+}
+
+int lb_events_read_file(FILE *f, const char *path, int clients, struct lb_event **out, size_t *n)
+{
+	static const char header[] = "t_ns,event,client,node,value";
+	char buf[LB_READ_MAX_LINE];
+	struct lb_event *v = NULL;
+	size_t cap = 0, k = 0;
+	struct rd r;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rd_init(&r, f, path, buf, sizeof(buf));
+	if ((rc = rd_next(&r)) <= 0 || strcmp(buf, header)) {
+		if (rc < 0)
+			return rc;
+		return rd_fail(&r, "expected the header %s", header);
+	}
+	while ((rc = rd_next(&r)) > 0) {
+		char *fl[5];
+		long long t, c, nd, val;
+		int kind;
+		if ((rc = rd_fields(&r, buf, fl, 5, header)) < 0 ||
+		    (rc = rd_int(&r, "t_ns", fl[0], false, 0, INT64_MAX / 4, &t)) < 0)
+			break;
+		if ((kind = event_kind(fl[1])) < 0) {
+			rc = rd_fail(&r, "field event: unknown event '%.40s'", fl[1]);
+			break;
+		}
+		if ((rc = rd_int(&r, "client", fl[2], true, 0, clients - 1, &c)) < 0 ||
+		    (rc = rd_int(&r, "node", fl[3], true, 0, LB_MAX_NODES - 1, &nd)) < 0 ||
+		    (rc = rd_int(&r, "value", fl[4], false, INT64_MIN / 4, INT64_MAX / 4, &val)) < 0)
+			break;
+		if (k == cap) {
+			struct lb_event *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+			if (!nv) {
+				rc = LB_ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		v[k++] = (struct lb_event){ .t_ns = t, .kind = kind, .client = (int32_t)c,
+					    .node = (int32_t)nd, .value = val };
+	}
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	*out = v ? v : calloc(1, sizeof(*v));
+	*n = k;
+	return *out ? 0 : LB_ENOMEM;
+}
+
+int lb_events_read(const char *path, int clients, struct lb_event **out, size_t *n)
+{
+	int rc;
+	FILE *f = open_in(path, false, &rc);
+
+	*out = NULL;
+	*n = 0;
+	if (!f) { /* absent: no events */
+		if (rc < 0)
+			return rc;
+		*out = calloc(1, sizeof(**out));
+		return *out ? 0 : LB_ENOMEM;
+	}
+	rc = lb_events_read_file(f, path, clients, out, n);
+	fclose(f);
+	return rc;
+}
+
+/* ---- latency.csv ---- */
+
+int lb_latency_read_file(FILE *f, const char *path, struct lb_hist *h)
+{
+	static const char header[] = "bucket_low_us,bucket_high_us,count";
+	char buf[LB_READ_MAX_LINE];
+	struct rd r;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	rd_init(&r, f, path, buf, sizeof(buf));
+	if ((rc = rd_next(&r)) <= 0 || strcmp(buf, header)) {
+		if (rc < 0)
+			return rc;
+		return rd_fail(&r, "expected the header %s", header);
+	}
+	while ((rc = rd_next(&r)) > 0) {
+		char *fl[3];
+		long long lo, hi, count;
+		size_t i;
+		uint64_t l = 0, hh = 0;
+		if ((rc = rd_fields(&r, buf, fl, 3, header)) < 0 ||
+		    (rc = rd_int(&r, "bucket_low_us", fl[0], false, 0, INT64_MAX / 4, &lo)) < 0 ||
+		    (rc = rd_int(&r, "bucket_high_us", fl[1], false, 0, INT64_MAX / 4, &hi)) < 0 ||
+		    (rc = rd_int(&r, "count", fl[2], false, 0, INT64_MAX / 4, &count)) < 0)
+			return rc;
+		for (i = 0; i < LB_HIST_BUCKETS; i++) {
+			lb_hist_bucket_range(i, &l, &hh);
+			if (l == (uint64_t)lo && hh == (uint64_t)hi)
+				break;
+		}
+		if (i == LB_HIST_BUCKETS)
+			return rd_fail(&r, "field bucket_low_us: %lld..%lld is not a bucket of lockbench's "
+				       "histogram", lo, hi);
+		if (h->n + (uint64_t)count < h->n)
+			return rd_fail(&r, "field count: the counts overflow");
+		h->counts[i] += (uint64_t)count;
+		h->n += (uint64_t)count;
+		if (hh * 1000 > h->max_ns)
+			h->max_ns = hh * 1000;
+	}
+	return rc;
+}
+
+int lb_latency_read(const char *path, struct lb_hist *h)
+{
+	int rc;
+	FILE *f = open_in(path, false, &rc);
+
+	memset(h, 0, sizeof(*h));
+	if (!f)
+		return rc;
+	rc = lb_latency_read_file(f, path, h);
+	fclose(f);
+	return rc;
+}

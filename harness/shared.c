@@ -1,0 +1,73 @@
+/* shared.c - what any process of a run may do to the shared region. */
+#include <signal.h>
+
+#include "shared.h"
+
+void lb_event_emit(struct lb_shared *sh, int kind, int client, int node, int64_t value)
+{
+	uint32_t i = atomic_fetch_add(&sh->n_events, 1);
+
+	if (i >= LB_MAX_EVENTS)
+		return;
+	sh->events[i] = (struct lb_event){ .t_ns = lb_now_ns() - sh->t0_ns, .kind = kind,
+					   .client = client, .node = node, .value = value };
+	/* last: a process killed between reserving the slot and here leaves a
+	 * slot that is never read, not a zeroed "kill client 0 at 0 s" */
+	atomic_store(&sh->event_ready[i], 1);
+}
+
+int lb_client_signal(struct lb_shared *sh, int client, int sig)
+{
+	pid_t pid = sh->client[client].pid;
+
+	if (pid <= 0)
+		return -1;
+	/* the client leads its own process group, with its adapter if it has one:
+	 * a pause or a kill stops the whole program, as a GC pause or a crash does */
+	return kill(-pid, sig) == 0 || kill(pid, sig) == 0 ? 0 : -1;
+}
+
+void lb_shared_mark_dead(struct lb_shared *sh, int client, int64_t t_ns)
+{
+	struct lb_client_slot *c = &sh->client[client];
+	int64_t none = 0;
+
+	atomic_compare_exchange_strong(&c->death_ns, &none, t_ns > 0 ? t_ns : 1);
+	atomic_store(&c->dead, 1);
+	atomic_store(&c->inside, 0);
+}
+
+size_t lb_shared_events(struct lb_shared *sh, struct lb_event *out, size_t max)
+{
+	size_t n = atomic_load(&sh->n_events), k = 0;
+
+	if (n > LB_MAX_EVENTS)
+		n = LB_MAX_EVENTS;
+	for (size_t i = 0; i < n && k < max; i++) /* a slot whose writer died unwritten */
+		if (atomic_load(&sh->event_ready[i]))
+			out[k++] = sh->events[i];
+	return k;
+}
+
+void lb_record_section(const struct lb_record *rec, int client, int key, uint32_t seq,
+		       int64_t death_ns, bool cut, struct lb_section *s)
+{
+	int state = atomic_load(&((struct lb_record *)rec)->state);
+
+	*s = (struct lb_section){
+		.client = client, .key = key, .seq = seq,
+		.acquire_start_ns = rec->acquire_start_ns, .enter_ns = rec->enter_ns,
+		.exit_ns = rec->exit_ns, .release_ns = rec->release_ns,
+		.outcome = (enum lb_outcome)rec->outcome, .fence = rec->fence,
+	};
+	if (state == LB_REC_RELEASED)
+		return;
+	/* died inside, or after its exit but before its release returned. The
+	 * parent stamps a death when it sees it, after the kill; a holder whose
+	 * enter was stamped a moment later is still inside until then, never
+	 * "open until the end" */
+	if (state == LB_REC_ENTERED)
+		s->exit_ns = death_ns > s->enter_ns ? death_ns : s->enter_ns;
+	s->release_ns = -1;
+	s->outcome = cut ? LB_OUT_CUT : LB_OUT_KILLED;
+}

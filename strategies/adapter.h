@@ -1,0 +1,59 @@
+/*
+ * adapter.h - external strategies: real lock libraries (or any program)
+ * behind a small line protocol on a pipe (docs/adapters.md), one adapter
+ * process per client. Inside lockbench an adapter is one more ops table
+ * (adapter.c): create spawns it, acquire/release/extend exchange lines, held
+ * reads its "lost" notices, destroy shuts it down and reaps it.
+ *
+ * The library adapters are found in strategies/adapters/ (installed:
+ * PREFIX/share/lockbench/adapters/), one manifest NAME.adapter each:
+ *   name = redis-py@4.3.4          what --strategy takes
+ *   library, package, language, version, summary, source
+ *   sends = ...                    the Redis commands it sends, with where in
+ *                                  its source (lockbench list shows them)
+ *   interpreter = /usr/bin/python3 (optional) and program = FILE (beside it)
+ *   claims = MDO, nodes = 1
+ *   requires = a command that exits 0 when the library is there (optional)
+ */
+#ifndef LB_ADAPTER_H
+#define LB_ADAPTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "strategy.h"
+
+#define LB_ADAPTER_PROTOCOL 1
+#define LB_ADAPTER_MAX_ARGS 16
+
+struct lb_adapter_def {
+	char name[64];
+	char library[64], package[96], language[48], version[32];
+	char summary[160];
+	char sends[400];
+	char source[200];
+	char manifest[512];          /* where it was read from, or "" for exec: */
+	char requires[512];          /* shell command: exits 0 when usable; "" none */
+	const char *argv[LB_ADAPTER_MAX_ARGS + 1]; /* program and its arguments */
+	char argbuf[2048];           /* storage for argv */
+	unsigned claims;
+	unsigned min_nodes;
+	bool exec;                   /* exec:PATH, not a manifest */
+};
+
+/* The library adapters found (loaded once). */
+size_t lb_adapter_count(void);
+const struct lock_strategy *lb_adapter_at(size_t i);
+const struct lock_strategy *lb_adapter_find(const char *name);
+/* "exec:PATH": an external strategy of the program at PATH (made once per
+ * PATH). NULL with a message when PATH is not an executable file. */
+const struct lock_strategy *lb_adapter_exec(const char *spec);
+/* Arguments every adapter started from now on gets after its own
+ * (--adapter-arg); @args is borrowed. */
+void lb_adapter_set_exec_args(const char *const *args, int n);
+/* The definition of an external strategy. */
+const struct lb_adapter_def *lb_adapter_def_of(const struct lock_strategy *s);
+/* Can it run here? false with the reason (its requires command failed). */
+bool lb_adapter_usable(const struct lock_strategy *s, char *why, size_t len);
+
+#endif

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""redis_py_lock.py - lockbench's adapter for redis-py's Lock (redis/lock.py).
+
+Speaks lockbench's adapter protocol, version 1 (docs/adapters.md), on stdin and
+stdout, one line each way. Uses only redis-py's public API, as its docs show:
+redis.Redis.from_url(...), Redis.lock(name, timeout=..., blocking=...),
+Lock.acquire(), Lock.release(), Lock.extend(), and the exceptions LockError,
+LockNotOwnedError and RedisError. redis-py has no lost-lock callback: this
+adapter never sends "lost".
+
+--check prints the library and version and exits 0 when redis-py imports.
+Arguments (lockbench run --adapter-arg ...): "defaults" keeps redis-py's own
+default timeout=None (no TTL at all) instead of lockbench's --ttl.
+"""
+import sys
+
+PROTOCOL = 1
+
+
+def check():
+    try:
+        import redis
+    except Exception as e:  # any failure to import is "not usable here"
+        print("cannot import redis (Debian package python3-redis): %s" % e)
+        return 1
+    print("library=redis-py version=%s" % redis.__version__)
+    return 0
+
+
+def main():
+    args = sys.argv[1:]
+    if args == ["--check"]:
+        return check()
+    import redis
+    from redis.exceptions import LockError, LockNotOwnedError, RedisError
+
+    defaults = "defaults" in args
+    lock = None
+
+    def say(line):
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    for raw in sys.stdin:
+        words = raw.split()
+        if not words:
+            continue
+        cmd = words[0]
+        try:
+            if cmd == "hello":
+                say("hello %d library=redis-py version=%s language=python extend=yes lost=no"
+                    % (PROTOCOL, redis.__version__))
+            elif cmd == "config":
+                cfg = dict(w.split("=", 1) for w in words[1:])
+                timeout = int(cfg["timeout_ms"]) / 1000.0
+                # the library talks to one Redis: the first node lockbench names
+                client = redis.Redis.from_url(cfg["nodes"].split(",")[0], socket_timeout=timeout,
+                                              socket_connect_timeout=timeout)
+                ttl = None if defaults else int(cfg["ttl_ms"]) / 1000.0
+                if cfg["wait"] == "library":
+                    # redis-py's defaults: blocking, sleep=0.1 s, blocking_timeout=None (forever)
+                    lock = client.lock(cfg["key"], timeout=ttl)
+                else:
+                    lock = client.lock(cfg["key"], timeout=ttl, blocking=False)
+                say("ok")
+            elif cmd == "acquire":
+                if lock.acquire():
+                    token = lock.local.token  # where redis-py keeps the token it wrote
+                    say("acquired token=%s" % (token.decode() if isinstance(token, bytes) else token))
+                else:
+                    say("busy")
+            elif cmd == "release":
+                lock.release()
+                say("released")
+            elif cmd == "extend":
+                lock.extend(int(words[1]) / 1000.0, replace_ttl=True)
+                say("extended")
+            elif cmd == "quit":
+                say("bye")
+                return 0
+            else:
+                say("error unknown request %s" % cmd)
+        except LockNotOwnedError:
+            say("not-owned")
+        except (LockError, RedisError, OSError) as e:
+            say("error %s: %s" % (type(e).__name__, " ".join(str(e).split())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

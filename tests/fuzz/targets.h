@@ -1,0 +1,123 @@
+/*
+ * targets.h - what each fuzzing harness does with one input, shared by the
+ * AFL++ harnesses (tests/fuzz/fuzz_*.c, `make fuzz`) and the regression test
+ * that replays every saved input (tests/test_fuzz_regressions.c, `make test`).
+ * A target may return an error for any input; it must never crash, hang,
+ * read out of bounds or leak (ASan+UBSan watch both).
+ */
+#ifndef LB_FUZZ_TARGETS_H
+#define LB_FUZZ_TARGETS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "oracle.h"
+#include "plumbing.h"
+#include "readers.h"
+#include "scenario.h"
+#include "wait.h"
+
+/* A NUL-terminated copy of the input (the parsers take strings). */
+static inline char *fuzz_text(const uint8_t *data, size_t len)
+{
+	char *t = malloc(len + 1);
+	if (t) {
+		memcpy(t, data, len);
+		t[len] = '\0';
+	}
+	return t;
+}
+
+/* A scenario file: parsed, and when it parses, its chaos drawn and its
+ * expectations looked up as a run would. */
+static inline void fuzz_scenario(const uint8_t *data, size_t len)
+{
+	static struct lb_scenario sc;
+	char *t = fuzz_text(data, len);
+	if (!t)
+		return;
+	if (lb_scenario_parse_text(t, "fuzz.ini", &sc) == 0) {
+		lb_scenario_draw_chaos(&sc, len, 4, 5);
+		for (size_t i = 0; i < lb_strategy_count(); i++)
+			lb_scenario_expected(&sc, lb_strategy_at(i)->name);
+		lb_scenario_needs_relay(&sc);
+	}
+	free(t);
+}
+
+/* Command-line values: one argument a line, read as `lockbench run`'s
+ * options (and compare's, by the first byte), and each one as a --redis URL
+ * and as a --wait policy. */
+static inline void fuzz_args(const uint8_t *data, size_t len)
+{
+	static struct lb_run_opts o;
+	char *t = fuzz_text(data, len), *argv[64], err[256];
+	int argc = 0;
+	if (!t)
+		return;
+	argv[argc++] = "run";
+	for (char *save = NULL, *a = strtok_r(t, "\n", &save); a && argc < 63;
+	     a = strtok_r(NULL, "\n", &save))
+		if (strncmp(a, "--scenario", 10) && strncmp(a, "--out", 5)) /* no files */
+			argv[argc++] = a;
+	argv[argc] = NULL;
+	for (int i = 1; i < argc; i++) {
+		struct lb_node n;
+		struct lb_wait w;
+		lb_node_parse_url(argv[i], &n);
+		lb_wait_parse(argv[i], &w, err, sizeof(err));
+	}
+	lb_run_opts_parse(argc, argv, len && data[0] % 2 ? LB_OPTS_COMPARE : LB_OPTS_RUN, &o);
+	free(t);
+}
+
+/* history.csv, and when it reads, the oracle on it. */
+static inline void fuzz_history(const uint8_t *data, size_t len)
+{
+	FILE *f = fmemopen((void *)data, len, "r");
+	struct lb_section *s = NULL;
+	struct lb_verdict v;
+	uint64_t per[LB_MAX_CLIENTS];
+	size_t n;
+	if (!f)
+		return;
+	if (lb_history_read_file(f, "history.csv", LB_MAX_CLIENTS, 1 + (int)(len % 3), &s, &n) == 0)
+		lb_oracle_judge(s, n, LB_MAX_CLIENTS, (int64_t)(len * 1000), &v, per);
+	free(s);
+	fclose(f);
+}
+
+/* summary.csv, and the run's shape read from it. */
+static inline void fuzz_summary(const uint8_t *data, size_t len)
+{
+	FILE *f = fmemopen((void *)data, len, "r");
+	static struct lb_summary s;
+	struct lb_run_shape shape;
+	if (!f)
+		return;
+	if (lb_summary_read_file(f, "summary.csv", &s) == 0)
+		lb_summary_shape(&s, "summary.csv", &shape);
+	fclose(f);
+}
+
+/* events.csv, or latency.csv when the input starts as one does. */
+static inline void fuzz_events(const uint8_t *data, size_t len)
+{
+	FILE *f = fmemopen((void *)data, len, "r");
+	struct lb_event *ev = NULL;
+	static struct lb_hist h;
+	size_t n;
+	if (!f)
+		return;
+	if (len >= 6 && !memcmp(data, "bucket", 6))
+		lb_latency_read_file(f, "latency.csv", &h);
+	else
+		lb_events_read_file(f, "events.csv", 8, &ev, &n);
+	free(ev);
+	fclose(f);
+}
+
+#endif

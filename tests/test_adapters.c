@@ -1,0 +1,200 @@
+/*
+ * test_adapters.c - external strategies end to end: the documented example
+ * adapter (taken out of docs/adapters.md and run as exec:PATH), redis-py's
+ * Lock as a library strategy, and broken adapters, each of which must get a
+ * clear error naming the adapter and the client, exit 1, and leave no
+ * process behind.
+ */
+#include <criterion/criterion.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "readers.h"
+
+TestSuite(adapters, .timeout = 120);
+
+static char tmpdir[64], root[PATH_MAX];
+
+static void setup(void)
+{
+	char buf[PATH_MAX];
+	const char *sc = getenv("LOCKBENCH_SCENARIOS");
+	cr_assert_not_null(sc, "run through make test");
+	snprintf(buf, sizeof(buf), "%s", sc);
+	snprintf(root, sizeof(root), "%s", dirname(buf));
+	strcpy(tmpdir, "/tmp/lbtest-adapters-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+	fx_become_subreaper();
+}
+
+static int lb(const char *const *args)
+{
+	return fx_lockbench(tmpdir, args);
+}
+
+static const char *out(void)
+{
+	return fx_slurp(tmpdir, "output");
+}
+
+static double field(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct lb_summary s;
+	snprintf(path, sizeof(path), "%s/%s/summary.csv", tmpdir, dir);
+	cr_assert_eq(lb_summary_read(path, &s), 0);
+	const char *v = lb_summary_get(&s, name);
+	cr_assert_not_null(v, "no %s in %s", name, path);
+	return strtod(v, NULL);
+}
+
+/* No process whose command line mentions @needle is left. */
+static void nothing_left(const char *needle)
+{
+	char cmd[256], buf[256] = "";
+	lb_sleep_ns(200 * LB_NS_PER_MS);
+	fx_reap_orphans();
+	snprintf(cmd, sizeof(cmd), "pgrep -f '%s' | grep -v $$ | head -3", needle);
+	FILE *p = popen(cmd, "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, p);
+	buf[n] = '\0';
+	pclose(p);
+	cr_assert_eq(n, 0, "processes left behind matching %s: %s", needle, buf);
+}
+
+static const char *adapter(const char *name)
+{
+	static char spec[PATH_MAX + 128];
+	snprintf(spec, sizeof(spec), "exec:%.3000s/tests/adapters/%.60s", root, name);
+	return spec;
+}
+
+/* The example of docs/adapters.md, exactly as printed there, run as exec:. */
+Test(adapters, the_documented_example_runs, .init = setup)
+{
+	char doc[PATH_MAX + 32], path[PATH_MAX], spec[PATH_MAX + 8], dir[PATH_MAX];
+	snprintf(doc, sizeof(doc), "%s/docs/adapters.md", root);
+	FILE *f = fopen(doc, "r");
+	cr_assert_not_null(f);
+	snprintf(path, sizeof(path), "%s/my_lock.py", tmpdir);
+	FILE *o = fopen(path, "w");
+	char line[1024];
+	int state = 0; /* 0 before the marker, 1 before the fence, 2 inside, 3 done */
+	while (fgets(line, sizeof(line), f) && state < 3) {
+		if (state == 0 && strstr(line, "<!-- example: adapter -->"))
+			state = 1;
+		else if (state == 1 && !strncmp(line, "```python", 9))
+			state = 2;
+		else if (state == 2 && !strncmp(line, "```", 3))
+			state = 3;
+		else if (state == 2)
+			fputs(line, o);
+	}
+	fclose(f);
+	fclose(o);
+	cr_assert_eq(state, 3, "no complete example block in docs/adapters.md");
+	chmod(path, 0755);
+	snprintf(spec, sizeof(spec), "exec:%s", path);
+	snprintf(dir, sizeof(dir), "%s/ex", tmpdir);
+	const char *args[] = { "run", "--strategy", spec, "--scenario", "holder-pause", "--out", dir,
+			       "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	cr_assert_gt(field("ex", "sections"), 10, "%s", out());
+	cr_assert_gt(field("ex", "overlaps"), 0, "the paused holder must overlap, as token-lua does");
+	cr_assert_gt(field("ex", "lost_leases"), 0, "its late release must find the lock gone");
+	cr_assert(strstr(out(), "foreign releases n/a"), "%s", out());
+	nothing_left("my_lock.py");
+}
+
+Test(adapters, redis_py_is_a_library_strategy, .init = setup)
+{
+	const char *list[] = { "list", NULL };
+	cr_assert_eq(lb(list), 0);
+	const char *o = out();
+	cr_assert(strstr(o, "LIBRARIES"), "%s", o);
+	cr_assert(strstr(o, "redis-py@4.3.4"), "%s", o);
+	cr_assert(strstr(o, "python3-redis"), "%s", o);
+	cr_assert(strstr(o, "Lock.do_acquire"), "list must say what it sends, from its source: %s", o);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/rp", tmpdir);
+	const char *run[] = { "run", "--strategy", "redis-py@4.3.4", "--clients", "3", "--duration",
+			      "2", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(run), 0, "%s", out());
+	cr_assert_gt(field("rp", "sections"), 20);
+	cr_assert_eq(field("rp", "overlaps"), 0);
+	cr_assert_gt(field("rp", "cmds_per_section"), 1.9, "SET and EVALSHA, seen by the server");
+	nothing_left("redis_py_lock.py");
+}
+
+/* A broken adapter breaks the run: exit 1, a message naming the adapter and
+ * the client and what was wrong, no result files, no process left. */
+static void broken(const char *name, const char *says)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/%s.run", tmpdir, name);
+	/* longer than a request's deadline (6 s with one node), so a hang shows */
+	const char *args[] = { "run", "--strategy", adapter(name), "--clients", "2", "--duration",
+			       "7", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 1, "%s: %s", name, out());
+	const char *o = out();
+	cr_assert(strstr(o, "(client "), "%s: the client is not named: %s", name, o);
+	cr_assert(strstr(o, name), "%s: the adapter is not named: %s", name, o);
+	cr_assert(strstr(o, says), "%s: expected '%s' in: %s", name, says, o);
+	char sum[PATH_MAX + 16];
+	snprintf(sum, sizeof(sum), "%s/summary.csv", dir);
+	cr_assert_neq(access(sum, F_OK), 0, "%s: a void run wrote a summary", name);
+	nothing_left(name);
+}
+
+Test(adapters, an_adapter_that_exits_at_start, .init = setup)
+{
+	broken("exits-at-start.sh", "exited before its hello (exit status 3)");
+}
+
+Test(adapters, an_adapter_of_another_version, .init = setup)
+{
+	broken("wrong-version.sh", "speaks protocol version 2; this lockbench speaks 1");
+}
+
+Test(adapters, an_adapter_that_prints_a_malformed_line, .init = setup)
+{
+	broken("malformed.sh", "got 'HELLO? is anybody there'");
+}
+
+Test(adapters, an_adapter_that_hangs, .init = setup)
+{
+	broken("hangs.sh", "no answer to 'acquire' within");
+}
+
+Test(adapters, a_missing_program_is_a_usage_error, .init = setup)
+{
+	const char *args[] = { "run", "--strategy", "exec:/nonexistent/adapter", "--no-status", NULL };
+	cr_assert_eq(lb(args), 2, "%s", out());
+	cr_assert(strstr(out(), "exec:/nonexistent/adapter: /nonexistent/adapter is not an executable "
+			 "file"), "%s", out());
+}
+
+/* The library takes its process down while holding the lock: that client
+ * dies (a holder death, recorded), the run goes on and completes. */
+Test(adapters, an_adapter_that_dies_is_its_clients_death, .init = setup)
+{
+	char dir[PATH_MAX], held[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/dies", tmpdir);
+	snprintf(held, sizeof(held), "%s/held", tmpdir);
+	setenv("LBTEST_FRAGILE", held, 1);
+	const char *args[] = { "run", "--strategy", adapter("dies-holding.sh"), "--clients", "2",
+			       "--duration", "1.5", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	cr_assert_eq(field("dies", "holder_deaths"), 1, "%s", out());
+	cr_assert(strstr(fx_slurp(tmpdir, "dies/events.csv"), ",adapter-died,"));
+	cr_assert(strstr(out(), "the library took its process down"), "%s", out());
+	nothing_left("dies-holding.sh");
+}

@@ -1,0 +1,73 @@
+/*
+ * test_fuzz_regressions.c - every input the fuzzers were given or found,
+ * replayed through the same targets (tests/fuzz/targets.h): the seed corpora
+ * (tests/fuzz/corpus, scenarios/) and every saved crash or hang
+ * (tests/fuzz/regressions/<harness>/). Under `make check` ASan and UBSan
+ * watch each one; a target may refuse an input, never crash on it.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <libgen.h>
+#include <limits.h>
+
+#include "fuzz/targets.h"
+
+static char root[PATH_MAX];
+
+static void find_root(void)
+{
+	char buf[PATH_MAX];
+	const char *sc = getenv("LOCKBENCH_SCENARIOS");
+	cr_assert_not_null(sc, "run through make test (LOCKBENCH_SCENARIOS)");
+	snprintf(buf, sizeof(buf), "%s", sc);
+	snprintf(root, sizeof(root), "%s", dirname(buf));
+	freopen("/dev/null", "w", stderr); /* the parsers' messages */
+}
+
+/* Feed every regular file of @sub to @fn; how many. */
+static int replay(const char *sub, void (*fn)(const uint8_t *, size_t))
+{
+	char dir[PATH_MAX + 64], path[PATH_MAX * 2];
+	static uint8_t data[1 << 20];
+	int n = 0;
+	snprintf(dir, sizeof(dir), "%s/%s", root, sub);
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "README.md"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		FILE *f = fopen(path, "rb");
+		if (!f)
+			continue;
+		size_t len = fread(data, 1, sizeof(data), f);
+		fclose(f);
+		fn(data, len);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static const struct {
+	const char *name, *corpus;
+	void (*fn)(const uint8_t *, size_t);
+} targets[] = {
+	{ "scenario", "scenarios", fuzz_scenario },
+	{ "args", "tests/fuzz/corpus/args", fuzz_args },
+	{ "history", "tests/fuzz/corpus/history", fuzz_history },
+	{ "summary", "tests/fuzz/corpus/summary", fuzz_summary },
+	{ "events", "tests/fuzz/corpus/events", fuzz_events },
+};
+
+Test(fuzz_regressions, every_saved_input_is_survived, .init = find_root, .timeout = 60)
+{
+	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+		char sub[128];
+		int seeds = replay(targets[i].corpus, targets[i].fn);
+		cr_assert_gt(seeds, 0, "no seed corpus for %s in %s", targets[i].name, targets[i].corpus);
+		snprintf(sub, sizeof(sub), "tests/fuzz/regressions/%s", targets[i].name);
+		replay(sub, targets[i].fn);
+	}
+}

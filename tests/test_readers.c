@@ -1,0 +1,181 @@
+/*
+ * test_readers.c - reading a run's files back: every malformed input is
+ * refused with the file, the line, the field and what was expected; valid
+ * input reads whole. The files come from memory (fmemopen), as the fuzzing
+ * harnesses feed them.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "readers.h"
+
+TestSuite(readers, .timeout = 10);
+
+static char err[4096];
+
+/* Run @fn on @text with stderr captured into err; its status. */
+static int with_stderr(int (*fn)(FILE *, void *), const char *text, void *arg)
+{
+	char path[] = "/tmp/lbtest-readers-XXXXXX";
+	int fd = mkstemp(path), saved = dup(STDERR_FILENO);
+	cr_assert_geq(fd, 0);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int rc = fn(f, arg);
+	fclose(f);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	lseek(fd, 0, SEEK_SET);
+	ssize_t n = read(fd, err, sizeof(err) - 1);
+	err[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(path);
+	return rc;
+}
+
+struct hist_arg {
+	int clients;
+	struct lb_section *s;
+	size_t n;
+};
+
+static int read_history(FILE *f, void *arg)
+{
+	struct hist_arg *a = arg;
+	return lb_history_read_file(f, "history.csv", a->clients, 1, &a->s, &a->n);
+}
+
+#define HEADER LB_HISTORY_HEADER "\n"
+
+/* @row, as line 3 after a valid line 2, must fail naming @what. */
+static void history_refuses(const char *row, const char *what)
+{
+	char text[8192];
+	struct hist_arg a = { .clients = 3 };
+	snprintf(text, sizeof(text), HEADER "0,0,0,10,20,30,released,\n%s\n", row);
+	cr_assert_eq(with_stderr(read_history, text, &a), LB_EINVAL, "accepted: %s", row);
+	cr_assert_null(a.s);
+	cr_assert(strstr(err, "history.csv:3: "), "no file:line in '%s'", err);
+	cr_assert(strstr(err, what), "expected '%s' in '%s'", what, err);
+}
+
+Test(readers, history_rows_that_contradict_the_run_are_refused)
+{
+	history_refuses("0,1,1,99999999999999999999999,3,4,released,",
+			"field enter_ns: expected an integer from 0 to");
+	history_refuses("0,1,1,2,3,4,bogus,", "field outcome: expected released, lost, foreign, error, "
+			"killed or cut, got 'bogus'");
+	history_refuses("99999,0,1,2,3,4,released,", "field client: expected an integer from 0 to 2, "
+			"got '99999'");
+	history_refuses("0,1,5,4,3,2,released,", "field enter_ns: 4 is before acquire_start_ns 5");
+	history_refuses("0,1,1,4,3,5,released,", "field exit_ns: 3 is before enter_ns 4");
+	history_refuses("0,1,1,2,3,2,released,", "field release_ns: 2 is before exit_ns 3");
+	history_refuses("0,1,1,2,3,,released,", "field release_ns: no release time with outcome released");
+	history_refuses("0,1,1,2,3,4,killed,", "field release_ns: a release time with outcome killed");
+	history_refuses("0,1,1,2,3", "5 fields; expected 8: client,seq,");
+	history_refuses("0,1,1,2,3,4,released,,9", "more than 8 fields");
+	history_refuses("0,1,x,2,3,4,released,", "field acquire_start_ns: expected an integer, got 'x'");
+	history_refuses("0,1,1,2,3,4,released,-7", "field fence: expected an integer from 0 to");
+	history_refuses("0,1,1,2,3,4,rel\001eased,", "a control character");
+	char big[6000];
+	memset(big, '1', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	history_refuses(big, "line longer than 4095 characters");
+}
+
+Test(readers, a_duplicate_section_and_a_bad_header_are_refused)
+{
+	struct hist_arg a = { .clients = 2 };
+	cr_assert_eq(with_stderr(read_history, HEADER "0,0,0,1,2,3,released,\n0,0,0,4,5,6,released,\n",
+				 &a), LB_EINVAL);
+	cr_assert(strstr(err, "client 0 has two sections numbered 0"), "%s", err);
+	cr_assert_eq(with_stderr(read_history, "client,seq\n", &a), LB_EINVAL);
+	cr_assert(strstr(err, "history.csv:1: expected the header"), "%s", err);
+	cr_assert_eq(with_stderr(read_history, "", &a), LB_EINVAL);
+}
+
+Test(readers, a_valid_history_reads_whole_and_sorted)
+{
+	struct hist_arg a = { .clients = 2 };
+	const char *text = HEADER "1,0,0,5,9,9,foreign,\n0,0,0,1,4,4,released,7\n"
+			   "0,1,10,12,20,,killed,\n1,1,20,21,22,23,cut\n";
+	/* the last row has 7 fields: refused */
+	cr_assert_eq(with_stderr(read_history, text, &a), LB_EINVAL);
+	text = HEADER "1,0,0,5,9,9,foreign,\n0,0,0,1,4,4,released,7\n0,1,10,12,20,,killed,\n";
+	cr_assert_eq(with_stderr(read_history, text, &a), 0, "%s", err);
+	cr_assert_eq(a.n, 3);
+	cr_assert_eq(a.s[0].enter_ns, 1);
+	cr_assert_eq(a.s[0].fence, 7);
+	cr_assert_eq(a.s[1].outcome, LB_OUT_FOREIGN);
+	cr_assert_eq(a.s[2].release_ns, -1);
+	free(a.s);
+}
+
+static int read_summary(FILE *f, void *arg)
+{
+	return lb_summary_read_file(f, "summary.csv", arg);
+}
+
+Test(readers, summaries_are_checked)
+{
+	struct lb_summary s;
+	cr_assert_eq(with_stderr(read_summary, "a,b\n1\n", &s), LB_EINVAL);
+	cr_assert(strstr(err, "summary.csv:2: 1 values for 2 columns"), "%s", err);
+	cr_assert_eq(with_stderr(read_summary, "a,a\n1,2\n", &s), LB_EINVAL);
+	cr_assert(strstr(err, "column a appears twice"), "%s", err);
+	cr_assert_eq(with_stderr(read_summary, "a,B\n1,2\n", &s), LB_EINVAL);
+	cr_assert(strstr(err, "column 2: expected a name"), "%s", err);
+	cr_assert_eq(with_stderr(read_summary, "a\n1\n2\n", &s), LB_EINVAL);
+	cr_assert(strstr(err, "a third line"), "%s", err);
+	cr_assert_eq(with_stderr(read_summary, "clients,keys,elapsed_s\n3,1,1.5\n", &s), 0, "%s", err);
+	struct lb_run_shape shape;
+	cr_assert_eq(lb_summary_shape(&s, "summary.csv", &shape), 0);
+	cr_assert_eq(shape.clients, 3);
+	cr_assert_eq(with_stderr(read_summary, "clients,keys,elapsed_s\n3,1,nan\n", &s), 0);
+	FILE *devnull = freopen("/dev/null", "w", stderr);
+	(void)devnull;
+	cr_assert_eq(lb_summary_shape(&s, "summary.csv", &shape), LB_EINVAL, "nan elapsed accepted");
+}
+
+static int read_events(FILE *f, void *arg)
+{
+	struct lb_event *ev = NULL;
+	size_t n;
+	int rc = lb_events_read_file(f, "events.csv", 2, &ev, &n);
+	*(size_t *)arg = n;
+	free(ev);
+	return rc;
+}
+
+static int read_latency(FILE *f, void *arg)
+{
+	return lb_latency_read_file(f, "latency.csv", arg);
+}
+
+Test(readers, events_and_latency_are_checked)
+{
+	size_t n;
+	const char *h = "t_ns,event,client,node,value\n";
+	char text[256];
+	snprintf(text, sizeof(text), "%s5,kill,1,,0\n7,node-kill,,4,0\n", h);
+	cr_assert_eq(with_stderr(read_events, text, &n), 0, "%s", err);
+	cr_assert_eq(n, 2);
+	snprintf(text, sizeof(text), "%s5,explode,1,,0\n", h);
+	cr_assert_eq(with_stderr(read_events, text, &n), LB_EINVAL);
+	cr_assert(strstr(err, "events.csv:2: field event: unknown event 'explode'"), "%s", err);
+	snprintf(text, sizeof(text), "%s5,kill,7,,0\n", h);
+	cr_assert_eq(with_stderr(read_events, text, &n), LB_EINVAL);
+	cr_assert(strstr(err, "field client: expected an integer from 0 to 1"), "%s", err);
+	struct lb_hist hist;
+	cr_assert_eq(with_stderr(read_latency, "bucket_low_us,bucket_high_us,count\n3,4,10\n", &hist), 0,
+		     "%s", err);
+	cr_assert_eq(hist.n, 10);
+	cr_assert_eq(with_stderr(read_latency, "bucket_low_us,bucket_high_us,count\n3,99,10\n", &hist),
+		     LB_EINVAL);
+	cr_assert(strstr(err, "not a bucket"), "%s", err);
+}
