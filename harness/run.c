@@ -235,6 +235,21 @@ static int check_reachable(struct lb_node *n)
 	return ok ? 0 : LB_EREDIS;
 }
 
+/* The resource's scripts, loaded before the clients start: every counter
+ * write is then one EVALSHA, never a NOSCRIPT and a second round trip (a
+ * write held in the network would otherwise land as a NOSCRIPT error). */
+static void load_resource_scripts(struct run_ctx *r)
+{
+	const struct lb_script *const scripts[] = { &lb_script_counted_write, &lb_script_fenced_read,
+						    &lb_script_fenced_write };
+	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
+		redisReply *rep = lb_node_cmd(&r->resource, "SCRIPT LOAD %s", scripts[i]->src);
+		if (rep)
+			freeReplyObject(rep);
+	}
+	lb_node_close(&r->resource);
+}
+
 static uint64_t lock_commands(struct run_ctx *r)
 {
 	uint64_t total = 0;
@@ -657,6 +672,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	if (rc < 0)
 		goto out;
 	redis_version(&r);
+	load_resource_scripts(&r);
 	cmds_before = lock_commands(&r);
 	if ((rc = fork_clients(&r)) < 0)
 		goto out;

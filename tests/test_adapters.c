@@ -198,3 +198,76 @@ Test(adapters, an_adapter_that_dies_is_its_clients_death, .init = setup)
 	cr_assert(strstr(out(), "the library took its process down"), "%s", out());
 	nothing_left("dies-holding.sh");
 }
+
+/* A client clock fault reaches the adapter's wall clock (the shim through
+ * LD_PRELOAD): client 0's adapter sees time.time() jump 60 s ahead against
+ * its monotonic clock; client 1's does not. */
+Test(adapters, client_clock_faults_reach_the_adapter, .init = setup)
+{
+	char sc[PATH_MAX], dir[PATH_MAX];
+	snprintf(sc, sizeof(sc), "%s/skew.ini", tmpdir);
+	FILE *f = fopen(sc, "w");
+	fprintf(f, "[scenario]\nsummary = client 0's clock jumps a minute ahead\n"
+		   "[run]\nclients = 2\nduration = 1.5\nhold = 20\n"
+		   "[fault skew]\naction = clock\ntarget = client:0\noffset = 60000\nat = 0.5\n");
+	fclose(f);
+	snprintf(dir, sizeof(dir), "%s/skew", tmpdir);
+	const char *args[] = { "run", "--strategy", adapter("clock-probe.py"), "--scenario", sc,
+			       "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	for (int c = 0; c < 2; c++) {
+		char log[64];
+		double first = 0, last = 0, wall, mono;
+		bool any = false;
+		snprintf(log, sizeof(log), "skew/adapter-%d.log", c);
+		const char *text = fx_slurp(tmpdir, log);
+		for (const char *p = text; (p = strstr(p, "wall ")); p++)
+			if (sscanf(p, "wall %lf mono %lf", &wall, &mono) == 2) {
+				if (!any)
+					first = wall - mono;
+				last = wall - mono;
+				any = true;
+			}
+		cr_assert(any, "client %d's adapter logged no acquire: %s", c, text);
+		double jump = last - first;
+		if (c == 0)
+			cr_assert(jump > 59 && jump < 61, "client 0's adapter clock moved %.1f s", jump);
+		else
+			cr_assert(jump > -1 && jump < 1, "client 1's adapter clock moved %.1f s", jump);
+	}
+}
+
+/* A pause stops the client and its adapter together (its process group). */
+Test(adapters, a_paused_holder_stops_its_adapter_too, .init = setup)
+{
+	char sc[PATH_MAX], dir[PATH_MAX], o[PATH_MAX + 16], probe[PATH_MAX], spec[PATH_MAX + 8],
+		cmd[PATH_MAX * 2];
+	/* a name of its own, so that no other test's probe is counted */
+	snprintf(probe, sizeof(probe), "%s/pause-probe.py", tmpdir);
+	snprintf(cmd, sizeof(cmd), "%s/tests/adapters/clock-probe.py", root);
+	cr_assert_eq(symlink(cmd, probe), 0);
+	snprintf(spec, sizeof(spec), "exec:%s", probe);
+	snprintf(sc, sizeof(sc), "%s/pause.ini", tmpdir);
+	FILE *f = fopen(sc, "w");
+	fprintf(f, "[scenario]\nsummary = client 0 frozen for 2 s\n"
+		   "[run]\nclients = 2\nduration = 3\nhold = 20\n"
+		   "[fault p]\naction = pause\ntarget = client:0\nat = 0.3\nduration = 2000\n");
+	fclose(f);
+	snprintf(dir, sizeof(dir), "%s/pause", tmpdir);
+	snprintf(o, sizeof(o), "%s/output", tmpdir);
+	const char *args[] = { "run", "--strategy", spec, "--scenario", sc, "--out", dir,
+			       "--no-status", "--no-report", NULL };
+	pid_t pid = fx_spawn_lockbench(args, o, o);
+	lb_sleep_ns(1200 * LB_NS_PER_MS); /* inside the pause */
+	snprintf(cmd, sizeof(cmd), "for pid in $(pgrep -f %s); do awk '{print $3}' /proc/$pid/stat; "
+		 "done", probe);
+	FILE *p = popen(cmd, "r");
+	char states[64] = "";
+	size_t n = fread(states, 1, sizeof(states) - 1, p);
+	states[n] = '\0';
+	pclose(p);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(strchr(states, 'T'), "no adapter was stopped with its client: states '%s'", states);
+	cr_assert(strchr(states, 'S') || strchr(states, 'R'), "both adapters stopped: '%s'", states);
+}

@@ -372,11 +372,15 @@ Test(run, a_killed_holder_does_not_stay_inside, .init = mktmp)
 Test(run, a_write_whose_reply_is_lost_is_still_counted, .init = mktmp)
 {
 	char dir[128];
+	/* one client, so the fault always finds it: it begins once the client is
+	 * 5 ms into its first 500 ms section
+	 * (its read is done) and lasts a second: its write, sent at 500 ms, is
+	 * held 2.5 s, past its 2 s timeout, whatever the machine's speed */
 	const char *sc = write_file("late.ini",
 		"[scenario]\nsummary = client 0's counter write is delayed past its timeout\n"
-		"[run]\nclients = 2\nduration = 4\nttl = 5000\nhold = 20\nwait = fixed:10\n"
+		"[run]\nclients = 1\nduration = 5\nttl = 5000\nhold = 500\nwait = fixed:10\n"
 		"[fault late]\naction = net-delay\ntarget = client:0\nresource = yes\n"
-		"delay = 2500\nduration = 60\ninside = 5\nwithin = 15\nat = 0.5\n");
+		"delay = 2500\nduration = 1000\ninside = 5\nat = 0\n");
 	snprintf(dir, sizeof(dir), "%s/r", tmpdir);
 	const char *args[] = { "run", "--scenario", sc, "--strategy", "token-lua", "--out", dir,
 			       "--no-status", "--no-report", "--seed", "1", NULL };
