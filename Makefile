@@ -154,10 +154,6 @@ reference-docs:
 	  $(REF)/matrix.md > docs/reference-matrix.md
 	for c in $(REF_CELLS); do cp $(REF)/$$c/1/timeline.png docs/img/$${c%%/*}--$${c##*/}.png || exit 1; done
 
-# Everything the binary needs, where it looks for it (relative to its own
-# location, so DESTDIR and PREFIX may be anything): PREFIX/bin/lockbench,
-# PREFIX/lib/lockbench/libfakeclock.so, PREFIX/share/lockbench/{scenarios,
-SHARE := $(DESTDIR)$(PREFIX)/share
 # Fuzzing (AFL++, Debian's afl++): each harness in tests/fuzz runs for FUZZ_SECONDS
 # from its committed seed corpus, built with ASan+UBSan and afl-clang-fast into
 # build/fuzz; the report gives executions, crashes and hangs per harness, and the
@@ -179,11 +175,19 @@ fuzz:
 	@$(MAKE) --no-print-directory fuzz-build
 	@bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
+# Everything the binary needs, where it looks for it (relative to its own
+# location, so DESTDIR and PREFIX may be anything): PREFIX/bin/lockbench,
+# PREFIX/lib/lockbench/libfakeclock.so, PREFIX/share/lockbench/{scenarios,
+# adapters}, the man page, and the docs in PREFIX/share/doc/lockbench.
+SHARE := $(DESTDIR)$(PREFIX)/share
 install: $(BIN) $(SHIM) $(MAN)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lockbench
 	install -D -m 644 $(SHIM) $(DESTDIR)$(PREFIX)/lib/lockbench/libfakeclock.so
-	install -d $(SHARE)/lockbench/scenarios $(SHARE)/man/man1 $(SHARE)/doc/lockbench
+	install -d $(SHARE)/lockbench/scenarios $(SHARE)/lockbench/adapters $(SHARE)/man/man1 \
+	  $(SHARE)/doc/lockbench
 	install -m 644 scenarios/*.ini $(SHARE)/lockbench/scenarios/
+	install -m 644 strategies/adapters/*.adapter $(SHARE)/lockbench/adapters/
+	install -m 755 strategies/adapters/*.py $(SHARE)/lockbench/adapters/
 	install -m 644 $(MAN) $(SHARE)/man/man1/lockbench.1
 	install -m 644 README.md $(SHARE)/doc/lockbench/
 	cp -R docs/. $(SHARE)/doc/lockbench/docs

@@ -143,6 +143,13 @@ static bool get_nodes(const char *v, uint32_t *mask)
 	return *mask != 0;
 }
 
+/* A strategy a scenario may name: a registered one, or a library (NAME@VERSION)
+ * whose adapter is not installed here: its lines stay, it just cannot run. */
+static bool known_strategy(const char *name)
+{
+	return lb_strategy_find(name) || (strchr(name, '@') && !strchr(name, '/'));
+}
+
 static int on_scenario(struct parser *p, const char *name, const char *v)
 {
 	struct lb_scenario *sc = p->sc;
@@ -163,7 +170,7 @@ static int on_scenario(struct parser *p, const char *name, const char *v)
 		char buf[256], *save = NULL;
 		strcpy(buf, v);
 		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-			if (!lb_strategy_find(t))
+			if (!known_strategy(t))
 				return fail(p, "only: unknown strategy '%s'", t);
 		snprintf(sc->only + used, sizeof(sc->only) - used, "%s%s", used ? "," : "", v);
 	} else if (!strcmp(name, "probabilistic")) {
@@ -349,7 +356,7 @@ static int on_expect(struct parser *p, const char *name, const char *v)
 	struct lb_scenario *sc = p->sc;
 	int c = lb_class_parse(v);
 
-	if (!lb_strategy_find(name))
+	if (!known_strategy(name))
 		return fail(p, "[expect]: unknown strategy '%s' (see lockbench list)", name);
 	if (c < 0 || c == LB_CLASS_INCONCLUSIVE)
 		return fail(p, "[expect] %s: expected safe, contained, overlap, foreign-release, "

@@ -98,6 +98,9 @@ bool lb_find_installed(const char *name, const char *kind, char *out, size_t len
 	snprintf(out, len, "%s/../%s", exe, name);
 	if (access(out, F_OK) == 0)
 		return true;
+	snprintf(out, len, "%s/../../%s", exe, name); /* build/san/lockbench */
+	if (access(out, F_OK) == 0)
+		return true;
 	/* make install: PREFIX/bin/lockbench, PREFIX/KIND/lockbench/BASE */
 	snprintf(out, len, "%s/../%s/lockbench/%s", exe, kind, base);
 	return access(out, F_OK) == 0;

@@ -43,7 +43,8 @@ static int sh(const char *fmt, ...)
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	snprintf(full, sizeof(full),
-		 "cd %s && env -u LOCKBENCH_SCENARIOS -u LOCKBENCH_CLOCK_SHIM -u MAKEFLAGS -u MFLAGS "
+		 "cd %s && env -u LOCKBENCH_SCENARIOS -u LOCKBENCH_CLOCK_SHIM -u LOCKBENCH_ADAPTERS "
+		 "-u MAKEFLAGS -u MFLAGS "
 		 "-u MAKELEVEL sh -c '%s' > %s/out 2>&1", tmp, cmd, tmp);
 	int st = system(full);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -69,4 +70,7 @@ Test(install, installed_lockbench_runs_from_anywhere, .init = setup)
 	cr_assert(strstr(man, "lockbench run") && strstr(man, "--strategy NAME") &&
 		  strstr(man, "Exit status"), "%s", man);
 	cr_assert_eq(sh("test -r %s/d/usr/local/share/doc/lockbench/docs/index.md", tmp), 0);
+	/* the library adapters, found beside the scenarios */
+	cr_assert_eq(sh("%s list", bin), 0);
+	cr_assert(strstr(fx_slurp(tmp, "out"), "redis-py@4.3.4"), "%s", fx_slurp(tmp, "out"));
 }

@@ -509,13 +509,15 @@ Test(run, descriptor_limits_are_raised_or_named, .init = mktmp)
 	int st = system(cmd);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s", fx_slurp(tmpdir, "stdout"));
 	cr_assert(file_has("stdout", "RLIMIT_NOFILE allows 300"), "%s", fx_slurp(tmpdir, "stdout"));
+	/* 40 clients x 6 links: about 790 descriptors, over the soft 256 */
 	snprintf(cmd, sizeof(cmd), "ulimit -S -n 256 && \"%s\" run --scenario holder-partitioned "
-		 "--strategy redlock --clients 100 --duration 2 --no-status --no-report --out %s/soft "
+		 "--strategy redlock --clients 40 --duration 3 --no-status --no-report --out %s/soft "
 		 "> %s/stdout 2>&1", bin, tmpdir, tmpdir);
 	st = system(cmd);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", fx_slurp(tmpdir, "stdout"));
 	char dir[128];
 	snprintf(dir, sizeof(dir), "%s/soft", tmpdir);
-	cr_assert_gt(summary_field(dir, "sections"), 0, "the relay was starved");
+	cr_assert_gt(summary_field(dir, "sections"), 0, "no section completed: %s",
+		     fx_slurp(tmpdir, "stdout"));
 	cr_assert_str_neq(summary_text(dir, "observed"), "inconclusive");
 }
