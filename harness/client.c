@@ -429,6 +429,7 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 	struct lb_lock_cfg lcfg = {
 		.nodes = c.lock_ptr, .n_nodes = n_lock, .key = c.lock_key, .ttl_ms = cfg->ttl_ms,
 		.clock = &c.clock, .notify = cfg->wait.kind == LB_WAIT_NOTIFY,
+		.poll_ms = lb_wait_poll_ms(&cfg->wait),
 		.no_validity_check = cfg->no_validity_check, .max_extensions = cfg->max_renewals,
 		.client = id, .impl = cfg->strategy->impl,
 		.library_wait = cfg->wait.kind == LB_WAIT_LIBRARY, .timeout_ms = c.lock[0].timeout_ms,

@@ -11,7 +11,11 @@
  *     client, then redis-py and token-lua under the same contended load;
  *  4. scaling: a sweep over 1..64 clients of every strategy (throughput, p99,
  *     commands per section, client RSS);
- *  5. Redlock fan-out: redlock's (5 nodes) acquire latency / token-lua's (1 node).
+ *  5. Redlock fan-out: redlock's (5 nodes) acquire latency / token-lua's (1 node);
+ *  6. fairness at scale: 8, 64, 256 and 1024 clients on one lock (hold 5 ms),
+ *     fair (a FIFO hand-off) against token-lua's polling and notify policies:
+ *     throughput, p99 and Jain's index over the steady state; and the time a
+ *     waiter killed in fair's queue holds it up, against its documented bound.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,7 +29,9 @@
 #include "commands.h"
 #include "options.h"
 #include "outfile.h"
+#include "report.h"
 #include "rserver.h"
+#include "scenario.h"
 #include "results.h"
 #include "signals.h"
 
@@ -162,6 +168,194 @@ static double solo(struct bench *b, const struct lock_strategy *s, const char *n
 		us = us_per_section(&res);
 	lb_run_result_free(&res);
 	return us;
+}
+
+/* Jain's index of the sections each client entered after @from_ns, over the
+ * clients alive to the end: the steady state, without the start-up, when
+ * clients fork and connect one after another and the first ones run alone. */
+static double steady_jain(const struct lb_run_result *res, int clients, int64_t from_ns)
+{
+	uint64_t *n = calloc((size_t)clients, sizeof(*n));
+	bool *dead = calloc((size_t)clients, sizeof(*dead));
+	double j = 0;
+
+	if (n && dead) {
+		for (size_t i = 0; i < res->n_sections; i++) {
+			const struct lb_section *s = &res->sections[i];
+			if (s->outcome == LB_OUT_KILLED)
+				dead[s->client] = true;
+			else if (s->enter_ns >= from_ns)
+				n[s->client]++;
+		}
+		size_t k = 0;
+		for (int c = 0; c < clients; c++)
+			if (!dead[c])
+				n[k++] = n[c];
+		j = lb_jain(n, k);
+	}
+	free(n);
+	free(dead);
+	return j;
+}
+
+struct fair_point {
+	const char *strategy, *wait;
+	int clients;
+	double per_s, p99_ms, jain;
+};
+
+static void fairness_chart(struct bench *b, const struct fair_point *p, size_t n)
+{
+	struct lb_outfile d, g;
+
+	if (lb_outfile_open(&d, b->out, "fairness.dat", true) < 0)
+		return;
+	fprintf(d.f, "# config clients sections_per_s p99_ms jain\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(d.f, "%s/%s %d %.2f %.3f %.4f\n", p[i].strategy, p[i].wait, p[i].clients,
+			p[i].per_s, p[i].p99_ms, p[i].jain);
+	if (lb_outfile_close(&d) < 0 || lb_outfile_open(&g, b->out, "fairness.gp", true) < 0)
+		return;
+	fprintf(g.f, "set terminal pngcairo size 1100,420 font 'DejaVu Sans,10'\n"
+		     "set output 'fairness.png'\nset multiplot layout 1,2\n"
+		     "set logscale x 2\nset xlabel 'clients on one lock'\nset grid\n"
+		     "set key bottom left\nset title \"Jain's index, steady state (1 = all served alike)\"\n"
+		     "set yrange [0:1.05]\n"
+		     "plot for [c in 'fair/notify token-lua/notify token-lua/fixed:10 token-lua/backoff:1:20'] "
+		     "'fairness.dat' using (strcol(1) eq c ? $2 : 1/0):5 with linespoints lw 2 title c\n"
+		     "set title 'sections per second'\nset autoscale y\nset yrange [0:*]\n"
+		     "set key top right\n"
+		     "plot for [c in 'fair/notify token-lua/notify token-lua/fixed:10 token-lua/backoff:1:20'] "
+		     "'fairness.dat' using (strcol(1) eq c ? $2 : 1/0):3 with linespoints lw 2 title c\n"
+		     "unset multiplot\n");
+	if (lb_outfile_close(&g) == 0 && lb_gnuplot(b->out, "fairness.gp") == 0)
+		fprintf(b->md, "\n![fairness at scale](fairness.png)\n\n");
+}
+
+/* A waiter killed while queued in fair: the longest time nobody held the
+ * lock afterwards, against the documented bound (grace 3 polls + 100 ms,
+ * plus a poll for the next waiter to take the lock back). */
+static int bench_dead_waiter(struct bench *b)
+{
+	char path[PATH_MAX + 16];
+	struct lb_scenario *sc = calloc(1, sizeof(*sc));
+	struct lb_run_cfg cfg;
+	struct lb_run_result res = { 0 };
+	int rc;
+
+	if (!sc)
+		return LB_ENOMEM;
+	snprintf(path, sizeof(path), "%.4000s/dead-waiter.ini", b->out);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		free(sc);
+		return LB_ESYS;
+	}
+	fprintf(f, "[scenario]\nsummary = a waiter dies in fair's queue\n[run]\nclients = 8\n"
+		   "duration = 4\nhold = 5\nwait = notify:100\n[fault dies]\naction = kill\n"
+		   "target = client:3\nwhen = waiting\nat = 1.5\n");
+	fclose(f);
+	if ((rc = lb_scenario_parse_file(path, sc)) < 0) {
+		free(sc);
+		return rc;
+	}
+	base_cfg(b, &cfg, "fair");
+	cfg.scenario = sc;
+	snprintf(cfg.scenario_name, sizeof(cfg.scenario_name), "dead-waiter");
+	cfg.clients = 8;
+	cfg.duration_s = 4;
+	cfg.hold_min_ms = cfg.hold_max_ms = 5;
+	cfg.wait = sc->wait;
+	if ((rc = bench_run(b, &cfg, "6-dead-waiter-fair", &res)) < 0) {
+		free(sc);
+		return rc;
+	}
+	int64_t kill = -1, gap = 0, last_exit = -1;
+	for (size_t i = 0; i < res.n_events; i++)
+		if (res.events[i].kind == LB_EV_KILL)
+			kill = res.events[i].t_ns;
+	for (size_t i = 0; i < res.n_sections && kill >= 0; i++) { /* sorted by enter */
+		const struct lb_section *s = &res.sections[i];
+		if (last_exit >= kill && s->enter_ns - last_exit > gap)
+			gap = s->enter_ns - last_exit;
+		int64_t e = lb_section_exit(s, (int64_t)(res.elapsed_s * 1e9));
+		if (e > last_exit)
+			last_exit = e;
+	}
+	double bound = 3 * 100 + 100 + 100;
+	if (kill < 0)
+		row(b, "6", "a waiter killed in fair's queue: the kill never fired", 0, "ms", bound,
+		    "documented bound", 0, "<= 1", 0);
+	else
+		row(b, "6", "a waiter killed in fair's queue: longest time nobody held the lock after",
+		    (double)gap / 1e6, "ms", bound, "documented bound (grace 400 + a poll 100)",
+		    (double)gap / 1e6 / bound, "<= 1", (double)gap / 1e6 <= bound);
+	lb_run_result_free(&res);
+	free(sc);
+	return 0;
+}
+
+static int bench_fairness(struct bench *b)
+{
+	static const char *const configs[][2] = {
+		{ "fair", "notify" }, { "token-lua", "notify" }, { "token-lua", "fixed:10" },
+		{ "token-lua", "backoff:1:20" }, { "token-lua", "fixed:1" },
+	};
+	static const int counts[] = { 8, 64, 256, 1024 };
+	struct fair_point p[32];
+	size_t n = 0;
+	double best_polling_8 = 0, fair_8 = 0;
+
+	printf("6. fairness at scale (hold 5 ms, one lock)\n");
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+		for (size_t c = 0; c < sizeof(configs) / sizeof(configs[0]) && !lb_stop_requested(); c++) {
+			struct lb_run_cfg cfg;
+			struct lb_run_result res = { 0 };
+			char name[80], err[200];
+			bool polling = strcmp(configs[c][1], "notify") != 0;
+			if (counts[k] > 8 && !strcmp(configs[c][1], "fixed:1"))
+				continue; /* the fastest barging policy, for the 8-client goal only */
+			base_cfg(b, &cfg, configs[c][0]);
+			cfg.clients = counts[k];
+			cfg.hold_min_ms = cfg.hold_max_ms = 5;
+			cfg.duration_s = counts[k] >= 256 ? 30 : counts[k] >= 64 ? 5 : b->duration;
+			lb_wait_parse(configs[c][1], &cfg.wait, err, sizeof(err));
+			snprintf(name, sizeof(name), "6-fairness-%s-%s-%d", configs[c][0], configs[c][1],
+				 counts[k]);
+			for (char *q = name; *q; q++)
+				*q = *q == ':' ? '-' : *q;
+			if (bench_run(b, &cfg, name, &res) < 0)
+				return LB_ESYS;
+			int64_t warm = (int64_t)(cfg.duration_s * 0.1 * 1e9);
+			warm = warm > LB_NS_PER_S ? warm : LB_NS_PER_S;
+			p[n] = (struct fair_point){ configs[c][0], configs[c][1], counts[k],
+						    res.throughput_per_s,
+						    lb_hist_quantile_us(&res.latency, 0.99) / 1000,
+						    steady_jain(&res, counts[k], warm) };
+			char what[200], conns[32] = "n/a";
+			if (res.server_connections)
+				snprintf(conns, sizeof(conns), "%.1f",
+					 (double)res.server_connections / counts[k]);
+			snprintf(what, sizeof(what), "%d clients, %s, wait %s: %.1f sections/s, p99 %.1f ms, "
+				 "%.1f MiB and %s connections a client", counts[k], configs[c][0],
+				 configs[c][1], p[n].per_s, p[n].p99_ms, (double)res.client_rss_kb / 1024,
+				 conns);
+			bool fair = !strcmp(configs[c][0], "fair");
+			row(b, "6", what, p[n].jain, "Jain", 1.0, "all served alike", p[n].jain,
+			    fair ? ">= 0.9" : "", fair ? p[n].jain >= 0.9 : -1);
+			if (counts[k] == 8 && polling && res.throughput_per_s > best_polling_8)
+				best_polling_8 = res.throughput_per_s;
+			if (counts[k] == 8 && fair)
+				fair_8 = res.throughput_per_s;
+			n++;
+			lb_run_result_free(&res);
+		}
+	if (fair_8 > 0 && best_polling_8 > 0)
+		row(b, "6", "fair throughput at 8 clients", fair_8, "sections/s", best_polling_8,
+		    "the best polling policy, 8 clients", fair_8 / best_polling_8, ">= 0.8",
+		    fair_8 / best_polling_8 >= 0.8);
+	fairness_chart(b, p, n);
+	return bench_dead_waiter(b);
 }
 
 static int bench_libraries(struct bench *b)
@@ -384,6 +578,11 @@ int lb_cmd_bench(int argc, char **argv)
 		ping, 1e6 / ping, r_set, r_cad, serial);
 	fprintf(b.md, "\n4. Scaling: see [sweep/report.md](sweep/report.md) (1..64 clients, every "
 		      "strategy; client_rss_kb in sweep/sweep.csv).\n");
+	fflush(b.md);
+
+	/* 6. fairness at scale, and a waiter that dies in the queue */
+	if (!lb_stop_requested() && bench_fairness(&b) < 0)
+		goto out;
 	fflush(b.md);
 
 	/* 4. scaling sweep, on fresh servers per point */

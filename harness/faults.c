@@ -377,6 +377,8 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 	case LB_ACT_KILL:
 		if ((c = pick_client(inj, f)) < 0)
 			return; /* nobody holds yet: try again next tick */
+		if (f->when_waiting && lb_shared_inside(inj->sh, c))
+			return; /* kill a waiter, not a holder: next tick */
 		lb_client_signal(inj->sh, c, SIGKILL);
 		/* stamped after the kill, not at the top of the tick: the holder may
 		 * have entered in between */
@@ -469,6 +471,37 @@ void lb_faults_tick(struct lb_injector *inj, int64_t now_ns)
 		return;
 	for (int i = 0; i < inj->sc->n_faults; i++)
 		tick_one(inj, &inj->sc->faults[i], &inj->rt[i], now_ns);
+}
+
+int lb_faults_unfired(const struct lb_injector *inj, char *names, size_t len)
+{
+	int n = 0;
+	size_t used = 0;
+
+	if (len)
+		names[0] = '\0';
+	if (!inj->sc || inj->sc->chaos.on) /* drawn faults may find nobody to hit */
+		return 0;
+	for (int i = 0; i < inj->sc->n_faults; i++) {
+		const struct lb_fault *f = &inj->sc->faults[i];
+		bool fired;
+		if (f->action == LB_ACT_CRASH || f->action == LB_ACT_SLEEP) {
+			bool has = lb_strategy_has_failpoint(inj->cfg->strategy, f->failpoint);
+			if (!has && !f->fallback_holder)
+				continue; /* no such instant in this strategy: nothing to fire */
+			fired = has ? atomic_load(&inj->sh->fault_fired[i]) != 0 : inj->rt[i].phase != 0;
+		} else if (lb_action_in_client(f->action)) {
+			fired = atomic_load(&inj->sh->fault_fired[i]) != 0;
+		} else {
+			fired = inj->rt[i].phase != 0;
+		}
+		if (fired)
+			continue;
+		n++;
+		if (used < len)
+			used += (size_t)snprintf(names + used, len - used, "%s[%s]", used ? " " : "", f->name);
+	}
+	return n;
 }
 
 void lb_faults_finish(struct lb_injector *inj)

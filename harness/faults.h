@@ -38,6 +38,10 @@ struct lb_injector {
 int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size_t len);
 /* One step of every parent-side fault; call every few ms with the time since t0. */
 void lb_faults_tick(struct lb_injector *inj, int64_t now_ns);
+/* The scenario's faults that never fired in this run (a failpoint this
+ * strategy does not have is not counted; chaos draws are not): how many,
+ * their names in @names. A run whose fault did not happen shows nothing. */
+int lb_faults_unfired(const struct lb_injector *inj, char *names, size_t len);
 /* Undo what must not outlive the run: resume paused processes and nodes. */
 void lb_faults_finish(struct lb_injector *inj);
 /* Does @s fire failpoint @name? */

@@ -260,7 +260,8 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 		case OPT_CLIENTS:
 			o->given |= G_CLIENTS;
 			if (!lb_parse_i64(a, 1, LB_MAX_CLIENTS, &v))
-				return usage_error("--clients '%s': expected an integer from 1 to 256", a);
+				return usage_error("--clients '%s': expected an integer from 1 to %d", a,
+						   LB_MAX_CLIENTS);
 			cfg->clients = (int)v;
 			break;
 		case OPT_DURATION: {

@@ -304,6 +304,9 @@ enum lb_class lb_classify(const struct lb_class_input *in, char *why, size_t len
 			    (unsigned long long)in->acquire_timeouts);
 	if (in->attempts == 0)
 		return said(why, len, LB_CLASS_INCONCLUSIVE, "no client attempted to acquire the lock");
+	if (in->unfired)
+		return said(why, len, LB_CLASS_INCONCLUSIVE, "the scenario's fault %s never fired: "
+			    "the run shows nothing about it", in->unfired);
 	if (v->completed == 0)
 		return said(why, len, LB_CLASS_INCONCLUSIVE, "no critical section completed "
 			    "(%llu entered): nothing shows the lock worked", (unsigned long long)v->sections);

@@ -61,6 +61,7 @@ struct lb_class_input {
 	uint64_t acquire_errors, acquire_timeouts;
 	uint64_t stopped;        /* stale writes the fenced resource refused + sections that
 				    aborted their write on a lost lease */
+	const char *unfired;     /* the scenario's faults that never fired, or NULL */
 };
 
 /*
@@ -74,8 +75,9 @@ struct lb_class_input {
  *                    (the lower end of the range: proven, not possible)
  *   deadlock         a holder died and its lock never came back
  *   unavailable      acquires failed (a node unreachable, or gave up) without overlap
- *   inconclusive     nothing shows the lock worked: no client attempted, or no
- *                    critical section completed. Never "safe" without evidence;
+ *   inconclusive     nothing shows the lock worked: no client attempted, no
+ *                    critical section completed, or the scenario's fault never
+ *                    fired (@unfired). Never "safe" without evidence;
  *                    no scenario may expect it, so --check never passes it
  *   safe             none of the above
  * @why (may be NULL) gets a sentence saying what decided it, and which end

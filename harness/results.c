@@ -130,6 +130,11 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "handoff_p50_us", "%.3f", v->handoff_p50_us);
 	put(s, "handoff_p99_us", "%.3f", v->handoff_p99_us);
 	put(s, "client_rss_kb", "%llu", (unsigned long long)res->client_rss_kb);
+	if (res->server_connections)
+		put(s, "connections_per_client", "%.2f",
+		    (double)res->server_connections / (double)cfg->clients);
+	else
+		put(s, "connections_per_client", "n/a");
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	put(s, "expected", "%s", expected >= 0 ? lb_class_name((enum lb_class)expected) : "-");
 	put(s, "observed", "%s", lb_class_name(res->observed));
@@ -139,6 +144,7 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 		if (*p == ',')
 			*p = ';';
 	put(s, "observed_why", "%s", why);
+	put(s, "faults_unfired", "%s", res->unfired[0] ? res->unfired : "-");
 }
 
 int lb_results_prepare_dir(const char *dir)

@@ -10,7 +10,7 @@
 #include "run.h"
 
 #define LB_HISTORY_HEADER "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence"
-#define LB_SUMMARY_MAX_FIELDS 64
+#define LB_SUMMARY_MAX_FIELDS 80
 
 /* A summary as ordered name=value pairs. */
 struct lb_summary {

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -105,6 +107,24 @@ static bool find_shim(struct run_ctx *r)
 	return access(r->shim, R_OK) == 0;
 }
 
+/* Processes this user runs now (RLIMIT_NPROC counts every one of them). */
+static size_t user_processes(void)
+{
+	DIR *d = opendir("/proc");
+	struct stat st;
+	size_t n = 0;
+	char path[300];
+
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9') {
+			snprintf(path, sizeof(path), "/proc/%.200s", e->d_name);
+			n += stat(path, &st) == 0 && st.st_uid == geteuid();
+		}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 /*
  * The descriptors a run needs, against RLIMIT_NOFILE, raised to the hard
  * limit first (servers inherit it). The relay holds a listener per link and
@@ -127,14 +147,32 @@ static int fd_budget(const struct lb_run_cfg *cfg, size_t n_lock, bool relay)
 		setrlimit(RLIMIT_NOFILE, &rl);
 		getrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if (rl.rlim_cur == RLIM_INFINITY || need <= rl.rlim_cur)
+	if (rl.rlim_cur != RLIM_INFINITY && need > rl.rlim_cur) {
+		lb_errorf("%d clients need about %zu open files (%s), but RLIMIT_NOFILE allows %llu "
+			  "even raised to its hard limit: raise it (ulimit -Hn, then ulimit -n) or run "
+			  "fewer clients", cfg->clients, need, relay ? "the relay holds a listener and a "
+			  "connection's two ends per client and server" : "a connection per client on "
+			  "each server", (unsigned long long)rl.rlim_cur);
+		return LB_EINVAL;
+	}
+	/* processes: every client (and its adapter), the servers, the relay, on
+	 * top of what this user already runs (RLIMIT_NPROC counts them all) */
+	size_t procs = (size_t)cfg->clients * (lb_strategy_is_external(cfg->strategy) ? 2 : 1) + 32;
+	if (getrlimit(RLIMIT_NPROC, &rl) < 0)
 		return 0;
-	lb_errorf("%d clients need about %zu open files (%s), but RLIMIT_NOFILE allows %llu "
-		  "even raised to its hard limit: raise it (ulimit -Hn, then ulimit -n) or run "
-		  "fewer clients", cfg->clients, need, relay ? "the relay holds a listener and a "
-		  "connection's two ends per client and server" : "a connection per client on each "
-		  "server", (unsigned long long)rl.rlim_cur);
-	return LB_EINVAL;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NPROC, &rl);
+		getrlimit(RLIMIT_NPROC, &rl);
+	}
+	size_t mine = user_processes();
+	if (rl.rlim_cur != RLIM_INFINITY && geteuid() != 0 && procs + mine > rl.rlim_cur) {
+		lb_errorf("%d clients need about %zu processes, and this user runs %zu already, but "
+			  "RLIMIT_NPROC allows %llu: raise it (ulimit -u) or run fewer clients",
+			  cfg->clients, procs, mine, (unsigned long long)rl.rlim_cur);
+		return LB_EINVAL;
+	}
+	return 0;
 }
 
 static bool scenario_has(const struct lb_scenario *sc, enum lb_action a)
@@ -218,6 +256,30 @@ static int check_replica(struct run_ctx *r)
 		lb_errorf("%s needs a replica of redis://%s:%d, which reports none",
 			  r->cfg->strategy->name, r->lock[0].host, r->lock[0].port);
 	return n < 1 ? LB_EINVAL : 0;
+}
+
+/* Each client holds a connection to every server, the relay one more: a
+ * server whose maxclients is lower (Redis lowers it to fit its open-files
+ * limit) would refuse some of them, which would look like a fault. */
+static int check_maxclients(struct lb_node *n, int clients)
+{
+	redisReply *rep = lb_node_cmd(n, "CONFIG GET maxclients");
+	long long max = -1;
+	int rc = 0;
+
+	if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
+	    rep->element[1]->type == REDIS_REPLY_STRING)
+		max = atoll(rep->element[1]->str);
+	if (max >= 0 && max < clients + 32) {
+		lb_errorf("redis://%s:%d accepts %lld clients (maxclients), and %d clients need %d "
+			  "connections: raise maxclients (and the server's open-files limit) or run fewer "
+			  "clients", n->host, n->port, max, clients, clients + 32);
+		rc = LB_EINVAL;
+	}
+	if (rep)
+		freeReplyObject(rep);
+	lb_node_close(n);
+	return rc;
 }
 
 /* PING every node; name the one that does not answer. */
@@ -383,6 +445,26 @@ static uint64_t rss_kb(pid_t pid)
 	return kb;
 }
 
+/* Connections the servers hold, from their own count (INFO clients), minus
+ * the one asking: what a client costs the servers. */
+static void sample_connections(struct run_ctx *r)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i <= r->n_lock; i++) {
+		struct lb_node *n = i < r->n_lock ? &r->lock[i] : &r->resource;
+		redisReply *rep = lb_node_cmd(n, "INFO clients");
+		const char *p = rep && rep->type == REDIS_REPLY_STRING ?
+				strstr(rep->str, "connected_clients:") : NULL;
+		if (p && atoll(p + 18) > 0)
+			total += (uint64_t)atoll(p + 18) - 1;
+		if (rep)
+			freeReplyObject(rep);
+		lb_node_close(n);
+	}
+	r->res->server_connections = total;
+}
+
 /* Mean RSS of the live clients (each maps the shared region; only the pages
  * it touched count). */
 static void sample_rss(struct run_ctx *r)
@@ -429,6 +511,7 @@ static void supervise(struct run_ctx *r)
 		lb_faults_tick(&r->inj, now - r->sh->t0_ns);
 		if (rss_at && now >= rss_at) {
 			sample_rss(r);
+			sample_connections(r);
 			rss_at = 0;
 		}
 		if (r->cfg->status_line && now >= next_status) {
@@ -441,6 +524,9 @@ static void supervise(struct run_ctx *r)
 	}
 	atomic_store(&r->sh->stop, 1);
 	r->res->elapsed_s = (double)(lb_now_ns() - r->sh->t0_ns) / 1e9;
+	if (lb_faults_unfired(&r->inj, r->res->unfired, sizeof(r->res->unfired)) > 0)
+		lb_errorf("warning: %s: the scenario's fault %s never fired in this run: it shows "
+			  "nothing about it (inconclusive)", r->cfg->strategy->name, r->res->unfired);
 	lb_faults_finish(&r->inj); /* resume what is paused before waiting for it */
 	if (r->cfg->status_line)
 		printf("\n");
@@ -667,6 +753,10 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		rc = check_reachable(&r.lock[i]);
 	if (rc == 0)
 		rc = check_reachable(&r.resource);
+	for (size_t i = 0; i < r.n_lock && rc == 0; i++)
+		rc = check_maxclients(&r.lock[i], cfg->clients);
+	if (rc == 0)
+		rc = check_maxclients(&r.resource, cfg->clients);
 	if (rc == 0 && cfg->redis_urls && cfg->strategy->needs_replica)
 		rc = check_replica(&r);
 	if (rc < 0)
@@ -724,6 +814,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		.attempts = res->attempts, .acquire_errors = res->acquire_errors,
 		.acquire_timeouts = res->acquire_timeouts,
 		.stopped = res->stale_writes_rejected + res->writes_aborted,
+		.unfired = res->unfired[0] ? res->unfired : NULL,
 	};
 	res->observed = lb_classify(&ci, res->observed_why, sizeof(res->observed_why));
 	res->throughput_per_s = res->elapsed_s > 0 ? (double)res->n_sections / res->elapsed_s : 0;

@@ -19,9 +19,6 @@
 #include "strategy.h"
 #include "wait.h"
 
-#define LB_MAX_CLIENTS 256
-#define LB_MAX_NODES 9
-#define LB_MAX_KEYS 1024
 
 enum lb_work { LB_WORK_COUNTER, LB_WORK_NONE };
 
@@ -69,6 +66,7 @@ struct lb_run_result {
 	uint64_t acquire_errors;   /* attempts that found a lock node unreachable */
 	enum lb_class observed;    /* the outcome class, from the measurements */
 	char observed_why[200];    /* what decided it (lb_classify) */
+	char unfired[120];         /* the scenario's faults that never fired, or "" */
 	struct lb_event *events;   /* owned: faults and deaths, by time */
 	size_t n_events;
 	char skipped[512];         /* non-empty: the run could not be done here, and why */
@@ -89,6 +87,7 @@ struct lb_run_result {
 	uint64_t lock_commands;    /* INFO commandstats delta on the lock nodes */
 	double cmds_per_section;
 	uint64_t client_rss_kb;    /* mean resident set of a client process, sampled mid-run */
+	uint64_t server_connections; /* connections the servers counted, mid-run (0: n/a) */
 	bool interrupted;          /* stopped early by Ctrl-C / SIGTERM */
 	char redis_version[32];
 	char run_prefix[48];

@@ -190,8 +190,8 @@ static int on_run(struct parser *p, const char *name, const char *v)
 	char err[256];
 
 	if (!strcmp(name, "clients")) {
-		if (!get_i64(v, 1, 256, &x))
-			return fail(p, "clients: expected an integer from 1 to 256, got '%s'", v);
+		if (!get_i64(v, 1, LB_MAX_CLIENTS, &x))
+			return fail(p, "clients: expected an integer from 1 to %d, got '%s'", LB_MAX_CLIENTS, v);
 		sc->clients = (int)x, sc->clients_set = true;
 	} else if (!strcmp(name, "duration")) {
 		if (!get_seconds(v, &sc->duration_s) || sc->duration_s <= 0)
@@ -297,7 +297,7 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 			f->target = LB_TGT_HOLDER;
 		else if (!strcmp(v, "any"))
 			f->target = LB_TGT_ANY;
-		else if (!strncmp(v, "client:", 7) && get_i64(v + 7, 0, 255, &x))
+		else if (!strncmp(v, "client:", 7) && get_i64(v + 7, 0, LB_MAX_CLIENTS - 1, &x))
 			f->target = LB_TGT_CLIENT, f->client = (int)x;
 		else
 			return fail(p, "target: expected holder, any or client:N, got '%s'", v);
@@ -339,14 +339,18 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 			f->then_other_inside = true;
 		else
 			return fail(p, "then: expected other-inside or idle, got '%s'", v);
+	} else if (!strcmp(name, "when")) {
+		if (strcmp(v, "waiting"))
+			return fail(p, "when: expected waiting, got '%s'", v);
+		f->when_waiting = true;
 	} else if (!strcmp(name, "fallback")) {
 		if (strcmp(v, "holder"))
 			return fail(p, "fallback: expected holder, got '%s'", v);
 		f->fallback_holder = true;
 	} else {
 		return fail(p, "unknown key '%s' in [%s]: expected action, at, target, nodes, "
-			    "resource, inside, within, failpoint, duration, delay, hold, offset, then or "
-			    "fallback", name, section);
+			    "resource, inside, within, when, failpoint, duration, delay, hold, offset, then "
+			    "or fallback", name, section);
 	}
 	return 1;
 }

@@ -43,6 +43,11 @@ void lb_sleep_ns(int64_t ns);
 /* Sleep until CLOCK_MONOTONIC reaches @deadline_ns. */
 void lb_sleep_until_ns(int64_t deadline_ns);
 
+/* The largest run: clients (processes), lock nodes, keys. */
+#define LB_MAX_CLIENTS 1024
+#define LB_MAX_NODES 9
+#define LB_MAX_KEYS 1024
+
 #define LB_NS_PER_MS INT64_C(1000000)
 #define LB_NS_PER_S INT64_C(1000000000)
 

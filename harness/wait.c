@@ -88,6 +88,17 @@ void lb_wait_format(const struct lb_wait *w, char *buf, size_t len)
 	}
 }
 
+int64_t lb_wait_poll_ms(const struct lb_wait *w)
+{
+	switch (w->kind) {
+	case LB_WAIT_BACKOFF: return w->max_ms;
+	case LB_WAIT_FIXED:
+	case LB_WAIT_RETRIES:
+	case LB_WAIT_NOTIFY: return w->interval_ms;
+	default: return 0;
+	}
+}
+
 uint64_t lb_rand_next(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
@@ -157,7 +168,9 @@ int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb
 				return LB_ETIMEOUT;
 			if (cancel && atomic_load(cancel))
 				return LB_ECANCELED;
-			strategy->wait(self, delay / LB_NS_PER_MS < left ? delay / LB_NS_PER_MS : left);
+			if (strategy->wait(self, delay / LB_NS_PER_MS < left ? delay / LB_NS_PER_MS
+									 : left) == 1)
+				return 0; /* the wake carried the lock (fair) */
 			continue;
 		}
 		if (lb_now_ns() + delay > deadline_ns)

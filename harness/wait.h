@@ -43,6 +43,8 @@ void lb_wait_format(const struct lb_wait *w, char *buf, size_t len);
  * policy allows no further attempt. @rng (splitmix64 state) feeds the jitter;
  * for notify it is the longest wait for a signal. */
 int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt, uint64_t *rng);
+/* How often @w tries again, in ms (the longest gap for backoff; 0 for try). */
+int64_t lb_wait_poll_ms(const struct lb_wait *w);
 /* splitmix64: the next random number of @state. */
 uint64_t lb_rand_next(uint64_t *state);
 

@@ -81,6 +81,73 @@ const struct lb_script lb_script_counted_write = {
 	.sha = "9f9c27a420932bba6858760d2605c56c4510a530",
 };
 
+/* fair: one script for both ends (ARGV[1] "acquire" or "release"), so that
+ * the queue's rules are written once (strategies/fair.c explains them). */
+const struct lb_script lb_script_fair = {
+	.src =
+	       "local key, q, lease, handed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]\n"
+	       "local op, me, ttl = ARGV[1], ARGV[2], ARGV[3]\n"
+	       "local t = redis.call('time')\n"
+	       "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+	       "local function first_alive()\n"
+	       "  while true do\n"
+	       "    local head = redis.call('lindex', q, 0)\n"
+	       "    if not head then return nil end\n"
+	       "    local e = redis.call('zscore', lease, head)\n"
+	       "    if e and tonumber(e) >= now then return head end\n"
+	       "    redis.call('lpop', q)\n"
+	       "    redis.call('zrem', lease, head)\n"
+	       "  end\n"
+	       "end\n"
+	       "local function hand_to(head)\n"
+	       "  redis.call('set', key, head, 'PX', ttl)\n"
+	       "  redis.call('lpop', q)\n"
+	       "  redis.call('zrem', lease, head)\n"
+	       "  redis.call('rpush', key .. ':w:' .. head, '1')\n"
+	       "  redis.call('pexpire', key .. ':w:' .. head, ttl)\n"
+	       "  redis.call('set', handed, head .. ' ' .. now, 'PX', ttl)\n"
+	       "end\n"
+	       "local holder = redis.call('get', key)\n"
+	       "if op == 'release' then\n"
+	       "  if holder ~= me then return 0 end\n"
+	       "  local head = first_alive()\n"
+	       "  if head then hand_to(head) else redis.call('del', key) end\n"
+	       "  return 1\n"
+	       "end\n"
+	       "local lease_ms, grace = tonumber(ARGV[4]), tonumber(ARGV[5])\n"
+	       "if holder then\n"
+	       "  local h = redis.call('get', handed)\n"
+	       "  if h then\n"
+	       "    local sp = string.find(h, ' ')\n"
+	       "    if string.sub(h, 1, sp - 1) == holder and now - tonumber(string.sub(h, sp + 1)) >= grace\n"
+	       "       and redis.call('exists', key .. ':w:' .. holder) == 1 then\n"
+	       "      redis.call('del', key, key .. ':w:' .. holder, handed)\n"
+	       "      holder = false\n"
+	       "    end\n"
+	       "  end\n"
+	       "end\n"
+	       "if holder == me then\n"
+	       "  redis.call('del', key .. ':w:' .. me)\n"
+	       "  return 1\n"
+	       "end\n"
+	       "if not holder then\n"
+	       "  local head = first_alive()\n"
+	       "  if not head or head == me then\n"
+	       "    redis.call('set', key, me, 'PX', ttl)\n"
+	       "    if head then\n"
+	       "      redis.call('lpop', q)\n"
+	       "      redis.call('zrem', lease, me)\n"
+	       "    end\n"
+	       "    return 1\n"
+	       "  end\n"
+	       "  hand_to(head)\n"
+	       "end\n"
+	       "if not redis.call('zscore', lease, me) then redis.call('rpush', q, me) end\n"
+	       "redis.call('zadd', lease, now + lease_ms, me)\n"
+	       "return 0",
+	.sha = "0e42c04108372f2e84ca107fc2e23560242fce50",
+};
+
 int lb_node_parse_url(const char *url, struct lb_node *n)
 {
 	const char *p = url, *at, *colon;
@@ -386,10 +453,17 @@ int lb_claim(struct lb_node *n, const char *key, const char *mine, int64_t ttl_m
 
 int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms)
 {
-	char signal[256], secs[32];
-	int rc = LB_EREDIS;
+	char signal[256];
 
 	snprintf(signal, sizeof(signal), "%.240s:signal", key);
+	return lb_blpop(n, signal, timeout_ms);
+}
+
+int lb_blpop(struct lb_node *n, const char *list, int64_t timeout_ms)
+{
+	char secs[32];
+	int rc = LB_EREDIS;
+
 	/* BLPOP takes seconds with decimals (Redis >= 6); 0 would block forever */
 	snprintf(secs, sizeof(secs), "%.3f", (double)(timeout_ms > 1 ? timeout_ms : 1) / 1000.0);
 	/* a wait longer than the socket's timeout would be cut by it and
@@ -397,7 +471,7 @@ int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms)
 	bool longer = timeout_ms + 500 > n->timeout_ms;
 	if (longer && lb_node_connect(n) == 0)
 		redisSetTimeout(n->ctx, ms_tv(timeout_ms + 1000));
-	redisReply *r = lb_node_cmd(n, "BLPOP %s %s", signal, secs);
+	redisReply *r = lb_node_cmd(n, "BLPOP %s %s", list, secs);
 	if (longer && n->ctx)
 		redisSetTimeout(n->ctx, ms_tv(n->timeout_ms));
 	if (r && r->type == REDIS_REPLY_ARRAY)

@@ -108,6 +108,10 @@ extern const struct lb_script lb_script_fenced_write;
 /* The resource's plain write: SET KEYS[1] ARGV[1], INCR KEYS[2] (the writes
  * it applied, counted where they land). */
 extern const struct lb_script lb_script_counted_write;
+/* fair's queue (strategies/fair.c): KEYS lock, queue, leases, hand-off note;
+ * ARGV "acquire" token ttl lease_ms grace_ms -> 1 mine | 0 queued, or
+ * ARGV "release" token ttl -> 1 released (handed on) | 0 not mine. */
+extern const struct lb_script lb_script_fair;
 /* EVALSHA, and EVAL when the server answers NOSCRIPT (fresh or restarted). */
 redisReply *lb_eval(struct lb_node *n, const struct lb_script *s,
 		    int nkeys, int nargs, const char **keys_then_args);
@@ -137,6 +141,9 @@ int lb_counted_write(struct lb_node *n, const char *key, long long value);
 /* Block until a release of @key signals (BLPOP on its signal list) or
  * @timeout_ms passes: 0 signalled | LB_ETIMEOUT | LB_EREDIS. */
 int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms);
+/* BLPOP @list for at most @timeout_ms (the connection's timeout stretched to
+ * cover it): 0 popped | LB_ETIMEOUT | LB_EREDIS. */
+int lb_blpop(struct lb_node *n, const char *list, int64_t timeout_ms);
 
 /*
  * Fan-out: send one command to every node before reading any reply (one round

@@ -19,6 +19,7 @@
 #include "adapter.h"
 #include "strategy.h"
 
+extern const struct lock_strategy lb_strategy_fair;
 extern const struct lock_strategy lb_strategy_fenced;
 extern const struct lock_strategy lb_strategy_get_del;
 extern const struct lock_strategy lb_strategy_none;
@@ -34,6 +35,7 @@ extern const struct lock_strategy lb_strategy_wait_replicas;
 extern const struct lock_strategy lb_strategy_watch_multi;
 
 static const struct lock_strategy *const strategies[] = {
+	&lb_strategy_fair,
 	&lb_strategy_fenced,
 	&lb_strategy_get_del,
 	&lb_strategy_none,

@@ -56,6 +56,7 @@ struct lb_lock_cfg {
 	int64_t ttl_ms;              /* lease length */
 	const struct lb_clock *clock; /* borrowed; NULL means the true clock */
 	bool notify;                 /* release wakes a waiter (wait policy notify) */
+	int64_t poll_ms;             /* how often the wait policy tries again (fair's leases) */
 	bool no_validity_check;      /* redlock: skip the validity check (the naive variant) */
 	int max_extensions;          /* renewal: stop renewing after this many; 0: never stop */
 	/* external strategies (adapter.c) */
@@ -87,7 +88,8 @@ struct lock_strategy {
 	int (*release)(void *self);
 	int (*extend)(void *self, int64_t ttl_ms);      /* optional: NULL */
 	/* optional: block until a release signals or @timeout_ms passes (wait
-	 * policy notify): 0 signalled | LB_ETIMEOUT | LB_EREDIS */
+	 * policy notify): 0 signalled (try again) | 1 signalled with the lock
+	 * handed over (acquired: no attempt needed) | LB_ETIMEOUT | LB_EREDIS */
 	int (*wait)(void *self, int64_t timeout_ms);
 	/* optional: does the strategy still believe the lease it granted is valid?
 	 * The critical section asks before its write and while it works, and

@@ -61,6 +61,7 @@ void fx_client_init_opts(struct fx_client *c, const struct fx *f, const struct l
 		.no_validity_check = opts && opts->no_validity_check,
 		.max_extensions = opts ? opts->max_extensions : 0,
 		.impl = s->impl, .timeout_ms = 500, /* an external strategy's adapter */
+		.poll_ms = opts ? opts->poll_ms : 0,
 	};
 	c->lock = s->create(&cfg);
 	cr_assert_not_null(c->lock, "%s: create failed", s->name);

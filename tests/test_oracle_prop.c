@@ -174,7 +174,7 @@ static enum lb_class ref_class(const struct lb_verdict *v, const struct lb_class
 		return LB_CLASS_DEADLOCK;
 	if (in->acquire_errors || in->acquire_timeouts)
 		return LB_CLASS_UNAVAILABLE;
-	if (!in->attempts || !v->completed)
+	if (!in->attempts || in->unfired || !v->completed)
 		return LB_CLASS_INCONCLUSIVE;
 	return LB_CLASS_SAFE;
 }
@@ -240,6 +240,7 @@ static void generate(uint64_t seed, struct hist *h, struct lb_class_input *in)
 	in->acquire_errors = rnd(&st, 4) ? 0 : rnd(&st, 5);
 	in->acquire_timeouts = rnd(&st, 5) ? 0 : rnd(&st, 3);
 	in->stopped = rnd(&st, 3) ? 0 : rnd(&st, 4);
+	in->unfired = rnd(&st, 12) ? NULL : "[fault f]";
 }
 
 /* ---- comparing, shrinking, printing ---- */

@@ -521,3 +521,39 @@ Test(run, descriptor_limits_are_raised_or_named, .init = mktmp)
 		     fx_slurp(tmpdir, "stdout"));
 	cr_assert_str_neq(summary_text(dir, "observed"), "inconclusive");
 }
+
+/* A fault that never fires (it waits for a section 10 s long) leaves a run
+ * that shows nothing about it: inconclusive, with the fault named, never safe. */
+Test(run, a_fault_that_never_fired_is_inconclusive, .init = mktmp)
+{
+	char dir[128];
+	const char *sc = write_file("never.ini",
+		"[scenario]\nsummary = a restart that waits for a section that never comes\n"
+		"[run]\nclients = 2\nduration = 1\nhold = 5\n"
+		"[fault r]\naction = node-restart\nnodes = 0\ntarget = holder\ninside = 10000\nat = 0\n");
+	snprintf(dir, sizeof(dir), "%s/r", tmpdir);
+	const char *args[] = { "run", "--scenario", sc, "--strategy", "token-lua", "--out", dir,
+			       "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0);
+	cr_assert_str_eq(summary_text(dir, "observed"), "inconclusive");
+	cr_assert(file_has("r/summary.csv", "[fault r]"), "the fault is not named");
+	cr_assert(file_has("stderr", "never fired"));
+}
+
+/* The client cap, and the process limit named when a run cannot fit in it
+ * (an ordinary user, RLIMIT_NPROC 60: 100 clients do not fit). */
+Test(run, the_client_cap_and_the_process_limit_are_named, .init = mktmp)
+{
+	const char *over[] = { "run", "--strategy", "token-lua", "--clients", "1025", NULL };
+	cr_assert_eq(lb(over), 2);
+	cr_assert(file_has("stderr", "expected an integer from 1 to 1024"));
+	char cmd[1024];
+	chmod(tmpdir, 0777);
+	snprintf(cmd, sizeof(cmd), "prlimit --nproc=60:60 setpriv --reuid=65534 --regid=65534 "
+		 "--clear-groups \"%s\" run --strategy token-lua --clients 100 --duration 1 "
+		 "--no-status --no-report --out %s/nproc > %s/stdout 2>&1", getenv("LOCKBENCH_BIN"),
+		 tmpdir, tmpdir);
+	int st = system(cmd);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s", fx_slurp(tmpdir, "stdout"));
+	cr_assert(file_has("stdout", "RLIMIT_NPROC allows 60"), "%s", fx_slurp(tmpdir, "stdout"));
+}

@@ -30,6 +30,7 @@ struct expect {
 };
 
 static const struct expect expectations[] = {
+	{ "fair",         true,  TTL_MS + 150, true,  false, false, false },
 	{ "fenced",       true,  TTL_MS + 150, true,  false, false, false },
 	{ "get-del",      true,  TTL_MS + 150, true,  false, false, false },
 	{ "none",         false, 0,            false, false, false, false },
@@ -585,4 +586,61 @@ Test(contract, redlock_without_validity_check_enters_late)
 	cr_assert_eq(fx_acquire(&a), 0, "the naive variant refused a late quorum");
 	cr_assert_leq(a.grant.validity_ms, 0, "validity %lld: the stall did not spend it",
 		      (long long)a.grant.validity_ms);
+}
+
+/* fair: waiters keep their place in the queue across any number of
+ * attempts (what a notify fallback timeout does), and the release hands the
+ * lock to the first of them: the order of arrival, not of polling. */
+Test(contract, fair_keeps_the_queue_order_across_timeouts)
+{
+	const struct lock_strategy *s = lb_strategy_find("fair");
+	struct fx_client w[4];
+	struct lb_grant g;
+
+	fx_start(&f, 1);
+	for (int i = 0; i < 4; i++)
+		fx_client_init(&w[i], &f, s, KEY, 5000);
+	cr_assert_eq(fx_acquire(&w[0]), 0);
+	for (int i = 1; i < 4; i++) /* they arrive in order 1, 2, 3 */
+		cr_assert_eq(fx_acquire(&w[i]), LB_EBUSY);
+	for (int round = 0; round < 5; round++) /* fallbacks: 3 first, then 2, then 1 */
+		for (int i = 3; i >= 1; i--)
+			cr_assert_eq(fx_acquire(&w[i]), LB_EBUSY, "a waiter got a held lock");
+	for (int holder = 0; holder < 3; holder++) {
+		cr_assert_eq(fx_release(&w[holder]), 0);
+		/* the next in line was handed the lock: its wake says so at once */
+		cr_assert_eq(s->wait(w[holder + 1].lock, 500), 1,
+			     "waiter %d was not woken with the lock", holder + 1);
+		for (int i = holder + 2; i < 4; i++) /* the others still wait their turn */
+			cr_assert_eq(s->acquire(w[i].lock, &g), LB_EBUSY);
+	}
+	cr_assert_eq(fx_release(&w[3]), 0);
+	cr_assert_eq(fx_pttl(&f, 0, KEY), -2, "the last release left the lock behind");
+	for (int i = 0; i < 4; i++)
+		fx_client_fini(&w[i]);
+}
+
+/* A waiter that dies in the queue is handed the lock and never wakes: the
+ * next waiter's attempt takes it back after the grace (3 polls + 100 ms),
+ * bounded, not after the whole TTL. */
+Test(contract, fair_skips_a_dead_waiter)
+{
+	const struct lock_strategy *s = lb_strategy_find("fair");
+	struct fx_client w[3];
+	struct lb_lock_cfg fast = { .poll_ms = 50 }; /* grace 250 ms */
+
+	fx_start(&f, 1);
+	for (int i = 0; i < 3; i++) {
+		fx_client_init_opts(&w[i], &f, s, KEY, 10000, &fast);
+	}
+	cr_assert_eq(fx_acquire(&w[0]), 0);
+	cr_assert_eq(fx_acquire(&w[1]), LB_EBUSY); /* 1 queues, then "dies": never polls again */
+	cr_assert_eq(fx_acquire(&w[2]), LB_EBUSY);
+	cr_assert_eq(fx_release(&w[0]), 0);       /* handed to the dead waiter 1 */
+	cr_assert_eq(fx_acquire(&w[2]), LB_EBUSY, "taken back before the grace");
+	lb_sleep_ns(300 * LB_NS_PER_MS);
+	cr_assert_eq(fx_acquire(&w[2]), 0, "a dead waiter held the queue past its grace");
+	cr_assert_gt(fx_pttl(&f, 0, KEY), 9000, "the lock came back with a fresh TTL");
+	for (int i = 0; i < 3; i++)
+		fx_client_fini(&w[i]);
 }

@@ -1,0 +1,130 @@
+/*
+ * fair - a FIFO lock: waiters queue in Redis, keep their place across
+ *        timeouts, and the release hands the lock to the first of them.
+ *               (lockbench's own; compare Redisson's RFairLock: a list and a
+ *                sorted set of timeouts, and pub/sub to wake the next waiter)
+ *
+ * Keys (K the lock): K holds the holder's token (PX ttl); K:q the queue (a
+ * list of tokens, oldest first); K:lease a sorted set of each queued token's
+ * lease end (ms, Redis time); K:w:<token> a waiter's wake list; K:handed the
+ * last hand-off, "<token> <ms>".
+ *
+ * Recipe:  acquire (one Lua call, lb_script_fair "acquire"): drop queued waiters
+ *            whose lease ran out; take a lock handed to me (its wake not read
+ *            yet); if the lock is free and nobody waits (or I am first), take
+ *            it; if it is free and someone waits, hand it to the first;
+ *            otherwise join the queue's tail (once: I keep my place) and renew
+ *            my lease to now + lease_ms.
+ *          wait: BLPOP K:w:<token>. A popped wake *is* the lock: the releaser
+ *            already set K to my token, so the woken waiter enters at once,
+ *            without a claim step.
+ *          release (lb_script_fair "release"): if K holds my token, hand it to
+ *            the first living waiter (SET K <its token> PX ttl, push its wake,
+ *            note the hand-off), or delete it when nobody waits.
+ * A dead waiter: its lease runs out lease_ms after its last attempt, and it
+ *   is dropped when it reaches the head. Handed the lock before that, it
+ *   never reads its wake: the next waiter's attempt takes the lock back
+ *   grace_ms after the hand-off. So a waiter that dies delays the queue by
+ *   at most grace_ms plus one polling interval (docs/strategies/fair.md).
+ * Claims:  mutual exclusion, no deadlock (TTL), only the holder releases, and
+ *          first come, first served among the waiters that keep polling.
+ * Fails:   as token-lua: a holder paused or slow past its TTL overlaps the next
+ *          one (`holder-pause`), a restart empties the node, queue included
+ *          (`server-restart`). A waiter paused past its lease loses its place;
+ *          one paused after it was handed the lock, past grace_ms, loses the
+ *          lock and, when it resumes, believes it holds it: the pause pitfall
+ *          again, with the lock handed rather than expired.
+ * Note:    Redis time (TIME) for leases, so client clocks do not matter.
+ */
+#include "plumbing.h"
+
+struct fair {
+	struct lb_lock_base base;
+	char q[300], lease[300], handed[300], wake[400];
+	char ttl[24], lease_ms[24], grace_ms[24];
+	bool queued;             /* in the queue: keep the token (and the place) */
+};
+
+static void *fair_create(const struct lb_lock_cfg *cfg)
+{
+	struct fair *f = lb_base_alloc(cfg, sizeof(*f));
+	int64_t poll = cfg->poll_ms > 0 ? cfg->poll_ms : 100;
+
+	if (!f)
+		return NULL;
+	snprintf(f->q, sizeof(f->q), "%.250s:q", f->base.key);
+	snprintf(f->lease, sizeof(f->lease), "%.250s:lease", f->base.key);
+	snprintf(f->handed, sizeof(f->handed), "%.250s:handed", f->base.key);
+	snprintf(f->ttl, sizeof(f->ttl), "%lld", (long long)cfg->ttl_ms);
+	/* a waiter re-attempts every poll_ms: ten missed attempts, and at least
+	 * 2 s, before it is dropped; an unread hand-off is taken back after
+	 * three polls (and 100 ms for the scheduler) */
+	snprintf(f->lease_ms, sizeof(f->lease_ms), "%lld", (long long)(10 * poll > 2000 ? 10 * poll : 2000));
+	snprintf(f->grace_ms, sizeof(f->grace_ms), "%lld", (long long)(3 * poll + 100));
+	return f;
+}
+
+static int fair_acquire(void *self, struct lb_grant *grant)
+{
+	struct fair *f = self;
+	struct lb_lock_base *b = &f->base;
+	long long v;
+	int rc;
+
+	(void)grant;
+	if (!f->queued && (rc = lb_token_new(b->token)) < 0)
+		return rc;
+	snprintf(f->wake, sizeof(f->wake), "%.250s:w:%s", b->key, b->token);
+	const char *kv[9] = { b->key, f->q, f->lease, f->handed, "acquire", b->token, f->ttl,
+			      f->lease_ms, f->grace_ms };
+	redisReply *r = lb_eval(lb_base_node(b), &lb_script_fair, 4, 5, kv);
+	rc = LB_EREDIS;
+	if (lb_reply_int(r, &v))
+		rc = v == 1 ? 0 : LB_EBUSY;
+	if (r)
+		freeReplyObject(r);
+	f->queued = rc == LB_EBUSY;
+	return rc;
+}
+
+/* Block for my wake: 1 when it came (the lock is mine), LB_ETIMEOUT, LB_EREDIS. */
+static int fair_wait(void *self, int64_t timeout_ms)
+{
+	struct fair *f = self;
+	int rc = lb_blpop(lb_base_node(&f->base), f->wake, timeout_ms);
+
+	if (rc == 0) {
+		f->queued = false;
+		return 1;
+	}
+	return rc;
+}
+
+static int fair_release(void *self)
+{
+	struct fair *f = self;
+	struct lb_lock_base *b = &f->base;
+	const char *kv[7] = { b->key, f->q, f->lease, f->handed, "release", b->token, f->ttl };
+	long long v;
+	int rc = LB_EREDIS;
+
+	f->queued = false;
+	redisReply *r = lb_eval(lb_base_node(b), &lb_script_fair, 4, 3, kv);
+	if (lb_reply_int(r, &v))
+		rc = v == 1 ? 0 : LB_ELOST;
+	if (r)
+		freeReplyObject(r);
+	return rc;
+}
+
+const struct lock_strategy lb_strategy_fair = {
+	.name = "fair",
+	.summary = "FIFO queue in Redis: waiters keep their place; the release hands the lock on",
+	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE,
+	.min_nodes = 1,
+	.create = fair_create,
+	.acquire = fair_acquire,
+	.release = fair_release,
+	.wait = fair_wait,
+	.destroy = lb_base_destroy,
+};
