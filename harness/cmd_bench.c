@@ -108,7 +108,7 @@ static void row(struct bench *b, const char *item, const char *what, double valu
 {
 	fprintf(b->csv, "%s,%s,%.3f,%s,%.3f,%s,%.3f,%s,%s\n", item, what, value, unit, baseline,
 		base_what, ratio, goal, met < 0 ? "-" : met ? "yes" : "no");
-	fprintf(b->md, "| %s | %s | %.1f %s | %.1f (%s) | **%.2f** | %s %s |\n", item, what, value,
+	fprintf(b->md, "| %s | %s | %.4g %s | %.4g (%s) | **%.2f** | %s %s |\n", item, what, value,
 		unit, baseline, base_what, ratio, goal, met < 0 ? "" : met ? "✔" : "✘ missed");
 	printf("  %-26s %10.1f %-10s vs %10.1f %-28s ratio %6.2f %s %s\n", what, value, unit,
 	       baseline, base_what, ratio, goal, met < 0 ? "" : met ? "met" : "MISSED");

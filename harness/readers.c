@@ -333,15 +333,18 @@ int lb_history_read_file(FILE *f, const char *path, int clients, int keys,
 		free(v);
 		return rc;
 	}
-	/* a client's sections are numbered 0, 1, 2...: a duplicate is a corrupt file */
-	qsort(v, k, sizeof(*v), by_client_seq);
+	/* a client's sections are numbered 0, 1, 2...: a duplicate is a corrupt file
+	 * (qsort is given no null array: a history of no sections has none) */
+	if (k > 1)
+		qsort(v, k, sizeof(*v), by_client_seq);
 	for (size_t i = 1; i < k; i++)
 		if (v[i].client == v[i - 1].client && v[i].seq == v[i - 1].seq) {
 			lb_errorf("%s: client %d has two sections numbered %u", path, v[i].client, v[i].seq);
 			free(v);
 			return LB_EINVAL;
 		}
-	qsort(v, k, sizeof(*v), by_enter);
+	if (k > 1)
+		qsort(v, k, sizeof(*v), by_enter);
 	*out = v ? v : calloc(1, sizeof(*v));
 	*n = k;
 	return *out ? 0 : LB_ENOMEM;

@@ -3,7 +3,10 @@
  * replayed through the same targets (tests/fuzz/targets.h): the seed corpora
  * (tests/fuzz/corpus, scenarios/) and every saved crash or hang
  * (tests/fuzz/regressions/<harness>/). Under `make check` ASan and UBSan
- * watch each one; a target may refuse an input, never crash on it.
+ * watch each one; a target may refuse an input, never crash on it. The
+ * parsers' messages, the name of each input before it is fed and any sanitizer
+ * report go to build/fuzz-regressions.log: when an input crashes the test, the
+ * log's last lines name it and say why.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -16,12 +19,14 @@ static char root[PATH_MAX];
 
 static void find_root(void)
 {
-	char buf[PATH_MAX];
+	char buf[PATH_MAX + 64];
 	const char *sc = getenv("LOCKBENCH_SCENARIOS");
 	cr_assert_not_null(sc, "run through make test (LOCKBENCH_SCENARIOS)");
 	snprintf(buf, sizeof(buf), "%s", sc);
 	snprintf(root, sizeof(root), "%s", dirname(buf));
-	freopen("/dev/null", "w", stderr); /* the parsers' messages */
+	snprintf(buf, sizeof(buf), "%s/build/fuzz-regressions.log", root);
+	cr_assert_not_null(freopen(buf, "w", stderr), "cannot write %s", buf);
+	setvbuf(stderr, NULL, _IONBF, 0);
 }
 
 /* Feed every regular file of @sub to @fn; how many. */
@@ -43,6 +48,7 @@ static int replay(const char *sub, void (*fn)(const uint8_t *, size_t))
 			continue;
 		size_t len = fread(data, 1, sizeof(data), f);
 		fclose(f);
+		fprintf(stderr, "== %s\n", path);
 		fn(data, len);
 		n++;
 	}

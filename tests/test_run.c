@@ -519,7 +519,12 @@ Test(run, descriptor_limits_are_raised_or_named, .init = mktmp)
 	snprintf(dir, sizeof(dir), "%s/soft", tmpdir);
 	cr_assert_gt(summary_field(dir, "sections"), 0, "no section completed: %s",
 		     fx_slurp(tmpdir, "stdout"));
-	cr_assert_str_neq(summary_text(dir, "observed"), "inconclusive");
+	/* the verdict may be inconclusive on a loaded machine (client 0, whose
+	 * section the partition waits for, may not win the lock among 40 in 3 s
+	 * under ASan), never for want of sections or attempts */
+	const char *why = summary_text(dir, "observed_why");
+	cr_assert(strncmp(why, "no critical section", 19) && strncmp(why, "no client attempted", 19),
+		  "the relay starved the run: %s", why);
 }
 
 /* A fault that never fires (it waits for a section 10 s long) leaves a run
