@@ -49,13 +49,13 @@ int lb_gnuplot(const char *dir, const char *script)
 /* PNG first (before the plot command), then the same plot as SVG. */
 static void png(FILE *gp, const char *name, int w, int h)
 {
-	fprintf(gp, "set terminal pngcairo size %d,%d font 'DejaVu Sans,10'\nset output '%s.png'\n",
+	fprintf(gp, "set terminal pngcairo noenhanced size %d,%d font 'DejaVu Sans,10'\nset output '%s.png'\n",
 		w, h, name);
 }
 
 static void svg(FILE *gp, const char *name, int w, int h)
 {
-	fprintf(gp, "set terminal svg size %d,%d dynamic font 'DejaVu Sans,10'\nset output '%s.svg'\n"
+	fprintf(gp, "set terminal svg noenhanced size %d,%d dynamic font 'DejaVu Sans,10'\nset output '%s.svg'\n"
 		    "replot\nunset output\n", w, h, name);
 }
 

@@ -216,7 +216,7 @@ static void fairness_chart(struct bench *b, const struct fair_point *p, size_t n
 			p[i].per_s, p[i].p99_ms, p[i].jain);
 	if (lb_outfile_close(&d) < 0 || lb_outfile_open(&g, b->out, "fairness.gp", true) < 0)
 		return;
-	fprintf(g.f, "set terminal pngcairo size 1100,420 font 'DejaVu Sans,10'\n"
+	fprintf(g.f, "set terminal pngcairo noenhanced size 1100,420 font 'DejaVu Sans,10'\n"
 		     "set output 'fairness.png'\nset multiplot layout 1,2\n"
 		     "set logscale x 2\nset xlabel 'clients on one lock'\nset grid\n"
 		     "set key bottom left\nset title \"Jain's index, steady state (1 = all served alike)\"\n"

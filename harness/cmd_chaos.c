@@ -130,7 +130,7 @@ static int write_chart(const char *out, struct tally *t, size_t n, const char *t
 	if (lb_outfile_close(&od) < 0 || lb_outfile_open(&og, out, "chaos.gp", true) < 0)
 		return LB_ESYS;
 	FILE *g = og.f;
-	fprintf(g, "set terminal pngcairo size %zu,420 font 'DejaVu Sans,10'\nset output 'chaos.png'\n"
+	fprintf(g, "set terminal pngcairo noenhanced size %zu,420 font 'DejaVu Sans,10'\nset output 'chaos.png'\n"
 		   "set title '%s: share of runs with a violation (95%% Wilson intervals)'\n"
 		   "set yrange [0:1.05]\nset ylabel 'share of runs'\nset key outside top center horizontal\n"
 		   "set style fill solid 0.8\nset boxwidth 0.35\nset xtics rotate by -30 left\n"

@@ -53,13 +53,13 @@ int lb_report_sweep(const char *dir)
 		    "set logscale x 2\n", param);
 	for (size_t c = 0; c < 4; c++) {
 		fprintf(gp, "unset logscale y\n%sset title '%s against %s'\nset ylabel '%s'\n"
-			    "set terminal pngcairo size 900,420 font 'DejaVu Sans,10'\nset output '%s.png'\nplot ",
+			    "set terminal pngcairo noenhanced size 900,420 font 'DejaVu Sans,10'\nset output '%s.png'\nplot ",
 			charts[c][3], charts[c][2], param, charts[c][2], charts[c][0]);
 		for (int i = 0; i < n; i++)
 			fprintf(gp, "%s'sweep.csv' using (strcol(1) eq '%s' ? $3 : 1/0):(%s$%s%s) "
 				    "with linespoints lw 2 title '%s'", i ? ", \\\n     " : "", names[i],
 				c == 1 ? "" : "", charts[c][1], c == 1 ? "/1000.0" : "", names[i]);
-		fprintf(gp, "\nset terminal svg size 900,420 dynamic font 'DejaVu Sans,10'\n"
+		fprintf(gp, "\nset terminal svg noenhanced size 900,420 dynamic font 'DejaVu Sans,10'\n"
 			    "set output '%s.svg'\nreplot\nunset output\n", charts[c][0]);
 	}
 	if (lb_outfile_close(&og) < 0)
