@@ -137,7 +137,8 @@ REF_CELLS := baseline/none baseline/token-lua holder-crash/setnx holder-crash/to
   redlock-pause-naive/redlock redlock-node-restart-delayed/redlock delayed-write/token-lua \
   delayed-write/fenced holder-partitioned/set-nx-px holder-partitioned/renewal \
   fence-reset/token-lua fence-reset/fenced holder-pause/renewal failover/wait-replicas \
-  holder-pause/redis-py@4.3.4
+  holder-pause/redis-py@4.3.4 redlock-slow-replies/redlock@5.0.0-beta.2 \
+  redlock-slow-replies/redlock@4.2.0
 reference: deps
 	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)
 	rm -rf $(REF)
@@ -188,6 +189,7 @@ install: $(BIN) $(SHIM) $(MAN)
 	install -m 644 scenarios/*.ini $(SHARE)/lockbench/scenarios/
 	install -m 644 strategies/adapters/*.adapter $(SHARE)/lockbench/adapters/
 	install -m 755 strategies/adapters/*.py $(SHARE)/lockbench/adapters/
+	cp -R strategies/adapters/node $(SHARE)/lockbench/adapters/
 	install -m 644 $(MAN) $(SHARE)/man/man1/lockbench.1
 	install -m 644 README.md $(SHARE)/doc/lockbench/
 	cp -R docs/. $(SHARE)/doc/lockbench/docs

@@ -207,12 +207,19 @@ static void fp_action(const char *name, void *arg)
 	lb_event_emit(c->sh, LB_EV_WAKE, c->id, -1, 0);
 }
 
+/* A partition: this client cannot reach those nodes. lockbench's own code
+ * is told (cut_off); library code in an adapter is not, so its links through
+ * the relay are cut too (connections reset, new ones refused), which every
+ * client feels alike. Link i of a client is lock node i (relay.h). */
 static void set_blocked(struct client *c, uint32_t nodes, bool blocked)
 {
 	for (size_t i = 0; i < LB_MAX_NODES; i++)
 		if ((nodes >> i) & 1u) {
 			atomic_store(&c->cut_off[i], blocked);
 			lb_node_close(&c->lock[i]);
+			if (i < LB_RELAY_LINKS)
+				atomic_store(&c->sh->link[c->id][i].mode,
+					     blocked ? LB_LINK_CUT : LB_LINK_PASS);
 		}
 }
 
@@ -338,6 +345,7 @@ static void one_section(struct client *c)
 	}
 	client_faults(c);
 	follow_nodes(c);
+	atomic_store(&c->slot->idle, 0);
 	t0 = c->acquire_t0 = lb_now_ns();
 	c->acquiring = true;
 	struct lb_acquire_tally tally = { &c->slot->attempts, &c->slot->acquire_errors };
@@ -385,6 +393,7 @@ static void one_section(struct client *c)
 	rec->outcome = outcome_of(rc);
 	atomic_store(&rec->state, LB_REC_RELEASED);
 	atomic_fetch_add(&sh->sections, 1);
+	atomic_store(&c->slot->idle, 1);
 	lb_sleep_ns(cfg->think_ms * LB_NS_PER_MS);
 }
 
@@ -439,6 +448,8 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 	c.node_gen = atomic_load(&sh->node_gen);
 	arm_failpoints(&c);
 	c.lock_state = cfg->strategy->create(&lcfg);
+	atomic_store(&c.slot->idle, c.lock_state != NULL);
+	atomic_fetch_add(&sh->started, 1); /* ready, or failed: the run's clock may start */
 	if (!c.lock_state) { /* the message is printed: the run is void */
 		status = LB_CLIENT_EXIT_STRATEGY;
 		goto out;

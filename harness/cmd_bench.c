@@ -142,6 +142,7 @@ static void base_cfg(struct bench *b, struct lb_run_cfg *cfg, const char *strate
 	cfg->hold_min_ms = cfg->hold_max_ms = 0;
 	cfg->seed = 1;
 	cfg->redis_urls = cfg->strategy->min_nodes > 1 ? b->five : b->one;
+	cfg->own_urls = true; /* bench started them */
 	snprintf(cfg->cmdline, sizeof(cfg->cmdline), "lockbench bench");
 }
 
@@ -358,6 +359,79 @@ static int bench_fairness(struct bench *b)
 	return bench_dead_waiter(b);
 }
 
+/* One contended run of @strategy (wait fixed:10, counter work, hold 0):
+ * throughput, with p99, fairness and commands per section into @what. */
+static int contended(struct bench *b, const char *strategy, int clients, const char *name,
+		     double *per_s, char *what, size_t len)
+{
+	struct lb_run_cfg cfg;
+	struct lb_run_result res = { 0 };
+	char fair[16] = "n/a"; /* one client: nothing to share */
+
+	base_cfg(b, &cfg, strategy);
+	cfg.clients = clients;
+	if (bench_run(b, &cfg, name, &res) < 0)
+		return LB_ESYS;
+	*per_s = res.throughput_per_s;
+	if (clients > 1)
+		snprintf(fair, sizeof(fair), "%.2f", res.verdict.fairness);
+	snprintf(what, len, "%s, %d client%s: p99 %.2f ms, fairness %s, %.2f cmds/section, %llu "
+		 "overlaps", strategy, clients, clients > 1 ? "s" : "",
+		 lb_hist_quantile_us(&res.latency, 0.99) / 1000, fair, res.cmds_per_section,
+		 (unsigned long long)res.verdict.overlaps);
+	lb_run_result_free(&res);
+	return 0;
+}
+
+/* Every library strategy at 1 and 8 clients under the same load, against the
+ * C recipe of its shape (token-lua on one node, redlock on five) measured in
+ * the same run: the ratio is the library's throughput over the recipe's,
+ * adapter overhead included (row 3 above states it). */
+static int bench_every_library(struct bench *b)
+{
+	static const int counts[] = { 1, 8 };
+	double base[2][2] = { { 0 } }; /* [one node, five][1, 8 clients] */
+	char what[400], name[96];
+
+	for (int n = 0; n < 2; n++)
+		for (int k = 0; k < 2 && !lb_stop_requested(); k++) {
+			const char *recipe = n ? "redlock" : "token-lua";
+			snprintf(name, sizeof(name), "3-library-baseline-%s-%d", recipe, counts[k]);
+			if (contended(b, recipe, counts[k], name, &base[n][k], what, sizeof(what)) < 0)
+				return LB_ESYS;
+			if (base[n][k] <= 0) {
+				lb_errorf("bench: %s measured no section (see %s/runs)", recipe, b->out);
+				return LB_EINVAL;
+			}
+			row(b, "3", what, base[n][k], "sections/s", base[n][k], "itself", 1.0, "", -1);
+		}
+	for (size_t i = 0; i < lb_adapter_count() && !lb_stop_requested(); i++) {
+		const struct lock_strategy *s = lb_adapter_at(i);
+		char why[600];
+		int five = s->min_nodes > 1;
+		if (!lb_adapter_usable(s, why, sizeof(why))) {
+			printf("  3. SKIPPED %s: %s\n", s->name, why);
+			fprintf(b->md, "| 3 | %s: SKIPPED (%s) | n/a | n/a | n/a | |\n", s->name, why);
+			b->misses++;
+			continue;
+		}
+		for (int k = 0; k < 2 && !lb_stop_requested(); k++) {
+			double per_s;
+			char base_what[96];
+			snprintf(name, sizeof(name), "3-library-%s-%d", s->name, counts[k]);
+			for (char *q = name; *q; q++)
+				*q = *q == '@' || *q == '/' ? '-' : *q;
+			if (contended(b, s->name, counts[k], name, &per_s, what, sizeof(what)) < 0)
+				return LB_ESYS;
+			snprintf(base_what, sizeof(base_what), "%s, %d client%s, same load",
+				 five ? "redlock" : "token-lua", counts[k], counts[k] > 1 ? "s" : "");
+			row(b, "3", what, per_s, "sections/s", base[five][k], base_what,
+			    base[five][k] > 0 ? per_s / base[five][k] : 0, "", -1);
+		}
+	}
+	return 0;
+}
+
 static int bench_libraries(struct bench *b)
 {
 	static const char lib_name[] = "redis-py@4.3.4";
@@ -421,7 +495,7 @@ static int bench_libraries(struct bench *b)
 		    res.throughput_per_s / b->serial, "", -1);
 		lb_run_result_free(&res);
 	}
-	return 0;
+	return bench_every_library(b);
 }
 
 int lb_cmd_bench(int argc, char **argv)

@@ -77,7 +77,11 @@ static void list_libraries(void)
 		for (unsigned c = 0; c < LB_CLAIM_COUNT; c++)
 			claims[c] = (s->claims & (1u << c)) ? "MDFOL"[c] : '-';
 		claims[LB_CLAIM_COUNT] = '\0';
-		printf("  %-24s %-5s %-5u  %s\n", s->name, claims, s->min_nodes, s->summary);
+		if (strlen(s->name) > 24) /* a long name on a line of its own: the columns stay */
+			printf("  %s\n  %-24s %-5s %-5u  %s\n", s->name, "", claims, s->min_nodes,
+			       s->summary);
+		else
+			printf("  %-24s %-5s %-5u  %s\n", s->name, claims, s->min_nodes, s->summary);
 		printf("  %-36s %s %s, %s, package %s\n", "", d->library, d->version, d->language,
 		       d->package);
 		if (!lb_adapter_usable(s, why, sizeof(why)))

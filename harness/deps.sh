@@ -7,10 +7,11 @@ set -euo pipefail
 # Every program lockbench runs names its package where it runs it ("runs:
 # PROG (PACKAGE)"), and tests/test_deps.c checks that each is listed here.
 # man-db renders the man page (a test runs man -l); util-linux's unshare gives
-# the full-disk test a private tmpfs.
+# the full-disk test a private tmpfs. nodejs runs the Node lock libraries'
+# adapters (strategies/adapters/node); npm installs them, below.
 packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           redis-server redis-tools gnuplot-nox python3 python3-minimal python3-redis
-          man-db util-linux)
+          man-db util-linux nodejs)
 
 # `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang).
 [[ ${1:-} == fuzz ]] && packages+=(afl++)
@@ -20,7 +21,30 @@ for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [[ $status == "install ok installed" ]] || missing+=("$p")
 done
-(( ${#missing[@]} == 0 )) && exit 0
+# npm: Debian's package, unless the installed Node.js brings its own (as
+# NodeSource's nodejs does: Debian's npm would conflict with it)
+command -v npm >/dev/null || missing+=(npm)
+
+# The Node libraries, at the exact versions of the committed lockfile, into
+# strategies/adapters/node/node_modules (ignored by git). npm ci runs only when
+# that tree is missing or older than the lockfile; nothing is fetched at run time.
+node_libs() {
+  local dir
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/strategies/adapters/node"
+  [[ -f $dir/package-lock.json ]] || return 0
+  if [[ ! -f $dir/node_modules/.package-lock.json || $dir/package-lock.json -nt $dir/node_modules/.package-lock.json ]]; then
+    echo "lockbench: installing the Node lock libraries (npm ci in $dir)" >&2
+    (cd "$dir" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error) || {
+      echo "lockbench: npm ci failed in $dir: the Node library strategies will be listed as unavailable" >&2
+      return 1
+    }
+  fi
+}
+
+if (( ${#missing[@]} == 0 )); then
+  node_libs
+  exit
+fi
 
 cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
 echo "lockbench: installing missing packages: ${missing[*]}" >&2
@@ -33,3 +57,4 @@ else
   echo "  sudo bash -c '$cmd'" >&2
   exit 1
 fi
+node_libs

@@ -304,7 +304,8 @@ static void set_links(struct lb_injector *inj, const struct lb_fault *f, int c, 
 		for (int l = 0; l < LB_RELAY_LINKS; l++) {
 			if (!fault_has_link(inj, f, l))
 				continue;
-			atomic_store(&inj->sh->link[k][l].delay_ms, delay_ms);
+			atomic_store(f->replies ? &inj->sh->link[k][l].reply_delay_ms :
+				     &inj->sh->link[k][l].delay_ms, delay_ms);
 			atomic_store(&inj->sh->link[k][l].mode, mode);
 		}
 	}
@@ -329,7 +330,13 @@ static void net_fault(struct lb_injector *inj, const struct lb_fault *f, struct 
 	int kind = kinds[f->action - LB_ACT_NET_DELAY];
 
 	if (rt->phase == 0) {
-		if (!holder_ready(inj, f))
+		/* when = waiting: client N's links, from a moment it is idle, between
+		 * two sections (or before its first: at 0, before any client moves),
+		 * so that what it sends next is an acquire; otherwise once the target
+		 * holds */
+		if (f->when_waiting ? f->target != LB_TGT_CLIENT ||
+				      !atomic_load(&inj->sh->client[f->client].idle)
+				    : !holder_ready(inj, f))
 			return;
 		rt->client = f->target == LB_TGT_ANY ? -1 : pick_client(inj, f);
 		if (f->target != LB_TGT_ANY && rt->client < 0)

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "adapter.h"
 #include "faults.h"
 #include "rserver.h"
 #include "run.h"
@@ -702,6 +703,29 @@ int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	return rc;
 }
 
+/* The relay carries a scenario's network faults; for library code it also
+ * carries partitions (client.c cuts the partitioned client's links), which
+ * lockbench's own recipes are told of directly. */
+static bool needs_relay(const struct lb_run_cfg *cfg)
+{
+	return cfg->scenario && (lb_scenario_needs_relay(cfg->scenario) ||
+				 (lb_strategy_is_external(cfg->strategy) &&
+				  scenario_has(cfg->scenario, LB_ACT_PARTITION)));
+}
+
+/* The run's clock starts when every client has its strategy ready (an
+ * adapter's process started and configured: a Node library takes a few
+ * hundred ms), so that t = 0 means the same for recipes and libraries and no
+ * client runs alone while the others start. A client whose strategy failed
+ * counts as started (supervise reports it); Ctrl-C or 60 s end the wait. */
+static void wait_started(struct run_ctx *r)
+{
+	int64_t limit = lb_now_ns() + 60 * LB_NS_PER_S;
+	while (atomic_load(&r->sh->started) < r->cfg->clients && !atomic_load(&r->sh->stop) &&
+	       !lb_stop_requested() && lb_now_ns() < limit)
+		lb_sleep_ns(LB_NS_PER_MS);
+}
+
 static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 {
 	struct run_ctx r = { .cfg = cfg, .res = res };
@@ -720,7 +744,17 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		res->skipped[0] = '\0';
 		return rc;
 	}
-	if ((rc = fd_budget(cfg, r.n_lock, cfg->scenario && lb_scenario_needs_relay(cfg->scenario))) < 0)
+	const struct lb_adapter_def *def =
+		lb_strategy_is_external(cfg->strategy) ? lb_adapter_def_of(cfg->strategy) : NULL;
+	if (cfg->redis_urls && !cfg->own_urls && def && def->outside_key[0]) {
+		lb_errorf("%s writes %s, outside the key lockbench gives it (the run's prefix): "
+			  "lockbench runs it only on servers it starts itself, never with --redis",
+			  cfg->strategy->name, def->outside_key);
+		return LB_EINVAL;
+	}
+	if (def && !lb_adapter_usable(cfg->strategy, res->skipped, sizeof(res->skipped)))
+		return 0; /* not possible here: the caller reports the skip */
+	if ((rc = fd_budget(cfg, r.n_lock, needs_relay(cfg))) < 0)
 		return rc;
 	if (!cfg->redis_urls && cfg->scenario && lb_scenario_needs_clock_shim(cfg->scenario) &&
 	    !find_shim(&r)) {
@@ -744,7 +778,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		goto out;
 	for (size_t i = 0; i < r.n_lock; i++)
 		atomic_store(&r.sh->node_port[i], r.lock[i].port);
-	if (cfg->scenario && lb_scenario_needs_relay(cfg->scenario) && (rc = start_relay(&r)) < 0)
+	if (needs_relay(cfg) && (rc = start_relay(&r)) < 0)
 		goto out;
 	if (!cfg->redis_urls && ((cfg->scenario && cfg->scenario->replica) ||
 				 cfg->strategy->needs_replica) && (rc = start_replica(&r)) < 0)
@@ -766,12 +800,16 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	cmds_before = lock_commands(&r);
 	if ((rc = fork_clients(&r)) < 0)
 		goto out;
+	wait_started(&r);
 	r.inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r.sh,
 				      .lock_srv = cfg->redis_urls ? NULL : r.srv, .n_lock = r.n_lock,
 				      .replica = r.replica, .prefix = r.prefix };
 	r.sh->t0_ns = lb_now_ns();
 	r.sh->end_ns = r.sh->t0_ns + (int64_t)(cfg->duration_s * 1e9);
 	res->t0_mono_ns = r.sh->t0_ns;
+	/* what is due at 0 is in place before any client moves (a delay on a
+	 * client's links, a client that starts paused) */
+	lb_faults_tick(&r.inj, 0);
 	atomic_store(&r.sh->go, 1);
 	supervise(&r);
 	if (r.strategy_failed) {

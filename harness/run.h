@@ -43,6 +43,7 @@ struct lb_run_cfg {
 	int max_renewals;          /* renewal's bound on extensions; 0: none */
 	bool delayed_restarts;     /* a restarted node stays down one more TTL */
 	const char *redis_urls;    /* NULL: embedded servers; borrowed */
+	bool own_urls;             /* redis_urls are servers this lockbench started (bench) */
 	char out_dir[PATH_MAX];
 	bool status_line;          /* refresh a status line every second */
 	bool no_report;            /* skip charts and report.md at the end */

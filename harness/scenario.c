@@ -326,6 +326,10 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 	} else if (!strcmp(name, "delay")) {
 		if (!get_i64(v, 0, 86400000, &f->delay_ms))
 			return fail(p, "delay: expected milliseconds, got '%s'", v);
+	} else if (!strcmp(name, "direction")) {
+		if (strcmp(v, "requests") && strcmp(v, "replies"))
+			return fail(p, "direction: expected requests or replies, got '%s'", v);
+		f->replies = !strcmp(v, "replies");
 	} else if (!strcmp(name, "hold")) {
 		if (!get_i64(v, 0, 86400000, &f->hold_ms))
 			return fail(p, "hold: expected milliseconds, got '%s'", v);
@@ -501,6 +505,11 @@ static int check_fault(struct parser *p, const struct lb_fault *f)
 				    lb_action_name(f->action));
 		if (f->action == LB_ACT_NET_DELAY && f->delay_ms <= 0)
 			return fail(p, "[%s] net-delay needs delay = MS (> 0)", f->name);
+		if (f->when_waiting && f->target != LB_TGT_CLIENT)
+			return fail(p, "[%s] when = waiting needs target = client:N", f->name);
+		if (f->replies && (f->action != LB_ACT_NET_DELAY || f->then_idle))
+			return fail(p, "[%s] direction = replies is for net-delay without then = idle",
+				    f->name);
 		if (sc->nodes_set && f->nodes >> sc->nodes)
 			return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name, sc->nodes);
 		break;

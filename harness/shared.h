@@ -35,6 +35,8 @@ struct lb_client_slot {
 	_Atomic int dead;          /* killed (by the harness, a fault, itself) or exited:
 				      it holds nothing and is inside nothing any more */
 	_Atomic int inside;        /* between its enter and exit stamps (the canary) */
+	_Atomic int idle;          /* ready and not in a section's acquire, work or
+				      release: before its first one, or thinking */
 	_Atomic int64_t death_ns;  /* when the parent saw it die (kill or reap), 0 if not */
 	int cut;                   /* killed by the harness at the end of the run */
 	_Atomic uint64_t attempts; /* counted as they happen: a client killed while */
@@ -53,6 +55,8 @@ struct lb_client_slot {
 struct lb_shared {
 	_Atomic int stop;
 	_Atomic int go;                        /* clients start together */
+	_Atomic int started;                   /* clients past their strategy's create
+						  (ready, or failed): t0 waits for all */
 	int64_t t0_ns;
 	int64_t end_ns;
 	_Atomic uint64_t sections;             /* for the status line */

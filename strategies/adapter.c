@@ -495,7 +495,7 @@ static size_t n_execs;
 struct manifest {
 	struct lb_adapter_def *d;
 	char dir[PATH_MAX];
-	char interpreter[256], program[256];
+	char interpreter[256], program[256], args[256];
 	bool bad;
 };
 
@@ -508,7 +508,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	if (0)
 		;
 	KEY(name); KEY(library); KEY(package); KEY(language); KEY(version); KEY(summary);
-	KEY(source);
+	KEY(source); KEY(outside_key);
 #undef KEY
 	else if (!strcmp(name, "sends")) { /* goes on over indented lines: they add to it */
 		size_t used = strlen(d->sends);
@@ -518,6 +518,8 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		snprintf(m->interpreter, sizeof(m->interpreter), "%s", v);
 	else if (!strcmp(name, "program"))
 		snprintf(m->program, sizeof(m->program), "%s", v);
+	else if (!strcmp(name, "args"))
+		snprintf(m->args, sizeof(m->args), "%s", v);
 	else if (!strcmp(name, "nodes"))
 		d->min_nodes = (unsigned)atoi(v);
 	else if (!strcmp(name, "claims"))
@@ -574,11 +576,16 @@ static void load_one(const char *dir, const char *file)
 	}
 	snprintf(l->def.manifest, sizeof(l->def.manifest), "%.500s", path);
 	snprintf(program, sizeof(program), "%s/%s", dir, m.program);
-	const char *words[] = { m.interpreter, program };
+	/* [interpreter] program [args split at spaces] */
+	const char *words[LB_ADAPTER_MAX_ARGS];
+	int n = 0;
 	if (m.interpreter[0])
-		set_argv(&l->def, words, 2);
-	else
-		set_argv(&l->def, words + 1, 1);
+		words[n++] = m.interpreter;
+	words[n++] = program;
+	for (char *save = NULL, *w = strtok_r(m.args, " \t", &save); w && n < LB_ADAPTER_MAX_ARGS;
+	     w = strtok_r(NULL, " \t", &save))
+		words[n++] = w;
+	set_argv(&l->def, words, n);
 	make_strategy(l);
 	n_adapters++;
 }
@@ -610,9 +617,15 @@ static void load_all(void)
 	}
 	closedir(d);
 	qsort(adapters, n_adapters, sizeof(adapters[0]), by_name);
-	for (size_t i = 0; i < n_adapters; i++) /* qsort moved them: point at the new places */
-		adapters[i].s.impl = &adapters[i].def, adapters[i].s.name = adapters[i].def.name,
-		adapters[i].s.summary = adapters[i].def.summary;
+	for (size_t i = 0; i < n_adapters; i++) { /* qsort moved them: point at the new places */
+		struct lb_adapter_def *def = &adapters[i].def;
+		adapters[i].s.impl = def, adapters[i].s.name = def->name, adapters[i].s.summary = def->summary;
+		/* argv pointed into the argbuf where the struct was: its words lie
+		 * one after another in argbuf, so walk them again */
+		const char *w = def->argbuf;
+		for (int k = 0; def->argv[k]; k++, w += strlen(w) + 1)
+			def->argv[k] = w;
+	}
 }
 
 size_t lb_adapter_count(void)
@@ -677,9 +690,23 @@ const struct lb_adapter_def *lb_adapter_def_of(const struct lock_strategy *s)
 	return s ? s->impl : NULL;
 }
 
+static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len);
+
 bool lb_adapter_usable(const struct lock_strategy *s, char *why, size_t len)
 {
-	const struct lb_adapter_def *d = lb_adapter_def_of(s);
+	struct lb_adapter_def *d = (struct lb_adapter_def *)lb_adapter_def_of(s);
+
+	if (!d || d->exec)
+		return true;
+	if (!d->usable)
+		d->usable = check_usable(d, d->unusable, sizeof(d->unusable)) ? 1 : -1;
+	if (d->usable < 0)
+		snprintf(why, len, "%s", d->unusable);
+	return d->usable > 0;
+}
+
+static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len)
+{
 	char out[512] = "", ver[64] = "";
 	int pfd[2], status = 0;
 	size_t used = 0;

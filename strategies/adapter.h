@@ -12,7 +12,10 @@
  *   sends = ...                    the Redis commands it sends, with where in
  *                                  its source (lockbench list shows them)
  *   interpreter = /usr/bin/python3 (optional) and program = FILE (beside it)
+ *   args = WORD...                 (optional) arguments of the program
  *   claims = MDO, nodes = 1
+ *   outside_key = mutex:KEY        (optional) a key it writes outside the one
+ *                                  lockbench gives it: never run on --redis
  *   requires = a command that exits 0 when the library is there (optional)
  */
 #ifndef LB_ADAPTER_H
@@ -34,11 +37,14 @@ struct lb_adapter_def {
 	char source[200];
 	char manifest[512];          /* where it was read from, or "" for exec: */
 	char requires[512];          /* shell command: exits 0 when usable; "" none */
+	char outside_key[96];        /* a key it writes beyond its own; "" none */
 	const char *argv[LB_ADAPTER_MAX_ARGS + 1]; /* program and its arguments */
 	char argbuf[2048];           /* storage for argv */
 	unsigned claims;
 	unsigned min_nodes;
 	bool exec;                   /* exec:PATH, not a manifest */
+	int usable;                  /* its --check: 0 not run yet, 1 passed, -1 failed */
+	char unusable[400];          /* why, when it failed */
 };
 
 /* The library adapters found (loaded once). */
@@ -53,7 +59,8 @@ const struct lock_strategy *lb_adapter_exec(const char *spec);
 void lb_adapter_set_exec_args(const char *const *args, int n);
 /* The definition of an external strategy. */
 const struct lb_adapter_def *lb_adapter_def_of(const struct lock_strategy *s);
-/* Can it run here? false with the reason (its requires command failed). */
+/* Can it run here? false with the reason (its --check failed). The check runs
+ * once per process: a matrix asks for every cell. */
 bool lb_adapter_usable(const struct lock_strategy *s, char *why, size_t len);
 
 #endif

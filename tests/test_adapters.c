@@ -271,3 +271,107 @@ Test(adapters, a_paused_holder_stops_its_adapter_too, .init = setup)
 	cr_assert(strchr(states, 'T'), "no adapter was stopped with its client: states '%s'", states);
 	cr_assert(strchr(states, 'S') || strchr(states, 'R'), "both adapters stopped: '%s'", states);
 }
+
+/* The Node libraries (strategies/adapters/node, installed by deps.sh with
+ * npm ci): each manifest's strategy is listed, usable here (its --check ran),
+ * and runs real library code against real servers: sections, no overlap. */
+static const char *const node_libraries[] = {
+	"redlock@4.2.0", "redlock@5.0.0-beta.2", "sesamecare-redlock@1.4.0",
+	"redis-semaphore-mutex@5.8.0", "redis-semaphore-redlock@5.8.0",
+	"redlock-universal@0.8.5", "redlock-universal-redlock@0.8.5",
+};
+
+/* The latest moment any client of the run in @dir began its first acquire
+ * (ns from the start of the run). */
+static long long latest_first_acquire(const char *dir)
+{
+	char path[PATH_MAX], line[256];
+	long long latest = -1;
+	snprintf(path, sizeof(path), "%s/%s/history.csv", tmpdir, dir);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		int c;
+		unsigned seq;
+		long long start;
+		if (sscanf(line, "%d,%u,%lld", &c, &seq, &start) == 3 && seq == 0 && start > latest)
+			latest = start;
+	}
+	fclose(f);
+	return latest;
+}
+
+Test(adapters, the_node_libraries_are_installed_and_run, .init = setup, .timeout = 240)
+{
+	const char *list[] = { "list", NULL };
+	cr_assert_eq(lb(list), 0);
+	char *o = strdup(out());
+	cr_assert_null(strstr(o, "UNAVAILABLE"), "a library cannot run here: %s", o);
+	for (size_t i = 0; i < sizeof(node_libraries) / sizeof(node_libraries[0]); i++) {
+		const char *name = node_libraries[i];
+		cr_assert(strstr(o, name), "%s is not listed: %s", name, o);
+		char dir[PATH_MAX], sub[64];
+		snprintf(sub, sizeof(sub), "n%zu", i);
+		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, sub);
+		/* a TTL node-redlock 5's using() accepts (>= its 500 ms threshold + 100) */
+		const char *run[] = { "run", "--strategy", name, "--clients", "3", "--duration", "1.5",
+				      "--ttl", "1000", "--out", dir, "--no-status", "--no-report", NULL };
+		cr_assert_eq(lb(run), 0, "%s: %s", name, out());
+		cr_assert_gt(field(sub, "sections"), 5, "%s: %s", name, out());
+		cr_assert_eq(field(sub, "overlaps"), 0, "%s overlapped with no fault: %s", name, out());
+		cr_assert_eq(field(sub, "acquire_errors"), 0, "%s: %s", name, out());
+		cr_assert_gt(field(sub, "cmds_per_section"), 1.0, "%s: the servers saw no commands", name);
+		/* the run's clock starts once every adapter is up and connected (a
+		 * Node process takes a few hundred ms): all clients start at once */
+		long long latest = latest_first_acquire(sub);
+		cr_assert(latest >= 0 && latest < 100 * LB_NS_PER_MS,
+			  "%s: a client began its first acquire %lld ns into the run", name, latest);
+	}
+	free(o);
+	char needle[PATH_MAX + 64];
+	snprintf(needle, sizeof(needle), "%s/strategies/adapters/node/adapter.js", root);
+	nothing_left(needle);
+}
+
+/* Without its node_modules a Node library cannot load: it is listed as
+ * unavailable with the reason, a run of it is skipped (exit 3, never a pass),
+ * and a checked matrix fails on it. */
+Test(adapters, a_library_that_cannot_load_is_unavailable_not_passed, .init = setup)
+{
+	char cmd[PATH_MAX * 6], dir[128];
+	snprintf(dir, sizeof(dir), "%s/adapters", tmpdir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/node/libs && cp %s/strategies/adapters/redlock@4.2.0.adapter %s/ "
+		 "&& cp %s/strategies/adapters/node/*.js %s/strategies/adapters/node/package*.json %s/node/ "
+		 "&& cp %s/strategies/adapters/node/libs/*.js %s/node/libs/",
+		 dir, root, dir, root, root, dir, root, dir);
+	cr_assert_eq(system(cmd), 0);
+	setenv("LOCKBENCH_ADAPTERS", dir, 1);
+	const char *list[] = { "list", NULL };
+	int rc = lb(list);
+	const char *o = out();
+	cr_assert_eq(rc, 0, "%s", o);
+	cr_assert(strstr(o, "UNAVAILABLE here: redlock@4.2.0 is not usable here: cannot load the library"),
+		  "%s", o);
+	char run_dir[PATH_MAX];
+	snprintf(run_dir, sizeof(run_dir), "%s/skipped", tmpdir);
+	const char *run[] = { "run", "--strategy", "redlock@4.2.0", "--out", run_dir, "--no-status",
+			      "--no-report", NULL };
+	rc = lb(run);
+	cr_assert_eq(rc, 3, "an unusable library must be skipped (exit 3): %s", out());
+	cr_assert(strstr(out(), "cannot load the library"), "%s", out());
+	const char *matrix[] = { "matrix", "--check", "--strategies", "redlock@4.2.0", "--scenarios",
+				 "baseline", "--repeat", "1", "--out", run_dir, NULL };
+	rc = lb(matrix);
+	unsetenv("LOCKBENCH_ADAPTERS");
+	cr_assert_neq(rc, 0, "a checked matrix passed on a library it could not run: %s", out());
+}
+
+/* redis-semaphore writes "mutex:" + its key, outside the run's prefix: never
+ * on servers lockbench did not start. Refused before any connection. */
+Test(adapters, a_library_writing_outside_the_prefix_refuses_foreign_servers, .init = setup)
+{
+	const char *run[] = { "run", "--strategy", "redis-semaphore-mutex@5.8.0", "--redis",
+			      "redis://127.0.0.1:1", "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(run), 1, "%s", out());
+	cr_assert(strstr(out(), "writes mutex:KEY, outside the key lockbench gives it"), "%s", out());
+}

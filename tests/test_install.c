@@ -73,4 +73,7 @@ Test(install, installed_lockbench_runs_from_anywhere, .init = setup)
 	/* the library adapters, found beside the scenarios */
 	cr_assert_eq(sh("%s list", bin), 0);
 	cr_assert(strstr(fx_slurp(tmp, "out"), "redis-py@4.3.4"), "%s", fx_slurp(tmp, "out"));
+	/* and the Node ones, with their installed packages: usable from the prefix */
+	cr_assert(strstr(fx_slurp(tmp, "out"), "redlock@5.0.0-beta.2"), "%s", fx_slurp(tmp, "out"));
+	cr_assert_null(strstr(fx_slurp(tmp, "out"), "UNAVAILABLE"), "%s", fx_slurp(tmp, "out"));
 }

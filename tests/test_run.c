@@ -562,3 +562,54 @@ Test(run, the_client_cap_and_the_process_limit_are_named, .init = mktmp)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s", fx_slurp(tmpdir, "stdout"));
 	cr_assert(file_has("stdout", "RLIMIT_NPROC allows 60"), "%s", fx_slurp(tmpdir, "stdout"));
 }
+
+/* @client's first section: when it started acquiring and when it entered
+ * (ns from the start); false if it had none. */
+static bool first_section(const char *dir, int client, int64_t *start_ns, int64_t *enter_ns)
+{
+	char path[256], line[256];
+	bool found = false;
+	snprintf(path, sizeof(path), "%s/history.csv", dir);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		int c;
+		unsigned seq;
+		long long start, enter;
+		if (sscanf(line, "%d,%u,%lld,%lld", &c, &seq, &start, &enter) == 4 && c == client &&
+		    seq == 0) {
+			*start_ns = start, *enter_ns = enter;
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* direction = replies, when = waiting, at 0: client 0's replies come 300 ms
+ * late from its very first acquire, while what it sends lands at once. So its
+ * first acquire takes 300 ms, and its SET NX, landed at 0, keeps client 1
+ * (paused for the first 100 ms) out until client 0 has entered and left: with
+ * the requests delayed instead, client 1 would enter at 100 ms. */
+Test(run, replies_delayed_from_the_first_acquire, .init = mktmp)
+{
+	char dir[128];
+	const char *sc = write_file("replies.ini",
+		"[scenario]\nsummary = client 0 hears 300 ms late\n"
+		"[run]\nclients = 2\nduration = 1.5\nhold = 5\nwait = fixed:10\n"
+		"[fault late]\naction = pause\ntarget = client:1\nat = 0\nduration = 100\n"
+		"[fault d]\naction = net-delay\ndirection = replies\ntarget = client:0\nnodes = 0\n"
+		"delay = 300\nwhen = waiting\nat = 0\nduration = 5000\n");
+	snprintf(dir, sizeof(dir), "%s/d", tmpdir);
+	const char *args[] = { "run", "--scenario", sc, "--strategy", "token-lua", "--out", dir,
+			       "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", fx_slurp(tmpdir, "stderr"));
+	int64_t s0, e0, s1, e1;
+	cr_assert(first_section(dir, 0, &s0, &e0), "client 0 entered no section");
+	cr_assert(first_section(dir, 1, &s1, &e1), "client 1 entered no section");
+	cr_assert_geq(e0 - s0, 290 * LB_NS_PER_MS, "client 0's first acquire took %lld ns",
+		      (long long)(e0 - s0));
+	cr_assert_gt(e1, e0, "client 1 entered at %lld ns, before client 0 (%lld): client 0's "
+		     "SET NX did not land at once", (long long)e1, (long long)e0);
+	cr_assert(file_has("d/events.csv", ",net-delay,0,"));
+}

@@ -138,6 +138,12 @@ Test(scenario, fault_errors)
 	fails_at("[fault c]\naction = crash\n", 1, "crash needs failpoint");
 	fails_at("[fault s]\naction = slow\n", 1, "slow needs hold");
 	fails_at("[fault n]\naction = node-kill\n", 1, "node-kill needs nodes");
+	fails_at("[fault d]\naction = net-delay\nnodes = 0\ndelay = 5\ndirection = sideways\n", 5,
+		 "direction: expected requests or replies, got 'sideways'");
+	fails_at("[fault d]\naction = net-cut\nnodes = 0\ndirection = replies\n", 1,
+		 "direction = replies is for net-delay");
+	fails_at("[fault d]\naction = net-delay\nnodes = 0\ndelay = 5\ntarget = holder\n"
+		 "when = waiting\n", 1, "when = waiting needs target = client:N");
 	fails_at("[fault n]\naction = node-kill\nnodes = two\n", 3, "nodes: expected all, or node indexes");
 	fails_at("[run]\nnodes = 3\n[fault n]\naction = node-kill\nnodes = 4\n", 3,
 		 "beyond the 3 of [run] nodes");

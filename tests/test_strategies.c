@@ -46,6 +46,14 @@ static const struct expect expectations[] = {
 	{ "watch-multi",  true,  TTL_MS + 150, true,  false, false, false },
 	/* library adapters (strategies/adapters): the contract holds for real code too */
 	{ "redis-py@4.3.4", true, TTL_MS + 150, true, false, false, false },
+	{ "redlock@4.2.0", true, TTL_MS + 150, true, false, false, false },
+	/* using() and refresh timers extend the lease while the holder lives */
+	{ "redlock@5.0.0-beta.2", true, 0, false, false, false, true },
+	{ "sesamecare-redlock@1.4.0", true, 0, false, false, false, true },
+	{ "redis-semaphore-mutex@5.8.0", true, 0, false, false, false, true },
+	{ "redis-semaphore-redlock@5.8.0", true, 0, false, false, false, true },
+	{ "redlock-universal@0.8.5", true, 0, false, false, false, true },
+	{ "redlock-universal-redlock@0.8.5", true, 0, false, false, false, true },
 };
 #define N_EXPECT (sizeof(expectations) / sizeof(expectations[0]))
 

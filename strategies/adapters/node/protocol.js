@@ -1,0 +1,205 @@
+'use strict';
+/*
+ * protocol.js - lockbench's adapter protocol, version 1 (docs/adapters.md), for
+ * the Node lock libraries: one line in on stdin, one line out on stdout. Each
+ * library module (libs/*.js) says how to configure, acquire, release and
+ * extend with that library's public API; this file does the rest, once.
+ *
+ * A library module exports:
+ *   library, version    what `hello` and `--check` report
+ *   extend, lost        booleans for `hello`
+ *   config(cfg, ctx)    cfg: the parsed `config` line plus cfg.defaults (the
+ *                       `defaults` adapter argument); ctx.lost(msg) sends a
+ *                       lost notice, ctx.redis(url, timeoutMs) makes an
+ *                       ioredis client the way the libraries document it
+ *   acquire()           -> { token, validity_ms } when held, null when busy;
+ *                       throws on an error (a node unreachable)
+ *   release()           -> true (released) or false (not-owned)
+ *   extend(ms)          -> true or false (not-owned)
+ *   close()             disconnects
+ */
+const readline = require('readline');
+
+const PROTOCOL = 1;
+
+function oneLine(text) {
+  return String(text).split(/\s+/).filter(Boolean).join(' ').slice(0, 400) || 'unknown error';
+}
+
+function errorText(e) {
+  if (!e) return 'unknown error';
+  const name = e.name || (e.constructor && e.constructor.name) || 'Error';
+  let cause = '';
+  if (e.cause && e.cause.message) cause = ' (' + e.cause.message + ')';
+  return oneLine(name + ': ' + (e.message || e) + cause);
+}
+
+/* An ioredis client as the libraries' READMEs make it, with lockbench's
+ * network timeout so that a black-holed node gives an error, not a hang. */
+function makeRedis(url, timeoutMs) {
+  const Redis = require('ioredis');
+  const client = new Redis(url, {
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 1,
+  });
+  client.on('error', (e) => process.stderr.write('ioredis: ' + errorText(e) + '\n'));
+  return client;
+}
+
+/* The installed version of npm package @pkg (read from its package.json:
+ * some packages do not export it to require()). */
+function versionOf(pkg) {
+  const file = require('path').join(__dirname, 'node_modules', pkg, 'package.json');
+  return JSON.parse(require('fs').readFileSync(file, 'utf8')).version.replace(/^v/, '');
+}
+
+function check(lib) {
+  try {
+    const m = lib();
+    process.stdout.write(`library=${m.library} version=${m.version} node=${process.versions.node}\n`);
+    return 0;
+  } catch (e) {
+    process.stdout.write(`cannot load the library (npm ci in strategies/adapters/node): ${errorText(e)}\n`);
+    return 1;
+  }
+}
+
+/* Serve the protocol for the library module @load returns. */
+function serve(load, args) {
+  if (args.includes('--check')) {
+    process.exitCode = check(load);
+    return;
+  }
+  const lib = load();
+  const say = (line) => process.stdout.write(line + '\n');
+  const made = [];
+  const ctx = {
+    lost: (msg) => say('lost ' + oneLine(msg)),
+    redis: (url, timeoutMs) => {
+      const c = makeRedis(url, timeoutMs);
+      made.push(c);
+      return c;
+    },
+  };
+  /* `ok` to config means connected: wait (at most the network timeout) until
+   * each client is ready, so that the run's clock starts with every library
+   * able to send at once */
+  const connected = (timeoutMs) => Promise.all(made.map((c) => c.status === 'ready' ? null :
+    new Promise((resolve) => {
+      const t = setTimeout(resolve, timeoutMs);
+      const done = () => { clearTimeout(t); resolve(); };
+      c.once('ready', done);
+      c.once('end', done);
+    })));
+  const rl = readline.createInterface({ input: process.stdin, terminal: false });
+  let chain = Promise.resolve();
+
+  async function handle(words) {
+    const cmd = words[0];
+    try {
+      switch (cmd) {
+        case 'hello':
+          say(`hello ${PROTOCOL} library=${lib.library} version=${lib.version} language=node ` +
+              `extend=${lib.extend ? 'yes' : 'no'} lost=${lib.lost ? 'yes' : 'no'}`);
+          break;
+        case 'config': {
+          const cfg = {};
+          for (const w of words.slice(1)) {
+            const eq = w.indexOf('=');
+            if (eq > 0) cfg[w.slice(0, eq)] = w.slice(eq + 1);
+          }
+          cfg.nodes = (cfg.nodes || '').split(',').filter(Boolean);
+          cfg.ttl_ms = parseInt(cfg.ttl_ms, 10);
+          cfg.timeout_ms = parseInt(cfg.timeout_ms, 10);
+          cfg.defaults = args.includes('defaults');
+          await lib.config(cfg, ctx);
+          await connected(cfg.timeout_ms);
+          say('ok');
+          break;
+        }
+        case 'acquire': {
+          const got = await lib.acquire();
+          if (!got) {
+            say('busy');
+            break;
+          }
+          let line = 'acquired';
+          if (got.token) line += ' token=' + oneLine(got.token).replace(/ /g, '_');
+          if (Number.isFinite(got.validity_ms)) line += ' validity_ms=' + Math.max(0, Math.floor(got.validity_ms));
+          say(line);
+          break;
+        }
+        case 'release':
+          say((await lib.release()) ? 'released' : 'not-owned');
+          break;
+        case 'extend':
+          if (!lib.extend) say('unsupported');
+          else say((await lib.extend(parseInt(words[1], 10))) ? 'extended' : 'not-owned');
+          break;
+        case 'quit':
+          say('bye');
+          await Promise.resolve(lib.close && lib.close()).catch(() => {});
+          process.exit(0);
+          break;
+        default:
+          say('error unknown request ' + oneLine(cmd));
+      }
+    } catch (e) {
+      say('error ' + errorText(e));
+    }
+  }
+
+  /* requests are answered in order, one at a time */
+  rl.on('line', (raw) => {
+    const words = raw.split(' ').filter(Boolean);
+    if (words.length) chain = chain.then(() => handle(words));
+  });
+  rl.on('close', () => chain.then(() => process.exit(0)));
+}
+
+/*
+ * Hold a lock through a library's `using(routine)`: the form its README
+ * recommends, the one that extends the lease while the routine runs and tells
+ * it through an AbortSignal when the lease is lost. start(routine) calls the
+ * library's using. Returns the handle to release later; the promise resolves
+ * when the routine is entered (held) and rejects when the acquire failed.
+ */
+function holdWith(start, ctx) {
+  let letGo;
+  const done = new Promise((resolve) => { letGo = resolve; });
+  let entered;
+  const held = new Promise((resolve) => { entered = resolve; });
+  const run = start(async (signal) => {
+    if (signal) {
+      signal.addEventListener('abort', () =>
+        ctx.lost('the library aborted the routine: ' + errorText(signal.error || signal.reason)));
+    }
+    entered(true);
+    await done;
+  });
+  /* the acquire failed (run rejects before the routine), or the routine was entered */
+  const outcome = Promise.race([held, run.then(() => false)]);
+  return {
+    held: outcome,
+    run,
+    async release() {
+      letGo();
+      await run;
+    },
+  };
+}
+
+/* true when @fn succeeds, false when it throws an @ErrorClass (the library's
+ * "not yours any more"); any other error goes on up. */
+async function falseOn(ErrorClass, fn) {
+  try {
+    await fn();
+    return true;
+  } catch (e) {
+    if (e instanceof ErrorClass) return false;
+    throw e;
+  }
+}
+
+module.exports = { serve, holdWith, errorText, makeRedis, versionOf, falseOn };
