@@ -131,7 +131,7 @@ Test(matrix, a_skipped_cell_fails_the_check, .init = mktmp)
 	snprintf(out, sizeof(out), "%s/m", tmpdir);
 	snprintf(out2, sizeof(out2), "%s/m2", tmpdir);
 	setenv("LOCKBENCH_CLOCK_SHIM", "/nonexistent/libfakeclock.so", 1);
-	const char *args[] = { "matrix", "--scenarios", "redlock-clock-jump", "--check",
+	const char *args[] = { "matrix", "--scenarios", "redlock-clock-jump", "--strategies", "redlock", "--check",
 			       "--no-report", "--out", out, NULL };
 	cr_assert_eq(lb(args), 1, "--check passed a cell it never ran:\n%s", slurp("output"));
 	const char *o = slurp("output");
@@ -141,7 +141,7 @@ Test(matrix, a_skipped_cell_fails_the_check, .init = mktmp)
 	const char *md = slurp("m/matrix.md");
 	cr_assert(strstr(md, "⚠ skipped: redlock-clock-jump moves a server's clock"), "%s", md);
 	cr_assert(strstr(md, "1 cell skipped"), "%s", md);
-	const char *allowed[] = { "matrix", "--scenarios", "redlock-clock-jump", "--check",
+	const char *allowed[] = { "matrix", "--scenarios", "redlock-clock-jump", "--strategies", "redlock", "--check",
 				  "--allow-skipped", "--no-report", "--out", out2, NULL };
 	cr_assert_eq(lb(allowed), 0, "%s", slurp("output"));
 }
