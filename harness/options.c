@@ -110,7 +110,11 @@ const struct lock_strategy *lb_strategy_or_usage(const char *name)
 
 	if (s)
 		return s;
-	lb_errorf("unknown strategy '%s'; valid strategies:", name);
+	const char *near = lb_strategy_nearest(name);
+	if (near)
+		lb_errorf("unknown strategy '%s'; did you mean '%s'? valid strategies:", name, near);
+	else
+		lb_errorf("unknown strategy '%s'; valid strategies:", name);
 	for (size_t i = 0; i < lb_strategy_count(); i++)
 		fprintf(stderr, "  %s\n", lb_strategy_at(i)->name);
 	return NULL;

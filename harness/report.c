@@ -142,10 +142,22 @@ static void release_words(FILE *f, const struct lb_run_files *rf, const struct l
 	case LB_OUT_FOREIGN:
 		h = holder_at(rf, a->key, a->client, a->release_ns);
 		fprintf(f, " Its release at %.3f s deleted ", sec(a->release_ns));
-		if (h)
-			fprintf(f, "client %d's lock (taken at %.3f s), letting the next client in beside it.",
-				h->client, sec(h->enter_ns));
-		else
+		if (h) {
+			/* did the deletion let anyone in while h was still inside? */
+			const struct lb_section *in = NULL;
+			int64_t hexit = exit_of(rf, h);
+			for (size_t i = 0; i < rf->n && rf->sec[i].enter_ns < hexit && !in; i++)
+				if (rf->sec[i].key == a->key && rf->sec[i].client != h->client &&
+				    rf->sec[i].enter_ns >= a->release_ns)
+					in = &rf->sec[i];
+			fprintf(f, "client %d's lock (taken at %.3f s)", h->client, sec(h->enter_ns));
+			if (in)
+				fprintf(f, ", which let client %d in beside it at %.3f s.", in->client,
+					sec(in->enter_ns));
+			else
+				fprintf(f, "; nobody else came in before client %d left at %.3f s.",
+					h->client, sec(hexit));
+		} else
 			fprintf(f, "another client's lock.");
 		break;
 	case LB_OUT_LOST:
@@ -167,25 +179,86 @@ static void release_words(FILE *f, const struct lb_run_files *rf, const struct l
 struct chain {
 	int count;
 	uint64_t foreign;
+	int64_t from;   /* the incident it continues */
 	int64_t until;
 };
 
-static void end_chain(FILE *f, struct chain *c)
+struct story;
+static FILE *story_begin(struct story *st, int64_t t);
+static void story_end(struct story *st, FILE *m);
+
+static void end_chain(struct story *st, struct chain *c)
 {
-	if (c->count > 0)
+	if (c->count > 0) {
+		FILE *f = story_begin(st, c->from);
 		fprintf(f, "- **It went on:** %d more time%s until %.3f s a client came in while another "
 			   "was still inside%s.\n", c->count, c->count == 1 ? "" : "s", sec(c->until),
 			c->foreign ? ", each release deleting the lock of the client that had just come "
 				     "in (a cascade of foreign releases)" : "");
+		story_end(st, f);
+	}
 	c->count = 0;
 	c->foreign = 0;
+}
+
+/* The incidents of a run, each told in its own bullet, kept until all are
+ * found so that they are printed in time order (they are found strategy by
+ * strategy of detection: overlaps, late foreign releases, deaths). */
+struct story_item {
+	int64_t t;      /* when it happened: the order of the story */
+	size_t seq;     /* the order found, for ties */
+	char *text;
+	size_t len;
+};
+
+struct story {
+	struct story_item *v;
+	size_t n, cap;
+	FILE *direct;   /* when memory ran out: written at once, unsorted */
+};
+
+/* A stream for the next bullet, told at @t; story_end files it. */
+static FILE *story_begin(struct story *st, int64_t t)
+{
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? 2 * st->cap : 16;
+		struct story_item *v = realloc(st->v, cap * sizeof(*v));
+		if (!v)
+			return st->direct;
+		st->v = v;
+		st->cap = cap;
+	}
+	struct story_item *it = &st->v[st->n];
+	*it = (struct story_item){ .t = t, .seq = st->n };
+	FILE *m = open_memstream(&it->text, &it->len);
+	return m ? m : st->direct;
+}
+
+static void story_end(struct story *st, FILE *m)
+{
+	if (m == st->direct)
+		return;
+	if (fclose(m) == 0 && st->v[st->n].text)
+		st->n++;
+	else
+		free(st->v[st->n].text);
+}
+
+static int story_cmp(const void *pa, const void *pb)
+{
+	const struct story_item *a = pa, *b = pb;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
 {
 	int found = 0, written = 0, skipped = 0;
 	double lost = lb_summary_num(&rf->sum, "lost_updates", 0);
-	struct chain chain = { 0, 0, 0 };
+	struct chain chain = { 0 };
+	struct story st = { .direct = f };
+	FILE *o = NULL; /* the bullet being written */
 	int64_t window_end = -1;
 
 	for (size_t i = 0; i < rf->n; i++) {
@@ -208,31 +281,29 @@ int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
 			window_end = aexit > window_end ? aexit : window_end;
 			continue;
 		}
-		end_chain(f, &chain);
+		end_chain(&st, &chain);
 		window_end = aexit;
 		found++;
-		if (written >= max) {
-			skipped++;
-			continue;
-		}
-		written++;
 		const struct lb_section *b = &rf->sec[first];
-		fprintf(f, "- **%.3f s: client %d and client %d inside at once.** Client %d acquired the "
+		chain.from = b->enter_ns; /* its sequel is told right after it */
+		o = story_begin(&st, b->enter_ns);
+		fprintf(o, "- **%.3f s: client %d and client %d inside at once.** Client %d acquired the "
 			   "lock at %.3f s", sec(b->enter_ns), a->client, b->client, a->client,
 			sec(a->enter_ns));
 		if (rf->ttl_ms > 0 && aexit > a->enter_ns + rf->ttl_ms * LB_NS_PER_MS)
-			fprintf(f, " with a %.1f s lease, which expired at %.3f s while it was still inside",
+			fprintf(o, " with a %.1f s lease, which expired at %.3f s while it was still inside",
 				(double)rf->ttl_ms / 1000, sec(a->enter_ns + rf->ttl_ms * LB_NS_PER_MS));
-		fprintf(f, ".");
-		causes(f, rf, a->client, a->enter_ns, aexit);
-		fprintf(f, " Client %d acquired at %.3f s", b->client, sec(b->enter_ns));
+		fprintf(o, ".");
+		causes(o, rf, a->client, a->enter_ns, aexit);
+		fprintf(o, " Client %d acquired at %.3f s", b->client, sec(b->enter_ns));
 		if (others > 1)
-			fprintf(f, ", and %zu more sections of other clients began", others - 1);
-		fprintf(f, " before client %d left at %.3f s.", a->client, sec(aexit));
-		release_words(f, rf, a);
-		fprintf(f, "\n");
+			fprintf(o, ", and %zu more sections of other clients began", others - 1);
+		fprintf(o, " before client %d left at %.3f s.", a->client, sec(aexit));
+		release_words(o, rf, a);
+		fprintf(o, "\n");
+		story_end(&st, o);
 	}
-	end_chain(f, &chain);
+	end_chain(&st, &chain);
 	/* foreign releases made after the releaser had left (check-then-delete) */
 	for (size_t i = 0; i < rf->n; i++) {
 		const struct lb_section *a = &rf->sec[i];
@@ -242,19 +313,16 @@ int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
 		if (h && h->enter_ns < a->exit_ns)
 			continue; /* told above, as an overlap */
 		found++;
-		if (written >= max) {
-			skipped++;
-			continue;
-		}
-		written++;
-		fprintf(f, "- **%.3f s: client %d deleted another client's lock.** It left its section "
+		o = story_begin(&st, a->release_ns);
+		fprintf(o, "- **%.3f s: client %d deleted another client's lock.** It left its section "
 			   "at %.3f s and released at %.3f s.", sec(a->release_ns), a->client,
 			sec(a->exit_ns), sec(a->release_ns));
-		causes(f, rf, a->client, a->exit_ns, a->release_ns);
+		causes(o, rf, a->client, a->exit_ns, a->release_ns);
 		if (h)
-			fprintf(f, " By then client %d held the lock (since %.3f s); the release deleted it.",
+			fprintf(o, " By then client %d held the lock (since %.3f s); the release deleted it.",
 				h->client, sec(h->enter_ns));
-		fprintf(f, "\n");
+		fprintf(o, "\n");
+		story_end(&st, o);
 	}
 	/* deaths */
 	for (size_t i = 0; i < rf->n; i++) {
@@ -270,19 +338,29 @@ int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
 		if (next >= 0 && (double)(next - death) < 0.25e9)
 			continue; /* came back at once: nothing to tell */
 		found += next < 0;
-		if (written >= max) {
-			skipped++;
-			continue;
-		}
-		written++;
-		fprintf(f, "- **%.3f s: client %d died holding the lock.**", sec(death), a->client);
+		o = story_begin(&st, death);
+		fprintf(o, "- **%.3f s: client %d died holding the lock.**", sec(death), a->client);
 		if (next < 0)
-			fprintf(f, " Nobody acquired it again before the run ended %.1f s later: the lock "
+			fprintf(o, " Nobody acquired it again before the run ended %.1f s later: the lock "
 				   "was orphaned (deadlock).\n", rf->elapsed_s - sec(death));
 		else
-			fprintf(f, " Client %d acquired it again at %.3f s, %.2f s later.\n", who,
+			fprintf(o, " Client %d acquired it again at %.3f s, %.2f s later.\n", who,
 				sec(next), sec(next - death));
+		story_end(&st, o);
 	}
+	/* told in time order, the first @max of them */
+	if (st.n)
+		qsort(st.v, st.n, sizeof(*st.v), story_cmp);
+	for (size_t i = 0; i < st.n; i++) {
+		if (written < max) {
+			fwrite(st.v[i].text, 1, st.v[i].len, f);
+			written++;
+		} else {
+			skipped++;
+		}
+		free(st.v[i].text);
+	}
+	free(st.v);
 	if (skipped)
 		fprintf(f, "- ... and %d more incident%s (see the timeline and history.csv).\n", skipped,
 			skipped == 1 ? "" : "s");

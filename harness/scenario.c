@@ -150,6 +150,17 @@ static bool known_strategy(const char *name)
 	return lb_strategy_find(name) || (strchr(name, '@') && !strchr(name, '/'));
 }
 
+/* " (did you mean 'token-lua'?)" for a near miss, else @otherwise. */
+static const char *hint(const char *name, const char *otherwise, char *buf, size_t len)
+{
+	const char *near = lb_strategy_nearest(name);
+
+	if (!near)
+		return otherwise;
+	snprintf(buf, len, " (did you mean '%s'?)", near);
+	return buf;
+}
+
 static int on_scenario(struct parser *p, const char *name, const char *v)
 {
 	struct lb_scenario *sc = p->sc;
@@ -164,15 +175,20 @@ static int on_scenario(struct parser *p, const char *name, const char *v)
 		strcpy(sc->summary, v);
 	} else if (!strcmp(name, "only")) {
 		/* A list may go on over indented lines: they add to it. */
-		size_t used = p->continued ? strlen(sc->only) : 0;
+		if (!p->continued)
+			sc->only[0] = '\0';
+		size_t used = strlen(sc->only);
 		if (used + 1 + strlen(v) >= sizeof(sc->only))
 			return fail(p, "only: list too long");
-		char buf[256], *save = NULL;
-		strcpy(buf, v);
-		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		char buf[256], h[96], *save = NULL;
+		snprintf(buf, sizeof(buf), "%s", v);
+		/* kept as NAME,NAME (no spaces, no empty entries), as `list` shows it */
+		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
 			if (!known_strategy(t))
-				return fail(p, "only: unknown strategy '%s'", t);
-		snprintf(sc->only + used, sizeof(sc->only) - used, "%s%s", used ? "," : "", v);
+				return fail(p, "only: unknown strategy '%s'%s", t, hint(t, "", h, sizeof(h)));
+			used = strlen(sc->only);
+			snprintf(sc->only + used, sizeof(sc->only) - used, "%s%s", used ? "," : "", t);
+		}
 	} else if (!strcmp(name, "probabilistic")) {
 		if (!get_bool(v, &sc->probabilistic))
 			return fail(p, "probabilistic: expected yes or no, got '%s'", v);
@@ -364,8 +380,10 @@ static int on_expect(struct parser *p, const char *name, const char *v)
 	struct lb_scenario *sc = p->sc;
 	int c = lb_class_parse(v);
 
+	char h[96];
 	if (!known_strategy(name))
-		return fail(p, "[expect]: unknown strategy '%s' (see lockbench list)", name);
+		return fail(p, "[expect]: unknown strategy '%s'%s", name,
+			    hint(name, " (see lockbench list)", h, sizeof(h)));
 	if (c < 0 || c == LB_CLASS_INCONCLUSIVE)
 		return fail(p, "[expect] %s: expected safe, contained, overlap, foreign-release, "
 			    "deadlock or unavailable, got '%s'%s", name, v, c < 0 ? "" :
@@ -598,7 +616,19 @@ int lb_scenario_parse_text(const char *text, const char *path, struct lb_scenari
 			p.lines[p.n_lines++] = start;
 			start = s + 1;
 		}
-	rc = ini_parse_string(text, handler, &p);
+	/* inih reads a header without its ']' as an error but goes on, so the
+	 * next key would be blamed: name the header's own line instead. */
+	rc = 0;
+	for (int i = 0; i < p.n_lines && !rc; i++) {
+		const char *t = skip_ws(p.lines[i]);
+		if (*t == '[' && !strchr(t, ']')) {
+			p.line = i + 1;
+			fail(&p, "section header '%.60s' has no closing ']'", t);
+			rc = i + 1;
+		}
+	}
+	if (!rc)
+		rc = ini_parse_string(text, handler, &p);
 	if (rc > 0 && !p.err[0])
 		snprintf(p.err, sizeof(p.err), "expected [section], key = value, or a comment");
 	if (rc > 0 && !p.err_line)

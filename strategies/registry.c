@@ -14,6 +14,7 @@
  *     add its expected clauses there (TTL? owner release? foreign release?).
  *  5. Add docs/strategies/<name>.md and its [expect] line in every scenario.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "adapter.h"
@@ -73,6 +74,49 @@ const struct lock_strategy *lb_strategy_find(const char *name)
 	if (!strncmp(name, "exec:", 5))
 		return lb_adapter_exec(name);
 	return lb_adapter_find(name);
+}
+
+/* Edit distance between @a and @b, ignoring case and counting '_' and ' ' as
+ * '-', capped at 3 (all a suggestion needs). */
+static int distance(const char *a, const char *b)
+{
+	enum { MAX = 64 };
+	size_t la = strlen(a), lb = strlen(b);
+	int row[MAX + 1];
+
+	if (la > MAX || lb > MAX)
+		return 3;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int ca = a[i - 1] == '_' || a[i - 1] == ' ' ? '-' : tolower((unsigned char)a[i - 1]);
+			int up = row[j], best = diag + (ca != b[j - 1]);
+			best = up + 1 < best ? up + 1 : best;
+			best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb] < 3 ? row[lb] : 3;
+}
+
+const char *lb_strategy_nearest(const char *name)
+{
+	const char *best = NULL;
+	int best_d = 3;
+
+	for (size_t i = 0; name && i < lb_strategy_count(); i++) {
+		const char *n = lb_strategy_at(i)->name;
+		int d = distance(name, n);
+		if (d < best_d || (d == best_d && best && strlen(n) < strlen(best) && d < 3)) {
+			best_d = d;
+			best = n;
+		}
+	}
+	return best_d <= 2 ? best : NULL;
 }
 
 bool lb_strategy_is_external(const struct lock_strategy *s)

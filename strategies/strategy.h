@@ -112,6 +112,9 @@ const struct lock_strategy *lb_strategy_at(size_t i);
 /* NULL when no strategy has that name. "exec:PATH" makes (once) an external
  * strategy of the program at PATH. */
 const struct lock_strategy *lb_strategy_find(const char *name);
+/* The strategy whose name is closest to @name (case, '_' for '-', up to two
+ * letters wrong), for a "did you mean" hint; NULL when none is that close. */
+const char *lb_strategy_nearest(const char *name);
 /* Is @s an external strategy (a library adapter or exec:PATH)? */
 bool lb_strategy_is_external(const struct lock_strategy *s);
 

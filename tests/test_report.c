@@ -107,6 +107,48 @@ Test(report, violation_paragraphs_match_the_history)
 	free(text);
 }
 
+/* Incidents are told in time order, whatever found them first, and a foreign
+ * release that let nobody in does not say it did (issue: a 3.529 s bullet
+ * was printed before a 3.508 s one). */
+Test(report, incidents_are_told_in_time_order)
+{
+	static struct lb_section sec[] = {
+		/* client 2 leaves, then deletes client 0's lock at 0.9 s (check-then-delete) */
+		{ .client = 2, .key = 0, .enter_ns = 500 * MS, .exit_ns = 600 * MS,
+		  .release_ns = 900 * MS, .outcome = LB_OUT_FOREIGN, .fence = -1 },
+		{ .client = 0, .key = 0, .enter_ns = 700 * MS, .exit_ns = 1000 * MS,
+		  .release_ns = 1001 * MS, .outcome = LB_OUT_LOST, .fence = -1 },
+		/* client 1 outlives its lease; client 2 comes in at 2.6 s */
+		{ .client = 1, .key = 0, .enter_ns = 1500 * MS, .exit_ns = 3000 * MS,
+		  .release_ns = 3000 * MS, .outcome = LB_OUT_FOREIGN, .fence = -1 },
+		{ .client = 2, .key = 0, .enter_ns = 2600 * MS, .exit_ns = 3500 * MS,
+		  .release_ns = 3501 * MS, .outcome = LB_OUT_LOST, .fence = -1 },
+	};
+	struct lb_run_files rf = { .sec = sec, .n = 4, .clients = 3, .keys = 1, .ttl_ms = 1000,
+				   .elapsed_s = 4 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_eq(lb_report_violations(f, &rf, 10), 2);
+	fclose(f);
+	const char *late = strstr(text, "0.900 s: client 2 deleted another client's lock");
+	const char *both = strstr(text, "2.600 s: client 1 and client 2 inside at once");
+	cr_assert(late && both, "%s", text);
+	cr_assert(late < both, "the 0.9 s incident must be told first:\n%s", text);
+	cr_assert(strstr(text, "deleted client 2's lock (taken at 2.600 s); nobody else came in "
+			       "before client 2 left at 3.500 s"), "%s", text);
+	cr_assert_null(strstr(text, "beside it"), "%s", text);
+	free(text);
+	/* with max 1, the first in time is the one told */
+	text = NULL;
+	f = open_memstream(&text, &len);
+	lb_report_violations(f, &rf, 1);
+	fclose(f);
+	cr_assert(strstr(text, "0.900 s: client 2 deleted") && strstr(text, "1 more incident"), "%s", text);
+	free(text);
+}
+
 Test(report, an_orphaned_lock_is_told)
 {
 	static struct lb_section sec[] = {

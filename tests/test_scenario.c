@@ -112,6 +112,23 @@ Test(scenario, errors_name_the_line)
 	fails_at("[scenario]\ndescription = a\n  b\n  c\ncolour = red\n", 5, "unknown key 'colour'");
 	fails_at("[run]\nclients = 3\n  4\n", 3, "clients: the value goes on over an indented line");
 	fails_at("[scenario]\nonly = redlock,\n  bogus\n", 3, "unknown strategy 'bogus'");
+	/* a header without its ']' is blamed on its own line, not the next key */
+	fails_at("[scenario\nsummary = s\n", 1, "section header '[scenario' has no closing ']'");
+	fails_at("[run]\nclients = 2\n\n  [fault f\naction = kill\n", 4, "has no closing ']'");
+	/* a near miss names the strategy meant */
+	fails_at("[scenario]\nonly = token_lua\n", 2, "unknown strategy 'token_lua' (did you mean 'token-lua'?)");
+	fails_at("[expect]\nRedlok = safe\n", 2, "unknown strategy 'Redlok' (did you mean 'redlock'?)");
+}
+
+/* The strategy a near miss meant, and none for a name nothing resembles. */
+Test(scenario, a_near_miss_suggests_the_strategy)
+{
+	cr_assert_str_eq(lb_strategy_nearest("token_lua"), "token-lua");
+	cr_assert_str_eq(lb_strategy_nearest("SET_NX_PX"), "set-nx-px");
+	cr_assert_str_eq(lb_strategy_nearest("redlok"), "redlock");
+	cr_assert_str_eq(lb_strategy_nearest("setnx-expir"), "setnx-expire");
+	cr_assert_null(lb_strategy_nearest("xyz"));
+	cr_assert_null(lb_strategy_nearest(""));
 }
 
 /* An `only` list over several lines keeps every line (failover's did not once). */
@@ -124,6 +141,9 @@ Test(scenario, only_list_spans_lines)
 	cr_assert(lb_scenario_applies(&sc, "fenced"));
 	cr_assert(lb_scenario_applies(&sc, "renewal"));
 	cr_assert_not(lb_scenario_applies(&sc, "redlock"));
+	/* kept as `list` shows it: no spaces, no empty entries (a line ending in
+	 * ',' before one opening with ',' once showed as ",,") */
+	cr_assert_str_eq(sc.only, "setnx,token-lua,fenced,renewal");
 }
 
 Test(scenario, fault_errors)
