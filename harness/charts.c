@@ -46,17 +46,41 @@ int lb_gnuplot(const char *dir, const char *script)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : LB_ESYS;
 }
 
-/* PNG first (before the plot command), then the same plot as SVG. */
-static void png(FILE *gp, const char *name, int w, int h)
+static double chart_scale = 1.0;
+
+int lb_chart_set_scale(double scale)
 {
-	fprintf(gp, "set terminal pngcairo noenhanced size %d,%d font 'DejaVu Sans,10'\nset output '%s.png'\n",
-		w, h, name);
+	if (!(scale >= 0.5 && scale <= 4))
+		return LB_EINVAL;
+	chart_scale = scale;
+	return 0;
 }
 
-static void svg(FILE *gp, const char *name, int w, int h)
+int lb_chart_scale_arg(const char *arg)
 {
-	fprintf(gp, "set terminal svg noenhanced size %d,%d dynamic font 'DejaVu Sans,10'\nset output '%s.svg'\n"
-		    "replot\nunset output\n", w, h, name);
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || lb_chart_set_scale(v) < 0) {
+		lb_errorf("--chart-scale '%s': expected a factor from 0.5 to 4 (2: twice the size "
+			  "and the fonts, for slides)", arg);
+		return LB_EINVAL;
+	}
+	return 0;
+}
+
+void lb_chart_png(FILE *gp, const char *name, int w, int h)
+{
+	fprintf(gp, "set terminal pngcairo noenhanced size %d,%d font 'DejaVu Sans,10' fontscale %.2f "
+		    "linewidth %.2f\nset pointsize %.2f\nset output '%s.png'\n", (int)(w * chart_scale),
+		(int)(h * chart_scale), chart_scale, chart_scale, chart_scale, name);
+}
+
+void lb_chart_svg(FILE *gp, const char *name, int w, int h)
+{
+	fprintf(gp, "set terminal svg noenhanced size %d,%d dynamic font 'DejaVu Sans,10' fontscale %.2f "
+		    "linewidth %.2f\nset output '%s.svg'\nreplot\nunset output\n",
+		(int)(w * chart_scale), (int)(h * chart_scale), chart_scale, chart_scale, name);
 }
 
 static double s_of(int64_t ns)
@@ -74,12 +98,32 @@ static int64_t first_violation(const struct lb_run_files *rf)
 	return -1;
 }
 
+/* The label of a fault on the timeline: what, to whom, and for a partition
+ * the nodes cut off ("partition c0 | n3,n4"). */
+static void event_label(const struct lb_event *ev, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%s", lb_event_name(ev->kind));
+
+	if (ev->client >= 0)
+		n += snprintf(out + n, len - (size_t)n, " c%d", ev->client);
+	else if (ev->node >= 0)
+		n += snprintf(out + n, len - (size_t)n, " n%d", ev->node);
+	if (ev->kind == LB_EV_PARTITION && ev->value > 0) {
+		const char *sep = " | n";
+		for (int b = 0; b < 63 && (size_t)n < len; b++)
+			if (ev->value & (INT64_C(1) << b)) {
+				n += snprintf(out + n, len - (size_t)n, "%s%d", sep, b);
+				sep = ",n";
+			}
+	}
+}
+
 static int write_timeline(const struct lb_run_files *rf)
 {
 	size_t from = 0, to = rf->n;
 	int64_t t0 = 0;
 	char title[200], window[80] = "";
-	struct lb_outfile d = { 0 }, o = { 0 }, m = { 0 }, gp = { 0 };
+	struct lb_outfile d = { 0 }, o = { 0 }, m = { 0 }, r = { 0 }, gp = { 0 };
 	int rc = 0;
 
 	if (rf->n > TIMELINE_MAX) {
@@ -92,14 +136,18 @@ static int write_timeline(const struct lb_run_files *rf)
 	}
 	if (lb_outfile_open(&d, rf->dir, "timeline-sections.dat", true) < 0 ||
 	    lb_outfile_open(&o, rf->dir, "timeline-overlaps.dat", true) < 0 ||
-	    lb_outfile_open(&m, rf->dir, "timeline-marks.dat", true) < 0) {
+	    lb_outfile_open(&m, rf->dir, "timeline-marks.dat", true) < 0 ||
+	    lb_outfile_open(&r, rf->dir, "timeline-releasing.dat", true) < 0) {
 		lb_outfile_close(&d);
 		lb_outfile_close(&o);
+		lb_outfile_close(&m);
 		return LB_ESYS;
 	}
 	fprintf(d.f, "# client enter_s length_s (one critical section)\n");
 	fprintf(o.f, "# client from_s length_s (while another client was inside too)\n");
 	fprintf(m.f, "# time_s client kind (1 lease expired, 2 killed, 3 foreign release, 4 lost)\n");
+	fprintf(r.f, "# client exit_s length_s (out of its section, its release not done: the lock "
+		     "is still its own)\n");
 	for (size_t i = from; i < to; i++) {
 		const struct lb_section *s = &rf->sec[i];
 		int64_t exit = lb_section_exit(s, (int64_t)(rf->elapsed_s * 1e9));
@@ -121,41 +169,35 @@ static int write_timeline(const struct lb_run_files *rf)
 			fprintf(m.f, "%.6f %d 1\n", s_of(s->enter_ns + rf->ttl_ms * LB_NS_PER_MS), s->client);
 		if (s->outcome == LB_OUT_KILLED)
 			fprintf(m.f, "%.6f %d 2\n", s_of(exit), s->client);
+		/* a release that takes longer than a millisecond (a partition, a
+		 * slow node) holds the lock after the section: drawn, not idle */
+		if (s->release_ns > exit + LB_NS_PER_MS)
+			fprintf(r.f, "%d %.6f %.6f\n", s->client, s_of(exit), s_of(s->release_ns - exit));
 		if (s->outcome == LB_OUT_FOREIGN && s->release_ns >= 0)
 			fprintf(m.f, "%.6f %d 3\n", s_of(s->release_ns), s->client);
 		if (s->outcome == LB_OUT_LOST && s->release_ns >= 0)
 			fprintf(m.f, "%.6f %d 4\n", s_of(s->release_ns), s->client);
 	}
 	fprintf(m.f, "\n");
-	rc |= lb_outfile_close(&d) | lb_outfile_close(&o) | lb_outfile_close(&m);
+	rc |= lb_outfile_close(&d) | lb_outfile_close(&o) | lb_outfile_close(&m) |
+	      lb_outfile_close(&r);
 	if (rc < 0 || lb_outfile_open(&gp, rf->dir, "timeline.gp", true) < 0)
 		return LB_ESYS;
 	const char *strategy = lb_summary_get(&rf->sum, "strategy");
 	const char *scenario = lb_summary_get(&rf->sum, "scenario");
-	snprintf(title, sizeof(title), "%s under %s: who was inside when%s", strategy ? strategy : "?",
+	snprintf(title, sizeof(title), "%s under %s: who was inside when (seconds since the start)%s", strategy ? strategy : "?",
 		 scenario ? scenario : "?", window);
 	fprintf(gp.f, "# lockbench timeline: edit and re-render with `gnuplot timeline.gp`\n"
-		    "set title \"%s\"\nset xlabel 'seconds since the start of the run'\n"
+		    /* no xlabel: gnuplot draws it over a key below the plot */
+		    "set title \"%s\"\n"
 		    "set yrange [-0.8:%d]\nset ytics (", title, rf->clients);
 	for (int c = 0; c < rf->clients; c++)
 		fprintf(gp.f, "%s\"client %d\" %d", c ? ", " : "", c, c);
 	fprintf(gp.f, ")\nset grid xtics lc rgb '#dddddd'\nset key outside below horizontal\n"
 		    "set style line 1 lc rgb '#4477aa' lw 9\nset style line 2 lc rgb '#cc3311' lw 9\n");
 	int lw = rf->clients > 24 ? 3 : rf->clients > 8 ? 5 : 9;
-	fprintf(gp.f, "set style line 1 lc rgb '#4477aa' lw %d\nset style line 2 lc rgb '#cc3311' lw %d\n",
-		lw, lw);
-	for (size_t e = 0; e < rf->n_ev; e++) {
-		const struct lb_event *ev = &rf->ev[e];
-		char who[32] = "";
-		if (ev->client >= 0)
-			snprintf(who, sizeof(who), " c%d", ev->client);
-		else if (ev->node >= 0)
-			snprintf(who, sizeof(who), " n%d", ev->node);
-		fprintf(gp.f, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc rgb '#777777' dt 2\n",
-			s_of(ev->t_ns), s_of(ev->t_ns));
-		fprintf(gp.f, "set label \"%s%s\" at %.6f, graph %.2f rotate by 90 right font ',8' tc rgb '#555555'\n",
-			lb_event_name(ev->kind), who, s_of(ev->t_ns), 0.98 - 0.4 * (double)(e % 2));
-	}
+	fprintf(gp.f, "set style line 1 lc rgb '#4477aa' lw %d\nset style line 2 lc rgb '#cc3311' lw %d\n"
+		    "set style line 3 lc rgb '#99bbdd' lw %d\n", lw, lw, (lw + 1) / 2);
 	/* The whole run, so that a stretch where nobody got in shows as empty. */
 	double end_s = rf->elapsed_s;
 	for (size_t i = 0; i < rf->n; i++)
@@ -163,16 +205,46 @@ static int write_timeline(const struct lb_run_files *rf)
 			end_s = s_of(rf->sec[i].release_ns);
 	if (!window[0] && end_s > 0)
 		fprintf(gp.f, "set xrange [0:%.3f]\n", end_s);
+	/* Faults as dashed lines, each labelled at the top. Labels of faults
+	 * closer than 1.5 % of the axis (slow and partition at the same
+	 * instant, a node killed and started) step right by a character each,
+	 * so that none is drawn over another. */
+	double near_s = (end_s > 0 ? end_s : 1) * 0.015, cluster_s = -1e9;
+	int in_cluster = 0;
+	for (size_t e = 0; e < rf->n_ev; e++) {
+		const struct lb_event *ev = &rf->ev[e];
+		char label[96];
+		double t = s_of(ev->t_ns);
+		event_label(ev, label, sizeof(label));
+		if (t - cluster_s > near_s) {
+			cluster_s = t;
+			in_cluster = 0;
+		}
+		fprintf(gp.f, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc rgb '#777777' dt 2\n",
+			t, t);
+		fprintf(gp.f, "set label \"%s\" at %.6f, graph 0.98 rotate by 90 right offset character %.1f,0 "
+			    "font ',8' tc rgb '#555555'\n", label, t, 1.3 + 1.8 * in_cluster++);
+	}
 	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40);
 	h = h < 300 ? 300 : h;
-	png(gp.f, "timeline", 1200, h);
-	fprintf(gp.f, "plot 'timeline-sections.dat' using 2:1:3:(0) with vectors nohead ls 1 title 'inside', \\\n"
-		    "     'timeline-overlaps.dat' using 2:1:3:(0) with vectors nohead ls 2 title 'two or more inside', \\\n"
-		    "     'timeline-marks.dat' using ($3==1?$1:1/0):2 with points pt 2 ps 1.4 lc rgb 'black' title 'lease expired (enter + TTL)', \\\n"
-		    "     '' using ($3==2?$1:1/0):2 with points pt 7 ps 1.3 lc rgb '#aa0000' title 'killed', \\\n"
-		    "     '' using ($3==3?$1:1/0):2 with points pt 9 ps 1.5 lc rgb '#ee7733' title 'deleted another client''s lock', \\\n"
-		    "     '' using ($3==4?$1:1/0):2 with points pt 6 ps 1.2 lc rgb '#777777' title 'release found the lock gone'\n");
-	svg(gp.f, "timeline", 1200, h);
+	lb_chart_png(gp.f, "timeline", 1200, h);
+	/* The data plots carry no titles: the key is drawn from keyentry lines,
+	 * so it is the same for every run, whatever happened in it. */
+	fprintf(gp.f, "plot 'timeline-sections.dat' using 2:1:3:(0) with vectors nohead ls 1 notitle, \\\n"
+		    "     'timeline-releasing.dat' using 2:1:3:(0) with vectors nohead ls 3 notitle, \\\n"
+		    "     'timeline-overlaps.dat' using 2:1:3:(0) with vectors nohead ls 2 notitle, \\\n"
+		    "     'timeline-marks.dat' using ($3==1?$1:1/0):2 with points pt 2 ps 1.4 lc rgb 'black' notitle, \\\n"
+		    "     '' using ($3==2?$1:1/0):2 with points pt 7 ps 1.3 lc rgb '#aa0000' notitle, \\\n"
+		    "     '' using ($3==3?$1:1/0):2 with points pt 9 ps 1.5 lc rgb '#ee7733' notitle, \\\n"
+		    "     '' using ($3==4?$1:1/0):2 with points pt 6 ps 1.2 lc rgb '#777777' notitle, \\\n"
+		    "     keyentry with lines ls 1 title 'inside', \\\n"
+		    "     keyentry with lines ls 2 title 'two or more inside', \\\n"
+		    "     keyentry with lines ls 3 title 'releasing (still holds the lock)', \\\n"
+		    "     keyentry with points pt 2 ps 1.4 lc rgb 'black' title 'lease expired (enter + TTL)', \\\n"
+		    "     keyentry with points pt 7 ps 1.3 lc rgb '#aa0000' title 'killed', \\\n"
+		    "     keyentry with points pt 9 ps 1.5 lc rgb '#ee7733' title 'deleted another client''s lock', \\\n"
+		    "     keyentry with points pt 6 ps 1.2 lc rgb '#777777' title 'release found the lock gone'\n");
+	lb_chart_svg(gp.f, "timeline", 1200, h);
 	rc |= lb_outfile_close(&gp);
 	return rc;
 }
@@ -198,9 +270,9 @@ static int write_latency(const struct lb_run_files *rf)
 	fprintf(gp.f, "set title 'acquire latency: fraction of acquires done within x'\n"
 		    "set logscale x\nset xlabel 'milliseconds (log scale)'\nset ylabel 'fraction of acquires'\n"
 		    "set yrange [0:1.02]\nset grid\nset key off\n");
-	png(gp.f, "latency", 800, 420);
+	lb_chart_png(gp.f, "latency", 800, 420);
 	fprintf(gp.f, "plot 'latency-cdf.dat' using 1:2 with steps lw 2 lc rgb '#4477aa'\n");
-	svg(gp.f, "latency", 800, 420);
+	lb_chart_svg(gp.f, "latency", 800, 420);
 	return lb_outfile_close(&gp);
 }
 
@@ -225,11 +297,12 @@ static int write_fairness(const struct lb_run_files *rf)
 		return LB_ESYS;
 	fprintf(gp.f, "set title 'critical sections per client (Jain fairness %s)'\n"
 		    "set xlabel 'client'\nset ylabel 'sections'\nset style fill solid 0.8\n"
-		    "set boxwidth 0.7\nset yrange [0:*]\nset xtics 1\nset key off\nset grid ytics\n",
-		jain ? jain : "?");
-	png(gp.f, "fairness", 800, 380);
+		    "set boxwidth 0.7\nset yrange [0:*]\nset key off\nset grid ytics\n"
+		    "set xrange [-0.5:%d.5]\nset xtics %s\n", /* only the clients there are */
+		jain ? jain : "?", rf->clients - 1, rf->clients <= 32 ? "1" : "autofreq");
+	lb_chart_png(gp.f, "fairness", 800, 380);
 	fprintf(gp.f, "plot 'fairness.dat' using 1:2 with boxes lc rgb '#4477aa'\n");
-	svg(gp.f, "fairness", 800, 380);
+	lb_chart_svg(gp.f, "fairness", 800, 380);
 	return lb_outfile_close(&gp);
 }
 

@@ -39,7 +39,8 @@ struct tally {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: lockbench chaos [--scenario NAME] [--strategies a,b] [--seeds K]\n"
-		   "                       [--seed N] [--check] [--allow-skipped] [--out DIR]\n\n"
+		   "                       [--seed N] [--check] [--allow-skipped] [--out DIR]\n"
+		   "                       [--chart-scale X]\n\n"
 		   "Runs a probabilistic scenario (chaos by default) K times (5) per strategy,\n"
 		   "seeds N..N+K-1, each seed drawing its own faults, and reports per strategy the\n"
 		   "share of runs with an overlap, a lost update, a foreign release and a\n"
@@ -111,35 +112,49 @@ static int write_md(const char *out, const struct lb_scenario *sc, struct tally 
 	return lb_outfile_close(&o);
 }
 
-/* Bars of the overlap and lost-update rates with their intervals. */
+/* Four bars per strategy, the same as chaos.md's columns: the share of runs
+ * with an overlap, a lost update, a foreign release and a deadlock, each with
+ * its interval. */
 static int write_chart(const char *out, struct tally *t, size_t n, const char *title)
 {
+	static const char *const what[4] = { "overlap", "lost updates", "foreign release", "deadlock" };
+	static const char *const colour[4] = { "#ee7733", "#cc3311", "#0077bb", "#555555" };
 	struct lb_outfile od, og;
 	if (lb_outfile_open(&od, out, "chaos.dat", true) < 0)
 		return LB_ESYS;
 	FILE *d = od.f;
-	fprintf(d, "# i strategy overlap lo hi lost lo hi\n");
+	fprintf(d, "# i strategy then, for overlap, lost, foreign, deadlock: rate lo hi "
+		   "(rate n/a: no run)\n");
 	for (size_t i = 0; i < n; i++) {
-		double a, b, c, e;
-		wilson(t[i].overlap, t[i].runs, &a, &b);
-		wilson(t[i].lost, t[i].runs, &c, &e);
-		fprintf(d, "%zu %s %.4f %.4f %.4f %.4f %.4f %.4f\n", i, t[i].s->name,
-			t[i].runs ? (double)t[i].overlap / t[i].runs : 0, a, b,
-			t[i].runs ? (double)t[i].lost / t[i].runs : 0, c, e);
+		const int hits[4] = { t[i].overlap, t[i].lost, t[i].foreign, t[i].deadlock };
+		fprintf(d, "%zu %s", i, t[i].s->name);
+		for (int k = 0; k < 4; k++) {
+			double lo, hi;
+			wilson(hits[k], t[i].runs, &lo, &hi);
+			if (t[i].runs)
+				fprintf(d, " %.4f %.4f %.4f", (double)hits[k] / t[i].runs, lo, hi);
+			else
+				fprintf(d, " NaN NaN NaN");
+		}
+		fprintf(d, "\n");
 	}
 	if (lb_outfile_close(&od) < 0 || lb_outfile_open(&og, out, "chaos.gp", true) < 0)
 		return LB_ESYS;
 	FILE *g = og.f;
-	fprintf(g, "set terminal pngcairo noenhanced size %zu,420 font 'DejaVu Sans,10'\nset output 'chaos.png'\n"
-		   "set title '%s: share of runs with a violation (95%% Wilson intervals)'\n"
+	lb_chart_png(g, "chaos", (int)(300 + 120 * n), 440);
+	fprintf(g, "set title '%s: share of runs with each violation (95%% Wilson intervals)'\n"
 		   "set yrange [0:1.05]\nset ylabel 'share of runs'\nset key outside top center horizontal\n"
-		   "set style fill solid 0.8\nset boxwidth 0.35\nset xtics rotate by -30 left\n"
-		   "set xrange [-0.6:%zu.6]\n"
-		   "plot 'chaos.dat' using ($1-0.18):3:xtic(2) with boxes lc rgb '#ee7733' title "
-		   "'overlap', '' using ($1-0.18):3:4:5 with yerrorbars lc rgb 'black' pt -1 notitle, "
-		   "'' using ($1+0.18):6 with boxes lc rgb '#cc3311' title 'lost updates', "
-		   "'' using ($1+0.18):6:7:8 with yerrorbars lc rgb 'black' pt -1 notitle\n",
-		300 + 90 * n, title, n - 1);
+		   "set style fill solid 0.8\nset boxwidth 0.18\nset xtics rotate by -30 left\n"
+		   "set grid ytics\nset xrange [-0.6:%zu.6]\nplot ", title, n - 1);
+	for (int k = 0; k < 4; k++) {
+		double dx = -0.3 + 0.2 * k;
+		int col = 3 + 3 * k;
+		fprintf(g, "%s'chaos.dat' using ($1%+.2f):%d%s with boxes lc rgb '%s' title '%s', "
+			   "'' using ($1%+.2f):%d:%d:%d with yerrorbars lc rgb 'black' pt -1 notitle",
+			k ? ", \\\n     " : "", dx, col, k ? "" : ":xtic(2)", colour[k], what[k], dx, col,
+			col + 1, col + 2);
+	}
+	fprintf(g, "\n");
 	if (lb_outfile_close(&og) < 0)
 		return LB_ESYS;
 	if (lb_gnuplot(out, "chaos.gp") < 0)
@@ -153,7 +168,7 @@ int lb_cmd_chaos(int argc, char **argv)
 		{ "scenario", required_argument, NULL, 'S' }, { "strategies", required_argument, NULL, 's' },
 		{ "seeds", required_argument, NULL, 'k' }, { "seed", required_argument, NULL, 'n' },
 		{ "check", no_argument, NULL, 'c' }, { "out", required_argument, NULL, 'o' },
-		{ "allow-skipped", no_argument, NULL, 'a' },
+		{ "allow-skipped", no_argument, NULL, 'a' }, { "chart-scale", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *sc_name = "chaos", *list = NULL;
@@ -170,6 +185,12 @@ int lb_cmd_chaos(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'S': sc_name = optarg; break;
+		case 'x':
+			if (lb_chart_scale_arg(optarg) < 0) {
+				free(sc);
+				return 2;
+			}
+			break;
 		case 's': list = optarg; break;
 		case 'k':
 			if (!lb_parse_i64(optarg, 1, MAX_SEEDS, &v)) {

@@ -54,7 +54,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: lockbench matrix [--strategies a,b] [--scenarios x,y] [--repeat K]\n"
 		   "                        [--check] [--allow-skipped] [--seed N] [--out DIR]\n"
-		   "                        [--no-report]\n\n"
+		   "                        [--no-report] [--chart-scale X]\n\n"
 		   "Runs every strategy against every scenario that applies to it, each cell on\n"
 		   "fresh servers, K times (1). Writes DIR/matrix.csv and DIR/matrix.md (default\n"
 		   "DIR: results/matrix/<UTC time>). --check: exit 1 when any repetition of any\n"
@@ -62,7 +62,7 @@ static void usage(FILE *f)
 		   "not run here (skipped, with its reason) unless --allow-skipped. Probabilistic\n"
 		   "scenarios (chaos) are left out unless named: see `lockbench chaos`.\n"
 		   "Each cell's run gets its charts and report.md, the matrix a matrix.png,\n"
-		   "unless --no-report.\n\n"
+		   "unless --no-report; --chart-scale X draws them X times larger (0.5 to 4).\n\n"
 		   "Exit status: 0 done (without --check, differences are results), 1 a check\n"
 		   "failed (a cell differs, or one was skipped) or a runtime failure, 2 usage.\n");
 }
@@ -101,6 +101,7 @@ static int parse(int argc, char **argv, struct matrix *m)
 		{ "seed", required_argument, NULL, 'e' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "no-report", no_argument, NULL, 'n' },
+		{ "chart-scale", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -146,6 +147,10 @@ static int parse(int argc, char **argv, struct matrix *m)
 			break;
 		case 'n':
 			m->no_report = true;
+			break;
+		case 'x':
+			if (lb_chart_scale_arg(optarg) < 0)
+				return LB_EINVAL;
 			break;
 		case 'h':
 			usage(stdout);

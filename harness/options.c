@@ -1,5 +1,6 @@
 #include "adapter.h"
 #include "options.h"
+#include "report.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -14,7 +15,7 @@ enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_CLIENTS, OPT_DURATION, OPT_TTL, OPT_HOLD, OPT_THINK,
 	OPT_KEYS, OPT_WAIT, OPT_ACQ_TIMEOUT, OPT_WORK, OPT_SEED, OPT_OUT, OPT_REDIS, OPT_NODES,
 	OPT_NO_STATUS, OPT_HELP, OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY,
-	OPT_NO_VALIDITY, OPT_MAX_RENEWALS, OPT_DELAYED_RESTARTS, OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG,
+	OPT_NO_VALIDITY, OPT_MAX_RENEWALS, OPT_DELAYED_RESTARTS, OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE,
 };
 
 /* bits of lb_run_opts.given */
@@ -42,6 +43,7 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "scenario", required_argument, NULL, OPT_SCENARIO },
 	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
+	{ "chart-scale", required_argument, NULL, OPT_CHART_SCALE },
 	{ "vary", required_argument, NULL, OPT_VARY },
 	{ "no-validity-check", no_argument, NULL, OPT_NO_VALIDITY },
 	{ "max-renewals", required_argument, NULL, OPT_MAX_RENEWALS },
@@ -95,6 +97,8 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"                         (antirez's delayed restart)\n"
 		"  --no-status            no status line while running\n"
 		"  --no-report            no charts and report.md at the end (see lockbench report)\n"
+		"  --chart-scale X        charts X times the size, fonts and lines (0.5 to 4; 1),\n"
+		"                         e.g. 2 for slides on a projector\n"
 		"  --allow-skipped        exit 0, not 3, when the run cannot happen here\n"
 		"  --adapter-arg ARG      an argument for an external strategy's program, after\n"
 		"                         its path (repeatable; exec:PATH and library adapters,\n"
@@ -368,6 +372,10 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 			break;
 		case OPT_NO_REPORT:
 			cfg->no_report = true;
+			break;
+		case OPT_CHART_SCALE:
+			if (lb_chart_scale_arg(a) < 0)
+				return LB_EINVAL;
 			break;
 		case OPT_HELP:
 			lb_run_opts_usage(stdout, mode);

@@ -33,6 +33,15 @@ void lb_run_files_free(struct lb_run_files *rf);
 /* Run `gnuplot SCRIPT` inside @dir. 0 drawn; LB_ENOTSUP gnuplot missing;
  * LB_ESYS it failed (its messages are in DIR/gnuplot.log). */
 int lb_gnuplot(const char *dir, const char *script);
+/* Every chart's size, fonts and lines times @scale (0.5 to 4; 1 by default),
+ * for slides: --chart-scale. LB_EINVAL outside that range. */
+int lb_chart_set_scale(double scale);
+/* The same from an option's text, with the error printed. */
+int lb_chart_scale_arg(const char *arg);
+/* "set terminal pngcairo ... set output 'NAME.png'" at the chart scale,
+ * before a plot command; lb_chart_svg then draws the same plot as NAME.svg. */
+void lb_chart_png(FILE *gp, const char *name, int w, int h);
+void lb_chart_svg(FILE *gp, const char *name, int w, int h);
 
 /* Write the run's .dat files and .gp scripts and draw them; @drawn says
  * whether gnuplot drew the PNG/SVG files. */

@@ -96,13 +96,12 @@ int lb_report_matrix(const char *dir)
 	for (int i = 0; i < n_sc; i++)
 		fprintf(gp, "%s\"%s\" %d", i ? ", " : "", sc[i], i);
 	int h = 160 + 38 * n_sc, w = 260 + 136 * n_st;
-	fprintf(gp, ")\nset tics scale 0\n"
-		    "set terminal pngcairo noenhanced size %d,%d font 'DejaVu Sans,10'\nset output 'matrix.png'\n"
-		    /* one box per cell: 'with image' needs a full grid, and n/a cells leave holes */
-		    "plot 'matrix-grid.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
-		    "lc palette, '' using 1:2:4 with labels font ',8'\n"
-		    "set terminal svg noenhanced size %d,%d dynamic font 'DejaVu Sans,10'\nset output 'matrix.svg'\n"
-		    "replot\nunset output\n", w, h, w, h);
+	fprintf(gp, ")\nset tics scale 0\n");
+	lb_chart_png(gp, "matrix", w, h);
+	/* one box per cell: 'with image' needs a full grid, and n/a cells leave holes */
+	fprintf(gp, "plot 'matrix-grid.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
+		    "lc palette, '' using 1:2:4 with labels font ',8'\n");
+	lb_chart_svg(gp, "matrix", w, h);
 	if (lb_outfile_close(&og) < 0)
 		return LB_ESYS;
 	int rc = lb_gnuplot(dir, "matrix.gp");

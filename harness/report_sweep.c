@@ -43,24 +43,27 @@ int lb_report_sweep(const char *dir)
 		return LB_ESYS;
 	gp = og.f;
 	static const char *const charts[][4] = {
-		{ "sweep-throughput", "5", "critical sections per second", "" },
-		{ "sweep-p99", "7", "p99 acquire latency (ms)", "set logscale y\n" },
-		{ "sweep-cmds", "8", "Redis commands per section", "" },
-		{ "sweep-violations", "9", "overlapping sections", "" },
+		/* counts start at 0 and reach at least 1: all zeros is a flat line
+		 * on the floor, not a line in the middle of a -1..1 axis */
+		{ "sweep-throughput", "5", "critical sections per second", "set yrange [0:1<*]\n" },
+		{ "sweep-p99", "7", "p99 acquire latency (ms)", "set autoscale y\nset logscale y\n" },
+		{ "sweep-cmds", "8", "Redis commands per section", "set yrange [0:1<*]\n" },
+		{ "sweep-violations", "9", "overlapping sections", "set yrange [0:1<*]\n" },
 	};
 	fprintf(gp, "# lockbench sweep: edit and re-render with `gnuplot sweep.gp`\n"
 		    "set datafile separator ','\nset key outside right\nset grid\nset xlabel '%s'\n"
 		    "set logscale x 2\n", param);
 	for (size_t c = 0; c < 4; c++) {
-		fprintf(gp, "unset logscale y\n%sset title '%s against %s'\nset ylabel '%s'\n"
-			    "set terminal pngcairo noenhanced size 900,420 font 'DejaVu Sans,10'\nset output '%s.png'\nplot ",
-			charts[c][3], charts[c][2], param, charts[c][2], charts[c][0]);
+		fprintf(gp, "unset logscale y\n%sset title '%s against %s'\nset ylabel '%s'\n",
+			charts[c][3], charts[c][2], param, charts[c][2]);
+		lb_chart_png(gp, charts[c][0], 900, 420);
+		fprintf(gp, "plot ");
 		for (int i = 0; i < n; i++)
 			fprintf(gp, "%s'sweep.csv' using (strcol(1) eq '%s' ? $3 : 1/0):(%s$%s%s) "
 				    "with linespoints lw 2 title '%s'", i ? ", \\\n     " : "", names[i],
 				c == 1 ? "" : "", charts[c][1], c == 1 ? "/1000.0" : "", names[i]);
-		fprintf(gp, "\nset terminal svg noenhanced size 900,420 dynamic font 'DejaVu Sans,10'\n"
-			    "set output '%s.svg'\nreplot\nunset output\n", charts[c][0]);
+		fprintf(gp, "\n");
+		lb_chart_svg(gp, charts[c][0], 900, 420);
 	}
 	if (lb_outfile_close(&og) < 0)
 		return LB_ESYS;

@@ -1,5 +1,5 @@
 /*
- * registry.c - every strategy, alphabetical, searched by name.
+ * registry.c - every strategy, in teaching order, searched by name.
  *
  * Adding a strategy: 5 steps.
  *  1. Write strategies/<name>.c (name with '-' spelled '_') opening with a
@@ -9,7 +9,8 @@
  *     is a second ops table in that recipe's file, not a copy of it.
  *  2. Define `const struct lock_strategy lb_strategy_<name>` with designated
  *     initializers; reuse strategies/plumbing.h and lb_base_* for state.
- *  3. Declare it below and add it to `strategies[]`, keeping the order.
+ *  3. Declare it below and add it to `strategies[]` where it belongs in the
+ *     teaching order, and its row at the same place in docs/index.md.
  *  4. The contract suite (tests/test_strategies.c) runs it automatically;
  *     add its expected clauses there (TTL? owner release? foreign release?).
  *  5. Add docs/strategies/<name>.md and its [expect] line in every scenario.
@@ -35,21 +36,24 @@ extern const struct lock_strategy lb_strategy_token_lua;
 extern const struct lock_strategy lb_strategy_wait_replicas;
 extern const struct lock_strategy lb_strategy_watch_multi;
 
+/* In the teaching order of docs/index.md (the order of list, compare and
+ * matrix): the naive recipes first, each fixing the last one's flaw, then
+ * Redlock and the fixes. */
 static const struct lock_strategy *const strategies[] = {
-	&lb_strategy_fair,
-	&lb_strategy_fenced,
-	&lb_strategy_get_del,
 	&lb_strategy_none,
-	&lb_strategy_redlock,
-	&lb_strategy_renewal,
-	&lb_strategy_set_nx_px,
 	&lb_strategy_setnx,
 	&lb_strategy_setnx_expire,
 	&lb_strategy_setnx_expire_as_written,
-	&lb_strategy_setnx_getset,
-	&lb_strategy_token_lua,
-	&lb_strategy_wait_replicas,
+	&lb_strategy_set_nx_px,
+	&lb_strategy_get_del,
 	&lb_strategy_watch_multi,
+	&lb_strategy_token_lua,
+	&lb_strategy_redlock,
+	&lb_strategy_setnx_getset,
+	&lb_strategy_fair,
+	&lb_strategy_fenced,
+	&lb_strategy_renewal,
+	&lb_strategy_wait_replicas,
 };
 
 #define N_RECIPES (sizeof(strategies) / sizeof(strategies[0]))

@@ -105,7 +105,7 @@ struct lock_strategy {
 	bool blind_release;
 };
 
-/* The registry (registry.c): the recipes, alphabetical, then the library
+/* The registry (registry.c): the recipes in teaching order, then the library
  * adapters found in strategies/adapters (adapter.c). */
 size_t lb_strategy_count(void);
 const struct lock_strategy *lb_strategy_at(size_t i);

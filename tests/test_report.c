@@ -78,6 +78,83 @@ Test(report, a_tiny_run_draws_valid_charts, .init = mktmp)
 
 #define MS LB_NS_PER_MS
 
+static char *slurp_file(const char *dir, const char *name)
+{
+	static char buf[65536];
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "%s was not written", path);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+static unsigned png_width(const char *dir, const char *name)
+{
+	unsigned char head[24];
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s was not drawn", path);
+	cr_assert_eq(fread(head, 1, 24, f), 24);
+	fclose(f);
+	return (unsigned)head[16] << 24 | (unsigned)head[17] << 16 | (unsigned)head[18] << 8 | head[19];
+}
+
+/* The timeline's key is the same whatever the run held; a partition names its
+ * nodes; faults at one instant do not share a label position; a release that
+ * hangs is drawn (the client still holds the lock); the fairness chart shows
+ * only the clients there are; --chart-scale makes every chart larger. */
+Test(report, charts_say_the_same_for_every_run, .init = mktmp)
+{
+	static struct lb_section sec[] = {
+		{ .client = 0, .key = 0, .enter_ns = 0, .exit_ns = 700 * MS, .release_ns = 2700 * MS,
+		  .outcome = LB_OUT_RELEASED, .fence = -1 },
+		{ .client = 1, .key = 0, .enter_ns = 2710 * MS, .exit_ns = 2800 * MS,
+		  .release_ns = 2801 * MS, .outcome = LB_OUT_RELEASED, .fence = -1 },
+	};
+	static struct lb_event ev[] = {
+		{ .t_ns = 0, .kind = LB_EV_SLOW, .client = 0, .node = -1, .value = 2000 },
+		{ .t_ns = 0, .kind = LB_EV_PARTITION, .client = 0, .node = -1, .value = (1 << 3) | (1 << 4) },
+		{ .t_ns = 1500 * MS, .kind = LB_EV_NODE_KILL, .client = -1, .node = 2, .value = 0 },
+	};
+	struct lb_run_files rf = { .sec = sec, .n = 2, .ev = ev, .n_ev = 3, .clients = 2,
+				   .keys = 1, .ttl_ms = 5000, .elapsed_s = 3 };
+	bool drawn = false;
+	uint64_t lat_ns = 2 * MS;
+
+	snprintf(rf.dir, sizeof(rf.dir), "%s", tmpdir);
+	lb_hist_add(&rf.lat, lat_ns);
+	cr_assert_eq(lb_charts_run(&rf, &drawn), 0, "see %s/gnuplot.log", tmpdir);
+	cr_assert(drawn);
+	const char *gp = slurp_file(tmpdir, "timeline.gp");
+	static const char *const key[] = { "'inside'", "'two or more inside'",
+					   "'releasing (still holds the lock)'", "'lease expired",
+					   "'killed'", "'deleted another client''s lock'",
+					   "'release found the lock gone'" };
+	for (size_t i = 0; i < sizeof(key) / sizeof(key[0]); i++) {
+		const char *k = strstr(gp, key[i]);
+		cr_assert(k && strstr(k - 60 > gp ? k - 60 : gp, "keyentry"),
+			  "no key entry %s in a run without one:\n%s", key[i], gp);
+	}
+	cr_assert(strstr(gp, "\"partition c0 | n3,n4\""), "%s", gp);
+	cr_assert(strstr(gp, "\"slow c0\" at 0.000000, graph 0.98 rotate by 90 right offset character 1.3,0"), "%s", gp);
+	cr_assert(strstr(gp, "\"partition c0 | n3,n4\" at 0.000000, graph 0.98 rotate by 90 right offset character 3.1,0"), "%s", gp);
+	cr_assert(strstr(slurp_file(tmpdir, "timeline-releasing.dat"), "\n0 0.700000 2.000000\n"),
+		  "the hung release is not drawn");
+	cr_assert(strstr(slurp_file(tmpdir, "fairness.gp"), "set xrange [-0.5:1.5]"));
+	unsigned w1 = png_width(tmpdir, "timeline.png");
+	cr_assert_eq(lb_chart_set_scale(2), 0);
+	cr_assert_eq(lb_charts_run(&rf, &drawn), 0);
+	cr_assert_eq(lb_chart_set_scale(1), 0);
+	cr_assert_eq(png_width(tmpdir, "timeline.png"), 2 * w1, "--chart-scale 2: %u, not 2 x %u",
+		     png_width(tmpdir, "timeline.png"), w1);
+	cr_assert_eq(lb_chart_set_scale(9), LB_EINVAL);
+	cr_assert_eq(lb_chart_set_scale(0.1), LB_EINVAL);
+}
+
 /* Client 1 paused 0.5..4.0 s with a 2 s lease; client 2 gets in at 2.01 s. */
 Test(report, violation_paragraphs_match_the_history)
 {

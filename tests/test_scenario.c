@@ -259,6 +259,35 @@ Test(scenario, every_strategy_and_scenario_has_its_page)
 	}
 }
 
+/* The recipes are registered (and so listed, compared and drawn in the
+ * matrix) in the teaching order of docs/index.md's table. */
+Test(scenario, strategies_come_in_the_teaching_order_of_the_docs)
+{
+	char index_md[PATH_MAX], line[512];
+	size_t next = 0;
+
+	cr_assert(lb_scenario_dir(index_md, sizeof(index_md) - 32));
+	strcat(index_md, "/../docs/index.md");
+	FILE *f = fopen(index_md, "r");
+	cr_assert_not_null(f, "cannot read %s", index_md);
+	while (fgets(line, sizeof(line), f)) {
+		char *a = strstr(line, "](strategies/"), *end;
+		if (strncmp(line, "| [", 3) || !a || !(end = strstr(a, ".md)")))
+			continue;
+		*end = '\0';
+		const char *name = a + strlen("](strategies/");
+		cr_assert_lt(next, lb_strategy_count(), "docs/index.md lists more than the registry");
+		const struct lock_strategy *s = lb_strategy_at(next++);
+		cr_assert_str_eq(s->name, name, "docs/index.md row %zu is %s, the registry's is %s",
+				 next, name, s->name);
+	}
+	fclose(f);
+	cr_assert_gt(next, 0, "no strategy table found in %s", index_md);
+	/* every recipe has its row; the libraries follow */
+	cr_assert(next == lb_strategy_count() || lb_strategy_is_external(lb_strategy_at(next)),
+		  "%s has no row in docs/index.md", lb_strategy_at(next)->name);
+}
+
 /* The network faults and [chaos] are checked like the others. */
 Test(scenario, net_and_chaos_errors)
 {
