@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "options.h"
 #include "outfile.h"
+#include "report.h"
 #include "results.h"
 #include "signals.h"
 
@@ -83,5 +84,12 @@ int lb_cmd_compare(int argc, char **argv)
 	if (in)
 		fclose(in);
 	printf("\ntable in %s\n", table_path);
+	/* an index of the runs in the order given, with the table */
+	if (!o.cfg.no_report && !lb_stop_requested()) {
+		if (lb_report_dir(base) < 0)
+			exit_code = LB_EXIT_FAIL;
+		else
+			printf("report: %s/report.md\n", base);
+	}
 	return exit_code;
 }

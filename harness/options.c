@@ -65,7 +65,8 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 			   "  (each point runs --duration seconds, 3 by default here)\n");
 	else
 		fprintf(f, "usage: lockbench compare [--strategies a,b,...] [options]\n\n"
-			   "  --strategies LIST      strategies to compare, in order (default: all)\n");
+			   "  --strategies LIST      strategies to compare, in order (default: all);\n"
+			   "                         DIR/report.md shows them in that order\n");
 	fprintf(f,
 		"  --scenario NAME|PATH   a scenario: its load, faults and expectations\n"
 		"                         (scenarios/NAME.ini; options given here override it)\n"

@@ -454,15 +454,65 @@ static int name_cmp(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-/* A directory of reports (compare, demo): an index with each one's main chart. */
+/* From @dir/@name/report.md: its first paragraph (what it is) and, for a
+ * run, the first line under "What went wrong" (the verdict in words). */
+static void report_gist(FILE *f, const char *dir, const char *name)
+{
+	char path[PATH_MAX], line[4096];
+	bool para = false, wrong = false, told = false;
+
+	snprintf(path, sizeof(path), "%.3800s/%.200s/report.md", dir, name);
+	FILE *in = fopen(path, "r");
+	if (!in)
+		return;
+	while (fgets(line, sizeof(line), in)) {
+		if (!para && line[0] != '#' && line[0] != '\n' && line[0] != '!' && line[0] != '|') {
+			fputs(line, f); /* the first paragraph, one line in our reports */
+			para = true;
+		} else if (!strncmp(line, "## What went wrong", 18)) {
+			wrong = true;
+		} else if (wrong && line[0] != '\n') {
+			fprintf(f, "\n%s", line[0] == '-' ? line + 2 : line);
+			told = true;
+			break;
+		}
+	}
+	fclose(in);
+	if (para || told)
+		fprintf(f, "\n");
+}
+
+/* One report of an index: its link, its gist and its main charts. */
+static void index_entry(FILE *f, const char *dir, const char *name, const char *const *charts,
+			int *found)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%.3800s/%.200s/report.md", dir, name);
+	if (name[0] == '.' || access(path, R_OK) != 0)
+		return;
+	(*found)++;
+	fprintf(f, "## [%s](%s/report.md)\n\n", name, name);
+	report_gist(f, dir, name);
+	for (const char *const *c = charts; *c; c++) {
+		snprintf(path, sizeof(path), "%.3800s/%.200s/%.40s", dir, name, *c);
+		if (access(path, R_OK) == 0)
+			fprintf(f, "![%s](%s/%s)\n\n", *c, name, *c);
+	}
+}
+
+/* A directory of reports (compare, demo): an index with what each one is,
+ * what went wrong in it and its main charts. A compare directory keeps its
+ * table and the order its strategies were given in (compare.txt). */
 static int report_index(const char *dir)
 {
 	static const char *const charts[] = { "matrix.png", "timeline.png", "sweep-throughput.png",
-					      "sweep-p99.png", NULL };
+					      "sweep-p99.png", "sweep-cmds.png",
+					      "sweep-violations.png", NULL };
 	struct dirent **ents;
-	char path[PATH_MAX];
+	char path[PATH_MAX], line[1024];
 	int n = scandir(dir, &ents, NULL, name_cmp), found = 0;
-	FILE *f;
+	FILE *f, *cmp;
 
 	if (n < 0) {
 		lb_errorf("cannot read %s: %s", dir, strerror(errno));
@@ -476,22 +526,40 @@ static int report_index(const char *dir)
 		return LB_ESYS;
 	}
 	f = out.f;
-	fprintf(f, "# lockbench reports in %s\n\n", dir);
-	for (int i = 0; i < n; i++) {
-		const char *name = ents[i]->d_name;
-		snprintf(path, sizeof(path), "%.3800s/%.200s/report.md", dir, name);
-		if (name[0] != '.' && access(path, R_OK) == 0) {
-			found++;
-			fprintf(f, "## [%s](%s/report.md)\n\n", name, name);
-			for (const char *const *c = charts; *c; c++) {
-				snprintf(path, sizeof(path), "%.3800s/%.200s/%.40s", dir, name, *c);
-				if (access(path, R_OK) == 0)
-					fprintf(f, "![%s](%s/%s)\n\n", *c, name, *c);
-			}
+	/* compare.txt: the table, and its first column is the order given */
+	int *rank = calloc((size_t)n + 1, sizeof(*rank)), ranked = 0;
+	snprintf(path, sizeof(path), "%.4000s/compare.txt", dir);
+	cmp = fopen(path, "r");
+	if (cmp) {
+		fprintf(f, "# lockbench compare in %s\n\nThe same load, faults and seed for each "
+			   "strategy, each on fresh servers, in the order given (`compare.txt`):\n\n```\n",
+			dir);
+		while (fgets(line, sizeof(line), cmp)) {
+			fputs(line, f);
+			char first[256] = "";
+			if (sscanf(line, "%255s", first) != 1 || !strcmp(first, "strategy"))
+				continue;
+			for (int i = 0; rank && i < n; i++)
+				if (!strcmp(ents[i]->d_name, first) && !rank[i])
+					rank[i] = ++ranked;
 		}
-		free(ents[i]);
+		fclose(cmp);
+		fprintf(f, "```\n\n");
+	} else {
+		fprintf(f, "# lockbench reports in %s\n\n", dir);
 	}
+	/* the ones compare.txt names first, in its order; then the rest by name */
+	for (int r = 1; r <= ranked; r++)
+		for (int i = 0; i < n; i++)
+			if (rank[i] == r)
+				index_entry(f, dir, ents[i]->d_name, charts, &found);
+	for (int i = 0; i < n; i++)
+		if (!rank || !rank[i])
+			index_entry(f, dir, ents[i]->d_name, charts, &found);
+	for (int i = 0; i < n; i++)
+		free(ents[i]);
 	free(ents);
+	free(rank);
 	if (lb_outfile_close(&out) < 0)
 		return LB_ESYS;
 	if (!found) {

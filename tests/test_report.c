@@ -296,3 +296,41 @@ Test(report, without_gnuplot_the_report_says_so, .init = mktmp)
 	snprintf(path, sizeof(path), "%s/timeline.gp", dir);
 	cr_assert_eq(access(path, R_OK), 0, "the script is written for later");
 }
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A compare directory's report keeps the table and the order the strategies
+ * were given in (it was alphabetical and left compare.txt out), and says in a
+ * line what each run is and what went wrong in it. */
+Test(report, a_compare_report_keeps_the_table_and_the_order, .init = mktmp)
+{
+	char sub[128];
+	write_file(tmpdir, "compare.txt",
+		   "strategy       sections   per sec\nzeta                 10       1.0\n"
+		   "alpha                20       2.0\n");
+	const char *names[] = { "alpha", "zeta" };
+	for (int i = 0; i < 2; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", tmpdir, names[i]);
+		cr_assert_eq(mkdir(sub, 0755), 0);
+		char text[512];
+		snprintf(text, sizeof(text), "# %s under x\n\n%s ran here.\n\n| figure | value |\n"
+			 "|---|---|\n\n## What went wrong\n\n- **1.0 s: %s went wrong.** Details.\n",
+			 names[i], names[i], names[i]);
+		write_file(sub, "report.md", text);
+	}
+	cr_assert_eq(lb_report_dir(tmpdir), 0);
+	const char *md = slurp_file(tmpdir, "report.md");
+	const char *z = strstr(md, "## [zeta]"), *a = strstr(md, "## [alpha]");
+	cr_assert(z && a && z < a, "compare.txt's order (zeta, alpha) is lost:\n%s", md);
+	cr_assert(strstr(md, "zeta                 10       1.0"), "the table is missing:\n%s", md);
+	cr_assert(strstr(md, "alpha ran here.") && strstr(md, "**1.0 s: alpha went wrong.**"),
+		  "no words for a run:\n%s", md);
+}
