@@ -89,7 +89,7 @@ int lb_cmd_compare(int argc, char **argv)
 		if (lb_report_dir(base) < 0)
 			exit_code = LB_EXIT_FAIL;
 		else
-			printf("report: %s/report.md\n", base);
+			printf("report: %s/report.md\nin a browser: %s/report.html\n", base, base);
 	}
 	return exit_code;
 }

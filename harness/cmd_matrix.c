@@ -412,7 +412,7 @@ int lb_cmd_matrix(int argc, char **argv)
 	int failures = write_md(&m, cmdline);
 	if (failures < 0)
 		exit_code = LB_EXIT_FAIL;
-	if (!m.no_report && lb_report_matrix(m.out) < 0)
+	if (!m.no_report && lb_report_dir(m.out) < 0) /* matrix.png, report.md and .html */
 		exit_code = LB_EXIT_FAIL;
 	int skipped = count_skipped(&m);
 	printf("\n%d cells x %d repetitions: %d cell%s differ%s from expectations, %d skipped\n",
@@ -423,6 +423,8 @@ int lb_cmd_matrix(int argc, char **argv)
 			printf("  skipped: %s x %s: %s\n", m.sc[m.cells[k].scenario].name,
 			       m.cells[k].s->name, m.cells[k].skipped);
 	printf("matrix in %s/matrix.md and %s/matrix.csv\n", m.out, m.out);
+	if (!m.no_report)
+		printf("in a browser: %s/report.html\n", m.out);
 	if (lb_stop_requested())
 		printf("interrupted: the matrix is incomplete\n");
 	if (m.check && failures != 0 && exit_code == LB_EXIT_OK)

@@ -38,6 +38,6 @@ int lb_cmd_report(int argc, char **argv)
 		return LB_EXIT_INPUT;
 	if (rc < 0)
 		return LB_EXIT_FAIL;
-	printf("report: %s/report.md\n", argv[1]);
+	printf("report: %s/report.md\nin a browser: %s/report.html\n", argv[1], argv[1]);
 	return LB_EXIT_OK;
 }

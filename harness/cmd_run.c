@@ -35,7 +35,8 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res)
 	if (!cfg->no_report) {
 		if (lb_report_dir(cfg->out_dir) < 0)
 			return LB_EXIT_FAIL;
-		printf("  report in %s/report.md\n", cfg->out_dir);
+		printf("  report in %s/report.md (step through it: %s/report.html)\n", cfg->out_dir,
+		       cfg->out_dir);
 	}
 	return LB_EXIT_OK;
 }

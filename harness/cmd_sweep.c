@@ -92,7 +92,7 @@ int lb_cmd_sweep(int argc, char **argv)
 	if (!o.cfg.no_report) {
 		if (lb_report_dir(base) < 0)
 			return LB_EXIT_FAIL;
-		printf("report in %s/report.md\n", base);
+		printf("report in %s/report.md (in a browser: %s/report.html)\n", base, base);
 	}
 	return exit_code;
 }

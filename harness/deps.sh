@@ -8,10 +8,12 @@ set -euo pipefail
 # PROG (PACKAGE)"), and tests/test_deps.c checks that each is listed here.
 # man-db renders the man page (a test runs man -l); util-linux's unshare gives
 # the full-disk test a private tmpfs. nodejs runs the Node lock libraries'
-# adapters (strategies/adapters/node); npm installs them, below.
+# adapters (strategies/adapters/node); npm installs them, below. chromium
+# (headless) is the real browser the test suite opens report.html in
+# (tests/test_browser.c, tests/browser/drive.js).
 packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           redis-server redis-tools gnuplot-nox python3 python3-minimal python3-redis
-          man-db util-linux nodejs)
+          man-db util-linux nodejs chromium)
 
 # `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang).
 [[ ${1:-} == fuzz ]] && packages+=(afl++)

@@ -179,7 +179,7 @@ static void release_words(FILE *f, const struct lb_run_files *rf, const struct l
 struct chain {
 	int count;
 	uint64_t foreign;
-	int64_t from;   /* the incident it continues */
+	int64_t from;   /* when it goes on: the first overlap it adds */
 	int64_t until;
 };
 
@@ -252,7 +252,8 @@ static int story_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
+static int tell(FILE *f, const struct lb_run_files *rf, int max,
+		void (*each)(void *arg, int64_t t_ns, const char *text), void *arg)
 {
 	int found = 0, written = 0, skipped = 0;
 	double lost = lb_summary_num(&rf->sum, "lost_updates", 0);
@@ -275,7 +276,8 @@ int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
 			continue;
 		/* a section that began inside an incident already told continues it */
 		if (a->enter_ns <= window_end) {
-			chain.count++;
+			if (!chain.count++) /* told at the moment it goes on */
+				chain.from = rf->sec[first].enter_ns;
 			chain.foreign += a->outcome == LB_OUT_FOREIGN;
 			chain.until = aexit > chain.until ? aexit : chain.until;
 			window_end = aexit > window_end ? aexit : window_end;
@@ -285,7 +287,6 @@ int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
 		window_end = aexit;
 		found++;
 		const struct lb_section *b = &rf->sec[first];
-		chain.from = b->enter_ns; /* its sequel is told right after it */
 		o = story_begin(&st, b->enter_ns);
 		fprintf(o, "- **%.3f s: client %d and client %d inside at once.** Client %d acquired the "
 			   "lock at %.3f s", sec(b->enter_ns), a->client, b->client, a->client,
@@ -353,7 +354,10 @@ int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
 		qsort(st.v, st.n, sizeof(*st.v), story_cmp);
 	for (size_t i = 0; i < st.n; i++) {
 		if (written < max) {
-			fwrite(st.v[i].text, 1, st.v[i].len, f);
+			if (each)
+				each(arg, st.v[i].t, st.v[i].text);
+			else
+				fwrite(st.v[i].text, 1, st.v[i].len, f);
 			written++;
 		} else {
 			skipped++;
@@ -361,6 +365,8 @@ int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
 		free(st.v[i].text);
 	}
 	free(st.v);
+	if (each) /* the caller wants the incidents only */
+		return found;
 	if (skipped)
 		fprintf(f, "- ... and %d more incident%s (see the timeline and history.csv).\n", skipped,
 			skipped == 1 ? "" : "s");
@@ -376,6 +382,22 @@ int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
 	if (aborted > 0)
 		fprintf(f, "\n**%.0f section%s aborted** before writing: the lock told them their lease "
 			   "was gone.\n", aborted, aborted == 1 ? "" : "s");
+	return found;
+}
+
+int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max)
+{
+	return tell(f, rf, max, NULL, NULL);
+}
+
+int lb_report_story(const struct lb_run_files *rf, int max,
+		    void (*each)(void *arg, int64_t t_ns, const char *text), void *arg)
+{
+	FILE *sink = fopen("/dev/null", "w"); /* where a story item goes when memory runs out */
+	if (!sink)
+		return LB_ESYS;
+	int found = tell(sink, rf, max, each, arg);
+	fclose(sink);
 	return found;
 }
 
@@ -443,7 +465,10 @@ static int report_run(const char *dir)
 	else
 		fprintf(f, "gnuplot is not installed (Debian package `gnuplot-nox`), so no chart was "
 			   "drawn. The data and the scripts are here: `gnuplot timeline.gp` draws them.\n");
+	fprintf(f, "\n[report.html](report.html) steps through this run in a browser.\n");
 	if (lb_outfile_close(&out) < 0)
+		rc = LB_ESYS;
+	if (lb_report_html(&rf) < 0)
 		rc = LB_ESYS;
 	lb_run_files_free(&rf);
 	return rc;
@@ -573,15 +598,18 @@ static int report_index(const char *dir)
 int lb_report_dir(const char *dir)
 {
 	char path[PATH_MAX];
+	int rc;
 
 	snprintf(path, sizeof(path), "%.4000s/summary.csv", dir);
 	if (access(path, R_OK) == 0)
-		return report_run(dir);
+		return report_run(dir); /* its report.html steps through the run */
 	snprintf(path, sizeof(path), "%.4000s/matrix.csv", dir);
 	if (access(path, R_OK) == 0)
-		return lb_report_matrix(dir);
-	snprintf(path, sizeof(path), "%.4000s/sweep.csv", dir);
-	if (access(path, R_OK) == 0)
-		return lb_report_sweep(dir);
-	return report_index(dir);
+		rc = lb_report_matrix(dir);
+	else if (snprintf(path, sizeof(path), "%.4000s/sweep.csv", dir), access(path, R_OK) == 0)
+		rc = lb_report_sweep(dir);
+	else
+		rc = report_index(dir);
+	/* the same report as a page, linking to the runs' own pages */
+	return rc < 0 ? rc : lb_report_html_from_md(dir);
 }

@@ -55,6 +55,16 @@ int lb_charts_run(const struct lb_run_files *rf, bool *drawn);
  * violations it found.
  */
 int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max);
+/* The same incidents, in time order, each handed to @each with its time and
+ * its markdown text ("- **1.494 s: ...** ..."); returns how many it found. */
+int lb_report_story(const struct lb_run_files *rf, int max,
+		    void (*each)(void *arg, int64_t t_ns, const char *text), void *arg);
+/* report.html beside report.md (report_html.c): one self-contained page with
+ * the timeline, the story and a step-through of the run. */
+int lb_report_html(const struct lb_run_files *rf);
+/* DIR/report.html from DIR/report.md (an index, a matrix or a sweep report):
+ * the same text, tables and charts as a page, links to runs' report.html. */
+int lb_report_html_from_md(const char *dir);
 
 /* matrix.png and the matrix report (report_matrix.c). */
 int lb_report_matrix(const char *dir);

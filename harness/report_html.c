@@ -1,0 +1,441 @@
+/*
+ * report_html.c - report.html for a run: one self-contained page (no
+ * network, no external script) a class can follow on a projector. The
+ * run's sections, faults and story go in as data; a small script draws the
+ * timeline as SVG and steps through the run: next/previous (buttons, the
+ * arrow keys, n/p) move a cursor from one moment that matters to the next,
+ * highlight the sentence that tells it, and say who held the lock then.
+ * `#step=N` in the address opens it at step N.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "outfile.h"
+#include "report.h"
+#include "shared.h"
+
+/* @s as JSON string content (quotes, backslashes and control characters
+ * escaped; '<' too, so that no text can close the script element). */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* @s as HTML text. */
+static void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else
+			fputc(*s, f);
+}
+
+/* What a fault did, as a sentence for the step-through. */
+static void event_sentence(const struct lb_event *e, char *out, size_t len)
+{
+	char who[64] = "";
+
+	if (e->client >= 0)
+		snprintf(who, sizeof(who), "client %d", e->client);
+	else if (e->node >= 0)
+		snprintf(who, sizeof(who), "node %d", e->node);
+	switch (e->kind) {
+	case LB_EV_PAUSE:
+		snprintf(out, len, "Client %d is frozen (SIGSTOP) for %lld ms, as in a long GC pause.",
+			 e->client, (long long)e->value);
+		break;
+	case LB_EV_RESUME:
+		snprintf(out, len, "Client %d wakes up (SIGCONT) and carries on where it stopped.",
+			 e->client);
+		break;
+	case LB_EV_KILL:
+		snprintf(out, len, "Client %d is killed (SIGKILL).", e->client);
+		break;
+	case LB_EV_SLOW:
+		snprintf(out, len, "Client %d's next section is slowed to %lld ms.", e->client,
+			 (long long)e->value);
+		break;
+	case LB_EV_NODE_KILL:
+		snprintf(out, len, "Node %d is killed.", e->node);
+		break;
+	case LB_EV_NODE_START:
+		snprintf(out, len, "Node %d comes back, empty: it has forgotten every lock.", e->node);
+		break;
+	case LB_EV_PARTITION: {
+		int n = snprintf(out, len, "Client %d is cut off from node", e->client);
+		const char *sep = "s ";
+		int count = 0;
+		for (int b = 0; b < 63; b++)
+			count += (e->value >> b) & 1;
+		if (count == 1)
+			sep = " ";
+		for (int b = 0; b < 63 && (size_t)n < len; b++)
+			if ((e->value >> b) & 1) {
+				n += snprintf(out + n, len - (size_t)n, "%s%d", sep, b);
+				sep = ", ";
+			}
+		if ((size_t)n < len)
+			snprintf(out + n, len - (size_t)n, ".");
+		break;
+	}
+	default:
+		snprintf(out, len, "%s%s%s%s.", lb_event_name(e->kind), who[0] ? " (" : "", who,
+			 who[0] ? ")" : "");
+		break;
+	}
+}
+
+struct steps {
+	FILE *f;
+	int n;
+};
+
+/* One story item as a step: markdown's "- **...**" becomes <b>...</b>. */
+static void story_step(void *arg, int64_t t_ns, const char *text)
+{
+	struct steps *st = arg;
+	char buf[4096];
+	size_t o = 0;
+	bool bold = false;
+
+	if (!strncmp(text, "- ", 2))
+		text += 2;
+	for (const char *s = text; *s && o + 8 < sizeof(buf); s++) {
+		if (s[0] == '*' && s[1] == '*') {
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, bold ? "</b>" : "<b>");
+			bold = !bold;
+			s++;
+		} else if (*s != '\n') {
+			buf[o++] = *s;
+		}
+	}
+	buf[o] = '\0';
+	fprintf(st->f, "%s[%.6f,\"story\",", st->n++ ? ",\n" : "", (double)t_ns / 1e9);
+	json_str(st->f, buf); /* markup inside is ours: <b> only, restored by the page */
+	fprintf(st->f, "]");
+}
+
+static const char page_css[] =
+	"body{font:20px/1.45 'DejaVu Sans',sans-serif;margin:24px 32px;color:#222;background:#fff}"
+	"h1{font-size:30px;margin:0 0 6px}p.lead{margin:0 0 12px;color:#444}"
+	"#bar{position:sticky;top:0;background:#fff;padding:8px 0;display:flex;gap:16px;"
+	"align-items:center;border-bottom:1px solid #ddd;z-index:2}"
+	"button{font-size:20px;padding:6px 16px}#pos{min-width:10em}"
+	"#tl{width:100%;height:auto;display:block;margin:10px 0}"
+	"#who{border:1px solid #ccc;border-radius:6px;padding:8px 14px;margin:8px 0;"
+	"background:#fafafa}#who h2{font-size:22px;margin:0 0 4px}#who ul{margin:0;padding-left:22px}"
+	"#story li{margin:6px 0;padding:4px 8px;border-radius:4px}"
+	"#story li.fault{color:#555}#story li.current{background:#fff3c4;outline:2px solid #e0b000}"
+	"table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:2px 10px;"
+	"text-align:left}.keys{color:#666;font-size:16px}";
+
+/* The page's script: draws the timeline from the data and steps through it. */
+static const char page_js[] =
+	"(function(){\n"
+	"var D=JSON.parse(document.getElementById('data').textContent);\n"
+	"var NS='http://www.w3.org/2000/svg',svg=document.getElementById('tl');\n"
+	"var L=150,R=30,T=20,LANE=56,W=1400,H=T+LANE*D.clients+50,end=D.end||1;\n"
+	"svg.setAttribute('viewBox','0 0 '+W+' '+H);\n"
+	"function x(t){return L+(W-L-R)*t/end;}\n"
+	"function y(c){return T+LANE*(D.clients-1-c)+LANE/2;}\n"
+	"function el(n,a,txt){var e=document.createElementNS(NS,n);for(var k in a)e.setAttribute(k,a[k]);"
+	"if(txt!==undefined)e.textContent=txt;svg.appendChild(e);return e;}\n"
+	"for(var c=0;c<D.clients;c++){el('text',{x:L-12,y:y(c)+7,'text-anchor':'end','font-size':22},'client '+c);"
+	"el('line',{x1:L,x2:W-R,y1:y(c),y2:y(c),stroke:'#eee'});}\n"
+	"var step=Math.pow(10,Math.floor(Math.log10(end)));if(end/step<4)step/=2;\n"
+	"for(var t=0;t<=end+1e-9;t+=step){el('line',{x1:x(t),x2:x(t),y1:T,y2:H-40,stroke:'#ddd'});"
+	"el('text',{x:x(t),y:H-14,'text-anchor':'middle','font-size':20},(+t.toFixed(3))+' s');}\n"
+	"D.faults.forEach(function(f){el('line',{x1:x(f[0]),x2:x(f[0]),y1:T,y2:H-40,stroke:'#888',"
+	"'stroke-dasharray':'6 5'});});\n"
+	"D.sec.forEach(function(s){var h=18;el('rect',{x:x(s[1]),y:y(s[0])-h/2,width:Math.max(1.5,x(s[2])-x(s[1])),"
+	"height:h,fill:'#4477aa'});if(s[3]>s[2]+0.001)el('rect',{x:x(s[2]),y:y(s[0])-4,"
+	"width:x(s[3])-x(s[2]),height:8,fill:'#99bbdd'});});\n"
+	"D.sec.forEach(function(s){D.sec.forEach(function(o){if(o[0]===s[0]||o[5]!==s[5])return;"
+	"var a=Math.max(s[1],o[1]),b=Math.min(s[2],o[2]);if(b>a)el('rect',{x:x(a),y:y(s[0])-9,"
+	"width:Math.max(1.5,x(b)-x(a)),height:18,fill:'#cc3311'});});});\n"
+	/* marks: lease expired (x), killed (dot), deleted another's lock (triangle) */
+	"D.sec.forEach(function(s){var c=y(s[0]);\n"
+	" if(D.ttl>0&&s[2]>s[1]+D.ttl){var X=x(s[1]+D.ttl);el('path',{d:'M'+(X-7)+' '+(c-7)+'l14 14m0 -14l-14 14',"
+	"stroke:'#000','stroke-width':2.5});}\n"
+	" if(s[4]==='killed')el('circle',{cx:x(s[2]),cy:c,r:8,fill:'#aa0000'});\n"
+	" if(s[4]==='foreign'){var X2=x(s[3]);el('path',{d:'M'+(X2-8)+' '+(c+16)+'l8 -14l8 14z',fill:'#ee7733'});}});\n"
+	/* fault labels at the top, side by side when close */
+	"var last=-1e9,k=0;D.faults.forEach(function(f){var X=x(f[0]);k=X-last<22?k+1:0;if(!k)last=X;\n"
+	" var lbl=f[1]+(f[2]>=0?' c'+f[2]:f[3]>=0?' n'+f[3]:'');\n"
+	" el('text',{x:X+4+k*20,y:T+2,'font-size':15,fill:'#555',transform:'rotate(90 '+(X+4+k*20)+' '+(T+2)+')'},lbl);});\n"
+	"var cur=el('line',{x1:L,x2:L,y1:T-10,y2:H-40,stroke:'#e0b000','stroke-width':4,id:'cursor'});\n"
+	"var items=document.querySelectorAll('#story li'),i=-1;\n"
+	"function paused(c,t){var p=false;D.faults.forEach(function(f){if(f[0]<=t&&f[2]===c){"
+	"if(f[1]==='pause')p=true;if(f[1]==='resume'||f[1]==='kill')p=false;}});return p;}\n"
+	"function who(t){var out=[];D.sec.forEach(function(s){var a=s[0];\n"
+	" if(s[1]<=t&&t<s[2]){var w='client '+a+' is inside since '+s[1].toFixed(3)+' s';\n"
+	"  if(D.ttl>0&&t>s[1]+D.ttl)w+=', its lease expired at '+(s[1]+D.ttl).toFixed(3)+' s';\n"
+	"  if(paused(a,t))w+=' (frozen)';out.push(w);}\n"
+	" else if(s[2]<=t&&t<s[3])out.push('client '+a+' has left its section and is still releasing');});\n"
+	" return out;}\n"
+	"function show(k){if(!items.length)return;i=Math.max(0,Math.min(items.length-1,k));\n"
+	" var t=+items[i].dataset.t;items.forEach(function(li,j){li.classList.toggle('current',j===i);});\n"
+	" cur.setAttribute('x1',x(t));cur.setAttribute('x2',x(t));\n"
+	" document.getElementById('t').textContent=t.toFixed(3);\n"
+	" document.getElementById('pos').textContent='step '+(i+1)+' of '+items.length;\n"
+	" var w=who(t),ul=document.getElementById('held');ul.innerHTML='';\n"
+	" (w.length?w:['nobody holds the lock']).forEach(function(s){var li=document.createElement('li');"
+	"li.textContent=s;ul.appendChild(li);});\n"
+	" document.getElementById('inside').textContent=String(w.filter(function(s){return s.indexOf('inside')>=0;}).length);\n"
+	" items[i].scrollIntoView({block:'nearest'});history.replaceState(null,'','#step='+(i+1));}\n"
+	"document.getElementById('next').onclick=function(){show(i+1);};\n"
+	"document.getElementById('prev').onclick=function(){show(i-1);};\n"
+	"document.addEventListener('keydown',function(e){if(e.key==='ArrowRight'||e.key==='n'){show(i+1);e.preventDefault();}\n"
+	" else if(e.key==='ArrowLeft'||e.key==='p'){show(i-1);e.preventDefault();}});\n"
+	"var m=/step=(\\d+)/.exec(location.hash);show(m?+m[1]-1:0);\n"
+	"})();\n";
+
+int lb_report_html(const struct lb_run_files *rf)
+{
+	struct lb_outfile out;
+	const char *st = lb_summary_get(&rf->sum, "strategy"), *sc = lb_summary_get(&rf->sum, "scenario");
+	const char *observed = lb_summary_get(&rf->sum, "observed");
+	char title[256], line[512];
+
+	if (lb_outfile_open(&out, rf->dir, "report.html", true) < 0)
+		return LB_ESYS;
+	FILE *f = out.f;
+	snprintf(title, sizeof(title), "%s under %s", st ? st : "?", sc ? sc : "?");
+	fprintf(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		   "<meta name=\"viewport\" content=\"width=device-width\">\n<title>");
+	html_text(f, title);
+	fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>", page_css);
+	html_text(f, title);
+	fprintf(f, "</h1>\n<p class=\"lead\">%d client%s on %d lock%s for %.1f s, TTL %lld ms. "
+		   "Observed: <b>", rf->clients, rf->clients == 1 ? "" : "s", rf->keys,
+		rf->keys == 1 ? "" : "s", rf->elapsed_s, (long long)rf->ttl_ms);
+	html_text(f, observed ? observed : "?");
+	fprintf(f, "</b>. Everything here was measured in this run (report.md has the full "
+		   "table).</p>\n<div id=\"bar\"><button id=\"prev\">&#9664; previous</button>"
+		   "<span id=\"pos\"></span><button id=\"next\">next &#9654;</button>"
+		   "<span class=\"keys\">keys: &larr; &rarr; or p, n</span></div>\n"
+		   "<svg id=\"tl\" role=\"img\" aria-label=\"timeline: who was inside when\"></svg>\n"
+		   "<p class=\"keys\">Blue: inside its critical section. Red: two or more inside at once. "
+		   "Pale: out of its section, still releasing. &times;: the lease ran out while inside. "
+		   "Orange triangle: a release that deleted another client's lock. Dark red dot: killed. "
+		   "Dashed: a fault. Yellow: the step shown.</p>\n"
+		   "<div id=\"who\"><h2>At <span id=\"t\">0.000</span> s: <span id=\"inside\">0</span> "
+		   "inside</h2><ul id=\"held\"></ul></div>\n<h2>What happened, in order</h2>\n"
+		   "<ol id=\"story\"></ol>\n");
+	/* the data: sections [client, enter, exit, release, outcome, key], faults
+	 * [t, name, client, node, sentence], steps [t, kind, text] */
+	double end_s = rf->elapsed_s; /* the whole run, and any release after it */
+	for (size_t i = 0; i < rf->n; i++)
+		if ((double)rf->sec[i].release_ns / 1e9 > end_s)
+			end_s = (double)rf->sec[i].release_ns / 1e9;
+	fprintf(f, "<script type=\"application/json\" id=\"data\">{\"clients\":%d,\"ttl\":%.3f,"
+		   "\"end\":%.6f,\n\"sec\":[", rf->clients, (double)rf->ttl_ms / 1000, end_s);
+	for (size_t i = 0; i < rf->n; i++) {
+		const struct lb_section *s = &rf->sec[i];
+		int64_t exit = lb_section_exit(s, (int64_t)(rf->elapsed_s * 1e9));
+		int64_t rel = s->release_ns > exit ? s->release_ns : exit;
+		fprintf(f, "%s[%d,%.6f,%.6f,%.6f,\"%s\",%d]", i ? "," : "", s->client,
+			(double)s->enter_ns / 1e9, (double)exit / 1e9, (double)rel / 1e9,
+			lb_outcome_name(s->outcome), s->key);
+	}
+	fprintf(f, "],\n\"faults\":[");
+	for (size_t i = 0; i < rf->n_ev; i++) {
+		const struct lb_event *e = &rf->ev[i];
+		event_sentence(e, line, sizeof(line));
+		fprintf(f, "%s[%.6f,\"%s\",%d,%d,", i ? "," : "", (double)e->t_ns / 1e9,
+			lb_event_name(e->kind), e->client, e->node);
+		json_str(f, line);
+		fprintf(f, "]");
+	}
+	fprintf(f, "],\n\"steps\":[");
+	/* the faults and the incidents, merged in time order */
+	char *story = NULL;
+	size_t story_len = 0;
+	FILE *sf = open_memstream(&story, &story_len);
+	struct steps steps = { sf, 0 };
+	if (sf) {
+		lb_report_story(rf, 1000, story_step, &steps);
+		fclose(sf);
+	}
+	fprintf(f, "%s", story ? story : "");
+	free(story);
+	fprintf(f, "]}</script>\n<script>\n(function(){var D=JSON.parse("
+		   "document.getElementById('data').textContent),ol=document.getElementById('story');\n"
+		   "var all=D.faults.map(function(e){return [e[0],'fault',e[4]];}).concat(D.steps);\n"
+		   "all.sort(function(a,b){return a[0]-b[0]||(a[1]==='fault'?-1:1);});\n"
+		   "all.forEach(function(s){var li=document.createElement('li');li.dataset.t=s[0];\n"
+		   " li.className=s[1];if(s[1]==='fault'){var b=document.createElement('b');\n"
+		   " b.textContent=s[0].toFixed(3)+' s: ';li.appendChild(b);}var span=document.createElement('span');\n"
+		   " span.innerHTML=s[2].replace(/&/g,'&amp;').replace(/</g,'&lt;')"
+		   ".replace(/&lt;(\\/?)b>/g,'<$1b>');li.appendChild(span);ol.appendChild(li);});\n"
+		   "})();\n%s</script>\n</body></html>\n", page_js);
+	return lb_outfile_close(&out);
+}
+
+/* Inline markdown of our own reports: **bold**, `code`, [text](link) and
+ * ![alt](src); a link to X/report.md goes to X/report.html when that exists. */
+static void md_inline(FILE *f, const char *dir, const char *s)
+{
+	bool bold = false, code = false;
+
+	while (*s && *s != '\n') {
+		if (s[0] == '*' && s[1] == '*' && !code) {
+			fputs(bold ? "</b>" : "<b>", f);
+			bold = !bold;
+			s += 2;
+			continue;
+		}
+		if (*s == '`') {
+			fputs(code ? "</code>" : "<code>", f);
+			code = !code;
+			s++;
+			continue;
+		}
+		const char *close, *paren, *end;
+		bool img = s[0] == '!' && s[1] == '[';
+		if (!code && (img || s[0] == '[') && (close = strstr(s, "](")) &&
+		    (end = strchr(close + 2, ')')) && !memchr(s, '\n', (size_t)(end - s))) {
+			char text[512], link[512];
+			const char *t0 = s + (img ? 2 : 1);
+			paren = close + 2;
+			snprintf(text, sizeof(text), "%.*s", (int)(close - t0), t0);
+			snprintf(link, sizeof(link), "%.*s", (int)(end - paren), paren);
+			size_t l = strlen(link);
+			if (!img && l > 9 && !strcmp(link + l - 9, "report.md")) {
+				char html[PATH_MAX];
+				snprintf(html, sizeof(html), "%.3000s/%.*shtml", dir, (int)l - 2, link);
+				if (access(html, R_OK) == 0)
+					strcpy(link + l - 2, "html");
+			}
+			if (img) {
+				fputs("<img src=\"", f);
+				html_text(f, link);
+				fputs("\" alt=\"", f);
+				html_text(f, text);
+				fputs("\">", f);
+			} else {
+				fputs("<a href=\"", f);
+				html_text(f, link);
+				fputs("\">", f);
+				html_text(f, text);
+				fputs("</a>", f);
+			}
+			s = end + 1;
+			continue;
+		}
+		char one[2] = { *s++, 0 };
+		html_text(f, one);
+	}
+	if (bold)
+		fputs("</b>", f);
+	if (code)
+		fputs("</code>", f);
+}
+
+int lb_report_html_from_md(const char *dir)
+{
+	char path[PATH_MAX], line[8192];
+	struct lb_outfile out;
+	bool pre = false, list = false, table = false, para = false;
+
+	snprintf(path, sizeof(path), "%.4000s/report.md", dir);
+	FILE *in = fopen(path, "r");
+	if (!in) {
+		lb_errorf("cannot read %s: %s", path, strerror(errno));
+		return LB_ESYS;
+	}
+	if (lb_outfile_open(&out, dir, "report.html", true) < 0) {
+		fclose(in);
+		return LB_ESYS;
+	}
+	FILE *f = out.f;
+	fprintf(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		   "<title>lockbench report</title>\n<style>%s img{max-width:100%%;height:auto;"
+		   "display:block;margin:8px 0}pre{font-size:16px;background:#f6f6f6;padding:8px;"
+		   "overflow-x:auto}</style></head><body>\n", page_css);
+	while (fgets(line, sizeof(line), in)) {
+		bool blank = line[0] == '\n';
+		if (!strncmp(line, "```", 3)) {
+			fputs(pre ? "</pre>\n" : "<pre>", f);
+			pre = !pre;
+			continue;
+		}
+		if (pre) {
+			html_text(f, line);
+			continue;
+		}
+		bool item = !strncmp(line, "- ", 2), row = line[0] == '|';
+		if (para && (blank || item || row || line[0] == '#')) {
+			fputs("</p>\n", f);
+			para = false;
+		}
+		if (list && !item) {
+			fputs("</ul>\n", f);
+			list = false;
+		}
+		if (table && !row) {
+			fputs("</table>\n", f);
+			table = false;
+		}
+		if (blank)
+			continue;
+		if (line[0] == '#') {
+			int level = 0;
+			while (line[level] == '#')
+				level++;
+			fprintf(f, "<h%d>", level);
+			md_inline(f, dir, line + level + (line[level] == ' '));
+			fprintf(f, "</h%d>\n", level);
+		} else if (item) {
+			if (!list)
+				fputs("<ul>\n", f);
+			list = true;
+			fputs("<li>", f);
+			md_inline(f, dir, line + 2);
+			fputs("</li>\n", f);
+		} else if (row) {
+			if (strstr(line, "|---"))
+				continue;
+			if (!table)
+				fputs("<table>\n", f);
+			table = true;
+			fputs("<tr>", f);
+			for (char *c = strtok(line + 1, "|"); c; c = strtok(NULL, "|")) {
+				if (*c == '\n')
+					break;
+				fputs("<td>", f);
+				md_inline(f, dir, c);
+				fputs("</td>", f);
+			}
+			fputs("</tr>\n", f);
+		} else {
+			if (!para)
+				fputs("<p>", f);
+			else
+				fputc(' ', f);
+			para = true;
+			md_inline(f, dir, line);
+		}
+	}
+	fprintf(f, "%s%s%s%s</body></html>\n", pre ? "</pre>" : "", para ? "</p>" : "",
+		list ? "</ul>" : "", table ? "</table>" : "");
+	fclose(in);
+	return lb_outfile_close(&out);
+}

@@ -1,0 +1,142 @@
+// drive.js - drive Debian's Chromium (headless) through a lockbench report.html
+// over the DevTools protocol on a pipe (--remote-debugging-pipe: no port, no
+// extra package). Usage:
+//   node drive.js REPORT.html SCREENSHOT.png KEYS
+// KEYS is a comma list of ArrowRight / ArrowLeft / n / p. Prints one JSON
+// object: the page's state after loading and after each key (step, time,
+// highlighted sentence, who held the lock), the script errors the page threw,
+// and writes a screenshot of the final state. The test suite checks what it
+// prints (tests/test_browser.c).
+'use strict';
+const { spawn } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+
+const [html, shot, keyList] = process.argv.slice(2);
+if (!html || !shot) {
+	console.error('usage: node drive.js REPORT.html SCREENSHOT.png [KEYS]');
+	process.exit(2);
+}
+const browser = process.env.LOCKBENCH_CHROMIUM || 'chromium';
+// the profile beside the screenshot: if this script is killed, what it leaves
+// is in the caller's own directory
+const profile = fs.mkdtempSync(path.join(path.dirname(path.resolve(shot)), 'chromium-profile-'));
+const child = spawn(browser, ['--headless=new', '--no-sandbox', '--disable-gpu',
+	'--no-first-run', '--remote-debugging-pipe', `--user-data-dir=${profile}`,
+	'--window-size=1500,1100', 'about:blank'],
+	{ stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+let stderr = '';
+child.stdio[2].on('data', (d) => { stderr += d; });
+const toBrowser = child.stdio[3], fromBrowser = child.stdio[4];
+let nextId = 1, buf = Buffer.alloc(0);
+const waiting = new Map(), listeners = [];
+const errors = [];
+
+// Stop the browser, wait until it has exited (it writes its profile until
+// then), remove the profile and exit with @code.
+let finishing = false;
+function finish(code) {
+	if (finishing) return;
+	finishing = true;
+	const done = () => {
+		fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+		process.exit(code);
+	};
+	if (child.exitCode !== null || child.signalCode !== null) return done();
+	child.once('exit', done);
+	child.kill('SIGKILL');
+}
+function fail(msg) {
+	console.error(`drive.js: ${msg}\n${stderr.slice(-2000)}`);
+	finish(1);
+}
+const timer = setTimeout(() => fail('timed out after 60 s'), 60000);
+child.on('error', (e) => fail(`cannot start ${browser}: ${e.message}`));
+child.on('exit', (code) => { if (waiting.size && !finishing) fail(`${browser} exited (${code})`); });
+
+fromBrowser.on('data', (chunk) => {
+	buf = Buffer.concat([buf, chunk]);
+	let end;
+	while ((end = buf.indexOf(0)) >= 0) {
+		const msg = JSON.parse(buf.subarray(0, end).toString('utf8'));
+		buf = buf.subarray(end + 1);
+		if (msg.id && waiting.has(msg.id)) {
+			const { resolve, reject } = waiting.get(msg.id);
+			waiting.delete(msg.id);
+			if (msg.error) reject(new Error(JSON.stringify(msg.error)));
+			else resolve(msg.result);
+		} else if (msg.method) {
+			if (msg.method === 'Runtime.exceptionThrown')
+				errors.push(msg.params.exceptionDetails.exception?.description ||
+					msg.params.exceptionDetails.text);
+			if (msg.method === 'Log.entryAdded' && msg.params.entry.level === 'error')
+				errors.push(msg.params.entry.text);
+			listeners.forEach((l) => l(msg));
+		}
+	}
+});
+
+function send(method, params = {}, sessionId) {
+	const id = nextId++;
+	const msg = { id, method, params };
+	if (sessionId) msg.sessionId = sessionId;
+	toBrowser.write(JSON.stringify(msg) + '\0');
+	return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }));
+}
+function once(method) {
+	return new Promise((resolve) => {
+		const l = (msg) => {
+			if (msg.method === method) {
+				listeners.splice(listeners.indexOf(l), 1);
+				resolve(msg.params);
+			}
+		};
+		listeners.push(l);
+	});
+}
+
+const STATE = `(() => {
+	const cur = document.querySelector('#story li.current');
+	return JSON.stringify({
+		pos: document.getElementById('pos').textContent,
+		t: document.getElementById('t').textContent,
+		inside: +document.getElementById('inside').textContent,
+		current: cur ? cur.textContent : null,
+		held: [...document.querySelectorAll('#held li')].map((li) => li.textContent),
+		cursor_x: +document.getElementById('cursor').getAttribute('x1'),
+		steps: document.querySelectorAll('#story li').length,
+		bars: document.querySelectorAll('#tl rect').length,
+		hash: location.hash,
+	});
+})()`;
+
+(async () => {
+	const { targetInfos } = await send('Target.getTargets');
+	const page = targetInfos.find((t) => t.type === 'page');
+	if (!page) fail('no page target');
+	const { sessionId } = await send('Target.attachToTarget', { targetId: page.targetId, flatten: true });
+	await send('Runtime.enable', {}, sessionId);
+	await send('Log.enable', {}, sessionId);
+	await send('Page.enable', {}, sessionId);
+	const loaded = once('Page.loadEventFired');
+	await send('Page.navigate', { url: 'file://' + path.resolve(html) }, sessionId);
+	await loaded;
+	const states = [];
+	const read = async (key) => {
+		const r = await send('Runtime.evaluate', { expression: STATE, returnByValue: true }, sessionId);
+		states.push(Object.assign({ after: key }, JSON.parse(r.result.value)));
+	};
+	await read('load');
+	for (const key of (keyList || '').split(',').filter(Boolean)) {
+		const code = { ArrowRight: 39, ArrowLeft: 37, n: 78, p: 80 }[key];
+		if (!code) fail(`unknown key ${key}`);
+		for (const type of ['keyDown', 'keyUp'])
+			await send('Input.dispatchKeyEvent', { type, key, code: key.length > 1 ? key : 'Key' + key.toUpperCase(),
+				windowsVirtualKeyCode: code }, sessionId);
+		await read(key);
+	}
+	const { data } = await send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: false }, sessionId);
+	fs.writeFileSync(shot, Buffer.from(data, 'base64'));
+	clearTimeout(timer);
+	process.stdout.write(JSON.stringify({ states, errors }, null, 1) + '\n', () => finish(0));
+})().catch((e) => fail(e.stack || String(e)));

@@ -1,0 +1,131 @@
+/*
+ * test_browser.c - report.html in a real browser: Debian's Chromium,
+ * headless, driven over the DevTools protocol by tests/browser/drive.js,
+ * loads the report of a real run, steps through it with the keyboard and
+ * reads what is on screen. Chromium is installed by harness/deps.sh; if it
+ * is missing the test fails (skipped is never passed).
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+TestSuite(browser, .timeout = 180);
+
+static char tmpdir[64];
+
+static void mktmp(void)
+{
+	strcpy(tmpdir, "/tmp/lbtest-browser-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+/* Drive the browser through @dir/report.html with @keys; its JSON output. */
+static char *drive(const char *dir, const char *keys, const char *shot)
+{
+	static char out[1 << 17];
+	char script[PATH_MAX], cmd[PATH_MAX * 3];
+	const char *sc = getenv("LOCKBENCH_SCENARIOS");
+
+	cr_assert_not_null(sc, "LOCKBENCH_SCENARIOS is not set (run through make test)");
+	snprintf(script, sizeof(script), "%s/../tests/browser/drive.js", sc);
+	cr_assert_eq(access(script, R_OK), 0, "no %s", script);
+	cr_assert_eq(system("command -v chromium >/dev/null"), 0,
+		     "chromium is not installed (harness/deps.sh installs it): the browser test "
+		     "cannot run, and a test that cannot run does not pass");
+	/* runs: node (nodejs), chromium (chromium) */
+	snprintf(cmd, sizeof(cmd), "node '%s' '%s/report.html' '%s' '%s' 2>&1", script, dir, shot, keys);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	int status = pclose(p);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "drive.js failed:\n%s", out);
+	cr_assert(strstr(out, "\"errors\": []"), "the page threw script errors:\n%s", out);
+	struct stat st;
+	cr_assert_eq(stat(shot, &st), 0, "no screenshot %s", shot);
+	cr_assert_gt(st.st_size, 20000, "the screenshot is nearly empty (%lld bytes)", (long long)st.st_size);
+	return out;
+}
+
+/* The n-th state ("after": ...) of the output, as text up to the next one. */
+static const char *state(const char *out, int n, char *buf, size_t len)
+{
+	const char *p = out;
+	for (int i = 0; i <= n; i++) {
+		p = strstr(p + (i ? 1 : 0), "\"after\":");
+		cr_assert_not_null(p, "no state %d in:\n%s", n, out);
+	}
+	const char *end = strstr(p + 1, "\"after\":");
+	size_t l = end ? (size_t)(end - p) : strlen(p);
+	snprintf(buf, len, "%.*s", (int)(l < len ? l : len - 1), p);
+	return buf;
+}
+
+static void run(const char *dir, const char *scenario, const char *strategy)
+{
+	char out[PATH_MAX];
+	snprintf(out, sizeof(out), "%s/run", dir);
+	const char *args[] = { "run", "--scenario", scenario, "--strategy", strategy, "--seed", "7",
+			       "--out", out, "--no-status", NULL };
+	cr_assert_eq(fx_lockbench(dir, args), 0, "%s", fx_slurp(dir, "output"));
+}
+
+/* holder-pause with set-nx-px: the page opens on the pause, the next step is
+ * the overlap (two inside, the paused one frozen past its lease), and the
+ * previous key goes back. */
+Test(browser, steps_through_a_holder_pause_run, .init = mktmp)
+{
+	char dir[PATH_MAX], shot[PATH_MAX], s[8192];
+	run(tmpdir, "holder-pause", "set-nx-px");
+	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
+	snprintf(shot, sizeof(shot), "%s/holder-pause.png", tmpdir);
+	const char *out = drive(dir, "ArrowRight,ArrowRight,ArrowLeft", shot);
+
+	state(out, 0, s, sizeof(s));
+	cr_assert(strstr(s, "\"pos\": \"step 1 of "), "%s", s);
+	cr_assert(strstr(s, "is frozen (SIGSTOP) for 2500 ms"), "the first step is the pause:\n%s", s);
+	cr_assert(strstr(s, "\"hash\": \"#step=1\""), "%s", s);
+	state(out, 1, s, sizeof(s));
+	cr_assert(strstr(s, "\"pos\": \"step 2 of "), "%s", s);
+	cr_assert(strstr(s, "inside at once"), "the second step tells the overlap:\n%s", s);
+	cr_assert(strstr(s, "\"inside\": 2"), "two clients must be shown inside:\n%s", s);
+	cr_assert(strstr(s, "its lease expired at") && strstr(s, "(frozen)"),
+		  "the frozen holder past its lease must be shown:\n%s", s);
+	state(out, 3, s, sizeof(s));
+	cr_assert(strstr(s, "\"after\": \"ArrowLeft\"") && strstr(s, "\"pos\": \"step 2 of "),
+		  "the left arrow goes back one step:\n%s", s);
+	printf("screenshot: %s\n", shot);
+}
+
+/* redlock-node-restart with redlock: the steps are the partition, the slow
+ * section, the node restart and the late client; the restart step shows client
+ * 0 inside, and a later one both clients inside. */
+Test(browser, steps_through_a_redlock_node_restart_run, .init = mktmp)
+{
+	char dir[PATH_MAX], shot[PATH_MAX], s[8192];
+	run(tmpdir, "redlock-node-restart", "redlock");
+	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
+	snprintf(shot, sizeof(shot), "%s/redlock-node-restart.png", tmpdir);
+	const char *out = drive(dir, "n,n,n,n,n,n", shot);
+
+	bool restart = false, both = false, cut = false;
+	for (int i = 0; i <= 6; i++) {
+		state(out, i, s, sizeof(s));
+		cut |= strstr(s, "Client 0 is cut off from nodes 3, 4.") != NULL;
+		if (strstr(s, "comes back, empty") && strstr(s, "client 0 is inside since"))
+			restart = true;
+		if (strstr(s, "\"inside\": 2"))
+			both = true;
+	}
+	cr_assert(cut, "the partition (with its nodes) must be a step:\n%s", out);
+	cr_assert(restart, "the restart must be a step, with client 0 inside:\n%s", out);
+	cr_assert(both, "a step must show both clients inside:\n%s", out);
+	printf("screenshot: %s\n", shot);
+}
