@@ -134,12 +134,15 @@ static void do_work(struct client *c, int64_t hold_ms, bool sync, int64_t fence)
 	 * mutual-exclusion failure costs. */
 	if (resource_read(c, fence, &v) < 0)
 		return;
+	atomic_store(&c->slot->read_done, 1);
 	if (work_for(c, hold_ms)) {
+		atomic_store(&c->slot->read_done, 0);
 		abort_section(c);
 		return;
 	}
 	if (sync) /* a slow holder that finishes while another client holds */
 		wait_other_inside(c);
+	atomic_store(&c->slot->read_done, 0);
 	if (lease_lost(c)) { /* told before the write: do not write */
 		abort_section(c);
 		return;

@@ -90,9 +90,14 @@ static int current_holder(struct lb_injector *inj)
 /* The target client of @f now, or -1 when there is none yet (no holder). */
 static int pick_client(struct lb_injector *inj, const struct lb_fault *f)
 {
-	if (f->target == LB_TGT_CLIENT)
-		return atomic_load(&inj->sh->client[f->client].alive) ? f->client : -1;
-	return current_holder(inj);
+	int c = f->target == LB_TGT_CLIENT ?
+			(atomic_load(&inj->sh->client[f->client].alive) ? f->client : -1) :
+			current_holder(inj);
+	/* when = after-read: only between its counter read and its write, so
+	 * that the write it makes afterwards is stale */
+	if (c >= 0 && f->when_after_read && !atomic_load(&inj->sh->client[c].read_done))
+		return -1;
+	return c;
 }
 
 /* Node and network faults with a client target wait until that client (or,

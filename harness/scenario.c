@@ -360,9 +360,12 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 		else
 			return fail(p, "then: expected other-inside or idle, got '%s'", v);
 	} else if (!strcmp(name, "when")) {
-		if (strcmp(v, "waiting"))
-			return fail(p, "when: expected waiting, got '%s'", v);
-		f->when_waiting = true;
+		if (!strcmp(v, "waiting"))
+			f->when_waiting = true;
+		else if (!strcmp(v, "after-read"))
+			f->when_after_read = true;
+		else
+			return fail(p, "when: expected waiting or after-read, got '%s'", v);
 	} else if (!strcmp(name, "fallback")) {
 		if (strcmp(v, "holder"))
 			return fail(p, "fallback: expected holder, got '%s'", v);
@@ -470,6 +473,10 @@ static int check_fault(struct parser *p, const struct lb_fault *f)
 {
 	const struct lb_scenario *sc = p->sc;
 	p->line = f->line;
+	if (f->when_after_read && f->action != LB_ACT_PAUSE && f->action != LB_ACT_KILL)
+		return fail(p, "[%s] when = after-read is for pause and kill", f->name);
+	if (f->when_after_read && sc->work_set && sc->work_none)
+		return fail(p, "[%s] when = after-read needs work = counter (there is no read)", f->name);
 	switch (f->action) {
 	case LB_ACT_COUNT:
 		return fail(p, "[%s] has no action", f->name);

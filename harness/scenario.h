@@ -67,6 +67,8 @@ struct lb_fault {
 	int64_t inside_ms;        /* holder/client targets: only once inside for this long */
 	int64_t within_ms;        /* ... and not longer than this (0: any time) */
 	bool when_waiting;        /* kill/pause client:N only while it is not inside (queued) */
+	bool when_after_read;     /* kill/pause/slow only between the target's counter read
+				     and its write (the write will be stale) */
 	bool replies;             /* net-delay: delay the servers' replies, not the requests */
 };
 

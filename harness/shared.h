@@ -46,6 +46,9 @@ struct lb_client_slot {
 	uint64_t counter_writes;   /* acknowledged */
 	uint64_t uncertain_writes; /* sent, no reply (a timeout): they may have landed */
 	_Atomic int write_in_flight; /* a counter SET sent, its reply not yet read */
+	_Atomic int read_done;     /* inside, the counter read and its write not yet
+				      sent: where a pause makes the write stale
+				      (when = after-read) */
 	uint64_t writes_aborted;   /* sections aborted on a lost lease */
 	struct lb_hist latency;
 };

@@ -393,6 +393,30 @@ Test(run, a_write_whose_reply_is_lost_is_still_counted, .init = mktmp)
 	cr_assert_eq(summary_field(dir, "lost_updates_max"), summary_field(dir, "lost_updates"));
 }
 
+/* A pause armed with when = after-read lands between the holder's read and
+ * its write, so the write it makes on waking is stale, every time: the fenced
+ * resource refuses it (contained). A pause at a wall-clock moment once came
+ * after the write, and fenced showed an overlap instead. */
+Test(run, a_pause_after_the_read_makes_the_write_stale_every_time, .init = mktmp)
+{
+	const char *sc = write_file("stale.ini",
+		"[scenario]\nsummary = the holder is paused between its read and its write\n"
+		"[run]\nclients = 2\nduration = 2.5\nttl = 500\nhold = 50\nwait = fixed:10\n"
+		"think = 20\n[fault p]\naction = pause\ntarget = holder\nat = 0.3\n"
+		"duration = 1000\nthen = other-inside\nwhen = after-read\n");
+	for (int i = 0; i < 3; i++) {
+		char dir[128], seed[8];
+		snprintf(dir, sizeof(dir), "%s/r%d", tmpdir, i);
+		snprintf(seed, sizeof(seed), "%d", i + 1);
+		const char *args[] = { "run", "--scenario", sc, "--strategy", "fenced", "--out", dir,
+				       "--no-status", "--no-report", "--seed", seed, NULL };
+		cr_assert_eq(lb(args), 0);
+		cr_assert_eq(summary_field(dir, "stale_writes_rejected"), 1,
+			     "run %d: the woken holder's write was not the stale one", i);
+		cr_assert_str_eq(summary_text(dir, "observed"), "contained", "run %d", i);
+	}
+}
+
 /* Item: a node restart that never answers does not block the supervisor:
  * the run ends on time, and the failure is an event and a message. The
  * server program is a wrapper whose third start (node 0's restart) sleeps. */

@@ -164,6 +164,12 @@ Test(scenario, fault_errors)
 		 "direction = replies is for net-delay");
 	fails_at("[fault d]\naction = net-delay\nnodes = 0\ndelay = 5\ntarget = holder\n"
 		 "when = waiting\n", 1, "when = waiting needs target = client:N");
+	fails_at("[fault p]\naction = pause\ntarget = holder\nduration = 5\nwhen = later\n", 5,
+		 "when: expected waiting or after-read, got 'later'");
+	fails_at("[fault n]\naction = node-kill\nnodes = 0\nwhen = after-read\n", 1,
+		 "when = after-read is for pause and kill");
+	fails_at("[run]\nwork = none\n[fault p]\naction = pause\ntarget = holder\nduration = 5\n"
+		 "when = after-read\n", 3, "when = after-read needs work = counter");
 	fails_at("[fault n]\naction = node-kill\nnodes = two\n", 3, "nodes: expected all, or node indexes");
 	fails_at("[run]\nnodes = 3\n[fault n]\naction = node-kill\nnodes = 4\n", 3,
 		 "beyond the 3 of [run] nodes");
