@@ -371,6 +371,7 @@ static void one_section(struct client *c)
 	rec->enter_ns = lb_now_ns() - sh->t0_ns;
 	rec->acquire_start_ns = t0 - sh->t0_ns;
 	rec->fence = grant.fence;
+	rec->nodes = grant.nodes;
 	rec->release_ns = -1;
 	atomic_store(&rec->state, LB_REC_ENTERED);
 	atomic_store(&c->slot->n_records, n + 1);

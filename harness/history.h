@@ -33,6 +33,7 @@ struct lb_section {
 	int64_t release_ns;       /* release returned; -1 when no release happened */
 	enum lb_outcome outcome;
 	int64_t fence;            /* -1 unless the strategy issues fencing tokens */
+	uint32_t nodes;           /* lock nodes it held (bit i: node i), 0 when not known */
 };
 
 #endif

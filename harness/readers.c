@@ -254,15 +254,29 @@ static int by_enter(const void *pa, const void *pb)
 }
 
 /* One row: every field checked, and the row against itself. */
-static int history_row(struct rd *r, int clients, int keys, struct lb_section *s)
+static int history_row(struct rd *r, int clients, int keys, bool with_nodes, struct lb_section *s)
 {
 	static const long long T = INT64_MAX / 4; /* times: far beyond any run */
-	char *f[8];
+	char *f[9];
 	long long x[7];
 	int rc, outcome;
+	uint32_t nodes = 0;
 
-	if ((rc = rd_fields(r, r->buf, f, 8, LB_HISTORY_HEADER)) < 0)
+	if ((rc = rd_fields(r, r->buf, f, with_nodes ? 9 : 8,
+			    with_nodes ? LB_HISTORY_HEADER : LB_HISTORY_HEADER_8)) < 0)
 		return rc;
+	/* nodes: empty, or node indexes joined by '+', each once, ascending */
+	for (const char *p = with_nodes ? f[8] : ""; *p;) {
+		char *end;
+		long b = strtol(p, &end, 10);
+		if (*p < '0' || *p > '9' || end == p || b < 0 || b >= LB_MAX_NODES || (nodes >> b) || (*end && *end != '+') ||
+		    (*end == '+' && !end[1]))
+			return rd_fail(r, "field nodes: expected node indexes from 0 to %d joined by '+' "
+				       "in ascending order (0+1+2), or nothing, got '%.40s'",
+				       LB_MAX_NODES - 1, f[8]);
+		nodes |= UINT32_C(1) << b;
+		p = *end ? end + 1 : end;
+	}
 	if ((rc = rd_int(r, "client", f[0], false, 0, clients - 1, &x[0])) < 0 ||
 	    (rc = rd_int(r, "seq", f[1], false, 0, UINT32_MAX, &x[1])) < 0 ||
 	    (rc = rd_int(r, "acquire_start_ns", f[2], false, 0, T, &x[2])) < 0 ||
@@ -288,7 +302,7 @@ static int history_row(struct rd *r, int clients, int keys, struct lb_section *s
 	*s = (struct lb_section){
 		.client = (int)x[0], .key = (int)(x[0] % keys), .seq = (uint32_t)x[1],
 		.acquire_start_ns = x[2], .enter_ns = x[3], .exit_ns = x[4], .release_ns = x[5],
-		.outcome = (enum lb_outcome)outcome, .fence = x[6],
+		.outcome = (enum lb_outcome)outcome, .fence = x[6], .nodes = nodes,
 	};
 	return 0;
 }
@@ -310,11 +324,13 @@ int lb_history_read_file(FILE *f, const char *path, int clients, int keys,
 		return LB_EINVAL;
 	}
 	rd_init(&r, f, path, buf, sizeof(buf));
-	if ((rc = rd_next(&r)) <= 0 || strcmp(buf, LB_HISTORY_HEADER)) {
+	if ((rc = rd_next(&r)) <= 0 ||
+	    (strcmp(buf, LB_HISTORY_HEADER) && strcmp(buf, LB_HISTORY_HEADER_8))) {
 		if (rc < 0)
 			return rc;
 		return rd_fail(&r, "expected the header %s", LB_HISTORY_HEADER);
 	}
+	bool with_nodes = !strcmp(buf, LB_HISTORY_HEADER);
 	while ((rc = rd_next(&r)) > 0) {
 		if (k == cap) {
 			struct lb_section *nv = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
@@ -325,7 +341,7 @@ int lb_history_read_file(FILE *f, const char *path, int clients, int keys,
 			}
 			v = nv;
 		}
-		if ((rc = history_row(&r, clients, keys, &v[k])) < 0)
+		if ((rc = history_row(&r, clients, keys, with_nodes, &v[k])) < 0)
 			break;
 		k++;
 	}

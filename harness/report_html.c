@@ -151,7 +151,13 @@ static const char page_js[] =
 	"(function(){\n"
 	"var D=JSON.parse(document.getElementById('data').textContent);\n"
 	"var NS='http://www.w3.org/2000/svg',svg=document.getElementById('tl');\n"
-	"var L=150,R=30,T=20,LANE=56,W=1400,H=T+LANE*D.clients+50,end=D.end||1;\n"
+	/* Redlock: a lane per lock node under the clients' lanes, showing which
+	 * client holds the lock there, and when a restart wiped it */
+	"var perNode=D.sec.some(function(s){return s[6]>0;}),NL=perNode?D.nodes:0;\n"
+	"var L=150,R=30,T=20,LANE=56,NLANE=34,W=1400,GAP=NL?30:0,H=T+LANE*D.clients+GAP+NLANE*NL+50,end=D.end||1;\n"
+	"var COL=['#4477aa','#228833','#aa3377','#ccbb44','#66ccee','#ee6677','#bbbbbb','#222255'];\n"
+	"function restartOf(n,a,b){var r=null;D.faults.forEach(function(f){if(r===null&&f[1]==='node-start'&&f[3]===n&&f[0]>=a&&f[0]<=b)r=f[0];});return r;}\n"
+	"function holds(s){var v=[];for(var n=0;n<32;n++)if(s[6]>>n&1)v.push(n);return v;}\n"
 	"svg.setAttribute('viewBox','0 0 '+W+' '+H);\n"
 	"function x(t){return L+(W-L-R)*t/end;}\n"
 	"function y(c){return T+LANE*(D.clients-1-c)+LANE/2;}\n"
@@ -180,6 +186,15 @@ static const char page_js[] =
 	"var last=-1e9,k=0;D.faults.forEach(function(f){var X=x(f[0]);k=X-last<22?k+1:0;if(!k)last=X;\n"
 	" var lbl=f[1]+(f[2]>=0?' c'+f[2]:f[3]>=0?' n'+f[3]:'');\n"
 	" el('text',{x:X+4+k*20,y:T+2,'font-size':15,fill:'#555',transform:'rotate(90 '+(X+4+k*20)+' '+(T+2)+')'},lbl);});\n"
+	"function ny(n){return T+LANE*D.clients+GAP+NLANE*n+NLANE/2;}\n"
+	"if(NL){el('text',{x:L-12,y:T+LANE*D.clients+GAP-8,'text-anchor':'end','font-size':16,fill:'#555'},'held on:');\n"
+	" for(var n=0;n<NL;n++){el('text',{x:L-12,y:ny(n)+6,'text-anchor':'end','font-size':18},'node '+n);\n"
+	"  el('line',{x1:L,x2:W-R,y1:ny(n),y2:ny(n),stroke:'#eee'});}\n"
+	" D.sec.forEach(function(s){holds(s).forEach(function(n){var a=s[1],b=s[3],r=restartOf(n,a,b);\n"
+	"  el('rect',{x:x(a),y:ny(n)-8,width:Math.max(1.5,x(r===null?b:r)-x(a)),height:16,fill:COL[s[0]%8]});\n"
+	"  if(r!==null)el('rect',{x:x(r),y:ny(n)-8,width:Math.max(1.5,x(b)-x(r)),height:16,fill:'none',"
+	"stroke:COL[s[0]%8],'stroke-dasharray':'4 3'});});});\n"
+	" for(var c2=0;c2<D.clients;c2++)el('rect',{x:L-140,y:y(c2)-6,width:12,height:12,fill:COL[c2%8]});}\n"
 	"var cur=el('line',{x1:L,x2:L,y1:T-10,y2:H-40,stroke:'#e0b000','stroke-width':4,id:'cursor'});\n"
 	"var items=document.querySelectorAll('#story li'),i=-1;\n"
 	"function paused(c,t){var p=false;D.faults.forEach(function(f){if(f[0]<=t&&f[2]===c){"
@@ -187,6 +202,9 @@ static const char page_js[] =
 	"function who(t){var out=[];D.sec.forEach(function(s){var a=s[0];\n"
 	" if(s[1]<=t&&t<s[2]){var w='client '+a+' is inside since '+s[1].toFixed(3)+' s';\n"
 	"  if(D.ttl>0&&t>s[1]+D.ttl)w+=', its lease expired at '+(s[1]+D.ttl).toFixed(3)+' s';\n"
+	"  if(s[6]){var hn=holds(s),gone=hn.filter(function(n){return restartOf(n,s[1],t)!==null;});\n"
+	"   w+=', holding nodes '+hn.join(', ');if(gone.length)w+=' (node'+(gone.length>1?'s ':' ')+gone.join(', ')+\n"
+	"   ' restarted empty since, so only '+(hn.length-gone.length)+' of '+D.nodes+' nodes still know it)';}\n"
 	"  if(paused(a,t))w+=' (frozen)';out.push(w);}\n"
 	" else if(s[2]<=t&&t<s[3])out.push('client '+a+' has left its section and is still releasing');});\n"
 	" return out;}\n"
@@ -235,7 +253,10 @@ int lb_report_html(const struct lb_run_files *rf)
 		   "<p class=\"keys\">Blue: inside its critical section. Red: two or more inside at once. "
 		   "Pale: out of its section, still releasing. &times;: the lease ran out while inside. "
 		   "Orange triangle: a release that deleted another client's lock. Dark red dot: killed. "
-		   "Dashed: a fault. Yellow: the step shown.</p>\n"
+		   "Dashed: a fault. Yellow: the step shown. For Redlock, the lanes under the "
+		   "clients show each lock node: whose lock it holds, in that client's colour "
+		   "(the square beside its name); dashed where a node restarted empty and forgot "
+		   "it.</p>\n"
 		   "<div id=\"who\"><h2>At <span id=\"t\">0.000</span> s: <span id=\"inside\">0</span> "
 		   "inside</h2><ul id=\"held\"></ul></div>\n<h2>What happened, in order</h2>\n"
 		   "<ol id=\"story\"></ol>\n");
@@ -245,15 +266,17 @@ int lb_report_html(const struct lb_run_files *rf)
 	for (size_t i = 0; i < rf->n; i++)
 		if ((double)rf->sec[i].release_ns / 1e9 > end_s)
 			end_s = (double)rf->sec[i].release_ns / 1e9;
+	const char *nodes = lb_summary_get(&rf->sum, "nodes");
 	fprintf(f, "<script type=\"application/json\" id=\"data\">{\"clients\":%d,\"ttl\":%.3f,"
-		   "\"end\":%.6f,\n\"sec\":[", rf->clients, (double)rf->ttl_ms / 1000, end_s);
+		   "\"end\":%.6f,\"nodes\":%d,\n\"sec\":[", rf->clients, (double)rf->ttl_ms / 1000,
+		end_s, nodes ? atoi(nodes) : 1);
 	for (size_t i = 0; i < rf->n; i++) {
 		const struct lb_section *s = &rf->sec[i];
 		int64_t exit = lb_section_exit(s, (int64_t)(rf->elapsed_s * 1e9));
 		int64_t rel = s->release_ns > exit ? s->release_ns : exit;
-		fprintf(f, "%s[%d,%.6f,%.6f,%.6f,\"%s\",%d]", i ? "," : "", s->client,
+		fprintf(f, "%s[%d,%.6f,%.6f,%.6f,\"%s\",%d,%u]", i ? "," : "", s->client,
 			(double)s->enter_ns / 1e9, (double)exit / 1e9, (double)rel / 1e9,
-			lb_outcome_name(s->outcome), s->key);
+			lb_outcome_name(s->outcome), s->key, (unsigned)s->nodes);
 	}
 	fprintf(f, "],\n\"faults\":[");
 	for (size_t i = 0; i < rf->n_ev; i++) {

@@ -191,6 +191,12 @@ static void write_history(FILE *f, const struct lb_run_result *res)
 		fprintf(f, ",%s,", lb_outcome_name(s->outcome));
 		if (s->fence >= 0)
 			fprintf(f, "%lld", (long long)s->fence);
+		fputc(',', f); /* nodes: "0+1+2", empty when not known */
+		for (int b = 0, first = 1; b < 32; b++)
+			if (s->nodes >> b & 1) {
+				fprintf(f, "%s%d", first ? "" : "+", b);
+				first = 0;
+			}
 		fputc('\n', f);
 	}
 }

@@ -58,7 +58,7 @@ void lb_record_section(const struct lb_record *rec, int client, int key, uint32_
 		.client = client, .key = key, .seq = seq,
 		.acquire_start_ns = rec->acquire_start_ns, .enter_ns = rec->enter_ns,
 		.exit_ns = rec->exit_ns, .release_ns = rec->release_ns,
-		.outcome = (enum lb_outcome)rec->outcome, .fence = rec->fence,
+		.outcome = (enum lb_outcome)rec->outcome, .fence = rec->fence, .nodes = rec->nodes,
 	};
 	if (state == LB_REC_RELEASED)
 		return;

@@ -40,15 +40,19 @@ static int64_t node_timeout_ms(int64_t ttl_ms)
 }
 
 /* Count replies that satisfy @pred (OK for SET, 1 for the delete script). */
-static size_t count_and_free(redisReply **replies, size_t n, bool want_ok)
+/* How many replies said yes (OK, or 1); @mask (may be NULL) gets which. */
+static size_t count_and_free(redisReply **replies, size_t n, bool want_ok, uint32_t *mask)
 {
 	size_t yes = 0;
 	long long v;
 
 	for (size_t i = 0; i < n; i++) {
 		if (want_ok ? lb_reply_ok(replies[i])
-			    : (lb_reply_int(replies[i], &v) && v == 1))
+			    : (lb_reply_int(replies[i], &v) && v == 1)) {
 			yes++;
+			if (mask)
+				*mask |= UINT32_C(1) << i;
+		}
 		if (replies[i])
 			freeReplyObject(replies[i]);
 	}
@@ -71,7 +75,7 @@ static size_t unlock_all(struct lb_lock_base *b)
 
 	lb_fanout_eval(b->cfg.nodes, n, node_timeout_ms(b->cfg.ttl_ms), NULL, &lb_script_cad,
 		       1, 1, kv, replies);
-	return count_and_free(replies, n, false);
+	return count_and_free(replies, n, false, NULL);
 }
 
 static void *redlock_create(const struct lb_lock_cfg *cfg)
@@ -97,12 +101,14 @@ static int redlock_acquire(void *self, struct lb_grant *grant)
 	t0 = lb_now_ns();
 	lb_fanout(b->cfg.nodes, n, node_timeout_ms(ttl), "after-send", 6, argv, replies);
 	answered = count_answered(replies, n);
-	ok = count_and_free(replies, n, true);
+	uint32_t held = 0;
+	ok = count_and_free(replies, n, true, &held);
 	elapsed_ms = (lb_now_ns() - t0) / LB_NS_PER_MS;
 	validity = ttl - elapsed_ms - (ttl / 100 + 2);
 	/* --no-validity-check: the naive variant that trusts five OKs however late */
 	if (ok >= quorum && (validity > 0 || b->cfg.no_validity_check)) {
 		grant->validity_ms = validity;
+		grant->nodes = held; /* which nodes: what Kleppmann's case turns on */
 		return 0;
 	}
 	unlock_all(b);

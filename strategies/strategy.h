@@ -74,6 +74,8 @@ struct lb_lock_cfg {
 struct lb_grant {
 	int64_t fence;       /* fencing token, or -1 when the strategy issues none */
 	int64_t validity_ms; /* time the lock is believed valid from the grant, or -1 */
+	uint32_t nodes;      /* the lock nodes it holds the lock on (bit i: node i); 0 when
+				the strategy does not say (one node, or a library) */
 };
 
 struct lock_strategy {

@@ -50,7 +50,8 @@ static int read_history(FILE *f, void *arg)
 	return lb_history_read_file(f, "history.csv", a->clients, 1, &a->s, &a->n);
 }
 
-#define HEADER LB_HISTORY_HEADER "\n"
+/* most rows below are in the format before the nodes column, which is still read */
+#define HEADER LB_HISTORY_HEADER_8 "\n"
 
 /* @row, as line 3 after a valid line 2, must fail naming @what. */
 static void history_refuses(const char *row, const char *what)
@@ -114,6 +115,34 @@ Test(readers, a_valid_history_reads_whole_and_sorted)
 	cr_assert_eq(a.s[1].outcome, LB_OUT_FOREIGN);
 	cr_assert_eq(a.s[2].release_ns, -1);
 	free(a.s);
+}
+
+/* The nodes column (Redlock: which lock nodes a section held): read as a
+ * mask, refused when it is not node indexes joined by '+'. */
+Test(readers, the_nodes_column_is_read_and_checked)
+{
+	struct hist_arg a = { .clients = 2 };
+	const char *text = LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,0+1+2\n1,0,0,5,9,9,released,,\n"
+			   "1,1,10,12,20,21,lost,,2+3+4\n";
+	cr_assert_eq(with_stderr(read_history, text, &a), 0, "%s", err);
+	cr_assert_eq(a.n, 3);
+	cr_assert_eq(a.s[0].nodes, 0x7u);
+	cr_assert_eq(a.s[1].nodes, 0u, "an empty field: not known");
+	cr_assert_eq(a.s[2].nodes, 0x1cu);
+	free(a.s);
+	static const char *const bad[] = { "0+0", "2+1", "1+", "+1", "x", "9", "1 2", "-1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char t[256];
+		snprintf(t, sizeof(t), LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,%s\n", bad[i]);
+		a = (struct hist_arg){ .clients = 2 };
+		cr_assert_eq(with_stderr(read_history, t, &a), LB_EINVAL, "accepted nodes '%s'", bad[i]);
+		cr_assert(strstr(err, "history.csv:2: field nodes: expected node indexes"), "%s", err);
+	}
+	/* a row of the old width under the new header is refused */
+	a = (struct hist_arg){ .clients = 2 };
+	cr_assert_eq(with_stderr(read_history, LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,\n", &a),
+		     LB_EINVAL);
+	cr_assert(strstr(err, "8 fields; expected 9"), "%s", err);
 }
 
 static int read_summary(FILE *f, void *arg)
