@@ -180,7 +180,7 @@ static int on_scenario(struct parser *p, const char *name, const char *v)
 		size_t used = strlen(sc->only);
 		if (used + 1 + strlen(v) >= sizeof(sc->only))
 			return fail(p, "only: list too long");
-		char buf[256], h[96], *save = NULL;
+		char buf[sizeof(sc->only)], h[96], *save = NULL;
 		snprintf(buf, sizeof(buf), "%s", v);
 		/* kept as NAME,NAME (no spaces, no empty entries), as `list` shows it */
 		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
@@ -699,12 +699,12 @@ int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy)
 
 bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, char *why, size_t len)
 {
-	char buf[256], *save = NULL;
+	char buf[sizeof(sc->only)], *save = NULL;
 	const struct lock_strategy *s = lb_strategy_find(strategy);
 
 	if (sc->only[0]) {
 		bool listed = false;
-		strcpy(buf, sc->only);
+		snprintf(buf, sizeof(buf), "%s", sc->only);
 		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
 			listed |= !strcmp(t, strategy);
 		if (!listed) {

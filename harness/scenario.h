@@ -91,7 +91,7 @@ struct lb_scenario {
 	char path[PATH_MAX];
 	char summary[160];        /* one line for `lockbench list` */
 	char description[2048];
-	char only[256];           /* comma list of strategies it applies to; empty: all */
+	char only[1024];          /* comma list of strategies it applies to; empty: all */
 	bool probabilistic;
 	/* run parameters; *_set says the file gave them */
 	int clients; bool clients_set;
