@@ -12,6 +12,7 @@ adapter never sends "lost".
 Arguments (lockbench run --adapter-arg ...): "defaults" keeps redis-py's own
 default timeout=None (no TTL at all) instead of lockbench's --ttl.
 """
+import os
 import sys
 
 PROTOCOL = 1
@@ -38,8 +39,12 @@ def main():
     lock = None
 
     def say(line):
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # lockbench has closed its end (the run is over): nobody to answer
+            os._exit(0)
 
     for raw in sys.stdin:
         words = raw.split()

@@ -73,6 +73,10 @@ function serve(load, args) {
   }
   const lib = load();
   const say = (line) => process.stdout.write(line + '\n');
+  /* lockbench gone (the run ended, or it died): its end of the pipe is closed,
+   * and there is nobody left to answer; leave quietly rather than print an
+   * unhandled EPIPE into the adapter's log */
+  process.stdout.on('error', (e) => process.exit(e && e.code === 'EPIPE' ? 0 : 1));
   const made = [];
   const ctx = {
     lost: (msg) => say('lost ' + oneLine(msg)),
