@@ -351,10 +351,10 @@ Test(oracle_prop, the_oracle_agrees_with_the_brute_force_reference, .timeout = 1
 Test(oracle_prop, the_reference_gets_a_known_history_right)
 {
 	static struct hist h = { .clients = 3, .end_ns = 100 * MS, .n = 4 };
-	h.s[0] = (struct lb_section){ 0, 0, 0, 0, 0, 50 * MS, 50 * MS, LB_OUT_RELEASED, -1 };
-	h.s[1] = (struct lb_section){ 1, 0, 0, 5 * MS, 20 * MS, 30 * MS, -1, LB_OUT_KILLED, -1 };
-	h.s[2] = (struct lb_section){ 2, 0, 0, 10 * MS, 40 * MS, 60 * MS, 60 * MS, LB_OUT_FOREIGN, -1 };
-	h.s[3] = (struct lb_section){ 1, 0, 1, 45 * MS, 70 * MS, 80 * MS, 80 * MS, LB_OUT_RELEASED, -1 };
+	h.s[0] = (struct lb_section){ 0, 0, 0, 0, 0, 50 * MS, 50 * MS, LB_OUT_RELEASED, -1, 0 };
+	h.s[1] = (struct lb_section){ 1, 0, 0, 5 * MS, 20 * MS, 30 * MS, -1, LB_OUT_KILLED, -1, 0 };
+	h.s[2] = (struct lb_section){ 2, 0, 0, 10 * MS, 40 * MS, 60 * MS, 60 * MS, LB_OUT_FOREIGN, -1, 0 };
+	h.s[3] = (struct lb_section){ 1, 0, 1, 45 * MS, 70 * MS, 80 * MS, 80 * MS, LB_OUT_RELEASED, -1, 0 };
 	struct lb_verdict v;
 	ref_judge(&h, &v);
 	/* [0,50) [20,30) killed, [40,60), [70,80): sections 1 and 2 began inside
