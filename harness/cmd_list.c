@@ -35,6 +35,8 @@ static void list_scenarios(void)
 		printf("  %-29s %s\n", sc.name, line);
 		if (sc.only[0])
 			printf("  %-29s only: %s\n", "", sc.only);
+		if (sc.except[0])
+			printf("  %-29s except: %s\n", "", sc.except);
 	}
 	if (n == 0)
 		printf("  (no scenarios directory found; set LOCKBENCH_SCENARIOS)\n");

@@ -189,12 +189,24 @@ static int on_scenario(struct parser *p, const char *name, const char *v)
 			used = strlen(sc->only);
 			snprintf(sc->only + used, sizeof(sc->only) - used, "%s%s", used ? "," : "", t);
 		}
+	} else if (!strcmp(name, "except")) {
+		char buf[sizeof(sc->except)], h[96], *save = NULL;
+		if (strlen(v) >= sizeof(sc->except))
+			return fail(p, "except: list too long");
+		snprintf(buf, sizeof(buf), "%s", v);
+		sc->except[0] = '\0';
+		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+			if (!known_strategy(t))
+				return fail(p, "except: unknown strategy '%s'%s", t, hint(t, "", h, sizeof(h)));
+			size_t used = strlen(sc->except);
+			snprintf(sc->except + used, sizeof(sc->except) - used, "%s%s", used ? "," : "", t);
+		}
 	} else if (!strcmp(name, "probabilistic")) {
 		if (!get_bool(v, &sc->probabilistic))
 			return fail(p, "probabilistic: expected yes or no, got '%s'", v);
 	} else {
 		return fail(p, "unknown key '%s' in [scenario]: expected summary, description, "
-			    "only or probabilistic", name);
+			    "only, except or probabilistic", name);
 	}
 	return 1;
 }
@@ -702,6 +714,16 @@ bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, cha
 	char buf[sizeof(sc->only)], *save = NULL;
 	const struct lock_strategy *s = lb_strategy_find(strategy);
 
+	if (sc->except[0]) {
+		char ex[sizeof(sc->except)], *save2 = NULL;
+		snprintf(ex, sizeof(ex), "%s", sc->except);
+		for (char *t = strtok_r(ex, ",", &save2); t; t = strtok_r(NULL, ",", &save2))
+			if (!strcmp(t, strategy)) {
+				snprintf(why, len, "scenario %s leaves %s out (its description says why)",
+					 sc->name, strategy);
+				return true;
+			}
+	}
 	if (sc->only[0]) {
 		bool listed = false;
 		snprintf(buf, sizeof(buf), "%s", sc->only);

@@ -92,6 +92,8 @@ struct lb_scenario {
 	char summary[160];        /* one line for `lockbench list` */
 	char description[2048];
 	char only[1024];          /* comma list of strategies it applies to; empty: all */
+	char except[256];         /* comma list of strategies it leaves out (with its reason
+				     in the description) */
 	bool probabilistic;
 	/* run parameters; *_set says the file gave them */
 	int clients; bool clients_set;

@@ -146,6 +146,19 @@ Test(scenario, only_list_spans_lines)
 	cr_assert_str_eq(sc.only, "setnx,token-lua,fenced,renewal");
 }
 
+/* `except` leaves strategies out and keeps every other one, exec: adapters
+ * included (an `only` list would shut those out). */
+Test(scenario, except_leaves_a_strategy_out)
+{
+	cr_assert_eq(parse_text("[scenario]\nsummary = s\ndescription = d\nexcept = setnx-getset\n"), 0,
+		     "%s", sc.error);
+	cr_assert_not(lb_scenario_applies(&sc, "setnx-getset"));
+	cr_assert(lb_scenario_applies(&sc, "token-lua"));
+	cr_assert(lb_scenario_applies(&sc, "redis-py@4.3.4"));
+	fails_at("[scenario]\nexcept = token_lua\n", 2, "except: unknown strategy 'token_lua' (did you "
+		 "mean 'token-lua'?)");
+}
+
 Test(scenario, fault_errors)
 {
 	fails_at("[fault f]\nat = 1\n", 1, "[fault f] has no action");
