@@ -34,7 +34,7 @@ int lb_cmd_compare(int argc, char **argv)
 	struct lb_run_opts o;
 	char base[PATH_MAX - 64], table_path[PATH_MAX];
 	int rc = lb_run_opts_parse(argc, argv, LB_OPTS_COMPARE, &o);
-	int exit_code = LB_EXIT_OK;
+	int exit_code = LB_EXIT_OK, reported = 0; /* runs with a report of their own */
 
 	if (rc != 0)
 		return rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
@@ -68,6 +68,7 @@ int lb_cmd_compare(int argc, char **argv)
 			fprintf(table, "%-16s skipped: %s\n", cfg.strategy->name, res.skipped);
 		} else {
 			row(table, &cfg, &res);
+			reported += !cfg.no_report;
 		}
 		lb_run_result_free(&res);
 		printf("\n");
@@ -85,7 +86,7 @@ int lb_cmd_compare(int argc, char **argv)
 		fclose(in);
 	printf("\ntable in %s\n", table_path);
 	/* an index of the runs in the order given, with the table */
-	if (!o.cfg.no_report && !lb_stop_requested()) {
+	if (reported > 0 && !lb_stop_requested()) { /* none ran: nothing to index */
 		if (lb_report_dir(base) < 0)
 			exit_code = LB_EXIT_FAIL;
 		else
