@@ -161,6 +161,27 @@ static const char *hint(const char *name, const char *otherwise, char *buf, size
 	return buf;
 }
 
+/* The strategies of @v, each checked, added to @list as NAME,NAME (no spaces,
+ * no empty entries, as `list` shows it); @append: after what it holds. */
+static int add_strategies(struct parser *p, const char *key, const char *v, char *list,
+			  size_t size, bool append)
+{
+	char buf[1024], h[96], *save = NULL;
+
+	if (!append)
+		list[0] = '\0';
+	if (strlen(list) + 1 + strlen(v) >= size || strlen(v) >= sizeof(buf))
+		return fail(p, "%s: list too long", key);
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+		if (!known_strategy(t))
+			return fail(p, "%s: unknown strategy '%s'%s", key, t, hint(t, "", h, sizeof(h)));
+		size_t used = strlen(list);
+		snprintf(list + used, size - used, "%s%s", used ? "," : "", t);
+	}
+	return 1;
+}
+
 static int on_scenario(struct parser *p, const char *name, const char *v)
 {
 	struct lb_scenario *sc = p->sc;
@@ -175,32 +196,9 @@ static int on_scenario(struct parser *p, const char *name, const char *v)
 		strcpy(sc->summary, v);
 	} else if (!strcmp(name, "only")) {
 		/* A list may go on over indented lines: they add to it. */
-		if (!p->continued)
-			sc->only[0] = '\0';
-		size_t used = strlen(sc->only);
-		if (used + 1 + strlen(v) >= sizeof(sc->only))
-			return fail(p, "only: list too long");
-		char buf[sizeof(sc->only)], h[96], *save = NULL;
-		snprintf(buf, sizeof(buf), "%s", v);
-		/* kept as NAME,NAME (no spaces, no empty entries), as `list` shows it */
-		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-			if (!known_strategy(t))
-				return fail(p, "only: unknown strategy '%s'%s", t, hint(t, "", h, sizeof(h)));
-			used = strlen(sc->only);
-			snprintf(sc->only + used, sizeof(sc->only) - used, "%s%s", used ? "," : "", t);
-		}
+		return add_strategies(p, name, v, sc->only, sizeof(sc->only), p->continued);
 	} else if (!strcmp(name, "except")) {
-		char buf[sizeof(sc->except)], h[96], *save = NULL;
-		if (strlen(v) >= sizeof(sc->except))
-			return fail(p, "except: list too long");
-		snprintf(buf, sizeof(buf), "%s", v);
-		sc->except[0] = '\0';
-		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-			if (!known_strategy(t))
-				return fail(p, "except: unknown strategy '%s'%s", t, hint(t, "", h, sizeof(h)));
-			size_t used = strlen(sc->except);
-			snprintf(sc->except + used, sizeof(sc->except) - used, "%s%s", used ? "," : "", t);
-		}
+		return add_strategies(p, name, v, sc->except, sizeof(sc->except), false);
 	} else if (!strcmp(name, "probabilistic")) {
 		if (!get_bool(v, &sc->probabilistic))
 			return fail(p, "probabilistic: expected yes or no, got '%s'", v);

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "report.h"
 #include "shared.h"
 
@@ -78,19 +79,6 @@ Test(report, a_tiny_run_draws_valid_charts, .init = mktmp)
 
 #define MS LB_NS_PER_MS
 
-static char *slurp_file(const char *dir, const char *name)
-{
-	static char buf[65536];
-	char path[256];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "r");
-	cr_assert_not_null(f, "%s was not written", path);
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return buf;
-}
-
 static unsigned png_width(const char *dir, const char *name)
 {
 	unsigned char head[24];
@@ -129,7 +117,7 @@ Test(report, charts_say_the_same_for_every_run, .init = mktmp)
 	lb_hist_add(&rf.lat, lat_ns);
 	cr_assert_eq(lb_charts_run(&rf, &drawn), 0, "see %s/gnuplot.log", tmpdir);
 	cr_assert(drawn);
-	const char *gp = slurp_file(tmpdir, "timeline.gp");
+	const char *gp = fx_slurp(tmpdir, "timeline.gp");
 	static const char *const key[] = { "'inside'", "'two or more inside'",
 					   "'releasing (still holds the lock)'", "'lease expired",
 					   "'killed'", "'deleted another client''s lock'",
@@ -142,9 +130,9 @@ Test(report, charts_say_the_same_for_every_run, .init = mktmp)
 	cr_assert(strstr(gp, "\"partition c0 | n3,n4\""), "%s", gp);
 	cr_assert(strstr(gp, "\"slow c0\" at 0.000000, graph 0.98 rotate by 90 right offset character 1.3,0"), "%s", gp);
 	cr_assert(strstr(gp, "\"partition c0 | n3,n4\" at 0.000000, graph 0.98 rotate by 90 right offset character 3.1,0"), "%s", gp);
-	cr_assert(strstr(slurp_file(tmpdir, "timeline-releasing.dat"), "\n0 0.700000 2.000000\n"),
+	cr_assert(strstr(fx_slurp(tmpdir, "timeline-releasing.dat"), "\n0 0.700000 2.000000\n"),
 		  "the hung release is not drawn");
-	cr_assert(strstr(slurp_file(tmpdir, "fairness.gp"), "set xrange [-0.5:1.5]"));
+	cr_assert(strstr(fx_slurp(tmpdir, "fairness.gp"), "set xrange [-0.5:1.5]"));
 	unsigned w1 = png_width(tmpdir, "timeline.png");
 	cr_assert_eq(lb_chart_set_scale(2), 0);
 	cr_assert_eq(lb_charts_run(&rf, &drawn), 0);
@@ -327,7 +315,7 @@ Test(report, a_compare_report_keeps_the_table_and_the_order, .init = mktmp)
 		write_file(sub, "report.md", text);
 	}
 	cr_assert_eq(lb_report_dir(tmpdir), 0);
-	const char *md = slurp_file(tmpdir, "report.md");
+	const char *md = fx_slurp(tmpdir, "report.md");
 	const char *z = strstr(md, "## [zeta]"), *a = strstr(md, "## [alpha]");
 	cr_assert(z && a && z < a, "compare.txt's order (zeta, alpha) is lost:\n%s", md);
 	cr_assert(strstr(md, "zeta                 10       1.0"), "the table is missing:\n%s", md);
