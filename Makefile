@@ -111,10 +111,13 @@ bench: deps
 	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)
 	$(BIN) bench
 
-# Every strategy against every scenario, three times, checked (56 minutes on the
-# 2-core development machine: 285 cells, the Node library cells the slowest).
+# Every strategy against every scenario, checked: 5 repetitions of every cell, 10 of
+# the cells lesson pages show (`lockbench list --lessons`), 3 cells side by side
+# (MATRIX_JOBS; docs/running.md says why that keeps timing honest). Wall time on
+# the 2-core development machine: see README.md.
+MATRIX_JOBS ?= 3
 matrix: deps $(BIN) $(SHIM)
-	$(BIN) matrix --check --repeat 3
+	$(BIN) matrix --check --repeat 5 --lesson-repeat 10 --jobs $(MATRIX_JOBS)
 
 # The probabilistic chaos scenario, every strategy over ten seeds, checked
 # against its "at worst" expectations (about 12 minutes).
@@ -127,28 +130,12 @@ chaos: deps $(BIN) $(SHIM)
 # the matrix (figures included) to docs/img/matrix.png and docs/reference-matrix.md,
 # for a commit of its own.
 REF := build/reference
-REF_CELLS := baseline/none baseline/token-lua holder-crash/setnx holder-crash/token-lua \
-  holder-crash/setnx-expire-as-written holder-pause/setnx-expire-as-written \
-  crash-before-expire/setnx-expire crash-before-expire/setnx holder-pause/set-nx-px \
-  holder-pause/token-lua holder-pause/watch-multi slow-holder/set-nx-px slow-holder/token-lua \
-  check-then-delete/get-del check-then-delete/token-lua server-restart/token-lua \
-  server-restart/redlock failover/set-nx-px failover/token-lua client-clock-skew/setnx-getset \
-  client-clock-skew/set-nx-px redlock-minority-down/redlock redlock-majority-down/redlock \
-  redlock-node-restart/redlock redlock-clock-jump/redlock redlock-pause-during-acquire/redlock \
-  redlock-pause-naive/redlock redlock-node-restart-delayed/redlock delayed-write/token-lua \
-  delayed-write/fenced holder-partitioned/set-nx-px holder-partitioned/renewal \
-  fence-reset/token-lua fence-reset/fenced holder-pause/renewal failover/wait-replicas \
-  holder-pause/redis-py@4.3.4 redlock-slow-replies/redlock@5.0.0-beta.2 \
-  redlock-slow-replies/redlock@4.2.0 redlock-slow-replies/sesamecare-redlock@1.4.0 \
-  redlock-node-restart/redlock@5.0.0-beta.2 holder-pause/redis-semaphore-mutex@5.8.0 \
-  redlock-slow-replies/redis-semaphore-redlock@5.8.0 holder-pause/redlock-universal@0.8.5 \
-  redlock-slow-replies/redlock-universal-redlock@0.8.5
 reference: deps
 	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)
 	rm -rf $(REF)
-	$(BIN) matrix --seed 7 --out $(REF)
-	@for c in $(REF_CELLS); do test -f $(REF)/$$c/1/timeline.png || \
-	  { echo "missing reference cell $$c"; exit 1; }; done
+	$(BIN) matrix --seed 7 --jobs $(MATRIX_JOBS) --out $(REF)
+	@cells=$$($(BIN) list --lessons) || exit 1; for c in $$cells; do \
+	  test -f $(REF)/$$c/1/timeline.png || { echo "missing reference cell $$c"; exit 1; }; done
 	@echo "reference charts in $(REF); make reference-docs copies them into docs/"
 
 reference-docs:
@@ -157,7 +144,8 @@ reference-docs:
 	cp $(REF)/matrix.png docs/img/matrix.png
 	sed -e 's|`lockbench matrix --seed 7 --out $(REF)`|`make reference` (lockbench matrix --seed 7)|' \
 	  $(REF)/matrix.md > docs/reference-matrix.md
-	for c in $(REF_CELLS); do cp $(REF)/$$c/1/timeline.png docs/img/$${c%%/*}--$${c##*/}.png || exit 1; done
+	@cells=$$($(BIN) list --lessons) || exit 1; for c in $$cells; do \
+	  cp $(REF)/$$c/1/timeline.png docs/img/$${c%%/*}--$${c##*/}.png || exit 1; done
 
 # Fuzzing (AFL++, Debian's afl++): each harness in tests/fuzz runs for FUZZ_SECONDS
 # from its committed seed corpus, built with ASan+UBSan and afl-clang-fast into

@@ -164,7 +164,8 @@ static int64_t rel_now(const struct client *c)
 static void wait_other_inside(struct client *c)
 {
 	int64_t limit = lb_now_ns() + SYNC_LIMIT_NS;
-	while (!lb_shared_other_inside(c->sh, c->cfg->clients, c->id) && lb_now_ns() < limit)
+	while (!lb_shared_other_just_entered(c->sh, c->cfg->clients, c->id, rel_now(c)) &&
+	       lb_now_ns() < limit)
 		lb_sleep_ns(LB_NS_PER_MS / 2);
 }
 

@@ -37,6 +37,8 @@ static void list_scenarios(void)
 			printf("  %-29s only: %s\n", "", sc.only);
 		if (sc.except[0])
 			printf("  %-29s except: %s\n", "", sc.except);
+		if (sc.lessons[0])
+			printf("  %-29s lessons: %s\n", "", sc.lessons);
 	}
 	if (n == 0)
 		printf("  (no scenarios directory found; set LOCKBENCH_SCENARIOS)\n");
@@ -96,12 +98,36 @@ static void list_libraries(void)
 	printf("  (and exec:PATH: any program that speaks the adapter protocol)\n");
 }
 
+/* `list --lessons`: the cells lesson pages show, SCENARIO/STRATEGY a line
+ * (the Makefile's reference charts; matrix --lesson-repeat). */
+static int list_lessons(void)
+{
+	char names[64][64];
+	static struct lb_scenario sc;
+	int n = lb_scenario_names(names, 64), rc = LB_EXIT_OK;
+
+	for (int i = 0; i < n; i++) {
+		if (lb_scenario_load(names[i], &sc) < 0) {
+			rc = LB_EXIT_FAIL; /* the loader said why */
+			continue;
+		}
+		char buf[sizeof(sc.lessons)], *save = NULL;
+		snprintf(buf, sizeof(buf), "%s", sc.lessons);
+		for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			printf("%s/%s\n", sc.name, t);
+	}
+	return rc;
+}
+
 int lb_cmd_list(int argc, char **argv)
 {
-	(void)argv;
+	if (argc == 2 && !strcmp(argv[1], "--lessons"))
+		return list_lessons();
 	if (argc > 1) {
-		fprintf(stderr, "usage: lockbench list\n");
-		return LB_EXIT_USAGE;
+		fprintf(stderr, "usage: lockbench list [--lessons]\n\n"
+				"Lists the strategies, the library adapters and the scenarios.\n"
+				"--lessons: only the cells lesson pages show, SCENARIO/STRATEGY a line.\n");
+		return strcmp(argv[1], "--help") ? LB_EXIT_USAGE : LB_EXIT_OK;
 	}
 	printf("STRATEGIES: recipes in C (claims: M mutex, D deadlock-free, F fault-tolerant,"
 	       " O owner-only release, L no lapse)\n");

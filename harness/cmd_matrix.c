@@ -4,10 +4,15 @@
  * can project. --check exits 1 when any cell's observed class differs from
  * its expectation in any repetition.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,11 +25,13 @@
 
 #define MAX_SCENARIOS 64
 #define MAX_REPEAT 100
+#define MAX_JOBS 16
 
 struct cell {
 	const struct lock_strategy *s;
 	int scenario;          /* index into the loaded scenarios */
 	int expected;          /* enum lb_class or -1 */
+	int repeat;            /* repetitions of this cell */
 	int runs, passes;
 	int observed[MAX_REPEAT];
 	char skipped[512];     /* non-empty: the cell could not run here, and why */
@@ -41,6 +48,8 @@ struct matrix {
 	const struct lock_strategy *strategies[LB_MAX_STRATEGIES];
 	size_t n_strategies;
 	int repeat;
+	int lesson_repeat;     /* for the cells lesson pages show (0: as repeat) */
+	int jobs;              /* cells run side by side */
 	bool check;
 	bool allow_skipped;
 	bool no_report;
@@ -53,10 +62,15 @@ struct matrix {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: lockbench matrix [--strategies a,b] [--scenarios x,y] [--repeat K]\n"
-		   "                        [--check] [--allow-skipped] [--seed N] [--out DIR]\n"
+		   "                        [--lesson-repeat L] [--jobs J] [--check]\n"
+		   "                        [--allow-skipped] [--seed N] [--out DIR]\n"
 		   "                        [--no-report] [--chart-scale X]\n\n"
 		   "Runs every strategy against every scenario that applies to it, each cell on\n"
-		   "fresh servers, K times (1). Writes DIR/matrix.csv and DIR/matrix.md (default\n"
+		   "fresh servers, K times (1); the cells lesson pages show (`lessons` in the\n"
+		   "scenario, `lockbench list --lessons`) L times (default K, never fewer).\n"
+		   "--jobs J runs J cells side by side (1): each on its own servers, ports and\n"
+		   "directories, so they share only the CPUs (docs/running.md says when that\n"
+		   "keeps timing honest). Writes DIR/matrix.csv and DIR/matrix.md (default\n"
 		   "DIR: results/matrix/<UTC time>). --check: exit 1 when any repetition of any\n"
 		   "cell observed another class than the scenario expects, or when a cell could\n"
 		   "not run here (skipped, with its reason) unless --allow-skipped. Probabilistic\n"
@@ -96,6 +110,8 @@ static int parse(int argc, char **argv, struct matrix *m)
 		{ "strategies", required_argument, NULL, 's' },
 		{ "scenarios", required_argument, NULL, 'c' },
 		{ "repeat", required_argument, NULL, 'r' },
+		{ "lesson-repeat", required_argument, NULL, 'l' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "check", no_argument, NULL, 'k' },
 		{ "allow-skipped", no_argument, NULL, 'a' },
 		{ "seed", required_argument, NULL, 'e' },
@@ -109,6 +125,7 @@ static int parse(int argc, char **argv, struct matrix *m)
 	int c;
 
 	m->repeat = 1;
+	m->jobs = 1;
 	m->seed = 1;
 	optind = 1;
 	opterr = 0;
@@ -128,6 +145,20 @@ static int parse(int argc, char **argv, struct matrix *m)
 				return LB_EINVAL;
 			}
 			m->repeat = (int)v;
+			break;
+		case 'l':
+			if (!lb_parse_i64(optarg, 1, MAX_REPEAT, &v)) {
+				lb_errorf("--lesson-repeat '%s': expected 1 to %d", optarg, MAX_REPEAT);
+				return LB_EINVAL;
+			}
+			m->lesson_repeat = (int)v;
+			break;
+		case 'j':
+			if (!lb_parse_i64(optarg, 1, MAX_JOBS, &v)) {
+				lb_errorf("--jobs '%s': expected 1 to %d", optarg, MAX_JOBS);
+				return LB_EINVAL;
+			}
+			m->jobs = (int)v;
 			break;
 		case 'k':
 			m->check = true;
@@ -189,16 +220,31 @@ static int parse(int argc, char **argv, struct matrix *m)
 	return 0;
 }
 
-/* One repetition of one cell. */
-static int run_cell(struct matrix *m, struct cell *cell, int rep, FILE *csv, int done, int total)
+/* What one repetition of one cell measured: made in the process that ran
+ * it (a worker under --jobs, written whole into a pipe), recorded by the
+ * matrix. */
+struct rep_result {
+	int rc;                /* < 0: the run failed (it said why) */
+	int observed;          /* enum lb_class */
+	int recovered;         /* enum lb_recovered */
+	char skipped[512];
+	uint64_t seed, sections, overlaps, foreign, lost_leases, errors, timeouts, stale, aborted;
+	double overlap_ms, orphan_ms;
+	long long lost_updates;
+	char dir[PATH_MAX];
+};
+
+/* Run repetition @rep of @cell: servers, clients, faults, results, report. */
+static void measure(const struct matrix *m, const struct cell *cell, int rep,
+		    struct rep_result *out)
 {
 	const struct lb_scenario *sc = &m->sc[cell->scenario];
 	struct lb_run_opts o;
 	struct lb_run_result res = { 0 };
 	struct lb_summary sum;
 	char *argv[] = { "matrix", NULL };
-	int rc;
 
+	memset(out, 0, sizeof(*out));
 	lb_run_opts_parse(1, argv, LB_OPTS_RUN_DEFAULTS, &o);
 	o.cfg.strategy = cell->s;
 	o.cfg.seed = m->seed + (uint64_t)rep;
@@ -209,56 +255,247 @@ static int run_cell(struct matrix *m, struct cell *cell, int rep, FILE *csv, int
 		 (unsigned long long)o.cfg.seed);
 	snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%.3000s/%.60s/%.40s/%d", m->out, sc->name,
 		 cell->s->name, rep + 1);
-	if ((rc = lb_results_prepare_dir(o.cfg.out_dir)) < 0)
-		return rc;
-	if ((rc = lb_run(&o.cfg, &res)) < 0) {
+	out->seed = o.cfg.seed;
+	snprintf(out->dir, sizeof(out->dir), "%s", o.cfg.out_dir);
+	if ((out->rc = lb_results_prepare_dir(o.cfg.out_dir)) < 0)
+		return;
+	if ((out->rc = lb_run(&o.cfg, &res)) < 0) {
 		lb_run_result_free(&res);
-		return rc;
+		return;
 	}
 	if (res.skipped[0]) {
-		snprintf(cell->skipped, sizeof(cell->skipped), "%s", res.skipped);
-		fprintf(csv, "%s,%s,%s,skipped,%d,skipped,,,,,,,,,,,%llu,%s\n", sc->name, cell->s->name,
-			cell->expected >= 0 ? lb_class_name((enum lb_class)cell->expected) : "-", rep + 1,
-			(unsigned long long)o.cfg.seed, o.cfg.out_dir);
-		fflush(csv);
-		printf("[%d/%d] %-28s x %-13s #%d: SKIPPED: %s\n", done, total, sc->name,
-		       cell->s->name, rep + 1, res.skipped);
+		snprintf(out->skipped, sizeof(out->skipped), "%s", res.skipped);
 		lb_run_result_free(&res);
-		return 0;
+		return;
 	}
 	lb_summary_build(&o.cfg, &res, &sum);
-	rc = lb_results_write(&o.cfg, &res, &sum);
-	if (rc == 0 && !m->no_report)
-		rc = lb_report_dir(o.cfg.out_dir);
+	out->rc = lb_results_write(&o.cfg, &res, &sum);
+	if (out->rc == 0 && !m->no_report)
+		out->rc = lb_report_dir(o.cfg.out_dir);
 	const struct lb_verdict *v = &res.verdict;
-	bool pass = cell->expected < 0 || cell->expected == (int)res.observed;
-	cell->observed[cell->runs++] = (int)res.observed;
+	out->observed = (int)res.observed;
+	out->recovered = (int)v->recovered;
+	out->sections = v->sections;
+	out->overlaps = v->overlaps;
+	out->overlap_ms = v->overlap_ms;
+	out->foreign = v->foreign_releases;
+	out->lost_leases = v->lost_leases;
+	out->orphan_ms = v->orphan_ms;
+	out->errors = res.acquire_errors;
+	out->timeouts = res.acquire_timeouts;
+	out->stale = res.stale_writes_rejected;
+	out->aborted = res.writes_aborted;
+	out->lost_updates = res.lost_updates;
+	lb_run_result_free(&res);
+}
+
+/* Count repetition @rep of @cell: its row in matrix.csv, its line on the terminal. */
+static int record(struct matrix *m, struct cell *cell, int rep, const struct rep_result *r,
+		  FILE *csv, int done, int total)
+{
+	const struct lb_scenario *sc = &m->sc[cell->scenario];
+	const char *expected = cell->expected >= 0 ? lb_class_name((enum lb_class)cell->expected) : "-";
+
+	if (r->rc < 0)
+		return r->rc;
+	if (r->skipped[0]) {
+		snprintf(cell->skipped, sizeof(cell->skipped), "%s", r->skipped);
+		fprintf(csv, "%s,%s,%s,skipped,%d,skipped,,,,,,,,,,,%llu,%s\n", sc->name, cell->s->name,
+			expected, rep + 1, (unsigned long long)r->seed, r->dir);
+		fflush(csv);
+		printf("[%d/%d] %-28s x %-13s #%d: SKIPPED: %s\n", done, total, sc->name,
+		       cell->s->name, rep + 1, r->skipped);
+		return 0;
+	}
+	bool pass = cell->expected < 0 || cell->expected == r->observed;
+	cell->observed[cell->runs++] = r->observed;
 	cell->passes += pass;
-	cell->overlaps += v->overlaps;
-	cell->foreign += v->foreign_releases;
-	cell->lost_leases += v->lost_leases;
-	cell->errors += res.acquire_errors;
-	cell->stale += res.stale_writes_rejected;
-	cell->aborted += res.writes_aborted;
-	cell->lost_updates += res.lost_updates;
-	cell->deadlocks += v->recovered == LB_REC_NO;
-	if (v->orphan_ms > cell->orphan_ms)
-		cell->orphan_ms = v->orphan_ms;
+	cell->overlaps += r->overlaps;
+	cell->foreign += r->foreign;
+	cell->lost_leases += r->lost_leases;
+	cell->errors += r->errors;
+	cell->stale += r->stale;
+	cell->aborted += r->aborted;
+	cell->lost_updates += r->lost_updates;
+	cell->deadlocks += r->recovered == LB_REC_NO;
+	if (r->orphan_ms > cell->orphan_ms)
+		cell->orphan_ms = r->orphan_ms;
 	fprintf(csv, "%s,%s,%s,%s,%d,%s,%llu,%llu,%.3f,%lld,%llu,%llu,%.1f,%s,%llu,%llu,%llu,%s\n",
-		sc->name, cell->s->name,
-		cell->expected >= 0 ? lb_class_name((enum lb_class)cell->expected) : "-",
-		lb_class_name(res.observed), rep + 1, pass ? "yes" : "no",
-		(unsigned long long)v->sections, (unsigned long long)v->overlaps, v->overlap_ms,
-		res.lost_updates, (unsigned long long)v->foreign_releases,
-		(unsigned long long)v->lost_leases, v->orphan_ms, lb_recovered_name(v->recovered),
-		(unsigned long long)res.acquire_errors, (unsigned long long)res.acquire_timeouts,
-		(unsigned long long)o.cfg.seed, o.cfg.out_dir);
+		sc->name, cell->s->name, expected, lb_class_name((enum lb_class)r->observed), rep + 1,
+		pass ? "yes" : "no", (unsigned long long)r->sections,
+		(unsigned long long)r->overlaps, r->overlap_ms, r->lost_updates,
+		(unsigned long long)r->foreign, (unsigned long long)r->lost_leases, r->orphan_ms,
+		lb_recovered_name((enum lb_recovered)r->recovered), (unsigned long long)r->errors,
+		(unsigned long long)r->timeouts, (unsigned long long)r->seed, r->dir);
 	fflush(csv);
 	printf("[%d/%d] %-28s x %-13s #%d: %-15s %s\n", done, total, sc->name, cell->s->name,
-	       rep + 1, lb_class_name(res.observed),
+	       rep + 1, lb_class_name((enum lb_class)r->observed),
 	       cell->expected < 0 ? "(no expectation)" : pass ? "as expected" : "DIFFERENT");
 	fflush(stdout);
-	lb_run_result_free(&res);
+	return 0;
+}
+
+/* One job: a repetition of a cell, run here or in a worker. */
+struct job {
+	int cell, rep;
+};
+
+struct worker {
+	pid_t pid;             /* 0: free */
+	int fd;                /* the result comes down this pipe */
+	struct job job;
+};
+
+static bool write_full(int fd, const void *buf, size_t len)
+{
+	for (size_t n = 0; n < len;) {
+		ssize_t w = write(fd, (const char *)buf + n, len - n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		n += (size_t)w;
+	}
+	return true;
+}
+
+/* Up to @len bytes; fewer only at the end of the pipe or on an error. */
+static size_t read_full(int fd, void *buf, size_t len)
+{
+	size_t n = 0;
+	while (n < len) {
+		ssize_t r = read(fd, (char *)buf + n, len - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	return n;
+}
+
+/* Fork a worker for @j: it runs the repetition and writes its rep_result
+ * into a pipe. It dies with the matrix (PR_SET_PDEATHSIG), and its servers
+ * and clients die with it; Ctrl-C reaches it too, and it stops its run in
+ * order and still reports. */
+static int start_worker(const struct matrix *m, struct worker *w, struct job j)
+{
+	pid_t parent = getpid();
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		lb_errorf("matrix: pipe: %s", strerror(errno));
+		return LB_ESYS;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		lb_errorf("matrix: fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return LB_ESYS;
+	}
+	if (pid == 0) {
+		static struct rep_result r;
+		close(p[0]);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(1);
+		measure(m, &m->cells[j.cell], j.rep, &r);
+		fflush(NULL);
+		_exit(write_full(p[1], &r, sizeof(r)) ? 0 : 1);
+	}
+	close(p[1]);
+	lb_signals_track_child(pid);
+	*w = (struct worker){ .pid = pid, .fd = p[0], .job = j };
+	return 0;
+}
+
+/* Wait for any worker to finish; its result in @r. */
+static int finish_worker(struct worker *ws, int n, struct rep_result *r, struct job *j)
+{
+	static bool passed_on;
+
+	for (;;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+		if (pid < 0) {
+			if (errno == EINTR && lb_stop_requested() && !passed_on) {
+				/* a kill -INT of the matrix alone (Ctrl-C reaches them
+				 * anyway): the workers stop their runs in order */
+				for (int i = 0; i < n; i++)
+					if (ws[i].pid)
+						kill(ws[i].pid, lb_stop_signal());
+				passed_on = true;
+			}
+			if (errno == EINTR)
+				continue;
+			lb_errorf("matrix: waitpid: %s", strerror(errno));
+			return LB_ESYS;
+		}
+		for (int i = 0; i < n; i++) {
+			if (ws[i].pid != pid)
+				continue;
+			size_t got = read_full(ws[i].fd, r, sizeof(*r));
+			close(ws[i].fd);
+			lb_signals_untrack_child(pid);
+			*j = ws[i].job;
+			ws[i].pid = 0;
+			if (got != sizeof(*r)) {
+				memset(r, 0, sizeof(*r));
+				lb_errorf("matrix worker for job %d.%d died (status %d) without a result",
+					  j->cell, j->rep + 1, status);
+				r->rc = LB_ESYS;
+			}
+			return 0;
+		}
+	}
+}
+
+/* Every repetition of every cell, @m->jobs at a time. */
+static int run_all(struct matrix *m, FILE *csv, int total)
+{
+	struct worker ws[MAX_JOBS] = { 0 };
+	struct rep_result *r = malloc(sizeof(*r));
+	struct job j, next = { 0, 0 };
+	int running = 0, done = 0, rc = 0;
+
+	if (!r)
+		return LB_ESYS;
+	for (;;) {
+		while (next.cell < m->n_cells && next.rep >= m->cells[next.cell].repeat)
+			next = (struct job){ next.cell + 1, 0 };
+		bool more = next.cell < m->n_cells && !lb_stop_requested();
+		if (more && m->jobs == 1) { /* here: no fork, as a debugger likes it */
+			measure(m, &m->cells[next.cell], next.rep, r);
+			if (record(m, &m->cells[next.cell], next.rep, r, csv, ++done, total) < 0)
+				rc = LB_ESYS;
+			next.rep++;
+			continue;
+		}
+		if (more && running < m->jobs) {
+			int i = 0;
+			while (ws[i].pid)
+				i++;
+			if (start_worker(m, &ws[i], next) < 0) {
+				rc = LB_ESYS;
+				next.cell = m->n_cells; /* start no more: finish those running */
+				continue;
+			}
+			running++;
+			next.rep++;
+			continue;
+		}
+		if (running == 0)
+			break;
+		if (finish_worker(ws, m->jobs, r, &j) < 0) {
+			rc = LB_ESYS;
+			break;
+		}
+		running--;
+		if (record(m, &m->cells[j.cell], j.rep, r, csv, ++done, total) < 0)
+			rc = LB_ESYS;
+	}
+	free(r);
 	return rc;
 }
 
@@ -309,11 +546,17 @@ static int write_md(struct matrix *m, const char *cmdline)
 	if (lb_outfile_open(&out, m->out, "matrix.md", true) < 0)
 		return LB_ESYS;
 	f = out.f;
-	fprintf(f, "# lockbench matrix\n\n`%s` — %d repetition%s per cell, seeds %llu..%llu.\n\n"
+	int most = m->repeat;
+	for (int k = 0; k < m->n_cells; k++)
+		most = m->cells[k].repeat > most ? m->cells[k].repeat : most;
+	fprintf(f, "# lockbench matrix\n\n`%s` — %d repetition%s per cell", cmdline, m->repeat,
+		m->repeat == 1 ? "" : "s");
+	if (most > m->repeat)
+		fprintf(f, ", %d for the cells lesson pages show (marked ★)", most);
+	fprintf(f, ", seeds %llu..%llu.\n\n"
 		   "✔ every repetition observed the class the scenario expects; ✘ at least one did "
 		   "not (the classes observed follow). Figures are summed over the repetitions.\n\n",
-		cmdline, m->repeat, m->repeat == 1 ? "" : "s", (unsigned long long)m->seed,
-		(unsigned long long)(m->seed + (uint64_t)m->repeat - 1));
+		(unsigned long long)m->seed, (unsigned long long)(m->seed + (uint64_t)most - 1));
 	fprintf(f, "| scenario |");
 	for (size_t j = 0; j < m->n_strategies; j++)
 		fprintf(f, " %s |", m->strategies[j]->name);
@@ -336,7 +579,13 @@ static int write_md(struct matrix *m, const char *cmdline)
 				fprintf(f, " ⚠ skipped: %s |", c->skipped);
 				continue;
 			}
+			if (c->runs == 0) {
+				fprintf(f, " not run (the matrix was interrupted) |");
+				continue;
+			}
 			figures(c, fig, sizeof(fig));
+			if (c->repeat > m->repeat)
+				fprintf(f, " ★");
 			if (c->runs && c->passes == c->runs) {
 				fprintf(f, " ✔ %s", lb_class_name((enum lb_class)c->observed[0]));
 			} else {
@@ -364,7 +613,7 @@ int lb_cmd_matrix(int argc, char **argv)
 	struct matrix m;
 	char cmdline[1024];
 	size_t used = 0;
-	int rc, total, done = 0, exit_code = LB_EXIT_OK;
+	int rc, total, exit_code = LB_EXIT_OK;
 
 	memset(&m, 0, sizeof(m));
 	m.sc = calloc(MAX_SCENARIOS, sizeof(*m.sc));
@@ -388,6 +637,8 @@ int lb_cmd_matrix(int argc, char **argv)
 				m.cells[m.n_cells++] = (struct cell){
 					.s = m.strategies[j], .scenario = i,
 					.expected = lb_scenario_expected(&m.sc[i], m.strategies[j]->name),
+					.repeat = lb_scenario_is_lesson(&m.sc[i], m.strategies[j]->name) &&
+						  m.lesson_repeat > m.repeat ? m.lesson_repeat : m.repeat,
 				};
 	if (lb_results_prepare_dir(m.out) < 0) {
 		exit_code = LB_EXIT_FAIL;
@@ -402,11 +653,11 @@ int lb_cmd_matrix(int argc, char **argv)
 	fprintf(csv, "scenario,strategy,expected,observed,repeat,pass,sections,overlaps,overlap_ms,"
 		     "lost_updates,foreign_releases,lost_leases,orphan_ms,recovered,acquire_errors,"
 		     "acquire_timeouts,seed,dir\n");
-	total = m.n_cells * m.repeat;
-	for (int k = 0; k < m.n_cells && !lb_stop_requested(); k++)
-		for (int r = 0; r < m.repeat && !lb_stop_requested(); r++)
-			if (run_cell(&m, &m.cells[k], r, csv, ++done, total) < 0)
-				exit_code = LB_EXIT_FAIL;
+	total = 0;
+	for (int k = 0; k < m.n_cells; k++)
+		total += m.cells[k].repeat;
+	if (run_all(&m, csv, total) < 0)
+		exit_code = LB_EXIT_FAIL;
 	if (lb_outfile_close(&csv_out) < 0)
 		exit_code = LB_EXIT_FAIL;
 	int failures = write_md(&m, cmdline);
@@ -415,9 +666,11 @@ int lb_cmd_matrix(int argc, char **argv)
 	if (!m.no_report && lb_report_dir(m.out) < 0) /* matrix.png, report.md and .html */
 		exit_code = LB_EXIT_FAIL;
 	int skipped = count_skipped(&m);
-	printf("\n%d cells x %d repetitions: %d cell%s differ%s from expectations, %d skipped\n",
-	       m.n_cells, m.repeat, failures > 0 ? failures : 0, failures == 1 ? "" : "s",
-	       failures == 1 ? "s" : "", skipped);
+	printf("\n%d cells x %d repetitions", m.n_cells, m.repeat);
+	if (total > m.n_cells * m.repeat)
+		printf(" (%d for the lesson cells: %d runs)", m.lesson_repeat, total);
+	printf(": %d cell%s differ%s from expectations, %d skipped\n", failures > 0 ? failures : 0,
+	       failures == 1 ? "" : "s", failures == 1 ? "s" : "", skipped);
 	for (int k = 0; k < m.n_cells; k++)
 		if (m.cells[k].skipped[0])
 			printf("  skipped: %s x %s: %s\n", m.sc[m.cells[k].scenario].name,
@@ -425,8 +678,12 @@ int lb_cmd_matrix(int argc, char **argv)
 	printf("matrix in %s/matrix.md and %s/matrix.csv\n", m.out, m.out);
 	if (!m.no_report)
 		printf("in a browser: %s/report.html\n", m.out);
-	if (lb_stop_requested())
-		printf("interrupted: the matrix is incomplete\n");
+	if (lb_stop_requested()) {
+		printf("interrupted: the matrix is incomplete%s\n",
+		       m.check ? " (--check fails: not every cell was checked)" : "");
+		if (m.check && exit_code == LB_EXIT_OK)
+			exit_code = LB_EXIT_FAIL;
+	}
 	if (m.check && failures != 0 && exit_code == LB_EXIT_OK)
 		exit_code = LB_EXIT_FAIL;
 	if (m.check && skipped > 0 && !m.allow_skipped && exit_code == LB_EXIT_OK) {

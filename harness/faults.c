@@ -410,7 +410,7 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 			return;
 		}
 		if (f->then_other_inside &&
-		    !lb_shared_other_inside(inj->sh, inj->cfg->clients, rt->client) &&
+		    !lb_shared_other_just_entered(inj->sh, inj->cfg->clients, rt->client, now) &&
 		    now < rt->next_ns + SYNC_LIMIT_NS)
 			return;
 		lb_client_signal(inj->sh, rt->client, SIGCONT);

@@ -199,12 +199,14 @@ static int on_scenario(struct parser *p, const char *name, const char *v)
 		return add_strategies(p, name, v, sc->only, sizeof(sc->only), p->continued);
 	} else if (!strcmp(name, "except")) {
 		return add_strategies(p, name, v, sc->except, sizeof(sc->except), false);
+	} else if (!strcmp(name, "lessons")) {
+		return add_strategies(p, name, v, sc->lessons, sizeof(sc->lessons), p->continued);
 	} else if (!strcmp(name, "probabilistic")) {
 		if (!get_bool(v, &sc->probabilistic))
 			return fail(p, "probabilistic: expected yes or no, got '%s'", v);
 	} else {
 		return fail(p, "unknown key '%s' in [scenario]: expected summary, description, "
-			    "only, except or probabilistic", name);
+			    "only, except, lessons or probabilistic", name);
 	}
 	return 1;
 }
@@ -458,9 +460,10 @@ static int handler(void *user, const char *section, const char *name, const char
 	follow(p, section, name);
 	/* Only a description or an `only` list may go on over indented lines; any
 	 * other value would be replaced by its continuation without a word. */
-	if (p->continued && strcmp(name, "description") && strcmp(name, "only"))
-		return fail(p, "%s: the value goes on over an indented line; only description "
-			    "and only may span lines", name);
+	if (p->continued && strcmp(name, "description") && strcmp(name, "only") &&
+	    strcmp(name, "lessons"))
+		return fail(p, "%s: the value goes on over an indented line; only description, "
+			    "only and lessons may span lines", name);
 	if (!strcmp(section, "scenario"))
 		return on_scenario(p, name, value);
 	if (!strcmp(section, "run"))
@@ -707,30 +710,29 @@ int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy)
 	return -1;
 }
 
+/* Does the comma list @list (as add_strategies writes it) name @strategy? */
+static bool list_has(const char *list, const char *strategy)
+{
+	size_t n = strlen(strategy);
+
+	for (const char *t = list; *t; t += strcspn(t, ","), t += *t == ',')
+		if (!strncmp(t, strategy, n) && (t[n] == ',' || t[n] == '\0'))
+			return true;
+	return false;
+}
+
 bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, char *why, size_t len)
 {
-	char buf[sizeof(sc->only)], *save = NULL;
 	const struct lock_strategy *s = lb_strategy_find(strategy);
 
-	if (sc->except[0]) {
-		char ex[sizeof(sc->except)], *save2 = NULL;
-		snprintf(ex, sizeof(ex), "%s", sc->except);
-		for (char *t = strtok_r(ex, ",", &save2); t; t = strtok_r(NULL, ",", &save2))
-			if (!strcmp(t, strategy)) {
-				snprintf(why, len, "scenario %s leaves %s out (its description says why)",
-					 sc->name, strategy);
-				return true;
-			}
+	if (list_has(sc->except, strategy)) {
+		snprintf(why, len, "scenario %s leaves %s out (its description says why)", sc->name,
+			 strategy);
+		return true;
 	}
-	if (sc->only[0]) {
-		bool listed = false;
-		snprintf(buf, sizeof(buf), "%s", sc->only);
-		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-			listed |= !strcmp(t, strategy);
-		if (!listed) {
-			snprintf(why, len, "scenario %s applies only to: %s", sc->name, sc->only);
-			return true;
-		}
+	if (sc->only[0] && !list_has(sc->only, strategy)) {
+		snprintf(why, len, "scenario %s applies only to: %s", sc->name, sc->only);
+		return true;
 	}
 	/* a fault at a failpoint lives inside a C recipe: library code has none */
 	for (int i = 0; s && lb_strategy_is_external(s) && i < sc->n_faults; i++) {
@@ -749,6 +751,11 @@ bool lb_scenario_applies(const struct lb_scenario *sc, const char *strategy)
 {
 	char why[400];
 	return !lb_scenario_why_not(sc, strategy, why, sizeof(why));
+}
+
+bool lb_scenario_is_lesson(const struct lb_scenario *sc, const char *strategy)
+{
+	return list_has(sc->lessons, strategy) && lb_scenario_applies(sc, strategy);
 }
 
 bool lb_scenario_needs_clock_shim(const struct lb_scenario *sc)

@@ -94,6 +94,9 @@ struct lb_scenario {
 	char only[1024];          /* comma list of strategies it applies to; empty: all */
 	char except[256];         /* comma list of strategies it leaves out (with its reason
 				     in the description) */
+	char lessons[512];        /* comma list of the strategies whose cells its lesson
+				     page shows (reference charts): matrix runs them
+				     --lesson-repeat times */
 	bool probabilistic;
 	/* run parameters; *_set says the file gave them */
 	int clients; bool clients_set;
@@ -135,6 +138,8 @@ bool lb_scenario_dir(char *out, size_t len);
 int lb_scenario_names(char (*names)[64], int max);
 /* Expected class for @strategy, or -1 when the file has none. */
 int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy);
+/* Is @strategy one of the scenario's `lessons` (and does the scenario apply to it)? */
+bool lb_scenario_is_lesson(const struct lb_scenario *sc, const char *strategy);
 /* Does the scenario apply to @strategy (its `only` list; for an external
  * strategy, no fault at a C failpoint without a fallback)? */
 bool lb_scenario_applies(const struct lb_scenario *sc, const char *strategy);

@@ -122,6 +122,26 @@ static inline bool lb_shared_other_inside(struct lb_shared *sh, int clients, int
 	return false;
 }
 
+/* How recent an entry must be for "then = other-inside": the late client
+ * must act at the start of the other's section, not in its last moments
+ * (where a level test would often let that section end first). */
+#define LB_FRESH_ENTRY_NS (5 * LB_NS_PER_MS)
+
+/* Has a client other than @me entered, within LB_FRESH_ENTRY_NS before
+ * @now_ns (since t0), a section it is still inside? */
+static inline bool lb_shared_other_just_entered(struct lb_shared *sh, int clients, int me,
+						int64_t now_ns)
+{
+	for (int c = 0; c < clients; c++) {
+		if (c == me || atomic_load(&sh->client[c].dead))
+			continue;
+		struct lb_record *r = lb_shared_open_record(sh, c);
+		if (r && r->enter_ns <= now_ns && now_ns - r->enter_ns <= LB_FRESH_ENTRY_NS)
+			return true;
+	}
+	return false;
+}
+
 /* The canary, without clocks: @me raises its flag, then looks for another
  * living client of the same key with its flag up. Sequentially consistent
  * atomics make two clients that overlap see each other (at least one of

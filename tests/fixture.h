@@ -64,5 +64,9 @@ char *fx_slurp(const char *dir, const char *rel);
  * never reap them); fx_reap_orphans collects the ones that exited. */
 void fx_become_subreaper(void);
 void fx_reap_orphans(void);
+/* @root and every process whose parent chain leads to it (at most @max). */
+int fx_descendants(pid_t root, pid_t *out, int max);
+/* kill -9 @pid, then fail the test unless every one of @pids is gone soon. */
+void fx_kill9_leaves_nothing(pid_t pid, const pid_t *pids, int n);
 
 #endif

@@ -206,3 +206,53 @@ Test(matrix, a_full_disk_names_the_file_and_keeps_what_was_written, .init = mktm
 	cr_assert(strstr(o, "summary.csv agrees with history.csv"), "%s", o);
 	cr_assert(strstr(o, "check=0"), "%s", o);
 }
+
+/* --jobs runs cells side by side and --lesson-repeat runs the cells lesson
+ * pages show more often: every row is there, each class as expected, and
+ * matrix.md marks the lesson cells. */
+Test(matrix, jobs_and_lesson_repeats, .init = mktmp)
+{
+	char out[128];
+	snprintf(out, sizeof(out), "%s/m", tmpdir);
+	const char *args[] = { "matrix", "--scenarios", "baseline,holder-crash", "--strategies",
+			       "setnx,token-lua", "--lesson-repeat", "2", "--jobs", "2", "--check",
+			       "--no-report", "--out", out, NULL };
+	int rc = lb(args);
+	cr_assert_eq(rc, 0, "matrix --check failed:\n%s", slurp("output"));
+	const char *csv = slurp("m/matrix.csv");
+	/* baseline shows token-lua (not setnx); holder-crash shows both */
+	cr_assert(strstr(csv, "\nbaseline,token-lua,safe,safe,2,yes,"), "%s", csv);
+	cr_assert_null(strstr(csv, "\nbaseline,setnx,safe,safe,2,"), "%s", csv);
+	cr_assert(strstr(csv, "\nbaseline,setnx,safe,safe,1,yes,"), "%s", csv);
+	cr_assert(strstr(csv, "\nholder-crash,setnx,deadlock,deadlock,2,yes,"), "%s", csv);
+	cr_assert(strstr(csv, "\nholder-crash,token-lua,safe,safe,2,yes,"), "%s", csv);
+	const char *md = slurp("m/matrix.md");
+	cr_assert(strstr(md, "2 for the cells lesson pages show (marked ★)"), "%s", md);
+	cr_assert(strstr(md, "| ★ ✔ deadlock"), "%s", md);
+	cr_assert(strstr(slurp("output"), "(2 for the lesson cells: 7 runs)"), "%s", slurp("output"));
+	const char *bad[] = { "matrix", "--jobs", "0", NULL };
+	cr_assert_eq(lb(bad), 2);
+	cr_assert(strstr(slurp("output"), "--jobs '0': expected 1 to 16"));
+}
+
+/* A kill -9 of a matrix with workers: the workers, their servers and their
+ * clients all go with it. */
+Test(matrix, kill_9_of_a_parallel_matrix_leaves_nothing, .init = mktmp)
+{
+	char dir[128], out[160];
+	pid_t pids[128];
+	snprintf(dir, sizeof(dir), "%s/k9", tmpdir);
+	snprintf(out, sizeof(out), "%s/output", tmpdir);
+	fx_become_subreaper();
+	const char *args[] = { "matrix", "--scenarios", "baseline", "--strategies",
+			       "token-lua,set-nx-px", "--jobs", "2", "--out", dir, NULL };
+	pid_t pid = fx_spawn_lockbench(args, out, out);
+	int n = 0;
+	/* the matrix, 2 workers, each with a server, a resource and 4 clients */
+	for (int t = 0; t < 200 && n < 13; t++) {
+		lb_sleep_ns(50 * LB_NS_PER_MS);
+		n = fx_descendants(pid, pids, 128);
+	}
+	cr_assert_geq(n, 13, "expected the matrix, 2 workers and their runs, found %d processes", n);
+	fx_kill9_leaves_nothing(pid, pids, n);
+}

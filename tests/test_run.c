@@ -158,36 +158,6 @@ Test(run, ctrl_c_still_writes_results, .init = mktmp)
 	cr_assert_lt(summary_field(dir, "elapsed_s"), 10);
 }
 
-/* Every process whose parent chain leads to @root. */
-static int descendants(pid_t root, pid_t *out, int max)
-{
-	int n = 0;
-	out[n++] = root;
-	for (int i = 0; i < n; i++) {
-		DIR *d = opendir("/proc");
-		struct dirent *e;
-		while (d && (e = readdir(d)) && n < max) {
-			char path[300], buf[512];
-			int pid = atoi(e->d_name), ppid;
-			if (pid <= 0)
-				continue;
-			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-			FILE *f = fopen(path, "r");
-			if (!f)
-				continue;
-			size_t k = fread(buf, 1, sizeof(buf) - 1, f);
-			fclose(f);
-			buf[k] = '\0';
-			char *p = strrchr(buf, ')');
-			if (p && sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == out[i])
-				out[n++] = pid;
-		}
-		if (d)
-			closedir(d);
-	}
-	return n;
-}
-
 Test(run, kill_9_mid_run_leaves_nothing, .init = mktmp)
 {
 	char dir[128], out[160], err[160];
@@ -202,21 +172,11 @@ Test(run, kill_9_mid_run_leaves_nothing, .init = mktmp)
 	int n = 0;
 	for (int t = 0; t < 100 && n < 6; t++) {
 		lb_sleep_ns(50 * LB_NS_PER_MS);
-		n = descendants(pid, pids, 64);
+		n = fx_descendants(pid, pids, 64);
 	}
 	cr_assert_geq(n, 6, "expected lockbench, 2 servers and 3 clients, found %d processes", n);
 	lb_sleep_ns(300 * LB_NS_PER_MS);
-	kill(pid, SIGKILL);
-	for (int i = 0; i < n; i++) {
-		bool gone = false;
-		for (int t = 0; t < 150 && !gone; t++) {
-			fx_reap_orphans();
-			gone = fx_pid_gone(pids[i]);
-			if (!gone)
-				lb_sleep_ns(20 * LB_NS_PER_MS);
-		}
-		cr_assert(gone, "process %d outlived lockbench's kill -9", pids[i]);
-	}
+	fx_kill9_leaves_nothing(pid, pids, n);
 }
 
 Test(run, usage_errors_exit_2_with_a_reason, .init = mktmp)

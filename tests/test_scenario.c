@@ -405,3 +405,38 @@ Test(scenario, docs_cite_no_path_outside_the_repository)
 	pclose(p);
 	cr_assert_eq(n, 0, "these cite a path outside the repository:\n%s", out);
 }
+
+/* `lessons` names the cells a lesson page shows: exact names (redlock is not
+ * redlock@4.2.0), spanning lines, and never a cell the scenario leaves out. */
+Test(scenario, lessons_name_the_cells_pages_show)
+{
+	cr_assert_eq(parse_text("[scenario]\nsummary = s\ndescription = d\nexcept = setnx\n"
+				"lessons = redlock@4.2.0,\n  token-lua, setnx\n"), 0, "%s", sc.error);
+	cr_assert_str_eq(sc.lessons, "redlock@4.2.0,token-lua,setnx");
+	cr_assert(lb_scenario_is_lesson(&sc, "token-lua"));
+	cr_assert(lb_scenario_is_lesson(&sc, "redlock@4.2.0"));
+	cr_assert_not(lb_scenario_is_lesson(&sc, "redlock"), "a prefix matched");
+	cr_assert_not(lb_scenario_is_lesson(&sc, "token"), "a prefix matched");
+	cr_assert_not(lb_scenario_is_lesson(&sc, "setnx"), "a cell left out is a lesson");
+	fails_at("[scenario]\nlessons = tokenlua\n", 2, "lessons: unknown strategy 'tokenlua'");
+}
+
+/* Every lesson cell of a shipped scenario has an expectation to check. */
+Test(scenario, every_lesson_cell_has_an_expectation)
+{
+	char names[64][64];
+	int n = lb_scenario_names(names, 64), lessons = 0;
+
+	cr_assert_gt(n, 10);
+	for (int i = 0; i < n; i++) {
+		cr_assert_eq(lb_scenario_load(names[i], &sc), 0, "%s", names[i]);
+		char buf[sizeof(sc.lessons)], *save = NULL;
+		snprintf(buf, sizeof(buf), "%s", sc.lessons);
+		for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), lessons++) {
+			cr_assert(lb_scenario_is_lesson(&sc, t), "%s: lesson %s does not apply", sc.name, t);
+			cr_assert_geq(lb_scenario_expected(&sc, t), 0, "%s: lesson %s has no [expect] line",
+				      sc.name, t);
+		}
+	}
+	cr_assert_gt(lessons, 30, "only %d lesson cells found", lessons);
+}

@@ -91,3 +91,22 @@ Test(shared, a_half_written_event_is_skipped)
 	cr_assert_eq(out[0].kind, LB_EV_PAUSE);
 	cr_assert_eq(out[0].client, 2);
 }
+
+/* "then = other-inside" waits for an entry, not a state: a client deep in
+ * its section (it may leave before the late client acts) does not count,
+ * one that has just entered does, and never the waiting client itself. */
+Test(shared, then_other_inside_waits_for_a_fresh_entry)
+{
+	int64_t t = 10 * LB_NS_PER_S;
+
+	enter(0, t - 40 * LB_NS_PER_MS);
+	cr_assert(lb_shared_other_inside(sh, 4, 1));
+	cr_assert_not(lb_shared_other_just_entered(sh, 4, 1, t),
+		      "a section entered 40 ms ago counted as a fresh entry");
+	enter(2, t - 2 * LB_NS_PER_MS);
+	cr_assert(lb_shared_other_just_entered(sh, 4, 1, t), "an entry 2 ms ago was missed");
+	cr_assert_not(lb_shared_other_just_entered(sh, 3, 2, t),
+		      "the waiting client's own entry counted");
+	lb_shared_mark_dead(sh, 2, t);
+	cr_assert_not(lb_shared_other_just_entered(sh, 4, 1, t), "a dead client counted");
+}
