@@ -46,3 +46,13 @@ int lb_outfile_close(struct lb_outfile *o)
 	}
 	return 0;
 }
+
+void lb_outfile_abort(struct lb_outfile *o)
+{
+	if (!o->f)
+		return;
+	fclose(o->f);
+	o->f = NULL;
+	if (o->whole)
+		unlink(o->tmp);
+}

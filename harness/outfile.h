@@ -30,5 +30,7 @@ int lb_outfile_open(struct lb_outfile *o, const char *dir, const char *name, boo
  * succeeded, else its temporary is removed. 0, or LB_ESYS with a message
  * "writing PATH failed: REASON". Accepts a closed (f == NULL) outfile. */
 int lb_outfile_close(struct lb_outfile *o);
+/* Give up: close, and remove a whole file's temporary (what was there stays). */
+void lb_outfile_abort(struct lb_outfile *o);
 
 #endif

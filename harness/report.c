@@ -517,8 +517,15 @@ static void report_gist(FILE *f, const char *dir, const char *name)
 }
 
 /* One report of an index: its link, its gist and its main charts. */
+/* The runs of a compare directory, in the order given: its page stacks them. */
+#define MAX_STACKED 64
+struct stacked {
+	char name[MAX_STACKED][256];
+	int n;
+};
+
 static void index_entry(FILE *f, const char *dir, const char *name, const char *const *charts,
-			int *found)
+			int *found, struct stacked *runs)
 {
 	char path[PATH_MAX];
 
@@ -526,6 +533,9 @@ static void index_entry(FILE *f, const char *dir, const char *name, const char *
 	if (name[0] == '.' || access(path, R_OK) != 0)
 		return;
 	(*found)++;
+	snprintf(path, sizeof(path), "%.3800s/%.200s/summary.csv", dir, name);
+	if (runs && runs->n < MAX_STACKED && access(path, R_OK) == 0)
+		snprintf(runs->name[runs->n++], sizeof(runs->name[0]), "%s", name);
 	fprintf(f, "## [%s](%s/report.md)\n\n", name, name);
 	report_gist(f, dir, name);
 	for (const char *const *c = charts; *c; c++) {
@@ -538,7 +548,7 @@ static void index_entry(FILE *f, const char *dir, const char *name, const char *
 /* A directory of reports (compare, demo): an index with what each one is,
  * what went wrong in it and its main charts. A compare directory keeps its
  * table and the order its strategies were given in (compare.txt). */
-static int report_index(const char *dir)
+static int report_index(const char *dir, struct stacked *runs)
 {
 	static const char *const charts[] = { "matrix.png", "timeline.png", "sweep-throughput.png",
 					      "sweep-p99.png", "sweep-cmds.png",
@@ -586,10 +596,10 @@ static int report_index(const char *dir)
 	for (int r = 1; r <= ranked; r++)
 		for (int i = 0; i < n; i++)
 			if (rank[i] == r)
-				index_entry(f, dir, ents[i]->d_name, charts, &found);
+				index_entry(f, dir, ents[i]->d_name, charts, &found, runs);
 	for (int i = 0; i < n; i++)
 		if (!rank || !rank[i])
-			index_entry(f, dir, ents[i]->d_name, charts, &found);
+			index_entry(f, dir, ents[i]->d_name, charts, &found, cmp ? runs : NULL);
 	for (int i = 0; i < n; i++)
 		free(ents[i]);
 	free(ents);
@@ -617,8 +627,17 @@ int lb_report_dir(const char *dir)
 		rc = lb_report_matrix(dir);
 	else if (snprintf(path, sizeof(path), "%.4000s/sweep.csv", dir), access(path, R_OK) == 0)
 		rc = lb_report_sweep(dir);
-	else
-		rc = report_index(dir);
+	else {
+		static struct stacked runs;
+		runs.n = 0;
+		rc = report_index(dir, &runs);
+		if (rc == 0 && runs.n > 0) { /* a compare: its runs on one time axis */
+			const char *names[MAX_STACKED];
+			for (int i = 0; i < runs.n; i++)
+				names[i] = runs.name[i];
+			return lb_report_html_stacked(dir, names, runs.n);
+		}
+	}
 	/* the same report as a page, linking to the runs' own pages */
 	return rc < 0 ? rc : lb_report_html_from_md(dir);
 }

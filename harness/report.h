@@ -65,6 +65,10 @@ int lb_report_html(const struct lb_run_files *rf);
 /* DIR/report.html from DIR/report.md (an index, a matrix or a sweep report):
  * the same text, tables and charts as a page, links to runs' report.html. */
 int lb_report_html_from_md(const char *dir);
+/* report.html of a compare directory: the runs @runs (subdirectories, in
+ * the order given) stacked on one time axis with one step-through, then
+ * report.md. */
+int lb_report_html_stacked(const char *dir, const char *const *runs, int n);
 
 /* matrix.png and the matrix report (report_matrix.c). */
 int lb_report_matrix(const char *dir);

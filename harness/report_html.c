@@ -135,89 +135,121 @@ static void story_step(void *arg, int64_t t_ns, const char *text)
 static const char page_css[] =
 	"body{font:20px/1.45 'DejaVu Sans',sans-serif;margin:24px 32px;color:#222;background:#fff}"
 	"h1{font-size:30px;margin:0 0 6px}p.lead{margin:0 0 12px;color:#444}"
-	"#bar{position:sticky;top:0;background:#fff;padding:8px 0;display:flex;gap:16px;"
-	"align-items:center;border-bottom:1px solid #ddd;z-index:2}"
+	"#pin{background:#fff;z-index:2}#pin.pinned{position:sticky;top:0;border-bottom:1px solid #ddd}"
+	"#held.cols{columns:2;column-gap:32px;font-size:16px}"
+	"#now{background:#fff3c4;border:2px solid #e0b000;border-radius:6px;padding:6px 12px;margin:4px 0}"
+	"#now .run{display:inline-block;font-weight:bold;color:#335;margin-right:8px}"
+	"#pin.pinned #now{display:none}"
+	"#bar{background:#fff;padding:8px 0;display:flex;gap:16px;"
+	"align-items:center;border-bottom:1px solid #ddd}"
 	"button{font-size:20px;padding:6px 16px}#pos{min-width:10em}"
 	"#tl{width:100%;height:auto;display:block;margin:10px 0}"
 	"#who{border:1px solid #ccc;border-radius:6px;padding:8px 14px;margin:8px 0;"
 	"background:#fafafa}#who h2{font-size:22px;margin:0 0 4px}#who ul{margin:0;padding-left:22px}"
 	"#story li{margin:6px 0;padding:4px 8px;border-radius:4px}"
 	"#story li.fault{color:#555}#story li.current{background:#fff3c4;outline:2px solid #e0b000}"
+	"#story .run{display:inline-block;min-width:8em;font-weight:bold;color:#335;margin-right:8px}"
 	"table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:2px 10px;"
 	"text-align:left}.keys{color:#666;font-size:16px}";
 
-/* The page's script: draws the timeline from the data and steps through it. */
+/* The page's script: builds the story list, draws the timelines from the
+ * data (one block of lanes per run, every block on one time axis) and
+ * steps through them. */
 static const char page_js[] =
 	"(function(){\n"
-	"var D=JSON.parse(document.getElementById('data').textContent);\n"
+	"var D=JSON.parse(document.getElementById('data').textContent),RS=D.runs,multi=RS.length>1;\n"
+	"var ol=document.getElementById('story'),all=[];\n"
+	"RS.forEach(function(r,ri){r.faults.forEach(function(e){all.push([e[0],'fault',e[4],ri]);});\n"
+	" r.steps.forEach(function(s){all.push([s[0],s[1],s[2],ri]);});});\n"
+	"all.sort(function(a,b){return a[0]-b[0]||(a[1]==='fault'?-1:1)*(a[1]!==b[1])||a[3]-b[3];});\n"
+	"all.forEach(function(s){var li=document.createElement('li');li.dataset.t=s[0];li.dataset.run=s[3];\n"
+	" li.className=s[1];if(multi){var rb=document.createElement('span');rb.className='run';\n"
+	" rb.textContent=RS[s[3]].label;li.appendChild(rb);}\n"
+	" if(s[1]==='fault'){var b=document.createElement('b');b.textContent=s[0].toFixed(3)+' s: ';li.appendChild(b);}\n"
+	" var span=document.createElement('span');span.innerHTML=s[2].replace(/&/g,'&amp;').replace(/</g,'&lt;')"
+	".replace(/&lt;(\\/?)b>/g,'<$1b>');li.appendChild(span);ol.appendChild(li);});\n"
 	"var NS='http://www.w3.org/2000/svg',svg=document.getElementById('tl');\n"
+	"var L=150,R=30,T=20,LANE=multi?38:56,NLANE=multi?26:34,W=1400,HEAD=multi?40:0,end=0,top=T;\n"
+	"var COL=['#4477aa','#228833','#aa3377','#ccbb44','#66ccee','#ee6677','#bbbbbb','#222255'];\n"
 	/* Redlock: a lane per lock node under the clients' lanes, showing which
 	 * client holds the lock there, and when a restart wiped it */
-	"var perNode=D.sec.some(function(s){return s[6]>0;}),NL=perNode?D.nodes:0;\n"
-	"var L=150,R=30,T=20,LANE=56,NLANE=34,W=1400,GAP=NL?30:0,H=T+LANE*D.clients+GAP+NLANE*NL+50,end=D.end||1;\n"
-	"var COL=['#4477aa','#228833','#aa3377','#ccbb44','#66ccee','#ee6677','#bbbbbb','#222255'];\n"
-	"function restartOf(n,a,b){var r=null;D.faults.forEach(function(f){if(r===null&&f[1]==='node-start'&&f[3]===n&&f[0]>=a&&f[0]<=b)r=f[0];});return r;}\n"
+	"RS.forEach(function(r){end=Math.max(end,r.end);r.NL=r.sec.some(function(s){return s[6]>0;})?r.nodes:0;\n"
+	" r.top=top+HEAD;r.low=r.top+LANE*r.clients+(r.NL?30+NLANE*r.NL:0);top=r.low+(multi?12:0);});\n"
+	"end=end||1;var H=top+50;\n"
+	"function restartOf(r,n,a,b){var v=null;r.faults.forEach(function(f){if(v===null&&f[1]==='node-start'&&f[3]===n&&f[0]>=a&&f[0]<=b)v=f[0];});return v;}\n"
 	"function holds(s){var v=[];for(var n=0;n<32;n++)if(s[6]>>n&1)v.push(n);return v;}\n"
 	"svg.setAttribute('viewBox','0 0 '+W+' '+H);\n"
 	"function x(t){return L+(W-L-R)*t/end;}\n"
-	"function y(c){return T+LANE*(D.clients-1-c)+LANE/2;}\n"
+	"function y(r,c){return r.top+LANE*(r.clients-1-c)+LANE/2;}\n"
+	"function ny(r,n){return r.top+LANE*r.clients+30+NLANE*n+NLANE/2;}\n"
 	"function el(n,a,txt){var e=document.createElementNS(NS,n);for(var k in a)e.setAttribute(k,a[k]);"
 	"if(txt!==undefined)e.textContent=txt;svg.appendChild(e);return e;}\n"
-	"for(var c=0;c<D.clients;c++){el('text',{x:L-12,y:y(c)+7,'text-anchor':'end','font-size':22},'client '+c);"
-	"el('line',{x1:L,x2:W-R,y1:y(c),y2:y(c),stroke:'#eee'});}\n"
 	"var step=Math.pow(10,Math.floor(Math.log10(end)));if(end/step<4)step/=2;\n"
 	"for(var t=0;t<=end+1e-9;t+=step){el('line',{x1:x(t),x2:x(t),y1:T,y2:H-40,stroke:'#ddd'});"
 	"el('text',{x:x(t),y:H-14,'text-anchor':'middle','font-size':20},(+t.toFixed(3))+' s');}\n"
-	"D.faults.forEach(function(f){el('line',{x1:x(f[0]),x2:x(f[0]),y1:T,y2:H-40,stroke:'#888',"
+	"RS.forEach(function(r,ri){\n"
+	" if(multi){if(ri)el('line',{x1:0,x2:W,y1:r.top-HEAD+2,y2:r.top-HEAD+2,stroke:'#888','stroke-width':2});\n"
+	"  el('text',{x:8,y:r.top-12,'font-size':24,'font-weight':'bold',fill:'#222'},r.label);}\n"
+	" for(var c=0;c<r.clients;c++){el('text',{x:L-12,y:y(r,c)+7,'text-anchor':'end','font-size':22},'client '+c);"
+	"el('line',{x1:L,x2:W-R,y1:y(r,c),y2:y(r,c),stroke:'#eee'});}\n"
+	" r.faults.forEach(function(f){el('line',{x1:x(f[0]),x2:x(f[0]),y1:r.top-(multi?8:0),y2:multi?r.low:H-40,stroke:'#888',"
 	"'stroke-dasharray':'6 5'});});\n"
-	"D.sec.forEach(function(s){var h=18;el('rect',{x:x(s[1]),y:y(s[0])-h/2,width:Math.max(1.5,x(s[2])-x(s[1])),"
-	"height:h,fill:'#4477aa'});if(s[3]>s[2]+0.001)el('rect',{x:x(s[2]),y:y(s[0])-4,"
+	" r.sec.forEach(function(s){var h=18;el('rect',{x:x(s[1]),y:y(r,s[0])-h/2,width:Math.max(1.5,x(s[2])-x(s[1])),"
+	"height:h,fill:'#4477aa'});if(s[3]>s[2]+0.001)el('rect',{x:x(s[2]),y:y(r,s[0])-4,"
 	"width:x(s[3])-x(s[2]),height:8,fill:'#99bbdd'});});\n"
-	"D.sec.forEach(function(s){D.sec.forEach(function(o){if(o[0]===s[0]||o[5]!==s[5])return;"
-	"var a=Math.max(s[1],o[1]),b=Math.min(s[2],o[2]);if(b>a)el('rect',{x:x(a),y:y(s[0])-9,"
+	" r.sec.forEach(function(s){r.sec.forEach(function(o){if(o[0]===s[0]||o[5]!==s[5])return;"
+	"var a=Math.max(s[1],o[1]),b=Math.min(s[2],o[2]);if(b>a)el('rect',{x:x(a),y:y(r,s[0])-9,"
 	"width:Math.max(1.5,x(b)-x(a)),height:18,fill:'#cc3311'});});});\n"
 	/* marks: lease expired (x), killed (dot), deleted another's lock (triangle) */
-	"D.sec.forEach(function(s){var c=y(s[0]);\n"
-	" if(D.ttl>0&&s[2]>s[1]+D.ttl){var X=x(s[1]+D.ttl);el('path',{d:'M'+(X-7)+' '+(c-7)+'l14 14m0 -14l-14 14',"
+	" r.sec.forEach(function(s){var c=y(r,s[0]);\n"
+	"  if(r.ttl>0&&s[2]>s[1]+r.ttl){var X=x(s[1]+r.ttl);el('path',{d:'M'+(X-7)+' '+(c-7)+'l14 14m0 -14l-14 14',"
 	"stroke:'#000','stroke-width':2.5});}\n"
-	" if(s[4]==='killed')el('circle',{cx:x(s[2]),cy:c,r:8,fill:'#aa0000'});\n"
-	" if(s[4]==='foreign'){var X2=x(s[3]);el('path',{d:'M'+(X2-8)+' '+(c+16)+'l8 -14l8 14z',fill:'#ee7733'});}});\n"
-	/* fault labels at the top, side by side when close */
-	"var last=-1e9,k=0;D.faults.forEach(function(f){var X=x(f[0]);k=X-last<22?k+1:0;if(!k)last=X;\n"
-	" var lbl=f[1]+(f[2]>=0?' c'+f[2]:f[3]>=0?' n'+f[3]:'');\n"
-	" el('text',{x:X+4+k*20,y:T+2,'font-size':15,fill:'#555',transform:'rotate(90 '+(X+4+k*20)+' '+(T+2)+')'},lbl);});\n"
-	"function ny(n){return T+LANE*D.clients+GAP+NLANE*n+NLANE/2;}\n"
-	"if(NL){el('text',{x:L-12,y:T+LANE*D.clients+GAP-8,'text-anchor':'end','font-size':16,fill:'#555'},'held on:');\n"
-	" for(var n=0;n<NL;n++){el('text',{x:L-12,y:ny(n)+6,'text-anchor':'end','font-size':18},'node '+n);\n"
-	"  el('line',{x1:L,x2:W-R,y1:ny(n),y2:ny(n),stroke:'#eee'});}\n"
-	" D.sec.forEach(function(s){holds(s).forEach(function(n){var a=s[1],b=s[3],r=restartOf(n,a,b);\n"
-	"  el('rect',{x:x(a),y:ny(n)-8,width:Math.max(1.5,x(r===null?b:r)-x(a)),height:16,fill:COL[s[0]%8]});\n"
-	"  if(r!==null)el('rect',{x:x(r),y:ny(n)-8,width:Math.max(1.5,x(b)-x(r)),height:16,fill:'none',"
+	"  if(s[4]==='killed')el('circle',{cx:x(s[2]),cy:c,r:8,fill:'#aa0000'});\n"
+	"  if(s[4]==='foreign'){var X2=x(s[3]);el('path',{d:'M'+(X2-8)+' '+(c+16)+'l8 -14l8 14z',fill:'#ee7733'});}});\n"
+	/* fault labels at the top of the block, side by side when close */
+	" var last=-1e9,k=0;r.faults.forEach(function(f){var X=x(f[0]);k=X-last<22?k+1:0;if(!k)last=X;\n"
+	"  var lbl=f[1]+(f[2]>=0?' c'+f[2]:f[3]>=0?' n'+f[3]:''),Y=r.top+2-(multi?6:0);\n"
+	"  el('text',{x:X+4+k*20,y:Y,'font-size':15,fill:'#555',transform:'rotate(90 '+(X+4+k*20)+' '+Y+')'},lbl);});\n"
+	" if(r.NL){el('text',{x:L-12,y:r.top+LANE*r.clients+22,'text-anchor':'end','font-size':16,fill:'#555'},'held on:');\n"
+	"  for(var n=0;n<r.NL;n++){el('text',{x:L-12,y:ny(r,n)+6,'text-anchor':'end','font-size':18},'node '+n);\n"
+	"   el('line',{x1:L,x2:W-R,y1:ny(r,n),y2:ny(r,n),stroke:'#eee'});}\n"
+	"  r.sec.forEach(function(s){holds(s).forEach(function(n){var a=s[1],b=s[3],q=restartOf(r,n,a,b);\n"
+	"   el('rect',{x:x(a),y:ny(r,n)-8,width:Math.max(1.5,x(q===null?b:q)-x(a)),height:16,fill:COL[s[0]%8]});\n"
+	"   if(q!==null)el('rect',{x:x(q),y:ny(r,n)-8,width:Math.max(1.5,x(b)-x(q)),height:16,fill:'none',"
 	"stroke:COL[s[0]%8],'stroke-dasharray':'4 3'});});});\n"
-	" for(var c2=0;c2<D.clients;c2++)el('rect',{x:L-140,y:y(c2)-6,width:12,height:12,fill:COL[c2%8]});}\n"
+	"  for(var c2=0;c2<r.clients;c2++)el('rect',{x:L-140,y:y(r,c2)-6,width:12,height:12,fill:COL[c2%8]});}});\n"
 	"var cur=el('line',{x1:L,x2:L,y1:T-10,y2:H-40,stroke:'#e0b000','stroke-width':4,id:'cursor'});\n"
 	"var items=document.querySelectorAll('#story li'),i=-1;\n"
-	"function paused(c,t){var p=false;D.faults.forEach(function(f){if(f[0]<=t&&f[2]===c){"
+	/* the buttons and the timeline stay on screen while the story scrolls,
+	 * when the timeline leaves room for it */
+	"var pin=document.getElementById('pin');if(multi)document.getElementById('held').classList.add('cols');\n"
+	"function pinned(){var on=pin.offsetHeight<innerHeight*0.68;pin.classList.toggle('pinned',on);\n"
+	" items.forEach(function(li){li.style.scrollMarginTop=on?(pin.offsetHeight+12)+'px':'';});}\n"
+	"function paused(r,c,t){var p=false;r.faults.forEach(function(f){if(f[0]<=t&&f[2]===c){"
 	"if(f[1]==='pause')p=true;if(f[1]==='resume'||f[1]==='kill')p=false;}});return p;}\n"
-	"function who(t){var out=[];D.sec.forEach(function(s){var a=s[0];\n"
-	" if(s[1]<=t&&t<s[2]){var w='client '+a+' is inside since '+s[1].toFixed(3)+' s';\n"
-	"  if(D.ttl>0&&t>s[1]+D.ttl)w+=', its lease expired at '+(s[1]+D.ttl).toFixed(3)+' s';\n"
-	"  if(s[6]){var hn=holds(s),gone=hn.filter(function(n){return restartOf(n,s[1],t)!==null;});\n"
+	"function who(r,t){var out=[],pre=multi?r.label+': ':'';r.sec.forEach(function(s){var a=s[0];\n"
+	" if(s[1]<=t&&t<s[2]){var w=pre+'client '+a+' is inside since '+s[1].toFixed(3)+' s';\n"
+	"  if(r.ttl>0&&t>s[1]+r.ttl)w+=', its lease expired at '+(s[1]+r.ttl).toFixed(3)+' s';\n"
+	"  if(s[6]){var hn=holds(s),gone=hn.filter(function(n){return restartOf(r,n,s[1],t)!==null;});\n"
 	"   w+=', holding nodes '+hn.join(', ');if(gone.length)w+=' (node'+(gone.length>1?'s ':' ')+gone.join(', ')+\n"
-	"   ' restarted empty since, so only '+(hn.length-gone.length)+' of '+D.nodes+' nodes still know it)';}\n"
-	"  if(paused(a,t))w+=' (frozen)';out.push(w);}\n"
-	" else if(s[2]<=t&&t<s[3])out.push('client '+a+' has left its section and is still releasing');});\n"
-	" return out;}\n"
+	"   ' restarted empty since, so only '+(hn.length-gone.length)+' of '+r.nodes+' nodes still know it)';}\n"
+	"  if(paused(r,a,t))w+=' (frozen)';out.push(w);}\n"
+	" else if(s[2]<=t&&t<s[3])out.push(pre+'client '+a+' has left its section and is still releasing');});\n"
+	" if(multi&&!out.length)out.push(pre+'nobody holds the lock');return out;}\n"
 	"function show(k){if(!items.length)return;i=Math.max(0,Math.min(items.length-1,k));\n"
-	" var t=+items[i].dataset.t;items.forEach(function(li,j){li.classList.toggle('current',j===i);});\n"
+	" var t=+items[i].dataset.t,r=RS[+items[i].dataset.run];items.forEach(function(li,j){li.classList.toggle('current',j===i);});\n"
 	" cur.setAttribute('x1',x(t));cur.setAttribute('x2',x(t));\n"
 	" document.getElementById('t').textContent=t.toFixed(3);\n"
 	" document.getElementById('pos').textContent='step '+(i+1)+' of '+items.length;\n"
-	" var w=who(t),ul=document.getElementById('held');ul.innerHTML='';\n"
+	" var w=[],ul=document.getElementById('held');RS.forEach(function(q){w=w.concat(who(q,t));});ul.innerHTML='';\n"
 	" (w.length?w:['nobody holds the lock']).forEach(function(s){var li=document.createElement('li');"
 	"li.textContent=s;ul.appendChild(li);});\n"
-	" document.getElementById('inside').textContent=String(w.filter(function(s){return s.indexOf('inside')>=0;}).length);\n"
-	" items[i].scrollIntoView({block:'nearest'});history.replaceState(null,'','#step='+(i+1));}\n"
+	" document.getElementById('inside').textContent=String(who(r,t).filter(function(s){return s.indexOf(' is inside')>=0;}).length);\n"
+	" document.getElementById('inrun').textContent=multi?' in '+r.label:'';\n"
+	" document.getElementById('now').innerHTML=items[i].innerHTML;\n"
+	/* the story scrolls under the pinned timeline; an unpinned page stays put */
+	" pinned();if(pin.classList.contains('pinned'))items[i].scrollIntoView({block:'nearest'});\n"
+	" history.replaceState(null,'','#step='+(i+1));}\n"
 	"document.getElementById('next').onclick=function(){show(i+1);};\n"
 	"document.getElementById('prev').onclick=function(){show(i-1);};\n"
 	"document.addEventListener('keydown',function(e){if(e.key==='ArrowRight'||e.key==='n'){show(i+1);e.preventDefault();}\n"
@@ -225,51 +257,22 @@ static const char page_js[] =
 	"var m=/step=(\\d+)/.exec(location.hash);show(m?+m[1]-1:0);\n"
 	"})();\n";
 
-int lb_report_html(const struct lb_run_files *rf)
+/* One run as a JSON object: sections [client, enter, exit, release,
+ * outcome, key, nodes], faults [t, name, client, node, sentence], steps
+ * [t, kind, text]; @label names it on a page of several. */
+static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 {
-	struct lb_outfile out;
-	const char *st = lb_summary_get(&rf->sum, "strategy"), *sc = lb_summary_get(&rf->sum, "scenario");
-	const char *observed = lb_summary_get(&rf->sum, "observed");
-	char title[256], line[512];
-
-	if (lb_outfile_open(&out, rf->dir, "report.html", true) < 0)
-		return LB_ESYS;
-	FILE *f = out.f;
-	snprintf(title, sizeof(title), "%s under %s", st ? st : "?", sc ? sc : "?");
-	fprintf(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		   "<meta name=\"viewport\" content=\"width=device-width\">\n<title>");
-	html_text(f, title);
-	fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>", page_css);
-	html_text(f, title);
-	fprintf(f, "</h1>\n<p class=\"lead\">%d client%s on %d lock%s for %.1f s, TTL %lld ms. "
-		   "Observed: <b>", rf->clients, rf->clients == 1 ? "" : "s", rf->keys,
-		rf->keys == 1 ? "" : "s", rf->elapsed_s, (long long)rf->ttl_ms);
-	html_text(f, observed ? observed : "?");
-	fprintf(f, "</b>. Everything here was measured in this run (report.md has the full "
-		   "table).</p>\n<div id=\"bar\"><button id=\"prev\">&#9664; previous</button>"
-		   "<span id=\"pos\"></span><button id=\"next\">next &#9654;</button>"
-		   "<span class=\"keys\">keys: &larr; &rarr; or p, n</span></div>\n"
-		   "<svg id=\"tl\" role=\"img\" aria-label=\"timeline: who was inside when\"></svg>\n"
-		   "<p class=\"keys\">Blue: inside its critical section. Red: two or more inside at once. "
-		   "Pale: out of its section, still releasing. &times;: the lease ran out while inside. "
-		   "Orange triangle: a release that deleted another client's lock. Dark red dot: killed. "
-		   "Dashed: a fault. Yellow: the step shown. For Redlock, the lanes under the "
-		   "clients show each lock node: whose lock it holds, in that client's colour "
-		   "(the square beside its name); dashed where a node restarted empty and forgot "
-		   "it.</p>\n"
-		   "<div id=\"who\"><h2>At <span id=\"t\">0.000</span> s: <span id=\"inside\">0</span> "
-		   "inside</h2><ul id=\"held\"></ul></div>\n<h2>What happened, in order</h2>\n"
-		   "<ol id=\"story\"></ol>\n");
-	/* the data: sections [client, enter, exit, release, outcome, key], faults
-	 * [t, name, client, node, sentence], steps [t, kind, text] */
+	char line[512];
 	double end_s = rf->elapsed_s; /* the whole run, and any release after it */
+
 	for (size_t i = 0; i < rf->n; i++)
 		if ((double)rf->sec[i].release_ns / 1e9 > end_s)
 			end_s = (double)rf->sec[i].release_ns / 1e9;
 	const char *nodes = lb_summary_get(&rf->sum, "nodes");
-	fprintf(f, "<script type=\"application/json\" id=\"data\">{\"clients\":%d,\"ttl\":%.3f,"
-		   "\"end\":%.6f,\"nodes\":%d,\n\"sec\":[", rf->clients, (double)rf->ttl_ms / 1000,
-		end_s, nodes ? atoi(nodes) : 1);
+	fprintf(f, "{\"label\":");
+	json_str(f, label);
+	fprintf(f, ",\"clients\":%d,\"ttl\":%.3f,\"end\":%.6f,\"nodes\":%d,\n\"sec\":[", rf->clients,
+		(double)rf->ttl_ms / 1000, end_s, nodes ? atoi(nodes) : 1);
 	for (size_t i = 0; i < rf->n; i++) {
 		const struct lb_section *s = &rf->sec[i];
 		int64_t exit = lb_section_exit(s, (int64_t)(rf->elapsed_s * 1e9));
@@ -288,7 +291,7 @@ int lb_report_html(const struct lb_run_files *rf)
 		fprintf(f, "]");
 	}
 	fprintf(f, "],\n\"steps\":[");
-	/* the faults and the incidents, merged in time order */
+	/* the incidents (the page merges them with the faults in time order) */
 	char *story = NULL;
 	size_t story_len = 0;
 	FILE *sf = open_memstream(&story, &story_len);
@@ -297,18 +300,65 @@ int lb_report_html(const struct lb_run_files *rf)
 		lb_report_story(rf, 1000, story_step, &steps);
 		fclose(sf);
 	}
-	fprintf(f, "%s", story ? story : "");
+	fprintf(f, "%s]}", story ? story : "");
 	free(story);
-	fprintf(f, "]}</script>\n<script>\n(function(){var D=JSON.parse("
-		   "document.getElementById('data').textContent),ol=document.getElementById('story');\n"
-		   "var all=D.faults.map(function(e){return [e[0],'fault',e[4]];}).concat(D.steps);\n"
-		   "all.sort(function(a,b){return a[0]-b[0]||(a[1]==='fault'?-1:1);});\n"
-		   "all.forEach(function(s){var li=document.createElement('li');li.dataset.t=s[0];\n"
-		   " li.className=s[1];if(s[1]==='fault'){var b=document.createElement('b');\n"
-		   " b.textContent=s[0].toFixed(3)+' s: ';li.appendChild(b);}var span=document.createElement('span');\n"
-		   " span.innerHTML=s[2].replace(/&/g,'&amp;').replace(/</g,'&lt;')"
-		   ".replace(/&lt;(\\/?)b>/g,'<$1b>');li.appendChild(span);ol.appendChild(li);});\n"
-		   "})();\n%s</script>\n</body></html>\n", page_js);
+}
+
+static void page_head(FILE *f, const char *title, const char *extra_css)
+{
+	fprintf(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		   "<meta name=\"viewport\" content=\"width=device-width\">\n<title>");
+	html_text(f, title);
+	fprintf(f, "</title>\n<style>%s%s</style></head><body>\n<h1>", page_css, extra_css);
+	html_text(f, title);
+	fprintf(f, "</h1>\n");
+}
+
+/* The step-through: buttons, the timeline and who holds what (kept on
+ * screen while the story scrolls, when they leave room for it), the
+ * timeline's key, the story. */
+static void stepper(FILE *f, bool several)
+{
+	fprintf(f, "<div id=\"pin\"><div id=\"bar\"><button id=\"prev\">&#9664; previous</button>"
+		   "<span id=\"pos\"></span><button id=\"next\">next &#9654;</button>"
+		   "<span class=\"keys\">keys: &larr; &rarr; or p, n</span></div>\n"
+		   "<svg id=\"tl\" role=\"img\" aria-label=\"timeline: who was inside when\"></svg>\n"
+		   "<div id=\"now\"></div>\n<div id=\"who\"><h2>At <span id=\"t\">0.000</span> s: <span id=\"inside\">0</span> "
+		   "inside<span id=\"inrun\"></span></h2><ul id=\"held\"></ul></div></div>\n"
+		   "<p class=\"keys\">%sBlue: inside its critical section. Red: two or more inside at once. "
+		   "Pale: out of its section, still releasing. &times;: the lease ran out while inside. "
+		   "Orange triangle: a release that deleted another client's lock. Dark red dot: killed. "
+		   "Dashed: a fault. Yellow: the step shown. For Redlock, the lanes under the "
+		   "clients show each lock node: whose lock it holds, in that client's colour "
+		   "(the square beside its name); dashed where a node restarted empty and forgot "
+		   "it.</p>\n"
+		   "<h2>What happened, in order</h2>\n<ol id=\"story\"></ol>\n",
+		several ? "One block of lanes per strategy, in the order given, all on one time axis: "
+			  "the same moment is at the same place in every block. " : "");
+}
+
+int lb_report_html(const struct lb_run_files *rf)
+{
+	struct lb_outfile out;
+	const char *st = lb_summary_get(&rf->sum, "strategy"), *sc = lb_summary_get(&rf->sum, "scenario");
+	const char *observed = lb_summary_get(&rf->sum, "observed");
+	char title[256];
+
+	if (lb_outfile_open(&out, rf->dir, "report.html", true) < 0)
+		return LB_ESYS;
+	FILE *f = out.f;
+	snprintf(title, sizeof(title), "%s under %s", st ? st : "?", sc ? sc : "?");
+	page_head(f, title, "");
+	fprintf(f, "<p class=\"lead\">%d client%s on %d lock%s for %.1f s, TTL %lld ms. "
+		   "Observed: <b>", rf->clients, rf->clients == 1 ? "" : "s", rf->keys,
+		rf->keys == 1 ? "" : "s", rf->elapsed_s, (long long)rf->ttl_ms);
+	html_text(f, observed ? observed : "?");
+	fprintf(f, "</b>. Everything here was measured in this run (report.md has the full "
+		   "table).</p>\n");
+	stepper(f, false);
+	fprintf(f, "<script type=\"application/json\" id=\"data\">{\"runs\":[");
+	run_json(f, rf, st ? st : "?");
+	fprintf(f, "]}</script>\n<script>\n%s</script>\n</body></html>\n", page_js);
 	return lb_outfile_close(&out);
 }
 
@@ -372,10 +422,13 @@ static void md_inline(FILE *f, const char *dir, const char *s)
 		fputs("</code>", f);
 }
 
-int lb_report_html_from_md(const char *dir)
+static const char md_css[] = "img{max-width:100%;height:auto;display:block;margin:8px 0}"
+			     "pre{font-size:16px;background:#f6f6f6;padding:8px;overflow-x:auto}";
+
+/* report.md of @dir as HTML, into @f. */
+static int md_body(FILE *f, const char *dir)
 {
 	char path[PATH_MAX], line[8192];
-	struct lb_outfile out;
 	bool pre = false, list = false, table = false, para = false;
 
 	snprintf(path, sizeof(path), "%.4000s/report.md", dir);
@@ -384,15 +437,6 @@ int lb_report_html_from_md(const char *dir)
 		lb_errorf("cannot read %s: %s", path, strerror(errno));
 		return LB_ESYS;
 	}
-	if (lb_outfile_open(&out, dir, "report.html", true) < 0) {
-		fclose(in);
-		return LB_ESYS;
-	}
-	FILE *f = out.f;
-	fprintf(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		   "<title>lockbench report</title>\n<style>%s img{max-width:100%%;height:auto;"
-		   "display:block;margin:8px 0}pre{font-size:16px;background:#f6f6f6;padding:8px;"
-		   "overflow-x:auto}</style></head><body>\n", page_css);
 	while (fgets(line, sizeof(line), in)) {
 		bool blank = line[0] == '\n';
 		if (!strncmp(line, "```", 3)) {
@@ -457,8 +501,80 @@ int lb_report_html_from_md(const char *dir)
 			md_inline(f, dir, line);
 		}
 	}
-	fprintf(f, "%s%s%s%s</body></html>\n", pre ? "</pre>" : "", para ? "</p>" : "",
-		list ? "</ul>" : "", table ? "</table>" : "");
+	fprintf(f, "%s%s%s%s\n", pre ? "</pre>" : "", para ? "</p>" : "", list ? "</ul>" : "",
+		table ? "</table>" : "");
 	fclose(in);
+	return 0;
+}
+
+int lb_report_html_from_md(const char *dir)
+{
+	struct lb_outfile out;
+
+	if (lb_outfile_open(&out, dir, "report.html", true) < 0)
+		return LB_ESYS;
+	fprintf(out.f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		       "<title>lockbench report</title>\n<style>%s%s</style></head><body>\n",
+		page_css, md_css);
+	int rc = md_body(out.f, dir);
+	fprintf(out.f, "</body></html>\n");
+	if (rc < 0) {
+		lb_outfile_abort(&out);
+		return rc;
+	}
+	return lb_outfile_close(&out);
+}
+
+int lb_report_html_stacked(const char *dir, const char *const *runs, int n)
+{
+	struct lb_outfile out;
+	char sub[PATH_MAX], title[256] = "lockbench compare";
+	int rc = 0;
+
+	if (lb_outfile_open(&out, dir, "report.html", true) < 0)
+		return LB_ESYS;
+	FILE *f = out.f;
+	/* the data first, to a buffer: the title needs the scenario */
+	char *data = NULL;
+	size_t data_len = 0;
+	FILE *d = open_memstream(&data, &data_len);
+	if (!d) {
+		lb_outfile_abort(&out);
+		return LB_ESYS;
+	}
+	fprintf(d, "{\"runs\":[");
+	for (int i = 0; i < n && rc == 0; i++) {
+		struct lb_run_files rf;
+		snprintf(sub, sizeof(sub), "%.3000s/%.200s", dir, runs[i]);
+		if ((rc = lb_run_files_load(sub, &rf)) < 0)
+			break;
+		const char *sc = lb_summary_get(&rf.sum, "scenario");
+		if (i == 0)
+			snprintf(title, sizeof(title), "compare under %s: %d strategies, one time axis",
+				 sc && sc[0] ? sc : "no scenario", n);
+		if (i)
+			fputc(',', d);
+		run_json(d, &rf, runs[i]);
+		lb_run_files_free(&rf);
+	}
+	fprintf(d, "]}");
+	fclose(d);
+	if (rc == 0) {
+		page_head(f, title, md_css);
+		fprintf(f, "<p class=\"lead\">The same load, faults and seed for each strategy, each "
+			   "on fresh servers. Step through all of them at once: each step is a fault or "
+			   "an incident of one strategy's run, and the box says what every run looked like "
+			   "at that moment. The table and each run's own page follow.</p>\n");
+		stepper(f, true);
+		fprintf(f, "<script type=\"application/json\" id=\"data\">%s</script>\n", data);
+		fprintf(f, "<hr>\n");
+		rc = md_body(f, dir);
+		fprintf(f, "<script>\n%s</script>\n</body></html>\n", page_js);
+	}
+	free(data);
+	if (rc < 0) {
+		lb_outfile_abort(&out);
+		return rc;
+	}
 	return lb_outfile_close(&out);
 }

@@ -134,3 +134,32 @@ Test(browser, steps_through_a_redlock_node_restart_run, .init = mktmp)
 	cr_assert(both, "a step must show both clients inside, client 1 on nodes 2, 3, 4:\n%s", out);
 	printf("screenshot: %s\n", shot);
 }
+
+/* compare --scenario holder-pause: the page stacks set-nx-px and fenced on
+ * one time axis, in the order given; each step names its strategy, and the
+ * box says what both runs looked like at that moment. */
+Test(browser, steps_through_a_compare_on_one_time_axis, .init = mktmp)
+{
+	char dir[PATH_MAX], shot[PATH_MAX], s[8192];
+	snprintf(dir, sizeof(dir), "%s/cmp", tmpdir);
+	const char *args[] = { "compare", "--scenario", "holder-pause", "--strategies",
+			       "set-nx-px,fenced", "--seed", "7", "--out", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
+	snprintf(shot, sizeof(shot), "%s/compare.png", tmpdir);
+	const char *out = drive(dir, "n,n,n,n", shot);
+
+	state(out, 0, s, sizeof(s));
+	cr_assert(strstr(s, "\"blocks\": [\n    \"set-nx-px\",\n    \"fenced\"\n   ]"),
+		  "the blocks must be set-nx-px then fenced:\n%s", s);
+	cr_assert(strstr(s, "is frozen (SIGSTOP) for 2500 ms"), "the first step is a pause:\n%s", s);
+	bool nx = false, fenced = false, both = false;
+	for (int i = 0; i <= 4; i++) {
+		state(out, i, s, sizeof(s));
+		nx |= strstr(s, "\"current\": \"set-nx-px") != NULL;
+		fenced |= strstr(s, "\"current\": \"fenced") != NULL;
+		both |= strstr(s, "\"set-nx-px: client ") && strstr(s, "\"fenced: client ");
+	}
+	cr_assert(nx && fenced, "the steps must name both strategies:\n%s", out);
+	cr_assert(both, "the box must show both runs at the step's moment:\n%s", out);
+	printf("screenshot: %s\n", shot);
+}

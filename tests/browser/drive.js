@@ -106,6 +106,7 @@ const STATE = `(() => {
 		cursor_x: +document.getElementById('cursor').getAttribute('x1'),
 		steps: document.querySelectorAll('#story li').length,
 		bars: document.querySelectorAll('#tl rect').length,
+		blocks: [...document.querySelectorAll('#tl text[font-weight="bold"]')].map((t) => t.textContent),
 		hash: location.hash,
 	});
 })()`;
