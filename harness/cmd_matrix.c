@@ -35,6 +35,7 @@ struct cell {
 	int runs, passes;
 	int observed[MAX_REPEAT];
 	char skipped[512];     /* non-empty: the cell could not run here, and why */
+	char differs[300];     /* how the first repetition that differed did */
 	/* figures of the repetitions, summed */
 	uint64_t overlaps, foreign, lost_leases, errors, stale, aborted;
 	long long lost_updates;
@@ -307,7 +308,12 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 		       cell->s->name, rep + 1, r->skipped);
 		return 0;
 	}
-	bool pass = cell->expected < 0 || cell->expected == r->observed;
+	struct lb_observed ob = { (enum lb_class)r->observed, r->foreign, r->overlaps,
+				  r->lost_updates };
+	char why[256];
+	bool pass = lb_scenario_expect_met(sc, cell->s->name, &ob, why, sizeof(why));
+	if (!pass && !cell->differs[0])
+		snprintf(cell->differs, sizeof(cell->differs), "#%d: %.256s", rep + 1, why);
 	cell->observed[cell->runs++] = r->observed;
 	cell->passes += pass;
 	cell->overlaps += r->overlaps;
@@ -328,9 +334,10 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 		lb_recovered_name((enum lb_recovered)r->recovered), (unsigned long long)r->errors,
 		(unsigned long long)r->timeouts, (unsigned long long)r->seed, r->dir);
 	fflush(csv);
-	printf("[%d/%d] %-28s x %-13s #%d: %-15s %s\n", done, total, sc->name, cell->s->name,
+	printf("[%d/%d] %-28s x %-13s #%d: %-15s %s%s\n", done, total, sc->name, cell->s->name,
 	       rep + 1, lb_class_name((enum lb_class)r->observed),
-	       cell->expected < 0 ? "(no expectation)" : pass ? "as expected" : "DIFFERENT");
+	       cell->expected < 0 ? "(no expectation)" : pass ? "as expected" : "DIFFERENT: ",
+	       pass ? "" : why);
 	fflush(stdout);
 	return 0;
 }
@@ -589,11 +596,13 @@ static int write_md(struct matrix *m, const char *cmdline)
 			if (c->runs && c->passes == c->runs) {
 				fprintf(f, " ✔ %s", lb_class_name((enum lb_class)c->observed[0]));
 			} else {
+				char want[128];
 				failures++;
-				fprintf(f, " ✘ expected %s, got",
-					c->expected >= 0 ? lb_class_name((enum lb_class)c->expected) : "-");
+				lb_scenario_expect_text(&m->sc[c->scenario], c->s->name, want, sizeof(want));
+				fprintf(f, " ✘ expected %s, got", want);
 				for (int r = 0; r < c->runs; r++)
 					fprintf(f, " %s", lb_class_name((enum lb_class)c->observed[r]));
+				fprintf(f, " (%s)", c->differs);
 			}
 			fprintf(f, "%s%s |", fig[0] ? "<br>" : "", fig);
 		}

@@ -367,10 +367,16 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		v->fairness, (unsigned long long)res->acquire_errors);
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	fprintf(f, "  outcome      %s: %s", lb_class_name(res->observed), res->observed_why);
-	if (expected >= 0)
-		fprintf(f, " (scenario %s expects %s: %s)", cfg->scenario_name,
-			lb_class_name((enum lb_class)expected),
-			expected == (int)res->observed ? "as expected" : "DIFFERENT");
+	if (expected >= 0) {
+		struct lb_observed ob = { res->observed, v->foreign_releases, v->overlaps,
+					  res->lost_updates };
+		char want[128], why[256];
+		lb_scenario_expect_text(cfg->scenario, cfg->strategy->name, want, sizeof(want));
+		bool met = lb_scenario_expect_met(cfg->scenario, cfg->strategy->name, &ob, why,
+						  sizeof(why));
+		fprintf(f, " (scenario %s expects %s: %s%s)", cfg->scenario_name, want,
+			met ? "as expected" : "DIFFERENT: ", met ? "" : why);
+	}
 	for (size_t i = 0; i < res->n_events && i < 12; i++)
 		fprintf(f, "%s%s %.3fs", i ? ", " : "\n  faults       ", lb_event_name(res->events[i].kind),
 			(double)res->events[i].t_ns / 1e9);

@@ -390,9 +390,33 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 	return 1;
 }
 
-static int on_expect(struct parser *p, const char *name, const char *v)
+static const char *const figure_names[] = { "", "foreign-releases", "overlaps", "lost-updates" };
+
+static int on_expect(struct parser *p, const char *name, const char *value)
 {
 	struct lb_scenario *sc = p->sc;
+	char v[128], what[32];
+	long long min = 0;
+	int at_least = LB_FIG_NONE, used = 0;
+
+	snprintf(v, sizeof(v), "%s", value);
+	char *comma = strchr(v, ',');
+	if (comma) {
+		*comma = '\0';
+		for (char *e = comma - 1; e >= v && *e == ' '; e--)
+			*e = '\0';
+		if (sscanf(comma + 1, " %31[a-z-] >= %lld %n", what, &min, &used) != 2 ||
+		    comma[1 + used] != '\0' || min < 1)
+			return fail(p, "[expect] %s: after the class, expected FIGURE >= N (N at least "
+				    "1; FIGURE foreign-releases, overlaps or lost-updates), got '%s'",
+				    name, comma + 1);
+		for (int i = 1; i < 4; i++)
+			if (!strcmp(what, figure_names[i]))
+				at_least = i;
+		if (at_least == LB_FIG_NONE)
+			return fail(p, "[expect] %s: unknown figure '%s': expected foreign-releases, "
+				    "overlaps or lost-updates", name, what);
+	}
 	int c = lb_class_parse(v);
 
 	char h[96];
@@ -410,6 +434,8 @@ static int on_expect(struct parser *p, const char *name, const char *v)
 	struct lb_scenario_expect *e = &sc->expect[sc->n_expect++];
 	snprintf(e->strategy, sizeof(e->strategy), "%s", name);
 	e->cls = (enum lb_class)c;
+	e->at_least = (enum lb_figure)at_least;
+	e->min = min;
 	e->line = p->line;
 	return 1;
 }
@@ -719,6 +745,56 @@ static bool list_has(const char *list, const char *strategy)
 		if (!strncmp(t, strategy, n) && (t[n] == ',' || t[n] == '\0'))
 			return true;
 	return false;
+}
+
+static const struct lb_scenario_expect *expect_of(const struct lb_scenario *sc,
+						  const char *strategy)
+{
+	for (int i = 0; i < sc->n_expect; i++)
+		if (!strcmp(sc->expect[i].strategy, strategy))
+			return &sc->expect[i];
+	return NULL;
+}
+
+bool lb_scenario_expect_met(const struct lb_scenario *sc, const char *strategy,
+			    const struct lb_observed *o, char *why, size_t len)
+{
+	const struct lb_scenario_expect *e = expect_of(sc, strategy);
+
+	if (why && len)
+		why[0] = '\0';
+	if (!e)
+		return true;
+	if (e->cls != o->cls) {
+		if (why)
+			snprintf(why, len, "expected %s, observed %s", lb_class_name(e->cls),
+				 lb_class_name(o->cls));
+		return false;
+	}
+	long long got = e->at_least == LB_FIG_FOREIGN ? (long long)o->foreign :
+			e->at_least == LB_FIG_OVERLAPS ? (long long)o->overlaps :
+			e->at_least == LB_FIG_LOST_UPDATES ? o->lost_updates : 0;
+	if (e->at_least != LB_FIG_NONE && got < e->min) {
+		if (why)
+			snprintf(why, len, "%s as expected, but %lld %s where at least %lld were expected",
+				 lb_class_name(o->cls), got, figure_names[e->at_least], e->min);
+		return false;
+	}
+	return true;
+}
+
+void lb_scenario_expect_text(const struct lb_scenario *sc, const char *strategy, char *out,
+			     size_t len)
+{
+	const struct lb_scenario_expect *e = expect_of(sc, strategy);
+
+	if (!e)
+		snprintf(out, len, "-");
+	else if (e->at_least == LB_FIG_NONE)
+		snprintf(out, len, "%s", lb_class_name(e->cls));
+	else
+		snprintf(out, len, "%s, %s >= %lld", lb_class_name(e->cls), figure_names[e->at_least],
+			 e->min);
 }
 
 bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, char *why, size_t len)

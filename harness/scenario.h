@@ -80,10 +80,23 @@ struct lb_chaos {
 	double from_s, until_s;   /* the window faults are drawn in */
 };
 
+/* A figure an expectation may ask a least of ("foreign-release,
+ * foreign-releases >= 10": the cascade, not one foreign release). */
+enum lb_figure { LB_FIG_NONE, LB_FIG_FOREIGN, LB_FIG_OVERLAPS, LB_FIG_LOST_UPDATES };
+
 struct lb_scenario_expect {
 	char strategy[32];
 	enum lb_class cls;
+	enum lb_figure at_least;  /* LB_FIG_NONE: the class alone */
+	long long min;
 	int line;
+};
+
+/* What a run measured, as an expectation looks at it. */
+struct lb_observed {
+	enum lb_class cls;
+	unsigned long long foreign, overlaps;
+	long long lost_updates;
 };
 
 struct lb_scenario {
@@ -138,6 +151,14 @@ bool lb_scenario_dir(char *out, size_t len);
 int lb_scenario_names(char (*names)[64], int max);
 /* Expected class for @strategy, or -1 when the file has none. */
 int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy);
+/* Does @o meet the scenario's expectation of @strategy (its class, and the
+ * figure it asks at least of)? When not, @why says how it differs. True
+ * when there is no expectation. */
+bool lb_scenario_expect_met(const struct lb_scenario *sc, const char *strategy,
+			    const struct lb_observed *o, char *why, size_t len);
+/* The expectation of @strategy as written: "foreign-release, foreign-releases >= 10". */
+void lb_scenario_expect_text(const struct lb_scenario *sc, const char *strategy, char *out,
+			     size_t len);
 /* Is @strategy one of the scenario's `lessons` (and does the scenario apply to it)? */
 bool lb_scenario_is_lesson(const struct lb_scenario *sc, const char *strategy);
 /* Does the scenario apply to @strategy (its `only` list; for an external

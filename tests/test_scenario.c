@@ -440,3 +440,32 @@ Test(scenario, every_lesson_cell_has_an_expectation)
 	}
 	cr_assert_gt(lessons, 30, "only %d lesson cells found", lessons);
 }
+
+/* An expectation may ask a figure of at least N besides the class (the
+ * cascade): met only when both hold, and the reason says which did not. */
+Test(scenario, an_expectation_can_ask_a_figure_at_least)
+{
+	char why[256], text[128];
+	cr_assert_eq(parse_text("[scenario]\nsummary = s\ndescription = d\n[expect]\n"
+				"set-nx-px = foreign-release, foreign-releases >= 10\ntoken-lua = overlap\n"),
+		     0, "%s", sc.error);
+	cr_assert_eq(lb_scenario_expected(&sc, "set-nx-px"), LB_CLASS_FOREIGN);
+	lb_scenario_expect_text(&sc, "set-nx-px", text, sizeof(text));
+	cr_assert_str_eq(text, "foreign-release, foreign-releases >= 10");
+	struct lb_observed cascade = { LB_CLASS_FOREIGN, 31, 60, 19 };
+	struct lb_observed once = { LB_CLASS_FOREIGN, 1, 28, 1 };
+	struct lb_observed other = { LB_CLASS_OVERLAP, 0, 28, 1 };
+	cr_assert(lb_scenario_expect_met(&sc, "set-nx-px", &cascade, why, sizeof(why)), "%s", why);
+	cr_assert_not(lb_scenario_expect_met(&sc, "set-nx-px", &once, why, sizeof(why)));
+	cr_assert_str_eq(why, "foreign-release as expected, but 1 foreign-releases where at least 10 "
+			      "were expected");
+	cr_assert_not(lb_scenario_expect_met(&sc, "set-nx-px", &other, why, sizeof(why)));
+	cr_assert_str_eq(why, "expected foreign-release, observed overlap");
+	cr_assert(lb_scenario_expect_met(&sc, "token-lua", &other, why, sizeof(why)));
+	cr_assert(lb_scenario_expect_met(&sc, "fenced", &other, why, sizeof(why)), "no expectation");
+	fails_at("[expect]\nset-nx-px = foreign-release, foreign >= 3\n", 2,
+		 "unknown figure 'foreign'");
+	fails_at("[expect]\nset-nx-px = foreign-release, overlaps > 3\n", 2,
+		 "after the class, expected FIGURE >= N");
+	fails_at("[expect]\nset-nx-px = foreign-release, overlaps >= 0\n", 2, "N at least 1");
+}
