@@ -126,7 +126,8 @@ chaos: deps $(BIN) $(SHIM)
 
 # Reference charts for docs/: one full matrix at a fixed seed, in build/reference
 # (`make reference`, which changes no tracked file). `make reference-docs` then
-# copies the timelines the lessons show to docs/img/<scenario>--<strategy>.png, and
+# copies the timelines the lessons show to docs/img/<scenario>--<strategy>.png (and
+# writes their figures into each pitfall page's "The reference run", harness/refdocs.sh), and
 # the matrix (figures included) to docs/img/matrix.png and docs/reference-matrix.md,
 # for a commit of its own.
 REF := build/reference
@@ -146,6 +147,7 @@ reference-docs:
 	  $(REF)/matrix.md > docs/reference-matrix.md
 	@cells=$$($(BIN) list --lessons) || exit 1; for c in $$cells; do \
 	  cp $(REF)/$$c/1/timeline.png docs/img/$${c%%/*}--$${c##*/}.png || exit 1; done
+	sh harness/refdocs.sh $(REF) $(BIN)
 
 # Fuzzing (AFL++, Debian's afl++): each harness in tests/fuzz runs for FUZZ_SECONDS
 # from its committed seed corpus, built with ASan+UBSan and afl-clang-fast into

@@ -469,3 +469,115 @@ Test(scenario, an_expectation_can_ask_a_figure_at_least)
 		 "after the class, expected FIGURE >= N");
 	fails_at("[expect]\nset-nx-px = foreign-release, overlaps >= 0\n", 2, "N at least 1");
 }
+
+/* The cell of @scenario x @strategy in docs/reference-matrix.md, "<br>" as
+ * ": " (how harness/refdocs.sh quotes it), or NULL. */
+static bool reference_cell(const char *md, const char *scenario, const char *strategy, char *out,
+			   size_t len)
+{
+	const char *hdr = strstr(md, "\n| scenario |");
+	char want[96];
+	int col = -1, k = 0;
+
+	if (!hdr)
+		return false;
+	for (const char *p = hdr + 2; *p && *p != '\n'; p++)
+		if (*p == '|') {
+			char name[64];
+			if (sscanf(p + 1, " %63[^ |]", name) == 1 && !strcmp(name, strategy))
+				col = k;
+			k++;
+		}
+	snprintf(want, sizeof(want), "\n| %.64s |", scenario);
+	const char *row = strstr(md, want);
+	if (col < 0 || !row)
+		return false;
+	const char *p = row + 1;
+	for (int i = 0; i <= col; i++)
+		p = strchr(p + 1, '|');
+	const char *end = strchr(p + 1, '|');
+	if (!p || !end)
+		return false;
+	size_t o = 0;
+	for (const char *s = p + 2; s < end - 1 && o + 3 < len; s++) {
+		if (!strncmp(s, "<br>", 4)) {
+			out[o++] = ':';
+			out[o++] = ' ';
+			s += 3;
+		} else {
+			out[o++] = *s;
+		}
+	}
+	out[o] = '\0';
+	return true;
+}
+
+/* A figure of a reference cell ("64 overlaps · 18 lost updates · 36 foreign"). */
+static long long cell_figure(const char *cell, const char *what)
+{
+	char pat[40];
+	snprintf(pat, sizeof(pat), " %s", what);
+	const char *p = strstr(cell, pat);
+	while (p && !(p > cell && p[-1] >= '0' && p[-1] <= '9')) /* a number before it */
+		p = strstr(p + 1, pat);
+	while (p && p > cell && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return p ? atoll(p) : 0;
+}
+
+/* Every lesson page quotes its reference run: for each cell it shows, the
+ * figures are those of docs/reference-matrix.md (the same run), the class is
+ * the expected one (✔), the figure an expectation asks for is reached (the
+ * cascade), the chart is there, and a page of a Redlock scenario names its
+ * nodes as the charts do, 0 to N-1. */
+Test(scenario, lesson_pages_quote_their_reference_run)
+{
+	char dir[PATH_MAX], rel[PATH_MAX + 64], names[64][64], cell[1024], line[4400];
+	int n = lb_scenario_names(names, 64), checked = 0;
+
+	cr_assert(lb_scenario_dir(dir, sizeof(dir) - 16));
+	strcat(dir, "/../docs");
+	char *md = fx_slurp(dir, "reference-matrix.md");
+	md = strdup(md);
+	for (int i = 0; i < n; i++) {
+		cr_assert_eq(lb_scenario_load(names[i], &sc), 0);
+		snprintf(rel, sizeof(rel), "pitfalls/%s.md", names[i]);
+		char *page = strdup(fx_slurp(dir, rel));
+		char buf[sizeof(sc.lessons)], *save = NULL;
+		snprintf(buf, sizeof(buf), "%s", sc.lessons);
+		for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			cr_assert(reference_cell(md, names[i], t, cell, sizeof(cell)),
+				  "reference-matrix.md has no cell %s x %s (run make reference and "
+				  "make reference-docs)", names[i], t);
+			snprintf(line, sizeof(line), "\n**%s**: %s\n", t, cell);
+			cr_assert(strstr(page, line), "%s does not quote the reference run of %s: "
+				  "expected the line%s(make reference-docs writes it)", rel, t, line);
+			cr_assert(!strncmp(cell, "✔ ", strlen("✔ ")),
+				  "%s x %s: the reference run did not show the expected class: %s",
+				  names[i], t, cell);
+			struct lb_observed ob = { (enum lb_class)lb_scenario_expected(&sc, t),
+						  (unsigned long long)cell_figure(cell, "foreign"),
+						  (unsigned long long)cell_figure(cell, "overlaps"),
+						  cell_figure(cell, "lost updates") };
+			char why[256];
+			cr_assert(lb_scenario_expect_met(&sc, t, &ob, why, sizeof(why)),
+				  "%s x %s: the reference run's figures miss the expectation: %s",
+				  names[i], t, why);
+			snprintf(line, sizeof(line), "](../img/%s--%s.png)", names[i], t);
+			cr_assert(strstr(page, line), "%s does not show %s", rel, line + 2);
+			snprintf(rel, sizeof(rel), "%s/img/%s--%s.png", dir, names[i], t);
+			cr_assert_eq(access(rel, R_OK), 0, "missing %s", rel);
+			snprintf(rel, sizeof(rel), "pitfalls/%s.md", names[i]);
+			checked++;
+		}
+		for (int k = sc.nodes_set ? sc.nodes : 99; k < 10; k++) {
+			char node[24];
+			snprintf(node, sizeof(node), "node %d", k);
+			cr_assert_null(strstr(page, node), "%s says \"%s\", but %s has nodes 0 to %d",
+				       rel, node, names[i], sc.nodes - 1);
+		}
+		free(page);
+	}
+	free(md);
+	cr_assert_gt(checked, 30);
+}
