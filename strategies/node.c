@@ -1,0 +1,155 @@
+/*
+ * node.c - talking to one Redis node: its address (a URL), connecting and
+ * reconnecting, commands, and what a reply means. The harness and the
+ * strategies both use it; plumbing.c builds the recipes' shared helpers on it.
+ */
+#include "node.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int lb_node_parse_url(const char *url, struct lb_node *n)
+{
+	const char *p = url, *at, *colon;
+	char *end;
+	long port;
+
+	memset(n, 0, sizeof(*n));
+	n->timeout_ms = 2000;
+	if (!strncmp(p, "redis://", 8))
+		p += 8;
+	at = strrchr(p, '@');
+	if (at) {
+		const char *sep = memchr(p, ':', (size_t)(at - p));
+		if (!sep || (size_t)(sep - p) >= sizeof(n->user) ||
+		    (size_t)(at - sep - 1) >= sizeof(n->pass))
+			return LB_EINVAL;
+		memcpy(n->user, p, (size_t)(sep - p));
+		memcpy(n->pass, sep + 1, (size_t)(at - sep - 1));
+		p = at + 1;
+	}
+	colon = strrchr(p, ':');
+	if (!colon || colon == p || (size_t)(colon - p) >= sizeof(n->host))
+		return LB_EINVAL;
+	memcpy(n->host, p, (size_t)(colon - p));
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (errno || *end || port < 1 || port > 65535)
+		return LB_EINVAL;
+	n->port = (int)port;
+	return 0;
+}
+
+void lb_node_init_local(struct lb_node *n, int port, int64_t timeout_ms)
+{
+	memset(n, 0, sizeof(*n));
+	strcpy(n->host, "127.0.0.1");
+	n->port = port;
+	n->timeout_ms = timeout_ms;
+}
+
+void lb_node_close(struct lb_node *n)
+{
+	if (n && n->ctx) {
+		redisFree(n->ctx);
+		n->ctx = NULL;
+	}
+}
+
+static struct timeval ms_tv(int64_t ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+	return tv;
+}
+
+void lb_node_set_timeout(struct lb_node *n, int64_t ms)
+{
+	if (n->ctx)
+		redisSetTimeout(n->ctx, ms_tv(ms));
+}
+
+int lb_node_connect(struct lb_node *n)
+{
+	redisReply *r;
+
+	if (n->blocked && atomic_load(n->blocked)) { /* partitioned: even an open connection */
+		lb_node_close(n);
+		return LB_EREDIS;
+	}
+	if (n->ctx)
+		return 0;
+	if (n->follow_port && atomic_load(n->follow_port) > 0)
+		n->port = atomic_load(n->follow_port);
+	n->ctx = redisConnectWithTimeout(n->host, n->port, ms_tv(n->timeout_ms));
+	if (!n->ctx || n->ctx->err)
+		goto fail;
+	if (redisSetTimeout(n->ctx, ms_tv(n->timeout_ms)) != REDIS_OK)
+		goto fail;
+	if (n->pass[0]) {
+		r = n->user[0] ? redisCommand(n->ctx, "AUTH %s %s", n->user, n->pass)
+			       : redisCommand(n->ctx, "AUTH %s", n->pass);
+		bool ok = lb_reply_ok(r);
+		if (r)
+			freeReplyObject(r);
+		if (!ok)
+			goto fail;
+	}
+	return 0;
+fail:
+	lb_node_close(n);
+	return LB_EREDIS;
+}
+
+static redisReply *checked(struct lb_node *n, void *reply)
+{
+	n->commands++;
+	if (!reply) /* the context is dead: never reuse it */
+		lb_node_close(n);
+	return reply;
+}
+
+redisReply *lb_node_cmd(struct lb_node *n, const char *fmt, ...)
+{
+	va_list ap;
+	void *r;
+
+	if (lb_node_connect(n) < 0)
+		return NULL;
+	va_start(ap, fmt);
+	r = redisvCommand(n->ctx, fmt, ap);
+	va_end(ap);
+	return checked(n, r);
+}
+
+redisReply *lb_node_cmd_argv(struct lb_node *n, int argc, const char **argv, const size_t *argvlen)
+{
+	if (lb_node_connect(n) < 0)
+		return NULL;
+	return checked(n, redisCommandArgv(n->ctx, argc, argv, argvlen));
+}
+
+bool lb_reply_ok(const redisReply *r)
+{
+	return r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "OK");
+}
+
+bool lb_reply_nil(const redisReply *r) { return r && r->type == REDIS_REPLY_NIL; }
+bool lb_reply_error(const redisReply *r) { return !r || r->type == REDIS_REPLY_ERROR; }
+
+bool lb_reply_int(const redisReply *r, long long *out)
+{
+	if (!r || r->type != REDIS_REPLY_INTEGER)
+		return false;
+	*out = r->integer;
+	return true;
+}
+
+bool lb_reply_str_eq(const redisReply *r, const char *s)
+{
+	return r && r->type == REDIS_REPLY_STRING && r->len == strlen(s) &&
+	       !memcmp(r->str, s, r->len);
+}

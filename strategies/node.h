@@ -1,0 +1,57 @@
+/*
+ * node.h - the node layer: one connection to one Redis server, its address,
+ * reconnecting after a failure, commands and reply checks. The harness and
+ * the strategies both talk to Redis through it (plumbing.h builds on it).
+ *
+ * Reply rules kept here: a NULL reply means the connection is dead (it is
+ * closed and reopened on next use, never reused); REDIS_REPLY_ERROR is told
+ * apart from a legitimate nil (SET NX losing a race).
+ */
+#ifndef LB_NODE_H
+#define LB_NODE_H
+
+#include <hiredis/hiredis.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "strategy.h"
+
+/* One connection to one Redis server, reopened lazily after a failure. */
+struct lb_node {
+	char host[128];
+	int port;
+	char user[64];            /* empty: no ACL user */
+	char pass[128];           /* empty: no AUTH */
+	int64_t timeout_ms;       /* connect and per-command timeout */
+	redisContext *ctx;        /* owned; NULL until connected or after a failure */
+	uint64_t commands;        /* commands this client sent through the node */
+	const _Atomic int *blocked; /* a partition seam: while *blocked is set, every
+				       command fails and the connection is dropped.
+				       A pointer, so that every copy of the node (a
+				       watchdog thread's) is cut off with it; borrowed */
+	const _Atomic int *follow_port; /* if set and > 0: connect to this port instead
+					   (a failover moved the node); borrowed */
+};
+
+/* Parse "redis://[user:pass@]host:port" (or "host:port") into @n; 0 or LB_EINVAL. */
+int lb_node_parse_url(const char *url, struct lb_node *n);
+/* Initialise for 127.0.0.1:@port. */
+void lb_node_init_local(struct lb_node *n, int port, int64_t timeout_ms);
+/* Connect if needed; 0 or LB_EREDIS. */
+int lb_node_connect(struct lb_node *n);
+/* Close the connection (after a failure or before fork). Accepts NULL. */
+void lb_node_close(struct lb_node *n);
+/* redisCommand with reconnect-on-next-use semantics; NULL when the node failed. */
+redisReply *lb_node_cmd(struct lb_node *n, const char *fmt, ...);
+redisReply *lb_node_cmd_argv(struct lb_node *n, int argc, const char **argv, const size_t *argvlen);
+/* The per-command timeout of an open connection (a long BLPOP stretches it). */
+void lb_node_set_timeout(struct lb_node *n, int64_t ms);
+
+/* Reply predicates. */
+bool lb_reply_ok(const redisReply *r);          /* +OK */
+bool lb_reply_nil(const redisReply *r);
+bool lb_reply_error(const redisReply *r);       /* NULL or -ERR */
+bool lb_reply_int(const redisReply *r, long long *out);
+bool lb_reply_str_eq(const redisReply *r, const char *s);
+
+#endif
