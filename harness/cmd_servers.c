@@ -1,19 +1,50 @@
 /*
  * cmd_servers.c - `lockbench servers [N]`: start N embedded redis-servers,
- * print their URLs, and stop them on Ctrl-C or SIGTERM. A playground for
- * `--redis`, and the process the tests kill -9 to prove nothing is left.
+ * print their URLs, and stop them on Ctrl-C or SIGTERM. `--sentinel`: a
+ * primary, two replicas and three Sentinels instead (topology.h). A
+ * playground for `--redis`, and the process the tests kill -9 to prove
+ * nothing is left.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "rserver.h"
 #include "signals.h"
+#include "topology.h"
 #include "util.h"
 
 #define MAX_SERVERS 16
+
+static void wait_for_stop(void)
+{
+	printf("ready; Ctrl-C stops them\n");
+	fflush(stdout);
+	while (!lb_stop_requested())
+		pause();
+}
+
+/* A primary, two replicas and three Sentinels, watched, until Ctrl-C. */
+static int sentinel_topology(void)
+{
+	struct lb_sentinel_topo t;
+
+	if (lb_sentinel_topo_start(&t, NULL) < 0)
+		return LB_EXIT_FAIL;
+	printf("primary  redis://127.0.0.1:%d pid=%d\n", t.primary->port, (int)t.primary->pid);
+	for (int i = 0; i < LB_TOPO_REPLICAS; i++)
+		printf("replica  redis://127.0.0.1:%d pid=%d\n", t.replica[i]->port,
+		       (int)t.replica[i]->pid);
+	for (int i = 0; i < LB_TOPO_SENTINELS; i++)
+		printf("sentinel redis://127.0.0.1:%d pid=%d (master name %s)\n", t.sentinel[i]->port,
+		       (int)t.sentinel[i]->pid, LB_SENTINEL_MASTER);
+	wait_for_stop();
+	lb_sentinel_topo_destroy(&t);
+	return LB_EXIT_OK;
+}
 
 int lb_cmd_servers(int argc, char **argv)
 {
@@ -21,9 +52,13 @@ int lb_cmd_servers(int argc, char **argv)
 	int64_t n = 1;
 	int rc = LB_EXIT_OK;
 
+	if (argc == 2 && !strcmp(argv[1], "--sentinel"))
+		return sentinel_topology();
 	if (argc > 2 || (argc == 2 && !lb_parse_i64(argv[1], 1, MAX_SERVERS, &n))) {
-		fprintf(stderr, "usage: lockbench servers [N]   (N in 1..%d)\n", MAX_SERVERS);
-		return LB_EXIT_USAGE;
+		fprintf(stderr, "usage: lockbench servers [N]       N servers (1..%d)\n"
+				"       lockbench servers --sentinel  a primary, 2 replicas and 3 "
+				"Sentinels\n", MAX_SERVERS);
+		return argc == 2 && !strcmp(argv[1], "--help") ? LB_EXIT_OK : LB_EXIT_USAGE;
 	}
 	for (int64_t i = 0; i < n; i++) {
 		s[i] = lb_server_start(NULL);
@@ -33,10 +68,7 @@ int lb_cmd_servers(int argc, char **argv)
 		}
 		printf("redis://127.0.0.1:%d pid=%d dir=%s\n", s[i]->port, (int)s[i]->pid, s[i]->dir);
 	}
-	printf("ready; Ctrl-C stops them\n");
-	fflush(stdout);
-	while (!lb_stop_requested())
-		pause();
+	wait_for_stop();
 out:
 	for (int64_t i = 0; i < n; i++)
 		lb_server_destroy(s[i]);

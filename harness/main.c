@@ -21,7 +21,7 @@ static const struct {
 	{ "sweep", lb_cmd_sweep, "vary clients, hold, ttl or keys for several strategies" },
 	{ "bench", lb_cmd_bench, "harness and adapter overhead, hand-off, a library, as ratios" },
 	{ "report", lb_cmd_report, "draw the charts and report.md of a run or matrix directory" },
-	{ "servers", lb_cmd_servers, "start N embedded redis-servers until Ctrl-C" },
+	{ "servers", lb_cmd_servers, "start N embedded redis-servers (or --sentinel) until Ctrl-C" },
 };
 
 static void usage(FILE *f)

@@ -150,6 +150,10 @@ static void exec_server(const struct lb_server *s, pid_t parent)
 	}
 	snprintf(port, sizeof(port), "%d", s->port);
 	argv[n++] = lb_redis_server_path();
+	if (s->sentinel_conf[0]) { /* the file comes first, then the mode */
+		argv[n++] = s->sentinel_conf;
+		argv[n++] = "--sentinel";
+	}
 	argv[n++] = "--port";
 	argv[n++] = port;
 	argv[n++] = "--bind";
@@ -320,6 +324,16 @@ struct lb_server *lb_server_start(const struct lb_server_opts *opts)
 		lb_errorf("cannot write %s: %s", s->clock_path, strerror(errno));
 		lb_server_destroy(s);
 		return NULL;
+	}
+	if (s->opts.sentinel_config) {
+		snprintf(s->sentinel_conf, sizeof(s->sentinel_conf), "%s/sentinel.conf", s->dir);
+		FILE *f = fopen(s->sentinel_conf, "w");
+		bool ok = f && fputs(s->opts.sentinel_config, f) >= 0;
+		if (!f || fclose(f) != 0 || !ok) {
+			lb_errorf("cannot write %s: %s", s->sentinel_conf, strerror(errno));
+			lb_server_destroy(s);
+			return NULL;
+		}
 	}
 	for (int attempt = 0; attempt < START_TRIES; attempt++) {
 		s->port = lb_free_port();

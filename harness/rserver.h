@@ -24,6 +24,10 @@ struct lb_server_opts {
 	/* Path of libfakeclock.so: the server's wall clock can then be moved
 	 * with lb_server_set_clock. NULL: the true clock. Borrowed. */
 	const char *clock_shim;
+	/* Not NULL: run a Sentinel (`redis-server CONF --sentinel`) whose
+	 * configuration file, written into the server's directory (Sentinel
+	 * rewrites it), starts with this text. Borrowed. */
+	const char *sentinel_config;
 };
 
 struct lb_server {
@@ -34,6 +38,7 @@ struct lb_server {
 	char log_path[300];  /* the server's log file inside dir */
 	char clock_path[300];/* the clock offset file the shim reads */
 	struct lb_server_opts opts;
+	char sentinel_conf[300];        /* a Sentinel's configuration file, or "" */
 	char primary_port[16];          /* a replica's primary, for its arguments */
 	const char *replica_args[4];
 };

@@ -72,6 +72,69 @@ void lb_node_set_timeout(struct lb_node *n, int64_t ms)
 		redisSetTimeout(n->ctx, ms_tv(ms));
 }
 
+int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *master)
+{
+	char buf[512], *save = NULL;
+
+	if (!master[0] || strlen(master) >= sizeof(n->master) || strlen(urls) >= sizeof(buf))
+		return LB_EINVAL;
+	snprintf(buf, sizeof(buf), "%s", urls);
+	n->n_sentinels = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		struct lb_node one;
+		if (n->n_sentinels == LB_MAX_SENTINELS || lb_node_parse_url(t, &one) < 0 ||
+		    strlen(one.host) >= sizeof(n->sentinel[0].host))
+			return LB_EINVAL;
+		snprintf(n->sentinel[n->n_sentinels].host, sizeof(n->sentinel[0].host), "%s", one.host);
+		n->sentinel[n->n_sentinels++].port = one.port;
+	}
+	if (n->n_sentinels == 0)
+		return LB_EINVAL;
+	snprintf(n->master, sizeof(n->master), "%s", master);
+	return 0;
+}
+
+/* Ask the Sentinels, in turn, where the primary is: host and port from the
+ * first that answers. 0 or LB_EREDIS. */
+static int ask_sentinels(struct lb_node *n)
+{
+	for (int i = 0; i < n->n_sentinels; i++) {
+		redisContext *c = redisConnectWithTimeout(n->sentinel[i].host, n->sentinel[i].port,
+							  ms_tv(n->timeout_ms));
+		redisReply *r = NULL;
+		if (c && !c->err && redisSetTimeout(c, ms_tv(n->timeout_ms)) == REDIS_OK)
+			r = redisCommand(c, "SENTINEL get-master-addr-by-name %s", n->master);
+		bool ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+			  r->element[0]->type == REDIS_REPLY_STRING &&
+			  r->element[1]->type == REDIS_REPLY_STRING &&
+			  strlen(r->element[0]->str) < sizeof(n->host);
+		if (ok) {
+			snprintf(n->host, sizeof(n->host), "%s", r->element[0]->str);
+			n->port = atoi(r->element[1]->str);
+			n->lookups++;
+		}
+		if (r)
+			freeReplyObject(r);
+		if (c)
+			redisFree(c);
+		if (ok)
+			return 0;
+	}
+	return LB_EREDIS;
+}
+
+/* Is the connected server a primary (ROLE)? A Sentinel may still name a
+ * demoted one, or one it has not reconfigured yet. */
+static bool is_primary(struct lb_node *n)
+{
+	redisReply *r = redisCommand(n->ctx, "ROLE");
+	bool ok = r && r->type == REDIS_REPLY_ARRAY && r->elements > 0 &&
+		  r->element[0]->type == REDIS_REPLY_STRING && !strcmp(r->element[0]->str, "master");
+	if (r)
+		freeReplyObject(r);
+	return ok;
+}
+
 int lb_node_connect(struct lb_node *n)
 {
 	redisReply *r;
@@ -82,8 +145,12 @@ int lb_node_connect(struct lb_node *n)
 	}
 	if (n->ctx)
 		return 0;
-	if (n->follow_port && atomic_load(n->follow_port) > 0)
+	if (n->n_sentinels > 0) {
+		if (ask_sentinels(n) < 0)
+			return LB_EREDIS;
+	} else if (n->follow_port && atomic_load(n->follow_port) > 0) {
 		n->port = atomic_load(n->follow_port);
+	}
 	n->ctx = redisConnectWithTimeout(n->host, n->port, ms_tv(n->timeout_ms));
 	if (!n->ctx || n->ctx->err)
 		goto fail;
@@ -98,6 +165,8 @@ int lb_node_connect(struct lb_node *n)
 		if (!ok)
 			goto fail;
 	}
+	if (n->n_sentinels > 0 && !is_primary(n))
+		goto fail;
 	return 0;
 fail:
 	lb_node_close(n);
@@ -106,10 +175,14 @@ fail:
 
 static redisReply *checked(struct lb_node *n, void *reply)
 {
+	redisReply *r = reply;
+
 	n->commands++;
-	if (!reply) /* the context is dead: never reuse it */
+	if (!r) /* the context is dead: never reuse it */
 		lb_node_close(n);
-	return reply;
+	else if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "READONLY", 8))
+		lb_node_close(n); /* a replica now (demoted): the next command looks again */
+	return r;
 }
 
 redisReply *lb_node_cmd(struct lb_node *n, const char *fmt, ...)

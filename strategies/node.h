@@ -16,6 +16,8 @@
 
 #include "strategy.h"
 
+#define LB_MAX_SENTINELS 5
+
 /* One connection to one Redis server, reopened lazily after a failure. */
 struct lb_node {
 	char host[128];
@@ -31,10 +33,22 @@ struct lb_node {
 				       watchdog thread's) is cut off with it; borrowed */
 	const _Atomic int *follow_port; /* if set and > 0: connect to this port instead
 					   (a failover moved the node); borrowed */
+	/* Sentinel discovery (lb_node_use_sentinels): the node is "the primary
+	 * named master", asked of the Sentinels on every connect and reconnect
+	 * (host and port hold the last answer), checked with ROLE; a READONLY
+	 * reply (a demoted primary) drops the connection, so the next command
+	 * asks again. */
+	char master[64];
+	int n_sentinels;
+	struct { char host[64]; int port; } sentinel[LB_MAX_SENTINELS];
+	uint64_t lookups;         /* answers the Sentinels gave */
 };
 
 /* Parse "redis://[user:pass@]host:port" (or "host:port") into @n; 0 or LB_EINVAL. */
 int lb_node_parse_url(const char *url, struct lb_node *n);
+/* Make @n find its server through Sentinels: @urls "host:port[,host:port...]"
+ * (redis:// optional), @master the name they monitor. 0 or LB_EINVAL. */
+int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *master);
 /* Initialise for 127.0.0.1:@port. */
 void lb_node_init_local(struct lb_node *n, int port, int64_t timeout_ms);
 /* Connect if needed; 0 or LB_EREDIS. */

@@ -1,0 +1,149 @@
+/*
+ * test_topology.c - the Sentinel topology on real servers and real Sentinels:
+ * it starts watched (both replicas, both other Sentinels), a node that finds
+ * its primary through the Sentinels follows a real failover, a demoted
+ * primary's READONLY makes the node look again, and a kill -9 of the process
+ * that started it all leaves nothing.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "node.h"
+#include "topology.h"
+#include "util.h"
+
+TestSuite(topology, .timeout = 120);
+
+static struct lb_sentinel_topo topo;
+
+static void stop(void)
+{
+	lb_sentinel_topo_destroy(&topo);
+}
+
+/* host:port of the three Sentinels. */
+static void sentinel_urls(char *out, size_t len)
+{
+	size_t o = 0;
+	for (int i = 0; i < LB_TOPO_SENTINELS; i++)
+		o += (size_t)snprintf(out + o, len - o, "%s127.0.0.1:%d", i ? "," : "",
+				      topo.sentinel[i]->port);
+}
+
+Test(topology, a_sentinel_topology_starts_watched, .fini = stop)
+{
+	cr_assert_eq(lb_sentinel_topo_start(&topo, NULL), 0);
+	for (int i = 0; i < LB_TOPO_SENTINELS; i++)
+		cr_assert_eq(lb_sentinel_topo_master_port(&topo, i), topo.primary->port,
+			     "Sentinel %d names another primary", i);
+	struct lb_node n;
+	lb_node_init_local(&n, topo.replica[0]->port, 1000);
+	redisReply *r = lb_node_cmd(&n, "CONFIG GET replica-priority");
+	cr_assert(r && r->type == REDIS_REPLY_ARRAY && r->elements == 2);
+	cr_assert_str_eq(r->element[1]->str, "10", "replica 0 must be the one promoted first");
+	freeReplyObject(r);
+	lb_node_close(&n);
+}
+
+/* The node asks the Sentinels, writes to the primary, and after a kill -9 of
+ * the primary finds the promoted replica (replica 0, the lower priority), with
+ * the write that had reached it. How long no primary accepted writes is
+ * measured and printed, not assumed. */
+Test(topology, a_node_follows_the_primary_through_a_failover, .fini = stop)
+{
+	struct lb_sentinel_opts o = { .down_after_ms = 500, .failover_timeout_ms = 3000 };
+	char urls[256];
+	struct lb_node n;
+
+	cr_assert_eq(lb_sentinel_topo_start(&topo, &o), 0);
+	sentinel_urls(urls, sizeof(urls));
+	memset(&n, 0, sizeof(n));
+	n.timeout_ms = 500;
+	cr_assert_eq(lb_node_use_sentinels(&n, urls, LB_SENTINEL_MASTER), 0);
+	redisReply *r = lb_node_cmd(&n, "SET lockbench:topo before");
+	cr_assert(lb_reply_ok(r), "no write through the Sentinels' primary");
+	freeReplyObject(r);
+	cr_assert_eq(n.port, topo.primary->port);
+	r = lb_node_cmd(&n, "WAIT 2 2000");
+	long long acks = 0;
+	cr_assert(lb_reply_int(r, &acks) && acks == 2, "the write did not reach both replicas");
+	freeReplyObject(r);
+
+	int64_t t0 = lb_now_ns(), t_ok = 0;
+	lb_server_kill(topo.primary);
+	while (lb_now_ns() - t0 < 20 * LB_NS_PER_S) {
+		r = lb_node_cmd(&n, "SET lockbench:topo after");
+		bool ok = lb_reply_ok(r);
+		if (r)
+			freeReplyObject(r);
+		if (ok) {
+			t_ok = lb_now_ns();
+			break;
+		}
+		lb_sleep_ns(20 * LB_NS_PER_MS);
+	}
+	cr_assert_gt(t_ok, 0, "no primary accepted a write within 20 s of the kill");
+	cr_assert_eq(n.port, topo.replica[0]->port,
+		     "the node writes to 127.0.0.1:%d, not to replica 0 (%d), the one Sentinel "
+		     "must promote", n.port, topo.replica[0]->port);
+	cr_assert_geq(n.lookups, 2, "the node never asked the Sentinels again");
+	printf("failover: no primary accepted writes for %.2f s after the kill -9 "
+	       "(down-after 500 ms)\n", (double)(t_ok - t0) / 1e9);
+	lb_node_close(&n);
+}
+
+/* A node that reaches a server which is not (or no longer) the primary gets
+ * READONLY and drops the connection: its next command looks again. */
+Test(topology, readonly_drops_the_connection, .fini = stop)
+{
+	struct lb_node n;
+
+	cr_assert_eq(lb_sentinel_topo_start(&topo, NULL), 0);
+	lb_node_init_local(&n, topo.replica[1]->port, 1000);
+	redisReply *r = lb_node_cmd(&n, "SET lockbench:topo x");
+	cr_assert(r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "READONLY", 8),
+		  "a replica accepted a write");
+	freeReplyObject(r);
+	cr_assert_null(n.ctx, "the connection to a replica was kept after READONLY");
+}
+
+Test(topology, bad_sentinel_lists_are_refused)
+{
+	struct lb_node n;
+	memset(&n, 0, sizeof(n));
+	cr_assert_eq(lb_node_use_sentinels(&n, "", "m"), LB_EINVAL);
+	cr_assert_eq(lb_node_use_sentinels(&n, "127.0.0.1", "m"), LB_EINVAL);
+	cr_assert_eq(lb_node_use_sentinels(&n, "127.0.0.1:1,127.0.0.1:2", ""), LB_EINVAL);
+	cr_assert_eq(lb_node_use_sentinels(&n, "a:1,a:2,a:3,a:4,a:5,a:6", "m"), LB_EINVAL);
+	cr_assert_eq(lb_node_use_sentinels(&n, "redis://127.0.0.1:26379,127.0.0.1:26380", "m"), 0);
+	cr_assert_eq(n.n_sentinels, 2);
+	cr_assert_eq(n.sentinel[1].port, 26380);
+}
+
+/* `lockbench servers --sentinel` killed with -9: the primary, the replicas
+ * and the Sentinels all go with it. */
+Test(topology, kill_9_leaves_no_server_and_no_sentinel)
+{
+	char dir[] = "/tmp/lbtest-topology-XXXXXX", out[128];
+	pid_t pids[32];
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/output", dir);
+	fx_become_subreaper();
+	const char *args[] = { "servers", "--sentinel", NULL };
+	pid_t pid = fx_spawn_lockbench(args, out, out);
+	int n = 0;
+	for (int t = 0; t < 600 && (access(out, R_OK) != 0 || !strstr(fx_slurp(dir, "output"), "ready;")); t++)
+		lb_sleep_ns(50 * LB_NS_PER_MS);
+	cr_assert(strstr(fx_slurp(dir, "output"), "sentinel redis://127.0.0.1:"), "%s",
+		  fx_slurp(dir, "output"));
+	n = fx_descendants(pid, pids, 32);
+	cr_assert_eq(n, 7, "expected lockbench, a primary, 2 replicas and 3 Sentinels, found %d "
+		     "processes", n);
+	fx_kill9_leaves_nothing(pid, pids, n);
+}
