@@ -15,13 +15,13 @@ enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_CLIENTS, OPT_DURATION, OPT_TTL, OPT_HOLD, OPT_THINK,
 	OPT_KEYS, OPT_WAIT, OPT_ACQ_TIMEOUT, OPT_WORK, OPT_SEED, OPT_OUT, OPT_REDIS, OPT_NODES,
 	OPT_NO_STATUS, OPT_HELP, OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY,
-	OPT_NO_VALIDITY, OPT_MAX_RENEWALS, OPT_DELAYED_RESTARTS, OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE,
+	OPT_NO_VALIDITY, OPT_MAX_RENEWALS, OPT_DELAYED_RESTARTS, OPT_TOPOLOGY, OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE,
 };
 
 /* bits of lb_run_opts.given */
 enum { G_CLIENTS = 1, G_DURATION = 2, G_TTL = 4, G_HOLD = 8, G_THINK = 16, G_KEYS = 32,
        G_WAIT = 64, G_ACQ = 128, G_WORK = 256, G_NODES = 512,
-       G_VALIDITY = 1024, G_RENEWALS = 2048, G_DELAYED = 4096 };
+       G_VALIDITY = 1024, G_RENEWALS = 2048, G_DELAYED = 4096, G_TOPOLOGY = 8192 };
 
 static const struct option long_opts[] = {
 	{ "strategy", required_argument, NULL, OPT_STRATEGY },
@@ -48,6 +48,7 @@ static const struct option long_opts[] = {
 	{ "no-validity-check", no_argument, NULL, OPT_NO_VALIDITY },
 	{ "max-renewals", required_argument, NULL, OPT_MAX_RENEWALS },
 	{ "delayed-restarts", no_argument, NULL, OPT_DELAYED_RESTARTS },
+	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
 	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
 	{ "adapter-arg", required_argument, NULL, OPT_ADAPTER_ARG },
 	{ NULL, 0, NULL, 0 },
@@ -96,6 +97,9 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"  --max-renewals N       renewal: stop renewing a lease after N extensions\n"
 		"  --delayed-restarts     a node that restarts stays down one more TTL first\n"
 		"                         (antirez's delayed restart)\n"
+		"  --topology single|sentinel  sentinel: the lock lives on a primary with two\n"
+		"                         replicas behind three Sentinels, found through them\n"
+		"                         (one-node strategies; docs/topologies.md)\n"
 		"  --no-status            no status line while running\n"
 		"  --no-report            no charts and report.md at the end (see lockbench report)\n"
 		"  --chart-scale X        charts X times the size, fonts and lines (0.5 to 4; 1),\n"
@@ -356,6 +360,12 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 			o->given |= G_DELAYED;
 			cfg->delayed_restarts = true;
 			break;
+		case OPT_TOPOLOGY:
+			o->given |= G_TOPOLOGY;
+			if (strcmp(a, "single") && strcmp(a, "sentinel"))
+				return usage_error("--topology '%s': expected single or sentinel", a);
+			cfg->sentinel = !strcmp(a, "sentinel");
+			break;
 		case OPT_NO_STATUS:
 			cfg->status_line = false;
 			break;
@@ -424,6 +434,14 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 		if (cfg->wait.kind == LB_WAIT_LIBRARY && !lb_strategy_is_external(s))
 			return usage_error("--wait library: %s is a recipe with no waiting of its own; "
 					   "library is for library strategies (lockbench list)", s->name);
+		if (cfg->sentinel && (s->min_nodes > 1 || cfg->nodes > 1 || lb_strategy_is_external(s)))
+			return usage_error("--topology sentinel: %s %s; the topology has one primary "
+					   "and only lockbench's own node layer asks Sentinel so far",
+					   s->name, lb_strategy_is_external(s) ? "is a library" :
+					   "needs several lock nodes");
+		if (cfg->sentinel && cfg->redis_urls)
+			return usage_error("--topology sentinel starts its own servers and Sentinels; "
+					   "it does not go with --redis");
 		if (cfg->nodes && cfg->nodes < (int)s->min_nodes) {
 			char m[64];
 			snprintf(m, sizeof(m), "%u", s->min_nodes);
@@ -468,4 +486,6 @@ void lb_run_opts_apply_scenario(struct lb_run_opts *o, const struct lb_scenario 
 		cfg->max_renewals = sc->max_renewals;
 	if (sc->delayed_restarts && !(o->given & G_DELAYED))
 		cfg->delayed_restarts = true;
+	if (sc->sentinel && !(o->given & G_TOPOLOGY))
+		cfg->sentinel = true;
 }

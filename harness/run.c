@@ -22,6 +22,7 @@
 #include "scenario.h"
 #include "shared.h"
 #include "signals.h"
+#include "topology.h"
 
 #define RECORD_BUDGET_BYTES (INT64_C(8) << 30) /* virtual, MAP_NORESERVE */
 
@@ -53,6 +54,7 @@ struct run_ctx {
 	size_t n_lock;
 	struct lb_node resource;
 	struct lb_server *replica;
+	struct lb_sentinel_topo topo; /* cfg->sentinel: its primary is srv[0] */
 	struct lb_shared *sh;
 	size_t sh_bytes;
 	char prefix[48];
@@ -222,6 +224,25 @@ static int start_replica(struct run_ctx *r)
 	return r->replica ? 0 : LB_ESYS;
 }
 
+/* Lock node 0 as people deploy it: a primary, two replicas, three Sentinels;
+ * every client finds the primary through the Sentinels (node.h). The
+ * primary is srv[0], so that node faults act on it. */
+static int start_sentinel(struct run_ctx *r)
+{
+	char urls[256];
+	size_t o = 0;
+
+	if (lb_sentinel_topo_start(&r->topo, NULL) < 0)
+		return LB_ESYS;
+	r->srv[0] = r->topo.primary;
+	r->n_srv++;
+	for (int i = 0; i < LB_TOPO_SENTINELS; i++)
+		o += (size_t)snprintf(urls + o, sizeof(urls) - o, "%s127.0.0.1:%d", i ? "," : "",
+				      r->topo.sentinel[i]->port);
+	lb_node_init_local(&r->lock[0], r->topo.primary->port, 2000);
+	return lb_node_use_sentinels(&r->lock[0], urls, LB_SENTINEL_MASTER);
+}
+
 static int start_servers(struct run_ctx *r)
 {
 	const struct lb_scenario *sc = r->cfg->scenario;
@@ -230,6 +251,11 @@ static int start_servers(struct run_ctx *r)
 	if (sc && lb_scenario_needs_clock_shim(sc))
 		lock_opts.clock_shim = r->shim; /* found by run_drawn */
 	for (size_t i = 0; i < r->n_lock + 1; i++) {
+		if (i == 0 && r->cfg->sentinel) {
+			if (start_sentinel(r) < 0)
+				return LB_ESYS;
+			continue;
+		}
 		r->srv[i] = lb_server_start(i < r->n_lock ? &lock_opts : NULL);
 		if (!r->srv[i])
 			return LB_ESYS;
@@ -678,6 +704,8 @@ static void run_cleanup(struct run_ctx *r)
 		lb_node_close(&r->lock[i]);
 	lb_node_close(&r->resource);
 	lb_faults_finish(&r->inj);
+	r->topo.primary = NULL; /* srv[0]'s; the Sentinels go first, then every server */
+	lb_sentinel_topo_destroy(&r->topo);
 	for (size_t i = 0; i < r->n_srv; i++)
 		lb_server_destroy(r->srv[i]);
 	lb_server_destroy(r->replica);
@@ -773,6 +801,12 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	strcpy(res->run_prefix, r.prefix);
 	if ((rc = map_shared(&r)) < 0)
 		goto out;
+	if (cfg->sentinel && (cfg->redis_urls || r.n_lock != 1)) {
+		lb_errorf("topology = sentinel %s", cfg->redis_urls ? "starts its own servers and "
+			  "Sentinels: it does not go with --redis" : "has one primary: one lock node");
+		rc = LB_EINVAL;
+		goto out;
+	}
 	rc = cfg->redis_urls ? parse_urls(&r, cfg->redis_urls) : start_servers(&r);
 	if (rc < 0)
 		goto out;
@@ -780,7 +814,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		atomic_store(&r.sh->node_port[i], r.lock[i].port);
 	if (needs_relay(cfg) && (rc = start_relay(&r)) < 0)
 		goto out;
-	if (!cfg->redis_urls && ((cfg->scenario && cfg->scenario->replica) ||
+	if (!cfg->redis_urls && !cfg->sentinel && ((cfg->scenario && cfg->scenario->replica) ||
 				 cfg->strategy->needs_replica) && (rc = start_replica(&r)) < 0)
 		goto out;
 	for (size_t i = 0; i < r.n_lock && rc == 0; i++)

@@ -42,6 +42,8 @@ struct lb_run_cfg {
 	bool no_validity_check;    /* redlock's naive variant (--no-validity-check) */
 	int max_renewals;          /* renewal's bound on extensions; 0: none */
 	bool delayed_restarts;     /* a restarted node stays down one more TTL */
+	bool sentinel;             /* lock node 0 is a primary with 2 replicas behind 3
+				      Sentinels, found through them (topology.h) */
 	const char *redis_urls;    /* NULL: embedded servers; borrowed */
 	bool own_urls;             /* redis_urls are servers this lockbench started (bench) */
 	char out_dir[PATH_MAX];

@@ -120,6 +120,7 @@ struct lb_scenario {
 	int keys; bool keys_set;
 	int nodes; bool nodes_set;
 	bool replica;
+	bool sentinel;            /* topology = sentinel: a primary, 2 replicas, 3 Sentinels */
 	bool no_validity_check;   /* validity_check = no (redlock's naive variant) */
 	int max_renewals;         /* renewal's bound; 0: none */
 	bool delayed_restarts;

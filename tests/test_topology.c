@@ -14,6 +14,7 @@
 
 #include "fixture.h"
 #include "node.h"
+#include "readers.h"
 #include "topology.h"
 #include "util.h"
 
@@ -146,4 +147,31 @@ Test(topology, kill_9_leaves_no_server_and_no_sentinel)
 	cr_assert_eq(n, 7, "expected lockbench, a primary, 2 replicas and 3 Sentinels, found %d "
 		     "processes", n);
 	fx_kill9_leaves_nothing(pid, pids, n);
+}
+
+/* A whole run on the topology: the primary killed under a holder, real
+ * Sentinels promote a replica, the clients find it; the lock survived (no
+ * overlap) and acquires failed meanwhile (unavailable), all measured. */
+Test(topology, a_run_lives_through_a_real_failover)
+{
+	char dir[] = "/tmp/lbtest-topology-XXXXXX", out[128], path[200];
+	struct lb_summary sum;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/run", dir);
+	const char *args[] = { "run", "--scenario", "sentinel-failover", "--strategy", "token-lua",
+			       "--seed", "3", "--out", out, "--no-status", "--no-report", NULL };
+	cr_assert_eq(fx_lockbench(dir, args), 0, "%s", fx_slurp(dir, "output"));
+	snprintf(path, sizeof(path), "%s/summary.csv", out);
+	cr_assert_eq(lb_summary_read(path, &sum), 0);
+	cr_assert_str_eq(lb_summary_get(&sum, "observed"), "unavailable");
+	cr_assert_eq(atoi(lb_summary_get(&sum, "overlaps")), 0, "the promoted replica lost the lock");
+	cr_assert_gt(atoi(lb_summary_get(&sum, "acquire_errors")), 0,
+		     "no acquire failed while there was no primary");
+	cr_assert_gt(atoi(lb_summary_get(&sum, "sections")), 2, "no section after the failover");
+	cr_assert(strstr(fx_slurp(out, "events.csv"), ",node-kill,"), "the kill is not an event");
+	const char *bad[] = { "run", "--topology", "sentinel", "--strategy", "redlock", NULL };
+	cr_assert_eq(fx_lockbench(dir, bad), 2);
+	cr_assert(strstr(fx_slurp(dir, "output"), "redlock needs several lock nodes"), "%s",
+		  fx_slurp(dir, "output"));
 }
