@@ -16,6 +16,7 @@ static const char *const event_names[LB_EV_COUNT] = {
 	"heal", "node-kill", "node-start", "node-pause", "node-resume", "node-clock",
 	"replication-cut", "promote", "death", "lease-lost", "net-delay", "net-blackhole",
 	"net-cut", "net-heal", "net-deliver", "node-start-failed", "adapter-died",
+	"sentinel-sdown", "sentinel-odown", "switch-master",
 };
 
 const char *lb_event_name(int kind)

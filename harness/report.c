@@ -114,6 +114,10 @@ static void causes(FILE *f, const struct lb_run_files *rf, int c, int64_t from, 
 			case LB_EV_REPL_CUT:
 				fprintf(f, " Replication to the replica had been cut at %.3f s.", sec(e->t_ns));
 				break;
+			case LB_EV_SWITCH_MASTER:
+				fprintf(f, " The Sentinels announced a new primary (port %lld) at %.3f s.",
+					(long long)e->value, sec(e->t_ns));
+				break;
 			default:
 				break;
 			}

@@ -78,6 +78,18 @@ static void event_sentence(const struct lb_event *e, char *out, size_t len)
 	case LB_EV_NODE_START:
 		snprintf(out, len, "Node %d comes back, empty: it has forgotten every lock.", e->node);
 		break;
+	case LB_EV_SDOWN:
+		snprintf(out, len, "A Sentinel finds the primary (port %lld) not answering (+sdown).",
+			 (long long)e->value);
+		break;
+	case LB_EV_ODOWN:
+		snprintf(out, len, "The Sentinels agree the primary is down (+odown): a failover "
+			 "starts.");
+		break;
+	case LB_EV_SWITCH_MASTER:
+		snprintf(out, len, "The Sentinels announce a new primary, port %lld "
+			 "(+switch-master): clients that ask them now go there.", (long long)e->value);
+		break;
 	case LB_EV_PARTITION: {
 		int n = snprintf(out, len, "Client %d is cut off from node", e->client);
 		const char *sep = "s ";

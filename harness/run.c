@@ -55,6 +55,7 @@ struct run_ctx {
 	struct lb_node resource;
 	struct lb_server *replica;
 	struct lb_sentinel_topo topo; /* cfg->sentinel: its primary is srv[0] */
+	pid_t watcher;             /* what the Sentinels publish, as events; or 0 */
 	struct lb_shared *sh;
 	size_t sh_bytes;
 	char prefix[48];
@@ -224,6 +225,13 @@ static int start_replica(struct run_ctx *r)
 	return r->replica ? 0 : LB_ESYS;
 }
 
+/* In the watcher: what a Sentinel published, on the history's clock. */
+static void sentinel_news(void *arg, enum lb_sentinel_news what, int port)
+{
+	static const int kinds[] = { LB_EV_SDOWN, LB_EV_ODOWN, LB_EV_SWITCH_MASTER };
+	lb_event_emit(arg, kinds[what], -1, 0, port);
+}
+
 /* Lock node 0 as people deploy it: a primary, two replicas, three Sentinels;
  * every client finds the primary through the Sentinels (node.h). The
  * primary is srv[0], so that node faults act on it. */
@@ -240,7 +248,10 @@ static int start_sentinel(struct run_ctx *r)
 		o += (size_t)snprintf(urls + o, sizeof(urls) - o, "%s127.0.0.1:%d", i ? "," : "",
 				      r->topo.sentinel[i]->port);
 	lb_node_init_local(&r->lock[0], r->topo.primary->port, 2000);
-	return lb_node_use_sentinels(&r->lock[0], urls, LB_SENTINEL_MASTER);
+	if (lb_node_use_sentinels(&r->lock[0], urls, LB_SENTINEL_MASTER) < 0)
+		return LB_EINVAL;
+	r->watcher = lb_sentinel_topo_watch(&r->topo, sentinel_news, r->sh);
+	return r->watcher < 0 ? (int)r->watcher : 0;
 }
 
 static int start_servers(struct run_ctx *r)
@@ -698,6 +709,11 @@ static void run_cleanup(struct run_ctx *r)
 		kill(r->relay, SIGKILL);
 		waitpid(r->relay, NULL, 0);
 		lb_signals_untrack_child(r->relay);
+	}
+	if (r->watcher > 0) {
+		kill(r->watcher, SIGKILL);
+		waitpid(r->watcher, NULL, 0);
+		lb_signals_untrack_child(r->watcher);
 	}
 	reap_strays();
 	for (size_t i = 0; i < r->n_lock; i++)

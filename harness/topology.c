@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "node.h"
+#include "signals.h"
 #include "util.h"
 
 /* A field of SENTINEL MASTER's flat reply (name, value, name, value, ...). */
@@ -152,4 +154,50 @@ void lb_sentinel_topo_destroy(struct lb_sentinel_topo *t)
 	}
 	lb_server_destroy(t->primary);
 	t->primary = NULL;
+}
+
+pid_t lb_sentinel_topo_watch(const struct lb_sentinel_topo *t,
+			     void (*report)(void *arg, enum lb_sentinel_news what, int port),
+			     void *arg)
+{
+	pid_t parent = getpid();
+
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid != 0) {
+		if (pid < 0) {
+			lb_errorf("cannot fork the Sentinel watcher");
+			return LB_ESYS;
+		}
+		lb_signals_track_child(pid);
+		return pid;
+	}
+	if (!lb_child_bind_to_parent(parent))
+		_exit(0);
+	redisContext *c = redisConnect("127.0.0.1", t->sentinel[0]->port);
+	redisReply *r = c && !c->err ? redisCommand(c, "SUBSCRIBE +sdown +odown +switch-master")
+				     : NULL;
+	if (!r)
+		_exit(1);
+	freeReplyObject(r);
+	while (redisGetReply(c, (void **)&r) == REDIS_OK && r) {
+		/* ["message", channel, payload]; sdown/odown payloads begin with the
+		 * instance's kind ("master NAME IP PORT ..."), a switch's with the
+		 * name ("NAME OLDIP OLDPORT NEWIP NEWPORT") */
+		if (r->type == REDIS_REPLY_ARRAY && r->elements == 3 &&
+		    r->element[1]->type == REDIS_REPLY_STRING && r->element[2]->type == REDIS_REPLY_STRING) {
+			const char *ch = r->element[1]->str, *msg = r->element[2]->str;
+			char name[64], ip[64];
+			int port = 0, newport = 0;
+			if (!strcmp(ch, "+switch-master") &&
+			    sscanf(msg, "%63s %63s %d %63s %d", name, ip, &port, ip, &newport) == 5)
+				report(arg, LB_SENTINEL_SWITCH, newport);
+			else if (strcmp(ch, "+switch-master") &&
+				 sscanf(msg, "master %63s %63s %d", name, ip, &port) == 3)
+				report(arg, !strcmp(ch, "+sdown") ? LB_SENTINEL_SDOWN : LB_SENTINEL_ODOWN,
+				       port);
+		}
+		freeReplyObject(r);
+	}
+	_exit(0);
 }

@@ -11,6 +11,7 @@
 #define LB_TOPOLOGY_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "rserver.h"
 
@@ -46,5 +47,19 @@ void lb_sentinel_topo_destroy(struct lb_sentinel_topo *t);
 /* The port Sentinel @i advertises for the master now (SENTINEL
  * get-master-addr-by-name), or a negative status. */
 int lb_sentinel_topo_master_port(const struct lb_sentinel_topo *t, int i);
+
+/* What a Sentinel published, as the watcher reports it. */
+enum lb_sentinel_news { LB_SENTINEL_SDOWN, LB_SENTINEL_ODOWN, LB_SENTINEL_SWITCH };
+
+/*
+ * Fork a process that subscribes to Sentinel 0's +sdown, +odown and
+ * +switch-master messages about the primary and calls @report (in that
+ * process) for each: @port is the new primary's for a switch, else the
+ * primary's. It dies with the caller; the caller SIGKILLs and reaps it.
+ * Returns its pid or a negative status.
+ */
+pid_t lb_sentinel_topo_watch(const struct lb_sentinel_topo *t,
+			     void (*report)(void *arg, enum lb_sentinel_news what, int port),
+			     void *arg);
 
 #endif
