@@ -247,9 +247,10 @@ static void failover(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t no
 	struct lb_link_ctl *k = &inj->sh->repl_link;
 
 	if (rt->phase == 0) {
-		if (current_holder(inj) >= 0)
-			return; /* hold while the lock is free */
+		if (current_holder(inj) >= 0 || now < rt->next_ns)
+			return; /* hold while the lock is free (and the relay let go of the last hold) */
 		atomic_store(&k->mode, LB_LINK_HOLD);
+		rt->hold_ns = now;
 		rt->epoch = atomic_load(&inj->sh->relay_epoch);
 		rt->phase = 1;
 		rt->next_ns = now + 20 * LB_NS_PER_MS; /* bytes in flight land meanwhile */
@@ -265,9 +266,11 @@ static void failover(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t no
 			return;
 		}
 		if (replica_has_lock(inj)) {
-			atomic_store(&k->mode, LB_LINK_PASS); /* a lock slipped through: again */
+			/* a lock slipped through: again, once the relay has passed on
+			 * what it held (a DEL, perhaps) */
+			atomic_store(&k->mode, LB_LINK_PASS);
 			rt->phase = 0;
-			rt->next_ns = now + 10 * LB_NS_PER_MS;
+			rt->next_ns = now + (inj->cfg->sentinel ? 50 : 10) * LB_NS_PER_MS;
 			return;
 		}
 		lb_event_emit(inj->sh, LB_EV_REPL_CUT, -1, 0, 0);
@@ -278,10 +281,25 @@ static void failover(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t no
 	/* a holder whose SET was sent after the hold: it never reached the replica */
 	for (int c = 0; c < inj->cfg->clients; c++) {
 		struct lb_record *r = lb_shared_open_record(inj->sh, c);
-		if (!r || r->acquire_start_ns < rt->cut_ns)
+		/* with Sentinels, sections are long enough to outlast the failover,
+		 * and a waiter that started before the hold may be the one that gets
+		 * in: its entry after the hold counts, once the held replica is seen
+		 * without the lock */
+		if (!r || (inj->cfg->sentinel ? r->enter_ns < rt->hold_ns :
+						r->acquire_start_ns < rt->cut_ns))
 			continue;
+		if (inj->cfg->sentinel && replica_has_lock(inj)) {
+			atomic_store(&k->mode, LB_LINK_PASS); /* it slipped through: again */
+			rt->phase = 0;
+			rt->next_ns = now + 10 * LB_NS_PER_MS;
+			return;
+		}
 		node_kill(inj, 0, NULL);
 		atomic_store(&k->mode, LB_LINK_CUT);
+		if (inj->cfg->sentinel) { /* real Sentinels promote, the clients ask them */
+			rt->phase = -1;
+			return;
+		}
 		if (promote(inj))
 			lb_event_emit(inj->sh, LB_EV_PROMOTE, -1, 0, inj->replica->port);
 		atomic_store(&inj->sh->node_port[0], inj->replica->port);

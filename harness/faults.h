@@ -20,6 +20,7 @@ struct lb_fault_rt {
 	int64_t cut_ns;   /* failover: when replication was held back; net faults: start */
 	uint64_t epoch;   /* failover: the relay's epoch when the hold was set */
 	uint32_t pending; /* restarts: nodes started but not answering yet */
+	int64_t hold_ns;  /* failover: when the replication hold was asked for */
 };
 
 struct lb_injector {

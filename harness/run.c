@@ -237,17 +237,30 @@ static void sentinel_news(void *arg, enum lb_sentinel_news what, int port)
  * primary is srv[0], so that node faults act on it. */
 static int start_sentinel(struct run_ctx *r)
 {
-	char urls[256];
-	size_t o = 0;
-
-	if (lb_sentinel_topo_start(&r->topo, NULL) < 0)
+	if (lb_sentinel_topo_start_primary(&r->topo, NULL) < 0)
 		return LB_ESYS;
 	r->srv[0] = r->topo.primary;
 	r->n_srv++;
+	lb_node_init_local(&r->lock[0], r->topo.primary->port, 2000);
+	return 0;
+}
+
+/* The replicas (replica 0 through the relay when a failover will hold its
+ * link back) and the Sentinels, once the relay is up; then the clients'
+ * node asks the Sentinels, and a watcher records what they publish. */
+static int start_sentinel_rest(struct run_ctx *r)
+{
+	int link = atomic_load(&r->sh->repl_link.port);
+	char urls[256];
+	size_t o = 0;
+
+	if (lb_sentinel_topo_start_rest(&r->topo, link > 0 ? link : r->topo.primary->port) < 0) {
+		r->srv[0] = NULL; /* the failed start stopped the primary too */
+		return LB_ESYS;
+	}
 	for (int i = 0; i < LB_TOPO_SENTINELS; i++)
 		o += (size_t)snprintf(urls + o, sizeof(urls) - o, "%s127.0.0.1:%d", i ? "," : "",
 				      r->topo.sentinel[i]->port);
-	lb_node_init_local(&r->lock[0], r->topo.primary->port, 2000);
 	if (lb_node_use_sentinels(&r->lock[0], urls, LB_SENTINEL_MASTER) < 0)
 		return LB_EINVAL;
 	r->watcher = lb_sentinel_topo_watch(&r->topo, sentinel_news, r->sh);
@@ -830,6 +843,8 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		atomic_store(&r.sh->node_port[i], r.lock[i].port);
 	if (needs_relay(cfg) && (rc = start_relay(&r)) < 0)
 		goto out;
+	if (cfg->sentinel && (rc = start_sentinel_rest(&r)) < 0)
+		goto out;
 	if (!cfg->redis_urls && !cfg->sentinel && ((cfg->scenario && cfg->scenario->replica) ||
 				 cfg->strategy->needs_replica) && (rc = start_replica(&r)) < 0)
 		goto out;
@@ -853,7 +868,8 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	wait_started(&r);
 	r.inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r.sh,
 				      .lock_srv = cfg->redis_urls ? NULL : r.srv, .n_lock = r.n_lock,
-				      .replica = r.replica, .prefix = r.prefix };
+				      .replica = cfg->sentinel ? r.topo.replica[0] : r.replica,
+				      .prefix = r.prefix };
 	r.sh->t0_ns = lb_now_ns();
 	r.sh->end_ns = r.sh->t0_ns + (int64_t)(cfg->duration_s * 1e9);
 	res->t0_mono_ns = r.sh->t0_ns;

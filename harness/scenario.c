@@ -570,12 +570,9 @@ static int check_fault(struct parser *p, const struct lb_fault *f)
 			return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name, sc->nodes);
 		break;
 	case LB_ACT_FAILOVER:
-		if (sc->sentinel)
-			return fail(p, "[%s] failover re-enacts Sentinel by hand; with topology = "
-				    "sentinel, kill the primary (node-kill, nodes = 0) and let the "
-				    "Sentinels decide", f->name);
-		if (!sc->replica)
-			return fail(p, "[%s] failover needs replica = yes in [run]", f->name);
+		if (!sc->replica && !sc->sentinel)
+			return fail(p, "[%s] failover needs replica = yes or topology = sentinel in "
+				    "[run]", f->name);
 		break;
 	case LB_ACT_NET_DELAY:
 	case LB_ACT_NET_BLACKHOLE:

@@ -81,10 +81,12 @@ int lb_sentinel_topo_master_port(const struct lb_sentinel_topo *t, int i)
 
 int lb_sentinel_topo_start(struct lb_sentinel_topo *t, const struct lb_sentinel_opts *opts)
 {
-	static const char *const priority[LB_TOPO_REPLICAS] = { "10", "100" };
-	char conf[512];
-	int rc = LB_ESYS;
+	int rc = lb_sentinel_topo_start_primary(t, opts);
+	return rc < 0 ? rc : lb_sentinel_topo_start_rest(t, t->primary->port);
+}
 
+int lb_sentinel_topo_start_primary(struct lb_sentinel_topo *t, const struct lb_sentinel_opts *opts)
+{
 	memset(t, 0, sizeof(*t));
 	t->opts = (struct lb_sentinel_opts){ .down_after_ms = 1000, .failover_timeout_ms = 5000,
 					     .quorum = 2, .ready_timeout_ms = 30000 };
@@ -98,11 +100,23 @@ int lb_sentinel_topo_start(struct lb_sentinel_topo *t, const struct lb_sentinel_
 		if (opts->ready_timeout_ms > 0)
 			t->opts.ready_timeout_ms = opts->ready_timeout_ms;
 	}
-	if (!(t->primary = lb_server_start(NULL)))
-		goto fail;
+	return (t->primary = lb_server_start(NULL)) ? 0 : LB_ESYS;
+}
+
+int lb_sentinel_topo_start_rest(struct lb_sentinel_topo *t, int replica0_link)
+{
+	static const char *const priority[LB_TOPO_REPLICAS] = { "10", "100" };
+	char conf[512];
+	int rc = LB_ESYS;
+
 	for (int i = 0; i < LB_TOPO_REPLICAS; i++) {
-		t->replica[i] = lb_server_start_replica(t->primary->port, t->primary->port, 10000);
-		if (!t->replica[i] || (rc = config_set(t->replica[i], "replica-priority", priority[i])) < 0)
+		t->replica[i] = lb_server_start_replica(t->primary->port,
+							i == 0 ? replica0_link : t->primary->port, 10000);
+		/* a promoted replica streams its snapshot to the other at once, as the
+		 * primary does (Redis waits 5 s by default for more replicas) */
+		if (!t->replica[i] ||
+		    (rc = config_set(t->replica[i], "replica-priority", priority[i])) < 0 ||
+		    (rc = config_set(t->replica[i], "repl-diskless-sync-delay", "0")) < 0)
 			goto fail;
 	}
 	snprintf(conf, sizeof(conf),

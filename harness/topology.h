@@ -42,6 +42,12 @@ struct lb_sentinel_topo {
  * running. @opts may be NULL (the defaults above).
  */
 int lb_sentinel_topo_start(struct lb_sentinel_topo *t, const struct lb_sentinel_opts *opts);
+/* The same in two steps, for a run that puts a relay between replica 0 and
+ * the primary: the primary alone, then (with the relay's port in front of
+ * it as @replica0_link, or the primary's own port) the rest. On failure the
+ * second step leaves nothing running, the primary included. */
+int lb_sentinel_topo_start_primary(struct lb_sentinel_topo *t, const struct lb_sentinel_opts *opts);
+int lb_sentinel_topo_start_rest(struct lb_sentinel_topo *t, int replica0_link);
 /* Stop and remove every server and Sentinel. Accepts a zeroed topology. */
 void lb_sentinel_topo_destroy(struct lb_sentinel_topo *t);
 /* The port Sentinel @i advertises for the master now (SENTINEL

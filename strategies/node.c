@@ -94,31 +94,44 @@ int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *maste
 	return 0;
 }
 
-/* Ask the Sentinels, in turn, where the primary is: host and port from the
- * first that answers. 0 or LB_EREDIS. */
-static int ask_sentinels(struct lb_node *n)
+/* Ask Sentinel @i where the primary is: host and port. 0 or LB_EREDIS. */
+static int ask_sentinel(struct lb_node *n, int i)
+{
+	redisContext *c = redisConnectWithTimeout(n->sentinel[i].host, n->sentinel[i].port,
+						  ms_tv(n->timeout_ms));
+	redisReply *r = NULL;
+
+	if (c && !c->err && redisSetTimeout(c, ms_tv(n->timeout_ms)) == REDIS_OK)
+		r = redisCommand(c, "SENTINEL get-master-addr-by-name %s", n->master);
+	bool ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+		  r->element[0]->type == REDIS_REPLY_STRING &&
+		  r->element[1]->type == REDIS_REPLY_STRING && strlen(r->element[0]->str) < sizeof(n->host);
+	if (ok) {
+		snprintf(n->host, sizeof(n->host), "%s", r->element[0]->str);
+		n->port = atoi(r->element[1]->str);
+		n->lookups++;
+	}
+	if (r)
+		freeReplyObject(r);
+	if (c)
+		redisFree(c);
+	return ok ? 0 : LB_EREDIS;
+}
+
+static int connect_once(struct lb_node *n);
+static bool is_primary(struct lb_node *n);
+
+/* Through the Sentinels: ask each in turn, and keep the first answer that
+ * leads to a server which says it is the primary (one Sentinel may not have
+ * learnt of a failover yet, or name a server that is down). */
+static int connect_via_sentinels(struct lb_node *n)
 {
 	for (int i = 0; i < n->n_sentinels; i++) {
-		redisContext *c = redisConnectWithTimeout(n->sentinel[i].host, n->sentinel[i].port,
-							  ms_tv(n->timeout_ms));
-		redisReply *r = NULL;
-		if (c && !c->err && redisSetTimeout(c, ms_tv(n->timeout_ms)) == REDIS_OK)
-			r = redisCommand(c, "SENTINEL get-master-addr-by-name %s", n->master);
-		bool ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
-			  r->element[0]->type == REDIS_REPLY_STRING &&
-			  r->element[1]->type == REDIS_REPLY_STRING &&
-			  strlen(r->element[0]->str) < sizeof(n->host);
-		if (ok) {
-			snprintf(n->host, sizeof(n->host), "%s", r->element[0]->str);
-			n->port = atoi(r->element[1]->str);
-			n->lookups++;
-		}
-		if (r)
-			freeReplyObject(r);
-		if (c)
-			redisFree(c);
-		if (ok)
+		if (ask_sentinel(n, i) < 0)
+			continue;
+		if (connect_once(n) == 0 && is_primary(n))
 			return 0;
+		lb_node_close(n);
 	}
 	return LB_EREDIS;
 }
@@ -137,20 +150,24 @@ static bool is_primary(struct lb_node *n)
 
 int lb_node_connect(struct lb_node *n)
 {
-	redisReply *r;
-
 	if (n->blocked && atomic_load(n->blocked)) { /* partitioned: even an open connection */
 		lb_node_close(n);
 		return LB_EREDIS;
 	}
 	if (n->ctx)
 		return 0;
-	if (n->n_sentinels > 0) {
-		if (ask_sentinels(n) < 0)
-			return LB_EREDIS;
-	} else if (n->follow_port && atomic_load(n->follow_port) > 0) {
+	if (n->n_sentinels > 0)
+		return connect_via_sentinels(n);
+	if (n->follow_port && atomic_load(n->follow_port) > 0)
 		n->port = atomic_load(n->follow_port);
-	}
+	return connect_once(n);
+}
+
+/* Connect to host:port as they are now (and AUTH). */
+static int connect_once(struct lb_node *n)
+{
+	redisReply *r;
+
 	n->ctx = redisConnectWithTimeout(n->host, n->port, ms_tv(n->timeout_ms));
 	if (!n->ctx || n->ctx->err)
 		goto fail;
@@ -165,8 +182,6 @@ int lb_node_connect(struct lb_node *n)
 		if (!ok)
 			goto fail;
 	}
-	if (n->n_sentinels > 0 && !is_primary(n))
-		goto fail;
 	return 0;
 fail:
 	lb_node_close(n);

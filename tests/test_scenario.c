@@ -582,14 +582,12 @@ Test(scenario, lesson_pages_quote_their_reference_run)
 	cr_assert_gt(checked, 30);
 }
 
-/* topology = sentinel: its own replicas, no hand-made failover, no network
- * fault on its servers yet; only one-node C strategies apply. */
+/* topology = sentinel: its own replicas, no network fault on its servers
+ * yet; only one-node C strategies apply. */
 Test(scenario, a_sentinel_topology_says_what_it_cannot_do)
 {
 	fails_at("[run]\ntopology = cluster\n", 2, "topology: expected single or sentinel");
 	fails_at("[run]\ntopology = sentinel\nreplica = yes\n", 3, "has its own replicas");
-	fails_at("[run]\ntopology = sentinel\n[fault f]\naction = failover\nat = 1\n", 3,
-		 "let the Sentinels decide");
 	fails_at("[run]\ntopology = sentinel\n[fault f]\naction = partition\ntarget = client:0\n"
 		 "nodes = 0\nat = 1\n", 3, "every link through the relay");
 	char why[400];
