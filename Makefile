@@ -143,7 +143,7 @@ reference-docs:
 	@test -f $(REF)/matrix.png || { echo "run make reference first"; exit 1; }
 	mkdir -p docs/img
 	cp $(REF)/matrix.png docs/img/matrix.png
-	sed -e 's|`lockbench matrix --seed 7 --out $(REF)`|`make reference` (lockbench matrix --seed 7)|' \
+	sed -e 's|`lockbench matrix --seed 7 --jobs $(MATRIX_JOBS) --out $(REF)`|`make reference` (lockbench matrix --seed 7)|' \
 	  $(REF)/matrix.md > docs/reference-matrix.md
 	@cells=$$($(BIN) list --lessons) || exit 1; for c in $$cells; do \
 	  cp $(REF)/$$c/1/timeline.png docs/img/$${c%%/*}--$${c##*/}.png || exit 1; done
