@@ -85,7 +85,7 @@ int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *maste
 		if (n->n_sentinels == LB_MAX_SENTINELS || lb_node_parse_url(t, &one) < 0 ||
 		    strlen(one.host) >= sizeof(n->sentinel[0].host))
 			return LB_EINVAL;
-		snprintf(n->sentinel[n->n_sentinels].host, sizeof(n->sentinel[0].host), "%s", one.host);
+		memcpy(n->sentinel[n->n_sentinels].host, one.host, strlen(one.host) + 1); /* fits: checked */
 		n->sentinel[n->n_sentinels++].port = one.port;
 	}
 	if (n->n_sentinels == 0)
