@@ -105,6 +105,19 @@ static int parse_list(char *list, const char *what, struct matrix *m, bool strat
 	return 0;
 }
 
+/* --@name's value (optarg), an integer from 1 to @max, into @out. */
+static int int_arg(const char *name, int max, int *out)
+{
+	int64_t v;
+
+	if (!lb_parse_i64(optarg, 1, max, &v)) {
+		lb_errorf("--%s '%s': expected 1 to %d", name, optarg, max);
+		return LB_EINVAL;
+	}
+	*out = (int)v;
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct matrix *m)
 {
 	static const struct option opts[] = {
@@ -141,25 +154,16 @@ static int parse(int argc, char **argv, struct matrix *m)
 				return LB_EINVAL;
 			break;
 		case 'r':
-			if (!lb_parse_i64(optarg, 1, MAX_REPEAT, &v)) {
-				lb_errorf("--repeat '%s': expected 1 to %d", optarg, MAX_REPEAT);
+			if (int_arg("repeat", MAX_REPEAT, &m->repeat) < 0)
 				return LB_EINVAL;
-			}
-			m->repeat = (int)v;
 			break;
 		case 'l':
-			if (!lb_parse_i64(optarg, 1, MAX_REPEAT, &v)) {
-				lb_errorf("--lesson-repeat '%s': expected 1 to %d", optarg, MAX_REPEAT);
+			if (int_arg("lesson-repeat", MAX_REPEAT, &m->lesson_repeat) < 0)
 				return LB_EINVAL;
-			}
-			m->lesson_repeat = (int)v;
 			break;
 		case 'j':
-			if (!lb_parse_i64(optarg, 1, MAX_JOBS, &v)) {
-				lb_errorf("--jobs '%s': expected 1 to %d", optarg, MAX_JOBS);
+			if (int_arg("jobs", MAX_JOBS, &m->jobs) < 0)
 				return LB_EINVAL;
-			}
-			m->jobs = (int)v;
 			break;
 		case 'k':
 			m->check = true;

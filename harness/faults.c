@@ -242,6 +242,16 @@ static bool promote(struct lb_injector *inj)
  *   2  a client acquires after the hold: its SET never reaches the replica.
  *      Kill the primary, reset the held link (its bytes are lost with the
  *      primary), promote the replica and point the clients at it. */
+/* A lock slipped through to the held replica: let the link pass, and hold
+ * it again once the relay has passed on what it held (a DEL, perhaps),
+ * after @ms, at the next moment the lock is free. */
+static void hold_again(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t now, int ms)
+{
+	atomic_store(&inj->sh->repl_link.mode, LB_LINK_PASS);
+	rt->phase = 0;
+	rt->next_ns = now + ms * LB_NS_PER_MS;
+}
+
 static void failover(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t now)
 {
 	struct lb_link_ctl *k = &inj->sh->repl_link;
@@ -266,11 +276,7 @@ static void failover(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t no
 			return;
 		}
 		if (replica_has_lock(inj)) {
-			/* a lock slipped through: again, once the relay has passed on
-			 * what it held (a DEL, perhaps) */
-			atomic_store(&k->mode, LB_LINK_PASS);
-			rt->phase = 0;
-			rt->next_ns = now + (inj->cfg->sentinel ? 50 : 10) * LB_NS_PER_MS;
+			hold_again(inj, rt, now, inj->cfg->sentinel ? 50 : 10);
 			return;
 		}
 		lb_event_emit(inj->sh, LB_EV_REPL_CUT, -1, 0, 0);
@@ -289,9 +295,7 @@ static void failover(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t no
 						r->acquire_start_ns < rt->cut_ns))
 			continue;
 		if (inj->cfg->sentinel && replica_has_lock(inj)) {
-			atomic_store(&k->mode, LB_LINK_PASS); /* it slipped through: again */
-			rt->phase = 0;
-			rt->next_ns = now + 10 * LB_NS_PER_MS;
+			hold_again(inj, rt, now, 10);
 			return;
 		}
 		node_kill(inj, 0, NULL);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -166,10 +167,15 @@ pid_t fx_spawn_lockbench(const char *const *args, const char *out, const char *e
 	for (; *args && n < 39; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
+	pid_t parent = getpid();
 	fflush(NULL);
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
+		/* a test that fails before it stops what it started (lockbench
+		 * servers waits for Ctrl-C) must not leave it running */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
 		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int fe = strcmp(out, err) ? open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644) : fo;
 		dup2(fo, STDOUT_FILENO);
@@ -249,4 +255,14 @@ void fx_kill9_leaves_nothing(pid_t pid, const pid_t *pids, int n)
 		}
 		cr_assert(gone, "process %d outlived lockbench's kill -9", pids[i]);
 	}
+}
+
+int fx_wait_descendants(pid_t root, pid_t *out, int max, int want, int timeout_ms)
+{
+	int n = 0;
+	for (int t = 0; t * 50 < timeout_ms && n < want; t++) {
+		lb_sleep_ns(50 * LB_NS_PER_MS);
+		n = fx_descendants(root, out, max);
+	}
+	return n;
 }

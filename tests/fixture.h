@@ -66,6 +66,8 @@ void fx_become_subreaper(void);
 void fx_reap_orphans(void);
 /* @root and every process whose parent chain leads to it (at most @max). */
 int fx_descendants(pid_t root, pid_t *out, int max);
+/* fx_descendants until there are at least @want (at most @timeout_ms); how many. */
+int fx_wait_descendants(pid_t root, pid_t *out, int max, int want, int timeout_ms);
 /* kill -9 @pid, then fail the test unless every one of @pids is gone soon. */
 void fx_kill9_leaves_nothing(pid_t pid, const pid_t *pids, int n);
 

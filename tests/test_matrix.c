@@ -247,12 +247,8 @@ Test(matrix, kill_9_of_a_parallel_matrix_leaves_nothing, .init = mktmp)
 	const char *args[] = { "matrix", "--scenarios", "baseline", "--strategies",
 			       "token-lua,set-nx-px", "--jobs", "2", "--out", dir, NULL };
 	pid_t pid = fx_spawn_lockbench(args, out, out);
-	int n = 0;
 	/* the matrix, 2 workers, each with a server, a resource and 4 clients */
-	for (int t = 0; t < 200 && n < 13; t++) {
-		lb_sleep_ns(50 * LB_NS_PER_MS);
-		n = fx_descendants(pid, pids, 128);
-	}
+	int n = fx_wait_descendants(pid, pids, 128, 13, 10000);
 	cr_assert_geq(n, 13, "expected the matrix, 2 workers and their runs, found %d processes", n);
 	fx_kill9_leaves_nothing(pid, pids, n);
 }

@@ -169,11 +169,7 @@ Test(run, kill_9_mid_run_leaves_nothing, .init = mktmp)
 	const char *args[] = { "run", "--strategy", "token-lua", "--clients", "3", "--duration", "60",
 			       "--out", dir, NULL };
 	pid_t pid = fx_spawn_lockbench(args, out, err);
-	int n = 0;
-	for (int t = 0; t < 100 && n < 6; t++) {
-		lb_sleep_ns(50 * LB_NS_PER_MS);
-		n = fx_descendants(pid, pids, 64);
-	}
+	int n = fx_wait_descendants(pid, pids, 64, 6, 5000);
 	cr_assert_geq(n, 6, "expected lockbench, 2 servers and 3 clients, found %d processes", n);
 	lb_sleep_ns(300 * LB_NS_PER_MS);
 	fx_kill9_leaves_nothing(pid, pids, n);
