@@ -24,7 +24,9 @@ const profile = fs.mkdtempSync(path.join(path.dirname(path.resolve(shot)), 'chro
 const child = spawn(browser, ['--headless=new', '--no-sandbox', '--disable-gpu',
 	'--no-first-run', '--remote-debugging-pipe', `--user-data-dir=${profile}`,
 	'--window-size=1500,1100', 'about:blank'],
-	{ stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+	// its own process group, so that its helpers (renderer, zygote) can be
+	// stopped with it; they go anyway when the pipes close
+	{ stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: true });
 let stderr = '';
 child.stdio[2].on('data', (d) => { stderr += d; });
 const toBrowser = child.stdio[3], fromBrowser = child.stdio[4];
@@ -32,19 +34,30 @@ let nextId = 1, buf = Buffer.alloc(0);
 const waiting = new Map(), listeners = [];
 const errors = [];
 
-// Stop the browser, wait until it has exited (it writes its profile until
-// then), remove the profile and exit with @code.
+// Stop the browser and its helpers, wait until they have exited (they write
+// the profile until then), remove the profile and exit with @code.
 let finishing = false;
 function finish(code) {
 	if (finishing) return;
 	finishing = true;
-	const done = () => {
-		fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-		process.exit(code);
+	const killGroup = () => { try { process.kill(-child.pid, 'SIGKILL'); } catch (e) { /* gone */ } };
+	const remove = (tries) => {
+		try {
+			fs.rmSync(profile, { recursive: true, force: true });
+			process.exit(code);
+		} catch (e) { // a helper still writing: it dies with the group
+			if (tries <= 0) {
+				console.error(`drive.js: cannot remove ${profile}: ${e.message}`);
+				process.exit(1);
+			}
+			killGroup();
+			setTimeout(() => remove(tries - 1), 100);
+		}
 	};
+	const done = () => { killGroup(); remove(50); };
 	if (child.exitCode !== null || child.signalCode !== null) return done();
 	child.once('exit', done);
-	child.kill('SIGKILL');
+	killGroup();
 }
 function fail(msg) {
 	console.error(`drive.js: ${msg}\n${stderr.slice(-2000)}`);
