@@ -104,6 +104,8 @@ demo-run:
 	  --out $(DEMO)/3-holder-pause-token-lua
 	$(BIN) sweep --strategies set-nx-px,token-lua,redlock --vary clients=1,2,4,8,16 \
 	  --duration 1.5 --wait fixed:2 --think 5 --out $(DEMO)/4-sweep-clients
+	$(BIN) run --scenario sentinel-split-brain --strategy set-nx-px --no-status \
+	  --out $(DEMO)/5-sentinel-split-brain-set-nx-px
 	$(BIN) report $(DEMO)
 
 # Ratios against redis-benchmark, the serial limit and redis-py, plus a scaling sweep.

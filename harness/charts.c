@@ -104,6 +104,11 @@ static void event_label(const struct lb_event *ev, char *out, size_t len)
 {
 	int n = snprintf(out, len, "%s", lb_event_name(ev->kind));
 
+	if (ev->kind == LB_EV_SDOWN || ev->kind == LB_EV_ODOWN || ev->kind == LB_EV_SWITCH_MASTER ||
+	    ev->kind == LB_EV_DEMOTE) { /* the Sentinels': value names a server (topology.h) */
+		snprintf(out + n, len - (size_t)n, " %s", lb_topo_part_name((int)ev->value));
+		return;
+	}
 	if (ev->client >= 0)
 		n += snprintf(out + n, len - (size_t)n, " c%d", ev->client);
 	else if (ev->node >= 0)
@@ -116,6 +121,37 @@ static void event_label(const struct lb_event *ev, char *out, size_t len)
 				sep = ",n";
 			}
 	}
+}
+
+/* On the Sentinel topology, the server each client took for the primary,
+ * from each primary-seen event to the client's next one (or the end), as
+ * "client from_s length_s part" for a strip under the client's lane.
+ * Returns how many stretches it wrote (0: none, no strip is drawn). */
+static int write_primaries(const struct lb_run_files *rf)
+{
+	struct lb_outfile p;
+	int n = 0;
+
+	if (lb_outfile_open(&p, rf->dir, "timeline-primary.dat", true) < 0)
+		return 0;
+	fprintf(p.f, "# client from_s length_s part (0 the first primary, 1 replica 0, 2 replica 1)\n");
+	for (size_t i = 0; i < rf->n_ev; i++) {
+		const struct lb_event *e = &rf->ev[i];
+		if (e->kind != LB_EV_PRIMARY_SEEN)
+			continue;
+		int64_t until = (int64_t)(rf->elapsed_s * 1e9);
+		for (size_t j = i + 1; j < rf->n_ev; j++)
+			if (rf->ev[j].kind == LB_EV_PRIMARY_SEEN && rf->ev[j].client == e->client) {
+				until = rf->ev[j].t_ns;
+				break;
+			}
+		if (until > e->t_ns) {
+			fprintf(p.f, "%d %.6f %.6f %lld\n", e->client, s_of(e->t_ns),
+				s_of(until - e->t_ns), (long long)e->value);
+			n++;
+		}
+	}
+	return lb_outfile_close(&p) < 0 ? 0 : n;
 }
 
 static int write_timeline(const struct lb_run_files *rf)
@@ -181,6 +217,7 @@ static int write_timeline(const struct lb_run_files *rf)
 	fprintf(m.f, "\n");
 	rc |= lb_outfile_close(&d) | lb_outfile_close(&o) | lb_outfile_close(&m) |
 	      lb_outfile_close(&r);
+	bool primaries = write_primaries(rf) > 0;
 	if (rc < 0 || lb_outfile_open(&gp, rf->dir, "timeline.gp", true) < 0)
 		return LB_ESYS;
 	const char *strategy = lb_summary_get(&rf->sum, "strategy");
@@ -215,6 +252,8 @@ static int write_timeline(const struct lb_run_files *rf)
 		const struct lb_event *ev = &rf->ev[e];
 		char label[96];
 		double t = s_of(ev->t_ns);
+		if (ev->kind == LB_EV_PRIMARY_SEEN)
+			continue; /* drawn as the strip under the client's lane */
 		event_label(ev, label, sizeof(label));
 		if (t - cluster_s > near_s) {
 			cluster_s = t;
@@ -236,8 +275,15 @@ static int write_timeline(const struct lb_run_files *rf)
 		    "     'timeline-marks.dat' using ($3==1?$1:1/0):2 with points pt 2 ps 1.4 lc rgb 'black' notitle, \\\n"
 		    "     '' using ($3==2?$1:1/0):2 with points pt 7 ps 1.3 lc rgb '#aa0000' notitle, \\\n"
 		    "     '' using ($3==3?$1:1/0):2 with points pt 9 ps 1.5 lc rgb '#ee7733' notitle, \\\n"
-		    "     '' using ($3==4?$1:1/0):2 with points pt 6 ps 1.2 lc rgb '#777777' notitle, \\\n"
-		    "     keyentry with lines ls 1 title 'inside', \\\n"
+		    "     '' using ($3==4?$1:1/0):2 with points pt 6 ps 1.2 lc rgb '#777777' notitle, \\\n");
+	if (primaries) /* which server each client took for the primary */
+		fprintf(gp.f, "     'timeline-primary.dat' using 2:($4==0?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#555555' notitle, \\\n"
+			    "     '' using 2:($4==1?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#aa3377' notitle, \\\n"
+			    "     '' using 2:($4==2?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#009988' notitle, \\\n"
+			    "     keyentry with lines lw 4 lc rgb '#555555' title 'locks from: the first primary', \\\n"
+			    "     keyentry with lines lw 4 lc rgb '#aa3377' title 'replica 0', \\\n"
+			    "     keyentry with lines lw 4 lc rgb '#009988' title 'replica 1', \\\n");
+	fprintf(gp.f, "     keyentry with lines ls 1 title 'inside', \\\n"
 		    "     keyentry with lines ls 2 title 'two or more inside', \\\n"
 		    "     keyentry with lines ls 3 title 'releasing (still holds the lock)', \\\n"
 		    "     keyentry with points pt 2 ps 1.4 lc rgb 'black' title 'lease expired (enter + TTL)', \\\n"

@@ -37,6 +37,8 @@ struct client {
 	void *lock_state;
 	struct lb_clock clock;    /* this client's wall clock (clock faults skew it) */
 	int node_gen;             /* the node_port generation our connections follow */
+	int primary_seen;         /* Sentinel topology: the part our lock commands last went
+				     to (topology.h), or -1 */
 	bool acquiring;           /* inside acquire: a crash there may leave the lock held */
 	int64_t acquire_t0;
 	int64_t slow_hold_ms;     /* > 0: the next section holds this long */
@@ -333,6 +335,24 @@ static enum lb_outcome outcome_of(int rc)
 	}
 }
 
+/* On the Sentinel topology: which server the client took for the primary
+ * (the one the Sentinels named and ROLE confirmed), as an event each time it
+ * changes, for the timeline's lane marker and the story. */
+static void note_primary(struct client *c)
+{
+	const struct lb_node *n = &c->lock[0];
+
+	if (!c->cfg->sentinel || !n->ctx)
+		return;
+	for (int j = 0; j < LB_TOPO_PARTS; j++)
+		if (atomic_load(&c->sh->mesh_front[j].port) == n->port) {
+			if (j != c->primary_seen)
+				lb_event_emit(c->sh, LB_EV_PRIMARY_SEEN, c->id, -1, j);
+			c->primary_seen = j;
+			return;
+		}
+}
+
 static void one_section(struct client *c)
 {
 	const struct lb_run_cfg *cfg = c->cfg;
@@ -360,6 +380,7 @@ static void one_section(struct client *c)
 	check_fatal(c, rc);
 	if (rc == LB_ECANCELED)
 		return;
+	note_primary(c);
 	if (rc != 0) {
 		c->slot->timeouts++;
 		if (rc == LB_EREDIS) /* a dead server: do not spin on it */
@@ -406,7 +427,8 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		    const struct lb_node *lock_nodes, size_t n_lock,
 		    const struct lb_node *resource, const char *prefix, const char *clock_shim)
 {
-	struct client c = { .cfg = cfg, .sh = sh, .slot = &sh->client[id], .id = id };
+	struct client c = { .cfg = cfg, .sh = sh, .slot = &sh->client[id], .id = id,
+			    .primary_seen = -1 };
 	int status = 0, port;
 
 	c.key = id % cfg->keys;
@@ -427,6 +449,8 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 			c.lock[i].port = port; /* through the relay, which follows the node */
 			c.lock[i].follow_port = NULL;
 		}
+		if (cfg->sentinel) /* the relay tells its connections from the others' */
+			lb_party_addr(LB_TOPO_PARTS + id, c.lock[i].source, sizeof(c.lock[i].source));
 	}
 	c.resource = *resource;
 	c.resource.ctx = NULL;

@@ -32,13 +32,13 @@ static void list_scenarios(void)
 			snprintf(line, sizeof(line), "%s", sc.summary);
 		else
 			first_sentence(sc.description, line, sizeof(line));
-		printf("  %-29s %s\n", sc.name, line);
+		printf("  %-33s %s\n", sc.name, line);
 		if (sc.only[0])
-			printf("  %-29s only: %s\n", "", sc.only);
+			printf("  %-33s only: %s\n", "", sc.only);
 		if (sc.except[0])
-			printf("  %-29s except: %s\n", "", sc.except);
+			printf("  %-33s except: %s\n", "", sc.except);
 		if (sc.lessons[0])
-			printf("  %-29s lessons: %s\n", "", sc.lessons);
+			printf("  %-33s lessons: %s\n", "", sc.lessons);
 	}
 	if (n == 0)
 		printf("  (no scenarios directory found; set LOCKBENCH_SCENARIOS)\n");

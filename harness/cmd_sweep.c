@@ -39,7 +39,8 @@ int lb_cmd_sweep(int argc, char **argv)
 		return LB_EXIT_FAIL;
 	FILE *csv = out.f;
 	fprintf(csv, "strategy,param,value,sections,throughput_per_s,acquire_p50_us,acquire_p99_us,"
-		     "cmds_per_section,overlaps,lost_updates,foreign_releases,fairness,client_rss_kb,seed,dir\n");
+		     "cmds_per_section,overlaps,lost_updates,foreign_releases,fairness,client_rss_kb,seed,dir,"
+		     "split_brain_ms\n");
 	int total = (int)o.n_strategies * o.n_vary;
 	for (size_t i = 0; i < o.n_strategies && !lb_stop_requested(); i++)
 		for (int k = 0; k < o.n_vary && !lb_stop_requested(); k++) {
@@ -69,14 +70,14 @@ int lb_cmd_sweep(int argc, char **argv)
 			if (lb_results_write(&cfg, &res, &sum) < 0)
 				exit_code = LB_EXIT_FAIL;
 			const struct lb_verdict *v = &res.verdict;
-			fprintf(csv, "%s,%s,%lld,%llu,%.2f,%.0f,%.0f,%.3f,%llu,%lld,%llu,%.4f,%llu,%llu,%s\n",
+			fprintf(csv, "%s,%s,%lld,%llu,%.2f,%.0f,%.0f,%.3f,%llu,%lld,%llu,%.4f,%llu,%llu,%s,%s\n",
 				cfg.strategy->name, o.vary_name, (long long)o.vary[k],
 				(unsigned long long)v->sections, res.throughput_per_s,
 				lb_hist_quantile_us(&res.latency, 0.5), lb_hist_quantile_us(&res.latency, 0.99),
 				res.cmds_per_section, (unsigned long long)v->overlaps, res.lost_updates,
 				(unsigned long long)v->foreign_releases, v->fairness,
 				(unsigned long long)res.client_rss_kb, (unsigned long long)cfg.seed,
-				cfg.out_dir);
+				cfg.out_dir, lb_summary_get(&sum, "split_brain_ms"));
 			fflush(csv);
 			printf("[%d/%d] %-13s %s=%-6lld %9.1f sections/s  p99 %8.2f ms  %6.2f cmds/section"
 			       "  %llu overlaps\n", ++done, total, cfg.strategy->name, o.vary_name,

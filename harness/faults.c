@@ -1,4 +1,5 @@
 #include "faults.h"
+#include "adapter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,8 @@ static const char *const event_names[LB_EV_COUNT] = {
 	"heal", "node-kill", "node-start", "node-pause", "node-resume", "node-clock",
 	"replication-cut", "promote", "death", "lease-lost", "net-delay", "net-blackhole",
 	"net-cut", "net-heal", "net-deliver", "node-start-failed", "adapter-died",
-	"sentinel-sdown", "sentinel-odown", "switch-master",
+	"sentinel-sdown", "sentinel-odown", "switch-master", "net-partition", "partition-healed", "demoted",
+	"primary-seen",
 };
 
 const char *lb_event_name(int kind)
@@ -41,6 +43,12 @@ int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size
 		return 0;
 	for (int i = 0; i < sc->n_faults; i++) {
 		const struct lb_fault *f = &sc->faults[i];
+		if (f->action >= LB_ACT_NODE_KILL && !embedded && cfg->sentinel_urls) {
+			/* a deployment of the user's: the run cannot happen, it is skipped */
+			snprintf(why, len, "%s: [%s] %s needs servers and Sentinels lockbench starts "
+				 "itself, not --sentinel", sc->name, f->name, lb_action_name(f->action));
+			return LB_ENOTSUP;
+		}
 		if (f->action >= LB_ACT_NODE_KILL && !embedded) {
 			snprintf(why, len, "%s: [%s] %s needs servers lockbench starts, not --redis",
 				 sc->name, f->name, lb_action_name(f->action));
@@ -204,14 +212,25 @@ static void node_clock_reset(struct lb_injector *inj, size_t i, const struct lb_
 	lb_event_emit(inj->sh, LB_EV_NODE_CLOCK, -1, (int)i, 0);
 }
 
-/* Does the replica hold lock 0 (a lock whose delete did not replicate)? */
+/* Does the replica hold lock 0 (a lock whose delete did not replicate)? The
+ * key the strategy really writes: lockbench's, or a library's own name for it
+ * (its manifest's outside_key, "mutex:KEY" for redis-semaphore). */
 static bool replica_has_lock(struct lb_injector *inj)
 {
+	const struct lb_adapter_def *def = lb_strategy_is_external(inj->cfg->strategy) ?
+		lb_adapter_def_of(inj->cfg->strategy) : NULL;
+	const char *at = def ? strstr(def->outside_key, "KEY") : NULL;
+	char key[256];
 	struct lb_node n;
 	long long v = 1;
 
+	if (at)
+		snprintf(key, sizeof(key), "%.*s%slock:0%s", (int)(at - def->outside_key),
+			 def->outside_key, inj->prefix, at + 3);
+	else
+		snprintf(key, sizeof(key), "%slock:0", inj->prefix);
 	lb_node_init_local(&n, inj->replica->port, 1000);
-	redisReply *r = lb_node_cmd(&n, "EXISTS %slock:0", inj->prefix);
+	redisReply *r = lb_node_cmd(&n, "EXISTS %s", key);
 	lb_reply_int(r, &v);
 	if (r)
 		freeReplyObject(r);
@@ -232,6 +251,14 @@ static bool promote(struct lb_injector *inj)
 	return ok;
 }
 
+/* The replication link a failover holds: the replica's (replica 0's on the
+ * Sentinel topology) to the primary. */
+static struct lb_link_ctl *repl_link(struct lb_injector *inj)
+{
+	return inj->cfg->sentinel ? &inj->sh->mesh[LB_PART_REPLICA0][LB_PART_PRIMARY]
+				  : &inj->sh->repl_link;
+}
+
 /* Failover, step by step, never blocking the supervisor:
  *   0  while the lock is free, hold the replication link back (the relay
  *      keeps the primary's stream; the replica lags, it loses nothing yet)
@@ -247,14 +274,14 @@ static bool promote(struct lb_injector *inj)
  * after @ms, at the next moment the lock is free. */
 static void hold_again(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t now, int ms)
 {
-	atomic_store(&inj->sh->repl_link.mode, LB_LINK_PASS);
+	atomic_store(&repl_link(inj)->mode, LB_LINK_PASS);
 	rt->phase = 0;
 	rt->next_ns = now + ms * LB_NS_PER_MS;
 }
 
 static void failover(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t now)
 {
-	struct lb_link_ctl *k = &inj->sh->repl_link;
+	struct lb_link_ctl *k = repl_link(inj);
 
 	if (rt->phase == 0) {
 		if (current_holder(inj) >= 0 || now < rt->next_ns)
@@ -397,6 +424,40 @@ static void net_fault(struct lb_injector *inj, const struct lb_fault *f, struct 
 	rt->phase = -1;
 }
 
+/* Every link from a party on one side of @f to a part on the other (either
+ * way: the relay sees who connects) in @mode. */
+static void mesh_split(struct lb_injector *inj, const struct lb_fault *f, int mode)
+{
+	for (int p = 0; p < LB_TOPO_PARTS + inj->cfg->clients; p++) {
+		int a = lb_fault_side(f, p);
+		for (int j = 0; j < LB_TOPO_PARTS && a >= 0; j++) {
+			int b = lb_fault_side(f, j);
+			if (b >= 0 && b != a)
+				atomic_store(&inj->sh->mesh[p][j].mode, mode);
+		}
+	}
+}
+
+/* A partition holds the links between the sides: bytes are kept, not lost,
+ * and delivered when it heals, as TCP retransmits them after a real one
+ * (a reset would tell both sides at once, which a partition does not). */
+static void net_partition(struct lb_injector *inj, const struct lb_fault *f,
+			  struct lb_fault_rt *rt, int64_t now)
+{
+	if (rt->phase == 0) {
+		if (!holder_ready(inj, f))
+			return;
+		mesh_split(inj, f, LB_LINK_HOLD);
+		lb_event_emit(inj->sh, LB_EV_NET_SPLIT, -1, -1, f->duration_ms);
+		rt->phase = f->duration_ms >= 0 ? 1 : -1;
+		rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
+		return;
+	}
+	mesh_split(inj, f, LB_LINK_PASS);
+	lb_event_emit(inj->sh, LB_EV_NET_MEND, -1, -1, 0);
+	rt->phase = -1;
+}
+
 static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct lb_fault_rt *rt,
 		     int64_t now)
 {
@@ -425,6 +486,9 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 		if (rt->phase == 0) {
 			if ((c = pick_client(inj, f)) < 0)
 				return;
+			if (f->when_waiting && lb_shared_holding(inj->sh, c))
+				return; /* freeze a client between sections, not a holder (nor one
+					   still releasing): next tick */
 			lb_client_signal(inj->sh, c, SIGSTOP);
 			lb_event_emit(inj->sh, LB_EV_PAUSE, c, -1, f->duration_ms);
 			rt->client = c;
@@ -494,6 +558,9 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 	case LB_ACT_NET_BLACKHOLE:
 	case LB_ACT_NET_CUT:
 		net_fault(inj, f, rt, now);
+		break;
+	case LB_ACT_NET_PARTITION:
+		net_partition(inj, f, rt, now);
 		break;
 	default:
 		break;

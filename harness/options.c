@@ -15,7 +15,7 @@ enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_CLIENTS, OPT_DURATION, OPT_TTL, OPT_HOLD, OPT_THINK,
 	OPT_KEYS, OPT_WAIT, OPT_ACQ_TIMEOUT, OPT_WORK, OPT_SEED, OPT_OUT, OPT_REDIS, OPT_NODES,
 	OPT_NO_STATUS, OPT_HELP, OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY,
-	OPT_NO_VALIDITY, OPT_MAX_RENEWALS, OPT_DELAYED_RESTARTS, OPT_TOPOLOGY, OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE,
+	OPT_NO_VALIDITY, OPT_MAX_RENEWALS, OPT_DELAYED_RESTARTS, OPT_TOPOLOGY, OPT_SENTINEL, OPT_SENTINEL_MASTER, OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE,
 };
 
 /* bits of lb_run_opts.given */
@@ -49,6 +49,8 @@ static const struct option long_opts[] = {
 	{ "max-renewals", required_argument, NULL, OPT_MAX_RENEWALS },
 	{ "delayed-restarts", no_argument, NULL, OPT_DELAYED_RESTARTS },
 	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
+	{ "sentinel", required_argument, NULL, OPT_SENTINEL },
+	{ "sentinel-master", required_argument, NULL, OPT_SENTINEL_MASTER },
 	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
 	{ "adapter-arg", required_argument, NULL, OPT_ADAPTER_ARG },
 	{ NULL, 0, NULL, 0 },
@@ -100,6 +102,11 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"  --topology single|sentinel  sentinel: the lock lives on a primary with two\n"
 		"                         replicas behind three Sentinels, found through them\n"
 		"                         (one-node strategies; docs/topologies.md)\n"
+		"  --sentinel URL[,URL...] --sentinel-master NAME  the lock lives on the primary\n"
+		"                         your Sentinels name NAME; clients ask them, as with\n"
+		"                         --topology sentinel. Only keys under a per-run prefix;\n"
+		"                         the resource is --redis URL if given, else that primary.\n"
+		"                         Faults that need lockbench's own servers are skipped\n"
 		"  --no-status            no status line while running\n"
 		"  --no-report            no charts and report.md at the end (see lockbench report)\n"
 		"  --chart-scale X        charts X times the size, fonts and lines (0.5 to 4; 1),\n"
@@ -189,7 +196,8 @@ static int parse_vary(struct lb_run_opts *o, const char *a)
 	memcpy(o->vary_name, a, (size_t)(eq - a));
 	o->vary_name[eq - a] = '\0';
 	if (strcmp(o->vary_name, "clients") && strcmp(o->vary_name, "hold") &&
-	    strcmp(o->vary_name, "ttl") && strcmp(o->vary_name, "keys"))
+	    strcmp(o->vary_name, "ttl") && strcmp(o->vary_name, "keys") &&
+	    strcmp(o->vary_name, "max_lag") && strcmp(o->vary_name, "down_after"))
 		return LB_EINVAL;
 	strcpy(buf, eq + 1);
 	o->n_vary = 0;
@@ -211,6 +219,10 @@ int lb_run_cfg_set(struct lb_run_cfg *cfg, const char *name, int64_t v)
 		cfg->ttl_ms = v;
 	else if (!strcmp(name, "keys") && v >= 1 && v <= LB_MAX_KEYS)
 		cfg->keys = (int)v;
+	else if (!strcmp(name, "max_lag") && v >= 1 && v <= 3600)
+		cfg->min_replicas_max_lag = (int)v;
+	else if (!strcmp(name, "down_after") && v >= 100 && v <= 60000)
+		cfg->down_after_ms = v;
 	else
 		return LB_EINVAL;
 	return 0;
@@ -261,8 +273,9 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 			if (mode != LB_OPTS_SWEEP)
 				return usage_error("--vary is for sweep");
 			if (parse_vary(o, a) < 0)
-				return usage_error("--vary '%s': expected clients=, hold=, ttl= or keys= "
-						   "and a comma list of integers (at most 32)", a);
+				return usage_error("--vary '%s': expected clients=, hold=, ttl=, keys=, "
+						   "max_lag= or down_after= and a comma list of integers "
+						   "(at most 32)", a);
 			break;
 		case OPT_STRATEGIES:
 			if (mode != LB_OPTS_COMPARE && mode != LB_OPTS_SWEEP)
@@ -360,6 +373,16 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 			o->given |= G_DELAYED;
 			cfg->delayed_restarts = true;
 			break;
+		case OPT_SENTINEL:
+			cfg->sentinel_urls = a;
+			break;
+		case OPT_SENTINEL_MASTER:
+			if (!*a || strlen(a) >= sizeof(cfg->sentinel_master))
+				return usage_error("--sentinel-master '%s': expected the name the "
+						   "Sentinels monitor, 1 to %zu characters", a,
+						   sizeof(cfg->sentinel_master) - 1);
+			strcpy(cfg->sentinel_master, a);
+			break;
 		case OPT_TOPOLOGY:
 			o->given |= G_TOPOLOGY;
 			if (strcmp(a, "single") && strcmp(a, "sentinel"))
@@ -406,6 +429,12 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 		return 0;
 	if (mode == LB_OPTS_RUN && !cfg->strategy)
 		return usage_error("run needs --strategy NAME");
+	if (!cfg->sentinel_urls != !cfg->sentinel_master[0])
+		return usage_error("--sentinel URL[,URL...] and --sentinel-master NAME go together: "
+				   "the Sentinels to ask, and the name of the primary they monitor");
+	if (cfg->sentinel_urls && (o->given & G_TOPOLOGY) && cfg->sentinel)
+		return usage_error("--topology sentinel starts lockbench's own Sentinels; "
+				   "--sentinel names yours: one or the other");
 	if (o->has_scenario)
 		lb_run_opts_apply_scenario(o, &o->scenario);
 	char why[400];
@@ -414,8 +443,18 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 		return usage_error("%s", why);
 	if (mode == LB_OPTS_SWEEP && o->n_vary == 0)
 		return usage_error("sweep needs --vary NAME=V1,V2,...");
-	if (mode == LB_OPTS_SWEEP && !(o->given & G_DURATION))
-		cfg->duration_s = 3;
+	if (mode == LB_OPTS_SWEEP && !cfg->sentinel &&
+	    (!strcmp(o->vary_name, "max_lag") || !strcmp(o->vary_name, "down_after")))
+		return usage_error("--vary %s sets up the Sentinel topology: add --topology sentinel "
+				   "or a scenario with topology = sentinel", o->vary_name);
+	if (mode == LB_OPTS_SWEEP && !strcmp(o->vary_name, "max_lag") &&
+	    !(o->has_scenario && o->scenario.min_replicas > 0))
+		return usage_error("--vary max_lag changes min-replicas-max-lag, which does nothing "
+				   "without min-replicas-to-write: use a scenario with min_replicas "
+				   "(sentinel-split-brain-min-replicas)");
+	if (mode == LB_OPTS_SWEEP && !(o->given & G_DURATION) &&
+	    !(o->has_scenario && o->scenario.duration_set))
+		cfg->duration_s = 3; /* a scenario's own duration is part of its story */
 	if ((mode == LB_OPTS_COMPARE || mode == LB_OPTS_SWEEP) && o->n_strategies == 0)
 		for (size_t i = 0; i < lb_strategy_count() && i < LB_MAX_STRATEGIES; i++)
 			if (mode == LB_OPTS_COMPARE || strcmp(lb_strategy_at(i)->name, "none"))
@@ -434,14 +473,15 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 		if (cfg->wait.kind == LB_WAIT_LIBRARY && !lb_strategy_is_external(s))
 			return usage_error("--wait library: %s is a recipe with no waiting of its own; "
 					   "library is for library strategies (lockbench list)", s->name);
-		if (cfg->sentinel && (s->min_nodes > 1 || cfg->nodes > 1 || lb_strategy_is_external(s)))
-			return usage_error("--topology sentinel: %s %s; the topology has one primary "
-					   "and only lockbench's own node layer asks Sentinel so far",
-					   s->name, lb_strategy_is_external(s) ? "is a library" :
-					   "needs several lock nodes");
+		if (cfg->sentinel && (s->min_nodes > 1 || cfg->nodes > 1))
+			return usage_error("--topology sentinel: %s needs several lock nodes; the "
+					   "topology has one primary", s->name);
 		if (cfg->sentinel && cfg->redis_urls)
 			return usage_error("--topology sentinel starts its own servers and Sentinels; "
 					   "it does not go with --redis");
+		if (cfg->sentinel_urls && (s->min_nodes > 1 || cfg->nodes > 1))
+			return usage_error("--sentinel: %s needs several lock nodes; a Sentinel "
+					   "deployment has one primary", s->name);
 		if (cfg->nodes && cfg->nodes < (int)s->min_nodes) {
 			char m[64];
 			snprintf(m, sizeof(m), "%u", s->min_nodes);
@@ -486,6 +526,6 @@ void lb_run_opts_apply_scenario(struct lb_run_opts *o, const struct lb_scenario 
 		cfg->max_renewals = sc->max_renewals;
 	if (sc->delayed_restarts && !(o->given & G_DELAYED))
 		cfg->delayed_restarts = true;
-	if (sc->sentinel && !(o->given & G_TOPOLOGY))
-		cfg->sentinel = true;
+	if (sc->sentinel && !(o->given & G_TOPOLOGY) && !cfg->sentinel_urls)
+		cfg->sentinel = true; /* with --sentinel, the user's Sentinels take its place */
 }

@@ -41,7 +41,7 @@ struct conn {
 	bool dead[2];             /* side s cannot be written to any more */
 	bool connecting;          /* the server side's connect is under way */
 	struct queue q[2];
-	size_t link;
+	struct lb_link_ctl *ctl;  /* the control word it obeys (relay.h: parties) */
 	int flush_seen;
 	short ev[2];              /* revents of the last poll, per side */
 };
@@ -133,9 +133,29 @@ static void conn_free(struct conn *c, bool reset)
 	free(c);
 }
 
-static struct lb_link_ctl *ctl_of(struct relay *r, const struct conn *c)
+#define PARTY_BASE 0x7f010001u /* 127.1.0.1 */
+
+void lb_party_addr(int p, char *buf, size_t len)
 {
-	return r->links[c->link].ctl;
+	uint32_t a = PARTY_BASE + (uint32_t)p;
+
+	snprintf(buf, len, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
+}
+
+int lb_party_of(uint32_t addr)
+{
+	return addr >= PARTY_BASE && addr < PARTY_BASE + LB_MAX_PARTIES ? (int)(addr - PARTY_BASE)
+									 : -1;
+}
+
+/* The control word a connection from @peer obeys on link @l. */
+static struct lb_link_ctl *ctl_for(const struct lb_relay_link *l, const struct sockaddr_in *peer)
+{
+	int p = lb_party_of(ntohl(peer->sin_addr.s_addr));
+
+	if (l->party_ctl && p >= 0 && p < l->n_parties)
+		return &l->party_ctl[(size_t)p * l->party_stride];
+	return l->ctl;
 }
 
 static int upstream_port(const struct lb_relay_link *l)
@@ -146,7 +166,10 @@ static int upstream_port(const struct lb_relay_link *l)
 static void on_accept(struct relay *r, size_t link)
 {
 	const struct lb_relay_link *l = &r->links[link];
-	int fd = accept4(r->lfd[link], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), one = 1;
+	struct sockaddr_in peer = { 0 };
+	socklen_t plen = sizeof(peer);
+	int fd = accept4(r->lfd[link], (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC | SOCK_NONBLOCK),
+	    one = 1;
 	bool pending;
 
 	if (fd < 0) {
@@ -156,7 +179,8 @@ static void on_accept(struct relay *r, size_t link)
 			r->accept_paused_until = lb_now_ns() + ACCEPT_PAUSE_NS;
 		return;
 	}
-	if (atomic_load(&l->ctl->mode) == LB_LINK_CUT) {
+	struct lb_link_ctl *k = ctl_for(l, &peer);
+	if (atomic_load(&k->mode) == LB_LINK_CUT) {
 		reset_close(fd);
 		return;
 	}
@@ -183,15 +207,15 @@ static void on_accept(struct relay *r, size_t link)
 		reset_close(sfd);
 		return;
 	}
-	*c = (struct conn){ .fd = { fd, sfd }, .connecting = pending, .link = link,
-			    .flush_seen = atomic_load(&l->ctl->flush_gen) };
+	*c = (struct conn){ .fd = { fd, sfd }, .connecting = pending, .ctl = k,
+			    .flush_seen = atomic_load(&k->flush_gen) };
 	r->conns[r->n_conns++] = c;
 }
 
 /* Read what side @s has for the other side: dropped (blackhole) or queued. */
-static void read_side(struct relay *r, struct conn *c, int s)
+static void read_side(struct conn *c, int s)
 {
-	struct lb_link_ctl *k = ctl_of(r, c);
+	struct lb_link_ctl *k = c->ctl;
 	struct chunk *ch = malloc(sizeof(*ch) + READ_CHUNK);
 	ssize_t n;
 
@@ -294,9 +318,9 @@ static bool finished(const struct conn *c)
 }
 
 /* One connection's round: obey its control word, send what is due. */
-static bool pump(struct relay *r, struct conn *c, int64_t now, int64_t *next)
+static bool pump(struct conn *c, int64_t now, int64_t *next)
 {
-	struct lb_link_ctl *k = ctl_of(r, c);
+	struct lb_link_ctl *k = c->ctl;
 	int mode = atomic_load(&k->mode);
 	bool want_out[2] = { false, false };
 
@@ -350,10 +374,10 @@ static void __attribute__((noreturn)) relay_loop(struct relay *r)
 
 		for (size_t i = 0; i < r->n_conns; i++) {
 			struct conn *c = r->conns[i];
-			if (pump(r, c, now, &next))
+			if (pump(c, now, &next))
 				r->conns[live++] = c;
 			else
-				conn_free(c, atomic_load(&ctl_of(r, c)->mode) == LB_LINK_CUT ||
+				conn_free(c, atomic_load(&c->ctl->mode) == LB_LINK_CUT ||
 					     c->dead[0] || c->dead[1]);
 		}
 		r->n_conns = live;
@@ -374,7 +398,7 @@ static void __attribute__((noreturn)) relay_loop(struct relay *r)
 			pf[k++] = (struct pollfd){ .fd = accepting ? r->lfd[i] : -1, .events = POLLIN };
 		for (size_t i = 0; i < r->n_conns; i++) {
 			struct conn *c = r->conns[i];
-			int mode = atomic_load(&ctl_of(r, c)->mode);
+			int mode = atomic_load(&c->ctl->mode);
 			for (int s = 0; s < 2; s++) {
 				/* nothing to wait for on a side: leave it out, or a hung-up
 				 * socket would wake the loop at once, every round */
@@ -394,7 +418,7 @@ static void __attribute__((noreturn)) relay_loop(struct relay *r)
 				c->ev[s] = ev;
 				if ((ev & (POLLIN | POLLHUP | POLLERR)) && !c->eof[s] &&
 				    !(s == 1 && c->connecting))
-					read_side(r, c, s);
+					read_side(c, s);
 			}
 		}
 		for (size_t i = 0; i < r->n_links; i++)

@@ -53,7 +53,28 @@ struct lb_relay_link {
 	const _Atomic int *follow;  /* the upstream port to follow as it changes
 				       (a lock node after a failover), or NULL */
 	int upstream;               /* the fixed upstream port when follow is NULL */
+	/* A link many parties share (a server of a topology, reached at one
+	 * address by every client, replica and Sentinel): a connection from
+	 * party p's address (lb_party_addr) obeys party_ctl[p * party_stride]
+	 * instead of ctl, for p < n_parties. NULL: ctl for everyone. */
+	struct lb_link_ctl *party_ctl;
+	size_t party_stride;
+	int n_parties;
 };
+
+/*
+ * Parties: a process whose connections the relay must tell apart binds its
+ * outgoing connections to its own loopback address, 127.1.0.0 + p + 1
+ * (every 127.0.0.0/8 address is local on Linux, no configuration, no root):
+ * redis-server and Sentinel with `bind-source-addr`, lockbench's clients
+ * through hiredis's source address. The relay reads the party back from
+ * the peer address of each connection it accepts.
+ */
+#define LB_MAX_PARTIES 2048
+/* Write party @p's address ("127.1.0.1" for 0) into @buf. */
+void lb_party_addr(int p, char *buf, size_t len);
+/* The party of an IPv4 address in host byte order, or -1. */
+int lb_party_of(uint32_t addr);
 
 /*
  * Listen on a loopback port for each of the @n links, and fork the relay

@@ -92,9 +92,19 @@ static void causes(FILE *f, const struct lb_run_files *rf, int c, int64_t from, 
 			case LB_EV_CLOCK:
 				fprintf(f, " Its clock was %+lld ms off.", (long long)e->value);
 				break;
+			case LB_EV_PRIMARY_SEEN:
+				fprintf(f, " From %.3f s it took its locks from the %s, which the "
+					"Sentinels named as the primary.", sec(e->t_ns),
+					lb_topo_part_name((int)e->value));
+				break;
 			default:
 				break;
 			}
+		} else if (e->client < 0 && e->node < 0) {
+			if (e->kind == LB_EV_NET_SPLIT)
+				fprintf(f, " The network was partitioned at %.3f s.", sec(e->t_ns));
+			else if (e->kind == LB_EV_NET_MEND)
+				fprintf(f, " The partition healed at %.3f s.", sec(e->t_ns));
 		} else if (e->node >= 0) {
 			switch (e->kind) {
 			case LB_EV_NODE_KILL:
@@ -115,8 +125,13 @@ static void causes(FILE *f, const struct lb_run_files *rf, int c, int64_t from, 
 				fprintf(f, " Replication to the replica had been cut at %.3f s.", sec(e->t_ns));
 				break;
 			case LB_EV_SWITCH_MASTER:
-				fprintf(f, " The Sentinels announced a new primary (port %lld) at %.3f s.",
-					(long long)e->value, sec(e->t_ns));
+				fprintf(f, " The Sentinels announced a new primary (%s) at %.3f s.",
+					lb_topo_part_name((int)e->value), sec(e->t_ns));
+				break;
+			case LB_EV_DEMOTE:
+				fprintf(f, " The Sentinels demoted the %s to a replica at %.3f s: what it "
+					"accepted meanwhile was dropped.", lb_topo_part_name((int)e->value),
+					sec(e->t_ns));
 				break;
 			default:
 				break;

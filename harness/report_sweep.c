@@ -13,6 +13,7 @@ int lb_report_sweep(const char *dir)
 {
 	char path[PATH_MAX], line[2048], names[MAX_LINES][64], param[32] = "value";
 	int n = 0;
+	bool split = false; /* some point measured a split-brain window */
 	FILE *in, *gp, *md;
 	struct lb_outfile og, om;
 
@@ -24,6 +25,9 @@ int lb_report_sweep(const char *dir)
 	if (!fgets(line, sizeof(line), in))
 		line[0] = '\0';
 	while (fgets(line, sizeof(line), in)) {
+		char *last = strrchr(line, ','), *end;
+		if (last && strtod(last + 1, &end) >= 0 && end != last + 1 && (*end == '\n' || !*end))
+			split = true;
 		char *comma = strchr(line, ','), *p2;
 		if (!comma)
 			continue;
@@ -49,11 +53,14 @@ int lb_report_sweep(const char *dir)
 		{ "sweep-p99", "7", "p99 acquire latency (ms)", "set autoscale y\nset logscale y\n" },
 		{ "sweep-cmds", "8", "Redis commands per section", "set yrange [0:1<*]\n" },
 		{ "sweep-violations", "9", "overlapping sections", "set yrange [0:1<*]\n" },
+		{ "sweep-split-brain", "16", "seconds two primaries granted the lock",
+		  "set yrange [0:1<*]\n" },
 	};
+	size_t n_charts = split ? 5 : 4;
 	fprintf(gp, "# lockbench sweep: edit and re-render with `gnuplot sweep.gp`\n"
 		    "set datafile separator ','\nset key outside right\nset grid\nset xlabel '%s'\n"
 		    "set logscale x 2\n", param);
-	for (size_t c = 0; c < 4; c++) {
+	for (size_t c = 0; c < n_charts; c++) {
 		fprintf(gp, "unset logscale y\n%sset title '%s against %s'\nset ylabel '%s'\n",
 			charts[c][3], charts[c][2], param, charts[c][2]);
 		lb_chart_png(gp, charts[c][0], 900, 420);
@@ -61,7 +68,7 @@ int lb_report_sweep(const char *dir)
 		for (int i = 0; i < n; i++)
 			fprintf(gp, "%s'sweep.csv' using (strcol(1) eq '%s' ? $3 : 1/0):(%s$%s%s) "
 				    "with linespoints lw 2 title '%s'", i ? ", \\\n     " : "", names[i],
-				c == 1 ? "" : "", charts[c][1], c == 1 ? "/1000.0" : "", names[i]);
+				c == 1 ? "" : "", charts[c][1], c == 1 || c == 4 ? "/1000.0" : "", names[i]);
 		fprintf(gp, "\n");
 		lb_chart_svg(gp, charts[c][0], 900, 420);
 	}
@@ -79,7 +86,10 @@ int lb_report_sweep(const char *dir)
 		    "`sweep.csv` and each point's directory holds its own report.\n\n", param);
 	if (rc == 0)
 		fprintf(md, "![throughput](sweep-throughput.png)\n\n![p99 latency](sweep-p99.png)\n\n"
-			    "![commands per section](sweep-cmds.png)\n\n![violations](sweep-violations.png)\n");
+			    "![commands per section](sweep-cmds.png)\n\n![violations](sweep-violations.png)\n%s",
+			split ? "\n![split brain](sweep-split-brain.png)\n\nThe seconds in which two "
+				"primaries granted the lock (`split_brain_ms`): a point without one is "
+				"missing, not 0.\n" : "");
 	else
 		fprintf(md, "gnuplot is not installed: `gnuplot sweep.gp` draws the charts.\n");
 	return lb_outfile_close(&om);

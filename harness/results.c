@@ -51,6 +51,39 @@ static void hold_text(const struct lb_run_cfg *cfg, char *buf, size_t len)
 			 (long long)cfg->hold_max_ms);
 }
 
+/* The part client @c took for the primary at @t (its latest primary-seen
+ * event before), or -1. */
+static int primary_at(const struct lb_event *ev, size_t n_ev, int c, int64_t t)
+{
+	int part = -1;
+
+	for (size_t i = 0; i < n_ev && ev[i].t_ns <= t; i++)
+		if (ev[i].kind == LB_EV_PRIMARY_SEEN && ev[i].client == c)
+			part = (int)ev[i].value;
+	return part;
+}
+
+bool lb_split_brain_window(const struct lb_section *sec, size_t n, const struct lb_event *ev,
+			   size_t n_ev, int64_t *from, int64_t *to, int *server)
+{
+	int64_t first = -1, last = -1;
+
+	for (size_t i = 0; i < n; i++) { /* sorted by enter */
+		int part = primary_at(ev, n_ev, sec[i].client, sec[i].enter_ns);
+		if (part > LB_PART_PRIMARY && first < 0) {
+			first = sec[i].enter_ns;
+			*server = part;
+		}
+		if (part == LB_PART_PRIMARY && first >= 0)
+			last = sec[i].enter_ns;
+	}
+	if (first < 0 || last <= first)
+		return false;
+	*from = first;
+	*to = last;
+	return true;
+}
+
 void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
 		      struct lb_summary *s)
 {
@@ -135,6 +168,13 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 		    (double)res->server_connections / (double)cfg->clients);
 	else
 		put(s, "connections_per_client", "n/a");
+	int64_t sb_from, sb_to;
+	int sb_server;
+	if (lb_split_brain_window(res->sections, res->n_sections, res->events, res->n_events,
+				  &sb_from, &sb_to, &sb_server))
+		put(s, "split_brain_ms", "%.3f", (double)(sb_to - sb_from) / 1e6);
+	else
+		put(s, "split_brain_ms", "n/a");
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	put(s, "expected", "%s", expected >= 0 ? lb_class_name((enum lb_class)expected) : "-");
 	put(s, "observed", "%s", lb_class_name(res->observed));
@@ -261,7 +301,12 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 	fprintf(f, "seed: %llu\n", (unsigned long long)cfg->seed);
 	fprintf(f, "lockbench: %s\n", LOCKBENCH_VERSION);
 	fprintf(f, "redis: %s\n", res->redis_version[0] ? res->redis_version : "unknown");
-	fprintf(f, "servers: %s\n", cfg->redis_urls ? cfg->redis_urls : "embedded (started by lockbench)");
+	if (cfg->sentinel_urls)
+		fprintf(f, "servers: the primary Sentinels %s name %s%s%s\n", cfg->sentinel_urls,
+			cfg->sentinel_master, cfg->redis_urls ? "; resource " : "",
+			cfg->redis_urls ? cfg->redis_urls : "");
+	else
+		fprintf(f, "servers: %s\n", cfg->redis_urls ? cfg->redis_urls : "embedded (started by lockbench)");
 	fprintf(f, "key_prefix: %s\n", res->run_prefix);
 	fprintf(f, "written_utc: %s\n", when);
 	fprintf(f, "machine: %s %s %s, %ld cores, %s\n", u.sysname, u.release, u.machine,
@@ -365,6 +410,16 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		   "%llu acquire attempts found a node down\n",
 		(unsigned long long)v->holder_deaths, v->orphan_ms, lb_recovered_name(v->recovered),
 		v->fairness, (unsigned long long)res->acquire_errors);
+	int64_t sb_from, sb_to;
+	int sb_server;
+	if (cfg->sentinel && lb_split_brain_window(res->sections, res->n_sections, res->events,
+						   res->n_events, &sb_from, &sb_to, &sb_server))
+		fprintf(f, "  split brain  the first primary and %s both granted the lock from %.3f s "
+			   "to %.3f s: %.3f s\n", lb_topo_part_name(sb_server), (double)sb_from / 1e9,
+			(double)sb_to / 1e9, (double)(sb_to - sb_from) / 1e9);
+	else if (cfg->sentinel)
+		fprintf(f, "  split brain  none measured: no server granted the lock beside the first "
+			   "primary\n");
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	fprintf(f, "  outcome      %s: %s", lb_class_name(res->observed), res->observed_why);
 	if (expected >= 0) {
@@ -377,9 +432,17 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		fprintf(f, " (scenario %s expects %s: %s%s)", cfg->scenario_name, want,
 			met ? "as expected" : "DIFFERENT: ", met ? "" : why);
 	}
-	for (size_t i = 0; i < res->n_events && i < 12; i++)
-		fprintf(f, "%s%s %.3fs", i ? ", " : "\n  faults       ", lb_event_name(res->events[i].kind),
-			(double)res->events[i].t_ns / 1e9);
-	fprintf(f, "%s\n", res->n_events > 12 ? ", ..." : "");
+	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < res->n_events; i++) {
+		if (res->events[i].kind == LB_EV_PRIMARY_SEEN)
+			continue; /* not a fault: the timeline's strip and the story tell it */
+		if (shown == 12) {
+			more++;
+			continue;
+		}
+		fprintf(f, "%s%s %.3fs", shown++ ? ", " : "\n  faults       ",
+			lb_event_name(res->events[i].kind), (double)res->events[i].t_ns / 1e9);
+	}
+	fprintf(f, "%s\n", more ? ", ..." : "");
 }
 

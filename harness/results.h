@@ -21,6 +21,17 @@ struct lb_summary {
 	char value[LB_SUMMARY_MAX_FIELDS][200];
 };
 
+/*
+ * Split brain on the Sentinel topology: the stretch in which two servers
+ * granted the lock, from the first section entered on a server other than
+ * the first primary to the last one entered on the first primary after it
+ * (a section's server is its client's latest primary-seen event before it
+ * entered). true with the bounds (ns since t0, and *server the other one's
+ * part), false when no such stretch was measured.
+ */
+bool lb_split_brain_window(const struct lb_section *sec, size_t n, const struct lb_event *ev,
+			   size_t n_ev, int64_t *from, int64_t *to, int *server);
+
 void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
 		      struct lb_summary *s);
 /* NULL when absent. */

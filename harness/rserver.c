@@ -49,11 +49,81 @@ static void untrack(pid_t pid)
 			live_pids[i] = 0;
 }
 
+/*
+ * The janitor: a kill -9 of lockbench kills its servers (PR_SET_PDEATHSIG)
+ * but cannot remove their directories. So the first server a process starts
+ * also forks a janitor, which shares the list of live directories and waits
+ * on a pipe whose only writers are that process and its forked children (the
+ * end is close-on-exec: no redis-server holds it). When the last of them is
+ * gone, however it went, the read ends, and the janitor removes whatever
+ * directories are still listed (none after a normal exit) and exits.
+ */
+static char (*janitor_dirs)[256];
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
+
+static void __attribute__((noreturn)) janitor(int fd)
+{
+	char c;
+
+	signal(SIGINT, SIG_IGN); /* a terminal's Ctrl-C is lockbench's to handle */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	while (read(fd, &c, 1) < 0 && errno == EINTR)
+		;
+	/* the servers die with their owner: give them a moment, then sweep twice
+	 * (a dying Sentinel may still rewrite its configuration file) */
+	for (int round = 0; round < 2; round++) {
+		lb_sleep_ns(100 * LB_NS_PER_MS);
+		for (int i = 0; i < MAX_LIVE; i++)
+			if (janitor_dirs[i][0] && strstr(janitor_dirs[i], "lockbench-redis-"))
+				nftw(janitor_dirs[i], rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	}
+	_exit(0);
+}
+
+static void janitor_start(void)
+{
+	int p[2];
+
+	if (janitor_dirs)
+		return;
+	void *m = mmap(NULL, sizeof(char[MAX_LIVE][256]), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || pipe2(p, O_CLOEXEC) < 0) {
+		if (m != MAP_FAILED)
+			munmap(m, sizeof(char[MAX_LIVE][256]));
+		return; /* no janitor: a later run's sweep_stale_dirs still cleans up */
+	}
+	janitor_dirs = m;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* hold nothing of the parent's: a pipe someone waits to see closed,
+		 * the terminal's output */
+		int null = open("/dev/null", O_RDWR);
+		for (int fd = 0; fd < 3 && null >= 0; fd++)
+			dup2(null, fd);
+		for (int fd = 3; fd < 4096; fd++)
+			if (fd != p[0])
+				close(fd);
+		janitor(p[0]);
+	}
+	close(p[0]); /* p[1] stays open for the life of this process */
+	if (pid < 0)
+		close(p[1]);
+}
+
 static void track_dir(struct lb_server *s, bool on)
 {
 	for (int i = 0; i < MAX_LIVE; i++)
 		if (on ? live_dirs[i] == NULL : live_dirs[i] == s) {
 			live_dirs[i] = on ? s : NULL;
+			if (janitor_dirs && on)
+				snprintf(janitor_dirs[i], sizeof(janitor_dirs[i]), "%s", s->dir);
+			else if (janitor_dirs)
+				janitor_dirs[i][0] = '\0';
 			return;
 		}
 }
@@ -317,6 +387,7 @@ struct lb_server *lb_server_start(const struct lb_server_opts *opts)
 		free(s);
 		return NULL;
 	}
+	janitor_start();
 	track_dir(s, true);
 	snprintf(s->log_path, sizeof(s->log_path), "%s/redis.log", s->dir);
 	snprintf(s->clock_path, sizeof(s->clock_path), "%s/clock_offset_ms", s->dir);
@@ -542,17 +613,28 @@ static bool acknowledges(int primary_port)
 
 struct lb_server *lb_server_start_replica(int primary_port, int link_port, int64_t timeout_ms)
 {
-	struct lb_server *s = lb_server_start(NULL);
+	return lb_server_start_replica_with(NULL, primary_port, link_port, timeout_ms);
+}
+
+struct lb_server *lb_server_start_replica_with(const struct lb_server_opts *opts, int primary_port,
+					       int link_port, int64_t timeout_ms)
+{
+	struct lb_server *s = lb_server_start(opts);
 	int64_t until = lb_now_ns() + timeout_ms * LB_NS_PER_MS;
 	redisContext *c;
+	size_t k = 0;
 
 	if (!s)
 		return NULL;
-	/* REPLICAOF at runtime, so that a respawn comes back as a replica too */
+	/* REPLICAOF at runtime (below), and in the arguments, so that a respawn
+	 * comes back as a replica too */
+	for (const char *const *a = opts ? opts->extra_args : NULL; a && *a && k < 16; a++)
+		s->replica_args[k++] = *a;
 	snprintf(s->primary_port, sizeof(s->primary_port), "%d", link_port);
-	s->replica_args[0] = "--replicaof";
-	s->replica_args[1] = "127.0.0.1";
-	s->replica_args[2] = s->primary_port;
+	s->replica_args[k++] = "--replicaof";
+	s->replica_args[k++] = "127.0.0.1";
+	s->replica_args[k++] = s->primary_port;
+	s->replica_args[k] = NULL;
 	s->opts.extra_args = s->replica_args;
 	/* no 5 s wait for more replicas before the primary streams its snapshot */
 	c = admin_connect(primary_port, 1000);

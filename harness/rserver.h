@@ -40,7 +40,7 @@ struct lb_server {
 	struct lb_server_opts opts;
 	char sentinel_conf[300];        /* a Sentinel's configuration file, or "" */
 	char primary_port[16];          /* a replica's primary, for its arguments */
-	const char *replica_args[4];
+	const char *replica_args[20];   /* opts.extra_args, then --replicaof */
 };
 
 /* Start a server; NULL with a message on stderr if it could not be started. */
@@ -49,6 +49,9 @@ struct lb_server *lb_server_start(const struct lb_server_opts *opts);
  * is up (within @timeout_ms), else NULL with a message. The replica connects
  * to @link_port: the primary's own port, or a relay in front of it. */
 struct lb_server *lb_server_start_replica(int primary_port, int link_port, int64_t timeout_ms);
+/* The same with @opts (NULL: none) for the replica; at most 16 extra_args. */
+struct lb_server *lb_server_start_replica_with(const struct lb_server_opts *opts, int primary_port,
+					       int link_port, int64_t timeout_ms);
 /* Graceful stop: SIGTERM, a bounded wait, then SIGKILL. The directory stays. */
 int lb_server_stop(struct lb_server *s);
 /* SIGKILL and reap: a crash. */

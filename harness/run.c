@@ -98,6 +98,38 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 	return 0;
 }
 
+/* --sentinel: lock node 0 is the primary the user's Sentinels name (asked on
+ * every connect, node.h); the resource is the first --redis URL if given,
+ * else that primary (its own keys, under the run's prefix). */
+static int use_their_sentinels(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+
+	if (r->n_lock != 1) {
+		lb_errorf("--sentinel: %s needs %zu lock nodes; a Sentinel deployment has one primary",
+			  cfg->strategy->name, r->n_lock);
+		return LB_EINVAL;
+	}
+	lb_node_init_local(&r->lock[0], 0, 2000);
+	if (lb_node_use_sentinels(&r->lock[0], cfg->sentinel_urls, cfg->sentinel_master) < 0) {
+		lb_errorf("bad --sentinel list '%s': expected host:port[,host:port...] (redis:// "
+			  "optional, at most %d)", cfg->sentinel_urls, LB_MAX_SENTINELS);
+		return LB_EINVAL;
+	}
+	r->resource = r->lock[0];
+	if (cfg->redis_urls) {
+		char first[256];
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(cfg->redis_urls, ","),
+			 cfg->redis_urls);
+		lb_node_init_local(&r->resource, 0, 2000);
+		if (lb_node_parse_url(first, &r->resource) < 0) {
+			lb_errorf("bad --redis URL '%s': expected redis://[user:pass@]host:port", first);
+			return LB_EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* libfakeclock.so where make or make install puts it (beside the binary, or
  * ../lib/lockbench/), or $LOCKBENCH_CLOCK_SHIM. false when there is none. */
 static bool find_shim(struct run_ctx *r)
@@ -140,6 +172,8 @@ static int fd_budget(const struct lb_run_cfg *cfg, size_t n_lock, bool relay)
 {
 	struct rlimit rl;
 	size_t links = relay ? (size_t)cfg->clients * (n_lock + 1) + 1 : 0;
+	if (cfg->sentinel) /* every part's listener; a client's lookups and its primary */
+		links += LB_TOPO_PARTS + 2 * (size_t)cfg->clients + 32;
 	size_t need = lb_relay_fds_needed(links, links) + 64;
 
 	if ((size_t)cfg->clients + 96 > need)
@@ -188,23 +222,31 @@ static bool scenario_has(const struct lb_scenario *sc, enum lb_action a)
 }
 
 /* The relay of network faults: one link per (client, lock node) and per
- * client to the resource, and the replication link of a failover. */
+ * client to the resource, and the replication link of a failover; on the
+ * Sentinel topology, one link per part instead of the lock node's, shared
+ * by every party (relay.h) and following the part's port once it starts. */
 static int start_relay(struct run_ctx *r)
 {
 	const struct lb_run_cfg *cfg = r->cfg;
-	size_t per = r->n_lock + 1, n = (size_t)cfg->clients * per + 1, k = 0;
+	size_t per = r->n_lock + 1, n = (size_t)cfg->clients * per + 1 + LB_TOPO_PARTS, k = 0;
 	struct lb_relay_link *links = calloc(n, sizeof(*links));
 
 	if (!links)
 		return LB_ENOMEM;
 	for (int c = 0; c < cfg->clients; c++) {
-		for (size_t i = 0; i < r->n_lock; i++)
+		for (size_t i = 0; i < r->n_lock && !cfg->sentinel; i++)
 			links[k++] = (struct lb_relay_link){ .ctl = &r->sh->link[c][i],
 							     .follow = &r->sh->node_port[i] };
 		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->link[c][LB_RELAY_RESOURCE],
 						     .upstream = r->resource.port };
 	}
-	if (scenario_has(cfg->scenario, LB_ACT_FAILOVER)) /* the primary's own port, fixed */
+	for (int j = 0; j < LB_TOPO_PARTS && cfg->sentinel; j++)
+		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->mesh_front[j],
+						     .follow = &r->sh->topo_port[j],
+						     .party_ctl = &r->sh->mesh[0][j],
+						     .party_stride = LB_TOPO_PARTS,
+						     .n_parties = LB_TOPO_PARTS + cfg->clients };
+	if (!cfg->sentinel && scenario_has(cfg->scenario, LB_ACT_FAILOVER)) /* the primary's port */
 		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->repl_link,
 						     .upstream = r->srv[0]->port };
 	pid_t pid = lb_relay_start(links, k, &r->sh->relay_epoch);
@@ -225,45 +267,50 @@ static int start_replica(struct run_ctx *r)
 	return r->replica ? 0 : LB_ESYS;
 }
 
-/* In the watcher: what a Sentinel published, on the history's clock. */
+/* In the watcher: what a Sentinel published, on the history's clock; the
+ * value is the part it names (topology.h). */
 static void sentinel_news(void *arg, enum lb_sentinel_news what, int port)
 {
-	static const int kinds[] = { LB_EV_SDOWN, LB_EV_ODOWN, LB_EV_SWITCH_MASTER };
-	lb_event_emit(arg, kinds[what], -1, 0, port);
+	static const int kinds[] = { LB_EV_SDOWN, LB_EV_ODOWN, LB_EV_SWITCH_MASTER, LB_EV_DEMOTE };
+	struct run_ctx *r = arg;
+	lb_event_emit(r->sh, kinds[what], -1, 0, lb_sentinel_topo_part_at(&r->topo, port));
 }
 
-/* Lock node 0 as people deploy it: a primary, two replicas, three Sentinels;
- * every client finds the primary through the Sentinels (node.h). The
- * primary is srv[0], so that node faults act on it. */
+/* Lock node 0 as people deploy it: a primary, two replicas, three Sentinels,
+ * every link through the relay, which is up first (its listeners are the
+ * addresses the parts announce); every client finds the primary through the
+ * Sentinels (node.h), and a watcher records what they publish. The primary
+ * is srv[0], so that node faults act on it. */
 static int start_sentinel(struct run_ctx *r)
 {
-	if (lb_sentinel_topo_start_primary(&r->topo, NULL) < 0)
-		return LB_ESYS;
-	r->srv[0] = r->topo.primary;
-	r->n_srv++;
-	lb_node_init_local(&r->lock[0], r->topo.primary->port, 2000);
-	return 0;
-}
-
-/* The replicas (replica 0 through the relay when a failover will hold its
- * link back) and the Sentinels, once the relay is up; then the clients'
- * node asks the Sentinels, and a watcher records what they publish. */
-static int start_sentinel_rest(struct run_ctx *r)
-{
-	int link = atomic_load(&r->sh->repl_link.port);
+	struct lb_topo_net net;
 	char urls[256];
 	size_t o = 0;
 
-	if (lb_sentinel_topo_start_rest(&r->topo, link > 0 ? link : r->topo.primary->port) < 0) {
-		r->srv[0] = NULL; /* the failed start stopped the primary too */
-		return LB_ESYS;
+	for (int j = 0; j < LB_TOPO_PARTS; j++) {
+		net.front[j] = atomic_load(&r->sh->mesh_front[j].port);
+		net.port[j] = &r->sh->topo_port[j];
 	}
+	const struct lb_scenario *sc = r->cfg->scenario;
+	const struct lb_run_cfg *cfg = r->cfg;
+	struct lb_sentinel_opts so = {
+		.down_after_ms = cfg->down_after_ms > 0 ? cfg->down_after_ms :
+				 sc ? sc->down_after_ms : 0,
+		.min_replicas = sc ? sc->min_replicas : 0,
+		.min_replicas_max_lag = cfg->min_replicas_max_lag > 0 ? cfg->min_replicas_max_lag :
+					sc ? sc->min_replicas_max_lag : 0,
+	};
+	if (lb_sentinel_topo_start_net(&r->topo, &so, &net) < 0)
+		return LB_ESYS;
+	r->srv[0] = r->topo.primary;
+	lb_node_init_local(&r->lock[0], r->topo.primary->port, 2000);
+	atomic_store(&r->sh->node_port[0], r->topo.primary->port);
 	for (int i = 0; i < LB_TOPO_SENTINELS; i++)
 		o += (size_t)snprintf(urls + o, sizeof(urls) - o, "%s127.0.0.1:%d", i ? "," : "",
-				      r->topo.sentinel[i]->port);
+				      r->topo.front[LB_PART_SENTINEL0 + i]);
 	if (lb_node_use_sentinels(&r->lock[0], urls, LB_SENTINEL_MASTER) < 0)
 		return LB_EINVAL;
-	r->watcher = lb_sentinel_topo_watch(&r->topo, sentinel_news, r->sh);
+	r->watcher = lb_sentinel_topo_watch(&r->topo, sentinel_news, r);
 	return r->watcher < 0 ? (int)r->watcher : 0;
 }
 
@@ -276,8 +323,7 @@ static int start_servers(struct run_ctx *r)
 		lock_opts.clock_shim = r->shim; /* found by run_drawn */
 	for (size_t i = 0; i < r->n_lock + 1; i++) {
 		if (i == 0 && r->cfg->sentinel) {
-			if (start_sentinel(r) < 0)
-				return LB_ESYS;
+			r->n_srv++; /* srv[0], the primary: started after the relay */
 			continue;
 		}
 		r->srv[i] = lb_server_start(i < r->n_lock ? &lock_opts : NULL);
@@ -765,9 +811,9 @@ int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
  * lockbench's own recipes are told of directly. */
 static bool needs_relay(const struct lb_run_cfg *cfg)
 {
-	return cfg->scenario && (lb_scenario_needs_relay(cfg->scenario) ||
+	return cfg->sentinel || (cfg->scenario && (lb_scenario_needs_relay(cfg->scenario) ||
 				 (lb_strategy_is_external(cfg->strategy) &&
-				  scenario_has(cfg->scenario, LB_ACT_PARTITION)));
+				  scenario_has(cfg->scenario, LB_ACT_PARTITION))));
 }
 
 /* The run's clock starts when every client has its strategy ready (an
@@ -793,7 +839,9 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	memset(res, 0, sizeof(*res));
 	r.n_lock = (size_t)(cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
 	prctl(PR_SET_CHILD_SUBREAPER, 1); /* the adapters of killed clients come back here */
-	rc = lb_faults_check(cfg, !cfg->redis_urls, res->skipped, sizeof(res->skipped));
+	/* servers lockbench did not start: --redis, or the primary of --sentinel */
+	bool theirs = cfg->redis_urls || cfg->sentinel_urls;
+	rc = lb_faults_check(cfg, !theirs, res->skipped, sizeof(res->skipped));
 	if (rc == LB_ENOTSUP)
 		return 0; /* not possible here: the caller reports the skip */
 	if (rc < 0) {
@@ -803,7 +851,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	}
 	const struct lb_adapter_def *def =
 		lb_strategy_is_external(cfg->strategy) ? lb_adapter_def_of(cfg->strategy) : NULL;
-	if (cfg->redis_urls && !cfg->own_urls && def && def->outside_key[0]) {
+	if (theirs && !cfg->own_urls && def && def->outside_key[0]) {
 		lb_errorf("%s writes %s, outside the key lockbench gives it (the run's prefix): "
 			  "lockbench runs it only on servers it starts itself, never with --redis",
 			  cfg->strategy->name, def->outside_key);
@@ -813,7 +861,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		return 0; /* not possible here: the caller reports the skip */
 	if ((rc = fd_budget(cfg, r.n_lock, needs_relay(cfg))) < 0)
 		return rc;
-	if (!cfg->redis_urls && cfg->scenario && lb_scenario_needs_clock_shim(cfg->scenario) &&
+	if (!theirs && cfg->scenario && lb_scenario_needs_clock_shim(cfg->scenario) &&
 	    !find_shim(&r)) {
 		snprintf(res->skipped, sizeof(res->skipped), "%.64s moves a server's clock and needs "
 			 "libfakeclock.so, not found (%.200s); `make` builds it, or set "
@@ -836,16 +884,17 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		rc = LB_EINVAL;
 		goto out;
 	}
-	rc = cfg->redis_urls ? parse_urls(&r, cfg->redis_urls) : start_servers(&r);
+	rc = cfg->sentinel_urls ? use_their_sentinels(&r) :
+	     cfg->redis_urls ? parse_urls(&r, cfg->redis_urls) : start_servers(&r);
 	if (rc < 0)
 		goto out;
 	for (size_t i = 0; i < r.n_lock; i++)
 		atomic_store(&r.sh->node_port[i], r.lock[i].port);
 	if (needs_relay(cfg) && (rc = start_relay(&r)) < 0)
 		goto out;
-	if (cfg->sentinel && (rc = start_sentinel_rest(&r)) < 0)
+	if (cfg->sentinel && (rc = start_sentinel(&r)) < 0)
 		goto out;
-	if (!cfg->redis_urls && !cfg->sentinel && ((cfg->scenario && cfg->scenario->replica) ||
+	if (!theirs && !cfg->sentinel && ((cfg->scenario && cfg->scenario->replica) ||
 				 cfg->strategy->needs_replica) && (rc = start_replica(&r)) < 0)
 		goto out;
 	for (size_t i = 0; i < r.n_lock && rc == 0; i++)
@@ -856,7 +905,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		rc = check_maxclients(&r.lock[i], cfg->clients);
 	if (rc == 0)
 		rc = check_maxclients(&r.resource, cfg->clients);
-	if (rc == 0 && cfg->redis_urls && cfg->strategy->needs_replica)
+	if (rc == 0 && theirs && cfg->strategy->needs_replica)
 		rc = check_replica(&r);
 	if (rc < 0)
 		goto out;
@@ -867,7 +916,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		goto out;
 	wait_started(&r);
 	r.inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r.sh,
-				      .lock_srv = cfg->redis_urls ? NULL : r.srv, .n_lock = r.n_lock,
+				      .lock_srv = theirs ? NULL : r.srv, .n_lock = r.n_lock,
 				      .replica = cfg->sentinel ? r.topo.replica[0] : r.replica,
 				      .prefix = r.prefix };
 	r.sh->t0_ns = lb_now_ns();
@@ -924,7 +973,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	res->throughput_per_s = res->elapsed_s > 0 ? (double)res->n_sections / res->elapsed_s : 0;
 	res->cmds_per_section = res->n_sections ? (double)res->lock_commands /
 						  (double)res->n_sections : 0;
-	if (cfg->redis_urls)
+	if (theirs)
 		delete_own_keys(&r);
 out:
 	run_cleanup(&r);

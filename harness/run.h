@@ -44,7 +44,12 @@ struct lb_run_cfg {
 	bool delayed_restarts;     /* a restarted node stays down one more TTL */
 	bool sentinel;             /* lock node 0 is a primary with 2 replicas behind 3
 				      Sentinels, found through them (topology.h) */
+	int64_t down_after_ms;     /* > 0: the Sentinels' down-after-milliseconds, over the
+				      scenario's (sweep --vary down_after) */
+	int min_replicas_max_lag;  /* > 0: min-replicas-max-lag, over the scenario's */
 	const char *redis_urls;    /* NULL: embedded servers; borrowed */
+	const char *sentinel_urls; /* a user's Sentinels (--sentinel), or NULL; borrowed */
+	char sentinel_master[64];  /* the name they monitor (--sentinel-master) */
 	bool own_urls;             /* redis_urls are servers this lockbench started (bench) */
 	char out_dir[PATH_MAX];
 	bool status_line;          /* refresh a status line every second */

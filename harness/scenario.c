@@ -1,5 +1,6 @@
 #include "scenario.h"
 #include "strategy.h"
+#include "topology.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,7 +16,7 @@
 static const char *const action_names[LB_ACT_COUNT] = {
 	"slow", "crash", "sleep", "clock", "partition", "kill", "pause",
 	"node-kill", "node-restart", "node-pause", "node-clock", "failover",
-	"net-delay", "net-blackhole", "net-cut",
+	"net-delay", "net-blackhole", "net-cut", "net-partition",
 };
 
 const char *lb_action_name(enum lb_action a)
@@ -268,6 +269,20 @@ static int on_run(struct parser *p, const char *name, const char *v)
 			return fail(p, "replica: expected yes or no, got '%s'", v);
 		if (sc->sentinel && sc->replica)
 			return fail(p, "topology = sentinel has its own replicas: leave out replica = yes");
+	} else if (!strcmp(name, "min_replicas")) {
+		if (!get_i64(v, 1, LB_TOPO_REPLICAS, &x))
+			return fail(p, "min_replicas: expected min-replicas-to-write, 1 to %d, got '%s'",
+				    LB_TOPO_REPLICAS, v);
+		sc->min_replicas = (int)x, sc->run_line = sc->run_line ? sc->run_line : p->line;
+	} else if (!strcmp(name, "min_replicas_max_lag")) {
+		if (!get_i64(v, 1, 3600, &x))
+			return fail(p, "min_replicas_max_lag: expected seconds, 1 to 3600, got '%s'", v);
+		sc->min_replicas_max_lag = (int)x, sc->run_line = sc->run_line ? sc->run_line : p->line;
+	} else if (!strcmp(name, "down_after")) {
+		if (!get_i64(v, 100, 60000, &sc->down_after_ms))
+			return fail(p, "down_after: expected the Sentinels' down-after-milliseconds, "
+				    "100 to 60000, got '%s'", v);
+		sc->run_line = sc->run_line ? sc->run_line : p->line;
 	} else if (!strcmp(name, "validity_check")) {
 		bool yes;
 		if (!get_bool(v, &yes))
@@ -294,10 +309,87 @@ static int on_run(struct parser *p, const char *name, const char *v)
 		sc->acquire_timeout_set = true;
 	} else {
 		return fail(p, "unknown key '%s' in [run]: expected clients, duration, ttl, hold, "
-			    "think, keys, nodes, topology, replica, work, wait, acquire_timeout, validity_check, "
-			    "delayed_restarts or max_renewals", name);
+			    "think, keys, nodes, topology, min_replicas, min_replicas_max_lag, down_after, "
+			    "replica, work, wait, acquire_timeout, validity_check, delayed_restarts or "
+			    "max_renewals", name);
 	}
 	return 1;
+}
+
+/* One side of `sides`: "primary, client:0", or "rest". */
+static bool get_side(char *text, struct lb_fault *f, int side)
+{
+	char *save = NULL;
+	int64_t x;
+	bool any = false;
+
+	for (char *t = strtok_r(text, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+		any = true;
+		if (!strcmp(t, "rest"))
+			f->side_rest[side] = true;
+		else if (!strcmp(t, "primary"))
+			f->side_parts[side] |= 1u << LB_PART_PRIMARY;
+		else if (!strcmp(t, "replicas"))
+			f->side_parts[side] |= ((1u << LB_TOPO_REPLICAS) - 1) << LB_PART_REPLICA0;
+		else if (!strcmp(t, "sentinels"))
+			f->side_parts[side] |= ((1u << LB_TOPO_SENTINELS) - 1) << LB_PART_SENTINEL0;
+		else if (!strcmp(t, "clients"))
+			f->side_all_clients[side] = true;
+		else if (!strncmp(t, "replica:", 8) && get_i64(t + 8, 0, LB_TOPO_REPLICAS - 1, &x))
+			f->side_parts[side] |= 1u << (LB_PART_REPLICA0 + x);
+		else if (!strncmp(t, "sentinel:", 9) && get_i64(t + 9, 0, LB_TOPO_SENTINELS - 1, &x))
+			f->side_parts[side] |= 1u << (LB_PART_SENTINEL0 + x);
+		else if (!strncmp(t, "client:", 7) && get_i64(t + 7, 0, 63, &x))
+			f->side_clients[side] |= UINT64_C(1) << x;
+		else
+			return false;
+	}
+	/* rest stands alone: it is what the other side leaves */
+	return any && !(f->side_rest[side] && (f->side_parts[side] || f->side_clients[side] ||
+					       f->side_all_clients[side]));
+}
+
+static bool get_sides(const char *v, struct lb_fault *f)
+{
+	char buf[256];
+	char *bar;
+
+	if (strlen(v) >= sizeof(buf))
+		return false;
+	strcpy(buf, v);
+	if (!(bar = strchr(buf, '|')) || strchr(bar + 1, '|'))
+		return false;
+	*bar = '\0';
+	memset(f->side_parts, 0, sizeof(f->side_parts));
+	memset(f->side_clients, 0, sizeof(f->side_clients));
+	memset(f->side_all_clients, 0, sizeof(f->side_all_clients));
+	memset(f->side_rest, 0, sizeof(f->side_rest));
+	if (!get_side(buf, f, 0) || !get_side(bar + 1, f, 1) || (f->side_rest[0] && f->side_rest[1]))
+		return false;
+	/* nobody on both sides */
+	return !(f->side_parts[0] & f->side_parts[1]) && !(f->side_clients[0] & f->side_clients[1]) &&
+	       !(f->side_all_clients[0] && (f->side_all_clients[1] || f->side_clients[1])) &&
+	       !(f->side_all_clients[1] && f->side_clients[0]);
+}
+
+/* Does side @s name party @p itself (not as rest)? */
+static bool side_names(const struct lb_fault *f, int s, int p)
+{
+	if (p < LB_TOPO_PARTS)
+		return (f->side_parts[s] >> p) & 1u;
+	int c = p - LB_TOPO_PARTS;
+	return f->side_all_clients[s] || (c < 64 && ((f->side_clients[s] >> c) & 1u));
+}
+
+int lb_fault_side(const struct lb_fault *f, int p)
+{
+	for (int s = 0; s < 2; s++)
+		if (side_names(f, s, p))
+			return s;
+	for (int s = 0; s < 2; s++)
+		if (f->side_rest[s])
+			return s;
+	return -1;
 }
 
 static int on_fault(struct parser *p, const char *section, const char *name, const char *v)
@@ -324,7 +416,7 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 		if (f->action == LB_ACT_COUNT)
 			return fail(p, "action: expected one of slow, crash, sleep, clock, partition, "
 				    "kill, pause, node-kill, node-restart, node-pause, node-clock, "
-				    "failover, net-delay, net-blackhole, net-cut; got '%s'", v);
+				    "failover, net-delay, net-blackhole, net-cut, net-partition; got '%s'", v);
 	} else if (!strcmp(name, "at")) {
 		if (!get_seconds(v, &f->at_s))
 			return fail(p, "at: expected seconds from the start, from 0 to 86400, got '%s'", v);
@@ -386,14 +478,20 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 			f->when_after_read = true;
 		else
 			return fail(p, "when: expected waiting or after-read, got '%s'", v);
+	} else if (!strcmp(name, "sides")) {
+		if (!get_sides(v, f))
+			return fail(p, "sides: expected two lists separated by |, of primary, "
+				    "replica:N, replicas, sentinel:N, sentinels, client:N (N < 64), "
+				    "clients, or rest alone (everyone else), like 'primary, client:0 | "
+				    "rest'; got '%s'", v);
 	} else if (!strcmp(name, "fallback")) {
 		if (strcmp(v, "holder"))
 			return fail(p, "fallback: expected holder, got '%s'", v);
 		f->fallback_holder = true;
 	} else {
 		return fail(p, "unknown key '%s' in [%s]: expected action, at, target, nodes, "
-			    "resource, inside, within, when, failpoint, duration, delay, hold, offset, then "
-			    "or fallback", name, section);
+			    "resource, inside, within, when, failpoint, duration, delay, hold, offset, then, "
+			    "sides or fallback", name, section);
 	}
 	return 1;
 }
@@ -544,9 +642,8 @@ static int check_fault(struct parser *p, const struct lb_fault *f)
 		break;
 	case LB_ACT_PARTITION:
 		if (sc->sentinel)
-			return fail(p, "[%s] a partition on a Sentinel topology needs every link "
-				    "through the relay, which is still to come (docs/topologies.md)",
-				    f->name);
+			return fail(p, "[%s] on a Sentinel topology, a partition is drawn across "
+				    "its links: action = net-partition with sides = A | B", f->name);
 		if (f->target != LB_TGT_CLIENT || !f->nodes)
 			return fail(p, "[%s] partition needs target = client:N and nodes = LIST", f->name);
 		break;
@@ -574,13 +671,26 @@ static int check_fault(struct parser *p, const struct lb_fault *f)
 			return fail(p, "[%s] failover needs replica = yes or topology = sentinel in "
 				    "[run]", f->name);
 		break;
+	case LB_ACT_NET_PARTITION:
+		if (!sc->sentinel)
+			return fail(p, "[%s] net-partition draws its sides across the links of "
+				    "topology = sentinel: set it in [run]", f->name);
+		if (!f->side_parts[0] && !f->side_parts[1])
+			return fail(p, "[%s] net-partition needs sides = A | B, with servers or "
+				    "Sentinels on one side at least", f->name);
+		for (int c = 0; c < 64; c++)
+			if (sc->clients_set && c >= sc->clients &&
+			    ((f->side_clients[0] | f->side_clients[1]) >> c) & 1u)
+				return fail(p, "[%s] sides names client:%d but [run] has %d clients",
+					    f->name, c, sc->clients);
+		break;
 	case LB_ACT_NET_DELAY:
 	case LB_ACT_NET_BLACKHOLE:
 	case LB_ACT_NET_CUT:
 		if (sc->sentinel && (f->nodes || f->all_nodes))
-			return fail(p, "[%s] a network fault on a Sentinel topology's servers needs "
-				    "every link through the relay, which is still to come "
-				    "(docs/topologies.md)", f->name);
+			return fail(p, "[%s] on a Sentinel topology, network faults between its "
+				    "parts are drawn with action = net-partition and sides = A | B "
+				    "(the lock node has no fixed address there)", f->name);
 		if (!f->nodes && !f->all_nodes && !f->resource)
 			return fail(p, "[%s] %s needs nodes = LIST|all or resource = yes", f->name,
 				    lb_action_name(f->action));
@@ -699,6 +809,12 @@ int lb_scenario_parse_text(const char *text, const char *path, struct lb_scenari
 	for (int i = 0; rc == 0 && i < sc->n_faults; i++)
 		if (!check_fault(&p, &sc->faults[i]))
 			rc = 1;
+	if (rc == 0 && sc->run_line && !sc->sentinel) {
+		p.err_line = sc->run_line;
+		snprintf(p.err, sizeof(p.err), "min_replicas, min_replicas_max_lag and down_after "
+			 "set up topology = sentinel: set it in [run]");
+		rc = 1;
+	}
 	free(p.lines);
 	free(copy);
 	if (rc != 0) {
@@ -832,11 +948,19 @@ bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, cha
 			 "independent lock nodes: n/a", sc->name, strategy, s->min_nodes);
 		return true;
 	}
-	if (sc->sentinel && s && lb_strategy_is_external(s)) {
-		snprintf(why, len, "scenario %s runs on a Sentinel topology; %s's adapter connects to "
-			 "one fixed address, and library Sentinel support is still to come "
-			 "(docs/topologies.md): n/a", sc->name, strategy);
-		return true;
+	/* a library's connections come from its own process, which lockbench
+	 * cannot bind to a client's address: a partition cannot tell them apart */
+	for (int i = 0; sc->sentinel && s && lb_strategy_is_external(s) && i < sc->n_faults; i++) {
+		const struct lb_fault *f = &sc->faults[i];
+		if (f->action == LB_ACT_NET_PARTITION &&
+		    (f->side_clients[0] | f->side_clients[1] || f->side_all_clients[0] ||
+		     f->side_all_clients[1])) {
+			snprintf(why, len, "scenario %s's partition [%s] puts clients on its sides; %s's "
+				 "connections come from its own process, which the relay cannot tell "
+				 "apart from the other clients' (docs/topologies.md): n/a", sc->name,
+				 f->name, strategy);
+			return true;
+		}
 	}
 	/* a fault at a failpoint lives inside a C recipe: library code has none */
 	for (int i = 0; s && lb_strategy_is_external(s) && i < sc->n_faults; i++) {
@@ -900,7 +1024,8 @@ bool lb_scenario_needs_relay(const struct lb_scenario *sc)
 {
 	for (int i = 0; sc && i < sc->n_faults; i++)
 		if ((sc->faults[i].action >= LB_ACT_NET_DELAY && sc->faults[i].action <= LB_ACT_NET_CUT) ||
-		    sc->faults[i].action == LB_ACT_FAILOVER) /* it holds the replication link */
+		    sc->faults[i].action == LB_ACT_FAILOVER || /* it holds the replication link */
+		    sc->faults[i].action == LB_ACT_NET_PARTITION)
 			return true;
 	return false;
 }

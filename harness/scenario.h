@@ -38,6 +38,9 @@ enum lb_action {
 	LB_ACT_NET_DELAY,   /* bytes from the client arrive `delay` ms late */
 	LB_ACT_NET_BLACKHOLE, /* bytes are accepted and never forwarded */
 	LB_ACT_NET_CUT,     /* connections reset, new ones refused */
+	/* topology = sentinel: every link between the two `sides` is held (for
+	 * `duration` ms, or for good), whoever opened it */
+	LB_ACT_NET_PARTITION,
 	LB_ACT_COUNT
 };
 const char *lb_action_name(enum lb_action a);
@@ -70,7 +73,17 @@ struct lb_fault {
 	bool when_after_read;     /* kill/pause/slow only between the target's counter read
 				     and its write (the write will be stale) */
 	bool replies;             /* net-delay: delay the servers' replies, not the requests */
+	/* net-partition: who is on each side. Parts of the topology (bit i: part
+	 * i, topology.h), clients 0..63 by bit or all of them, or `rest`:
+	 * everyone the other side does not name. Named on neither side: reaches both. */
+	uint32_t side_parts[2];
+	uint64_t side_clients[2];
+	bool side_all_clients[2];
+	bool side_rest[2];
 };
+/* net-partition: the side party @p (topology.h: parts, then clients) is on:
+ * 0, 1, or -1. */
+int lb_fault_side(const struct lb_fault *f, int p);
 
 /* [chaos]: random faults drawn from the run's seed (probabilistic scenarios). */
 struct lb_chaos {
@@ -121,6 +134,10 @@ struct lb_scenario {
 	int nodes; bool nodes_set;
 	bool replica;
 	bool sentinel;            /* topology = sentinel: a primary, 2 replicas, 3 Sentinels */
+	int min_replicas;         /* min-replicas-to-write on its servers (0: Redis's, off) */
+	int min_replicas_max_lag; /* min-replicas-max-lag, seconds (0: Redis's, 10) */
+	int64_t down_after_ms;    /* the Sentinels' down-after-milliseconds (0: 1000) */
+	int run_line;             /* the line of the first of these keys, for errors */
 	bool no_validity_check;   /* validity_check = no (redlock's naive variant) */
 	int max_renewals;         /* renewal's bound; 0: none */
 	bool delayed_restarts;

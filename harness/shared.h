@@ -14,6 +14,7 @@
 
 #include "metrics.h"
 #include "relay.h"
+#include "topology.h"
 #include "run.h"
 
 enum lb_rec_state { LB_REC_EMPTY, LB_REC_ENTERED, LB_REC_EXITED, LB_REC_RELEASED };
@@ -76,6 +77,12 @@ struct lb_shared {
 	struct lb_client_slot client[LB_MAX_CLIENTS];
 	struct lb_link_ctl link[LB_MAX_CLIENTS][LB_RELAY_LINKS]; /* network faults (relay.h) */
 	struct lb_link_ctl repl_link;          /* replica -> node 0, through the relay (failover) */
+	/* topology = sentinel, every link through the relay (topology.h): what
+	 * party p's connections to part j obey, the listener of each part (its
+	 * port is the part's front), and each part's own port */
+	struct lb_link_ctl mesh[LB_TOPO_PARTS + LB_MAX_CLIENTS][LB_TOPO_PARTS];
+	struct lb_link_ctl mesh_front[LB_TOPO_PARTS];
+	_Atomic int topo_port[LB_TOPO_PARTS];
 	_Atomic uint64_t relay_epoch;          /* rounds of the relay's loop (relay.h) */
 	struct lb_record records[];            /* client i: records[i * cap ...] */
 };
@@ -111,6 +118,17 @@ static inline struct lb_record *lb_shared_open_record(struct lb_shared *sh, int 
 static inline bool lb_shared_inside(struct lb_shared *sh, int client)
 {
 	return !atomic_load(&sh->client[client].dead) && lb_shared_open_record(sh, client) != NULL;
+}
+
+/* Does @client hold the lock as far as it knows: inside, or out of its
+ * section with its release not done yet? */
+static inline bool lb_shared_holding(struct lb_shared *sh, int client)
+{
+	uint32_t n = atomic_load(&sh->client[client].n_records);
+	if (lb_shared_inside(sh, client))
+		return true;
+	return n > 0 && !atomic_load(&sh->client[client].dead) &&
+	       atomic_load(&lb_shared_record(sh, client, n - 1)->state) == LB_REC_EXITED;
 }
 
 /* Is any of the @clients other than @me inside now? */

@@ -1,17 +1,20 @@
 /*
  * topology.c - a primary, two replicas and three Sentinels on loopback
- * (topology.h). The Sentinels watch the primary by its own port; they learn
- * the replicas from its INFO and each other from hello messages, which is
- * why the start waits until each of them reports both.
+ * (topology.h). The Sentinels watch the primary at its front (its own port,
+ * or the relay's listener in front of it); they learn the replicas from its
+ * INFO and each other from hello messages, which is why the start waits
+ * until each of them reports both, and why every part announces its front.
  */
 #include "topology.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "node.h"
+#include "relay.h"
 #include "signals.h"
 #include "util.h"
 
@@ -79,14 +82,68 @@ int lb_sentinel_topo_master_port(const struct lb_sentinel_topo *t, int i)
 	return port;
 }
 
-int lb_sentinel_topo_start(struct lb_sentinel_topo *t, const struct lb_sentinel_opts *opts)
+const char *lb_topo_part_name(int part)
 {
-	int rc = lb_sentinel_topo_start_primary(t, opts);
-	return rc < 0 ? rc : lb_sentinel_topo_start_rest(t, t->primary->port);
+	static const char *const names[LB_TOPO_PARTS] = { "primary", "replica 0", "replica 1",
+							  "sentinel 0", "sentinel 1", "sentinel 2" };
+	return part >= 0 && part < LB_TOPO_PARTS ? names[part] : "?";
 }
 
-int lb_sentinel_topo_start_primary(struct lb_sentinel_topo *t, const struct lb_sentinel_opts *opts)
+int lb_sentinel_topo_part_at(const struct lb_sentinel_topo *t, int front)
 {
+	for (int i = 0; i < LB_TOPO_PARTS; i++)
+		if (t->front[i] == front)
+			return i;
+	return -1;
+}
+
+int lb_sentinel_topo_start(struct lb_sentinel_topo *t, const struct lb_sentinel_opts *opts)
+{
+	return lb_sentinel_topo_start_net(t, opts, NULL);
+}
+
+/* Part @i's server options: on a net, it connects out from its party
+ * address and a server announces its front when it is (or becomes) a replica. */
+static struct lb_server_opts part_opts(struct lb_sentinel_topo *t, int i, const char *sentinel_conf)
+{
+	int k = 0;
+
+	if (t->net) {
+		snprintf(t->args[i][0], sizeof(t->args[i][0]), "--bind-source-addr");
+		lb_party_addr(i, t->args[i][1], sizeof(t->args[i][1]));
+		k = 2;
+		if (!sentinel_conf) {
+			snprintf(t->args[i][2], sizeof(t->args[i][2]), "--replica-announce-ip");
+			snprintf(t->args[i][3], sizeof(t->args[i][3]), "127.0.0.1");
+			snprintf(t->args[i][4], sizeof(t->args[i][4]), "--replica-announce-port");
+			snprintf(t->args[i][5], sizeof(t->args[i][5]), "%d", t->front[i]);
+			k = 6;
+		}
+	}
+	for (int a = 0; a < k; a++)
+		t->argv[i][a] = t->args[i][a];
+	t->argv[i][k] = NULL;
+	return (struct lb_server_opts){ .extra_args = t->argv[i], .sentinel_config = sentinel_conf };
+}
+
+/* Part @i is up on @s: behind the relay, tell the relay where it is. */
+static struct lb_server *placed(struct lb_sentinel_topo *t, const struct lb_topo_net *net, int i,
+				struct lb_server *s)
+{
+	if (s && net)
+		atomic_store(net->port[i], s->port);
+	if (s && !net)
+		t->front[i] = s->port;
+	return s;
+}
+
+int lb_sentinel_topo_start_net(struct lb_sentinel_topo *t, const struct lb_sentinel_opts *opts,
+			       const struct lb_topo_net *net)
+{
+	static const char *const priority[LB_TOPO_REPLICAS] = { "10", "100" };
+	char conf[768];
+	int rc = LB_ESYS;
+
 	memset(t, 0, sizeof(*t));
 	t->opts = (struct lb_sentinel_opts){ .down_after_ms = 1000, .failover_timeout_ms = 5000,
 					     .quorum = 2, .ready_timeout_ms = 30000 };
@@ -99,19 +156,20 @@ int lb_sentinel_topo_start_primary(struct lb_sentinel_topo *t, const struct lb_s
 			t->opts.quorum = opts->quorum;
 		if (opts->ready_timeout_ms > 0)
 			t->opts.ready_timeout_ms = opts->ready_timeout_ms;
+		t->opts.min_replicas = opts->min_replicas;
+		t->opts.min_replicas_max_lag = opts->min_replicas_max_lag;
 	}
-	return (t->primary = lb_server_start(NULL)) ? 0 : LB_ESYS;
-}
-
-int lb_sentinel_topo_start_rest(struct lb_sentinel_topo *t, int replica0_link)
-{
-	static const char *const priority[LB_TOPO_REPLICAS] = { "10", "100" };
-	char conf[512];
-	int rc = LB_ESYS;
-
+	t->net = net != NULL;
+	if (net)
+		memcpy(t->front, net->front, sizeof(t->front));
+	struct lb_server_opts po = part_opts(t, LB_PART_PRIMARY, NULL);
+	if (!placed(t, net, LB_PART_PRIMARY, t->primary = lb_server_start(&po)))
+		goto fail;
 	for (int i = 0; i < LB_TOPO_REPLICAS; i++) {
-		t->replica[i] = lb_server_start_replica(t->primary->port,
-							i == 0 ? replica0_link : t->primary->port, 10000);
+		struct lb_server_opts ro = part_opts(t, LB_PART_REPLICA0 + i, NULL);
+		t->replica[i] = placed(t, net, LB_PART_REPLICA0 + i,
+				       lb_server_start_replica_with(&ro, t->primary->port,
+								    t->front[LB_PART_PRIMARY], 10000));
 		/* a promoted replica streams its snapshot to the other at once, as the
 		 * primary does (Redis waits 5 s by default for more replicas) */
 		if (!t->replica[i] ||
@@ -119,20 +177,40 @@ int lb_sentinel_topo_start_rest(struct lb_sentinel_topo *t, int replica0_link)
 		    (rc = config_set(t->replica[i], "repl-diskless-sync-delay", "0")) < 0)
 			goto fail;
 	}
-	snprintf(conf, sizeof(conf),
-		 "sentinel monitor %s 127.0.0.1 %d %d\n"
-		 "sentinel down-after-milliseconds %s %lld\n"
-		 "sentinel failover-timeout %s %lld\n"
-		 "sentinel parallel-syncs %s 1\n",
-		 LB_SENTINEL_MASTER, t->primary->port, t->opts.quorum, LB_SENTINEL_MASTER,
-		 (long long)t->opts.down_after_ms, LB_SENTINEL_MASTER,
-		 (long long)t->opts.failover_timeout_ms, LB_SENTINEL_MASTER);
-	struct lb_server_opts so = { .sentinel_config = conf };
-	for (int i = 0; i < LB_TOPO_SENTINELS; i++)
-		if (!(t->sentinel[i] = lb_server_start(&so))) {
+	/* the documented mitigation, on every server (a promoted replica too),
+	 * once the replicas are in sync: a primary refuses writes while fewer
+	 * than N replicas acknowledged within the last max-lag seconds */
+	for (int i = 0; i < 1 + LB_TOPO_REPLICAS && t->opts.min_replicas > 0; i++) {
+		struct lb_server *srv = i ? t->replica[i - 1] : t->primary;
+		char v[16];
+		snprintf(v, sizeof(v), "%d", t->opts.min_replicas_max_lag > 0 ?
+						t->opts.min_replicas_max_lag : 10);
+		if ((rc = config_set(srv, "min-replicas-max-lag", v)) < 0)
+			goto fail;
+		snprintf(v, sizeof(v), "%d", t->opts.min_replicas);
+		if ((rc = config_set(srv, "min-replicas-to-write", v)) < 0)
+			goto fail;
+	}
+	for (int i = 0; i < LB_TOPO_SENTINELS; i++) {
+		int part = LB_PART_SENTINEL0 + i, o;
+		o = snprintf(conf, sizeof(conf),
+			     "sentinel monitor %s 127.0.0.1 %d %d\n"
+			     "sentinel down-after-milliseconds %s %lld\n"
+			     "sentinel failover-timeout %s %lld\n"
+			     "sentinel parallel-syncs %s 1\n",
+			     LB_SENTINEL_MASTER, t->front[LB_PART_PRIMARY], t->opts.quorum,
+			     LB_SENTINEL_MASTER, (long long)t->opts.down_after_ms, LB_SENTINEL_MASTER,
+			     (long long)t->opts.failover_timeout_ms, LB_SENTINEL_MASTER);
+		if (net) /* what it tells the others in its hello messages: its front */
+			snprintf(conf + o, sizeof(conf) - (size_t)o,
+				 "sentinel announce-ip 127.0.0.1\nsentinel announce-port %d\n",
+				 t->front[part]);
+		struct lb_server_opts so = part_opts(t, part, conf);
+		if (!placed(t, net, part, t->sentinel[i] = lb_server_start(&so))) {
 			rc = LB_ESYS;
 			goto fail;
 		}
+	}
 	int64_t until = lb_now_ns() + t->opts.ready_timeout_ms * LB_NS_PER_MS;
 	for (int i = 0; i < LB_TOPO_SENTINELS;) {
 		if (watching(t, i)) {
@@ -170,6 +248,30 @@ void lb_sentinel_topo_destroy(struct lb_sentinel_topo *t)
 	t->primary = NULL;
 }
 
+/* One message a Sentinel published: ["message", channel, payload];
+ * sdown/odown payloads begin with the instance's kind ("master NAME IP PORT
+ * ..."), a switch's with the name ("NAME OLDIP OLDPORT NEWIP NEWPORT"), a
+ * demotion's with "slave IP:PORT IP PORT @ ...". */
+static void sentinel_message(const redisReply *r,
+			     void (*report)(void *arg, enum lb_sentinel_news what, int port), void *arg)
+{
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
+	    r->element[1]->type != REDIS_REPLY_STRING || r->element[2]->type != REDIS_REPLY_STRING)
+		return;
+	const char *ch = r->element[1]->str, *msg = r->element[2]->str;
+	char name[64], ip[64];
+	int port = 0, newport = 0;
+	if (!strcmp(ch, "+switch-master")) {
+		if (sscanf(msg, "%63s %63s %d %63s %d", name, ip, &port, ip, &newport) == 5)
+			report(arg, LB_SENTINEL_SWITCH, newport);
+	} else if (!strcmp(ch, "+convert-to-slave")) {
+		if (sscanf(msg, "slave %63s %63s %d", name, ip, &port) == 3)
+			report(arg, LB_SENTINEL_DEMOTE, port);
+	} else if (sscanf(msg, "master %63s %63s %d", name, ip, &port) == 3) {
+		report(arg, !strcmp(ch, "+sdown") ? LB_SENTINEL_SDOWN : LB_SENTINEL_ODOWN, port);
+	}
+}
+
 pid_t lb_sentinel_topo_watch(const struct lb_sentinel_topo *t,
 			     void (*report)(void *arg, enum lb_sentinel_news what, int port),
 			     void *arg)
@@ -188,30 +290,35 @@ pid_t lb_sentinel_topo_watch(const struct lb_sentinel_topo *t,
 	}
 	if (!lb_child_bind_to_parent(parent))
 		_exit(0);
-	redisContext *c = redisConnect("127.0.0.1", t->sentinel[0]->port);
-	redisReply *r = c && !c->err ? redisCommand(c, "SUBSCRIBE +sdown +odown +switch-master")
-				     : NULL;
-	if (!r)
-		_exit(1);
-	freeReplyObject(r);
-	while (redisGetReply(c, (void **)&r) == REDIS_OK && r) {
-		/* ["message", channel, payload]; sdown/odown payloads begin with the
-		 * instance's kind ("master NAME IP PORT ..."), a switch's with the
-		 * name ("NAME OLDIP OLDPORT NEWIP NEWPORT") */
-		if (r->type == REDIS_REPLY_ARRAY && r->elements == 3 &&
-		    r->element[1]->type == REDIS_REPLY_STRING && r->element[2]->type == REDIS_REPLY_STRING) {
-			const char *ch = r->element[1]->str, *msg = r->element[2]->str;
-			char name[64], ip[64];
-			int port = 0, newport = 0;
-			if (!strcmp(ch, "+switch-master") &&
-			    sscanf(msg, "%63s %63s %d %63s %d", name, ip, &port, ip, &newport) == 5)
-				report(arg, LB_SENTINEL_SWITCH, newport);
-			else if (strcmp(ch, "+switch-master") &&
-				 sscanf(msg, "master %63s %63s %d", name, ip, &port) == 3)
-				report(arg, !strcmp(ch, "+sdown") ? LB_SENTINEL_SDOWN : LB_SENTINEL_ODOWN,
-				       port);
-		}
+	/* Sentinel 0 tells of the failover; a demotion is done (and told) by
+	 * whichever Sentinel sees the returned server first: listen to all */
+	redisContext *c[LB_TOPO_SENTINELS];
+	struct pollfd pf[LB_TOPO_SENTINELS];
+	for (int i = 0; i < LB_TOPO_SENTINELS; i++) {
+		c[i] = redisConnect("127.0.0.1", t->sentinel[i]->port);
+		redisReply *r = c[i] && !c[i]->err ?
+			redisCommand(c[i], i == 0 ? "SUBSCRIBE +sdown +odown +switch-master "
+						    "+convert-to-slave" : "SUBSCRIBE +convert-to-slave")
+			: NULL;
+		if (!r)
+			_exit(1);
 		freeReplyObject(r);
+		pf[i] = (struct pollfd){ .fd = c[i]->fd, .events = POLLIN };
 	}
-	_exit(0);
+	for (;;) {
+		if (poll(pf, LB_TOPO_SENTINELS, -1) < 0)
+			continue;
+		for (int i = 0; i < LB_TOPO_SENTINELS; i++) {
+			redisReply *r = NULL;
+			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (redisBufferRead(c[i]) != REDIS_OK)
+				_exit(0);
+			while (redisGetReplyFromReader(c[i], (void **)&r) == REDIS_OK && r) {
+				sentinel_message(r, report, arg);
+				freeReplyObject(r);
+				r = NULL;
+			}
+		}
+	}
 }

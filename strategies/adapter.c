@@ -5,7 +5,8 @@
  *   lockbench                      adapter
  *   hello 1                    ->
  *                              <-  hello 1 library=L version=V language=X extend=yes lost=no
- *   config nodes=URL,.. key=K ttl_ms=T wait=one|library timeout_ms=N client=C
+ *   config nodes=URL,.. [sentinels=H:P,.. master=NAME] key=K ttl_ms=T wait=one|library
+ *          timeout_ms=N client=C
  *                              <-  ok | error MESSAGE
  *   acquire                    ->  acquired [token=T] [fence=N] [validity_ms=N] | busy | error M
  *   release                    ->  released | not-owned | error M
@@ -309,6 +310,14 @@ static int handshake(struct adapter *a)
 	for (size_t i = 0; i < cfg->n_nodes && n < sizeof(req) - 200; i++)
 		n += (size_t)snprintf(req + n, sizeof(req) - n, "%sredis://%s:%d", i ? "," : "",
 				      cfg->nodes[i]->host, cfg->nodes[i]->port);
+	/* on a Sentinel deployment: the library asks the Sentinels itself, through
+	 * its own Sentinel support (docs/adapters.md) */
+	const struct lb_node *n0 = cfg->n_nodes ? cfg->nodes[0] : NULL;
+	for (int i = 0; n0 && i < n0->n_sentinels && n < sizeof(req) - 200; i++)
+		n += (size_t)snprintf(req + n, sizeof(req) - n, "%s%s:%d", i ? "," : " sentinels=",
+				      n0->sentinel[i].host, n0->sentinel[i].port);
+	if (n0 && n0->n_sentinels > 0 && n < sizeof(req) - 200)
+		n += (size_t)snprintf(req + n, sizeof(req) - n, " master=%s", n0->master);
 	snprintf(req + n, sizeof(req) - n, " key=%s ttl_ms=%lld wait=%s timeout_ms=%lld client=%d",
 		 a->base.key, (long long)cfg->ttl_ms, cfg->library_wait ? "library" : "one",
 		 (long long)(cfg->timeout_ms > 0 ? cfg->timeout_ms : 2000), cfg->client);

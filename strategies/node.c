@@ -5,7 +5,14 @@
  */
 #include "node.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -94,11 +101,51 @@ int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *maste
 	return 0;
 }
 
+/* A connection to @host:@port from the node's source address, if it has one
+ * (hiredis 0.14 has no blocking connect with a source address: the socket is
+ * connected here, within the timeout, and handed to hiredis). NULL on failure. */
+static redisContext *connect_from(const struct lb_node *n, const char *host, int port)
+{
+	struct sockaddr_in src = { .sin_family = AF_INET }, dst = { .sin_family = AF_INET,
+								    .sin_port = htons((uint16_t)port) };
+	struct pollfd pf;
+	int fd, err = 0, one = 1;
+	socklen_t len = sizeof(err);
+
+	if (!n->source[0] || inet_pton(AF_INET, n->source, &src.sin_addr) != 1 ||
+	    inet_pton(AF_INET, host, &dst.sin_addr) != 1)
+		return redisConnectWithTimeout(host, port, ms_tv(n->timeout_ms));
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+		return NULL;
+	if (bind(fd, (struct sockaddr *)&src, sizeof(src)) < 0)
+		goto fail;
+	if (connect(fd, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
+		if (errno != EINPROGRESS)
+			goto fail;
+		pf = (struct pollfd){ .fd = fd, .events = POLLOUT };
+		if (poll(&pf, 1, (int)n->timeout_ms) != 1 ||
+		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err != 0)
+			goto fail;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		goto fail;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	redisContext *c = redisConnectFd(fd);
+	if (!c || c->err) {
+		if (c)
+			redisFree(c); /* closes fd */
+		return NULL;
+	}
+	return c;
+fail:
+	close(fd);
+	return NULL;
+}
+
 /* Ask Sentinel @i where the primary is: host and port. 0 or LB_EREDIS. */
 static int ask_sentinel(struct lb_node *n, int i)
 {
-	redisContext *c = redisConnectWithTimeout(n->sentinel[i].host, n->sentinel[i].port,
-						  ms_tv(n->timeout_ms));
+	redisContext *c = connect_from(n, n->sentinel[i].host, n->sentinel[i].port);
 	redisReply *r = NULL;
 
 	if (c && !c->err && redisSetTimeout(c, ms_tv(n->timeout_ms)) == REDIS_OK)
@@ -168,7 +215,7 @@ static int connect_once(struct lb_node *n)
 {
 	redisReply *r;
 
-	n->ctx = redisConnectWithTimeout(n->host, n->port, ms_tv(n->timeout_ms));
+	n->ctx = connect_from(n, n->host, n->port);
 	if (!n->ctx || n->ctx->err)
 		goto fail;
 	if (redisSetTimeout(n->ctx, ms_tv(n->timeout_ms)) != REDIS_OK)

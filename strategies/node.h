@@ -42,6 +42,8 @@ struct lb_node {
 	int n_sentinels;
 	struct { char host[64]; int port; } sentinel[LB_MAX_SENTINELS];
 	uint64_t lookups;         /* answers the Sentinels gave */
+	char source[20];          /* connect from this local address ("": any); a party
+				     of the relay (relay.h) */
 };
 
 /* Parse "redis://[user:pass@]host:port" (or "host:port") into @n; 0 or LB_EINVAL. */

@@ -266,3 +266,17 @@ int fx_wait_descendants(pid_t root, pid_t *out, int max, int want, int timeout_m
 	}
 	return n;
 }
+
+int fx_count_tmp_entries(const char *prefix)
+{
+	const char *tmp = getenv("TMPDIR");
+	DIR *d = opendir(tmp && *tmp ? tmp : "/tmp");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}

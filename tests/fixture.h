@@ -68,6 +68,8 @@ void fx_reap_orphans(void);
 int fx_descendants(pid_t root, pid_t *out, int max);
 /* fx_descendants until there are at least @want (at most @timeout_ms); how many. */
 int fx_wait_descendants(pid_t root, pid_t *out, int max, int want, int timeout_ms);
+/* Entries of $TMPDIR (or /tmp) whose name begins with @prefix. */
+int fx_count_tmp_entries(const char *prefix);
 /* kill -9 @pid, then fail the test unless every one of @pids is gone soon. */
 void fx_kill9_leaves_nothing(pid_t pid, const pid_t *pids, int n);
 

@@ -189,3 +189,45 @@ Test(relay, a_stalled_peer_does_not_stall_other_links)
 	lb_node_close(&other);
 	lb_server_resume(f.srv[0]);
 }
+
+/* A link many parties share: each connection obeys its party's control
+ * word, told apart by the loopback address it comes from (relay.h). */
+Test(relay, parties_are_told_apart_by_their_address)
+{
+	/* in the shared mapping: the relay is another process */
+	struct lb_link_ctl *front = &sh->mesh_front[0], *per = &sh->mesh[0][0];
+	struct lb_relay_link l = { .ctl = front, .upstream = f.srv[1]->port, .party_ctl = per,
+				   .party_stride = LB_TOPO_PARTS, .n_parties = 2 };
+	uint64_t e = atomic_load(&sh->relay_epoch);
+	pid_t p = lb_relay_start(&l, 1, &sh->relay_epoch);
+	cr_assert_gt(p, 0);
+	struct lb_node a, b, anyone;
+	lb_node_init_local(&a, atomic_load(&front->port), 300);
+	lb_node_init_local(&b, atomic_load(&front->port), 300);
+	lb_node_init_local(&anyone, atomic_load(&front->port), 300);
+	lb_party_addr(0, a.source, sizeof(a.source));
+	lb_party_addr(1, b.source, sizeof(b.source));
+	cr_assert_str_eq(a.source, "127.1.0.1");
+	cr_assert_eq(lb_party_of(0x7f010002u), 1);
+	cr_assert_eq(lb_party_of(0x7f000001u), -1, "127.0.0.1 is nobody's");
+	atomic_store(&sh->mesh[0][0].mode, LB_LINK_HOLD);
+	while (!lb_relay_settled(&sh->relay_epoch, e))
+		lb_sleep_ns(LB_NS_PER_MS);
+	redisReply *r = lb_node_cmd(&a, "PING");
+	cr_assert_null(r, "party 0's link is held, yet its PING was answered");
+	r = lb_node_cmd(&b, "PING");
+	cr_assert(r && r->type == REDIS_REPLY_STATUS, "party 1 was held with party 0");
+	freeReplyObject(r);
+	r = lb_node_cmd(&anyone, "PING");
+	cr_assert(r && r->type == REDIS_REPLY_STATUS, "an unknown address obeys the link's own word");
+	freeReplyObject(r);
+	atomic_store(&sh->mesh[0][0].mode, LB_LINK_PASS);
+	r = lb_node_cmd(&a, "PING");
+	cr_assert(r && r->type == REDIS_REPLY_STATUS, "party 0 still held after the link passed");
+	freeReplyObject(r);
+	lb_node_close(&a);
+	lb_node_close(&b);
+	lb_node_close(&anyone);
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+}

@@ -11,6 +11,7 @@
 
 #include "fixture.h"
 #include "report.h"
+#include "results.h"
 #include "shared.h"
 
 TestSuite(report, .timeout = 60);
@@ -321,4 +322,34 @@ Test(report, a_compare_report_keeps_the_table_and_the_order, .init = mktmp)
 	cr_assert(strstr(md, "zeta                 10       1.0"), "the table is missing:\n%s", md);
 	cr_assert(strstr(md, "alpha ran here.") && strstr(md, "**1.0 s: alpha went wrong.**"),
 		  "no words for a run:\n%s", md);
+}
+
+/* The split-brain window: from the first section entered on a server other
+ * than the first primary to the last entered on the first primary after it;
+ * a section's server is its client's latest primary-seen event before it. */
+Test(report, split_brain_window_from_the_primaries_clients_used)
+{
+	const int64_t S = LB_NS_PER_S;
+	struct lb_event ev[] = {
+		{ .t_ns = 0, .kind = LB_EV_PRIMARY_SEEN, .client = 0, .value = LB_PART_PRIMARY },
+		{ .t_ns = 0, .kind = LB_EV_PRIMARY_SEEN, .client = 1, .value = LB_PART_PRIMARY },
+		{ .t_ns = 3 * S, .kind = LB_EV_SWITCH_MASTER, .client = -1, .value = 1 },
+		{ .t_ns = 4 * S, .kind = LB_EV_PRIMARY_SEEN, .client = 1, .value = 1 },
+		{ .t_ns = 9 * S, .kind = LB_EV_PRIMARY_SEEN, .client = 0, .value = 1 },
+	};
+	struct lb_section sec[] = {
+		{ .client = 0, .enter_ns = 1 * S }, { .client = 1, .enter_ns = 2 * S },
+		{ .client = 1, .enter_ns = 5 * S }, { .client = 0, .enter_ns = 6 * S },
+		{ .client = 0, .enter_ns = 8 * S }, { .client = 0, .enter_ns = 10 * S },
+	};
+	int64_t from = 0, to = 0;
+	int server = -1;
+	cr_assert(lb_split_brain_window(sec, 6, ev, 5, &from, &to, &server));
+	cr_assert_eq(from, 5 * S, "the first grant by replica 0");
+	cr_assert_eq(to, 8 * S, "the last grant by the old primary after it (10 s is on replica 0)");
+	cr_assert_eq(server, 1);
+	/* everyone moved together: no window */
+	cr_assert_not(lb_split_brain_window(sec, 2, ev, 5, &from, &to, &server));
+	/* no primary-seen events (a single node): no window, never 0 */
+	cr_assert_not(lb_split_brain_window(sec, 6, ev + 2, 1, &from, &to, &server));
 }

@@ -201,6 +201,24 @@ Test(run, usage_errors_exit_2_with_a_reason, .init = mktmp)
 	cr_assert_eq(lb(nostrat), 2);
 	const char *nodes[] = { "run", "--strategy", "redlock", "--nodes", "3", NULL };
 	cr_assert_eq(lb(nodes), 2);
+	/* the Sentinel topology's settings, where they mean nothing */
+	const char *lag[] = { "sweep", "--strategies", "set-nx-px", "--vary", "max_lag=1,2", NULL };
+	cr_assert_eq(lb(lag), 2);
+	cr_assert(file_has("stderr", "add --topology sentinel"));
+	const char *lag2[] = { "sweep", "--strategies", "set-nx-px", "--topology", "sentinel",
+			       "--vary", "max_lag=1,2", NULL };
+	cr_assert_eq(lb(lag2), 2);
+	cr_assert(file_has("stderr", "without min-replicas-to-write"));
+	const char *da[] = { "sweep", "--strategies", "set-nx-px", "--topology", "sentinel",
+			     "--vary", "down_after=50", NULL };
+	cr_assert_eq(lb(da), 2);
+	const char *half[] = { "run", "--strategy", "token-lua", "--sentinel-master", "m", NULL };
+	cr_assert_eq(lb(half), 2);
+	cr_assert(file_has("stderr", "go together"));
+	const char *both[] = { "run", "--strategy", "token-lua", "--topology", "sentinel",
+			       "--sentinel", "127.0.0.1:1", "--sentinel-master", "m", NULL };
+	cr_assert_eq(lb(both), 2);
+	cr_assert(file_has("stderr", "one or the other"));
 }
 
 Test(run, unreachable_redis_names_the_address, .init = mktmp)

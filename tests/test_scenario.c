@@ -11,6 +11,7 @@
 #include "adapter.h"
 #include "scenario.h"
 #include "strategy.h"
+#include "topology.h"
 
 TestSuite(scenario, .timeout = 30);
 
@@ -582,20 +583,75 @@ Test(scenario, lesson_pages_quote_their_reference_run)
 	cr_assert_gt(checked, 30);
 }
 
-/* topology = sentinel: its own replicas, no network fault on its servers
- * yet; only one-node C strategies apply. */
+/* topology = sentinel: its own replicas, network faults as net-partition
+ * across its links; only one-node C strategies apply. */
 Test(scenario, a_sentinel_topology_says_what_it_cannot_do)
 {
 	fails_at("[run]\ntopology = cluster\n", 2, "topology: expected single or sentinel");
 	fails_at("[run]\ntopology = sentinel\nreplica = yes\n", 3, "has its own replicas");
 	fails_at("[run]\ntopology = sentinel\n[fault f]\naction = partition\ntarget = client:0\n"
-		 "nodes = 0\nat = 1\n", 3, "every link through the relay");
+		 "nodes = 0\nat = 1\n", 3, "action = net-partition with sides");
 	char why[400];
 	cr_assert_eq(lb_scenario_load("sentinel-failover", &sc), 0);
 	cr_assert(sc.sentinel);
 	cr_assert(lb_scenario_applies(&sc, "token-lua"));
 	cr_assert(lb_scenario_why_not(&sc, "redlock", why, sizeof(why)));
 	cr_assert(strstr(why, "needs 5 independent lock nodes"), "%s", why);
+	cr_assert_not(lb_scenario_why_not(&sc, "redis-py@4.3.4", why, sizeof(why)),
+		      "a library runs on the topology through its own Sentinel support");
+	cr_assert_eq(lb_scenario_load("sentinel-split-brain", &sc), 0);
 	cr_assert(lb_scenario_why_not(&sc, "redis-py@4.3.4", why, sizeof(why)));
-	cr_assert(strstr(why, "library Sentinel support is still to come"), "%s", why);
+	cr_assert(strstr(why, "cannot tell apart"), "%s", why);
+}
+
+/* net-partition: two sides of parts and clients, `rest` for everyone else;
+ * a party named on neither side reaches both. */
+Test(scenario, net_partition_sides)
+{
+	cr_assert_eq(parse_text("[run]\ntopology = sentinel\nclients = 3\n[fault split]\n"
+				"action = net-partition\nsides = primary, client:0 | rest\nat = 1\n"
+				"duration = 500\n"), 0, "%s", sc.error);
+	const struct lb_fault *f = &sc.faults[0];
+	cr_assert_eq(f->action, LB_ACT_NET_PARTITION);
+	cr_assert_eq(lb_fault_side(f, LB_PART_PRIMARY), 0);
+	cr_assert_eq(lb_fault_side(f, LB_TOPO_PARTS + 0), 0, "client 0 is with the primary");
+	cr_assert_eq(lb_fault_side(f, LB_PART_REPLICA0), 1);
+	cr_assert_eq(lb_fault_side(f, LB_PART_SENTINEL0 + 2), 1);
+	cr_assert_eq(lb_fault_side(f, LB_TOPO_PARTS + 2), 1, "client 2 is in the rest");
+	cr_assert_eq(parse_text("[run]\ntopology = sentinel\n[fault s]\naction = net-partition\n"
+				"sides = replica:1 | sentinels\nat = 1\n"), 0, "%s", sc.error);
+	f = &sc.faults[0];
+	cr_assert_eq(lb_fault_side(f, LB_PART_REPLICA0 + 1), 0);
+	cr_assert_eq(lb_fault_side(f, LB_PART_SENTINEL0 + 1), 1);
+	cr_assert_eq(lb_fault_side(f, LB_PART_PRIMARY), -1, "named on neither side");
+	cr_assert_eq(lb_fault_side(f, LB_TOPO_PARTS + 5), -1);
+	const char *bad[] = { "primary", "primary | primary", "rest | rest", "primary, rest | clients",
+			      "client:0 | clients", "replica:2 | rest", "primary | nobody",
+			      "primary | client:64", "a | b | c" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[300];
+		snprintf(text, sizeof(text), "[run]\ntopology = sentinel\n[fault s]\n"
+			 "action = net-partition\nsides = %s\nat = 1\n", bad[i]);
+		fails_at(text, 5, "sides: expected two lists separated by |");
+	}
+	fails_at("[run]\nclients = 2\n[fault s]\naction = net-partition\nsides = primary | rest\n"
+		 "at = 1\n", 3, "set it in [run]");
+	fails_at("[run]\ntopology = sentinel\nclients = 2\n[fault s]\naction = net-partition\n"
+		 "sides = primary, client:2 | rest\nat = 1\n", 4, "names client:2 but [run] has 2");
+	fails_at("[run]\ntopology = sentinel\n[fault s]\naction = net-partition\n"
+		 "sides = clients | rest\nat = 1\n", 3, "servers or Sentinels on one side");
+}
+
+/* min-replicas and down_after configure the Sentinel topology, nothing else. */
+Test(scenario, min_replicas_keys_need_the_sentinel_topology)
+{
+	cr_assert_eq(parse_text("[run]\ntopology = sentinel\nmin_replicas = 1\n"
+				"min_replicas_max_lag = 3\ndown_after = 700\n"), 0, "%s", sc.error);
+	cr_assert_eq(sc.min_replicas, 1);
+	cr_assert_eq(sc.min_replicas_max_lag, 3);
+	cr_assert_eq(sc.down_after_ms, 700);
+	fails_at("[run]\nclients = 2\nmin_replicas = 1\n", 3, "set up topology = sentinel");
+	fails_at("[run]\ntopology = sentinel\nmin_replicas = 3\n", 3, "1 to 2");
+	fails_at("[run]\ntopology = sentinel\nmin_replicas_max_lag = 0\n", 3, "1 to 3600");
+	fails_at("[run]\ntopology = sentinel\ndown_after = 5\n", 3, "100 to 60000");
 }

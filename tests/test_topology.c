@@ -2,8 +2,10 @@
  * test_topology.c - the Sentinel topology on real servers and real Sentinels:
  * it starts watched (both replicas, both other Sentinels), a node that finds
  * its primary through the Sentinels follows a real failover, a demoted
- * primary's READONLY makes the node look again, and a kill -9 of the process
- * that started it all leaves nothing.
+ * primary's READONLY makes the node look again, a kill -9 of the process
+ * that started it all leaves nothing, a partition through the relay splits
+ * the brain (both primaries grant the lock until the old one is demoted), and
+ * a run on a user's own Sentinels (--sentinel) touches only its own keys.
  */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -144,9 +146,20 @@ Test(topology, kill_9_leaves_no_server_and_no_sentinel)
 	cr_assert(strstr(fx_slurp(dir, "output"), "sentinel redis://127.0.0.1:"), "%s",
 		  fx_slurp(dir, "output"));
 	n = fx_descendants(pid, pids, 32);
-	cr_assert_eq(n, 7, "expected lockbench, a primary, 2 replicas and 3 Sentinels, found %d "
-		     "processes", n);
+	cr_assert_eq(n, 8, "expected lockbench, its janitor, a primary, 2 replicas and 3 "
+		     "Sentinels, found %d processes", n);
 	fx_kill9_leaves_nothing(pid, pids, n);
+	/* nor their directories: the janitor removed them (named after their owner) */
+	char pattern[64];
+	snprintf(pattern, sizeof(pattern), "lockbench-redis-%d-", (int)pid);
+	int left = 0;
+	for (int t = 0; t < 40; t++) {
+		left = fx_count_tmp_entries(pattern);
+		if (left == 0)
+			break;
+		lb_sleep_ns(50 * LB_NS_PER_MS);
+	}
+	cr_assert_eq(left, 0, "%d server directories left in the temporary directory", left);
 }
 
 /* A whole run on the topology: the primary killed under a holder, real
@@ -174,4 +187,103 @@ Test(topology, a_run_lives_through_a_real_failover)
 	cr_assert_eq(fx_lockbench(dir, bad), 2);
 	cr_assert(strstr(fx_slurp(dir, "output"), "redlock needs several lock nodes"), "%s",
 		  fx_slurp(dir, "output"));
+}
+
+/* Split brain, every link through the relay: the primary and client 0 are
+ * cut off from the rest; the Sentinels promote replica 0, client 1 follows
+ * them there, both primaries grant the lock (overlap), and after the heal
+ * the Sentinels demote the old primary and client 0 moves over, all in the
+ * run's own events. */
+Test(topology, a_partition_splits_the_brain)
+{
+	char dir[] = "/tmp/lbtest-topology-XXXXXX", out[128], path[200];
+	struct lb_summary sum;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/run", dir);
+	const char *args[] = { "run", "--scenario", "sentinel-split-brain", "--strategy", "set-nx-px",
+			       "--seed", "5", "--out", out, "--no-status", "--no-report", NULL };
+	cr_assert_eq(fx_lockbench(dir, args), 0, "%s", fx_slurp(dir, "output"));
+	snprintf(path, sizeof(path), "%s/summary.csv", out);
+	cr_assert_eq(lb_summary_read(path, &sum), 0);
+	cr_assert_str_eq(lb_summary_get(&sum, "observed"), "overlap");
+	const char *ev = fx_slurp(out, "events.csv");
+	cr_assert(strstr(ev, ",net-partition,"), "%s", ev);
+	cr_assert(strstr(ev, ",switch-master,,0,1\n"), "replica 0 was not promoted:\n%s", ev);
+	cr_assert(strstr(ev, ",primary-seen,1,,1\n"), "client 1 never used replica 0:\n%s", ev);
+	cr_assert(strstr(ev, ",partition-healed,"), "%s", ev);
+	cr_assert(strstr(ev, ",demoted,,0,0\n"), "the old primary was not demoted:\n%s", ev);
+	cr_assert(strstr(ev, ",primary-seen,0,,1\n"), "client 0 stayed on the old primary:\n%s", ev);
+}
+
+/* --sentinel: a deployment lockbench did not start, found through its
+ * Sentinels; only the run's own keys are written (and removed); a scenario
+ * whose faults need lockbench's own servers is skipped with the reason. */
+Test(topology, runs_on_a_users_sentinels, .fini = stop)
+{
+	char dir[] = "/tmp/lbtest-topology-XXXXXX", out[128], path[200], urls[128];
+	struct lb_summary sum;
+
+	cr_assert_eq(lb_sentinel_topo_start(&topo, NULL), 0);
+	sentinel_urls(urls, sizeof(urls));
+	cr_assert_not_null(mkdtemp(dir));
+	/* a key of the user's, which the run must leave alone */
+	redisContext *c = redisConnect("127.0.0.1", topo.primary->port);
+	cr_assert(c && !c->err);
+	freeReplyObject(redisCommand(c, "SET users:key 1"));
+	snprintf(out, sizeof(out), "%s/run", dir);
+	const char *args[] = { "run", "--sentinel", urls, "--sentinel-master", LB_SENTINEL_MASTER,
+			       "--strategy", "token-lua", "--duration", "1", "--out", out,
+			       "--no-status", "--no-report", NULL };
+	cr_assert_eq(fx_lockbench(dir, args), 0, "%s", fx_slurp(dir, "output"));
+	snprintf(path, sizeof(path), "%s/summary.csv", out);
+	cr_assert_eq(lb_summary_read(path, &sum), 0);
+	cr_assert_str_eq(lb_summary_get(&sum, "observed"), "safe");
+	cr_assert_gt(atoi(lb_summary_get(&sum, "sections")), 10);
+	cr_assert(strstr(fx_slurp(out, "meta.txt"), "servers: the primary Sentinels"), "%s",
+		  fx_slurp(out, "meta.txt"));
+	redisReply *r = redisCommand(c, "DBSIZE");
+	cr_assert(r && r->type == REDIS_REPLY_INTEGER && r->integer == 1,
+		  "the run left keys behind, or removed the user's");
+	freeReplyObject(r);
+	redisFree(c);
+	const char *skip[] = { "run", "--sentinel", urls, "--sentinel-master", LB_SENTINEL_MASTER,
+			       "--strategy", "token-lua", "--scenario", "sentinel-split-brain",
+			       "--out", out, "--no-status", "--no-report", NULL };
+	cr_assert_eq(fx_lockbench(dir, skip), 3, "a run that cannot happen must not pass");
+	cr_assert(strstr(fx_slurp(dir, "output"), "needs servers and Sentinels lockbench starts "
+			 "itself, not --sentinel"), "%s", fx_slurp(dir, "output"));
+	const char *half[] = { "run", "--sentinel", urls, "--strategy", "token-lua", NULL };
+	cr_assert_eq(fx_lockbench(dir, half), 2);
+	cr_assert(strstr(fx_slurp(dir, "output"), "go together"), "%s", fx_slurp(dir, "output"));
+}
+
+/* kill -9 of lockbench in the middle of a failover (the partition held, the
+ * Sentinels deciding): no server, Sentinel, relay, watcher or client is left,
+ * and no server directory. Nothing else on the host was touched to begin with
+ * (the relay is a process, no firewall rule, no system setting). */
+Test(topology, kill_9_mid_failover_leaves_nothing)
+{
+	char dir[] = "/tmp/lbtest-topology-XXXXXX", out[128], res[160], pattern[64];
+	pid_t pids[64];
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/output", dir);
+	snprintf(res, sizeof(res), "%s/run", dir);
+	fx_become_subreaper();
+	const char *args[] = { "run", "--scenario", "sentinel-split-brain", "--strategy", "set-nx-px",
+			       "--out", res, "--no-status", "--no-report", NULL };
+	pid_t pid = fx_spawn_lockbench(args, out, out);
+	/* lockbench, its janitor, the resource, 3 servers and 3 Sentinels, the
+	 * relay, the watcher, 2 clients */
+	int n = fx_wait_descendants(pid, pids, 64, 13, 30000);
+	cr_assert_geq(n, 13, "only %d processes: %s", n, fx_slurp(dir, "output"));
+	lb_sleep_ns(2500 * LB_NS_PER_MS); /* the partition began at 0.5 s, the failover is under way */
+	n = fx_descendants(pid, pids, 64);
+	fx_kill9_leaves_nothing(pid, pids, n);
+	snprintf(pattern, sizeof(pattern), "lockbench-redis-%d-", (int)pid);
+	int left = 0;
+	for (int t = 0; t < 40 && (left = fx_count_tmp_entries(pattern)) > 0; t++)
+		lb_sleep_ns(50 * LB_NS_PER_MS);
+	cr_assert_eq(left, 0, "%d server directories left after the kill", left);
 }

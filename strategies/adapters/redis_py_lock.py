@@ -3,7 +3,8 @@
 
 Speaks lockbench's adapter protocol, version 1 (docs/adapters.md), on stdin and
 stdout, one line each way. Uses only redis-py's public API, as its docs show:
-redis.Redis.from_url(...), Redis.lock(name, timeout=..., blocking=...),
+redis.Redis.from_url(...), redis.sentinel.Sentinel(...).master_for(...) on a
+Sentinel deployment, Redis.lock(name, timeout=..., blocking=...),
 Lock.acquire(), Lock.release(), Lock.extend(), and the exceptions LockError,
 LockNotOwnedError and RedisError. redis-py has no lost-lock callback: this
 adapter never sends "lost".
@@ -58,9 +59,21 @@ def main():
             elif cmd == "config":
                 cfg = dict(w.split("=", 1) for w in words[1:])
                 timeout = int(cfg["timeout_ms"]) / 1000.0
-                # the library talks to one Redis: the first node lockbench names
-                client = redis.Redis.from_url(cfg["nodes"].split(",")[0], socket_timeout=timeout,
-                                              socket_connect_timeout=timeout)
+                if "sentinels" in cfg:
+                    # a Sentinel deployment: redis-py's own Sentinel support, as its
+                    # docs show; master_for asks the Sentinels on every connect and
+                    # again after a READONLY reply
+                    from redis.sentinel import Sentinel
+                    hosts = [(hp.rsplit(":", 1)[0], int(hp.rsplit(":", 1)[1]))
+                             for hp in cfg["sentinels"].split(",")]
+                    client = Sentinel(hosts, socket_timeout=timeout,
+                                      socket_connect_timeout=timeout).master_for(
+                        cfg["master"], socket_timeout=timeout, socket_connect_timeout=timeout)
+                else:
+                    # the library talks to one Redis: the first node lockbench names
+                    client = redis.Redis.from_url(cfg["nodes"].split(",")[0],
+                                                  socket_timeout=timeout,
+                                                  socket_connect_timeout=timeout)
                 ttl = None if defaults else int(cfg["ttl_ms"]) / 1000.0
                 if cfg["wait"] == "library":
                     # redis-py's defaults: blocking, sleep=0.1 s, blocking_timeout=None (forever)

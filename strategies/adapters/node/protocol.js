@@ -35,14 +35,19 @@ function errorText(e) {
 }
 
 /* An ioredis client as the libraries' READMEs make it, with lockbench's
- * network timeout so that a black-holed node gives an error, not a hang. */
-function makeRedis(url, timeoutMs) {
+ * network timeout so that a black-holed node gives an error, not a hang. On a
+ * Sentinel deployment (@sentinel: {sentinels, name}) it is ioredis's own
+ * Sentinel client, as its README shows: it asks the Sentinels for the
+ * primary named name, and again on reconnect and on READONLY. */
+function makeRedis(url, timeoutMs, sentinel) {
   const Redis = require('ioredis');
-  const client = new Redis(url, {
+  const opts = {
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
     maxRetriesPerRequest: 1,
-  });
+  };
+  const client = sentinel ? new Redis({ ...opts, sentinels: sentinel.sentinels, name: sentinel.name })
+    : new Redis(url, opts);
   client.on('error', (e) => process.stderr.write('ioredis: ' + errorText(e) + '\n'));
   return client;
 }
@@ -78,10 +83,11 @@ function serve(load, args) {
    * unhandled EPIPE into the adapter's log */
   process.stdout.on('error', (e) => process.exit(e && e.code === 'EPIPE' ? 0 : 1));
   const made = [];
+  let sentinel = null; /* config's sentinels= and master=, when the primary is found through them */
   const ctx = {
     lost: (msg) => say('lost ' + oneLine(msg)),
     redis: (url, timeoutMs) => {
-      const c = makeRedis(url, timeoutMs);
+      const c = makeRedis(url, timeoutMs, sentinel);
       made.push(c);
       return c;
     },
@@ -114,6 +120,15 @@ function serve(load, args) {
             if (eq > 0) cfg[w.slice(0, eq)] = w.slice(eq + 1);
           }
           cfg.nodes = (cfg.nodes || '').split(',').filter(Boolean);
+          if (cfg.sentinels) {
+            sentinel = {
+              name: cfg.master,
+              sentinels: cfg.sentinels.split(',').map((hp) => {
+                const colon = hp.lastIndexOf(':');
+                return { host: hp.slice(0, colon), port: parseInt(hp.slice(colon + 1), 10) };
+              }),
+            };
+          }
           cfg.ttl_ms = parseInt(cfg.ttl_ms, 10);
           cfg.timeout_ms = parseInt(cfg.timeout_ms, 10);
           cfg.defaults = args.includes('defaults');
