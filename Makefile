@@ -87,8 +87,9 @@ valgrind: deps $(BIN)
 	$(VALGRIND) $(BIN) check build/valgrind-run > /dev/null
 
 # The showcase, in under 3 minutes: the classic recipes against the classic
-# pitfalls, the holder-pause timeline of set-nx-px beside token-lua's, and a
-# contention sweep. Ends by printing the report's path.
+# pitfalls, the holder-pause timeline of set-nx-px beside token-lua's, a
+# contention sweep, and a split brain behind real Sentinels. Ends by printing
+# the report's path.
 DEMO := results/demo
 demo: deps
 	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)

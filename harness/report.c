@@ -93,9 +93,9 @@ static void causes(FILE *f, const struct lb_run_files *rf, int c, int64_t from, 
 				fprintf(f, " Its clock was %+lld ms off.", (long long)e->value);
 				break;
 			case LB_EV_PRIMARY_SEEN:
-				fprintf(f, " From %.3f s it took its locks from the %s, which the "
+				fprintf(f, " From %.3f s it took its locks from %s, which the "
 					"Sentinels named as the primary.", sec(e->t_ns),
-					lb_topo_part_name((int)e->value));
+					lb_topo_part_phrase((int)e->value));
 				break;
 			default:
 				break;
@@ -126,11 +126,11 @@ static void causes(FILE *f, const struct lb_run_files *rf, int c, int64_t from, 
 				break;
 			case LB_EV_SWITCH_MASTER:
 				fprintf(f, " The Sentinels announced a new primary (%s) at %.3f s.",
-					lb_topo_part_name((int)e->value), sec(e->t_ns));
+					lb_topo_part_phrase((int)e->value), sec(e->t_ns));
 				break;
 			case LB_EV_DEMOTE:
-				fprintf(f, " The Sentinels demoted the %s to a replica at %.3f s: what it "
-					"accepted meanwhile was dropped.", lb_topo_part_name((int)e->value),
+				fprintf(f, " The Sentinels demoted %s to a replica at %.3f s: what it "
+					"accepted meanwhile was dropped.", lb_topo_part_phrase((int)e->value),
 					sec(e->t_ns));
 				break;
 			default:

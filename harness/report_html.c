@@ -79,8 +79,8 @@ static void event_sentence(const struct lb_event *e, char *out, size_t len)
 		snprintf(out, len, "Node %d comes back, empty: it has forgotten every lock.", e->node);
 		break;
 	case LB_EV_SDOWN:
-		snprintf(out, len, "A Sentinel finds the %s not answering (+sdown).",
-			 e->value == LB_PART_PRIMARY ? "primary" : lb_topo_part_name((int)e->value));
+		snprintf(out, len, "A Sentinel finds %s not answering (+sdown).",
+			 e->value == LB_PART_PRIMARY ? "the primary" : lb_topo_part_phrase((int)e->value));
 		break;
 	case LB_EV_ODOWN:
 		snprintf(out, len, "The Sentinels agree the primary is down (+odown): a failover "
@@ -89,12 +89,12 @@ static void event_sentence(const struct lb_event *e, char *out, size_t len)
 	case LB_EV_SWITCH_MASTER:
 		snprintf(out, len, "The Sentinels announce a new primary, %s "
 			 "(+switch-master): clients that ask them now go there.",
-			 lb_topo_part_name((int)e->value));
+			 lb_topo_part_phrase((int)e->value));
 		break;
 	case LB_EV_DEMOTE:
-		snprintf(out, len, "The Sentinels tell the %s, back in reach and still a primary, to "
+		snprintf(out, len, "The Sentinels tell %s, back in reach and still a primary, to "
 			 "become a replica of the new one (+convert-to-slave): it drops every key it "
-			 "accepted since the failover.", lb_topo_part_name((int)e->value));
+			 "accepted since the failover.", lb_topo_part_phrase((int)e->value));
 		break;
 	case LB_EV_NET_SPLIT:
 		snprintf(out, len, "The network splits in two (the scenario's sides): every link "
@@ -104,9 +104,9 @@ static void event_sentence(const struct lb_event *e, char *out, size_t len)
 		snprintf(out, len, "The partition heals: what was held back is delivered, late.");
 		break;
 	case LB_EV_PRIMARY_SEEN:
-		snprintf(out, len, "Client %d now takes its locks from the %s: the server the "
+		snprintf(out, len, "Client %d now takes its locks from %s: the server the "
 			 "Sentinels named, and ROLE confirmed, as the primary.", e->client,
-			 lb_topo_part_name((int)e->value));
+			 lb_topo_part_phrase((int)e->value));
 		break;
 	case LB_EV_PARTITION: {
 		int n = snprintf(out, len, "Client %d is cut off from node", e->client);

@@ -371,6 +371,7 @@ static void sweep_stale_dirs(const char *tmp)
 
 struct lb_server *lb_server_start(const struct lb_server_opts *opts)
 {
+	janitor_start(); /* first: its copy of this process holds nothing of the server's */
 	struct lb_server *s = calloc(1, sizeof(*s));
 	const char *tmp = getenv("TMPDIR");
 
@@ -387,7 +388,6 @@ struct lb_server *lb_server_start(const struct lb_server_opts *opts)
 		free(s);
 		return NULL;
 	}
-	janitor_start();
 	track_dir(s, true);
 	snprintf(s->log_path, sizeof(s->log_path), "%s/redis.log", s->dir);
 	snprintf(s->clock_path, sizeof(s->clock_path), "%s/clock_offset_ms", s->dir);

@@ -89,6 +89,11 @@ const char *lb_topo_part_name(int part)
 	return part >= 0 && part < LB_TOPO_PARTS ? names[part] : "?";
 }
 
+const char *lb_topo_part_phrase(int part)
+{
+	return part == LB_PART_PRIMARY ? "the first primary" : lb_topo_part_name(part);
+}
+
 int lb_sentinel_topo_part_at(const struct lb_sentinel_topo *t, int front)
 {
 	for (int i = 0; i < LB_TOPO_PARTS; i++)

@@ -30,6 +30,8 @@ enum {
 	LB_TOPO_PARTS = 1 + LB_TOPO_REPLICAS + LB_TOPO_SENTINELS
 };
 const char *lb_topo_part_name(int part); /* "primary", "replica 0", "sentinel 2" */
+/* The same in a sentence: "the first primary", "replica 0", "sentinel 2". */
+const char *lb_topo_part_phrase(int part);
 
 /*
  * Every link through the relay: part i is reached at 127.0.0.1:front[i] (a
