@@ -105,7 +105,7 @@ static void event_label(const struct lb_event *ev, char *out, size_t len)
 	int n = snprintf(out, len, "%s", lb_event_name(ev->kind));
 
 	if (ev->kind == LB_EV_SDOWN || ev->kind == LB_EV_ODOWN || ev->kind == LB_EV_SWITCH_MASTER ||
-	    ev->kind == LB_EV_DEMOTE) { /* the Sentinels': value names a server (topology.h) */
+	    ev->kind == LB_EV_DEMOTE || ev->kind == LB_EV_FAILOVER_CHOSEN) { /* the Sentinels': value names a server (topology.h) */
 		snprintf(out + n, len - (size_t)n, " %s", lb_topo_part_name((int)ev->value));
 		return;
 	}

@@ -11,15 +11,28 @@
 #include <unistd.h>
 
 #define SYNC_LIMIT_NS (2 * LB_NS_PER_S) /* longest wait for "then = other-inside" */
+#define CHOSEN_LIMIT_NS (15 * LB_NS_PER_S) /* and for "then = failover-chosen" */
 
 static const char *const event_names[LB_EV_COUNT] = {
 	"kill", "pause", "resume", "slow", "crash", "sleep", "wake", "clock", "partition",
 	"heal", "node-kill", "node-start", "node-pause", "node-resume", "node-clock",
 	"replication-cut", "promote", "death", "lease-lost", "net-delay", "net-blackhole",
 	"net-cut", "net-heal", "net-deliver", "node-start-failed", "adapter-died",
-	"sentinel-sdown", "sentinel-odown", "switch-master", "net-partition", "partition-healed", "demoted",
-	"primary-seen",
+	"sentinel-sdown", "sentinel-odown", "switch-master", "net-partition", "partition-healed",
+	"demoted", "primary-seen", "failover-chosen",
 };
+
+/* Has an event of @kind been recorded at or after @t_ns (the history's clock)? */
+static bool event_since(struct lb_shared *sh, int kind, int64_t t_ns)
+{
+	uint32_t n = atomic_load(&sh->n_events);
+
+	for (uint32_t i = 0; i < n && i < LB_MAX_EVENTS; i++)
+		if (atomic_load(&sh->event_ready[i]) && sh->events[i].kind == kind &&
+		    sh->events[i].t_ns >= t_ns)
+			return true;
+	return false;
+}
 
 const char *lb_event_name(int kind)
 {
@@ -520,6 +533,10 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 			if (back != 0)
 				return;
 		}
+		if (rt->phase == 1 && f->then_failover_chosen &&
+		    !event_since(inj->sh, LB_EV_FAILOVER_CHOSEN, rt->next_ns - back * LB_NS_PER_MS) &&
+		    now < rt->next_ns + CHOSEN_LIMIT_NS)
+			return; /* not before the failover is past turning back */
 		if (rt->phase == 1) { /* a step, not a wait: the supervisor keeps ticking */
 			nodes_start_begin(inj, f, rt);
 			rt->phase = 2;

@@ -91,6 +91,11 @@ static void event_sentence(const struct lb_event *e, char *out, size_t len)
 			 "(+switch-master): clients that ask them now go there.",
 			 lb_topo_part_phrase((int)e->value));
 		break;
+	case LB_EV_FAILOVER_CHOSEN:
+		snprintf(out, len, "The Sentinel elected to lead the failover picks %s to promote "
+			 "(+selected-slave): from here the failover goes on even if the old primary "
+			 "answers again.", lb_topo_part_phrase((int)e->value));
+		break;
 	case LB_EV_DEMOTE:
 		snprintf(out, len, "The Sentinels tell %s, back in reach and still a primary, to "
 			 "become a replica of the new one (+convert-to-slave): it drops every key it "

@@ -271,7 +271,8 @@ static int start_replica(struct run_ctx *r)
  * value is the part it names (topology.h). */
 static void sentinel_news(void *arg, enum lb_sentinel_news what, int port)
 {
-	static const int kinds[] = { LB_EV_SDOWN, LB_EV_ODOWN, LB_EV_SWITCH_MASTER, LB_EV_DEMOTE };
+	static const int kinds[] = { LB_EV_SDOWN, LB_EV_ODOWN, LB_EV_SWITCH_MASTER, LB_EV_DEMOTE,
+				     LB_EV_FAILOVER_CHOSEN };
 	struct run_ctx *r = arg;
 	lb_event_emit(r->sh, kinds[what], -1, 0, lb_sentinel_topo_part_at(&r->topo, port));
 }

@@ -469,8 +469,11 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 			f->then_idle = true;
 		else if (!strcmp(v, "other-inside"))
 			f->then_other_inside = true;
+		else if (!strcmp(v, "failover-chosen"))
+			f->then_failover_chosen = true;
 		else
-			return fail(p, "then: expected other-inside or idle, got '%s'", v);
+			return fail(p, "then: expected other-inside, idle or failover-chosen, got '%s'",
+				    v);
 	} else if (!strcmp(name, "when")) {
 		if (!strcmp(v, "waiting"))
 			f->when_waiting = true;
@@ -622,6 +625,9 @@ static int check_fault(struct parser *p, const struct lb_fault *f)
 		return fail(p, "[%s] when = after-read is for pause and kill", f->name);
 	if (f->when_after_read && sc->work_set && sc->work_none)
 		return fail(p, "[%s] when = after-read needs work = counter (there is no read)", f->name);
+	if (f->then_failover_chosen && (f->action != LB_ACT_NODE_KILL || !sc->sentinel))
+		return fail(p, "[%s] then = failover-chosen is for node-kill on topology = sentinel "
+			    "(the Sentinels choose the replica)", f->name);
 	switch (f->action) {
 	case LB_ACT_COUNT:
 		return fail(p, "[%s] has no action", f->name);

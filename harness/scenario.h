@@ -62,6 +62,8 @@ struct lb_fault {
 	int64_t hold_ms;
 	int64_t offset_ms;
 	bool then_other_inside;   /* end the pause/slow/sleep only once another client holds */
+	bool then_failover_chosen; /* node-kill: come back no earlier than the Sentinels'
+				      choice of the replica to promote */
 	bool then_idle;           /* net-delay: hold the bytes, deliver them `delay` ms
 				     after the start, when no client is inside */
 	bool fallback_holder;     /* no such failpoint in the strategy: kill the holder at `at` */

@@ -269,9 +269,9 @@ static void sentinel_message(const redisReply *r,
 	if (!strcmp(ch, "+switch-master")) {
 		if (sscanf(msg, "%63s %63s %d %63s %d", name, ip, &port, ip, &newport) == 5)
 			report(arg, LB_SENTINEL_SWITCH, newport);
-	} else if (!strcmp(ch, "+convert-to-slave")) {
+	} else if (!strcmp(ch, "+convert-to-slave") || !strcmp(ch, "+selected-slave")) {
 		if (sscanf(msg, "slave %63s %63s %d", name, ip, &port) == 3)
-			report(arg, LB_SENTINEL_DEMOTE, port);
+			report(arg, ch[1] == 'c' ? LB_SENTINEL_DEMOTE : LB_SENTINEL_CHOSEN, port);
 	} else if (sscanf(msg, "master %63s %63s %d", name, ip, &port) == 3) {
 		report(arg, !strcmp(ch, "+sdown") ? LB_SENTINEL_SDOWN : LB_SENTINEL_ODOWN, port);
 	}
@@ -295,15 +295,17 @@ pid_t lb_sentinel_topo_watch(const struct lb_sentinel_topo *t,
 	}
 	if (!lb_child_bind_to_parent(parent))
 		_exit(0);
-	/* Sentinel 0 tells of the failover; a demotion is done (and told) by
-	 * whichever Sentinel sees the returned server first: listen to all */
+	/* Sentinel 0 tells of the failover; the choice of a replica (by the
+	 * elected leader) and a demotion (by whichever Sentinel sees the returned
+	 * server first) can come from any of them: listen to all */
 	redisContext *c[LB_TOPO_SENTINELS];
 	struct pollfd pf[LB_TOPO_SENTINELS];
 	for (int i = 0; i < LB_TOPO_SENTINELS; i++) {
 		c[i] = redisConnect("127.0.0.1", t->sentinel[i]->port);
 		redisReply *r = c[i] && !c[i]->err ?
 			redisCommand(c[i], i == 0 ? "SUBSCRIBE +sdown +odown +switch-master "
-						    "+convert-to-slave" : "SUBSCRIBE +convert-to-slave")
+						    "+convert-to-slave +selected-slave" :
+					      "SUBSCRIBE +convert-to-slave +selected-slave")
 			: NULL;
 		if (!r)
 			_exit(1);

@@ -89,7 +89,10 @@ void lb_sentinel_topo_destroy(struct lb_sentinel_topo *t);
 int lb_sentinel_topo_master_port(const struct lb_sentinel_topo *t, int i);
 
 /* What a Sentinel published, as the watcher reports it. */
-enum lb_sentinel_news { LB_SENTINEL_SDOWN, LB_SENTINEL_ODOWN, LB_SENTINEL_SWITCH, LB_SENTINEL_DEMOTE };
+enum lb_sentinel_news {
+	LB_SENTINEL_SDOWN, LB_SENTINEL_ODOWN, LB_SENTINEL_SWITCH, LB_SENTINEL_DEMOTE,
+	LB_SENTINEL_CHOSEN /* the leader picked the replica it promotes (+selected-slave) */
+};
 
 /*
  * Fork a process that subscribes to Sentinel 0's +sdown, +odown and

@@ -314,7 +314,12 @@ Test(scenario, net_and_chaos_errors)
 	fails_at("[fault d]\naction = net-delay\nresource = yes\n", 1, "net-delay needs delay = MS");
 	fails_at("[fault b]\naction = net-blackhole\n", 1, "needs nodes = LIST|all or resource = yes");
 	fails_at("[fault b]\naction = net-cut\nnodes = all\nthen = later\n", 4,
-		 "then: expected other-inside or idle");
+		 "then: expected other-inside, idle or failover-chosen");
+	fails_at("[fault k]\naction = node-kill\nnodes = 0\nthen = failover-chosen\n", 1,
+		 "then = failover-chosen is for node-kill on topology = sentinel");
+	fails_at("[run]\ntopology = sentinel\n[fault p]\naction = pause\ntarget = client:0\n"
+		 "duration = 5\nthen = failover-chosen\n", 3,
+		 "then = failover-chosen is for node-kill");
 	fails_at("[chaos]\npause = 5\n", 2, "pause: expected MIN-MAX milliseconds");
 	fails_at("[chaos]\nstorms = 3\n", 2, "unknown key 'storms' in [chaos]");
 }
