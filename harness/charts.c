@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "outfile.h"
 #include "report.h"
 #include "shared.h"
@@ -105,7 +106,8 @@ static void event_label(const struct lb_event *ev, char *out, size_t len)
 	int n = snprintf(out, len, "%s", lb_event_name(ev->kind));
 
 	if (ev->kind == LB_EV_SDOWN || ev->kind == LB_EV_ODOWN || ev->kind == LB_EV_SWITCH_MASTER ||
-	    ev->kind == LB_EV_DEMOTE || ev->kind == LB_EV_FAILOVER_CHOSEN) { /* the Sentinels': value names a server (topology.h) */
+	    ev->kind == LB_EV_DEMOTE || ev->kind == LB_EV_FAILOVER_CHOSEN ||
+	    ev->kind == LB_EV_NODE_FAILED || ev->kind == LB_EV_CLUSTER_DOWN) { /* the Sentinels': value names a server (topology.h) */
 		snprintf(out + n, len - (size_t)n, " %s", lb_topo_part_name((int)ev->value));
 		return;
 	}
@@ -134,7 +136,7 @@ static int write_primaries(const struct lb_run_files *rf)
 
 	if (lb_outfile_open(&p, rf->dir, "timeline-primary.dat", true) < 0)
 		return 0;
-	fprintf(p.f, "# client from_s length_s part (0 the first primary, 1 replica 0, 2 replica 1)\n");
+	fprintf(p.f, "# client from_s length_s server (0 the first primary, 1 replica 0, 2 another)\n");
 	for (size_t i = 0; i < rf->n_ev; i++) {
 		const struct lb_event *e = &rf->ev[i];
 		if (e->kind != LB_EV_PRIMARY_SEEN)
@@ -146,8 +148,12 @@ static int write_primaries(const struct lb_run_files *rf)
 				break;
 			}
 		if (until > e->t_ns) {
-			fprintf(p.f, "%d %.6f %.6f %lld\n", e->client, s_of(e->t_ns),
-				s_of(until - e->t_ns), (long long)e->value);
+			/* a cluster's nodes (topology.h) drawn as the Sentinel topology's:
+			 * the lock's first primary, the replica promoted first, another */
+			int v = (int)e->value, colour = v == LB_PART_PRIMARY || v == LB_CLUSTER_PART0 ? 0 :
+				v == LB_PART_REPLICA0 || v == LB_CLUSTER_PART0 + LB_CLUSTER_SHARDS ? 1 : 2;
+			fprintf(p.f, "%d %.6f %.6f %d\n", e->client, s_of(e->t_ns),
+				s_of(until - e->t_ns), colour);
 			n++;
 		}
 	}
@@ -282,7 +288,7 @@ static int write_timeline(const struct lb_run_files *rf)
 			    "     '' using 2:($4==2?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#009988' notitle, \\\n"
 			    "     keyentry with lines lw 4 lc rgb '#555555' title 'locks from: the first primary', \\\n"
 			    "     keyentry with lines lw 4 lc rgb '#aa3377' title 'replica 0', \\\n"
-			    "     keyentry with lines lw 4 lc rgb '#009988' title 'replica 1', \\\n");
+			    "     keyentry with lines lw 4 lc rgb '#009988' title 'replica 1 / another', \\\n");
 	fprintf(gp.f, "     keyentry with lines ls 1 title 'inside', \\\n"
 		    "     keyentry with lines ls 2 title 'two or more inside', \\\n"
 		    "     keyentry with lines ls 3 title 'releasing (still holds the lock)', \\\n"

@@ -342,13 +342,14 @@ static void note_primary(struct client *c)
 {
 	const struct lb_node *n = &c->lock[0];
 
-	if (!c->cfg->sentinel || !n->ctx)
+	if (!(c->cfg->sentinel || c->cfg->cluster) || !n->ctx)
 		return;
 	for (int j = 0; j < LB_TOPO_PARTS; j++)
 		if (atomic_load(&c->sh->mesh_front[j].port) == n->port) {
-			if (j != c->primary_seen)
-				lb_event_emit(c->sh, LB_EV_PRIMARY_SEEN, c->id, -1, j);
-			c->primary_seen = j;
+			int part = c->cfg->cluster ? LB_CLUSTER_PART0 + j : j;
+			if (part != c->primary_seen)
+				lb_event_emit(c->sh, LB_EV_PRIMARY_SEEN, c->id, -1, part);
+			c->primary_seen = part;
 			return;
 		}
 }
@@ -449,7 +450,7 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 			c.lock[i].port = port; /* through the relay, which follows the node */
 			c.lock[i].follow_port = NULL;
 		}
-		if (cfg->sentinel) /* the relay tells its connections from the others' */
+		if (cfg->sentinel || cfg->cluster) /* the relay tells its connections apart */
 			lb_party_addr(LB_TOPO_PARTS + id, c.lock[i].source, sizeof(c.lock[i].source));
 	}
 	c.resource = *resource;

@@ -1,5 +1,7 @@
 #include "faults.h"
+
 #include "adapter.h"
+#include "cluster.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +21,8 @@ static const char *const event_names[LB_EV_COUNT] = {
 	"replication-cut", "promote", "death", "lease-lost", "net-delay", "net-blackhole",
 	"net-cut", "net-heal", "net-deliver", "node-start-failed", "adapter-died",
 	"sentinel-sdown", "sentinel-odown", "switch-master", "net-partition", "partition-healed",
-	"demoted", "primary-seen", "failover-chosen",
+	"demoted", "primary-seen", "failover-chosen", "node-failed",
+	"cluster-down",
 };
 
 /* Has an event of @kind been recorded at or after @t_ns (the history's clock)? */
@@ -243,6 +246,11 @@ static bool replica_has_lock(struct lb_injector *inj)
 	else
 		snprintf(key, sizeof(key), "%slock:0", inj->prefix);
 	lb_node_init_local(&n, inj->replica->port, 1000);
+	if (inj->cfg->cluster) { /* a cluster replica answers reads only after READONLY */
+		redisReply *ro = lb_node_cmd(&n, "READONLY");
+		if (ro)
+			freeReplyObject(ro);
+	}
 	redisReply *r = lb_node_cmd(&n, "EXISTS %s", key);
 	lb_reply_int(r, &v);
 	if (r)
@@ -268,8 +276,16 @@ static bool promote(struct lb_injector *inj)
  * Sentinel topology) to the primary. */
 static struct lb_link_ctl *repl_link(struct lb_injector *inj)
 {
+	if (inj->cfg->cluster) /* replica 0 to primary 0: its stream and their bus */
+		return &inj->sh->mesh[LB_CLUSTER_SHARDS][0];
 	return inj->cfg->sentinel ? &inj->sh->mesh[LB_PART_REPLICA0][LB_PART_PRIMARY]
 				  : &inj->sh->repl_link;
+}
+
+/* Is the promotion a real one, decided by Sentinels or by the cluster? */
+static bool real_failover(const struct lb_injector *inj)
+{
+	return inj->cfg->sentinel || inj->cfg->cluster;
 }
 
 /* Failover, step by step, never blocking the supervisor:
@@ -316,7 +332,7 @@ static void failover(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t no
 			return;
 		}
 		if (replica_has_lock(inj)) {
-			hold_again(inj, rt, now, inj->cfg->sentinel ? 50 : 10);
+			hold_again(inj, rt, now, real_failover(inj) ? 50 : 10);
 			return;
 		}
 		lb_event_emit(inj->sh, LB_EV_REPL_CUT, -1, 0, 0);
@@ -331,16 +347,17 @@ static void failover(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t no
 		 * and a waiter that started before the hold may be the one that gets
 		 * in: its entry after the hold counts, once the held replica is seen
 		 * without the lock */
-		if (!r || (inj->cfg->sentinel ? r->enter_ns < rt->hold_ns :
+		if (!r || (real_failover(inj) ? r->enter_ns < rt->hold_ns :
 						r->acquire_start_ns < rt->cut_ns))
 			continue;
-		if (inj->cfg->sentinel && replica_has_lock(inj)) {
+		if (real_failover(inj) && replica_has_lock(inj)) {
 			hold_again(inj, rt, now, 10);
 			return;
 		}
 		node_kill(inj, 0, NULL);
 		atomic_store(&k->mode, LB_LINK_CUT);
-		if (inj->cfg->sentinel) { /* real Sentinels promote, the clients ask them */
+		if (real_failover(inj)) { /* real Sentinels (a real cluster) promote, the clients
+					      ask them (look the slot up) */
 			rt->phase = -1;
 			return;
 		}

@@ -99,9 +99,12 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"  --max-renewals N       renewal: stop renewing a lease after N extensions\n"
 		"  --delayed-restarts     a node that restarts stays down one more TTL first\n"
 		"                         (antirez's delayed restart)\n"
-		"  --topology single|sentinel  sentinel: the lock lives on a primary with two\n"
-		"                         replicas behind three Sentinels, found through them\n"
-		"                         (one-node strategies; docs/topologies.md)\n"
+		"  --topology single|sentinel|cluster  sentinel: the lock lives on a primary\n"
+		"                         with two replicas behind three Sentinels, found\n"
+		"                         through them; cluster: on the primary of its slot in\n"
+		"                         a cluster of three primaries and three replicas,\n"
+		"                         found through CLUSTER SLOTS and MOVED (one-node\n"
+		"                         strategies; docs/topologies.md)\n"
 		"  --sentinel URL[,URL...] --sentinel-master NAME  the lock lives on the primary\n"
 		"                         your Sentinels name NAME; clients ask them, as with\n"
 		"                         --topology sentinel. Only keys under a per-run prefix;\n"
@@ -385,9 +388,11 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 			break;
 		case OPT_TOPOLOGY:
 			o->given |= G_TOPOLOGY;
-			if (strcmp(a, "single") && strcmp(a, "sentinel"))
-				return usage_error("--topology '%s': expected single or sentinel", a);
+			if (strcmp(a, "single") && strcmp(a, "sentinel") && strcmp(a, "cluster"))
+				return usage_error("--topology '%s': expected single, sentinel or "
+						   "cluster", a);
 			cfg->sentinel = !strcmp(a, "sentinel");
+			cfg->cluster = !strcmp(a, "cluster");
 			break;
 		case OPT_NO_STATUS:
 			cfg->status_line = false;
@@ -437,6 +442,9 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 				   "--sentinel names yours: one or the other");
 	if (o->has_scenario)
 		lb_run_opts_apply_scenario(o, &o->scenario);
+	if (cfg->sentinel_urls && cfg->cluster)
+		return usage_error("--sentinel names a Sentinel deployment; topology cluster starts "
+				   "lockbench's own cluster: one or the other");
 	char why[400];
 	if (mode == LB_OPTS_RUN && o->has_scenario &&
 	    lb_scenario_why_not(&o->scenario, cfg->strategy->name, why, sizeof(why)))
@@ -473,12 +481,17 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 		if (cfg->wait.kind == LB_WAIT_LIBRARY && !lb_strategy_is_external(s))
 			return usage_error("--wait library: %s is a recipe with no waiting of its own; "
 					   "library is for library strategies (lockbench list)", s->name);
-		if (cfg->sentinel && (s->min_nodes > 1 || cfg->nodes > 1))
-			return usage_error("--topology sentinel: %s needs several lock nodes; the "
-					   "topology has one primary", s->name);
-		if (cfg->sentinel && cfg->redis_urls)
-			return usage_error("--topology sentinel starts its own servers and Sentinels; "
-					   "it does not go with --redis");
+		if ((cfg->sentinel || cfg->cluster) && (s->min_nodes > 1 || cfg->nodes > 1))
+			return usage_error("--topology %s: %s needs several lock nodes; the "
+					   "topology has one primary for the lock",
+					   cfg->sentinel ? "sentinel" : "cluster", s->name);
+		if ((cfg->sentinel || cfg->cluster) && cfg->redis_urls)
+			return usage_error("--topology %s starts its own servers%s; it does not go "
+					   "with --redis", cfg->sentinel ? "sentinel" : "cluster",
+					   cfg->sentinel ? " and Sentinels" : "");
+		if (cfg->cluster && lb_strategy_is_external(s))
+			return usage_error("--topology cluster: %s is a library; the adapters do not "
+					   "set up their libraries' cluster clients yet", s->name);
 		if (cfg->sentinel_urls && (s->min_nodes > 1 || cfg->nodes > 1))
 			return usage_error("--sentinel: %s needs several lock nodes; a Sentinel "
 					   "deployment has one primary", s->name);
@@ -528,4 +541,6 @@ void lb_run_opts_apply_scenario(struct lb_run_opts *o, const struct lb_scenario 
 		cfg->delayed_restarts = true;
 	if (sc->sentinel && !(o->given & G_TOPOLOGY) && !cfg->sentinel_urls)
 		cfg->sentinel = true; /* with --sentinel, the user's Sentinels take its place */
+	if (sc->cluster && !(o->given & G_TOPOLOGY))
+		cfg->cluster = true;
 }

@@ -94,8 +94,9 @@ static void causes(FILE *f, const struct lb_run_files *rf, int c, int64_t from, 
 				break;
 			case LB_EV_PRIMARY_SEEN:
 				fprintf(f, " From %.3f s it took its locks from %s, which the "
-					"Sentinels named as the primary.", sec(e->t_ns),
-					lb_topo_part_phrase((int)e->value));
+					"%s named as the primary.", sec(e->t_ns),
+					lb_topo_part_phrase((int)e->value), e->value >= LB_CLUSTER_PART0 ?
+					"cluster" : "Sentinels");
 				break;
 			default:
 				break;
@@ -125,8 +126,10 @@ static void causes(FILE *f, const struct lb_run_files *rf, int c, int64_t from, 
 				fprintf(f, " Replication to the replica had been cut at %.3f s.", sec(e->t_ns));
 				break;
 			case LB_EV_SWITCH_MASTER:
-				fprintf(f, " The Sentinels announced a new primary (%s) at %.3f s.",
-					lb_topo_part_phrase((int)e->value), sec(e->t_ns));
+				fprintf(f, " %s a new primary (%s) at %.3f s.",
+					e->value >= LB_CLUSTER_PART0 ? "The cluster promoted" :
+					"The Sentinels announced", lb_topo_part_phrase((int)e->value),
+					sec(e->t_ns));
 				break;
 			case LB_EV_DEMOTE:
 				fprintf(f, " The Sentinels demoted %s to a replica at %.3f s: what it "

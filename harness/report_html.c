@@ -87,8 +87,24 @@ static void event_sentence(const struct lb_event *e, char *out, size_t len)
 			 "starts.");
 		break;
 	case LB_EV_SWITCH_MASTER:
-		snprintf(out, len, "The Sentinels announce a new primary, %s "
-			 "(+switch-master): clients that ask them now go there.",
+		if (e->value >= LB_CLUSTER_PART0)
+			snprintf(out, len, "The cluster's view changes: %s now serves the lock's slot "
+				 "(a replica's failover, voted by a majority of primaries): CLUSTER SLOTS "
+				 "and MOVED send clients there.", lb_topo_part_phrase((int)e->value));
+		else
+			snprintf(out, len, "The Sentinels announce a new primary, %s "
+				 "(+switch-master): clients that ask them now go there.",
+				 lb_topo_part_phrase((int)e->value));
+		break;
+	case LB_EV_NODE_FAILED:
+		snprintf(out, len, "The cluster agrees %s is down (its FAIL flag, set once a "
+			 "majority of primaries reported it unreachable for cluster-node-timeout).",
+			 lb_topo_part_phrase((int)e->value));
+		break;
+	case LB_EV_CLUSTER_DOWN:
+		snprintf(out, len, "%s says the cluster is down (cluster_state:fail): it cannot "
+			 "reach a majority of primaries, or a slot has no primary, and refuses "
+			 "every command on keys (CLUSTERDOWN) until that changes.",
 			 lb_topo_part_phrase((int)e->value));
 		break;
 	case LB_EV_FAILOVER_CHOSEN:
@@ -109,9 +125,10 @@ static void event_sentence(const struct lb_event *e, char *out, size_t len)
 		snprintf(out, len, "The partition heals: what was held back is delivered, late.");
 		break;
 	case LB_EV_PRIMARY_SEEN:
-		snprintf(out, len, "Client %d now takes its locks from %s: the server the "
-			 "Sentinels named, and ROLE confirmed, as the primary.", e->client,
-			 lb_topo_part_phrase((int)e->value));
+		snprintf(out, len, "Client %d now takes its locks from %s: the server the %s",
+			 e->client, lb_topo_part_phrase((int)e->value), e->value >= LB_CLUSTER_PART0 ?
+			 "cluster named for the lock's slot (CLUSTER SLOTS, or a MOVED reply)." :
+			 "Sentinels named, and ROLE confirmed, as the primary.");
 		break;
 	case LB_EV_PARTITION: {
 		int n = snprintf(out, len, "Client %d is cut off from node", e->client);

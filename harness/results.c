@@ -70,11 +70,12 @@ bool lb_split_brain_window(const struct lb_section *sec, size_t n, const struct 
 
 	for (size_t i = 0; i < n; i++) { /* sorted by enter */
 		int part = primary_at(ev, n_ev, sec[i].client, sec[i].enter_ns);
-		if (part > LB_PART_PRIMARY && first < 0) {
+		bool first_primary = part == LB_PART_PRIMARY || part == LB_CLUSTER_PART0;
+		if (part >= 0 && !first_primary && first < 0) {
 			first = sec[i].enter_ns;
 			*server = part;
 		}
-		if (part == LB_PART_PRIMARY && first >= 0)
+		if (first_primary && first >= 0)
 			last = sec[i].enter_ns;
 	}
 	if (first < 0 || last <= first)
@@ -412,14 +413,14 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		v->fairness, (unsigned long long)res->acquire_errors);
 	int64_t sb_from, sb_to;
 	int sb_server;
-	if (cfg->sentinel && lb_split_brain_window(res->sections, res->n_sections, res->events,
+	if ((cfg->sentinel || cfg->cluster) && lb_split_brain_window(res->sections, res->n_sections, res->events,
 						   res->n_events, &sb_from, &sb_to, &sb_server))
 		fprintf(f, "  split brain  the first primary and %s both granted the lock from %.3f s "
 			   "to %.3f s: %.3f s\n", lb_topo_part_name(sb_server), (double)sb_from / 1e9,
 			(double)sb_to / 1e9, (double)(sb_to - sb_from) / 1e9);
-	else if (cfg->sentinel)
-		fprintf(f, "  split brain  none measured: no server granted the lock beside the first "
-			   "primary\n");
+	else if (cfg->sentinel || cfg->cluster)
+		fprintf(f, "  split brain  none measured: the first primary granted no lock once "
+			   "another server had granted one\n");
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	fprintf(f, "  outcome      %s: %s", lb_class_name(res->observed), res->observed_why);
 	if (expected >= 0) {

@@ -23,6 +23,7 @@
 #include "shared.h"
 #include "signals.h"
 #include "topology.h"
+#include "cluster.h"
 
 #define RECORD_BUDGET_BYTES (INT64_C(8) << 30) /* virtual, MAP_NORESERVE */
 
@@ -55,6 +56,7 @@ struct run_ctx {
 	struct lb_node resource;
 	struct lb_server *replica;
 	struct lb_sentinel_topo topo; /* cfg->sentinel: its primary is srv[0] */
+	struct lb_cluster cluster;    /* cfg->cluster: its node 0 is srv[0] */
 	pid_t watcher;             /* what the Sentinels publish, as events; or 0 */
 	struct lb_shared *sh;
 	size_t sh_bytes;
@@ -172,8 +174,9 @@ static int fd_budget(const struct lb_run_cfg *cfg, size_t n_lock, bool relay)
 {
 	struct rlimit rl;
 	size_t links = relay ? (size_t)cfg->clients * (n_lock + 1) + 1 : 0;
-	if (cfg->sentinel) /* every part's listener; a client's lookups and its primary */
-		links += LB_TOPO_PARTS + 2 * (size_t)cfg->clients + 32;
+	if (cfg->sentinel || cfg->cluster) /* every part's listeners; a client's lookups and
+					      its primary; the cluster bus */
+		links += 2 * LB_TOPO_PARTS + 2 * (size_t)cfg->clients + 64;
 	size_t need = lb_relay_fds_needed(links, links) + 64;
 
 	if ((size_t)cfg->clients + 96 > need)
@@ -228,25 +231,32 @@ static bool scenario_has(const struct lb_scenario *sc, enum lb_action a)
 static int start_relay(struct run_ctx *r)
 {
 	const struct lb_run_cfg *cfg = r->cfg;
-	size_t per = r->n_lock + 1, n = (size_t)cfg->clients * per + 1 + LB_TOPO_PARTS, k = 0;
+	size_t per = r->n_lock + 1, n = (size_t)cfg->clients * per + 1 + 2 * LB_TOPO_PARTS, k = 0;
+	bool mesh = cfg->sentinel || cfg->cluster;
 	struct lb_relay_link *links = calloc(n, sizeof(*links));
 
 	if (!links)
 		return LB_ENOMEM;
 	for (int c = 0; c < cfg->clients; c++) {
-		for (size_t i = 0; i < r->n_lock && !cfg->sentinel; i++)
+		for (size_t i = 0; i < r->n_lock && !mesh; i++)
 			links[k++] = (struct lb_relay_link){ .ctl = &r->sh->link[c][i],
 							     .follow = &r->sh->node_port[i] };
 		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->link[c][LB_RELAY_RESOURCE],
 						     .upstream = r->resource.port };
 	}
-	for (int j = 0; j < LB_TOPO_PARTS && cfg->sentinel; j++)
+	for (int j = 0; j < LB_TOPO_PARTS && mesh; j++)
 		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->mesh_front[j],
 						     .follow = &r->sh->topo_port[j],
 						     .party_ctl = &r->sh->mesh[0][j],
 						     .party_stride = LB_TOPO_PARTS,
 						     .n_parties = LB_TOPO_PARTS + cfg->clients };
-	if (!cfg->sentinel && scenario_has(cfg->scenario, LB_ACT_FAILOVER)) /* the primary's port */
+	for (int j = 0; j < LB_TOPO_PARTS && cfg->cluster; j++) /* the bus, cut with the data */
+		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->mesh_bus_front[j],
+						     .follow = &r->sh->topo_bus_port[j],
+						     .party_ctl = &r->sh->mesh[0][j],
+						     .party_stride = LB_TOPO_PARTS,
+						     .n_parties = LB_TOPO_PARTS + cfg->clients };
+	if (!mesh && scenario_has(cfg->scenario, LB_ACT_FAILOVER)) /* the primary's port */
 		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->repl_link,
 						     .upstream = r->srv[0]->port };
 	pid_t pid = lb_relay_start(links, k, &r->sh->relay_epoch);
@@ -315,6 +325,46 @@ static int start_sentinel(struct run_ctx *r)
 	return r->watcher < 0 ? (int)r->watcher : 0;
 }
 
+/* In the watcher: what the cluster agreed on, on the history's clock. */
+static void cluster_news(void *arg, enum lb_cluster_news what, int node)
+{
+	struct run_ctx *r = arg;
+	static const enum lb_event_kind kind[] = {
+		[LB_CLUSTER_FAIL] = LB_EV_NODE_FAILED,
+		[LB_CLUSTER_SWITCH] = LB_EV_SWITCH_MASTER,
+		[LB_CLUSTER_DOWN] = LB_EV_CLUSTER_DOWN,
+	};
+	lb_event_emit(r->sh, kind[what], -1, 0, LB_CLUSTER_PART0 + node);
+}
+
+/* Lock node 0 in a cluster: six servers behind the relay, the run's keys in
+ * one slot that primary 0 serves (the prefix was chosen for it), found by
+ * every client through the seeds and MOVED (node.h); a watcher reports the
+ * failures and failovers the cluster agrees on. Node 0 is srv[0], so that
+ * node faults act on the lock's primary. */
+static int start_cluster(struct run_ctx *r)
+{
+	struct lb_cluster_net net;
+	char seeds[256];
+
+	for (int j = 0; j < LB_CLUSTER_NODES; j++) {
+		net.front[j] = atomic_load(&r->sh->mesh_front[j].port);
+		net.bus_front[j] = atomic_load(&r->sh->mesh_bus_front[j].port);
+		net.port[j] = &r->sh->topo_port[j];
+		net.bus_port[j] = &r->sh->topo_bus_port[j];
+	}
+	if (lb_cluster_start(&r->cluster, NULL, &net) < 0)
+		return LB_ESYS;
+	r->srv[0] = r->cluster.node[0];
+	lb_node_init_local(&r->lock[0], r->cluster.node[0]->port, 2000);
+	atomic_store(&r->sh->node_port[0], r->cluster.node[0]->port);
+	lb_cluster_seeds(&r->cluster, seeds, sizeof(seeds));
+	if (lb_node_use_cluster(&r->lock[0], seeds, lb_key_slot(r->prefix, strlen(r->prefix))) < 0)
+		return LB_EINVAL;
+	r->watcher = lb_cluster_watch(&r->cluster, cluster_news, r);
+	return r->watcher < 0 ? (int)r->watcher : 0;
+}
+
 static int start_servers(struct run_ctx *r)
 {
 	const struct lb_scenario *sc = r->cfg->scenario;
@@ -323,7 +373,7 @@ static int start_servers(struct run_ctx *r)
 	if (sc && lb_scenario_needs_clock_shim(sc))
 		lock_opts.clock_shim = r->shim; /* found by run_drawn */
 	for (size_t i = 0; i < r->n_lock + 1; i++) {
-		if (i == 0 && r->cfg->sentinel) {
+		if (i == 0 && (r->cfg->sentinel || r->cfg->cluster)) {
 			r->n_srv++; /* srv[0], the primary: started after the relay */
 			continue;
 		}
@@ -782,6 +832,9 @@ static void run_cleanup(struct run_ctx *r)
 	lb_faults_finish(&r->inj);
 	r->topo.primary = NULL; /* srv[0]'s; the Sentinels go first, then every server */
 	lb_sentinel_topo_destroy(&r->topo);
+	if (r->cfg->cluster)
+		r->srv[0] = NULL; /* the cluster's node 0 */
+	lb_cluster_destroy(&r->cluster);
 	for (size_t i = 0; i < r->n_srv; i++)
 		lb_server_destroy(r->srv[i]);
 	lb_server_destroy(r->replica);
@@ -812,7 +865,7 @@ int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
  * lockbench's own recipes are told of directly. */
 static bool needs_relay(const struct lb_run_cfg *cfg)
 {
-	return cfg->sentinel || (cfg->scenario && (lb_scenario_needs_relay(cfg->scenario) ||
+	return cfg->sentinel || cfg->cluster || (cfg->scenario && (lb_scenario_needs_relay(cfg->scenario) ||
 				 (lb_strategy_is_external(cfg->strategy) &&
 				  scenario_has(cfg->scenario, LB_ACT_PARTITION))));
 }
@@ -876,9 +929,19 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	if ((rc = lb_token_new(rnd)) < 0)
 		return rc;
 	snprintf(r.prefix, sizeof(r.prefix), "lb:%.8s:", rnd);
+	/* in a cluster every key of the run shares one slot, primary 0's */
+	if (cfg->cluster && (rc = lb_cluster_prefix(r.prefix, sizeof(r.prefix))) < 0)
+		return rc;
 	strcpy(res->run_prefix, r.prefix);
 	if ((rc = map_shared(&r)) < 0)
 		goto out;
+	if (cfg->cluster && (cfg->redis_urls || cfg->sentinel_urls || r.n_lock != 1)) {
+		lb_errorf("topology = cluster %s", r.n_lock != 1 ? "has one primary for the lock: "
+			  "one lock node" : "starts its own servers: it does not go with --redis or "
+			  "--sentinel");
+		rc = LB_EINVAL;
+		goto out;
+	}
 	if (cfg->sentinel && (cfg->redis_urls || r.n_lock != 1)) {
 		lb_errorf("topology = sentinel %s", cfg->redis_urls ? "starts its own servers and "
 			  "Sentinels: it does not go with --redis" : "has one primary: one lock node");
@@ -895,7 +958,9 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		goto out;
 	if (cfg->sentinel && (rc = start_sentinel(&r)) < 0)
 		goto out;
-	if (!theirs && !cfg->sentinel && ((cfg->scenario && cfg->scenario->replica) ||
+	if (cfg->cluster && (rc = start_cluster(&r)) < 0)
+		goto out;
+	if (!theirs && !cfg->sentinel && !cfg->cluster && ((cfg->scenario && cfg->scenario->replica) ||
 				 cfg->strategy->needs_replica) && (rc = start_replica(&r)) < 0)
 		goto out;
 	for (size_t i = 0; i < r.n_lock && rc == 0; i++)
@@ -918,7 +983,8 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	wait_started(&r);
 	r.inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r.sh,
 				      .lock_srv = theirs ? NULL : r.srv, .n_lock = r.n_lock,
-				      .replica = cfg->sentinel ? r.topo.replica[0] : r.replica,
+				      .replica = cfg->sentinel ? r.topo.replica[0] :
+						 cfg->cluster ? r.cluster.node[LB_CLUSTER_SHARDS] : r.replica,
 				      .prefix = r.prefix };
 	r.sh->t0_ns = lb_now_ns();
 	r.sh->end_ns = r.sh->t0_ns + (int64_t)(cfg->duration_s * 1e9);

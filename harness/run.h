@@ -44,6 +44,8 @@ struct lb_run_cfg {
 	bool delayed_restarts;     /* a restarted node stays down one more TTL */
 	bool sentinel;             /* lock node 0 is a primary with 2 replicas behind 3
 				      Sentinels, found through them (topology.h) */
+	bool cluster;              /* lock node 0 is the primary of the run's slot in a
+				      cluster of 3 primaries and 3 replicas (cluster.h) */
 	int64_t down_after_ms;     /* > 0: the Sentinels' down-after-milliseconds, over the
 				      scenario's (sweep --vary down_after) */
 	int min_replicas_max_lag;  /* > 0: min-replicas-max-lag, over the scenario's */

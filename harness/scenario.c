@@ -1,4 +1,5 @@
 #include "scenario.h"
+#include "cluster.h"
 #include "strategy.h"
 #include "topology.h"
 
@@ -259,16 +260,18 @@ static int on_run(struct parser *p, const char *name, const char *v)
 			return fail(p, "nodes: expected an integer from 1 to 9, got '%s'", v);
 		sc->nodes = (int)x, sc->nodes_set = true;
 	} else if (!strcmp(name, "topology")) {
-		if (strcmp(v, "single") && strcmp(v, "sentinel"))
-			return fail(p, "topology: expected single or sentinel, got '%s'", v);
+		if (strcmp(v, "single") && strcmp(v, "sentinel") && strcmp(v, "cluster"))
+			return fail(p, "topology: expected single, sentinel or cluster, got '%s'", v);
 		sc->sentinel = !strcmp(v, "sentinel");
-		if (sc->sentinel && sc->replica)
-			return fail(p, "topology = sentinel has its own replicas: leave out replica = yes");
+		sc->cluster = !strcmp(v, "cluster");
+		if ((sc->sentinel || sc->cluster) && sc->replica)
+			return fail(p, "topology = %s has its own replicas: leave out replica = yes", v);
 	} else if (!strcmp(name, "replica")) {
 		if (!get_bool(v, &sc->replica))
 			return fail(p, "replica: expected yes or no, got '%s'", v);
-		if (sc->sentinel && sc->replica)
-			return fail(p, "topology = sentinel has its own replicas: leave out replica = yes");
+		if ((sc->sentinel || sc->cluster) && sc->replica)
+			return fail(p, "topology = %s has its own replicas: leave out replica = yes",
+				    sc->sentinel ? "sentinel" : "cluster");
 	} else if (!strcmp(name, "min_replicas")) {
 		if (!get_i64(v, 1, LB_TOPO_REPLICAS, &x))
 			return fail(p, "min_replicas: expected min-replicas-to-write, 1 to %d, got '%s'",
@@ -316,8 +319,10 @@ static int on_run(struct parser *p, const char *name, const char *v)
 	return 1;
 }
 
-/* One side of `sides`: "primary, client:0", or "rest". */
-static bool get_side(char *text, struct lb_fault *f, int side)
+/* One side of `sides`: "primary, client:0", or "rest". The names of servers
+ * are the topology's: on a cluster, primary:N and replica:N (N < 3, replica
+ * N following primary N; primary alone is primary:0, the lock's). */
+static bool get_side(char *text, struct lb_fault *f, int side, bool cluster)
 {
 	char *save = NULL;
 	int64_t x;
@@ -327,6 +332,20 @@ static bool get_side(char *text, struct lb_fault *f, int side)
 		any = true;
 		if (!strcmp(t, "rest"))
 			f->side_rest[side] = true;
+		else if (cluster && !strcmp(t, "primary"))
+			f->side_parts[side] |= 1u;
+		else if (cluster && !strcmp(t, "primaries"))
+			f->side_parts[side] |= (1u << LB_CLUSTER_SHARDS) - 1;
+		else if (cluster && !strcmp(t, "replicas"))
+			f->side_parts[side] |= ((1u << LB_CLUSTER_SHARDS) - 1) << LB_CLUSTER_SHARDS;
+		else if (cluster && !strncmp(t, "primary:", 8) &&
+			 get_i64(t + 8, 0, LB_CLUSTER_SHARDS - 1, &x))
+			f->side_parts[side] |= 1u << x;
+		else if (cluster && !strncmp(t, "replica:", 8) &&
+			 get_i64(t + 8, 0, LB_CLUSTER_SHARDS - 1, &x))
+			f->side_parts[side] |= 1u << (LB_CLUSTER_SHARDS + x);
+		else if (cluster && (!strncmp(t, "sentinel", 8)))
+			return false;
 		else if (!strcmp(t, "primary"))
 			f->side_parts[side] |= 1u << LB_PART_PRIMARY;
 		else if (!strcmp(t, "replicas"))
@@ -349,7 +368,7 @@ static bool get_side(char *text, struct lb_fault *f, int side)
 					       f->side_all_clients[side]));
 }
 
-static bool get_sides(const char *v, struct lb_fault *f)
+static bool get_sides(const char *v, struct lb_fault *f, bool cluster)
 {
 	char buf[256];
 	char *bar;
@@ -364,7 +383,7 @@ static bool get_sides(const char *v, struct lb_fault *f)
 	memset(f->side_clients, 0, sizeof(f->side_clients));
 	memset(f->side_all_clients, 0, sizeof(f->side_all_clients));
 	memset(f->side_rest, 0, sizeof(f->side_rest));
-	if (!get_side(buf, f, 0) || !get_side(bar + 1, f, 1) || (f->side_rest[0] && f->side_rest[1]))
+	if (!get_side(buf, f, 0, cluster) || !get_side(bar + 1, f, 1, cluster) || (f->side_rest[0] && f->side_rest[1]))
 		return false;
 	/* nobody on both sides */
 	return !(f->side_parts[0] & f->side_parts[1]) && !(f->side_clients[0] & f->side_clients[1]) &&
@@ -482,11 +501,14 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 		else
 			return fail(p, "when: expected waiting or after-read, got '%s'", v);
 	} else if (!strcmp(name, "sides")) {
-		if (!get_sides(v, f))
+		snprintf(f->sides, sizeof(f->sides), "%s", v);
+		/* checked again once the topology is known (check_fault) */
+		if (!get_sides(v, f, sc->cluster) && (sc->sentinel || !get_sides(v, f, true)))
 			return fail(p, "sides: expected two lists separated by |, of primary, "
-				    "replica:N, replicas, sentinel:N, sentinels, client:N (N < 64), "
-				    "clients, or rest alone (everyone else), like 'primary, client:0 | "
-				    "rest'; got '%s'", v);
+				    "replica:N, replicas, sentinel:N, sentinels (topology = sentinel) "
+				    "or primary:N, primaries, replica:N, replicas (cluster), client:N "
+				    "(N < 64), clients, or rest alone (everyone else), like 'primary, "
+				    "client:0 | rest'; got '%s'", v);
 	} else if (!strcmp(name, "fallback")) {
 		if (strcmp(v, "holder"))
 			return fail(p, "fallback: expected holder, got '%s'", v);
@@ -617,7 +639,7 @@ static int handler(void *user, const char *section, const char *name, const char
 }
 
 /* What each action needs; 0 or a message at the fault's line. */
-static int check_fault(struct parser *p, const struct lb_fault *f)
+static int check_fault(struct parser *p, struct lb_fault *f)
 {
 	const struct lb_scenario *sc = p->sc;
 	p->line = f->line;
@@ -647,9 +669,10 @@ static int check_fault(struct parser *p, const struct lb_fault *f)
 			return fail(p, "[%s] clock needs target = client:N", f->name);
 		break;
 	case LB_ACT_PARTITION:
-		if (sc->sentinel)
-			return fail(p, "[%s] on a Sentinel topology, a partition is drawn across "
-				    "its links: action = net-partition with sides = A | B", f->name);
+		if (sc->sentinel || sc->cluster)
+			return fail(p, "[%s] on a %s topology, a partition is drawn across its "
+				    "links: action = net-partition with sides = A | B", f->name,
+				    sc->sentinel ? "Sentinel" : "Cluster");
 		if (f->target != LB_TGT_CLIENT || !f->nodes)
 			return fail(p, "[%s] partition needs target = client:N and nodes = LIST", f->name);
 		break;
@@ -673,14 +696,17 @@ static int check_fault(struct parser *p, const struct lb_fault *f)
 			return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name, sc->nodes);
 		break;
 	case LB_ACT_FAILOVER:
-		if (!sc->replica && !sc->sentinel)
-			return fail(p, "[%s] failover needs replica = yes or topology = sentinel in "
-				    "[run]", f->name);
+		if (!sc->replica && !sc->sentinel && !sc->cluster)
+			return fail(p, "[%s] failover needs replica = yes or topology = sentinel or "
+				    "cluster in [run]", f->name);
 		break;
 	case LB_ACT_NET_PARTITION:
-		if (!sc->sentinel)
+		if (!sc->sentinel && !sc->cluster)
 			return fail(p, "[%s] net-partition draws its sides across the links of "
-				    "topology = sentinel: set it in [run]", f->name);
+				    "topology = sentinel or cluster: set it in [run]", f->name);
+		if (!get_sides(f->sides, f, sc->cluster))
+			return fail(p, "[%s] sides '%s' names servers topology = %s does not have",
+				    f->name, f->sides, sc->cluster ? "cluster" : "sentinel");
 		if (!f->side_parts[0] && !f->side_parts[1])
 			return fail(p, "[%s] net-partition needs sides = A | B, with servers or "
 				    "Sentinels on one side at least", f->name);
@@ -693,10 +719,11 @@ static int check_fault(struct parser *p, const struct lb_fault *f)
 	case LB_ACT_NET_DELAY:
 	case LB_ACT_NET_BLACKHOLE:
 	case LB_ACT_NET_CUT:
-		if (sc->sentinel && (f->nodes || f->all_nodes))
-			return fail(p, "[%s] on a Sentinel topology, network faults between its "
+		if ((sc->sentinel || sc->cluster) && (f->nodes || f->all_nodes))
+			return fail(p, "[%s] on a %s topology, network faults between its "
 				    "parts are drawn with action = net-partition and sides = A | B "
-				    "(the lock node has no fixed address there)", f->name);
+				    "(the lock node has no fixed address there)", f->name,
+				    sc->sentinel ? "Sentinel" : "Cluster");
 		if (!f->nodes && !f->all_nodes && !f->resource)
 			return fail(p, "[%s] %s needs nodes = LIST|all or resource = yes", f->name,
 				    lb_action_name(f->action));
@@ -949,9 +976,16 @@ bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, cha
 		snprintf(why, len, "scenario %s applies only to: %s", sc->name, sc->only);
 		return true;
 	}
-	if (sc->sentinel && s && s->min_nodes > 1) {
-		snprintf(why, len, "scenario %s runs on a Sentinel topology, one primary; %s needs %u "
-			 "independent lock nodes: n/a", sc->name, strategy, s->min_nodes);
+	if ((sc->sentinel || sc->cluster) && s && s->min_nodes > 1) {
+		snprintf(why, len, "scenario %s runs on a %s topology, one primary for the lock; %s "
+			 "needs %u independent lock nodes: n/a", sc->name,
+			 sc->sentinel ? "Sentinel" : "Cluster", strategy, s->min_nodes);
+		return true;
+	}
+	if (sc->cluster && s && lb_strategy_is_external(s)) {
+		snprintf(why, len, "scenario %s runs on a Cluster topology; the library adapters do "
+			 "not set up their libraries' cluster clients yet (docs/topologies.md): n/a",
+			 sc->name);
 		return true;
 	}
 	/* a library's connections come from its own process, which lockbench

@@ -62,6 +62,7 @@ struct lb_fault {
 	int64_t hold_ms;
 	int64_t offset_ms;
 	bool then_other_inside;   /* end the pause/slow/sleep only once another client holds */
+	char sides[256];          /* net-partition: `sides` as written */
 	bool then_failover_chosen; /* node-kill: come back no earlier than the Sentinels'
 				      choice of the replica to promote */
 	bool then_idle;           /* net-delay: hold the bytes, deliver them `delay` ms
@@ -136,6 +137,7 @@ struct lb_scenario {
 	int nodes; bool nodes_set;
 	bool replica;
 	bool sentinel;            /* topology = sentinel: a primary, 2 replicas, 3 Sentinels */
+	bool cluster;             /* topology = cluster: 3 primaries, 3 replicas (cluster.h) */
 	int min_replicas;         /* min-replicas-to-write on its servers (0: Redis's, off) */
 	int min_replicas_max_lag; /* min-replicas-max-lag, seconds (0: Redis's, 10) */
 	int64_t down_after_ms;    /* the Sentinels' down-after-milliseconds (0: 1000) */

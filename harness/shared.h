@@ -83,6 +83,10 @@ struct lb_shared {
 	struct lb_link_ctl mesh[LB_TOPO_PARTS + LB_MAX_CLIENTS][LB_TOPO_PARTS];
 	struct lb_link_ctl mesh_front[LB_TOPO_PARTS];
 	_Atomic int topo_port[LB_TOPO_PARTS];
+	/* topology = cluster: each node's cluster bus, reached at a front of its
+	 * own and obeying the same mesh cells as its data port */
+	struct lb_link_ctl mesh_bus_front[LB_TOPO_PARTS];
+	_Atomic int topo_bus_port[LB_TOPO_PARTS];
 	_Atomic uint64_t relay_epoch;          /* rounds of the relay's loop (relay.h) */
 	struct lb_record records[];            /* client i: records[i * cap ...] */
 };

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "node.h"
 #include "relay.h"
 #include "signals.h"
@@ -86,11 +87,17 @@ const char *lb_topo_part_name(int part)
 {
 	static const char *const names[LB_TOPO_PARTS] = { "primary", "replica 0", "replica 1",
 							  "sentinel 0", "sentinel 1", "sentinel 2" };
+	if (part >= LB_CLUSTER_PART0 && part < LB_CLUSTER_PART0 + LB_CLUSTER_NODES)
+		return lb_cluster_part_name(part - LB_CLUSTER_PART0);
 	return part >= 0 && part < LB_TOPO_PARTS ? names[part] : "?";
 }
 
 const char *lb_topo_part_phrase(int part)
 {
+	if (part == LB_CLUSTER_PART0)
+		return "primary 0 (the lock's first primary)";
+	if (part == LB_CLUSTER_PART0 + LB_CLUSTER_SHARDS)
+		return "replica 0 (primary 0's replica)";
 	return part == LB_PART_PRIMARY ? "the first primary" : lb_topo_part_name(part);
 }
 

@@ -29,7 +29,11 @@ enum {
 	LB_PART_SENTINEL0 = 1 + LB_TOPO_REPLICAS,
 	LB_TOPO_PARTS = 1 + LB_TOPO_REPLICAS + LB_TOPO_SENTINELS
 };
-const char *lb_topo_part_name(int part); /* "primary", "replica 0", "sentinel 2" */
+/* Event values that name a server: a part of the Sentinel topology (0 ..
+ * LB_TOPO_PARTS - 1), or LB_CLUSTER_PART0 + a cluster node (cluster.h). */
+#define LB_CLUSTER_PART0 8
+const char *lb_topo_part_name(int part); /* "primary", "replica 0", "sentinel 2",
+					    "primary 1" (a cluster node) */
 /* The same in a sentence: "the first primary", "replica 0", "sentinel 2". */
 const char *lb_topo_part_phrase(int part);
 

@@ -101,6 +101,45 @@ int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *maste
 	return 0;
 }
 
+int lb_node_use_cluster(struct lb_node *n, const char *urls, int slot)
+{
+	char buf[512], *save = NULL;
+
+	if (slot < 0 || slot > 16383 || strlen(urls) >= sizeof(buf))
+		return LB_EINVAL;
+	snprintf(buf, sizeof(buf), "%s", urls);
+	n->n_seeds = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		struct lb_node one;
+		if (n->n_seeds == LB_MAX_SEEDS || lb_node_parse_url(t, &one) < 0 ||
+		    strlen(one.host) >= sizeof(n->seed[0].host))
+			return LB_EINVAL;
+		memcpy(n->seed[n->n_seeds].host, one.host, strlen(one.host) + 1); /* fits: checked */
+		n->seed[n->n_seeds++].port = one.port;
+	}
+	n->slot = slot;
+	return n->n_seeds ? 0 : LB_EINVAL;
+}
+
+int lb_key_slot(const char *key, size_t len)
+{
+	const char *open = memchr(key, '{', len), *close;
+	uint16_t crc = 0;
+
+	/* the hash tag: from the first '{' to the next '}', if not empty */
+	if (open && (close = memchr(open + 1, '}', len - (size_t)(open + 1 - key))) &&
+	    close > open + 1) {
+		key = open + 1;
+		len = (size_t)(close - key);
+	}
+	for (size_t i = 0; i < len; i++) {
+		crc ^= (uint16_t)((unsigned char)key[i] << 8);
+		for (int b = 0; b < 8; b++)
+			crc = crc & 0x8000 ? (uint16_t)((crc << 1) ^ 0x1021) : (uint16_t)(crc << 1);
+	}
+	return crc & 16383;
+}
+
 /* A connection to @host:@port from the node's source address, if it has one
  * (hiredis 0.14 has no blocking connect with a source address: the socket is
  * connected here, within the timeout, and handed to hiredis). NULL on failure. */
@@ -183,6 +222,64 @@ static int connect_via_sentinels(struct lb_node *n)
 	return LB_EREDIS;
 }
 
+/* "host:port" at the end of a MOVED or ASK reply ("MOVED 3999 127.0.0.1:6381"). */
+static bool redirect_target(const char *msg, char *host, size_t len, int *port)
+{
+	const char *sp = strrchr(msg, ' '), *colon = sp ? strrchr(sp, ':') : NULL;
+
+	if (!colon || (size_t)(colon - sp - 1) >= len || colon == sp + 1)
+		return false;
+	memcpy(host, sp + 1, (size_t)(colon - sp - 1));
+	host[colon - sp - 1] = '\0';
+	*port = atoi(colon + 1);
+	return *port > 0 && *port < 65536;
+}
+
+/* Through the seeds: the first that answers CLUSTER SLOTS names the primary
+ * of our slot (a seed may be down, or behind a partition: the next one).
+ * The one that answered is asked first next time, so a seed that does not
+ * answer costs one timeout, not one per lookup. */
+static int connect_via_cluster(struct lb_node *n)
+{
+	for (int tried = 0; tried < n->n_seeds; tried++) {
+		int i = (n->seed_at + tried) % n->n_seeds;
+		redisContext *c = connect_from(n, n->seed[i].host, n->seed[i].port);
+		redisReply *r = NULL;
+		bool found = false;
+		if (c && !c->err && redisSetTimeout(c, ms_tv(n->timeout_ms)) == REDIS_OK)
+			r = redisCommand(c, "CLUSTER SLOTS");
+		/* [[start, end, [host, port, id], replicas...], ...] */
+		for (size_t k = 0; r && r->type == REDIS_REPLY_ARRAY && k < r->elements && !found; k++) {
+			const redisReply *e = r->element[k];
+			if (e->type != REDIS_REPLY_ARRAY || e->elements < 3 ||
+			    e->element[0]->type != REDIS_REPLY_INTEGER ||
+			    e->element[1]->type != REDIS_REPLY_INTEGER ||
+			    e->element[0]->integer > n->slot || e->element[1]->integer < n->slot)
+				continue;
+			const redisReply *m = e->element[2];
+			if (m->type == REDIS_REPLY_ARRAY && m->elements >= 2 &&
+			    m->element[0]->type == REDIS_REPLY_STRING &&
+			    m->element[1]->type == REDIS_REPLY_INTEGER &&
+			    strlen(m->element[0]->str) < sizeof(n->host)) {
+				snprintf(n->host, sizeof(n->host), "%s", m->element[0]->str);
+				n->port = (int)m->element[1]->integer;
+				found = true;
+			}
+		}
+		if (r)
+			freeReplyObject(r);
+		if (c)
+			redisFree(c);
+		if (found) {
+			n->seed_at = i;
+			n->lookups++;
+			if (connect_once(n) == 0)
+				return 0;
+		}
+	}
+	return LB_EREDIS;
+}
+
 /* Is the connected server a primary (ROLE)? A Sentinel may still name a
  * demoted one, or one it has not reconfigured yet. */
 static bool is_primary(struct lb_node *n)
@@ -205,6 +302,9 @@ int lb_node_connect(struct lb_node *n)
 		return 0;
 	if (n->n_sentinels > 0)
 		return connect_via_sentinels(n);
+	if (n->n_seeds > 0 && !n->redirected)
+		return connect_via_cluster(n);
+	n->redirected = false;
 	if (n->follow_port && atomic_load(n->follow_port) > 0)
 		n->port = atomic_load(n->follow_port);
 	return connect_once(n);
@@ -235,16 +335,88 @@ fail:
 	return LB_EREDIS;
 }
 
+void lb_node_note_reply(struct lb_node *n, const redisReply *r)
+{
+	if (!r) { /* the context is dead: never reuse it */
+		lb_node_close(n);
+		return;
+	}
+	if (r->type != REDIS_REPLY_ERROR)
+		return;
+	if (!strncmp(r->str, "READONLY", 8)) {
+		lb_node_close(n); /* a replica now (demoted): the next command looks again */
+	} else if (n->n_seeds > 0 && !strncmp(r->str, "MOVED ", 6)) {
+		lb_node_close(n); /* the slot is served elsewhere: go there */
+		n->redirected = redirect_target(r->str, n->host, sizeof(n->host), &n->port);
+	} else if (n->n_seeds > 0 && (!strncmp(r->str, "CLUSTERDOWN", 11) ||
+				       !strncmp(r->str, "TRYAGAIN", 8))) {
+		lb_node_close(n); /* ask the seeds again next time */
+	}
+}
+
 static redisReply *checked(struct lb_node *n, void *reply)
 {
-	redisReply *r = reply;
-
 	n->commands++;
-	if (!r) /* the context is dead: never reuse it */
-		lb_node_close(n);
-	else if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "READONLY", 8))
-		lb_node_close(n); /* a replica now (demoted): the next command looks again */
+	lb_node_note_reply(n, reply);
+	return reply;
+}
+
+/* One formatted command on @c; the reply or NULL (the context is dead). */
+static redisReply *roundtrip(redisContext *c, const char *cmd, size_t len)
+{
+	void *r = NULL;
+
+	if (redisAppendFormattedCommand(c, cmd, len) != REDIS_OK || redisGetReply(c, &r) != REDIS_OK)
+		return NULL;
 	return r;
+}
+
+/* ASK: the slot is moving; this one command goes to the node named, after
+ * ASKING, on a connection of its own. NULL if that node did not answer. */
+static redisReply *asked(struct lb_node *n, const char *msg, const char *cmd, size_t len)
+{
+	struct lb_node to = *n;
+	redisReply *r = NULL;
+
+	to.ctx = NULL;
+	to.n_seeds = 0;
+	if (!redirect_target(msg, to.host, sizeof(to.host), &to.port) || connect_once(&to) < 0)
+		return NULL;
+	redisReply *a = redisCommand(to.ctx, "ASKING");
+	if (lb_reply_ok(a))
+		r = roundtrip(to.ctx, cmd, len);
+	if (a)
+		freeReplyObject(a);
+	lb_node_close(&to);
+	n->commands++;
+	n->redirects++;
+	return r;
+}
+
+/* A command in a cluster: sent where the slot is served, following a MOVED
+ * (at most twice: a slot moves once per failover) or an ASK. */
+static redisReply *cluster_cmd(struct lb_node *n, const char *cmd, size_t len)
+{
+	for (int hop = 0;; hop++) {
+		if (lb_node_connect(n) < 0)
+			return NULL;
+		redisReply *r = checked(n, roundtrip(n->ctx, cmd, len));
+		if (hop == 2 || !r || r->type != REDIS_REPLY_ERROR)
+			return r;
+		if (!strncmp(r->str, "MOVED ", 6) && n->redirected) {
+			n->redirects++;
+			freeReplyObject(r);
+			continue;
+		}
+		if (!strncmp(r->str, "ASK ", 4)) {
+			redisReply *a = asked(n, r->str, cmd, len);
+			if (a) {
+				freeReplyObject(r);
+				return a;
+			}
+		}
+		return r;
+	}
 }
 
 redisReply *lb_node_cmd(struct lb_node *n, const char *fmt, ...)
@@ -252,6 +424,15 @@ redisReply *lb_node_cmd(struct lb_node *n, const char *fmt, ...)
 	va_list ap;
 	void *r;
 
+	if (n->n_seeds > 0) {
+		char *cmd = NULL;
+		va_start(ap, fmt);
+		int len = redisvFormatCommand(&cmd, fmt, ap);
+		va_end(ap);
+		r = len > 0 ? cluster_cmd(n, cmd, (size_t)len) : NULL;
+		free(cmd);
+		return r;
+	}
 	if (lb_node_connect(n) < 0)
 		return NULL;
 	va_start(ap, fmt);
@@ -262,6 +443,13 @@ redisReply *lb_node_cmd(struct lb_node *n, const char *fmt, ...)
 
 redisReply *lb_node_cmd_argv(struct lb_node *n, int argc, const char **argv, const size_t *argvlen)
 {
+	if (n->n_seeds > 0) {
+		char *cmd = NULL;
+		long long len = redisFormatCommandArgv(&cmd, argc, argv, argvlen);
+		redisReply *r = len > 0 ? cluster_cmd(n, cmd, (size_t)len) : NULL;
+		free(cmd);
+		return r;
+	}
 	if (lb_node_connect(n) < 0)
 		return NULL;
 	return checked(n, redisCommandArgv(n->ctx, argc, argv, argvlen));

@@ -17,6 +17,7 @@
 #include "strategy.h"
 
 #define LB_MAX_SENTINELS 5
+#define LB_MAX_SEEDS 8
 
 /* One connection to one Redis server, reopened lazily after a failure. */
 struct lb_node {
@@ -44,6 +45,18 @@ struct lb_node {
 	uint64_t lookups;         /* answers the Sentinels gave */
 	char source[20];          /* connect from this local address ("": any); a party
 				     of the relay (relay.h) */
+	/* Cluster (lb_node_use_cluster): the node is "the primary serving
+	 * slot", asked of the seeds (CLUSTER SLOTS) on every connect and
+	 * reconnect. A MOVED reply moves the node to the address it names and
+	 * the command is sent there again; an ASK reply sends it once to the
+	 * named node after ASKING; CLUSTERDOWN or TRYAGAIN drops the
+	 * connection, so the next command asks again. hiredis follows neither. */
+	int n_seeds;              /* 0: not in a cluster */
+	int slot;
+	struct { char host[64]; int port; } seed[LB_MAX_SEEDS];
+	int seed_at;              /* the seed asked first: the last that answered */
+	bool redirected;          /* host:port came from a MOVED: connect there first */
+	uint64_t redirects;       /* MOVED and ASK replies followed */
 };
 
 /* Parse "redis://[user:pass@]host:port" (or "host:port") into @n; 0 or LB_EINVAL. */
@@ -51,6 +64,15 @@ int lb_node_parse_url(const char *url, struct lb_node *n);
 /* Make @n find its server through Sentinels: @urls "host:port[,host:port...]"
  * (redis:// optional), @master the name they monitor. 0 or LB_EINVAL. */
 int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *master);
+/* Make @n the primary that serves @slot in the cluster the seeds @urls
+ * ("host:port[,host:port...]", redis:// optional) belong to. 0 or LB_EINVAL. */
+int lb_node_use_cluster(struct lb_node *n, const char *urls, int slot);
+/* The cluster hash slot of a key (its {hash tag} if it has one): CRC16
+ * (XMODEM) mod 16384, as the Redis Cluster specification defines it. */
+int lb_key_slot(const char *key, size_t len);
+/* What a reply says about where the node is (MOVED, READONLY, CLUSTERDOWN),
+ * for replies read without lb_node_cmd (lb_fanout). */
+void lb_node_note_reply(struct lb_node *n, const redisReply *r);
 /* Initialise for 127.0.0.1:@port. */
 void lb_node_init_local(struct lb_node *n, int port, int64_t timeout_ms);
 /* Connect if needed; 0 or LB_EREDIS. */

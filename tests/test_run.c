@@ -219,6 +219,24 @@ Test(run, usage_errors_exit_2_with_a_reason, .init = mktmp)
 			       "--sentinel", "127.0.0.1:1", "--sentinel-master", "m", NULL };
 	cr_assert_eq(lb(both), 2);
 	cr_assert(file_has("stderr", "one or the other"));
+	/* the cluster topology: lockbench's own servers, one-node recipes */
+	const char *topo[] = { "run", "--strategy", "token-lua", "--topology", "ring", NULL };
+	cr_assert_eq(lb(topo), 2);
+	cr_assert(file_has("stderr", "expected single, sentinel or cluster"));
+	const char *cs[] = { "run", "--strategy", "token-lua", "--topology", "cluster",
+			     "--sentinel", "127.0.0.1:1", "--sentinel-master", "m", NULL };
+	cr_assert_eq(lb(cs), 2);
+	cr_assert(file_has("stderr", "one or the other"));
+	const char *cr[] = { "run", "--strategy", "token-lua", "--topology", "cluster",
+			     "--redis", "redis://127.0.0.1:1", NULL };
+	cr_assert_eq(lb(cr), 2);
+	cr_assert(file_has("stderr", "does not go with --redis"));
+	const char *cl[] = { "run", "--strategy", "redlock", "--topology", "cluster", NULL };
+	cr_assert_eq(lb(cl), 2);
+	cr_assert(file_has("stderr", "needs several lock nodes"));
+	const char *cp[] = { "run", "--strategy", "redis-py@4.3.4", "--topology", "cluster", NULL };
+	cr_assert_eq(lb(cp), 2);
+	cr_assert(file_has("stderr", "cluster clients"));
 }
 
 Test(run, unreachable_redis_names_the_address, .init = mktmp)

@@ -9,6 +9,7 @@
 
 #include "fixture.h"
 #include "adapter.h"
+#include "cluster.h"
 #include "scenario.h"
 #include "strategy.h"
 #include "topology.h"
@@ -592,7 +593,7 @@ Test(scenario, lesson_pages_quote_their_reference_run)
  * across its links; only one-node C strategies apply. */
 Test(scenario, a_sentinel_topology_says_what_it_cannot_do)
 {
-	fails_at("[run]\ntopology = cluster\n", 2, "topology: expected single or sentinel");
+	fails_at("[run]\ntopology = ring\n", 2, "topology: expected single, sentinel or cluster");
 	fails_at("[run]\ntopology = sentinel\nreplica = yes\n", 3, "has its own replicas");
 	fails_at("[run]\ntopology = sentinel\n[fault f]\naction = partition\ntarget = client:0\n"
 		 "nodes = 0\nat = 1\n", 3, "action = net-partition with sides");
@@ -607,6 +608,49 @@ Test(scenario, a_sentinel_topology_says_what_it_cannot_do)
 	cr_assert_eq(lb_scenario_load("sentinel-split-brain", &sc), 0);
 	cr_assert(lb_scenario_why_not(&sc, "redis-py@4.3.4", why, sizeof(why)));
 	cr_assert(strstr(why, "cannot tell apart"), "%s", why);
+}
+
+/* topology = cluster: its own replicas, a partition named by the cluster's
+ * parts, only one-node C strategies. */
+Test(scenario, a_cluster_topology_says_what_it_cannot_do)
+{
+	fails_at("[run]\ntopology = cluster\nreplica = yes\n", 3, "has its own replicas");
+	fails_at("[run]\ntopology = cluster\n[fault f]\naction = partition\ntarget = client:0\n"
+		 "nodes = 0\nat = 1\n", 3, "on a Cluster topology");
+	fails_at("[run]\ntopology = cluster\n[fault f]\naction = net-delay\ntarget = client:0\n"
+		 "nodes = 0\nat = 1\n", 3, "on a Cluster topology");
+	fails_at("[run]\ntopology = cluster\nmin_replicas = 1\n", 3, "topology = sentinel");
+	fails_at("[run]\ntopology = cluster\n[fault s]\naction = net-partition\n"
+		 "sides = sentinel:0 | rest\nat = 1\n", 5, "sides: expected two lists");
+	fails_at("[run]\ntopology = cluster\n[fault s]\naction = net-partition\n"
+		 "sides = primary:3 | rest\nat = 1\n", 5, "sides: expected two lists");
+	fails_at("[run]\ntopology = sentinel\n[fault s]\naction = net-partition\n"
+		 "sides = primary:1 | rest\nat = 1\n", 5, "sides: expected two lists");
+	/* the cluster's names, whichever order [run] and the fault come in */
+	cr_assert_eq(parse_text("[run]\ntopology = cluster\nclients = 2\n[fault s]\n"
+				"action = net-partition\nsides = primary:1, replica:0, client:1 | rest\n"
+				"at = 1\n"), 0, "%s", sc.error);
+	const struct lb_fault *f = &sc.faults[0];
+	cr_assert_eq(lb_fault_side(f, 1), 0, "primary 1");
+	cr_assert_eq(lb_fault_side(f, LB_CLUSTER_SHARDS + 0), 0, "replica 0");
+	cr_assert_eq(lb_fault_side(f, LB_TOPO_PARTS + 1), 0, "client 1");
+	cr_assert_eq(lb_fault_side(f, 0), 1, "primary 0 is in the rest");
+	cr_assert_eq(lb_fault_side(f, LB_CLUSTER_SHARDS + 2), 1, "replica 2 is in the rest");
+	cr_assert_eq(parse_text("[fault s]\naction = net-partition\nsides = primaries | replicas\n"
+				"at = 1\n[run]\ntopology = cluster\n"), 0, "%s", sc.error);
+	f = &sc.faults[0];
+	for (int i = 0; i < LB_CLUSTER_SHARDS; i++) {
+		cr_assert_eq(lb_fault_side(f, i), 0);
+		cr_assert_eq(lb_fault_side(f, LB_CLUSTER_SHARDS + i), 1);
+	}
+	char why[400];
+	cr_assert_eq(lb_scenario_load("cluster-lagging-replica", &sc), 0);
+	cr_assert(sc.cluster);
+	cr_assert(lb_scenario_applies(&sc, "token-lua"));
+	cr_assert(lb_scenario_why_not(&sc, "redlock", why, sizeof(why)));
+	cr_assert(strstr(why, "needs 5 independent lock nodes"), "%s", why);
+	cr_assert(lb_scenario_why_not(&sc, "redis-py@4.3.4", why, sizeof(why)));
+	cr_assert(strstr(why, "cluster clients"), "%s", why);
 }
 
 /* net-partition: two sides of parts and clients, `rest` for everyone else;
