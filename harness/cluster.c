@@ -322,20 +322,10 @@ pid_t lb_cluster_watch(const struct lb_cluster *c,
 		       void (*report)(void *arg, enum lb_cluster_news what, int node), void *arg)
 {
 	static const int viewers[LB_CLUSTER_NODES] = { 1, 2, 4, 5, 3, 0 };
-	pid_t parent = getpid();
 
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid != 0) {
-		if (pid < 0) {
-			lb_errorf("cannot fork the cluster watcher");
-			return LB_ESYS;
-		}
-		lb_signals_track_child(pid);
+	pid_t pid = lb_fork_helper("the cluster watcher");
+	if (pid != 0)
 		return pid;
-	}
-	if (!lb_child_bind_to_parent(parent))
-		_exit(0);
 	unsigned was_failed = 0, was_down = 0;
 	int was_serving = 0;
 	for (;;) {

@@ -1,6 +1,9 @@
 #include "signals.h"
 #include "rserver.h"
+#include "util.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -72,4 +75,23 @@ bool lb_child_bind_to_parent(pid_t parent)
 	for (int i = 0; i < LB_MAX_CHILDREN; i++)
 		children[i] = 0;
 	return true;
+}
+
+pid_t lb_fork_helper(const char *what)
+{
+	pid_t parent = getpid();
+
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		lb_errorf("cannot fork %s: %s", what, strerror(errno));
+		return LB_ESYS;
+	}
+	if (pid > 0) {
+		lb_signals_track_child(pid);
+		return pid;
+	}
+	if (!lb_child_bind_to_parent(parent))
+		_exit(0);
+	return 0;
 }

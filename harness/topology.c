@@ -288,20 +288,9 @@ pid_t lb_sentinel_topo_watch(const struct lb_sentinel_topo *t,
 			     void (*report)(void *arg, enum lb_sentinel_news what, int port),
 			     void *arg)
 {
-	pid_t parent = getpid();
-
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid != 0) {
-		if (pid < 0) {
-			lb_errorf("cannot fork the Sentinel watcher");
-			return LB_ESYS;
-		}
-		lb_signals_track_child(pid);
+	pid_t pid = lb_fork_helper("the Sentinel watcher");
+	if (pid != 0)
 		return pid;
-	}
-	if (!lb_child_bind_to_parent(parent))
-		_exit(0);
 	/* Sentinel 0 tells of the failover; the choice of a replica (by the
 	 * elected leader) and a demotion (by whichever Sentinel sees the returned
 	 * server first) can come from any of them: listen to all */

@@ -79,46 +79,48 @@ void lb_node_set_timeout(struct lb_node *n, int64_t ms)
 		redisSetTimeout(n->ctx, ms_tv(ms));
 }
 
-int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *master)
+/* A comma-separated list of redis:// URLs into @out: how many (at least one,
+ * at most @max), or LB_EINVAL. */
+static int parse_addrs(const char *urls, struct lb_addr *out, int max)
 {
 	char buf[512], *save = NULL;
+	int n = 0;
 
-	if (!master[0] || strlen(master) >= sizeof(n->master) || strlen(urls) >= sizeof(buf))
+	if (strlen(urls) >= sizeof(buf))
 		return LB_EINVAL;
 	snprintf(buf, sizeof(buf), "%s", urls);
-	n->n_sentinels = 0;
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		struct lb_node one;
-		if (n->n_sentinels == LB_MAX_SENTINELS || lb_node_parse_url(t, &one) < 0 ||
-		    strlen(one.host) >= sizeof(n->sentinel[0].host))
+		if (n == max || lb_node_parse_url(t, &one) < 0 || strlen(one.host) >= sizeof(out[0].host))
 			return LB_EINVAL;
-		memcpy(n->sentinel[n->n_sentinels].host, one.host, strlen(one.host) + 1); /* fits: checked */
-		n->sentinel[n->n_sentinels++].port = one.port;
+		memcpy(out[n].host, one.host, strlen(one.host) + 1); /* fits: checked */
+		out[n++].port = one.port;
 	}
-	if (n->n_sentinels == 0)
+	return n ? n : LB_EINVAL;
+}
+
+int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *master)
+{
+	if (!master[0] || strlen(master) >= sizeof(n->master))
 		return LB_EINVAL;
+	int got = parse_addrs(urls, n->sentinel, LB_MAX_SENTINELS);
+	if (got < 0)
+		return got;
+	n->n_sentinels = got;
 	snprintf(n->master, sizeof(n->master), "%s", master);
 	return 0;
 }
 
 int lb_node_use_cluster(struct lb_node *n, const char *urls, int slot)
 {
-	char buf[512], *save = NULL;
-
-	if (slot < 0 || slot > 16383 || strlen(urls) >= sizeof(buf))
+	if (slot < 0 || slot > 16383)
 		return LB_EINVAL;
-	snprintf(buf, sizeof(buf), "%s", urls);
-	n->n_seeds = 0;
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		struct lb_node one;
-		if (n->n_seeds == LB_MAX_SEEDS || lb_node_parse_url(t, &one) < 0 ||
-		    strlen(one.host) >= sizeof(n->seed[0].host))
-			return LB_EINVAL;
-		memcpy(n->seed[n->n_seeds].host, one.host, strlen(one.host) + 1); /* fits: checked */
-		n->seed[n->n_seeds++].port = one.port;
-	}
+	int got = parse_addrs(urls, n->seed, LB_MAX_SEEDS);
+	if (got < 0)
+		return got;
+	n->n_seeds = got;
 	n->slot = slot;
-	return n->n_seeds ? 0 : LB_EINVAL;
+	return 0;
 }
 
 int lb_key_slot(const char *key, size_t len)

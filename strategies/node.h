@@ -19,6 +19,12 @@
 #define LB_MAX_SENTINELS 5
 #define LB_MAX_SEEDS 8
 
+/* A server's address: a Sentinel, a cluster seed. */
+struct lb_addr {
+	char host[64];
+	int port;
+};
+
 /* One connection to one Redis server, reopened lazily after a failure. */
 struct lb_node {
 	char host[128];
@@ -41,7 +47,7 @@ struct lb_node {
 	 * asks again. */
 	char master[64];
 	int n_sentinels;
-	struct { char host[64]; int port; } sentinel[LB_MAX_SENTINELS];
+	struct lb_addr sentinel[LB_MAX_SENTINELS];
 	uint64_t lookups;         /* answers the Sentinels gave */
 	char source[20];          /* connect from this local address ("": any); a party
 				     of the relay (relay.h) */
@@ -53,7 +59,7 @@ struct lb_node {
 	 * connection, so the next command asks again. hiredis follows neither. */
 	int n_seeds;              /* 0: not in a cluster */
 	int slot;
-	struct { char host[64]; int port; } seed[LB_MAX_SEEDS];
+	struct lb_addr seed[LB_MAX_SEEDS];
 	int seed_at;              /* the seed asked first: the last that answered */
 	bool redirected;          /* host:port came from a MOVED: connect there first */
 	uint64_t redirects;       /* MOVED and ASK replies followed */
