@@ -473,7 +473,8 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		.client = id, .impl = cfg->strategy->impl,
 		.library_wait = cfg->wait.kind == LB_WAIT_LIBRARY, .timeout_ms = c.lock[0].timeout_ms,
 		.cancel = &sh->stop, .log_path = external && cfg->out_dir[0] ? log_path : NULL,
-		.clock_shim = c.clock_file ? clock_shim : NULL, .clock_file = c.clock_file,
+		.clock_shim = c.clock_file || c.lock[0].source[0] ? clock_shim : NULL,
+		.clock_file = c.clock_file,
 	};
 	c.node_gen = atomic_load(&sh->node_gen);
 	arm_failpoints(&c);

@@ -988,20 +988,6 @@ bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, cha
 			 sc->name);
 		return true;
 	}
-	/* a library's connections come from its own process, which lockbench
-	 * cannot bind to a client's address: a partition cannot tell them apart */
-	for (int i = 0; sc->sentinel && s && lb_strategy_is_external(s) && i < sc->n_faults; i++) {
-		const struct lb_fault *f = &sc->faults[i];
-		if (f->action == LB_ACT_NET_PARTITION &&
-		    (f->side_clients[0] | f->side_clients[1] || f->side_all_clients[0] ||
-		     f->side_all_clients[1])) {
-			snprintf(why, len, "scenario %s's partition [%s] puts clients on its sides; %s's "
-				 "connections come from its own process, which the relay cannot tell "
-				 "apart from the other clients' (docs/topologies.md): n/a", sc->name,
-				 f->name, strategy);
-			return true;
-		}
-	}
 	/* a fault at a failpoint lives inside a C recipe: library code has none */
 	for (int i = 0; s && lb_strategy_is_external(s) && i < sc->n_faults; i++) {
 		const struct lb_fault *f = &sc->faults[i];

@@ -239,9 +239,15 @@ static void child(const struct adapter *a, int in_fd, int out_fd, pid_t parent)
 		dup2(log, STDERR_FILENO);
 	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
 		signal(reset[i], SIG_DFL);
-	if (cfg->clock_shim && cfg->clock_file) { /* client clock faults reach the library */
+	/* the shim: client clock faults reach the library, and its connections
+	 * come from the client's own address, as lockbench's clients' do */
+	const char *source = cfg->n_nodes ? cfg->nodes[0]->source : "";
+	if (cfg->clock_shim && (cfg->clock_file || source[0])) {
 		setenv("LD_PRELOAD", cfg->clock_shim, 1);
-		setenv("LOCKBENCH_CLOCK_FILE", cfg->clock_file, 1);
+		if (cfg->clock_file)
+			setenv("LOCKBENCH_CLOCK_FILE", cfg->clock_file, 1);
+		if (source[0])
+			setenv("LOCKBENCH_SOURCE_ADDR", source, 1);
 	}
 	/* its argv, then the run's --adapter-arg values */
 	const char *argv[2 * LB_ADAPTER_MAX_ARGS + 1];

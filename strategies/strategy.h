@@ -66,7 +66,8 @@ struct lb_lock_cfg {
 	int64_t timeout_ms;          /* the network timeout the recipes use (the nodes') */
 	const _Atomic int *cancel;   /* set when the run stops: a blocked request gives up */
 	const char *log_path;        /* the adapter's stderr goes here; NULL: /dev/null */
-	const char *clock_shim;      /* LD_PRELOAD for the adapter (client clock faults) */
+	const char *clock_shim;      /* LD_PRELOAD for the adapter (client clock faults, the
+				      * source address of nodes[0]->source) */
 	const char *clock_file;      /* ... and the offset file it reads; both may be NULL */
 };
 

@@ -237,6 +237,41 @@ Test(adapters, client_clock_faults_reach_the_adapter, .init = setup)
 	}
 }
 
+/* On lockbench's Sentinel topology a partition tells clients apart by the
+ * address their connections come from: a library's too, through the shim,
+ * without a change to its code. Off that topology nothing is bound. */
+Test(adapters, a_librarys_connections_come_from_its_clients_address, .init = setup,
+     .timeout = 180)
+{
+	char addr[2][64];
+	for (int topo = 0; topo < 2; topo++) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, topo ? "sentinel" : "single");
+		const char *args[] = { "run", "--strategy", adapter("source-probe.py"),
+				       "--topology", topo ? "sentinel" : "single", "--clients", "2",
+				       "--duration", "0.5", "--out", dir, "--no-status",
+				       "--no-report", NULL };
+		cr_assert_eq(lb(args), 0, "%s", out());
+		for (int c = 0; c < 2; c++) {
+			char log[64];
+			snprintf(log, sizeof(log), "%s/adapter-%d.log", topo ? "sentinel" : "single", c);
+			const char *text = fx_slurp(tmpdir, log);
+			const char *p = strstr(text, "source ");
+			cr_assert_not_null(p, "client %d's adapter logged no address: %s", c, text);
+			cr_assert_eq(sscanf(p, "source %63s", addr[c]), 1);
+			if (!topo)
+				cr_assert_str_eq(addr[c], "127.0.0.1", "client %d, single node", c);
+			else
+				cr_assert(!strncmp(addr[c], "127.1.", 6),
+					  "client %d's library connected from %s, not a party "
+					  "address (127.1.x.y)", c, addr[c]);
+		}
+		if (topo)
+			cr_assert_str_neq(addr[0], addr[1], "both clients connected from %s", addr[0]);
+	}
+	nothing_left("source-probe");
+}
+
 /* A pause stops the client and its adapter together (its process group). */
 Test(adapters, a_paused_holder_stops_its_adapter_too, .init = setup)
 {
