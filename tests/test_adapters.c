@@ -240,8 +240,7 @@ Test(adapters, client_clock_faults_reach_the_adapter, .init = setup)
 /* On lockbench's Sentinel topology a partition tells clients apart by the
  * address their connections come from: a library's too, through the shim,
  * without a change to its code. Off that topology nothing is bound. */
-Test(adapters, a_librarys_connections_come_from_its_clients_address, .init = setup,
-     .timeout = 180)
+Test(adapters, a_librarys_connections_come_from_its_clients_address, .init = setup)
 {
 	char addr[2][64];
 	for (int topo = 0; topo < 2; topo++) {
