@@ -1,4 +1,5 @@
 #include "clockfile.h"
+#include "outfile.h"
 #include "rserver.h"
 #include "util.h"
 
@@ -551,6 +552,26 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 {
 	(void)sb, (void)flag, (void)ftw;
 	return remove(path);
+}
+
+int lb_server_copy_log(const struct lb_server *s, const char *dir, const char *name)
+{
+	if (!s)
+		return 0;
+	FILE *in = fopen(s->log_path, "r");
+	if (!in)
+		return 0; /* nothing logged yet */
+	struct lb_outfile o;
+	int rc = lb_outfile_open(&o, dir, name, true);
+	if (rc == 0) {
+		char buf[8192];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+			fwrite(buf, 1, n, o.f);
+		rc = lb_outfile_close(&o);
+	}
+	fclose(in);
+	return rc;
 }
 
 void lb_server_destroy(struct lb_server *s)

@@ -52,6 +52,9 @@ struct lb_server *lb_server_start_replica(int primary_port, int link_port, int64
 /* The same with @opts (NULL: none) for the replica; at most 16 extra_args. */
 struct lb_server *lb_server_start_replica_with(const struct lb_server_opts *opts, int primary_port,
 					       int link_port, int64_t timeout_ms);
+/* Copy the server's log (what it wrote so far, across restarts) to
+ * @dir/@name. 0, or LB_ESYS with a message naming the file. NULL @s: 0. */
+int lb_server_copy_log(const struct lb_server *s, const char *dir, const char *name);
 /* Graceful stop: SIGTERM, a bounded wait, then SIGKILL. The directory stays. */
 int lb_server_stop(struct lb_server *s);
 /* SIGKILL and reap: a crash. */

@@ -804,6 +804,40 @@ static void delete_own_keys(struct run_ctx *r)
 	}
 }
 
+/* Every server's and Sentinel's log, into the run's directory: what the
+ * servers said while the faults went on (a Sentinel's +sdown, +vote-for-leader,
+ * +selected-slave; a replica's full syncs) sits beside the history. A copy
+ * that fails says so and costs nothing else. */
+static void keep_logs(struct run_ctx *r)
+{
+	char name[64];
+
+	if (!r->cfg->out_dir[0])
+		return;
+	for (size_t i = 0; i < r->n_srv; i++) {
+		if (i == 0 && r->cfg->cluster)
+			continue; /* cluster node 0, below */
+		if (i < r->n_lock)
+			snprintf(name, sizeof(name), "redis-lock-%zu.log", i);
+		else
+			snprintf(name, sizeof(name), "redis-resource.log");
+		lb_server_copy_log(r->srv[i], r->cfg->out_dir, name);
+	}
+	lb_server_copy_log(r->replica, r->cfg->out_dir, "redis-replica.log");
+	for (int i = 0; i < LB_TOPO_REPLICAS; i++) {
+		snprintf(name, sizeof(name), "redis-replica-%d.log", i);
+		lb_server_copy_log(r->topo.replica[i], r->cfg->out_dir, name);
+	}
+	for (int i = 0; i < LB_TOPO_SENTINELS; i++) {
+		snprintf(name, sizeof(name), "sentinel-%d.log", i);
+		lb_server_copy_log(r->topo.sentinel[i], r->cfg->out_dir, name);
+	}
+	for (int i = 0; i < LB_CLUSTER_NODES; i++) {
+		snprintf(name, sizeof(name), "redis-cluster-%d.log", i);
+		lb_server_copy_log(r->cluster.node[i], r->cfg->out_dir, name);
+	}
+}
+
 static void run_cleanup(struct run_ctx *r)
 {
 	if (r->sh) {
@@ -830,6 +864,7 @@ static void run_cleanup(struct run_ctx *r)
 		lb_node_close(&r->lock[i]);
 	lb_node_close(&r->resource);
 	lb_faults_finish(&r->inj);
+	keep_logs(r);
 	r->topo.primary = NULL; /* srv[0]'s; the Sentinels go first, then every server */
 	lb_sentinel_topo_destroy(&r->topo);
 	if (r->cfg->cluster)

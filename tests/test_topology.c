@@ -214,6 +214,18 @@ Test(topology, a_partition_splits_the_brain)
 	cr_assert(strstr(ev, ",partition-healed,"), "%s", ev);
 	cr_assert(strstr(ev, ",demoted,,0,0\n"), "the old primary was not demoted:\n%s", ev);
 	cr_assert(strstr(ev, ",primary-seen,0,,1\n"), "client 0 stayed on the old primary:\n%s", ev);
+	/* the servers' own account, kept beside the history */
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "sentinel-%d.log", i);
+		const char *log = fx_slurp(out, name);
+		cr_assert(strstr(log, "+sdown master lockbench"), "%s: %s", name, log);
+		cr_assert(strstr(log, "+switch-master lockbench"), "%s: %s", name, log);
+	}
+	cr_assert(strstr(fx_slurp(out, "redis-replica-0.log"), "MASTER MODE enabled"),
+		  "replica 0's log does not tell of its promotion");
+	cr_assert(strstr(fx_slurp(out, "redis-lock-0.log"), "Connecting to MASTER"),
+		  "the old primary's log does not tell of its demotion");
 }
 
 /* --sentinel: a deployment lockbench did not start, found through its
@@ -242,6 +254,8 @@ Test(topology, runs_on_a_users_sentinels, .fini = stop)
 	cr_assert_gt(atoi(lb_summary_get(&sum, "sections")), 10);
 	cr_assert(strstr(fx_slurp(out, "meta.txt"), "servers: the primary Sentinels"), "%s",
 		  fx_slurp(out, "meta.txt"));
+	snprintf(path, sizeof(path), "%s/sentinel-0.log", out);
+	cr_assert_neq(access(path, F_OK), 0, "a log of a Sentinel lockbench did not start");
 	redisReply *r = redisCommand(c, "DBSIZE");
 	cr_assert(r && r->type == REDIS_REPLY_INTEGER && r->integer == 1,
 		  "the run left keys behind, or removed the user's");
