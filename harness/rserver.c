@@ -50,6 +50,17 @@ static void untrack(pid_t pid)
 			live_pids[i] = 0;
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+int lb_rmtree(const char *path)
+{
+	return nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS) ? LB_ESYS : 0;
+}
+
 /*
  * The janitor: a kill -9 of lockbench kills its servers (PR_SET_PDEATHSIG)
  * but cannot remove their directories. So the first server a process starts
@@ -60,8 +71,6 @@ static void untrack(pid_t pid)
  * directories are still listed (none after a normal exit) and exits.
  */
 static char (*janitor_dirs)[256];
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
 
 static void __attribute__((noreturn)) janitor(int fd)
 {
@@ -79,7 +88,7 @@ static void __attribute__((noreturn)) janitor(int fd)
 		lb_sleep_ns(100 * LB_NS_PER_MS);
 		for (int i = 0; i < MAX_LIVE; i++)
 			if (janitor_dirs[i][0] && strstr(janitor_dirs[i], "lockbench-redis-"))
-				nftw(janitor_dirs[i], rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+				lb_rmtree(janitor_dirs[i]);
 	}
 	_exit(0);
 }
@@ -345,8 +354,6 @@ static int spawn(struct lb_server *s)
 	return rc;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
-
 /* Directories left by a lockbench that was killed with SIGKILL (nothing runs
  * in it then): lockbench-redis-<pid>-XXXXXX whose <pid> is gone. Once per
  * process, at its first server. */
@@ -365,7 +372,7 @@ static void sweep_stale_dirs(const char *tmp)
 		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
 			continue;
 		snprintf(path, sizeof(path), "%.3000s/%.200s", tmp, e->d_name);
-		nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+		lb_rmtree(path);
 	}
 	closedir(d);
 }
@@ -548,12 +555,6 @@ int lb_server_set_clock(struct lb_server *s, int64_t offset_ms)
 	return lb_clock_file_write(s->clock_path, offset_ms);
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path);
-}
-
 int lb_server_copy_log(const struct lb_server *s, const char *dir, const char *name)
 {
 	if (!s)
@@ -581,7 +582,7 @@ void lb_server_destroy(struct lb_server *s)
 	lb_server_kill(s);
 	track_dir(s, false);
 	if (s->dir[0] && strstr(s->dir, "lockbench-redis-"))
-		nftw(s->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+		lb_rmtree(s->dir);
 	free(s);
 }
 

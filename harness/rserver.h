@@ -88,6 +88,9 @@ int lb_server_wait_ready(struct lb_server *s, int timeout_ms);
  * Async-signal-safe: for fatal-signal handlers. */
 void lb_server_kill_all_signal_safe(void);
 
+/* Remove the directory @path and everything under it (no symlink followed). */
+int lb_rmtree(const char *path);
+
 /* A free TCP port on 127.0.0.1 at the time of the call, or a negative status. */
 int lb_free_port(void);
 

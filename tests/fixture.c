@@ -280,3 +280,38 @@ int fx_count_tmp_entries(const char *prefix)
 	closedir(d);
 	return n;
 }
+
+#define FX_MAX_TMPDIRS 32
+static struct {
+	char path[256];
+	pid_t owner; /* a forked child that calls exit() leaves it alone */
+} fx_tmpdirs[FX_MAX_TMPDIRS];
+
+static void fx_remove_tmpdirs(void)
+{
+	if (getenv("LOCKBENCH_KEEP_TESTDIRS"))
+		return;
+	for (int i = 0; i < FX_MAX_TMPDIRS; i++)
+		if (fx_tmpdirs[i].path[0] && fx_tmpdirs[i].owner == getpid()) {
+			lb_rmtree(fx_tmpdirs[i].path);
+			fx_tmpdirs[i].path[0] = 0;
+		}
+}
+
+char *fx_mkdtemp(char *tmpl)
+{
+	static bool registered;
+	char *dir = mkdtemp(tmpl);
+
+	if (!dir || strlen(dir) >= sizeof(fx_tmpdirs[0].path))
+		return dir;
+	if (!registered && atexit(fx_remove_tmpdirs) == 0)
+		registered = true;
+	for (int i = 0; i < FX_MAX_TMPDIRS; i++)
+		if (!fx_tmpdirs[i].path[0]) {
+			snprintf(fx_tmpdirs[i].path, sizeof(fx_tmpdirs[i].path), "%s", dir);
+			fx_tmpdirs[i].owner = getpid();
+			break;
+		}
+	return dir;
+}

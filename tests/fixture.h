@@ -70,6 +70,10 @@ int fx_descendants(pid_t root, pid_t *out, int max);
 int fx_wait_descendants(pid_t root, pid_t *out, int max, int want, int timeout_ms);
 /* Entries of $TMPDIR (or /tmp) whose name begins with @prefix. */
 int fx_count_tmp_entries(const char *prefix);
+/* mkdtemp(@tmpl), and the directory is removed with all it holds when the
+ * process that made it exits (a test's worker: pass or fail), unless
+ * LOCKBENCH_KEEP_TESTDIRS is set, to look at what a failed test left. */
+char *fx_mkdtemp(char *tmpl);
 /* kill -9 @pid, then fail the test unless every one of @pids is gone soon. */
 void fx_kill9_leaves_nothing(pid_t pid, const pid_t *pids, int n);
 

@@ -31,7 +31,7 @@ static void setup(void)
 	snprintf(buf, sizeof(buf), "%s", sc);
 	snprintf(root, sizeof(root), "%s", dirname(buf));
 	strcpy(tmpdir, "/tmp/lbtest-adapters-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	cr_assert_not_null(fx_mkdtemp(tmpdir));
 	fx_become_subreaper();
 }
 

@@ -23,7 +23,7 @@ static char tmpdir[64];
 static void mktmp(void)
 {
 	strcpy(tmpdir, "/tmp/lbtest-browser-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	cr_assert_not_null(fx_mkdtemp(tmpdir));
 }
 
 /* Drive the browser through @dir/report.html with @keys; its JSON output. */

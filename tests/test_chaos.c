@@ -20,7 +20,7 @@ static char tmpdir[64];
 static void mktmp(void)
 {
 	strcpy(tmpdir, "/tmp/lbtest-chaos-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	cr_assert_not_null(fx_mkdtemp(tmpdir));
 }
 
 static int lb(const char *const *args)

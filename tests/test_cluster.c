@@ -191,7 +191,7 @@ Test(cluster, a_run_loses_its_lock_in_a_real_failover)
 	char dir[] = "/tmp/lbtest-cluster-XXXXXX", out[128], path[200];
 	struct lb_summary sum;
 
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(fx_mkdtemp(dir));
 	snprintf(out, sizeof(out), "%s/run", dir);
 	const char *args[] = { "run", "--scenario", "cluster-lagging-replica", "--strategy",
 			       "set-nx-px", "--seed", "3", "--out", out, "--no-status", "--no-report",
@@ -214,7 +214,7 @@ Test(cluster, kill_9_mid_partition_leaves_nothing)
 	char dir[] = "/tmp/lbtest-cluster-XXXXXX", out[128], res[160], pattern[64];
 	pid_t pids[64];
 
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(fx_mkdtemp(dir));
 	snprintf(out, sizeof(out), "%s/output", dir);
 	snprintf(res, sizeof(res), "%s/run", dir);
 	fx_become_subreaper();

@@ -29,7 +29,7 @@ static void setup(void)
 	snprintf(buf, sizeof(buf), "%s", lb);
 	snprintf(build, sizeof(build), "%s", dirname(buf)); /* build or build/san */
 	strcpy(tmp, "/tmp/lbtest-install-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmp));
+	cr_assert_not_null(fx_mkdtemp(tmp));
 	snprintf(bin, sizeof(bin), "%s/d/usr/local/bin/lockbench", tmp);
 }
 

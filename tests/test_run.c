@@ -24,7 +24,7 @@ static char tmpdir[64];
 static void mktmp(void)
 {
 	strcpy(tmpdir, "/tmp/lbtest-run-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	cr_assert_not_null(fx_mkdtemp(tmpdir));
 }
 
 /* Run lockbench to completion; its exit code. */

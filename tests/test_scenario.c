@@ -345,7 +345,7 @@ Test(scenario, non_finite_and_out_of_range_times_are_refused)
 Test(scenario, faults_outside_the_run_are_warned_about)
 {
 	char dir[] = "/tmp/lbtest-scwarn-XXXXXX", ini[64], out[80];
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(fx_mkdtemp(dir));
 	snprintf(ini, sizeof(ini), "%s/late.ini", dir);
 	FILE *f = fopen(ini, "w");
 	fprintf(f, "[scenario]\nsummary = faults too late\n[run]\nclients = 2\nduration = 1\n"

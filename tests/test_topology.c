@@ -135,7 +135,7 @@ Test(topology, kill_9_leaves_no_server_and_no_sentinel)
 	char dir[] = "/tmp/lbtest-topology-XXXXXX", out[128];
 	pid_t pids[32];
 
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(fx_mkdtemp(dir));
 	snprintf(out, sizeof(out), "%s/output", dir);
 	fx_become_subreaper();
 	const char *args[] = { "servers", "--sentinel", NULL };
@@ -170,7 +170,7 @@ Test(topology, a_run_lives_through_a_real_failover)
 	char dir[] = "/tmp/lbtest-topology-XXXXXX", out[128], path[200];
 	struct lb_summary sum;
 
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(fx_mkdtemp(dir));
 	snprintf(out, sizeof(out), "%s/run", dir);
 	const char *args[] = { "run", "--scenario", "sentinel-failover", "--strategy", "token-lua",
 			       "--seed", "3", "--out", out, "--no-status", "--no-report", NULL };
@@ -199,7 +199,7 @@ Test(topology, a_partition_splits_the_brain)
 	char dir[] = "/tmp/lbtest-topology-XXXXXX", out[128], path[200];
 	struct lb_summary sum;
 
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(fx_mkdtemp(dir));
 	snprintf(out, sizeof(out), "%s/run", dir);
 	const char *args[] = { "run", "--scenario", "sentinel-split-brain", "--strategy", "set-nx-px",
 			       "--seed", "5", "--out", out, "--no-status", "--no-report", NULL };
@@ -238,7 +238,7 @@ Test(topology, runs_on_a_users_sentinels, .fini = stop)
 
 	cr_assert_eq(lb_sentinel_topo_start(&topo, NULL), 0);
 	sentinel_urls(urls, sizeof(urls));
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(fx_mkdtemp(dir));
 	/* a key of the user's, which the run must leave alone */
 	redisContext *c = redisConnect("127.0.0.1", topo.primary->port);
 	cr_assert(c && !c->err);
@@ -281,7 +281,7 @@ Test(topology, kill_9_mid_failover_leaves_nothing)
 	char dir[] = "/tmp/lbtest-topology-XXXXXX", out[128], res[160], pattern[64];
 	pid_t pids[64];
 
-	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(fx_mkdtemp(dir));
 	snprintf(out, sizeof(out), "%s/output", dir);
 	snprintf(res, sizeof(res), "%s/run", dir);
 	fx_become_subreaper();
