@@ -248,19 +248,28 @@ static int write_timeline(const struct lb_run_files *rf)
 			end_s = s_of(rf->sec[i].release_ns);
 	if (!window[0] && end_s > 0)
 		fprintf(gp.f, "set xrange [0:%.3f]\n", end_s);
+	/* The axis the labels are spaced on: the whole run, or the window's
+	 * sections (gnuplot scales the axis to them). */
+	double lo_s = 0, hi_s = end_s;
+	if (window[0]) {
+		lo_s = hi_s = s_of(rf->sec[from].enter_ns);
+		for (size_t i = from; i < to; i++)
+			if (s_of(rf->sec[i].release_ns) > hi_s)
+				hi_s = s_of(rf->sec[i].release_ns);
+	}
 	/* Faults as dashed lines, each labelled at the top. A label stands
 	 * beside its line unless the one before it is nearer than a label's
-	 * height and a little (1.6 % of the axis, about 17 of the plot's 1090 pixels): then
-	 * it moves right until it clears it, so that faults at one instant (slow
-	 * and partition) or a Sentinel's sdown, odown and choice within 0.2 s
-	 * stay readable, each in the order it happened. */
-	double gap_s = (end_s > 0 ? end_s : 1) * 0.016, last_x = -1e9;
+	 * height and a little (1.6 % of the axis, about 17 of the plot's 1090
+	 * pixels): then it moves right until it clears it, so that faults at one
+	 * instant (slow and partition) or a Sentinel's sdown, odown and choice
+	 * within 0.2 s stay readable, each in the order it happened. */
+	double gap_s = (hi_s > lo_s ? hi_s - lo_s : 1) * 0.016, last_x = -1e9;
 	for (size_t e = 0; e < rf->n_ev; e++) {
 		const struct lb_event *ev = &rf->ev[e];
 		char label[96];
-		double t = s_of(ev->t_ns), x = t > last_x + gap_s ? t : last_x + gap_s;
 		if (ev->kind == LB_EV_PRIMARY_SEEN)
 			continue; /* drawn as the strip under the client's lane */
+		double t = s_of(ev->t_ns), x = t > last_x + gap_s ? t : last_x + gap_s;
 		event_label(ev, label, sizeof(label));
 		last_x = x;
 		fprintf(gp.f, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc rgb '#777777' dt 2\n",

@@ -21,7 +21,7 @@ static char tmpdir[64];
 static void mktmp(void)
 {
 	strcpy(tmpdir, "/tmp/lbtest-report-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
+	cr_assert_not_null(fx_mkdtemp(tmpdir));
 }
 
 static void assert_png(const char *dir, const char *name)
@@ -149,6 +149,37 @@ Test(report, charts_say_the_same_for_every_run, .init = mktmp)
 }
 
 /* Client 1 paused 0.5..4.0 s with a 2 s lease; client 2 gets in at 2.01 s. */
+/* A run too long to draw whole shows a window of 3000 sections; labels of
+ * faults at one instant are spaced on that window's axis, not the run's. */
+Test(report, a_window_spaces_labels_on_its_own_axis, .init = mktmp)
+{
+	enum { N = 4000 };
+	static struct lb_section sec[N];
+	for (int i = 0; i < N; i++) /* 10 ms each, one after another: 40 s */
+		sec[i] = (struct lb_section){ .client = i % 2, .key = 0, .enter_ns = i * 10 * MS,
+					      .exit_ns = i * 10 * MS + 5 * MS,
+					      .release_ns = i * 10 * MS + 6 * MS,
+					      .outcome = LB_OUT_RELEASED, .fence = -1 };
+	sec[N - 1].enter_ns = sec[N - 2].enter_ns + 2 * MS; /* the violation: 39.982 s */
+	sec[N - 1].exit_ns = sec[N - 1].enter_ns + 5 * MS;
+	sec[N - 1].release_ns = sec[N - 1].enter_ns + 6 * MS;
+	static struct lb_event ev[] = {
+		{ .t_ns = 39800 * MS, .kind = LB_EV_SLOW, .client = 0, .node = -1, .value = 2000 },
+		{ .t_ns = 39800 * MS, .kind = LB_EV_PAUSE, .client = 1, .node = -1, .value = 2000 },
+	};
+	struct lb_run_files rf = { .sec = sec, .n = N, .ev = ev, .n_ev = 2, .clients = 2,
+				   .keys = 1, .ttl_ms = 5000, .elapsed_s = 40 };
+	bool drawn = false;
+
+	snprintf(rf.dir, sizeof(rf.dir), "%s", tmpdir);
+	lb_hist_add(&rf.lat, 2 * MS);
+	cr_assert_eq(lb_charts_run(&rf, &drawn), 0, "see %s/gnuplot.log", tmpdir);
+	const char *gp = fx_slurp(tmpdir, "timeline.gp");
+	cr_assert(strstr(gp, "(sections 3950-4000 of 4000)"), "%s", gp);
+	/* the window: 39.49 s to 39.988 s; 1.6 % of it is 7.97 ms (of 40 s: 640 ms) */
+	cr_assert(strstr(gp, "\"pause c1\" at 39.807968, graph 0.98"), "%s", gp);
+}
+
 Test(report, violation_paragraphs_match_the_history)
 {
 	static struct lb_section sec[] = {
