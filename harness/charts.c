@@ -167,6 +167,7 @@ static int write_timeline(const struct lb_run_files *rf)
 	char title[200], window[80] = "";
 	struct lb_outfile d = { 0 }, o = { 0 }, m = { 0 }, r = { 0 }, gp = { 0 };
 	int rc = 0;
+	size_t unknown = 0; /* sections whose lease's end the lock did not tell */
 
 	if (rf->n > TIMELINE_MAX) {
 		int64_t v = first_violation(rf);
@@ -207,8 +208,10 @@ static int write_timeline(const struct lb_run_files *rf)
 			if (b > a)
 				fprintf(o.f, "%d %.6f %.6f\n", s->client, s_of(a), s_of(b - a));
 		}
-		if (rf->ttl_ms > 0 && exit > s->enter_ns + rf->ttl_ms * LB_NS_PER_MS)
-			fprintf(m.f, "%.6f %d 1\n", s_of(s->enter_ns + rf->ttl_ms * LB_NS_PER_MS), s->client);
+		/* only where the lock's own account says when its lease ended */
+		if (lb_lease_known(s) && exit > s->lease_end_ns)
+			fprintf(m.f, "%.6f %d 1\n", s_of(s->lease_end_ns), s->client);
+		unknown += !lb_lease_known(s) && s->lease_end_ns != LB_LEASE_NEVER;
 		if (s->outcome == LB_OUT_KILLED)
 			fprintf(m.f, "%.6f %d 2\n", s_of(exit), s->client);
 		/* a release that takes longer than a millisecond (a partition, a
@@ -299,10 +302,11 @@ static int write_timeline(const struct lb_run_files *rf)
 	fprintf(gp.f, "     keyentry with lines ls 1 title 'inside', \\\n"
 		    "     keyentry with lines ls 2 title 'two or more inside', \\\n"
 		    "     keyentry with lines ls 3 title 'releasing (still holds the lock)', \\\n"
-		    "     keyentry with points pt 2 ps 1.4 lc rgb 'black' title 'lease expired (enter + TTL)', \\\n"
+		    "     keyentry with points pt 2 ps 1.4 lc rgb 'black' title '%s', \\\n"
 		    "     keyentry with points pt 7 ps 1.3 lc rgb '#aa0000' title 'killed', \\\n"
 		    "     keyentry with points pt 9 ps 1.5 lc rgb '#ee7733' title 'deleted another client''s lock', \\\n"
-		    "     keyentry with points pt 6 ps 1.2 lc rgb '#777777' title 'release found the lock gone'\n");
+		    "     keyentry with points pt 6 ps 1.2 lc rgb '#777777' title 'release found the lock gone'\n", unknown ? "lease ran out inside (not drawn: unknown for this lock)" :
+		    "lease ran out while inside");
 	lb_chart_svg(gp.f, "timeline", 1200, h);
 	rc |= lb_outfile_close(&gp);
 	return rc;

@@ -198,6 +198,7 @@ static void fp_action(const char *name, void *arg)
 			rec->enter_ns = rec->exit_ns = rel_now(c);
 			rec->release_ns = -1;
 			rec->fence = -1;
+			rec->lease_end_ns = LB_LEASE_UNKNOWN;
 			atomic_store(&rec->state, LB_REC_ENTERED);
 			atomic_store(&c->slot->n_records, n + 1);
 		}
@@ -354,6 +355,16 @@ static void note_primary(struct client *c)
 		}
 }
 
+/* When the lease of the lock just granted (at @granted, monotonic) runs
+ * out, as the lock knows it, relative to t0; LB_LEASE_* as they are. */
+static int64_t lease_end(const struct client *c, int64_t granted)
+{
+	const struct lock_strategy *s = c->cfg->strategy;
+	int64_t e = s->lease_end ? s->lease_end(c->lock_state) :
+		    granted + c->cfg->ttl_ms * LB_NS_PER_MS;
+	return e == LB_LEASE_UNKNOWN || e == LB_LEASE_NEVER ? e : e - c->sh->t0_ns;
+}
+
 static void one_section(struct client *c)
 {
 	const struct lb_run_cfg *cfg = c->cfg;
@@ -395,6 +406,7 @@ static void one_section(struct client *c)
 	rec->acquire_start_ns = t0 - sh->t0_ns;
 	rec->fence = grant.fence;
 	rec->nodes = grant.nodes;
+	rec->lease_end_ns = lease_end(c, sh->t0_ns + rec->enter_ns);
 	rec->release_ns = -1;
 	atomic_store(&rec->state, LB_REC_ENTERED);
 	atomic_store(&c->slot->n_records, n + 1);
@@ -411,6 +423,8 @@ static void one_section(struct client *c)
 	c->slow_sync = false;
 
 	rec->exit_ns = lb_now_ns() - sh->t0_ns;
+	if (cfg->strategy->lease_end) /* its own extensions moved it */
+		rec->lease_end_ns = lease_end(c, sh->t0_ns + rec->enter_ns);
 	atomic_store(&rec->state, LB_REC_EXITED);
 	atomic_store(&c->slot->inside, 0);
 	follow_nodes(c);

@@ -5,8 +5,12 @@
 #ifndef LB_HISTORY_H
 #define LB_HISTORY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#define LB_LEASE_UNKNOWN ((int64_t)-1)
+#define LB_LEASE_NEVER INT64_MAX
 
 enum lb_outcome {
 	LB_OUT_RELEASED, /* release removed our own lock */
@@ -34,6 +38,17 @@ struct lb_section {
 	enum lb_outcome outcome;
 	int64_t fence;            /* -1 unless the strategy issues fencing tokens */
 	uint32_t nodes;           /* lock nodes it held (bit i: node i), 0 when not known */
+	int64_t lease_end_ns;     /* when its lease ran out as the lock knew it at its exit
+				     (its own extensions included); LB_LEASE_UNKNOWN (-1)
+				     (or 0) when the lock cannot tell, LB_LEASE_NEVER (INT64_MAX)
+				     for a lock without a TTL */
 };
+
+/* Does @s say when its lease ran out (a time, not never, not unknown)? A
+ * lease ends after its grant, so 0 (a section made without one) is unknown. */
+static inline bool lb_lease_known(const struct lb_section *s)
+{
+	return s->lease_end_ns > 0 && s->lease_end_ns != LB_LEASE_NEVER;
+}
 
 #endif

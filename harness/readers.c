@@ -254,16 +254,18 @@ static int by_enter(const void *pa, const void *pb)
 }
 
 /* One row: every field checked, and the row against itself. */
-static int history_row(struct rd *r, int clients, int keys, bool with_nodes, struct lb_section *s)
+static int history_row(struct rd *r, int clients, int keys, size_t cols, struct lb_section *s)
 {
 	static const long long T = INT64_MAX / 4; /* times: far beyond any run */
-	char *f[9];
-	long long x[7];
+	static const char *const header[] = { LB_HISTORY_HEADER_8, LB_HISTORY_HEADER_9,
+					      LB_HISTORY_HEADER };
+	bool with_nodes = cols >= 9;
+	char *f[10];
+	long long x[8];
 	int rc, outcome;
 	uint32_t nodes = 0;
 
-	if ((rc = rd_fields(r, r->buf, f, with_nodes ? 9 : 8,
-			    with_nodes ? LB_HISTORY_HEADER : LB_HISTORY_HEADER_8)) < 0)
+	if ((rc = rd_fields(r, r->buf, f, cols, header[cols - 8])) < 0)
 		return rc;
 	/* nodes: empty, or node indexes joined by '+', each once, ascending */
 	for (const char *p = with_nodes ? f[8] : ""; *p;) {
@@ -289,6 +291,12 @@ static int history_row(struct rd *r, int clients, int keys, bool with_nodes, str
 			       "cut, got '%.40s'", f[6]);
 	if ((rc = rd_int(r, "fence", f[7], true, 0, T, &x[6])) < 0)
 		return rc;
+	/* lease_end_ns: a time, never (no TTL), or empty (not known) */
+	x[7] = LB_LEASE_UNKNOWN;
+	if (cols == 10 && !strcmp(f[9], "never"))
+		x[7] = LB_LEASE_NEVER;
+	else if (cols == 10 && (rc = rd_int(r, "lease_end_ns", f[9], true, 0, T, &x[7])) < 0)
+		return rc;
 	if (x[3] < x[2])
 		return rd_fail(r, "field enter_ns: %lld is before acquire_start_ns %lld", x[3], x[2]);
 	if (x[4] < x[3])
@@ -303,6 +311,7 @@ static int history_row(struct rd *r, int clients, int keys, bool with_nodes, str
 		.client = (int)x[0], .key = (int)(x[0] % keys), .seq = (uint32_t)x[1],
 		.acquire_start_ns = x[2], .enter_ns = x[3], .exit_ns = x[4], .release_ns = x[5],
 		.outcome = (enum lb_outcome)outcome, .fence = x[6], .nodes = nodes,
+		.lease_end_ns = x[7],
 	};
 	return 0;
 }
@@ -325,12 +334,13 @@ int lb_history_read_file(FILE *f, const char *path, int clients, int keys,
 	}
 	rd_init(&r, f, path, buf, sizeof(buf));
 	if ((rc = rd_next(&r)) <= 0 ||
-	    (strcmp(buf, LB_HISTORY_HEADER) && strcmp(buf, LB_HISTORY_HEADER_8))) {
+	    (strcmp(buf, LB_HISTORY_HEADER) && strcmp(buf, LB_HISTORY_HEADER_9) &&
+	     strcmp(buf, LB_HISTORY_HEADER_8))) {
 		if (rc < 0)
 			return rc;
 		return rd_fail(&r, "expected the header %s", LB_HISTORY_HEADER);
 	}
-	bool with_nodes = !strcmp(buf, LB_HISTORY_HEADER);
+	size_t cols = !strcmp(buf, LB_HISTORY_HEADER) ? 10 : !strcmp(buf, LB_HISTORY_HEADER_9) ? 9 : 8;
 	while ((rc = rd_next(&r)) > 0) {
 		if (k == cap) {
 			struct lb_section *nv = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
@@ -341,7 +351,7 @@ int lb_history_read_file(FILE *f, const char *path, int clients, int keys,
 			}
 			v = nv;
 		}
-		if ((rc = history_row(&r, clients, keys, with_nodes, &v[k])) < 0)
+		if ((rc = history_row(&r, clients, keys, cols, &v[k])) < 0)
 			break;
 		k++;
 	}

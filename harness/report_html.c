@@ -254,7 +254,7 @@ static const char page_js[] =
 	"width:Math.max(1.5,x(b)-x(a)),height:18,fill:'#cc3311'});});});\n"
 	/* marks: lease expired (x), killed (dot), deleted another's lock (triangle) */
 	" r.sec.forEach(function(s){var c=y(r,s[0]);\n"
-	"  if(r.ttl>0&&s[2]>s[1]+r.ttl){var X=x(s[1]+r.ttl);el('path',{d:'M'+(X-7)+' '+(c-7)+'l14 14m0 -14l-14 14',"
+	"  if(s[7]!==null&&s[2]>s[7]){var X=x(s[7]);el('path',{d:'M'+(X-7)+' '+(c-7)+'l14 14m0 -14l-14 14',"
 	"stroke:'#000','stroke-width':2.5});}\n"
 	"  if(s[4]==='killed')el('circle',{cx:x(s[2]),cy:c,r:8,fill:'#aa0000'});\n"
 	"  if(s[4]==='foreign'){var X2=x(s[3]);el('path',{d:'M'+(X2-8)+' '+(c+16)+'l8 -14l8 14z',fill:'#ee7733'});}});\n"
@@ -281,7 +281,7 @@ static const char page_js[] =
 	"if(f[1]==='pause')p=true;if(f[1]==='resume'||f[1]==='kill')p=false;}});return p;}\n"
 	"function who(r,t){var out=[],pre=multi?r.label+': ':'';r.sec.forEach(function(s){var a=s[0];\n"
 	" if(s[1]<=t&&t<s[2]){var w=pre+'client '+a+' is inside since '+s[1].toFixed(3)+' s';\n"
-	"  if(r.ttl>0&&t>s[1]+r.ttl)w+=', its lease expired at '+(s[1]+r.ttl).toFixed(3)+' s';\n"
+	"  if(s[7]!==null&&t>s[7])w+=', its lease ran out at '+s[7].toFixed(3)+' s';\n"
 	"  if(s[6]){var hn=holds(s),gone=hn.filter(function(n){return restartOf(r,n,s[1],t)!==null;});\n"
 	"   w+=', holding nodes '+hn.join(', ');if(gone.length)w+=' (node'+(gone.length>1?'s ':' ')+gone.join(', ')+\n"
 	"   ' restarted empty since, so only '+(hn.length-gone.length)+' of '+r.nodes+' nodes still know it)';}\n"
@@ -310,7 +310,7 @@ static const char page_js[] =
 	"})();\n";
 
 /* One run as a JSON object: sections [client, enter, exit, release,
- * outcome, key, nodes], faults [t, name, client, node, sentence], steps
+ * outcome, key, nodes, lease end (null: none, or not known)], faults [t, name, client, node, sentence], steps
  * [t, kind, text]; @label names it on a page of several. */
 static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 {
@@ -329,9 +329,13 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 		const struct lb_section *s = &rf->sec[i];
 		int64_t exit = lb_section_exit(s, (int64_t)(rf->elapsed_s * 1e9));
 		int64_t rel = s->release_ns > exit ? s->release_ns : exit;
-		fprintf(f, "%s[%d,%.6f,%.6f,%.6f,\"%s\",%d,%u]", i ? "," : "", s->client,
+		fprintf(f, "%s[%d,%.6f,%.6f,%.6f,\"%s\",%d,%u,", i ? "," : "", s->client,
 			(double)s->enter_ns / 1e9, (double)exit / 1e9, (double)rel / 1e9,
 			lb_outcome_name(s->outcome), s->key, (unsigned)s->nodes);
+		if (lb_lease_known(s))
+			fprintf(f, "%.6f]", (double)s->lease_end_ns / 1e9);
+		else
+			fprintf(f, "null]");
 	}
 	fprintf(f, "],\n\"faults\":[");
 	for (size_t i = 0; i < rf->n_ev; i++) {
@@ -378,7 +382,7 @@ static void stepper(FILE *f, bool several)
 		   "<div id=\"now\"></div>\n<div id=\"who\"><h2>At <span id=\"t\">0.000</span> s: <span id=\"inside\">0</span> "
 		   "inside<span id=\"inrun\"></span></h2><ul id=\"held\"></ul></div></div>\n"
 		   "<p class=\"keys\">%sBlue: inside its critical section. Red: two or more inside at once. "
-		   "Pale: out of its section, still releasing. &times;: the lease ran out while inside. "
+		   "Pale: out of its section, still releasing. &times;: the lease ran out while inside (where the lock says when its lease ends). "
 		   "Orange triangle: a release that deleted another client's lock. Dark red dot: killed. "
 		   "Dashed: a fault. Yellow: the step shown. For Redlock, the lanes under the "
 		   "clients show each lock node: whose lock it holds, in that client's colour "

@@ -238,7 +238,13 @@ static void write_history(FILE *f, const struct lb_run_result *res)
 				fprintf(f, "%s%d", first ? "" : "+", b);
 				first = 0;
 			}
-		fputc('\n', f);
+		/* lease_end_ns: empty when the lock could not tell, never without a TTL */
+		if (s->lease_end_ns == LB_LEASE_NEVER)
+			fprintf(f, ",never\n");
+		else if (lb_lease_known(s))
+			fprintf(f, ",%lld\n", (long long)s->lease_end_ns);
+		else
+			fprintf(f, ",\n");
 	}
 }
 

@@ -9,7 +9,10 @@
 
 #include "run.h"
 
-#define LB_HISTORY_HEADER "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence,nodes"
+#define LB_HISTORY_HEADER "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence,nodes," \
+	"lease_end_ns"
+/* The header before the lease_end_ns column: such files are still read (lease ends unknown). */
+#define LB_HISTORY_HEADER_9 "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence,nodes"
 /* The header before the nodes column: such files are still read (nodes unknown). */
 #define LB_HISTORY_HEADER_8 "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence"
 #define LB_SUMMARY_MAX_FIELDS 80

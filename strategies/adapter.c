@@ -24,6 +24,7 @@
  * one (a finding, not a harness failure).
  */
 #include "adapter.h"
+#include "adapter_proto.h"
 #include "plumbing.h"
 
 #include <dirent.h>
@@ -42,9 +43,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define LINE_MAX_BYTES 4096
 #define START_LIMIT_MS 15000  /* hello and config: an interpreter loading a library */
 #define QUIT_LIMIT_MS 2000
+#define CHECK_LIMIT_MS 10000 /* an adapter's --check: a library loading */
 #define MAX_ADAPTERS 32
 #define MAX_EXEC 8
 
@@ -52,22 +53,32 @@ struct adapter {
 	struct lb_lock_base base;
 	const struct lb_adapter_def *def;
 	pid_t pid;
-	int to, from;              /* requests to the adapter, its lines back */
-	char buf[LINE_MAX_BYTES + 1];
-	size_t len;                /* bytes in buf not yet taken as lines */
+	int to, from;              /* requests to the adapter, its lines back (non-blocking) */
+	struct lb_proto_reader rd; /* its bytes not yet taken as lines */
+	int version;               /* its hello's; 0 before */
+	enum lb_proto_extends extends;
+	enum lb_proto_req last;    /* the request last answered, for messages */
 	bool greeted;              /* past its hello: a death now is the client's */
 	bool lost;                 /* a lost notice since the last acquire */
 	bool can_extend, can_lost;
 	bool broken;               /* a protocol failure: every call fails */
+	bool eof;                  /* its stdout closed (seen inside a section) */
+	char pending[320];         /* a protocol error seen inside a section, for the
+				      next request to report */
+	int64_t lease_end_ns;      /* the lease's end as the adapter told it, 0 unknown */
 };
 
 /* ---- lines ---- */
 
 static int fail(struct adapter *a, const char *what, const char *line)
 {
+	char shown[220] = "";
+
 	a->broken = true;
-	lb_errorf("adapter %s (client %d): %s%s%.200s%s", a->def->name, a->base.cfg.client, what,
-		  line ? ": got '" : "", line ? line : "", line ? "'" : "");
+	if (line)
+		lb_proto_printable(line, shown, sizeof(shown));
+	lb_errorf("adapter %s (client %d): %s%s%s%s", a->def->name, a->base.cfg.client, what,
+		  line ? ": got '" : "", shown, line ? "'" : "");
 	return LB_EPROTO;
 }
 
@@ -101,90 +112,176 @@ static int gone(struct adapter *a, const char *how)
 	return LB_EDIED;
 }
 
-static int send_line(struct adapter *a, const char *line)
+/* Has the run been stopped? Then a blocked request gives up. */
+static bool cancelled(const struct adapter *a)
+{
+	return a->base.cfg.cancel && atomic_load(a->base.cfg.cancel);
+}
+
+/* Wait for @events on @fd until @deadline_ns (0: none; the run's cancel flag
+ * still ends it), 50 ms at a time: 1 ready | 0 the deadline passed |
+ * negative status. @deadline_ns == now: one look, no wait. */
+static int wait_fd(struct adapter *a, int fd, short events, int64_t deadline_ns)
+{
+	for (;;) {
+		int64_t now = lb_now_ns(), wait_ms = 50;
+		if (deadline_ns && (deadline_ns - now) / LB_NS_PER_MS < wait_ms)
+			wait_ms = deadline_ns > now ? (deadline_ns - now) / LB_NS_PER_MS : 0;
+		struct pollfd p = { .fd = fd, .events = events };
+		int r = poll(&p, 1, (int)wait_ms);
+		if (r < 0 && errno != EINTR)
+			return fail(a, "poll failed", NULL);
+		if (r > 0)
+			return 1;
+		if (deadline_ns && lb_now_ns() >= deadline_ns)
+			return 0;
+		if (cancelled(a))
+			return LB_ECANCELED;
+	}
+}
+
+/* Write @line and its newline by @deadline_ns, never blocking past it: an
+ * adapter that stops reading cannot hold the run. */
+static int send_line(struct adapter *a, const char *line, int64_t deadline_ns)
 {
 	size_t n = strlen(line), off = 0;
-	char out[LINE_MAX_BYTES + 2];
+	char out[LB_PROTO_LINE_MAX + 2];
 
-	if (n > LINE_MAX_BYTES)
+	if (n > LB_PROTO_LINE_MAX)
 		return fail(a, "request too long", NULL);
 	memcpy(out, line, n);
 	out[n++] = '\n';
 	while (off < n) {
 		ssize_t w = write(a->to, out + off, n - off);
+		if (w > 0) {
+			off += (size_t)w;
+			continue;
+		}
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		if (w < 0 && errno != EAGAIN)
 			return gone(a, "exited");
-		off += (size_t)w;
+		int rc = wait_fd(a, a->to, POLLOUT, deadline_ns);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			char msg[120];
+			snprintf(msg, sizeof(msg), "did not read its request '%.20s' in time: it "
+				 "stopped reading its standard input", line);
+			return fail(a, msg, NULL);
+		}
 	}
 	return 0;
 }
 
-/* The next line, by @deadline_ns (0: none; the run's cancel flag still ends
- * it): 1 a line in @line | 0 no line yet (only when @deadline_ns is now) |
- * negative status. */
-static int next_line(struct adapter *a, int64_t deadline_ns, char *line)
+/* Read what the pipe holds now into the reader, without waiting: 1 bytes
+ * came | 0 none | -1 its end closed. */
+static int take_bytes(struct adapter *a)
 {
 	for (;;) {
-		char *nl = memchr(a->buf, '\n', a->len);
-		if (nl) {
-			size_t n = (size_t)(nl - a->buf);
-			memcpy(line, a->buf, n);
-			line[n] = '\0';
-			if (n && line[n - 1] == '\r')
-				line[n - 1] = '\0';
-			a->len -= n + 1;
-			memmove(a->buf, nl + 1, a->len);
+		if (!lb_proto_room(&a->rd))
+			return 1; /* a line too long: next_line says so */
+		char chunk[LB_PROTO_LINE_MAX];
+		ssize_t k = read(a->from, chunk, lb_proto_room(&a->rd));
+		if (k > 0) {
+			lb_proto_feed(&a->rd, chunk, (size_t)k);
 			return 1;
 		}
-		if (a->len == LINE_MAX_BYTES) {
-			a->buf[40] = '\0';
-			return fail(a, "a line longer than 4096 bytes", a->buf);
-		}
-		int64_t now = lb_now_ns(), wait_ms = 50;
-		if (deadline_ns && now >= deadline_ns)
-			return 0;
-		if (deadline_ns && (deadline_ns - now) / LB_NS_PER_MS < wait_ms)
-			wait_ms = (deadline_ns - now) / LB_NS_PER_MS;
-		if (a->base.cfg.cancel && atomic_load(a->base.cfg.cancel))
-			return LB_ECANCELED;
-		struct pollfd p = { .fd = a->from, .events = POLLIN };
-		int r = poll(&p, 1, (int)wait_ms);
-		if (r < 0 && errno != EINTR)
-			return fail(a, "poll failed", NULL);
-		if (r <= 0)
-			continue;
-		ssize_t k = read(a->from, a->buf + a->len, LINE_MAX_BYTES - a->len);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0)
-			return gone(a, "exited");
-		a->len += (size_t)k;
+		return k == 0 || errno != EAGAIN ? -1 : 0;
 	}
 }
 
-/* A "lost" notice: take it. true when @line was one. */
-static bool notice(struct adapter *a, const char *line)
+/* The next line, by @deadline_ns (0: none; the run's cancel flag still ends
+ * it; now: only what has come already): 1 a line in @line | 0 no line by the
+ * deadline | -1 the adapter's end closed | negative status. */
+static int next_line(struct adapter *a, int64_t deadline_ns, char *line)
 {
-	if (strncmp(line, "lost", 4) || (line[4] && line[4] != ' '))
-		return false;
-	a->lost = true;
-	return true;
+	for (;;) {
+		int got = lb_proto_next_line(&a->rd, line);
+		if (got > 0)
+			return 1;
+		if (got < 0)
+			return fail(a, "a line longer than 4096 bytes", line);
+		int rc = take_bytes(a);
+		if (rc > 0)
+			continue;
+		if (rc < 0)
+			return -1;
+		if (deadline_ns && lb_now_ns() >= deadline_ns)
+			return 0;
+		if ((rc = wait_fd(a, a->from, POLLIN, deadline_ns)) <= 0)
+			return rc;
+	}
 }
 
-/* Send @req, and read its reply into @reply (notices taken on the way). */
-static int request(struct adapter *a, const char *req, int64_t limit_ms, char *reply)
+/* A notice: take it. */
+static void take_notice(struct adapter *a, const struct lb_proto_msg *m)
 {
+	if (m->kind == LB_MSG_LOST)
+		a->lost = true;
+	else if (m->kind == LB_MSG_LEASE && a->extends == LB_EXTENDS_REPORTED)
+		a->lease_end_ns = lb_now_ns() + m->ttl_ms * LB_NS_PER_MS;
+}
+
+/* Take every line that has come unasked, without waiting: notices are taken;
+ * anything else is a protocol error, kept in a->pending for the next request
+ * (inside a section nothing is reported: the section goes on). */
+static void drain(struct adapter *a)
+{
+	char line[LB_PROTO_LINE_MAX + 1], why[200];
+	struct lb_proto_msg m;
+
+	while (!a->eof && !a->pending[0]) {
+		int got = lb_proto_next_line(&a->rd, line);
+		if (got < 0) {
+			snprintf(a->pending, sizeof(a->pending), "a line longer than 4096 bytes");
+			return;
+		}
+		if (got == 0) {
+			int rc = take_bytes(a);
+			if (rc < 0)
+				a->eof = true;
+			if (rc <= 0)
+				return;
+			continue;
+		}
+		if (lb_proto_parse(line, LB_REQ_NONE, a->version, a->can_lost, &m, why, sizeof(why)) < 0) {
+			char shown[120];
+			lb_proto_printable(line, shown, sizeof(shown));
+			snprintf(a->pending, sizeof(a->pending), "an unrequested line after the answer to "
+				 "'%s' (%.100s): got '%.100s'", lb_proto_req_name(a->last), why, shown);
+			return;
+		}
+		take_notice(a, &m);
+	}
+}
+
+/* Send @req (asking @asked) and read its answer into @m (notices taken on
+ * the way). Anything that came unasked since the last answer is looked at
+ * first: a stray reply is a protocol error here, never taken for this
+ * request's answer. */
+static int request(struct adapter *a, const char *req, enum lb_proto_req asked, int64_t limit_ms,
+		   struct lb_proto_msg *m)
+{
+	char line[LB_PROTO_LINE_MAX + 1], why[300];
 	int rc;
 
 	if (a->broken)
 		return a->greeted ? LB_EDIED : LB_EPROTO;
-	if ((rc = send_line(a, req)) < 0)
-		return rc;
+	drain(a);
+	if (a->pending[0])
+		return fail(a, a->pending, NULL);
+	if (a->eof)
+		return gone(a, "exited");
 	int64_t deadline = limit_ms > 0 ? lb_now_ns() + limit_ms * LB_NS_PER_MS : 0;
+	if ((rc = send_line(a, req, deadline ? deadline : lb_now_ns() + START_LIMIT_MS * LB_NS_PER_MS)) < 0)
+		return rc;
 	for (;;) {
-		rc = next_line(a, deadline, reply);
+		rc = next_line(a, deadline, line);
+		if (rc == -1)
+			return gone(a, "exited");
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {
@@ -192,30 +289,14 @@ static int request(struct adapter *a, const char *req, int64_t limit_ms, char *r
 			snprintf(msg, sizeof(msg), "no answer to '%s' within %lld ms", req, (long long)limit_ms);
 			return fail(a, msg, NULL);
 		}
-		if (!notice(a, reply))
-			return 0;
+		if (lb_proto_parse(line, asked, a->version, a->can_lost, m, why, sizeof(why)) < 0)
+			return fail(a, why, line);
+		if (!m->notice)
+			break;
+		take_notice(a, m);
 	}
-}
-
-/* The reply's first word is @word (then the end or a space). */
-static bool is(const char *reply, const char *word)
-{
-	size_t n = strlen(word);
-	return !strncmp(reply, word, n) && (reply[n] == '\0' || reply[n] == ' ');
-}
-
-/* The value of " NAME=" in @line, up to the next space, into @out. */
-static bool field(const char *line, const char *name, char *out, size_t len)
-{
-	char pat[40];
-	snprintf(pat, sizeof(pat), " %s=", name);
-	const char *p = strstr(line, pat);
-	if (!p)
-		return false;
-	p += strlen(pat);
-	size_t n = strcspn(p, " ");
-	snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p);
-	return true;
+	a->last = asked;
+	return 0;
 }
 
 /* ---- the process ---- */
@@ -284,6 +365,9 @@ static int spawn(struct adapter *a)
 	close(out[1]);
 	a->to = in[1];
 	a->from = out[0];
+	/* never blocked by the adapter: every read and write has the run's deadline */
+	fcntl(a->to, F_SETFL, fcntl(a->to, F_GETFL) | O_NONBLOCK);
+	fcntl(a->from, F_SETFL, fcntl(a->from, F_GETFL) | O_NONBLOCK);
 	if (a->pid < 0) {
 		a->pid = 0;
 		return LB_ESYS;
@@ -294,24 +378,19 @@ static int spawn(struct adapter *a)
 static int handshake(struct adapter *a)
 {
 	const struct lb_lock_cfg *cfg = &a->base.cfg;
-	char line[LINE_MAX_BYTES + 1], req[LINE_MAX_BYTES], cap[16];
-	int version = 0, rc;
+	char req[LB_PROTO_LINE_MAX];
+	struct lb_proto_msg m;
+	int rc;
 	size_t n = 0;
 
 	snprintf(req, sizeof(req), "hello %d", LB_ADAPTER_PROTOCOL);
-	if ((rc = request(a, req, START_LIMIT_MS, line)) < 0)
+	if ((rc = request(a, req, LB_REQ_HELLO, START_LIMIT_MS, &m)) < 0)
 		return rc;
-	if (sscanf(line, "hello %d", &version) != 1 || !is(line, "hello"))
-		return fail(a, "expected 'hello 1 library=... version=...'", line);
-	if (version != LB_ADAPTER_PROTOCOL) {
-		char msg[120];
-		snprintf(msg, sizeof(msg), "speaks protocol version %d; this lockbench speaks %d",
-			 version, LB_ADAPTER_PROTOCOL);
-		return fail(a, msg, line);
-	}
 	a->greeted = true;
-	a->can_extend = field(line, "extend", cap, sizeof(cap)) && !strcmp(cap, "yes");
-	a->can_lost = field(line, "lost", cap, sizeof(cap)) && !strcmp(cap, "yes");
+	a->version = m.version;
+	a->can_extend = m.can_extend;
+	a->can_lost = m.can_lost;
+	a->extends = m.extends;
 	n += (size_t)snprintf(req, sizeof(req), "config nodes=");
 	for (size_t i = 0; i < cfg->n_nodes && n < sizeof(req) - 200; i++)
 		n += (size_t)snprintf(req + n, sizeof(req) - n, "%sredis://%s:%d", i ? "," : "",
@@ -328,14 +407,12 @@ static int handshake(struct adapter *a)
 		 a->base.key, (long long)cfg->ttl_ms, cfg->library_wait ? "library" : "one",
 		 (long long)(cfg->timeout_ms > 0 ? cfg->timeout_ms : 2000), cfg->client);
 	a->greeted = false; /* a death while configuring is still a broken adapter */
-	if ((rc = request(a, req, START_LIMIT_MS, line)) < 0)
+	if ((rc = request(a, req, LB_REQ_CONFIG, START_LIMIT_MS, &m)) < 0)
 		return rc;
 	a->greeted = true;
-	if (is(line, "ok"))
-		return 0;
-	if (is(line, "error"))
-		return fail(a, "refused its configuration", line);
-	return fail(a, "expected 'ok' or 'error MESSAGE' to config", line);
+	if (m.kind == LB_MSG_ERROR)
+		return fail(a, "refused its configuration", m.text);
+	return 0;
 }
 
 static void reap(struct adapter *a)
@@ -357,13 +434,13 @@ static void reap(struct adapter *a)
 static void adapter_destroy(void *self)
 {
 	struct adapter *a = self;
-	char line[LINE_MAX_BYTES + 1];
+	struct lb_proto_msg m;
 
 	if (!a)
 		return;
 	a->base.cfg.cancel = NULL; /* the run is over: quitting is not cancelled */
-	if (a->pid > 0 && !a->broken && send_line(a, "quit") == 0)
-		next_line(a, lb_now_ns() + QUIT_LIMIT_MS * LB_NS_PER_MS, line); /* "bye", or not */
+	if (a->pid > 0 && !a->broken && a->greeted)
+		request(a, "quit", LB_REQ_QUIT, QUIT_LIMIT_MS, &m); /* "bye", or not: it is reaped */
 	if (a->to >= 0)
 		close(a->to);
 	if (a->from >= 0)
@@ -404,84 +481,80 @@ static int64_t limit_ms(const struct adapter *a)
 static int adapter_acquire(void *self, struct lb_grant *grant)
 {
 	struct adapter *a = self;
-	char line[LINE_MAX_BYTES + 1], v[40];
+	struct lb_proto_msg m;
 	int rc;
 
 	/* --wait library: the library waits as it does by default, for as long
 	 * as it does; only the end of the run stops it */
-	if ((rc = request(a, "acquire", a->base.cfg.library_wait ? 0 : limit_ms(a), line)) < 0)
+	if ((rc = request(a, "acquire", LB_REQ_ACQUIRE, a->base.cfg.library_wait ? 0 : limit_ms(a),
+			  &m)) < 0)
 		return rc;
-	if (is(line, "busy"))
+	if (m.kind == LB_MSG_BUSY)
 		return LB_EBUSY;
-	if (is(line, "error"))
+	if (m.kind == LB_MSG_ERROR)
 		return LB_EREDIS;
-	if (!is(line, "acquired"))
-		return fail(a, "expected acquired, busy or error to acquire", line);
 	a->lost = false;
-	snprintf(a->base.token, sizeof(a->base.token), "%.32s",
-		 field(line, "token", v, sizeof(v)) ? v : "");
-	if (field(line, "fence", v, sizeof(v)) && !lb_parse_i64(v, 0, INT64_MAX, &grant->fence))
-		return fail(a, "fence: expected a non-negative integer", line);
-	if (field(line, "validity_ms", v, sizeof(v)) &&
-	    !lb_parse_i64(v, 0, INT64_MAX, &grant->validity_ms))
-		return fail(a, "validity_ms: expected a non-negative integer", line);
+	/* the key was set before this answer came: the lease ends no later than
+	 * now + its length, unless the library extends it without saying so */
+	a->lease_end_ns = a->extends == LB_EXTENDS_SILENTLY ? 0 :
+			  lb_now_ns() + a->base.cfg.ttl_ms * LB_NS_PER_MS;
+	snprintf(a->base.token, sizeof(a->base.token), "%.32s", m.token);
+	if (m.fence >= 0)
+		grant->fence = m.fence;
+	if (m.validity_ms >= 0)
+		grant->validity_ms = m.validity_ms;
 	return 0;
 }
 
 static int adapter_release(void *self)
 {
 	struct adapter *a = self;
-	char line[LINE_MAX_BYTES + 1];
-	int rc = request(a, "release", limit_ms(a), line);
+	struct lb_proto_msg m;
+	int rc = request(a, "release", LB_REQ_RELEASE, limit_ms(a), &m);
 
 	if (rc < 0)
 		return rc;
-	if (is(line, "released"))
-		return 0;
-	if (is(line, "not-owned"))
-		return LB_ELOST;
-	if (is(line, "error"))
-		return LB_EREDIS;
-	return fail(a, "expected released, not-owned or error to release", line);
+	return m.kind == LB_MSG_RELEASED ? 0 : m.kind == LB_MSG_NOT_OWNED ? LB_ELOST : LB_EREDIS;
 }
 
 static int adapter_extend(void *self, int64_t ttl_ms)
 {
 	struct adapter *a = self;
-	char line[LINE_MAX_BYTES + 1], req[40];
+	struct lb_proto_msg m;
+	char req[40];
 	int rc;
 
 	if (!a->can_extend)
 		return LB_ENOTSUP;
 	snprintf(req, sizeof(req), "extend %lld", (long long)ttl_ms);
-	if ((rc = request(a, req, limit_ms(a), line)) < 0)
+	if ((rc = request(a, req, LB_REQ_EXTEND, limit_ms(a), &m)) < 0)
 		return rc;
-	if (is(line, "extended"))
-		return 0;
-	if (is(line, "not-owned"))
-		return LB_ELOST;
-	if (is(line, "unsupported"))
-		return LB_ENOTSUP;
-	if (is(line, "error"))
-		return LB_EREDIS;
-	return fail(a, "expected extended, not-owned, unsupported or error to extend", line);
+	if (m.kind == LB_MSG_EXTENDED && a->lease_end_ns)
+		a->lease_end_ns = lb_now_ns() + ttl_ms * LB_NS_PER_MS;
+	return m.kind == LB_MSG_EXTENDED ? 0 : m.kind == LB_MSG_NOT_OWNED ? LB_ELOST :
+	       m.kind == LB_MSG_UNSUPPORTED ? LB_ENOTSUP : LB_EREDIS;
 }
 
-/* The section asks every few ms: take any notice waiting, without blocking. */
+/* The section asks every 2 ms: take what has come, without waiting. A lost
+ * notice aborts the section's write; an adapter that died or spoke out of
+ * turn meanwhile does not: that is a death, or a protocol error, at the next
+ * request, where it is reported. */
 static bool adapter_held(void *self)
 {
 	struct adapter *a = self;
-	char line[LINE_MAX_BYTES + 1];
-	int rc;
 
-	if (!a->can_lost || a->broken)
-		return !a->broken;
-	while ((rc = next_line(a, lb_now_ns(), line)) == 1)
-		if (!notice(a, line)) {
-			fail(a, "an unrequested line (only 'lost MESSAGE' may come unasked)", line);
-			return false;
-		}
-	return !a->lost && rc >= 0;
+	if (!a->broken)
+		drain(a);
+	return !a->lost;
+}
+
+/* The lease's end as the adapter told it: the length lockbench asked for
+ * from the grant, moved by every extension it reported; unknown (0) for a
+ * library that extends its lease without saying so. */
+static int64_t adapter_lease_end(void *self)
+{
+	const struct adapter *a = self;
+	return a->lease_end_ns ? a->lease_end_ns : LB_LEASE_UNKNOWN;
 }
 
 static const struct lock_strategy adapter_ops = {
@@ -490,6 +563,7 @@ static const struct lock_strategy adapter_ops = {
 	.release = adapter_release,
 	.extend = adapter_extend,
 	.held = adapter_held,
+	.lease_end = adapter_lease_end,
 	.destroy = adapter_destroy,
 	.blind_release = true,
 };
@@ -694,7 +768,12 @@ const struct lock_strategy *lb_adapter_exec(const char *spec)
 	snprintf(l->def.library, sizeof(l->def.library), "%s", path);
 	snprintf(l->def.summary, sizeof(l->def.summary), "your program %.80s, through the adapter "
 		 "protocol (docs/adapters.md)", path);
-	set_argv(&l->def, &path, 1);
+	/* the file checked above is the one run: a name without a slash is in
+	 * the current directory, never looked up on PATH */
+	char here[sizeof(l->def.name) + 2];
+	snprintf(here, sizeof(here), "%s%s", strchr(path, '/') ? "" : "./", path);
+	const char *prog = here;
+	set_argv(&l->def, &prog, 1);
 	l->def.exec = true;
 	make_strategy(l);
 	return &l->s;
@@ -720,9 +799,23 @@ bool lb_adapter_usable(const struct lock_strategy *s, char *why, size_t len)
 	return d->usable > 0;
 }
 
+/* The value of "NAME=" in @out (a word), or "". */
+static void word_value(const char *out, const char *name, char *v, size_t len)
+{
+	size_t n = strlen(name);
+	v[0] = '\0';
+	for (const char *p = out; (p = strstr(p, name)); p += n)
+		if ((p == out || p[-1] == ' ') && p[n] == '=') {
+			snprintf(v, len, "%.*s", (int)strcspn(p + n + 1, " "), p + n + 1);
+			return;
+		}
+}
+
+/* Its --check, with a deadline: an adapter whose probe hangs is unusable,
+ * and killed, never waited for. */
 static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len)
 {
-	char out[512] = "", ver[64] = "";
+	char out[512] = "", ver[64];
 	int pfd[2], status = 0;
 	size_t used = 0;
 
@@ -741,6 +834,8 @@ static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len)
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
+		setpgid(0, 0); /* its helpers are killed with it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(pfd[1], STDOUT_FILENO);
 		dup2(pfd[1], STDERR_FILENO);
 		/* runs: (manifests) the adapter's own --check, by its interpreter */
@@ -749,23 +844,54 @@ static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len)
 		_exit(127);
 	}
 	close(pfd[1]);
-	for (ssize_t k; pid > 0 && used < sizeof(out) - 1 &&
-			(k = read(pfd[0], out + used, sizeof(out) - 1 - used)) > 0;)
+	int64_t deadline = lb_now_ns() + CHECK_LIMIT_MS * LB_NS_PER_MS;
+	bool late = false;
+	while (pid > 0 && used < sizeof(out) - 1) {
+		int64_t left = (deadline - lb_now_ns()) / LB_NS_PER_MS;
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		int r = left > 0 ? poll(&p, 1, (int)left) : 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			late = true;
+			break;
+		}
+		ssize_t k = read(pfd[0], out + used, sizeof(out) - 1 - used);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
 		used += (size_t)k;
+	}
 	out[used] = '\0';
 	close(pfd[0]);
-	if (pid > 0)
+	/* its output is read; now its exit, by the same deadline */
+	while (pid > 0 && !late && waitpid(pid, &status, WNOHANG) == 0) {
+		if (lb_now_ns() >= deadline)
+			late = true;
+		else
+			lb_sleep_ns(2 * LB_NS_PER_MS);
+	}
+	if (pid > 0 && late) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
-	out[strcspn(out, "\n")] = '\0';
-	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(why, len, "%s is not usable here: %.300s", d->name, out[0] ? out : "its --check failed");
+		snprintf(why, len, "%s is not usable here: its --check did not finish within %d s",
+			 d->name, CHECK_LIMIT_MS / 1000);
 		return false;
 	}
-	char line[600];
-	snprintf(line, sizeof(line), " %s", out);
-	if (d->version[0] && field(line, "version", ver, sizeof(ver)) && strcmp(ver, d->version)) {
-		snprintf(why, len, "%s expects %s %s, but %s is installed", d->name, d->library,
-			 d->version, ver);
+	out[strcspn(out, "\n")] = '\0';
+	char shown[320];
+	lb_proto_printable(out, shown, sizeof(shown));
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(why, len, "%s is not usable here: %.300s", d->name, shown[0] ? shown : "its --check failed");
+		return false;
+	}
+	word_value(out, "version", ver, sizeof(ver));
+	if (d->version[0] && ver[0] && strcmp(ver, d->version)) {
+		lb_proto_printable(ver, shown, 40);
+		snprintf(why, len, "%s expects %s %s, but %.40s is installed", d->name, d->library,
+			 d->version, shown);
 		return false;
 	}
 	return true;

@@ -26,7 +26,6 @@
 
 #include "strategy.h"
 
-#define LB_ADAPTER_PROTOCOL 1
 #define LB_ADAPTER_MAX_ARGS 16
 
 struct lb_adapter_def {

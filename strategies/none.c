@@ -7,7 +7,7 @@
  * contention it shows overlapping critical sections and lost updates; if the
  * oracle ever reports `none` as safe with several clients, the oracle is broken.
  */
-#include "strategy.h"
+#include "plumbing.h"
 
 static int none_acquire(void *self, struct lb_grant *grant)
 {
@@ -29,5 +29,6 @@ const struct lock_strategy lb_strategy_none = {
 	.create = lb_base_create,
 	.acquire = none_acquire,
 	.release = none_release,
+	.lease_end = lb_lease_never, /* no TTL */
 	.destroy = lb_base_destroy,
 };

@@ -613,3 +613,15 @@ int lb_watch_release(struct lb_node *n, const char *key, const char *mine)
 	}
 	return LB_EREDIS;
 }
+
+int64_t lb_lease_never(void *self)
+{
+	(void)self;
+	return LB_LEASE_NEVER;
+}
+
+int64_t lb_lease_unknown(void *self)
+{
+	(void)self;
+	return LB_LEASE_UNKNOWN;
+}

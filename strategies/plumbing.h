@@ -126,4 +126,9 @@ void lb_fanout_eval(struct lb_node **nodes, size_t n, int64_t timeout_ms, const 
 		    const struct lb_script *s, int nkeys, int nargs, const char **keys_then_args,
 		    redisReply **replies);
 
+/* lease_end ops (strategy.h) for locks whose lease has no end (no TTL), and
+ * for locks whose end the holder cannot know (others move it). */
+int64_t lb_lease_never(void *self);
+int64_t lb_lease_unknown(void *self);
+
 #endif

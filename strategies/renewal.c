@@ -47,6 +47,7 @@ struct renewal {
 	/* read by the critical section without the lock */
 	_Atomic int64_t valid_until_ns; /* the lease's end as this client believes it */
 	_Atomic int lost;               /* a renewal found the token gone */
+	_Atomic int64_t expires_ns;     /* no earlier than the key's end: a reply + ttl */
 };
 
 static int64_t drift_ms(int64_t ttl_ms)
@@ -72,6 +73,7 @@ static void renew_once(struct renewal *r, const char *token)
 	}
 	if (rc == 0) {
 		atomic_store(&r->valid_until_ns, sent + (ttl - drift_ms(ttl)) * LB_NS_PER_MS);
+		atomic_store(&r->expires_ns, lb_now_ns() + ttl * LB_NS_PER_MS);
 		r->extensions++;
 		r->next_ns = sent + period_ns(ttl);
 		if (r->base.cfg.max_extensions > 0 && r->extensions >= r->base.cfg.max_extensions)
@@ -152,6 +154,7 @@ static int renewal_acquire(void *self, struct lb_grant *grant)
 		return rc;
 	pthread_mutex_lock(&r->mu);
 	memcpy(r->token, b->token, sizeof(r->token));
+	atomic_store(&r->expires_ns, lb_now_ns() + ttl * LB_NS_PER_MS);
 	atomic_store(&r->valid_until_ns, sent + (ttl - drift_ms(ttl)) * LB_NS_PER_MS);
 	atomic_store(&r->lost, 0);
 	r->extensions = 0;
@@ -167,6 +170,12 @@ static bool renewal_held(void *self)
 {
 	struct renewal *r = self;
 	return !atomic_load(&r->lost) && lb_now_ns() < atomic_load(&r->valid_until_ns);
+}
+
+/* Its own renewals move the lease: the last one that succeeded says where. */
+static int64_t renewal_lease_end(void *self)
+{
+	return atomic_load(&((struct renewal *)self)->expires_ns);
 }
 
 static int renewal_release(void *self)
@@ -208,5 +217,6 @@ const struct lock_strategy lb_strategy_renewal = {
 	.acquire = renewal_acquire,
 	.release = renewal_release,
 	.held = renewal_held,
+	.lease_end = renewal_lease_end,
 	.destroy = renewal_destroy,
 };

@@ -38,5 +38,6 @@ const struct lock_strategy lb_strategy_setnx = {
 	.create = lb_base_create,
 	.acquire = setnx_acquire,
 	.release = setnx_release,
+	.lease_end = lb_lease_never, /* no TTL */
 	.destroy = lb_base_destroy,
 };

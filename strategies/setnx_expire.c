@@ -38,6 +38,19 @@
 #include "failpoint.h"
 #include "plumbing.h"
 
+/* The key's expiry is known to the holder only when nobody else moves it:
+ * setnx-expire's waiters re-arm only a missing TTL, so the holder's lease
+ * is its own EXPIRE's; the seed as written lets every waiter push it on. */
+struct setnx_expire {
+	struct lb_lock_base base;
+	int64_t lease_end_ns;       /* after its EXPIRE returned: no earlier than the key's end */
+};
+
+static void *setnx_expire_create(const struct lb_lock_cfg *cfg)
+{
+	return lb_base_alloc(cfg, sizeof(struct setnx_expire));
+}
+
 static int64_t ttl_seconds(int64_t ttl_ms)
 {
 	return (ttl_ms + 999) / 1000; /* math.ceil, as the seed */
@@ -65,7 +78,9 @@ static int acquire_once(struct lb_lock_base *b, bool literal)
 	rc = lb_setnx(n, b->key, b->token);
 	if (rc == 0) {
 		lb_failpoint("after-setnx");
-		expire(n, b); /* the lock is ours even if EXPIRE failed: that is the pitfall */
+		/* the lock is ours even if EXPIRE failed: that is the pitfall */
+		((struct setnx_expire *)b)->lease_end_ns = expire(n, b) < 0 ? LB_LEASE_NEVER :
+			lb_now_ns() + ttl_seconds(b->cfg.ttl_ms) * LB_NS_PER_S;
 		return 0;
 	}
 	if (rc != LB_EBUSY)
@@ -91,6 +106,11 @@ static int as_written_acquire(void *self, struct lb_grant *grant)
 	return acquire_once(self, true);
 }
 
+static int64_t setnx_expire_lease_end(void *self)
+{
+	return ((const struct setnx_expire *)self)->lease_end_ns;
+}
+
 static int setnx_expire_release(void *self)
 {
 	struct lb_lock_base *b = self;
@@ -105,9 +125,10 @@ const struct lock_strategy lb_strategy_setnx_expire = {
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE,
 	.min_nodes = 1,
 	.failpoints = setnx_expire_failpoints,
-	.create = lb_base_create,
+	.create = setnx_expire_create,
 	.acquire = setnx_expire_acquire,
 	.release = setnx_expire_release,
+	.lease_end = setnx_expire_lease_end,
 	.destroy = lb_base_destroy,
 };
 
@@ -118,8 +139,9 @@ const struct lock_strategy lb_strategy_setnx_expire_as_written = {
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE,
 	.min_nodes = 1,
 	.failpoints = setnx_expire_failpoints,
-	.create = lb_base_create,
+	.create = setnx_expire_create,
 	.acquire = as_written_acquire,
 	.release = setnx_expire_release,
+	.lease_end = lb_lease_unknown, /* every waiter re-arms it */
 	.destroy = lb_base_destroy,
 };

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "history.h" /* LB_LEASE_UNKNOWN, LB_LEASE_NEVER */
 #include "util.h"
 
 struct lb_node;
@@ -98,6 +99,14 @@ struct lock_strategy {
 	 * The critical section asks before its write and while it works, and
 	 * aborts when the answer is no (renewal's watchdog). NULL: it cannot tell. */
 	bool (*held)(void *self);
+	/* optional: when the lease of the last acquire runs out, as the lock
+	 * knows it: monotonic ns, no earlier than the server's key expires (its
+	 * own extensions included); LB_LEASE_NEVER for a lock without one (no
+	 * TTL); LB_LEASE_UNKNOWN when it cannot tell (a library that extends
+	 * its lease without saying so). NULL: the lease is the TTL, from the
+	 * moment acquire returned. The timeline marks "the lease ran out while
+	 * inside" only where this is known (docs/running.md). */
+	int64_t (*lease_end)(void *self);
 	void (*destroy)(void *self);                    /* accepts NULL */
 	bool needs_replica;             /* node 0 must have a replica (wait-replicas) */
 	/* An external strategy (a library behind an adapter, or exec:PATH):

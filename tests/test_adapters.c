@@ -167,7 +167,7 @@ Test(adapters, an_adapter_that_exits_at_start, .init = setup)
 
 Test(adapters, an_adapter_of_another_version, .init = setup)
 {
-	broken("wrong-version.sh", "speaks protocol version 2; this lockbench speaks 1");
+	broken("wrong-version.sh", "speaks protocol version 3; this lockbench speaks 2 (and accepts 1)");
 }
 
 Test(adapters, an_adapter_that_prints_a_malformed_line, .init = setup)
@@ -203,6 +203,50 @@ Test(adapters, an_adapter_that_dies_is_its_clients_death, .init = setup)
 	cr_assert(strstr(fx_slurp(tmpdir, "dies/events.csv"), ",adapter-died,"));
 	cr_assert(strstr(out(), "the library took its process down"), "%s", out());
 	nothing_left("dies-holding.sh");
+}
+
+/* A library that says "lost" inside the section (20 ms after the grant, the
+ * section holds 200 ms): the section hears it and aborts its write, every
+ * time. (held() once returned before it read the pipe: 0 aborted.) */
+Test(adapters, a_lost_notice_inside_the_section_aborts_its_write, .init = setup)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/lost", tmpdir);
+	const char *args[] = { "run", "--strategy", adapter("lost-mid-section.sh"), "--clients", "1",
+			       "--hold", "200", "--duration", "1.2", "--out", dir, "--no-status",
+			       "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	double sections = field("lost", "sections");
+	cr_assert_geq(sections, 3, "%s", out());
+	cr_assert_eq(field("lost", "writes_aborted"), sections, "every section heard its lost "
+		     "notice: %s", fx_slurp(tmpdir, "lost/summary.csv"));
+	cr_assert_eq(field("lost", "counter_writes"), 0);
+	nothing_left("lost-mid-section.sh");
+}
+
+/* A line that answers nothing is a protocol error naming the request whose
+ * answer came before it, never the answer to the next request. */
+Test(adapters, an_extra_reply_is_a_protocol_error_naming_its_request, .init = setup)
+{
+	broken("extra-reply.sh", "an unrequested line after the answer to 'acquire'");
+}
+
+/* An adapter that dies inside the section is its holder's death, reported
+ * at the next request: the section does not pass it off as a lost lease. */
+Test(adapters, an_adapter_dying_inside_the_section_is_a_death_not_an_abort, .init = setup)
+{
+	char dir[PATH_MAX], held[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/inside", tmpdir);
+	snprintf(held, sizeof(held), "%s/held-inside", tmpdir);
+	setenv("LBTEST_FRAGILE", held, 1);
+	const char *args[] = { "run", "--strategy", adapter("dies-inside.sh"), "--clients", "2",
+			       "--hold", "200", "--duration", "1.5", "--out", dir, "--no-status",
+			       "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	cr_assert_eq(field("inside", "holder_deaths"), 1, "%s", out());
+	cr_assert_eq(field("inside", "writes_aborted"), 0, "%s", out());
+	cr_assert(strstr(fx_slurp(tmpdir, "inside/events.csv"), ",adapter-died,"));
+	nothing_left("dies-inside.sh");
 }
 
 /* A client clock fault reaches the adapter's wall clock (the shim through

@@ -122,7 +122,7 @@ Test(readers, a_valid_history_reads_whole_and_sorted)
 Test(readers, the_nodes_column_is_read_and_checked)
 {
 	struct hist_arg a = { .clients = 2 };
-	const char *text = LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,0+1+2\n1,0,0,5,9,9,released,,\n"
+	const char *text = LB_HISTORY_HEADER_9 "\n0,0,0,1,4,4,released,,0+1+2\n1,0,0,5,9,9,released,,\n"
 			   "1,1,10,12,20,21,lost,,2+3+4\n";
 	cr_assert_eq(with_stderr(read_history, text, &a), 0, "%s", err);
 	cr_assert_eq(a.n, 3);
@@ -133,16 +133,44 @@ Test(readers, the_nodes_column_is_read_and_checked)
 	static const char *const bad[] = { "0+0", "2+1", "1+", "+1", "x", "9", "1 2", "-1" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char t[256];
-		snprintf(t, sizeof(t), LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,%s\n", bad[i]);
+		snprintf(t, sizeof(t), LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,%s,\n", bad[i]);
 		a = (struct hist_arg){ .clients = 2 };
 		cr_assert_eq(with_stderr(read_history, t, &a), LB_EINVAL, "accepted nodes '%s'", bad[i]);
 		cr_assert(strstr(err, "history.csv:2: field nodes: expected node indexes"), "%s", err);
 	}
 	/* a row of the old width under the new header is refused */
 	a = (struct hist_arg){ .clients = 2 };
-	cr_assert_eq(with_stderr(read_history, LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,\n", &a),
+	cr_assert_eq(with_stderr(read_history, LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,\n", &a),
 		     LB_EINVAL);
-	cr_assert(strstr(err, "8 fields; expected 9"), "%s", err);
+	cr_assert(strstr(err, "9 fields; expected 10"), "%s", err);
+}
+
+/* The lease_end_ns column: a time, never (a lock without a TTL) or nothing
+ * (the lock could not tell); older files without it read as not known. */
+Test(readers, the_lease_end_column_is_read_and_checked)
+{
+	struct hist_arg a = { .clients = 2 };
+	const char *text = LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,,1001\n1,0,0,5,9,9,released,,,\n"
+			   "1,1,10,12,20,21,lost,,,never\n";
+	cr_assert_eq(with_stderr(read_history, text, &a), 0, "%s", err);
+	cr_assert_eq(a.n, 3);
+	cr_assert_eq(a.s[0].lease_end_ns, 1001);
+	cr_assert(lb_lease_known(&a.s[0]));
+	cr_assert(!lb_lease_known(&a.s[1]) && a.s[1].lease_end_ns == LB_LEASE_UNKNOWN);
+	cr_assert(!lb_lease_known(&a.s[2]) && a.s[2].lease_end_ns == LB_LEASE_NEVER);
+	free(a.s);
+	a = (struct hist_arg){ .clients = 2 };
+	cr_assert_eq(with_stderr(read_history, LB_HISTORY_HEADER_9 "\n0,0,0,1,4,4,released,,\n", &a), 0);
+	cr_assert(!lb_lease_known(&a.s[0]), "an older history: not known");
+	free(a.s);
+	static const char *const bad[] = { "soon", "-5", "1.5", "never!" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char t[256];
+		snprintf(t, sizeof(t), LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,,%s\n", bad[i]);
+		a = (struct hist_arg){ .clients = 2 };
+		cr_assert_eq(with_stderr(read_history, t, &a), LB_EINVAL, "accepted lease end '%s'", bad[i]);
+		cr_assert(strstr(err, "history.csv:2: field lease_end_ns"), "%s", err);
+	}
 }
 
 static int read_summary(FILE *f, void *arg)

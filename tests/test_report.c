@@ -120,7 +120,7 @@ Test(report, charts_say_the_same_for_every_run, .init = mktmp)
 	cr_assert(drawn);
 	const char *gp = fx_slurp(tmpdir, "timeline.gp");
 	static const char *const key[] = { "'inside'", "'two or more inside'",
-					   "'releasing (still holds the lock)'", "'lease expired",
+					   "'releasing (still holds the lock)'", "'lease ran out while inside",
 					   "'killed'", "'deleted another client''s lock'",
 					   "'release found the lock gone'" };
 	for (size_t i = 0; i < sizeof(key) / sizeof(key[0]); i++) {
@@ -151,6 +151,48 @@ Test(report, charts_say_the_same_for_every_run, .init = mktmp)
 /* Client 1 paused 0.5..4.0 s with a 2 s lease; client 2 gets in at 2.01 s. */
 /* A run too long to draw whole shows a window of 3000 sections; labels of
  * faults at one instant are spaced on that window's axis, not the run's. */
+/* The x, "the lease ran out while inside", stands where the lock's own
+ * account says its lease ended (extensions included), never at enter + TTL
+ * for a lease that was extended, and nowhere for a lock that does not say:
+ * the key says so instead. */
+Test(report, the_lease_mark_is_drawn_only_where_the_lease_end_is_known, .init = mktmp)
+{
+	static struct lb_section sec[] = {
+		/* extended to 2.5 s, inside until 2 s: its lease never ran out */
+		{ .client = 0, .key = 0, .enter_ns = 0, .exit_ns = 2000 * MS, .release_ns = 2001 * MS,
+		  .outcome = LB_OUT_RELEASED, .fence = -1, .lease_end_ns = 2500 * MS },
+		/* its lease ran out at 2.3 s, while it was inside until 2.8 s */
+		{ .client = 1, .key = 1, .enter_ns = 1300 * MS, .exit_ns = 2800 * MS,
+		  .release_ns = 2801 * MS, .outcome = LB_OUT_LOST, .fence = -1, .lease_end_ns = 2300 * MS },
+		/* no TTL: no mark */
+		{ .client = 2, .key = 2, .enter_ns = 0, .exit_ns = 2900 * MS, .release_ns = 2901 * MS,
+		  .outcome = LB_OUT_RELEASED, .fence = -1, .lease_end_ns = LB_LEASE_NEVER },
+	};
+	struct lb_run_files rf = { .sec = sec, .n = 3, .clients = 3, .keys = 3, .ttl_ms = 1000,
+				   .elapsed_s = 3 };
+	bool drawn = false;
+
+	snprintf(rf.dir, sizeof(rf.dir), "%s", tmpdir);
+	lb_hist_add(&rf.lat, 2 * MS);
+	cr_assert_eq(lb_charts_run(&rf, &drawn), 0, "see %s/gnuplot.log", tmpdir);
+	const char *marks = fx_slurp(tmpdir, "timeline-marks.dat");
+	cr_assert(strstr(marks, "2.300000 1 1\n"), "no mark where client 1's lease ran out:\n%s", marks);
+	cr_assert(!strstr(marks, " 0 1\n") && !strstr(marks, " 2 1\n"),
+		  "a mark for a lease that did not run out:\n%s", marks);
+	cr_assert(strstr(fx_slurp(tmpdir, "timeline.gp"), "title 'lease ran out while inside'"));
+	/* a lock that extends its lease without saying when: nothing drawn, and said */
+	sec[1].lease_end_ns = LB_LEASE_UNKNOWN;
+	cr_assert_eq(lb_charts_run(&rf, &drawn), 0);
+	marks = fx_slurp(tmpdir, "timeline-marks.dat");
+	cr_assert(!strstr(marks, " 1 1\n"), "a mark for a lease whose end is unknown:\n%s", marks);
+	cr_assert(strstr(fx_slurp(tmpdir, "timeline.gp"), "not drawn: unknown for this lock"));
+	/* the page's sections carry the same end, null where unknown */
+	cr_assert_eq(lb_report_html(&rf), 0);
+	const char *html = fx_slurp(tmpdir, "report.html");
+	cr_assert(strstr(html, ",2.500000]"), "client 0's lease end not on the page");
+	cr_assert(strstr(html, ",null]"), "an unknown lease end must be null on the page");
+}
+
 Test(report, a_window_spaces_labels_on_its_own_axis, .init = mktmp)
 {
 	enum { N = 4000 };

@@ -8,7 +8,7 @@ import sys
 for line in sys.stdin:
     word = line.split()[0] if line.split() else ""
     if word == "hello":
-        reply = "hello 1 library=null version=1 language=python extend=no lost=no"
+        reply = "hello 2 library=null version=1 language=python extend=no lost=no extends=never"
     elif word == "config":
         reply = "ok"
     elif word == "acquire":

@@ -16,7 +16,7 @@ default timeout=None (no TTL at all) instead of lockbench's --ttl.
 import os
 import sys
 
-PROTOCOL = 1
+PROTOCOL = 2
 
 
 def check():
@@ -54,7 +54,7 @@ def main():
         cmd = words[0]
         try:
             if cmd == "hello":
-                say("hello %d library=redis-py version=%s language=python extend=yes lost=no"
+                say("hello %d library=redis-py version=%s language=python extend=yes lost=no extends=never"
                     % (PROTOCOL, redis.__version__))
             elif cmd == "config":
                 cfg = dict(w.split("=", 1) for w in words[1:])

@@ -1,6 +1,6 @@
 'use strict';
 /*
- * protocol.js - lockbench's adapter protocol, version 1 (docs/adapters.md), for
+ * protocol.js - lockbench's adapter protocol, version 2 (docs/adapters.md), for
  * the Node lock libraries: one line in on stdin, one line out on stdout. Each
  * library module (libs/*.js) says how to configure, acquire, release and
  * extend with that library's public API; this file does the rest, once.
@@ -8,6 +8,9 @@
  * A library module exports:
  *   library, version    what `hello` and `--check` report
  *   extend, lost        booleans for `hello`
+ *   extends             'never' (the lease is only what acquire and extend set)
+ *                       or 'silently' (the library extends it by itself, and
+ *                       its public API does not say when)
  *   config(cfg, ctx)    cfg: the parsed `config` line plus cfg.defaults (the
  *                       `defaults` adapter argument); ctx.lost(msg) sends a
  *                       lost notice, ctx.redis(url, timeoutMs) makes an
@@ -20,7 +23,7 @@
  */
 const readline = require('readline');
 
-const PROTOCOL = 1;
+const PROTOCOL = 2;
 
 function oneLine(text) {
   return String(text).split(/\s+/).filter(Boolean).join(' ').slice(0, 400) || 'unknown error';
@@ -111,7 +114,7 @@ function serve(load, args) {
       switch (cmd) {
         case 'hello':
           say(`hello ${PROTOCOL} library=${lib.library} version=${lib.version} language=node ` +
-              `extend=${lib.extend ? 'yes' : 'no'} lost=${lib.lost ? 'yes' : 'no'}`);
+              `extend=${lib.extend ? 'yes' : 'no'} lost=${lib.lost ? 'yes' : 'no'} extends=${lib.extends || 'silently'}`);
           break;
         case 'config': {
           const cfg = {};

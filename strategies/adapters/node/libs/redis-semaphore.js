@@ -29,6 +29,7 @@ module.exports = function make(kind) {
     version: versionOf('redis-semaphore'),
     extend: false,
     lost: true,
+    extends: 'silently', /* refreshed every 0.8 x lockTimeout, inside the library */
     config(cfg, ctx) {
       for (const url of kind === 'redlock' ? cfg.nodes : cfg.nodes.slice(0, 1))
         clients.push(ctx.redis(url, cfg.timeout_ms));

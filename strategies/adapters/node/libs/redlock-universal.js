@@ -30,6 +30,8 @@ module.exports = function make(kind) {
     version: versionOf('redlock-universal'),
     extend: process.argv.includes('manual'),
     lost: !process.argv.includes('manual'),
+    /* using() extends by itself, and its API does not say when */
+    extends: process.argv.includes('manual') ? 'never' : 'silently',
     config(cfg, c) {
       ctx = c;
       manual = process.argv.includes('manual');

@@ -22,6 +22,7 @@ module.exports = {
   version: versionOf('redlock-v4'),
   extend: true,
   lost: false,
+  extends: 'never', /* lock() sets the lease once; extend() is asked */
   config(cfg, ctx) {
     for (const url of cfg.nodes) clients.push(ctx.redis(url, cfg.timeout_ms));
     resource = cfg.key;

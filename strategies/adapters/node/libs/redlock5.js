@@ -43,6 +43,7 @@ module.exports = function make(pkg) {
     /* using() extends by itself and tells of a loss; manual does neither */
     extend: process.argv.includes('manual'),
     lost: !process.argv.includes('manual'),
+    extends: process.argv.includes('manual') ? 'never' : 'silently',
     config(cfg, c) {
       ctx = c;
       for (const url of cfg.nodes) clients.push(ctx.redis(url, cfg.timeout_ms));
