@@ -65,6 +65,7 @@ static const struct {
 	{ "history", "tests/fuzz/corpus/history", fuzz_history },
 	{ "summary", "tests/fuzz/corpus/summary", fuzz_summary },
 	{ "events", "tests/fuzz/corpus/events", fuzz_events },
+	{ "adapter", "tests/fuzz/corpus/adapter", fuzz_adapter },
 };
 
 Test(fuzz_regressions, every_saved_input_is_survived, .init = find_root, .timeout = 60)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapter_proto.h"
 #include "options.h"
 #include "oracle.h"
 #include "plumbing.h"
@@ -118,6 +119,39 @@ static inline void fuzz_events(const uint8_t *data, size_t len)
 		lb_events_read_file(f, "events.csv", 8, &ev, &n);
 	free(ev);
 	fclose(f);
+}
+
+/* An adapter's output: fed to the line reader in pieces whose size the
+ * first byte picks, and every line read as the answer to each request (and
+ * as a notice), of either protocol version, from an adapter that said
+ * lost=yes and one that said lost=no. */
+static inline void fuzz_adapter(const uint8_t *data, size_t len)
+{
+	static struct lb_proto_reader r;
+	static char line[LB_PROTO_LINE_MAX + 1];
+	struct lb_proto_msg m;
+	char why[300], shown[64];
+	size_t step = len ? (size_t)data[0] % 61 + 1 : 1;
+
+	memset(&r, 0, sizeof(r));
+	for (size_t off = 0; off < len;) {
+		size_t n = len - off < step ? len - off : step;
+		if (n > lb_proto_room(&r))
+			n = lb_proto_room(&r);
+		lb_proto_feed(&r, (const char *)data + off, n);
+		off += n;
+		int got;
+		while ((got = lb_proto_next_line(&r, line)) == 1) {
+			for (int q = LB_REQ_NONE; q <= LB_REQ_QUIT; q++)
+				for (int v = 0; v <= LB_ADAPTER_PROTOCOL + 1; v++)
+					for (int lost = 0; lost < 2; lost++)
+						lb_proto_parse(line, (enum lb_proto_req)q, v, lost, &m, why,
+							       sizeof(why));
+			lb_proto_printable(line, shown, sizeof(shown));
+		}
+		if (got < 0)
+			memset(&r, 0, sizeof(r)); /* a line too long: the run ends there */
+	}
 }
 
 #endif
