@@ -1,0 +1,333 @@
+/*
+ * esc.c - printf with %s escaped for an output language (esc.h).
+ */
+#include "esc.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+/* Where the formatter writes: a stream, or a buffer that counts what did
+ * not fit (snprintf's contract). */
+struct sink {
+	FILE *f;
+	char *buf;
+	size_t len, used;
+	size_t total;
+	bool failed;
+};
+
+static void put(struct sink *k, const char *s, size_t n)
+{
+	k->total += n;
+	if (k->f) {
+		if (n && fwrite(s, 1, n, k->f) != n)
+			k->failed = true;
+		return;
+	}
+	if (k->used + 1 < k->len) {
+		size_t room = k->len - 1 - k->used;
+		memcpy(k->buf + k->used, s, n < room ? n : room);
+		k->used += n < room ? n : room;
+	}
+}
+
+/* Escaped text of @s[0..n) for @lang into a new string (freed by the caller). */
+static char *escape(enum lb_lang lang, const char *s, size_t n)
+{
+	char *out = malloc(6 * n + 3), *o = out;
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	if (!out)
+		return NULL;
+	switch (lang) {
+	case LB_LANG_CSV: {
+		bool quote = n && (s[0] == ' ' || s[n - 1] == ' ');
+		for (size_t i = 0; i < n && !quote; i++)
+			quote = strchr(",\"\r\n", s[i]) != NULL;
+		if (quote)
+			*o++ = '"';
+		for (; p < end; p++) {
+			if (*p == '"')
+				*o++ = '"';
+			*o++ = (char)*p;
+		}
+		if (quote)
+			*o++ = '"';
+		break;
+	}
+	case LB_LANG_GNUPLOT:
+		*o++ = '\'';
+		for (; p < end; p++) {
+			if (*p == '\'')
+				*o++ = '\'';
+			*o++ = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
+		}
+		*o++ = '\'';
+		break;
+	case LB_LANG_HTML:
+		for (; p < end; p++) {
+			const char *ent = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;" :
+					  *p == '"' ? "&quot;" : *p == '\'' ? "&#39;" : NULL;
+			if (ent) {
+				memcpy(o, ent, strlen(ent));
+				o += strlen(ent);
+			} else {
+				*o++ = *p < 0x20 && *p != '\n' && *p != '\t' ? ' ' : (char)*p;
+			}
+		}
+		break;
+	case LB_LANG_MD:
+		for (; p < end; p++) {
+			if (*p == '&') {
+				memcpy(o, "&amp;", 5);
+				o += 5;
+				continue;
+			}
+			if (strchr("\\`*_[]<>|#", *p) && *p)
+				*o++ = '\\';
+			*o++ = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
+		}
+		break;
+	case LB_LANG_TERM:
+		while (p < end) {
+			/* a whole UTF-8 sequence of a printable code point passes */
+			size_t len = *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 && *p < 0xe0 ? 2 : 1;
+			bool ok = *p >= 0x20 && *p != 0x7f && (*p < 0x80 || len > 1) && (size_t)(end - p) >= len;
+			uint32_t cp = len == 1 ? *p : len == 2 ? *p & 0x1f : len == 3 ? *p & 0x0f : *p & 0x07;
+			for (size_t i = 1; ok && i < len; i++) {
+				ok = (p[i] & 0xc0) == 0x80;
+				cp = cp << 6 | (p[i] & 0x3f);
+			}
+			if (ok && len > 1 && (cp < 0xa0 || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+					      cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)))
+				ok = false; /* C1 controls, overlong forms, surrogates */
+			if (ok) {
+				memcpy(o, p, len);
+				o += len;
+				p += len;
+			} else {
+				o += sprintf(o, "\\x%02x", *p);
+				p++;
+			}
+		}
+		break;
+	case LB_LANG_RAW:
+		memcpy(o, s, n);
+		o += n;
+		break;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* One conversion other than %s, by the host's printf, into @k. */
+static void put_printf(struct sink *k, const char *spec, ...) __attribute__((format(printf, 2, 3)));
+static void put_printf(struct sink *k, const char *spec, ...)
+{
+	char small[128];
+	va_list ap, aq;
+
+	va_start(ap, spec);
+	va_copy(aq, ap);
+	int n = vsnprintf(small, sizeof(small), spec, ap);
+	va_end(ap);
+	if (n < 0) {
+		k->failed = true;
+	} else if ((size_t)n < sizeof(small)) {
+		put(k, small, (size_t)n);
+	} else {
+		char *big = malloc((size_t)n + 1);
+		if (big && vsnprintf(big, (size_t)n + 1, spec, aq) == n)
+			put(k, big, (size_t)n);
+		else
+			k->failed = true;
+		free(big);
+	}
+	va_end(aq);
+}
+
+static void format(struct sink *k, enum lb_lang lang, const char *fmt, va_list ap)
+{
+	while (*fmt) {
+		const char *pct = strchr(fmt, '%');
+		if (!pct) {
+			put(k, fmt, strlen(fmt));
+			return;
+		}
+		put(k, fmt, (size_t)(pct - fmt));
+		const char *p = pct + 1;
+		char spec[64];
+		size_t sl = 0;
+		spec[sl++] = '%';
+		bool left = false;
+		while (*p && strchr("-+ #0'", *p)) {
+			left |= *p == '-';
+			if (sl < 20)
+				spec[sl++] = *p;
+			p++;
+		}
+		int width = -1, prec = -1;
+		if (*p == '*') {
+			width = va_arg(ap, int);
+			if (width < 0) {
+				left = true;
+				width = -width;
+			}
+			p++;
+		} else {
+			for (width = 0; *p >= '0' && *p <= '9'; p++)
+				width = width * 10 + (*p - '0');
+			width = width ? width : -1;
+		}
+		if (*p == '.') {
+			p++;
+			if (*p == '*') {
+				prec = va_arg(ap, int);
+				p++;
+			} else {
+				for (prec = 0; *p >= '0' && *p <= '9'; p++)
+					prec = prec * 10 + (*p - '0');
+			}
+		}
+		char mod[3] = "";
+		if ((p[0] == 'h' && p[1] == 'h') || (p[0] == 'l' && p[1] == 'l')) {
+			mod[0] = p[0], mod[1] = p[1];
+			p += 2;
+		} else if (*p && strchr("hlLzjt", *p)) {
+			mod[0] = *p++;
+		}
+		char conv = *p ? *p++ : '\0';
+		if (width >= 0)
+			sl += (size_t)snprintf(spec + sl, sizeof(spec) - sl, "%d", width);
+		if (prec >= 0)
+			sl += (size_t)snprintf(spec + sl, sizeof(spec) - sl, ".%d", prec);
+		sl += (size_t)snprintf(spec + sl, sizeof(spec) - sl, "%s%c", mod, conv);
+		spec[sl < sizeof(spec) ? sl : sizeof(spec) - 1] = '\0';
+		switch (conv) {
+		case '%':
+			put(k, "%", 1);
+			break;
+		case 's': {
+			const char *s = va_arg(ap, const char *);
+			if (!s)
+				s = "(null)";
+			size_t n = prec >= 0 ? strnlen(s, (size_t)prec) : strlen(s);
+			char *e = escape(lang, s, n);
+			if (!e) {
+				k->failed = true;
+				break;
+			}
+			size_t el = strlen(e), pad = width > 0 && (size_t)width > el ? (size_t)width - el : 0;
+			for (size_t i = 0; !left && i < pad; i++)
+				put(k, " ", 1);
+			put(k, e, el);
+			for (size_t i = 0; left && i < pad; i++)
+				put(k, " ", 1);
+			free(e);
+			break;
+		}
+		case 'd': case 'i':
+			if (!strcmp(mod, "ll")) put_printf(k, spec, va_arg(ap, long long));
+			else if (!strcmp(mod, "l")) put_printf(k, spec, va_arg(ap, long));
+			else if (!strcmp(mod, "z")) put_printf(k, spec, va_arg(ap, ssize_t));
+			else if (!strcmp(mod, "j")) put_printf(k, spec, va_arg(ap, intmax_t));
+			else if (!strcmp(mod, "t")) put_printf(k, spec, va_arg(ap, ptrdiff_t));
+			else put_printf(k, spec, va_arg(ap, int));
+			break;
+		case 'u': case 'o': case 'x': case 'X':
+			if (!strcmp(mod, "ll")) put_printf(k, spec, va_arg(ap, unsigned long long));
+			else if (!strcmp(mod, "l")) put_printf(k, spec, va_arg(ap, unsigned long));
+			else if (!strcmp(mod, "z")) put_printf(k, spec, va_arg(ap, size_t));
+			else if (!strcmp(mod, "j")) put_printf(k, spec, va_arg(ap, uintmax_t));
+			else if (!strcmp(mod, "t")) put_printf(k, spec, va_arg(ap, ptrdiff_t));
+			else put_printf(k, spec, va_arg(ap, unsigned int));
+			break;
+		case 'c':
+			put_printf(k, spec, va_arg(ap, int));
+			break;
+		case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+			if (!strcmp(mod, "L"))
+				put_printf(k, spec, va_arg(ap, long double));
+			else
+				put_printf(k, spec, va_arg(ap, double));
+			break;
+		case 'p':
+			put_printf(k, spec, va_arg(ap, void *));
+			break;
+		default: /* %n, or a format cut short: written as it stands */
+			put(k, pct, (size_t)(p - pct));
+			k->failed = true;
+			break;
+		}
+		fmt = p;
+	}
+}
+
+int lb_esc_vfprintf(FILE *f, enum lb_lang lang, const char *fmt, va_list ap)
+{
+	struct sink k = { .f = f };
+	format(&k, lang, fmt, ap);
+	return k.failed || ferror(f) ? -1 : (int)k.total;
+}
+
+int lb_esc_fprintf(FILE *f, enum lb_lang lang, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = lb_esc_vfprintf(f, lang, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int lb_esc_snprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, ...)
+{
+	struct sink k = { .buf = buf, .len = len };
+	va_list ap;
+
+	va_start(ap, fmt);
+	format(&k, lang, fmt, ap);
+	va_end(ap);
+	if (len)
+		buf[k.used] = '\0';
+	return k.failed ? -1 : (int)k.total;
+}
+
+int lb_csv_field(const char *in, size_t *pos, char *out, size_t len)
+{
+	const char *p = in + *pos;
+	size_t o = 0;
+
+	if (*p != '"') {
+		size_t n = strcspn(p, ",\r\n");
+		if (memchr(p, '"', n))
+			return -1; /* a quote in a field that is not quoted */
+		for (size_t i = 0; i < n; i++)
+			if (o + 1 < len)
+				out[o++] = p[i];
+		p += n;
+	} else {
+		for (p++;; p++) {
+			if (!*p)
+				return -1; /* not closed */
+			if (*p == '"') {
+				if (p[1] != '"')
+					break;
+				p++;
+			}
+			if (o + 1 < len)
+				out[o++] = *p;
+		}
+		p++;
+		if (*p && *p != ',' && *p != '\r' && *p != '\n')
+			return -1;
+	}
+	if (len)
+		out[o] = '\0';
+	if (*p == ',')
+		p++;
+	*pos = (size_t)(p - in);
+	return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * esc.h - the one escaping layer: every output language lockbench writes
+ * has a printf whose %s arguments are data, escaped for that language by the
+ * formatter itself, so that no call site can forget (SQLite's printf does
+ * the same with %q and %Q). The format string is the only code: a name,
+ * a path or an adapter's words reach a gnuplot script, a CSV file, a page or
+ * the terminal as data, whatever bytes they hold.
+ *
+ * Every conversion of printf is supported with its flags, width, precision
+ * and length modifiers; only %s changes:
+ *   LB_LANG_CSV      a whole field per RFC 4180: quoted ("...", a " doubled)
+ *                    when it holds a comma, a quote, CR or LF or starts or
+ *                    ends with a space; as it is otherwise
+ *   LB_LANG_GNUPLOT  a whole single-quoted string literal ('...', a ' doubled;
+ *                    gnuplot runs no command and expands nothing inside single
+ *                    quotes); control bytes become spaces
+ *   LB_LANG_HTML     text or a quoted attribute value: & < > " ' as entities
+ *   LB_LANG_MD       Markdown text, a table cell included: \ ` * _ [ ] < > | #
+ *                    and & escaped, line breaks as spaces
+ *   LB_LANG_TERM     the terminal: control bytes (ESC included) as \xNN
+ *   LB_LANG_RAW      as printf (text lockbench made itself)
+ * Precision (%.20s) cuts the data before escaping, never an escape in two.
+ */
+#ifndef LB_ESC_H
+#define LB_ESC_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum lb_lang { LB_LANG_RAW, LB_LANG_CSV, LB_LANG_GNUPLOT, LB_LANG_HTML, LB_LANG_MD, LB_LANG_TERM };
+
+/* fprintf to @f with %s escaped for @lang; the count written, or -1. */
+int lb_esc_fprintf(FILE *f, enum lb_lang lang, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int lb_esc_vfprintf(FILE *f, enum lb_lang lang, const char *fmt, va_list ap);
+/* snprintf into @buf: the length it would have, as snprintf. */
+int lb_esc_snprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* A CSV field as lb_esc_fprintf writes it, read back (RFC 4180): @in is one
+ * line, @pos where the field starts; the field into @out (cut to fit @len,
+ * never past the line), *pos after it and its comma. 0 | -1 malformed (a
+ * quote not closed, or text after a closing quote). */
+int lb_csv_field(const char *in, size_t *pos, char *out, size_t len);
+
+#endif
