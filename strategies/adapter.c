@@ -1,10 +1,13 @@
 /*
  * adapter.c - an external strategy: one adapter process per client, spoken
- * to in the line protocol of docs/adapters.md (version LB_ADAPTER_PROTOCOL).
+ * to in the line protocol of docs/adapters.md (version LB_ADAPTER_PROTOCOL):
+ * the process and its pipes. What a line means is adapter_proto.c's (pure);
+ * which adapters there are (manifests, exec:, --check) adapter_registry.c's.
  *
  *   lockbench                      adapter
- *   hello 1                    ->
- *                              <-  hello 1 library=L version=V language=X extend=yes lost=no
+ *   hello 2                    ->
+ *                              <-  hello 2 library=L version=V language=X extend=yes lost=no
+ *                                  extends=never|reported|silently
  *   config nodes=URL,.. [sentinels=H:P,.. master=NAME] key=K ttl_ms=T wait=one|library
  *          timeout_ms=N client=C
  *                              <-  ok | error MESSAGE
@@ -13,6 +16,7 @@
  *   extend MS                  ->  extended | not-owned | unsupported | error M
  *   quit                       ->  bye
  *                              <-  lost MESSAGE   (at any time: the library says the lock is gone)
+ *                              <-  extended ttl_ms=N (at any time, v2: it extended the lease)
  *
  * What goes wrong, and what lockbench does (docs/adapters.md says the same):
  * a program that is missing, exits before its hello, speaks another version,
@@ -27,10 +31,8 @@
 #include "adapter_proto.h"
 #include "plumbing.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ini.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -39,15 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define START_LIMIT_MS 15000  /* hello and config: an interpreter loading a library */
 #define QUIT_LIMIT_MS 2000
-#define CHECK_LIMIT_MS 10000 /* an adapter's --check: a library loading */
-#define MAX_ADAPTERS 32
-#define MAX_EXEC 8
 
 struct adapter {
 	struct lb_lock_base base;
@@ -305,6 +303,12 @@ static int request(struct adapter *a, const char *req, enum lb_proto_req asked, 
 static const char *const *exec_args;
 static int n_exec_args;
 
+void lb_adapter_set_exec_args(const char *const *args, int n)
+{
+	exec_args = args;
+	n_exec_args = n;
+}
+
 static void child(const struct adapter *a, int in_fd, int out_fd, pid_t parent)
 {
 	const struct lb_lock_cfg *cfg = &a->base.cfg;
@@ -557,7 +561,9 @@ static int64_t adapter_lease_end(void *self)
 	return a->lease_end_ns ? a->lease_end_ns : LB_LEASE_UNKNOWN;
 }
 
-static const struct lock_strategy adapter_ops = {
+/* The ops every external strategy shares (adapter_registry.c gives each its
+ * name, claims and definition). */
+const struct lock_strategy lb_adapter_ops = {
 	.create = adapter_create,
 	.acquire = adapter_acquire,
 	.release = adapter_release,
@@ -568,331 +574,3 @@ static const struct lock_strategy adapter_ops = {
 	.blind_release = true,
 };
 
-/* ---- manifests ---- */
-
-struct loaded {
-	struct lb_adapter_def def;
-	struct lock_strategy s;
-};
-
-static struct loaded adapters[MAX_ADAPTERS];
-static size_t n_adapters;
-static bool loaded;
-static struct loaded execs[MAX_EXEC];
-static size_t n_execs;
-
-struct manifest {
-	struct lb_adapter_def *d;
-	char dir[PATH_MAX];
-	char interpreter[256], program[256], args[256];
-	bool bad;
-};
-
-static int on_key(void *user, const char *section, const char *name, const char *v)
-{
-	struct manifest *m = user;
-	struct lb_adapter_def *d = m->d;
-	(void)section;
-#define KEY(k) else if (!strcmp(name, #k)) snprintf(d->k, sizeof(d->k), "%s", v)
-	if (0)
-		;
-	KEY(name); KEY(library); KEY(package); KEY(language); KEY(version); KEY(summary);
-	KEY(source); KEY(outside_key);
-#undef KEY
-	else if (!strcmp(name, "sends")) { /* goes on over indented lines: they add to it */
-		size_t used = strlen(d->sends);
-		snprintf(d->sends + used, sizeof(d->sends) - used, "%s%s", used ? " " : "", v);
-	}
-	else if (!strcmp(name, "interpreter"))
-		snprintf(m->interpreter, sizeof(m->interpreter), "%s", v);
-	else if (!strcmp(name, "program"))
-		snprintf(m->program, sizeof(m->program), "%s", v);
-	else if (!strcmp(name, "args"))
-		snprintf(m->args, sizeof(m->args), "%s", v);
-	else if (!strcmp(name, "nodes"))
-		d->min_nodes = (unsigned)atoi(v);
-	else if (!strcmp(name, "claims"))
-		for (const char *c = v; *c; c++) {
-			const char *at = strchr("MDFOL", *c);
-			if (at)
-				d->claims |= 1u << (at - "MDFOL");
-		}
-	else
-		m->bad = true;
-	return 1;
-}
-
-/* argv of @d: [interpreter] program [args...], stored in d->argbuf. */
-static void set_argv(struct lb_adapter_def *d, const char *const *words, int n)
-{
-	size_t used = 0;
-	int k = 0;
-
-	for (int i = 0; i < n && k < LB_ADAPTER_MAX_ARGS; i++) {
-		size_t len = strlen(words[i]) + 1;
-		if (!words[i][0] || used + len > sizeof(d->argbuf))
-			continue;
-		memcpy(d->argbuf + used, words[i], len);
-		d->argv[k++] = d->argbuf + used;
-		used += len;
-	}
-	d->argv[k] = NULL;
-}
-
-static void make_strategy(struct loaded *l)
-{
-	l->s = adapter_ops;
-	l->s.name = l->def.name;
-	l->s.summary = l->def.summary;
-	l->s.claims = l->def.claims;
-	l->s.min_nodes = l->def.min_nodes ? l->def.min_nodes : 1;
-	l->s.impl = &l->def;
-}
-
-static void load_one(const char *dir, const char *file)
-{
-	static struct manifest m;
-	struct loaded *l = &adapters[n_adapters];
-	char path[PATH_MAX + 300], program[PATH_MAX + 300];
-
-	memset(l, 0, sizeof(*l));
-	memset(&m, 0, sizeof(m));
-	m.d = &l->def;
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if (ini_parse(path, on_key, &m) != 0 || m.bad || !l->def.name[0] || !m.program[0]) {
-		lb_errorf("%s: not a valid adapter manifest (name, program and known keys only)", path);
-		return;
-	}
-	snprintf(l->def.manifest, sizeof(l->def.manifest), "%.500s", path);
-	snprintf(program, sizeof(program), "%s/%s", dir, m.program);
-	/* [interpreter] program [args split at spaces] */
-	const char *words[LB_ADAPTER_MAX_ARGS];
-	int n = 0;
-	if (m.interpreter[0])
-		words[n++] = m.interpreter;
-	words[n++] = program;
-	for (char *save = NULL, *w = strtok_r(m.args, " \t", &save); w && n < LB_ADAPTER_MAX_ARGS;
-	     w = strtok_r(NULL, " \t", &save))
-		words[n++] = w;
-	set_argv(&l->def, words, n);
-	make_strategy(l);
-	n_adapters++;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(((const struct loaded *)a)->def.name, ((const struct loaded *)b)->def.name);
-}
-
-static void load_all(void)
-{
-	char dir[PATH_MAX];
-	DIR *d;
-
-	if (loaded)
-		return;
-	loaded = true;
-	const char *env = getenv("LOCKBENCH_ADAPTERS");
-	if (env && *env)
-		snprintf(dir, sizeof(dir), "%s", env);
-	else if (!lb_find_installed("strategies/adapters", "share", dir, sizeof(dir)))
-		return;
-	if (!(d = opendir(dir)))
-		return;
-	for (struct dirent *e; (e = readdir(d)) && n_adapters < MAX_ADAPTERS;) {
-		size_t n = strlen(e->d_name);
-		if (n > 8 && !strcmp(e->d_name + n - 8, ".adapter"))
-			load_one(dir, e->d_name);
-	}
-	closedir(d);
-	qsort(adapters, n_adapters, sizeof(adapters[0]), by_name);
-	for (size_t i = 0; i < n_adapters; i++) { /* qsort moved them: point at the new places */
-		struct lb_adapter_def *def = &adapters[i].def;
-		adapters[i].s.impl = def, adapters[i].s.name = def->name, adapters[i].s.summary = def->summary;
-		/* argv pointed into the argbuf where the struct was: its words lie
-		 * one after another in argbuf, so walk them again */
-		const char *w = def->argbuf;
-		for (int k = 0; def->argv[k]; k++, w += strlen(w) + 1)
-			def->argv[k] = w;
-	}
-}
-
-size_t lb_adapter_count(void)
-{
-	load_all();
-	return n_adapters;
-}
-
-const struct lock_strategy *lb_adapter_at(size_t i)
-{
-	load_all();
-	return i < n_adapters ? &adapters[i].s : NULL;
-}
-
-const struct lock_strategy *lb_adapter_find(const char *name)
-{
-	load_all();
-	for (size_t i = 0; i < n_adapters; i++)
-		if (!strcmp(adapters[i].def.name, name))
-			return &adapters[i].s;
-	return NULL;
-}
-
-void lb_adapter_set_exec_args(const char *const *args, int n)
-{
-	exec_args = args;
-	n_exec_args = n;
-}
-
-const struct lock_strategy *lb_adapter_exec(const char *spec)
-{
-	const char *path = spec + 5; /* after "exec:" */
-	struct stat st;
-
-	for (size_t i = 0; i < n_execs; i++)
-		if (!strcmp(execs[i].def.name, spec))
-			return &execs[i].s;
-	if (n_execs == MAX_EXEC || strlen(spec) >= sizeof(execs[0].def.name)) {
-		lb_errorf("%s: too many exec: strategies, or a path longer than %zu", spec,
-			  sizeof(execs[0].def.name) - 6);
-		return NULL;
-	}
-	if (!*path || stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, X_OK) < 0) {
-		lb_errorf("%s: %s is not an executable file (%s)", spec, *path ? path : "(empty)",
-			  *path ? strerror(errno ? errno : EACCES) : "exec:PATH names a program");
-		return NULL;
-	}
-	struct loaded *l = &execs[n_execs++];
-	memset(l, 0, sizeof(*l));
-	snprintf(l->def.name, sizeof(l->def.name), "%s", spec);
-	snprintf(l->def.library, sizeof(l->def.library), "%s", path);
-	snprintf(l->def.summary, sizeof(l->def.summary), "your program %.80s, through the adapter "
-		 "protocol (docs/adapters.md)", path);
-	/* the file checked above is the one run: a name without a slash is in
-	 * the current directory, never looked up on PATH */
-	char here[sizeof(l->def.name) + 2];
-	snprintf(here, sizeof(here), "%s%s", strchr(path, '/') ? "" : "./", path);
-	const char *prog = here;
-	set_argv(&l->def, &prog, 1);
-	l->def.exec = true;
-	make_strategy(l);
-	return &l->s;
-}
-
-const struct lb_adapter_def *lb_adapter_def_of(const struct lock_strategy *s)
-{
-	return s ? s->impl : NULL;
-}
-
-static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len);
-
-bool lb_adapter_usable(const struct lock_strategy *s, char *why, size_t len)
-{
-	struct lb_adapter_def *d = (struct lb_adapter_def *)lb_adapter_def_of(s);
-
-	if (!d || d->exec)
-		return true;
-	if (!d->usable)
-		d->usable = check_usable(d, d->unusable, sizeof(d->unusable)) ? 1 : -1;
-	if (d->usable < 0)
-		snprintf(why, len, "%s", d->unusable);
-	return d->usable > 0;
-}
-
-/* The value of "NAME=" in @out (a word), or "". */
-static void word_value(const char *out, const char *name, char *v, size_t len)
-{
-	size_t n = strlen(name);
-	v[0] = '\0';
-	for (const char *p = out; (p = strstr(p, name)); p += n)
-		if ((p == out || p[-1] == ' ') && p[n] == '=') {
-			snprintf(v, len, "%.*s", (int)strcspn(p + n + 1, " "), p + n + 1);
-			return;
-		}
-}
-
-/* Its --check, with a deadline: an adapter whose probe hangs is unusable,
- * and killed, never waited for. */
-static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len)
-{
-	char out[512] = "", ver[64];
-	int pfd[2], status = 0;
-	size_t used = 0;
-
-	if (!d || d->exec)
-		return true;
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		snprintf(why, len, "pipe: %s", strerror(errno));
-		return false;
-	}
-	const char *argv[LB_ADAPTER_MAX_ARGS + 2];
-	int n = 0;
-	for (; d->argv[n] && n < LB_ADAPTER_MAX_ARGS; n++)
-		argv[n] = d->argv[n];
-	argv[n++] = "--check";
-	argv[n] = NULL;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		setpgid(0, 0); /* its helpers are killed with it */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(pfd[1], STDOUT_FILENO);
-		dup2(pfd[1], STDERR_FILENO);
-		/* runs: (manifests) the adapter's own --check, by its interpreter */
-		execvp(argv[0], (char *const *)argv);
-		printf("cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(pfd[1]);
-	int64_t deadline = lb_now_ns() + CHECK_LIMIT_MS * LB_NS_PER_MS;
-	bool late = false;
-	while (pid > 0 && used < sizeof(out) - 1) {
-		int64_t left = (deadline - lb_now_ns()) / LB_NS_PER_MS;
-		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
-		int r = left > 0 ? poll(&p, 1, (int)left) : 0;
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			late = true;
-			break;
-		}
-		ssize_t k = read(pfd[0], out + used, sizeof(out) - 1 - used);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		used += (size_t)k;
-	}
-	out[used] = '\0';
-	close(pfd[0]);
-	/* its output is read; now its exit, by the same deadline */
-	while (pid > 0 && !late && waitpid(pid, &status, WNOHANG) == 0) {
-		if (lb_now_ns() >= deadline)
-			late = true;
-		else
-			lb_sleep_ns(2 * LB_NS_PER_MS);
-	}
-	if (pid > 0 && late) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		snprintf(why, len, "%s is not usable here: its --check did not finish within %d s",
-			 d->name, CHECK_LIMIT_MS / 1000);
-		return false;
-	}
-	out[strcspn(out, "\n")] = '\0';
-	char shown[320];
-	lb_proto_printable(out, shown, sizeof(shown));
-	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(why, len, "%s is not usable here: %.300s", d->name, shown[0] ? shown : "its --check failed");
-		return false;
-	}
-	word_value(out, "version", ver, sizeof(ver));
-	if (d->version[0] && ver[0] && strcmp(ver, d->version)) {
-		lb_proto_printable(ver, shown, 40);
-		snprintf(why, len, "%s expects %s %s, but %.40s is installed", d->name, d->library,
-			 d->version, shown);
-		return false;
-	}
-	return true;
-}

@@ -32,7 +32,7 @@ struct lb_adapter_def {
 	char name[64];
 	char library[64], package[96], language[48], version[32];
 	char summary[160];
-	char sends[400];
+	char sends[1024];
 	char source[200];
 	char manifest[512];          /* where it was read from, or "" for exec: */
 	char requires[512];          /* shell command: exits 0 when usable; "" none */
@@ -61,5 +61,13 @@ const struct lb_adapter_def *lb_adapter_def_of(const struct lock_strategy *s);
 /* Can it run here? false with the reason (its --check failed). The check runs
  * once per process: a matrix asks for every cell. */
 bool lb_adapter_usable(const struct lock_strategy *s, char *why, size_t len);
+
+/* For adapter_registry.c: the ops every external strategy shares. */
+extern const struct lock_strategy lb_adapter_ops;
+/* A manifest's text (@path names it in messages, @dir is where its program
+ * lies) into @d: 0, or LB_EINVAL with a message naming the file, the line
+ * and the field. Pure: reads nothing but @text. */
+int lb_adapter_manifest_parse(const char *text, const char *path, const char *dir,
+			      struct lb_adapter_def *d);
 
 #endif

@@ -66,6 +66,7 @@ static const struct {
 	{ "summary", "tests/fuzz/corpus/summary", fuzz_summary },
 	{ "events", "tests/fuzz/corpus/events", fuzz_events },
 	{ "adapter", "tests/fuzz/corpus/adapter", fuzz_adapter },
+	{ "manifest", "strategies/adapters", fuzz_manifest },
 };
 
 Test(fuzz_regressions, every_saved_input_is_survived, .init = find_root, .timeout = 60)

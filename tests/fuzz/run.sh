@@ -15,7 +15,11 @@ printf '%-10s %12s %9s %8s %7s\n' harness executions 'per sec' crashes hangs > b
 for t in "$@"; do
   in=tests/fuzz/corpus/$t
   [[ $t == scenario ]] && in=scenarios
+  [[ $t == manifest ]] && in=build/fuzz/manifest-seeds
   out=build/fuzz/out/$t
+  if [[ $t == manifest ]]; then # the shipped manifests, without the programs beside them
+    rm -rf "$in" && mkdir -p "$in" && cp strategies/adapters/*.adapter "$in"/
+  fi
   rm -rf "$out"
   mkdir -p build/fuzz/out
   # -t: a hang is an input that takes over 1 s; -V: stop after SECONDS

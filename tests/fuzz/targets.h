@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapter.h"
 #include "adapter_proto.h"
 #include "options.h"
 #include "oracle.h"
@@ -152,6 +153,17 @@ static inline void fuzz_adapter(const uint8_t *data, size_t len)
 		if (got < 0)
 			memset(&r, 0, sizeof(r)); /* a line too long: the run ends there */
 	}
+}
+
+/* An adapter manifest's text, read as lockbench reads NAME.adapter. */
+static inline void fuzz_manifest(const uint8_t *data, size_t len)
+{
+	static struct lb_adapter_def d;
+	char *t = fuzz_text(data, len);
+	if (!t)
+		return;
+	lb_adapter_manifest_parse(t, "fuzz.adapter", "/nonexistent", &d);
+	free(t);
 }
 
 #endif

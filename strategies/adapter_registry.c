@@ -1,0 +1,461 @@
+/*
+ * adapter_registry.c - which external strategies there are: the library
+ * adapters' manifests (strategies/adapters/NAME.adapter, adapter.h says
+ * their keys), exec:PATH programs, and whether each can run here (its
+ * --check, with a deadline). The processes themselves are adapter.c's.
+ */
+#include "adapter.h"
+#include "adapter_proto.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHECK_LIMIT_MS 10000 /* an adapter's --check: a library loading */
+#define MAX_ADAPTERS 32
+#define MAX_EXEC 8
+#define MANIFEST_LINE_MAX 198 /* inih splits longer lines: refused instead */
+
+struct loaded {
+	struct lb_adapter_def def;
+	struct lock_strategy s;
+};
+
+static struct loaded adapters[MAX_ADAPTERS];
+static size_t n_adapters;
+static bool loaded;
+static struct loaded execs[MAX_EXEC];
+static size_t n_execs;
+
+/* ---- the manifest, a pure parser ---- */
+
+struct manifest {
+	struct lb_adapter_def *d;
+	const char *path;
+	char interpreter[256], program[256], args[256];
+	unsigned seen;             /* keys given, by their index in keys[] */
+	char err[300];             /* what is wrong, for the line inih names */
+	const char *last;          /* the key of the line before (sends goes on) */
+};
+
+/* The keys of a manifest and where each goes: a field of the definition
+ * (@def) or of the manifest (the program's words). */
+static const struct key {
+	const char *name;
+	bool def;
+	size_t off, size;
+} keys[] = {
+	{ "name", true, offsetof(struct lb_adapter_def, name), sizeof(((struct lb_adapter_def *)0)->name) },
+	{ "library", true, offsetof(struct lb_adapter_def, library), sizeof(((struct lb_adapter_def *)0)->library) },
+	{ "package", true, offsetof(struct lb_adapter_def, package), sizeof(((struct lb_adapter_def *)0)->package) },
+	{ "language", true, offsetof(struct lb_adapter_def, language), sizeof(((struct lb_adapter_def *)0)->language) },
+	{ "version", true, offsetof(struct lb_adapter_def, version), sizeof(((struct lb_adapter_def *)0)->version) },
+	{ "summary", true, offsetof(struct lb_adapter_def, summary), sizeof(((struct lb_adapter_def *)0)->summary) },
+	{ "source", true, offsetof(struct lb_adapter_def, source), sizeof(((struct lb_adapter_def *)0)->source) },
+	{ "outside_key", true, offsetof(struct lb_adapter_def, outside_key), sizeof(((struct lb_adapter_def *)0)->outside_key) },
+	{ "sends", true, offsetof(struct lb_adapter_def, sends), sizeof(((struct lb_adapter_def *)0)->sends) },
+	{ "interpreter", false, offsetof(struct manifest, interpreter), sizeof(((struct manifest *)0)->interpreter) },
+	{ "program", false, offsetof(struct manifest, program), sizeof(((struct manifest *)0)->program) },
+	{ "args", false, offsetof(struct manifest, args), sizeof(((struct manifest *)0)->args) },
+	{ "nodes", false, 0, 0 },
+	{ "claims", false, 0, 0 },
+};
+
+/* Say what is wrong with key @name; 0 stops inih, which gives the line. */
+static int bad_key(struct manifest *m, const char *name, const char *fmt, const char *v)
+{
+	char shown[64] = "";
+	if (v)
+		lb_proto_printable(v, shown, sizeof(shown));
+	snprintf(m->err, sizeof(m->err), "%.40s: %s%s%s%s", name, fmt, v ? ", got '" : "",
+		 v ? shown : "", v ? "'" : "");
+	return 0;
+}
+
+/* A strategy's name: what --strategy takes, a directory and a chart title
+ * are made of it, so only letters, digits and - _ . @ + */
+static bool good_name(const char *v)
+{
+	if (!*v || !strncmp(v, "exec:", 5))
+		return false;
+	for (const char *p = v; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.@+", *p))
+			return false;
+	return true;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *v)
+{
+	struct manifest *m = user;
+	size_t k = 0;
+
+	if (section[0])
+		return bad_key(m, name, "a manifest has no [sections]", section);
+	while (k < sizeof(keys) / sizeof(keys[0]) && strcmp(keys[k].name, name))
+		k++;
+	if (k == sizeof(keys) / sizeof(keys[0]))
+		return bad_key(m, name, "not a manifest key (name, library, package, language, version, "
+			       "summary, sends, source, interpreter, program, args, claims, nodes, "
+			       "outside_key)", NULL);
+	bool more = k == 8 && m->last && !strcmp(m->last, "sends"); /* sends goes on over indented lines */
+	if ((m->seen & 1u << k) && !more)
+		return bad_key(m, name, "given twice (only sends goes on over indented lines)", NULL);
+	m->seen |= 1u << k;
+	m->last = keys[k].name;
+	if (!strcmp(name, "nodes")) {
+		int64_t n;
+		if (!lb_parse_i64(v, 1, LB_MAX_NODES, &n))
+			return bad_key(m, name, "expected the lock nodes it needs, 1 to 9", v);
+		m->d->min_nodes = (unsigned)n;
+		return 1;
+	}
+	if (!strcmp(name, "claims")) {
+		for (const char *c = v; *c; c++) {
+			const char *at = strchr("MDFOL", *c);
+			if (!at || !*c)
+				return bad_key(m, name, "expected claim letters among M, D, F, O, L", v);
+			m->d->claims |= 1u << (at - "MDFOL");
+		}
+		return 1;
+	}
+	char *field = (char *)(keys[k].def ? (void *)m->d : (void *)m) + keys[k].off;
+	size_t used = more ? strlen(field) : 0;
+	if (used + (used ? 1 : 0) + strlen(v) >= keys[k].size)
+		return bad_key(m, name, "too long for lockbench (it keeps fewer characters): shorten it", NULL);
+	snprintf(field + used, keys[k].size - used, "%s%s", used ? " " : "", v);
+	if (k == 0 && !good_name(field))
+		return bad_key(m, name, "expected letters, digits and - _ . @ + only", field);
+	return 1;
+}
+
+/* argv of @d: [interpreter] program [args...], stored in d->argbuf. */
+static void set_argv(struct lb_adapter_def *d, const char *const *words, int n);
+
+int lb_adapter_manifest_parse(const char *text, const char *path, const char *dir,
+			      struct lb_adapter_def *d)
+{
+	struct manifest m = { .d = d, .path = path };
+	char program[PATH_MAX + 300];
+	int line = 1;
+
+	memset(d, 0, sizeof(*d));
+	for (const char *p = text; *p; line++) {
+		size_t n = strcspn(p, "\n");
+		if (n > MANIFEST_LINE_MAX) {
+			lb_errorf("%s:%d: not a valid adapter manifest: a line longer than %d bytes", path,
+				  line, MANIFEST_LINE_MAX);
+			return LB_EINVAL;
+		}
+		p += n + (p[n] == '\n');
+	}
+	int rc = ini_parse_string(text, on_key, &m);
+	if (rc != 0) {
+		lb_errorf("%s:%d: not a valid adapter manifest: %s", path, rc,
+			  m.err[0] ? m.err : "expected KEY = VALUE, [a section] or a ; comment");
+		return LB_EINVAL;
+	}
+	if (!d->name[0] || !m.program[0]) {
+		lb_errorf("%s: not a valid adapter manifest: %s missing", path, d->name[0] ? "program" : "name");
+		return LB_EINVAL;
+	}
+	snprintf(d->manifest, sizeof(d->manifest), "%.500s", path);
+	snprintf(program, sizeof(program), "%.*s/%s", PATH_MAX, dir, m.program);
+	/* [interpreter] program [args split at spaces] */
+	const char *words[LB_ADAPTER_MAX_ARGS];
+	int n = 0;
+	if (m.interpreter[0])
+		words[n++] = m.interpreter;
+	words[n++] = program;
+	for (char *save = NULL, *w = strtok_r(m.args, " \t", &save); w;
+	     w = strtok_r(NULL, " \t", &save)) {
+		if (n == LB_ADAPTER_MAX_ARGS) {
+			lb_errorf("%s: not a valid adapter manifest: args: more words than lockbench "
+				  "passes (%d in all, with the program and its interpreter)", path,
+				  LB_ADAPTER_MAX_ARGS);
+			return LB_EINVAL;
+		}
+		words[n++] = w;
+	}
+	set_argv(d, words, n);
+	return 0;
+}
+
+/* ---- the registry ---- */
+
+/* argv of @d: [interpreter] program [args...], stored in d->argbuf. */
+static void set_argv(struct lb_adapter_def *d, const char *const *words, int n)
+{
+	size_t used = 0;
+	int k = 0;
+
+	for (int i = 0; i < n && k < LB_ADAPTER_MAX_ARGS; i++) {
+		size_t len = strlen(words[i]) + 1;
+		if (!words[i][0] || used + len > sizeof(d->argbuf))
+			continue;
+		memcpy(d->argbuf + used, words[i], len);
+		d->argv[k++] = d->argbuf + used;
+		used += len;
+	}
+	d->argv[k] = NULL;
+}
+
+static void make_strategy(struct loaded *l)
+{
+	l->s = lb_adapter_ops;
+	l->s.name = l->def.name;
+	l->s.summary = l->def.summary;
+	l->s.claims = l->def.claims;
+	l->s.min_nodes = l->def.min_nodes ? l->def.min_nodes : 1;
+	l->s.impl = &l->def;
+}
+
+/* One manifest file: read whole (a manifest is small), then parsed. */
+static void load_one(const char *dir, const char *file)
+{
+	struct loaded *l = &adapters[n_adapters];
+	char path[PATH_MAX + 300], text[16384];
+
+	memset(l, 0, sizeof(*l));
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		lb_errorf("%s: cannot read: %s", path, strerror(errno));
+		return;
+	}
+	size_t n = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	if (n == sizeof(text)) {
+		lb_errorf("%s: not a valid adapter manifest: longer than %zu bytes", path, sizeof(text) - 1);
+		return;
+	}
+	text[n] = '\0';
+	if (lb_adapter_manifest_parse(text, path, dir, &l->def) < 0)
+		return;
+	make_strategy(l);
+	n_adapters++;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct loaded *)a)->def.name, ((const struct loaded *)b)->def.name);
+}
+
+static void load_all(void)
+{
+	char dir[PATH_MAX];
+	DIR *d;
+
+	if (loaded)
+		return;
+	loaded = true;
+	const char *env = getenv("LOCKBENCH_ADAPTERS");
+	if (env && *env)
+		snprintf(dir, sizeof(dir), "%s", env);
+	else if (!lb_find_installed("strategies/adapters", "share", dir, sizeof(dir)))
+		return;
+	if (!(d = opendir(dir)))
+		return;
+	for (struct dirent *e; (e = readdir(d)) && n_adapters < MAX_ADAPTERS;) {
+		size_t n = strlen(e->d_name);
+		if (n > 8 && !strcmp(e->d_name + n - 8, ".adapter"))
+			load_one(dir, e->d_name);
+	}
+	closedir(d);
+	qsort(adapters, n_adapters, sizeof(adapters[0]), by_name);
+	for (size_t i = 0; i < n_adapters; i++) { /* qsort moved them: point at the new places */
+		struct lb_adapter_def *def = &adapters[i].def;
+		adapters[i].s.impl = def, adapters[i].s.name = def->name, adapters[i].s.summary = def->summary;
+		/* argv pointed into the argbuf where the struct was: its words lie
+		 * one after another in argbuf, so walk them again */
+		const char *w = def->argbuf;
+		for (int k = 0; def->argv[k]; k++, w += strlen(w) + 1)
+			def->argv[k] = w;
+	}
+}
+
+size_t lb_adapter_count(void)
+{
+	load_all();
+	return n_adapters;
+}
+
+const struct lock_strategy *lb_adapter_at(size_t i)
+{
+	load_all();
+	return i < n_adapters ? &adapters[i].s : NULL;
+}
+
+const struct lock_strategy *lb_adapter_find(const char *name)
+{
+	load_all();
+	for (size_t i = 0; i < n_adapters; i++)
+		if (!strcmp(adapters[i].def.name, name))
+			return &adapters[i].s;
+	return NULL;
+}
+
+const struct lock_strategy *lb_adapter_exec(const char *spec)
+{
+	const char *path = spec + 5; /* after "exec:" */
+	struct stat st;
+
+	for (size_t i = 0; i < n_execs; i++)
+		if (!strcmp(execs[i].def.name, spec))
+			return &execs[i].s;
+	if (n_execs == MAX_EXEC || strlen(spec) >= sizeof(execs[0].def.name)) {
+		lb_errorf("%s: too many exec: strategies, or a path longer than %zu", spec,
+			  sizeof(execs[0].def.name) - 6);
+		return NULL;
+	}
+	if (!*path || stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, X_OK) < 0) {
+		lb_errorf("%s: %s is not an executable file (%s)", spec, *path ? path : "(empty)",
+			  *path ? strerror(errno ? errno : EACCES) : "exec:PATH names a program");
+		return NULL;
+	}
+	struct loaded *l = &execs[n_execs++];
+	memset(l, 0, sizeof(*l));
+	snprintf(l->def.name, sizeof(l->def.name), "%s", spec);
+	snprintf(l->def.library, sizeof(l->def.library), "%s", path);
+	snprintf(l->def.summary, sizeof(l->def.summary), "your program %.80s, through the adapter "
+		 "protocol (docs/adapters.md)", path);
+	/* the file checked above is the one run: a name without a slash is in
+	 * the current directory, never looked up on PATH */
+	char here[sizeof(l->def.name) + 2];
+	snprintf(here, sizeof(here), "%s%s", strchr(path, '/') ? "" : "./", path);
+	const char *prog = here;
+	set_argv(&l->def, &prog, 1);
+	l->def.exec = true;
+	make_strategy(l);
+	return &l->s;
+}
+
+const struct lb_adapter_def *lb_adapter_def_of(const struct lock_strategy *s)
+{
+	return s ? s->impl : NULL;
+}
+
+static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len);
+
+bool lb_adapter_usable(const struct lock_strategy *s, char *why, size_t len)
+{
+	struct lb_adapter_def *d = (struct lb_adapter_def *)lb_adapter_def_of(s);
+
+	if (!d || d->exec)
+		return true;
+	if (!d->usable)
+		d->usable = check_usable(d, d->unusable, sizeof(d->unusable)) ? 1 : -1;
+	if (d->usable < 0)
+		snprintf(why, len, "%s", d->unusable);
+	return d->usable > 0;
+}
+
+/* The value of "NAME=" in @out (a word), or "". */
+static void word_value(const char *out, const char *name, char *v, size_t len)
+{
+	size_t n = strlen(name);
+	v[0] = '\0';
+	for (const char *p = out; (p = strstr(p, name)); p += n)
+		if ((p == out || p[-1] == ' ') && p[n] == '=') {
+			snprintf(v, len, "%.*s", (int)strcspn(p + n + 1, " "), p + n + 1);
+			return;
+		}
+}
+
+/* Its --check, with a deadline: an adapter whose probe hangs is unusable,
+ * and killed, never waited for. */
+static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len)
+{
+	char out[512] = "", ver[64];
+	int pfd[2], status = 0;
+	size_t used = 0;
+
+	if (!d || d->exec)
+		return true;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		snprintf(why, len, "pipe: %s", strerror(errno));
+		return false;
+	}
+	const char *argv[LB_ADAPTER_MAX_ARGS + 2];
+	int n = 0;
+	for (; d->argv[n] && n < LB_ADAPTER_MAX_ARGS; n++)
+		argv[n] = d->argv[n];
+	argv[n++] = "--check";
+	argv[n] = NULL;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0); /* its helpers are killed with it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(pfd[1], STDOUT_FILENO);
+		dup2(pfd[1], STDERR_FILENO);
+		/* runs: (manifests) the adapter's own --check, by its interpreter */
+		execvp(argv[0], (char *const *)argv);
+		printf("cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	int64_t deadline = lb_now_ns() + CHECK_LIMIT_MS * LB_NS_PER_MS;
+	bool late = false;
+	while (pid > 0 && used < sizeof(out) - 1) {
+		int64_t left = (deadline - lb_now_ns()) / LB_NS_PER_MS;
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		int r = left > 0 ? poll(&p, 1, (int)left) : 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			late = true;
+			break;
+		}
+		ssize_t k = read(pfd[0], out + used, sizeof(out) - 1 - used);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		used += (size_t)k;
+	}
+	out[used] = '\0';
+	close(pfd[0]);
+	/* its output is read; now its exit, by the same deadline */
+	while (pid > 0 && !late && waitpid(pid, &status, WNOHANG) == 0) {
+		if (lb_now_ns() >= deadline)
+			late = true;
+		else
+			lb_sleep_ns(2 * LB_NS_PER_MS);
+	}
+	if (pid > 0 && late) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		snprintf(why, len, "%s is not usable here: its --check did not finish within %d s",
+			 d->name, CHECK_LIMIT_MS / 1000);
+		return false;
+	}
+	out[strcspn(out, "\n")] = '\0';
+	char shown[320];
+	lb_proto_printable(out, shown, sizeof(shown));
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(why, len, "%s is not usable here: %.300s", d->name, shown[0] ? shown : "its --check failed");
+		return false;
+	}
+	word_value(out, "version", ver, sizeof(ver));
+	if (d->version[0] && ver[0] && strcmp(ver, d->version)) {
+		lb_proto_printable(ver, shown, 40);
+		snprintf(why, len, "%s expects %s %s, but %.40s is installed", d->name, d->library,
+			 d->version, shown);
+		return false;
+	}
+	return true;
+}
