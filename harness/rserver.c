@@ -1,6 +1,7 @@
 #include "clockfile.h"
 #include "outfile.h"
 #include "rserver.h"
+#include "signals.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -72,9 +73,9 @@ int lb_rmtree(const char *path)
  */
 static char (*janitor_dirs)[256];
 
-static void __attribute__((noreturn)) janitor(int fd)
+static void __attribute__((noreturn)) janitor(int fd, pid_t owner)
 {
-	char c;
+	char c, runs[32];
 
 	signal(SIGINT, SIG_IGN); /* a terminal's Ctrl-C is lockbench's to handle */
 	signal(SIGTERM, SIG_IGN);
@@ -82,6 +83,10 @@ static void __attribute__((noreturn)) janitor(int fd)
 	signal(SIGQUIT, SIG_IGN);
 	while (read(fd, &c, 1) < 0 && errno == EINTR)
 		;
+	/* what its runs started and nothing else stopped: a library's helper
+	 * that left with setsid (signals.h) */
+	snprintf(runs, sizeof(runs), "%ld-", (long)owner);
+	lb_kill_marked(runs);
 	/* the servers die with their owner: give them a moment, then sweep twice
 	 * (a dying Sentinel may still rewrite its configuration file) */
 	for (int round = 0; round < 2; round++) {
@@ -93,9 +98,10 @@ static void __attribute__((noreturn)) janitor(int fd)
 	_exit(0);
 }
 
-static void janitor_start(void)
+void lb_janitor_start(void)
 {
 	int p[2];
+	pid_t owner = getpid();
 
 	if (janitor_dirs)
 		return;
@@ -118,7 +124,7 @@ static void janitor_start(void)
 		for (int fd = 3; fd < 4096; fd++)
 			if (fd != p[0])
 				close(fd);
-		janitor(p[0]);
+		janitor(p[0], owner);
 	}
 	close(p[0]); /* p[1] stays open for the life of this process */
 	if (pid < 0)
@@ -379,7 +385,7 @@ static void sweep_stale_dirs(const char *tmp)
 
 struct lb_server *lb_server_start(const struct lb_server_opts *opts)
 {
-	janitor_start(); /* first: its copy of this process holds nothing of the server's */
+	lb_janitor_start(); /* first: its copy of this process holds nothing of the server's */
 	struct lb_server *s = calloc(1, sizeof(*s));
 	const char *tmp = getenv("TMPDIR");
 

@@ -97,4 +97,9 @@ int lb_free_port(void);
 /* Path of the redis-server binary: $LOCKBENCH_REDIS_SERVER or "redis-server". */
 const char *lb_redis_server_path(void);
 
+/* Fork the janitor of this process now (once): when the process is gone,
+ * however it went, the janitor removes its servers' directories and kills
+ * whatever its runs left (signals.h). Started by the first server, or run. */
+void lb_janitor_start(void);
+
 #endif

@@ -61,6 +61,7 @@ struct run_ctx {
 	struct lb_shared *sh;
 	size_t sh_bytes;
 	char prefix[48];
+	char mark[32];              /* LOCKBENCH_RUN of what this run starts (signals.h) */
 	char shim[PATH_MAX];
 	struct lb_injector inj;
 	pid_t relay;               /* the relay process of network faults, or 0 */
@@ -873,6 +874,10 @@ static void run_cleanup(struct run_ctx *r)
 	for (size_t i = 0; i < r->n_srv; i++)
 		lb_server_destroy(r->srv[i]);
 	lb_server_destroy(r->replica);
+	/* anything it started that left its process group (setsid) and so
+	 * outlived every kill above */
+	if (r->mark[0] && lb_kill_marked(r->mark) > 0)
+		reap_strays();
 }
 
 static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res);
@@ -928,6 +933,8 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	memset(res, 0, sizeof(*res));
 	r.n_lock = (size_t)(cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
 	prctl(PR_SET_CHILD_SUBREAPER, 1); /* the adapters of killed clients come back here */
+	lb_janitor_start();              /* if lockbench is killed, it kills what is marked */
+	lb_mark_run(r.mark, sizeof(r.mark));
 	/* servers lockbench did not start: --redis, or the primary of --sentinel */
 	bool theirs = cfg->redis_urls || cfg->sentinel_urls;
 	rc = lb_faults_check(cfg, !theirs, res->skipped, sizeof(res->skipped));

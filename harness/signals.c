@@ -2,7 +2,10 @@
 #include "rserver.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -94,4 +97,62 @@ pid_t lb_fork_helper(const char *what)
 	if (!lb_child_bind_to_parent(parent))
 		_exit(0);
 	return 0;
+}
+
+void lb_mark_run(char *mark, size_t len)
+{
+	static unsigned seq;
+	snprintf(mark, len, "%ld-%u", (long)getpid(), ++seq);
+	setenv(LB_RUN_MARK, mark, 1);
+}
+
+/* Does /proc/@pid/environ hold @want (NAME=VALUE), whole or (@prefix) as
+ * the start of its value? */
+static bool marked(const char *pid, const char *want, size_t want_len, bool prefix)
+{
+	char path[64], env[65536];
+	snprintf(path, sizeof(path), "/proc/%s/environ", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false; /* gone, a zombie, or not ours */
+	ssize_t n = read(fd, env, sizeof(env) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	env[n] = '\0';
+	for (char *p = env; p < env + n; p += strlen(p) + 1)
+		if (!strncmp(p, want, want_len) && (prefix || p[want_len] == '\0'))
+			return true;
+	return false;
+}
+
+int lb_kill_marked(const char *prefix)
+{
+	char want[96];
+	int killed = 0;
+	size_t want_len = (size_t)snprintf(want, sizeof(want), "%s=%s", LB_RUN_MARK, prefix);
+
+	if (!prefix[0] || want_len >= sizeof(want))
+		return 0;
+	for (int round = 0; round < 5; round++) {
+		int found = 0;
+		DIR *d = opendir("/proc");
+		if (!d)
+			return killed;
+		for (struct dirent *e; (e = readdir(d));) {
+			if (e->d_name[0] < '1' || e->d_name[0] > '9')
+				continue;
+			pid_t pid = (pid_t)atol(e->d_name);
+			if (pid == getpid() || !marked(e->d_name, want, want_len, prefix[strlen(prefix) - 1] == '-'))
+				continue;
+			if (kill(pid, SIGKILL) == 0)
+				found++;
+		}
+		closedir(d);
+		killed += found;
+		if (!found)
+			break;
+		lb_sleep_ns(10 * LB_NS_PER_MS); /* let a forking one show its child */
+	}
+	return killed;
 }

@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* Children a process tracks: every client of the largest run, its relay
@@ -33,5 +34,25 @@ bool lb_child_bind_to_parent(pid_t parent);
  * message. In the child: 0, bound to the parent (it has _exited if the parent
  * was already gone). */
 pid_t lb_fork_helper(const char *what);
+
+/*
+ * Nothing escapes. A process that calls setsid() and forks again leaves
+ * every process group and outlives every PR_SET_PDEATHSIG (an adapter's
+ * library may start such a helper). So each run marks what it starts: its
+ * environment holds LOCKBENCH_RUN=<pid of the run's process>-<run number>,
+ * which every program lockbench runs inherits and keeps across setsid and
+ * fork. At the end of the run every process still marked with it is killed;
+ * if lockbench itself is killed (kill -9), its janitor (rserver.c) kills
+ * every process marked by it.
+ */
+#define LB_RUN_MARK "LOCKBENCH_RUN"
+/* Mark what this process starts from now on as the next run's; the mark's
+ * value into @mark (at least 32 bytes). */
+void lb_mark_run(char *mark, size_t len);
+/* SIGKILL every process but this one whose environment has
+ * LOCKBENCH_RUN=@prefix (a whole mark), or whose mark begins with @prefix
+ * when it ends with '-' ("<pid>-": all of a process's runs), until none is left (at most a few rounds: one that forks
+ * while it is killed is found in the next); how many were killed. */
+int lb_kill_marked(const char *prefix);
 
 #endif

@@ -249,6 +249,39 @@ Test(adapters, an_adapter_dying_inside_the_section_is_a_death_not_an_abort, .ini
 	nothing_left("dies-inside.sh");
 }
 
+/* A helper that leaves with setsid and a second fork outlives every process
+ * group and PDEATHSIG: the run's end kills it, and so does the janitor when
+ * lockbench itself is killed with kill -9. */
+Test(adapters, a_helper_that_leaves_with_setsid_is_stopped, .init = setup)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/escapes", tmpdir);
+	const char *args[] = { "run", "--strategy", adapter("escapes.sh"), "--clients", "2",
+			       "--duration", "0.5", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	nothing_left("sleep 317");
+
+	const char *args9[] = { "run", "--strategy", adapter("escapes.sh"), "--clients", "2",
+				"--duration", "30", "--no-status", "--no-report", "--out", dir, NULL };
+	char output[PATH_MAX];
+	snprintf(output, sizeof(output), "%s/output9", tmpdir);
+	pid_t pid = fx_spawn_lockbench(args9, output, output);
+	/* both helpers started (one per client), then kill -9 */
+	for (int i = 0; i < 100; i++) {
+		FILE *p = popen("pgrep -c -f 'sleep 317'", "r");
+		int n = 0;
+		if (fscanf(p, "%d", &n) != 1)
+			n = 0;
+		pclose(p);
+		if (n >= 2)
+			break;
+		lb_sleep_ns(50 * LB_NS_PER_MS);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	nothing_left("sleep 317");
+}
+
 /* A client clock fault reaches the adapter's wall clock (the shim through
  * LD_PRELOAD): client 0's adapter sees time.time() jump 60 s ahead against
  * its monotonic clock; client 1's does not. */
