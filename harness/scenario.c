@@ -418,6 +418,9 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 	int64_t x;
 
 	if (!f || strcmp(f->name, section)) {
+		if (strlen(section) >= sizeof(f->name))
+			return fail(p, "section name '%.60s...' longer than %zu bytes", section,
+				    sizeof(f->name) - 1);
 		if (sc->n_faults == LB_MAX_FAULTS)
 			return fail(p, "too many faults: at most %d", LB_MAX_FAULTS);
 		f = p->fault = &sc->faults[sc->n_faults++];
@@ -827,7 +830,12 @@ int lb_scenario_parse_text(const char *text, const char *path, struct lb_scenari
 	rc = 0;
 	for (int i = 0; i < p.n_lines && !rc; i++) {
 		const char *t = skip_ws(p.lines[i]);
-		if (*t == '[' && !strchr(t, ']')) {
+		if (strlen(p.lines[i]) > LB_SCENARIO_LINE_MAX) {
+			/* inih would read the rest of it as a line of its own */
+			p.line = i + 1;
+			fail(&p, "a line longer than %d bytes", LB_SCENARIO_LINE_MAX);
+			rc = i + 1;
+		} else if (*t == '[' && !strchr(t, ']')) {
 			p.line = i + 1;
 			fail(&p, "section header '%.60s' has no closing ']'", t);
 			rc = i + 1;

@@ -7,6 +7,8 @@
 #ifndef LB_SCENARIO_H
 #define LB_SCENARIO_H
 
+#define LB_SCENARIO_LINE_MAX 198 /* bytes of a line: inih splits longer ones */
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>

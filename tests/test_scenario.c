@@ -197,6 +197,24 @@ Test(scenario, fault_errors)
 	fails_at("[fault c]\naction = clock\noffset = 5\n", 1, "clock needs target = client:N");
 }
 
+/* No silent limits: a line inih would split, or a fault name too long to
+ * keep (each of its keys became a fault of its own), is refused. */
+Test(scenario, long_lines_and_long_fault_names_are_refused)
+{
+	char text[600], name[80];
+	memset(name, 'n', 48);
+	name[48] = '\0';
+	snprintf(text, sizeof(text), "[fault %s]\naction = kill\ntarget = holder\n", name);
+	fails_at(text, 2, "longer than 47 bytes");
+	snprintf(text, sizeof(text), "[run]\nclients = 2\n; %0250d\n", 0);
+	fails_at(text, 3, "a line longer than 198 bytes");
+	/* 47 is still a name */
+	name[41] = '\0';
+	snprintf(text, sizeof(text), "[fault %s]\naction = kill\ntarget = holder\n", name);
+	cr_assert_eq(parse_text(text), 0, "%s", sc.error);
+	cr_assert_eq(sc.n_faults, 1);
+}
+
 Test(scenario, expect_errors)
 {
 	fails_at("[expect]\nmutex9000 = safe\n", 2, "unknown strategy 'mutex9000'");
