@@ -439,7 +439,8 @@ static int check_reachable(struct lb_node *n)
 
 	if (!ok)
 		lb_errorf("cannot reach redis://%s:%d: %s", n->host, n->port,
-			  rep && rep->type == REDIS_REPLY_ERROR ? rep->str : "no answer");
+			  rep && rep->type == REDIS_REPLY_ERROR ? rep->str :
+			  n->why[0] ? n->why : "no answer");
 	if (rep)
 		freeReplyObject(rep);
 	lb_node_close(n);

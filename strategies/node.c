@@ -298,6 +298,7 @@ int lb_node_connect(struct lb_node *n)
 {
 	if (n->blocked && atomic_load(n->blocked)) { /* partitioned: even an open connection */
 		lb_node_close(n);
+		snprintf(n->why, sizeof(n->why), "cut off by a partition");
 		return LB_EREDIS;
 	}
 	if (n->ctx)
@@ -318,14 +319,18 @@ static int connect_once(struct lb_node *n)
 	redisReply *r;
 
 	n->ctx = connect_from(n, n->host, n->port);
-	if (!n->ctx || n->ctx->err)
+	if (!n->ctx || n->ctx->err) {
+		snprintf(n->why, sizeof(n->why), "%s", n->ctx ? n->ctx->errstr : "cannot connect");
 		goto fail;
+	}
 	if (redisSetTimeout(n->ctx, ms_tv(n->timeout_ms)) != REDIS_OK)
 		goto fail;
 	if (n->pass[0]) {
 		r = n->user[0] ? redisCommand(n->ctx, "AUTH %s %s", n->user, n->pass)
 			       : redisCommand(n->ctx, "AUTH %s", n->pass);
 		bool ok = lb_reply_ok(r);
+		snprintf(n->why, sizeof(n->why), "AUTH: %.100s", r && r->type == REDIS_REPLY_ERROR ?
+			 r->str : "no answer");
 		if (r)
 			freeReplyObject(r);
 		if (!ok)
@@ -359,8 +364,19 @@ void lb_node_note_reply(struct lb_node *n, const redisReply *r)
 static redisReply *checked(struct lb_node *n, void *reply)
 {
 	n->commands++;
+	n->last = reply ? LB_SENT_REPLIED : LB_SENT_NO_REPLY;
+	if (!reply)
+		snprintf(n->why, sizeof(n->why), "%s", n->ctx && n->ctx->errstr[0] ? n->ctx->errstr :
+			 "no reply");
 	lb_node_note_reply(n, reply);
 	return reply;
+}
+
+/* A command that could not be sent: no connection. */
+static redisReply *not_sent(struct lb_node *n)
+{
+	n->last = LB_SENT_NOT;
+	return NULL;
 }
 
 /* One formatted command on @c; the reply or NULL (the context is dead). */
@@ -433,10 +449,11 @@ redisReply *lb_node_cmd(struct lb_node *n, const char *fmt, ...)
 		va_end(ap);
 		r = len > 0 ? cluster_cmd(n, cmd, (size_t)len) : NULL;
 		free(cmd);
+		n->last = r ? LB_SENT_REPLIED : LB_SENT_NO_REPLY; /* the cluster's: at worst */
 		return r;
 	}
 	if (lb_node_connect(n) < 0)
-		return NULL;
+		return not_sent(n);
 	va_start(ap, fmt);
 	r = redisvCommand(n->ctx, fmt, ap);
 	va_end(ap);
@@ -450,10 +467,11 @@ redisReply *lb_node_cmd_argv(struct lb_node *n, int argc, const char **argv, con
 		long long len = redisFormatCommandArgv(&cmd, argc, argv, argvlen);
 		redisReply *r = len > 0 ? cluster_cmd(n, cmd, (size_t)len) : NULL;
 		free(cmd);
+		n->last = r ? LB_SENT_REPLIED : LB_SENT_NO_REPLY; /* the cluster's: at worst */
 		return r;
 	}
 	if (lb_node_connect(n) < 0)
-		return NULL;
+		return not_sent(n);
 	return checked(n, redisCommandArgv(n->ctx, argc, argv, argvlen));
 }
 

@@ -34,6 +34,12 @@ struct lb_node {
 	int64_t timeout_ms;       /* connect and per-command timeout */
 	redisContext *ctx;        /* owned; NULL until connected or after a failure */
 	uint64_t commands;        /* commands this client sent through the node */
+	/* What became of the last command lb_node_cmd sent: it had a reply (an
+	 * error reply too), or it was not sent (no connection: it had no
+	 * effect), or it was sent and no reply came (it may have taken effect).
+	 * @why: the last failure as hiredis or the server said it. */
+	enum lb_node_sent { LB_SENT_REPLIED, LB_SENT_NOT, LB_SENT_NO_REPLY } last;
+	char why[128];
 	const _Atomic int *blocked; /* a partition seam: while *blocked is set, every
 				       command fails and the connection is dropped.
 				       A pointer, so that every copy of the node (a
@@ -85,7 +91,8 @@ void lb_node_init_local(struct lb_node *n, int port, int64_t timeout_ms);
 int lb_node_connect(struct lb_node *n);
 /* Close the connection (after a failure or before fork). Accepts NULL. */
 void lb_node_close(struct lb_node *n);
-/* redisCommand with reconnect-on-next-use semantics; NULL when the node failed. */
+/* redisCommand with reconnect-on-next-use semantics; NULL when the node
+ * failed: n->last says whether the command was sent at all, n->why why. */
 redisReply *lb_node_cmd(struct lb_node *n, const char *fmt, ...);
 redisReply *lb_node_cmd_argv(struct lb_node *n, int argc, const char **argv, const size_t *argvlen);
 /* The per-command timeout of an open connection (a long BLPOP stretches it). */

@@ -472,7 +472,9 @@ int lb_counted_write(struct lb_node *n, const char *key, long long value)
 	snprintf(v, sizeof(v), "%lld", value);
 	const char *kv[3] = { key, ak, v };
 	redisReply *r = lb_eval(n, &lb_script_counted_write, 2, 1, kv);
-	int rc = !r ? LB_ETIMEOUT : r->type == REDIS_REPLY_INTEGER ? 0 : LB_EREDIS;
+	/* no reply: unknown whether it landed, unless it was never sent */
+	int rc = !r ? (n->last == LB_SENT_NOT ? LB_EREDIS : LB_ETIMEOUT) :
+		 r->type == REDIS_REPLY_INTEGER ? 0 : LB_EREDIS;
 	if (r)
 		freeReplyObject(r);
 	return rc;
@@ -480,10 +482,10 @@ int lb_counted_write(struct lb_node *n, const char *key, long long value)
 
 /* A fenced reply: an error starting STALE is a refusal, not a failure; no
  * reply at all leaves the outcome unknown. */
-static int fenced_status(const redisReply *r)
+static int fenced_status(const struct lb_node *n, const redisReply *r)
 {
 	if (!r)
-		return LB_ETIMEOUT;
+		return n->last == LB_SENT_NOT ? LB_EREDIS : LB_ETIMEOUT;
 	if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "STALE", 5))
 		return LB_ESTALE;
 	return lb_reply_error(r) ? LB_EREDIS : 0;
@@ -505,7 +507,7 @@ int lb_fenced_read(struct lb_node *n, const char *key, int64_t fence, const char
 	snprintf(f, sizeof(f), "%lld", (long long)fence);
 	const char *kv[5] = { key, fk, sk, f, section };
 	redisReply *r = lb_eval(n, &lb_script_fenced_read, 3, 2, kv);
-	int rc = fenced_status(r);
+	int rc = fenced_status(n, r);
 	if (rc == 0 && r->type == REDIS_REPLY_STRING)
 		*value = atoll(r->str);
 	else if (rc == 0)
@@ -526,7 +528,7 @@ int lb_fenced_write(struct lb_node *n, const char *key, int64_t fence, const cha
 	snprintf(v, sizeof(v), "%lld", value);
 	const char *kv[7] = { key, fk, sk, ak, f, section, v };
 	redisReply *r = lb_eval(n, &lb_script_fenced_write, 4, 3, kv);
-	int rc = fenced_status(r);
+	int rc = fenced_status(n, r);
 	if (r)
 		freeReplyObject(r);
 	return rc;

@@ -110,6 +110,41 @@ Test(plumbing, dead_node_reports_error_and_reconnects)
 	fx_stop(&f);
 }
 
+/* A command that could not be sent (no connection) had no effect; one that
+ * was sent without a reply may have: the node says which, and why. A write
+ * never sent is a failure, not an uncertain write. */
+Test(plumbing, a_node_says_whether_a_failed_command_was_sent)
+{
+	struct fx f;
+	struct lb_node n;
+
+	fx_start(&f, 1);
+	lb_node_init_local(&n, f.srv[0]->port, 200);
+	redisReply *r = lb_node_cmd(&n, "PING");
+	cr_assert_not_null(r);
+	freeReplyObject(r);
+	cr_assert_eq(n.last, LB_SENT_REPLIED);
+	r = lb_node_cmd(&n, "NOSUCHCOMMAND");
+	cr_assert(r && r->type == REDIS_REPLY_ERROR);
+	freeReplyObject(r);
+	cr_assert_eq(n.last, LB_SENT_REPLIED, "an error reply is a reply");
+	/* paused: sent, no reply within the timeout */
+	redisReply *p = fx_cmd(&f, 0, "CLIENT PAUSE 1000 ALL");
+	freeReplyObject(p);
+	cr_assert_null(lb_node_cmd(&n, "PING"));
+	cr_assert_eq(n.last, LB_SENT_NO_REPLY);
+	cr_assert(n.why[0], "no reason given");
+	lb_node_close(&n);
+	/* gone: never sent, and the reason is the connection's */
+	lb_server_kill(f.srv[0]);
+	cr_assert_null(lb_node_cmd(&n, "PING"));
+	cr_assert_eq(n.last, LB_SENT_NOT);
+	cr_assert(strstr(n.why, "refused"), "%s", n.why);
+	cr_assert_eq(lb_counted_write(&n, "c", 1), LB_EREDIS, "a write never sent is not uncertain");
+	lb_node_close(&n);
+	fx_stop(&f);
+}
+
 Test(plumbing, fanout_with_nodes_down)
 {
 	struct fx f;
