@@ -274,8 +274,10 @@ int lb_cmd_chaos(int argc, char **argv)
 			snprintf(o.cfg.cmdline, sizeof(o.cfg.cmdline),
 				 "lockbench run --scenario %s --strategy %s --seed %llu", sc->name,
 				 t[i].s->name, (unsigned long long)o.cfg.seed);
-			snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%.3000s/%.40s/%llu", out,
-				 t[i].s->name, (unsigned long long)o.cfg.seed);
+			char word[72];
+			lb_path_word(t[i].s->name, word, sizeof(word));
+			snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%.3000s/%s/%llu", out, word,
+				 (unsigned long long)o.cfg.seed);
 			if ((rc = lb_results_prepare_dir(o.cfg.out_dir)) < 0 ||
 			    (rc = lb_run(&o.cfg, &res)) < 0) {
 				lb_run_result_free(&res);

@@ -56,7 +56,9 @@ int lb_cmd_compare(int argc, char **argv)
 
 		cfg.strategy = o.strategies[i];
 		cfg.status_line = cfg.status_line && isatty(STDOUT_FILENO);
-		snprintf(cfg.out_dir, sizeof(cfg.out_dir), "%.3900s/%.60s", base, cfg.strategy->name);
+		char word[72];
+		lb_path_word(cfg.strategy->name, word, sizeof(word));
+		snprintf(cfg.out_dir, sizeof(cfg.out_dir), "%.3900s/%s", base, word);
 		int rc_one = lb_run_and_report(&cfg, &res);
 		if (rc_one == LB_EXIT_SKIPPED) {
 			fprintf(table, "%-16s skipped: %s\n", cfg.strategy->name, res.skipped);

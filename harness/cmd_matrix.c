@@ -258,8 +258,10 @@ static void measure(const struct matrix *m, const struct cell *cell, int rep,
 	snprintf(o.cfg.cmdline, sizeof(o.cfg.cmdline),
 		 "lockbench run --scenario %s --strategy %s --seed %llu", sc->name, cell->s->name,
 		 (unsigned long long)o.cfg.seed);
-	snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%.3000s/%.60s/%.40s/%d", m->out, sc->name,
-		 cell->s->name, rep + 1);
+	char scw[72], stw[72];
+	lb_path_word(sc->name, scw, sizeof(scw));
+	lb_path_word(cell->s->name, stw, sizeof(stw));
+	snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%.3000s/%s/%s/%d", m->out, scw, stw, rep + 1);
 	out->seed = o.cfg.seed;
 	snprintf(out->dir, sizeof(out->dir), "%s", o.cfg.out_dir);
 	if ((out->rc = lb_results_prepare_dir(o.cfg.out_dir)) < 0)

@@ -51,8 +51,10 @@ int lb_cmd_sweep(int argc, char **argv)
 			cfg.strategy = o.strategies[i];
 			cfg.status_line = false;
 			lb_run_cfg_set(&cfg, o.vary_name, o.vary[k]);
-			snprintf(cfg.out_dir, sizeof(cfg.out_dir), "%.3800s/%.60s/%s=%lld", base,
-				 cfg.strategy->name, o.vary_name, (long long)o.vary[k]);
+			char word[72];
+			lb_path_word(cfg.strategy->name, word, sizeof(word));
+			snprintf(cfg.out_dir, sizeof(cfg.out_dir), "%.3800s/%s/%s=%lld", base, word,
+				 o.vary_name, (long long)o.vary[k]);
 			if (lb_results_prepare_dir(cfg.out_dir) < 0 || lb_run(&cfg, &res) < 0) {
 				exit_code = LB_EXIT_FAIL;
 				lb_run_result_free(&res);

@@ -145,10 +145,13 @@ void lb_default_out_dir(const char *base, const char *name, char *out, size_t le
 	struct stat st;
 	time_t now = time(NULL);
 
+	char word[72];
+
+	lb_path_word(name, word, sizeof(word)); /* exec:/a/b.sh nests nothing */
 	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
-	snprintf(out, len, "%s/%s-%s", base, when, name);
+	snprintf(out, len, "%s/%s-%s", base, when, word);
 	for (int i = 2; stat(out, &st) == 0 && i < 1000; i++)
-		snprintf(out, len, "%s/%s-%s-%d", base, when, name, i);
+		snprintf(out, len, "%s/%s-%s-%d", base, when, word, i);
 }
 
 static bool parse_ms(const char *s, int64_t min, int64_t *out)

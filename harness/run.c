@@ -843,12 +843,18 @@ static void keep_logs(struct run_ctx *r)
 static void run_cleanup(struct run_ctx *r)
 {
 	if (r->sh) {
-		for (int i = 0; i < r->cfg->clients; i++)
+		for (int i = 0; i < r->cfg->clients; i++) {
 			if (atomic_load(&r->sh->client[i].alive)) {
 				lb_client_signal(r->sh, i, SIGKILL);
 				waitpid(r->sh->client[i].pid, NULL, 0);
 				lb_signals_untrack_child(r->sh->client[i].pid);
 			}
+			/* an adapter's clock file: a killed client left its own */
+			char clock[PATH_MAX];
+			snprintf(clock, sizeof(clock), "%.3900s/.clock-%d", r->cfg->out_dir, i);
+			if (r->cfg->out_dir[0])
+				unlink(clock);
+		}
 		munmap(r->sh, r->sh_bytes);
 	}
 	if (r->relay > 0) {

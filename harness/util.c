@@ -120,3 +120,22 @@ bool lb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
 	*out = v;
 	return true;
 }
+
+void lb_path_word(const char *name, char *out, size_t len)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._@+=-";
+	size_t n = strlen(name), o = 0;
+	bool changed = n == 0 || n > 60 || name[0] == '.';
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++) {
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+		changed |= !strchr(plain, name[i]);
+	}
+	for (size_t i = 0; i < n && o < (changed ? 50 : 60) && o + 1 < len; i++)
+		out[o++] = strchr(plain, name[i]) && !(i == 0 && name[i] == '.') ? name[i] : '_';
+	if (changed && o + 10 < len)
+		o += (size_t)snprintf(out + o, len - o, "-%08x", h);
+	if (len)
+		out[o < len ? o : len - 1] = '\0';
+}

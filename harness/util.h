@@ -64,6 +64,13 @@ bool lb_exe_dir(char *out, size_t len);
  * PREFIX/@kind/lockbench/<basename of NAME> ("lib" or "share"). The first
  * that exists goes to @out; false when none does. */
 bool lb_find_installed(const char *name, const char *kind, char *out, size_t len);
+/* @name as one path component of a results directory (at least 64 bytes
+ * in @out): as it is when it is plain (letters, digits, . _ @ + = -, not
+ * starting with a dot, at most 60 bytes); otherwise its plain characters,
+ * '_' for the rest, cut to 50, and a hash of the whole name, so that two
+ * names never share a directory and none nests or climbs
+ * ("exec:/tmp/my lock.sh" -> "exec__tmp_my_lock.sh-5c1f0e2a"). */
+void lb_path_word(const char *name, char *out, size_t len);
 
 /* "lockbench: <message>\n" on stderr. */
 void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -320,6 +320,28 @@ Test(adapters, client_clock_faults_reach_the_adapter, .init = setup)
 	}
 }
 
+/* A client killed mid-run leaves no .clock-N file of its adapter behind. */
+Test(adapters, a_killed_client_leaves_no_clock_file, .init = setup)
+{
+	char sc[PATH_MAX], dir[PATH_MAX];
+	snprintf(sc, sizeof(sc), "%s/skew-kill.ini", tmpdir);
+	FILE *f = fopen(sc, "w");
+	fprintf(f, "[scenario]\nsummary = client 0's clock jumps, then it is killed\n"
+		   "[run]\nclients = 2\nduration = 1\nhold = 20\n"
+		   "[fault skew]\naction = clock\ntarget = client:0\noffset = 60000\nat = 0.2\n"
+		   "[fault k]\naction = kill\ntarget = client:0\nat = 0.5\n");
+	fclose(f);
+	snprintf(dir, sizeof(dir), "%s/skew-kill", tmpdir);
+	const char *args[] = { "run", "--strategy", adapter("clock-probe.py"), "--scenario", sc,
+			       "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	char path[PATH_MAX + 16];
+	for (int c = 0; c < 2; c++) {
+		snprintf(path, sizeof(path), "%s/.clock-%d", dir, c);
+		cr_assert_neq(access(path, F_OK), 0, "%s was left behind", path);
+	}
+}
+
 /* On lockbench's Sentinel topology a partition tells clients apart by the
  * address their connections come from: a library's too, through the shim,
  * without a change to its code. Off that topology nothing is bound. */

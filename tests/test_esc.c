@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "esc.h"
+#include "util.h"
 
 static const char *const hostile[] = {
 	"plain", "a,b", "say \"hi\"", "it's", "x\"; system(\"touch PWNED\"); set title \"y",
@@ -94,4 +95,29 @@ Test(esc, other_conversions_are_printf)
 	/* snprintf's contract: the length it would have, the buffer cut */
 	cr_assert_eq(lb_esc_snprintf(out, 4, LB_LANG_RAW, "%s", "abcdef"), 6);
 	cr_assert_str_eq(out, "abc");
+}
+
+/* A name as a directory: plain names as they are; others can neither nest,
+ * climb nor collide. */
+Test(esc, path_words)
+{
+	char out[72], other[72];
+	lb_path_word("redis-semaphore-redlock@5.8.0", out, sizeof(out));
+	cr_assert_str_eq(out, "redis-semaphore-redlock@5.8.0");
+	lb_path_word("clients=8", out, sizeof(out));
+	cr_assert_str_eq(out, "clients=8");
+	static const char *const odd[] = { "exec:/tmp/x/lock.sh", "..", ".hidden", "a b", "", "a\nb",
+					   "x\"; system(\"touch PWNED\")" };
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		lb_path_word(odd[i], out, sizeof(out));
+		cr_assert(out[0] && out[0] != '.' && !strpbrk(out, "/ \n\";:"), "'%s' -> '%s'", odd[i], out);
+	}
+	lb_path_word("exec:/tmp/a/lock.sh", out, sizeof(out));
+	lb_path_word("exec:/tmp/a_lock.sh", other, sizeof(other));
+	cr_assert_str_neq(out, other, "two names share a directory");
+	char longname[200];
+	memset(longname, 'a', 150);
+	longname[150] = '\0';
+	lb_path_word(longname, out, sizeof(out));
+	cr_assert_leq(strlen(out), 60);
 }
