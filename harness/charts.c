@@ -5,6 +5,7 @@
  * per-client section counts.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "cluster.h"
+#include "esc.h"
 #include "outfile.h"
 #include "report.h"
 #include "shared.h"
@@ -29,18 +31,36 @@ int lb_gnuplot(const char *dir, const char *script)
 	if (pid < 0)
 		return LB_ESYS;
 	if (pid == 0) {
+		setpgid(0, 0); /* whatever it starts is killed with it */
 		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 		if (fd >= 0) {
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
 		}
+		int null = open("/dev/null", O_RDONLY); /* it never waits on a terminal */
+		if (null >= 0)
+			dup2(null, STDIN_FILENO);
 		if (chdir(dir) < 0)
 			_exit(126);
 		/* runs: gnuplot (gnuplot-nox) */
 		execlp("gnuplot", "gnuplot", script, (char *)NULL);
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) != pid)
+	/* a chart takes a second or two: a gnuplot still busy after the limit is
+	 * killed and the chart reported failed, never waited for */
+	int64_t deadline = lb_now_ns() + LB_GNUPLOT_LIMIT_MS * LB_NS_PER_MS;
+	pid_t got;
+	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && lb_now_ns() < deadline)
+		lb_sleep_ns(5 * LB_NS_PER_MS);
+	if (got == 0) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		lb_errorf("gnuplot did not finish %s in %s within %d s: killed (see its log, "
+			  "gnuplot.log)", script, dir, LB_GNUPLOT_LIMIT_MS / 1000);
+		return LB_ETIMEOUT;
+	}
+	if (got != pid)
 		return LB_ESYS;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return LB_ENOTSUP;
@@ -233,10 +253,12 @@ static int write_timeline(const struct lb_run_files *rf)
 	const char *scenario = lb_summary_get(&rf->sum, "scenario");
 	snprintf(title, sizeof(title), "%s under %s: who was inside when (seconds since the start)%s", strategy ? strategy : "?",
 		 scenario ? scenario : "?", window);
-	fprintf(gp.f, "# lockbench timeline: edit and re-render with `gnuplot timeline.gp`\n"
-		    /* no xlabel: gnuplot draws it over a key below the plot */
-		    "set title \"%s\"\n"
-		    "set yrange [-0.8:%d]\nset ytics (", title, rf->clients);
+	/* names are data: a gnuplot literal each (esc.h), never code */
+	lb_esc_fprintf(gp.f, LB_LANG_GNUPLOT, "# lockbench timeline: edit and re-render with `gnuplot "
+		       "timeline.gp`\n"
+		       /* no xlabel: gnuplot draws it over a key below the plot */
+		       "set title %s\n"
+		       "set yrange [-0.8:%d]\nset ytics (", title, rf->clients);
 	for (int c = 0; c < rf->clients; c++)
 		fprintf(gp.f, "%s\"client %d\" %d", c ? ", " : "", c, c);
 	fprintf(gp.f, ")\nset grid xtics lc rgb '#dddddd'\nset key outside below horizontal\n"
@@ -277,8 +299,8 @@ static int write_timeline(const struct lb_run_files *rf)
 		last_x = x;
 		fprintf(gp.f, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc rgb '#777777' dt 2\n",
 			t, t);
-		fprintf(gp.f, "set label \"%s\" at %.6f, graph 0.98 rotate by 90 right offset character 1.3,0 "
-			    "font ',8' tc rgb '#555555'\n", label, x);
+		lb_esc_fprintf(gp.f, LB_LANG_GNUPLOT, "set label %s at %.6f, graph 0.98 rotate by 90 "
+			       "right offset character 1.3,0 font ',8' tc rgb '#555555'\n", label, x);
 	}
 	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40);
 	h = h < 300 ? 300 : h;
@@ -358,11 +380,14 @@ static int write_fairness(const struct lb_run_files *rf)
 	free(count);
 	if (lb_outfile_close(&d) < 0 || lb_outfile_open(&gp, rf->dir, "fairness.gp", true) < 0)
 		return LB_ESYS;
-	fprintf(gp.f, "set title 'critical sections per client (Jain fairness %s)'\n"
-		    "set xlabel 'client'\nset ylabel 'sections'\nset style fill solid 0.8\n"
+	char title[160];
+	snprintf(title, sizeof(title), "critical sections per client (Jain fairness %.40s)",
+		 jain ? jain : "?");
+	lb_esc_fprintf(gp.f, LB_LANG_GNUPLOT, "set title %s\n", title);
+	fprintf(gp.f, "set xlabel 'client'\nset ylabel 'sections'\nset style fill solid 0.8\n"
 		    "set boxwidth 0.7\nset yrange [0:*]\nset key off\nset grid ytics\n"
 		    "set xrange [-0.5:%d.5]\nset xtics %s\n", /* only the clients there are */
-		jain ? jain : "?", rf->clients - 1, rf->clients <= 32 ? "1" : "autofreq");
+		    rf->clients - 1, rf->clients <= 32 ? "1" : "autofreq");
 	lb_chart_png(gp.f, "fairness", 800, 380);
 	fprintf(gp.f, "plot 'fairness.dat' using 1:2 with boxes lc rgb '#4477aa'\n");
 	lb_chart_svg(gp.f, "fairness", 800, 380);

@@ -30,7 +30,9 @@ struct lb_run_files {
 int lb_run_files_load(const char *dir, struct lb_run_files *rf);
 void lb_run_files_free(struct lb_run_files *rf);
 
-/* Run `gnuplot SCRIPT` inside @dir. 0 drawn; LB_ENOTSUP gnuplot missing;
+#define LB_GNUPLOT_LIMIT_MS 60000 /* one chart: gnuplot is killed past it */
+/* Run `gnuplot SCRIPT` inside @dir (stdin /dev/null, LB_ETIMEOUT past the
+ * limit). 0 drawn; LB_ENOTSUP gnuplot missing;
  * LB_ESYS it failed (its messages are in DIR/gnuplot.log). */
 int lb_gnuplot(const char *dir, const char *script);
 /* Every chart's size, fonts and lines times @scale (0.5 to 4; 1 by default),

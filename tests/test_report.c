@@ -120,7 +120,7 @@ Test(report, charts_say_the_same_for_every_run, .init = mktmp)
 	cr_assert(drawn);
 	const char *gp = fx_slurp(tmpdir, "timeline.gp");
 	static const char *const key[] = { "'inside'", "'two or more inside'",
-					   "'releasing (still holds the lock)'", "'lease ran out while inside",
+					   "'releasing (still holds the lock)'", "'lease ran out",
 					   "'killed'", "'deleted another client''s lock'",
 					   "'release found the lock gone'" };
 	for (size_t i = 0; i < sizeof(key) / sizeof(key[0]); i++) {
@@ -128,11 +128,11 @@ Test(report, charts_say_the_same_for_every_run, .init = mktmp)
 		cr_assert(k && strstr(k - 60 > gp ? k - 60 : gp, "keyentry"),
 			  "no key entry %s in a run without one:\n%s", key[i], gp);
 	}
-	cr_assert(strstr(gp, "\"partition c0 | n3,n4\""), "%s", gp);
-	cr_assert(strstr(gp, "\"slow c0\" at 0.000000, graph 0.98 rotate by 90 right offset character 1.3,0"), "%s", gp);
+	cr_assert(strstr(gp, "'partition c0 | n3,n4'"), "%s", gp);
+	cr_assert(strstr(gp, "'slow c0' at 0.000000, graph 0.98 rotate by 90 right offset character 1.3,0"), "%s", gp);
 	/* at the same instant: the second label steps right by a label's height
 	 * (1.6 % of the 3 s axis), a fault 1.5 s later stays on its line */
-	cr_assert(strstr(gp, "\"partition c0 | n3,n4\" at 0.048000, graph 0.98 rotate by 90 right offset character 1.3,0"), "%s", gp);
+	cr_assert(strstr(gp, "'partition c0 | n3,n4' at 0.048000, graph 0.98 rotate by 90 right offset character 1.3,0"), "%s", gp);
 	cr_assert(strstr(gp, "set arrow from 0.000000, graph 0 to 0.000000, graph 1"), "%s", gp);
 	cr_assert(strstr(gp, " at 1.500000, graph 0.98 rotate by 90 right offset character 1.3,0"), "%s", gp);
 	cr_assert(strstr(fx_slurp(tmpdir, "timeline-releasing.dat"), "\n0 0.700000 2.000000\n"),
@@ -193,6 +193,39 @@ Test(report, the_lease_mark_is_drawn_only_where_the_lease_end_is_known, .init = 
 	cr_assert(strstr(html, ",null]"), "an unknown lease end must be null on the page");
 }
 
+/* A name is data: a summary whose strategy, scenario and fairness fields
+ * hold gnuplot code (system(), backquotes, quotes of both kinds) draws its
+ * charts with those words as titles, and runs nothing. */
+Test(report, hostile_names_never_become_gnuplot_code, .init = mktmp)
+{
+	static struct lb_section sec[] = {
+		{ .client = 0, .key = 0, .enter_ns = 0, .exit_ns = 10 * MS, .release_ns = 11 * MS,
+		  .outcome = LB_OUT_RELEASED, .fence = -1 },
+	};
+	struct lb_run_files rf = { .sec = sec, .n = 1, .clients = 1, .keys = 1, .ttl_ms = 1000,
+				   .elapsed_s = 1 };
+	static const char *const hostile[][2] = {
+		{ "strategy", "x\"; system(\"touch PWNED1\"); set title \"y" },
+		{ "scenario", "q'; system('touch PWNED2'); '" },
+		{ "fairness", "1'; system('touch PWNED3'); `touch PWNED4` '" },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(rf.sum.name[rf.sum.n], sizeof(rf.sum.name[0]), "%s", hostile[i][0]);
+		snprintf(rf.sum.value[rf.sum.n++], sizeof(rf.sum.value[0]), "%s", hostile[i][1]);
+	}
+	bool drawn = false;
+	snprintf(rf.dir, sizeof(rf.dir), "%s", tmpdir);
+	lb_hist_add(&rf.lat, 2 * MS);
+	cr_assert_eq(lb_charts_run(&rf, &drawn), 0, "see %s/gnuplot.log", tmpdir);
+	cr_assert(drawn, "the charts must still be drawn");
+	for (int k = 1; k <= 4; k++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/PWNED%d", tmpdir, k);
+		cr_assert_neq(access(path, F_OK), 0, "a name ran code: %s exists", path);
+	}
+	cr_assert(strstr(fx_slurp(tmpdir, "timeline.gp"), "set title 'x\"; system(\"touch PWNED1\"); set title \"y under q''; system(''touch PWNED2''); '': who"));
+}
+
 Test(report, a_window_spaces_labels_on_its_own_axis, .init = mktmp)
 {
 	enum { N = 4000 };
@@ -219,7 +252,7 @@ Test(report, a_window_spaces_labels_on_its_own_axis, .init = mktmp)
 	const char *gp = fx_slurp(tmpdir, "timeline.gp");
 	cr_assert(strstr(gp, "(sections 3950-4000 of 4000)"), "%s", gp);
 	/* the window: 39.49 s to 39.988 s; 1.6 % of it is 7.97 ms (of 40 s: 640 ms) */
-	cr_assert(strstr(gp, "\"pause c1\" at 39.807968, graph 0.98"), "%s", gp);
+	cr_assert(strstr(gp, "'pause c1' at 39.807968, graph 0.98"), "%s", gp);
 }
 
 Test(report, violation_paragraphs_match_the_history)
