@@ -67,6 +67,7 @@ static const struct {
 	{ "events", "tests/fuzz/corpus/events", fuzz_events },
 	{ "adapter", "tests/fuzz/corpus/adapter", fuzz_adapter },
 	{ "manifest", "strategies/adapters", fuzz_manifest },
+	{ "esc", "tests/fuzz/corpus/esc", fuzz_esc },
 };
 
 Test(fuzz_regressions, every_saved_input_is_survived, .init = find_root, .timeout = 60)

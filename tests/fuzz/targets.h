@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "adapter.h"
+#include "esc.h"
 #include "adapter_proto.h"
 #include "options.h"
 #include "oracle.h"
@@ -163,6 +164,38 @@ static inline void fuzz_manifest(const uint8_t *data, size_t len)
 	if (!t)
 		return;
 	lb_adapter_manifest_parse(t, "fuzz.adapter", "/nonexistent", &d);
+	free(t);
+}
+
+/* The escaping layer's round trip: the input, cut into fields at its 0x01
+ * bytes, written as one CSV row (esc.h) and read back field by field: each
+ * must come back whole; and each written for every other language, which
+ * must not fail. A difference aborts (a crash, to AFL). */
+static inline void fuzz_esc(const uint8_t *data, size_t len)
+{
+	static char row[1 << 17], back[1 << 15], one[1 << 15];
+	char *t = fuzz_text(data, len > 4096 ? 4096 : len);
+	if (!t)
+		return;
+	size_t n = strlen(t); /* the text ends at a NUL: C strings cannot hold one */
+	for (size_t i = 0; i < n; i++)
+		if (t[i] == 1)
+			t[i] = '\0';
+	int used = 0;
+	for (const char *f = t; f <= t + n; f += strlen(f) + 1)
+		used += lb_esc_snprintf(row + used, sizeof(row) - (size_t)used, LB_LANG_CSV,
+					f == t ? "%s" : ",%s", f); /* the comma is code, the field data */
+	size_t pos = 0;
+	for (const char *f = t; f <= t + n; f += strlen(f) + 1) {
+		if (lb_csv_field(row, &pos, back, sizeof(back)) != 0 || strcmp(back, f))
+			abort();
+		for (int lang = LB_LANG_RAW; lang <= LB_LANG_TERM; lang++)
+			if (lb_esc_snprintf(one, sizeof(one), (enum lb_lang)lang, "[%s|%.3s|%5s|%-4s]", f,
+					    f, f, f) < 0)
+				abort();
+	}
+	if (row[pos])
+		abort(); /* the reader must end where the row ends */
 	free(t);
 }
 
