@@ -60,6 +60,7 @@ Test(report, a_tiny_run_draws_valid_charts, .init = mktmp)
 	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	fx_recheck(dir);
 	assert_png(dir, "timeline.png");
 	assert_png(dir, "latency.png");
 	assert_png(dir, "fairness.png");
@@ -309,6 +310,7 @@ Test(report, without_gnuplot_the_report_says_so, .init = mktmp)
 	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a missing gnuplot is not a failure");
+	fx_recheck(dir);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	FILE *f = fopen(path, "r");
 	cr_assert_not_null(f);
