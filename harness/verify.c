@@ -17,10 +17,14 @@ struct ctx {
 	struct lb_verify *v;
 };
 
+/* @name disagrees: counted once, however many of its checks fail. */
 static void differs(struct ctx *c, const char *name)
 {
-	size_t used = strlen(c->v->which);
+	size_t used = strlen(c->v->which), len = strlen(name);
 
+	for (const char *p = c->v->which; (p = strstr(p, name)); p += len)
+		if ((p == c->v->which || p[-1] == ' ') && (p[len] == ',' || !p[len]))
+			return;
 	c->v->differences++;
 	if (used + strlen(name) + 3 < sizeof(c->v->which))
 		snprintf(c->v->which + used, sizeof(c->v->which) - used, "%s%s", used ? ", " : "",

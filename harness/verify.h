@@ -13,7 +13,7 @@
 
 struct lb_verify {
 	int figures;               /* figures compared */
-	int differences;           /* that disagree, or are out of range */
+	int differences;           /* figures that disagree or are out of range (each once) */
 	char which[240];           /* their names, "a, b, c" (truncated) */
 };
 
