@@ -108,6 +108,8 @@ demo-run:
 	$(BIN) run --scenario sentinel-split-brain --strategy set-nx-px --no-status \
 	  --out $(DEMO)/5-sentinel-split-brain-set-nx-px
 	$(BIN) report $(DEMO)
+	@$(BIN) check $(DEMO) > $(DEMO)/check.txt || { cat $(DEMO)/check.txt; exit 1; }
+	@tail -1 $(DEMO)/check.txt
 
 # Ratios against redis-benchmark, the serial limit and redis-py, plus a scaling sweep.
 bench: deps
@@ -117,15 +119,22 @@ bench: deps
 # Every strategy against every scenario, checked: 5 repetitions of every cell, 10 of
 # the cells lesson pages show (`lockbench list --lessons`), 3 cells side by side
 # (MATRIX_JOBS; docs/running.md says why that keeps timing honest). Wall time on
-# the 2-core development machine: see README.md.
+# the 2-core development machine: see README.md. Then every run it wrote is
+# re-checked against its own files (`lockbench check`, the list in check.txt).
 MATRIX_JOBS ?= 3
 matrix: deps $(BIN) $(SHIM)
-	$(BIN) matrix --check --repeat 5 --lesson-repeat 10 --jobs $(MATRIX_JOBS)
+	@out=results/matrix/$$(date -u +%Y%m%dT%H%M%SZ); \
+	$(BIN) matrix --check --repeat 5 --lesson-repeat 10 --jobs $(MATRIX_JOBS) --out $$out; \
+	st=$$?; $(BIN) check $$out > $$out/check.txt || { grep -v '^ok ' $$out/check.txt; exit 1; }; \
+	tail -1 $$out/check.txt; exit $$st
 
 # The probabilistic chaos scenario, every strategy over ten seeds, checked
 # against its "at worst" expectations (about 12 minutes).
 chaos: deps $(BIN) $(SHIM)
-	$(BIN) chaos --seeds 10 --check
+	@out=results/chaos/$$(date -u +%Y%m%dT%H%M%SZ); \
+	$(BIN) chaos --seeds 10 --check --out $$out; \
+	st=$$?; $(BIN) check $$out > $$out/check.txt || { grep -v '^ok ' $$out/check.txt; exit 1; }; \
+	tail -1 $$out/check.txt; exit $$st
 
 # Reference charts for docs/: one full matrix at a fixed seed, in build/reference
 # (`make reference`, which changes no tracked file). `make reference-docs` then

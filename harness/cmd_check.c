@@ -1,72 +1,114 @@
 /*
- * cmd_check.c - `lockbench check DIR`: recompute what history.csv alone
- * determines and compare it with summary.csv. Exit 0 when they agree, 1 with
- * the differences listed otherwise.
+ * cmd_check.c - `lockbench check DIR`: recompute a run's figures and class
+ * from its files and compare them with its summary.csv (verify.h); for a
+ * directory of runs (compare, matrix, sweep, chaos, demo), every run under it.
+ * Exit 0 when they agree, 1 with the differences listed otherwise.
  */
-#include <math.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
-#include "oracle.h"
-#include "readers.h"
-#include "results.h"
+#include "util.h"
+#include "verify.h"
 
-struct checker {
-	const struct lb_summary *s;
-	int differences;
+#define MAX_DEPTH 6 /* a demo's matrix: demo/1-matrix/scenario/strategy/rep */
+
+struct tally {
+	int runs, differ, unreadable;
 };
-
-static void compare(struct checker *c, const char *name, double got, double tol)
-{
-	const char *v = lb_summary_get(c->s, name);
-
-	if (!v) {
-		printf("  %-18s missing from summary.csv\n", name);
-		c->differences++;
-		return;
-	}
-	if (!strcmp(v, "n/a")) { /* not measured in this run (the summary says why) */
-		printf("  %-18s summary n/a          (not measured: nothing to compare)\n", name);
-		return;
-	}
-	double want = strtod(v, NULL);
-	bool ok = fabs(got - want) <= tol * (fabs(want) > 1 ? fabs(want) : 1);
-	printf("  %-18s summary %-12s history %-12.*f %s\n", name, v, tol < 1e-6 ? 0 : 3, got,
-	       ok ? "ok" : "DIFFERS");
-	c->differences += !ok;
-}
-
-static void compare_text(struct checker *c, const char *name, const char *got)
-{
-	const char *v = lb_summary_get(c->s, name);
-	bool ok = v && !strcmp(v, got);
-
-	printf("  %-18s summary %-12s history %-12s %s\n", name, v ? v : "(missing)", got,
-	       ok ? "ok" : "DIFFERS");
-	c->differences += !ok;
-}
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: lockbench check DIR   (a directory written by `lockbench run`)\n\n"
-		   "Recomputes from DIR/history.csv everything the history alone determines\n"
-		   "(sections, overlaps, overlap time, holders, foreign releases, lost leases,\n"
-		   "holder deaths, orphan time, recovery, fairness, hand-offs) and the lost-update\n"
-		   "arithmetic, and compares each figure with DIR/summary.csv.\n\n"
-		   "Exit status: 0 the summary agrees with the history, 1 they differ (each\n"
+	fprintf(f, "usage: lockbench check DIR\n"
+		   "       (DIR: a run, or a compare, matrix, sweep, chaos or demo directory:\n"
+		   "       every run under it)\n\n"
+		   "Recomputes every figure of a run from its own files and compares it with\n"
+		   "DIR/summary.csv at the precision the summary writes: from history.csv the\n"
+		   "sections, throughput, overlaps and overlap time, holders, foreign releases,\n"
+		   "lost leases, holder deaths, orphan time, recovery, fairness, hand-offs and\n"
+		   "the split brain (with events.csv); from latency.csv the acquire latencies;\n"
+		   "from the measured counts in summary.csv the lost-update arithmetic, retries,\n"
+		   "commands per section and the lock's own cost; and from all of them the\n"
+		   "outcome class and its reason. Every column must have a unit and a range\n"
+		   "(harness/figures.c) and a value inside it, and an overlap must have been\n"
+		   "seen by the canary (canary_violations >= 1 when overlaps >= 1).\n\n"
+		   "For a directory of runs, one line per run that agrees and the full list for\n"
+		   "one that does not.\n\n"
+		   "Exit status: 0 every summary agrees with its files, 1 one differs (each\n"
 		   "difference is listed), 2 usage error, 4 an input cannot be read or is\n"
-		   "malformed (the file, line and field are named).\n");
+		   "malformed (the file, line and field are named), or DIR holds no run.\n");
+}
+
+static bool is_run(const char *dir)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%.4000s/summary.csv", dir);
+	return access(path, F_OK) == 0;
+}
+
+/* One run; @verbose: every figure, else one line unless it differs. */
+static void check_one(const char *dir, bool verbose, struct tally *t)
+{
+	struct lb_verify v;
+	int rc = lb_verify_run(dir, verbose ? stdout : NULL, &v);
+
+	t->runs++;
+	if (rc < 0) {
+		t->unreadable++;
+		printf("UNREADABLE %s: %s (above)\n", dir, lb_strerror(rc));
+		return;
+	}
+	if (v.differences && !verbose) /* again, with every figure */
+		lb_verify_run(dir, stdout, &v);
+	if (v.differences) {
+		t->differ++;
+		printf("%d difference%s in %s: %s\n", v.differences, v.differences == 1 ? "" : "s",
+		       dir, v.which);
+	} else if (verbose) {
+		printf("summary.csv agrees with history.csv, latency.csv and events.csv (%d figures)\n",
+		       v.figures);
+	} else {
+		printf("ok   %s (%d figures)\n", dir, v.figures);
+	}
+}
+
+static int name_cmp(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* Every run under @dir, in name order; symbolic links are not followed. */
+static void walk(const char *dir, int depth, struct tally *t)
+{
+	struct dirent **ents;
+	char path[4200];
+	struct stat st;
+	int n = scandir(dir, &ents, NULL, name_cmp);
+
+	if (n < 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		snprintf(path, sizeof(path), "%.4000s/%.190s", dir, name);
+		if (name[0] != '.' && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (is_run(path))
+				check_one(path, false, t);
+			else if (depth < MAX_DEPTH)
+				walk(path, depth + 1, t);
+		}
+		free(ents[i]);
+	}
+	free(ents);
 }
 
 int lb_cmd_check(int argc, char **argv)
 {
-	char path[4096];
-	struct lb_summary s;
-	struct lb_section *sec = NULL;
-	struct lb_verdict v;
-	size_t n;
+	struct tally t = { 0 };
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		usage(stdout);
@@ -76,58 +118,17 @@ int lb_cmd_check(int argc, char **argv)
 		usage(stderr);
 		return LB_EXIT_USAGE;
 	}
-	struct lb_run_shape shape;
-	snprintf(path, sizeof(path), "%s/summary.csv", argv[1]);
-	if (lb_summary_read(path, &s) < 0 || lb_summary_shape(&s, path, &shape) < 0)
-		return LB_EXIT_INPUT;
-	int clients = shape.clients, keys = shape.keys;
-	double elapsed = shape.elapsed_s;
-	snprintf(path, sizeof(path), "%s/history.csv", argv[1]);
-	if (lb_history_read(path, clients, keys, &sec, &n) < 0)
-		return LB_EXIT_INPUT;
-	if (lb_oracle_judge(sec, n, clients, (int64_t)(elapsed * 1e9), &v, NULL) < 0) {
-		free(sec);
-		return LB_EXIT_FAIL;
+	if (is_run(argv[1])) {
+		check_one(argv[1], true, &t);
+	} else {
+		walk(argv[1], 1, &t);
+		if (t.runs == 0) {
+			lb_errorf("%s holds no run (no summary.csv in it or below it)", argv[1]);
+			return LB_EXIT_INPUT;
+		}
+		printf("%d run%s under %s: %d agree, %d differ, %d unreadable\n", t.runs,
+		       t.runs == 1 ? "" : "s", argv[1], t.runs - t.differ - t.unreadable, t.differ,
+		       t.unreadable);
 	}
-	free(sec);
-
-	struct checker c = { .s = &s };
-	printf("check %s (%zu sections, %d clients, %d keys)\n", argv[1], n, clients, keys);
-	compare(&c, "sections", (double)v.sections, 0);
-	compare(&c, "throughput_per_s", elapsed > 0 ? (double)v.sections / elapsed : 0, 0.001);
-	compare(&c, "overlaps", (double)v.overlaps, 0);
-	compare(&c, "overlap_ms", v.overlap_ms, 0.001);
-	compare(&c, "max_holders", v.max_holders, 0);
-	compare(&c, "foreign_releases", (double)v.foreign_releases, 0);
-	compare(&c, "lost_leases", (double)v.lost_leases, 0);
-	compare(&c, "holder_deaths", (double)v.holder_deaths, 0);
-	compare(&c, "orphan_ms", v.orphan_ms, 0.001);
-	compare_text(&c, "recovered", lb_recovered_name(v.recovered));
-	compare(&c, "fairness", v.fairness, 0.0002);
-	if (lb_summary_get(&s, "handoffs")) {
-		compare(&c, "handoffs", (double)v.handoffs, 0);
-		compare(&c, "handoff_p50_us", v.handoff_p50_us, 0.001);
-		compare(&c, "handoff_p99_us", v.handoff_p99_us, 0.001);
-	}
-	/* lost updates: the counter is not in the history; check the arithmetic */
-	const char *work = lb_summary_get(&s, "work"), *applied = lb_summary_get(&s, "applied_writes");
-	bool counter = work && !strcmp(work, "counter");
-	bool exact = applied && strcmp(applied, "n/a"); /* the resource counted what it applied */
-	double final = lb_summary_num(&s, "counter_final", 0);
-	double lost = !counter ? 0 : exact ? lb_summary_num(&s, "applied_writes", 0) - final :
-			      lb_summary_num(&s, "counter_writes", 0) - final;
-	double lost_max = lost + (counter && !exact ? lb_summary_num(&s, "uncertain_writes", 0) : 0);
-	if (lost < 0)
-		lost = 0;
-	if (lost_max < 0)
-		lost_max = 0;
-	compare(&c, "lost_updates", lost, 0);
-	if (lb_summary_get(&s, "lost_updates_max"))
-		compare(&c, "lost_updates_max", lost_max, 0);
-	if (c.differences) {
-		printf("%d difference%s\n", c.differences, c.differences == 1 ? "" : "s");
-		return LB_EXIT_FAIL;
-	}
-	printf("summary.csv agrees with history.csv\n");
-	return LB_EXIT_OK;
+	return t.unreadable ? LB_EXIT_INPUT : t.differ ? LB_EXIT_FAIL : LB_EXIT_OK;
 }

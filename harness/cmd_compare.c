@@ -3,31 +3,67 @@
  * one after another, each on fresh servers, and one table side by side.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "commands.h"
+#include "metrics.h"
 #include "options.h"
 #include "outfile.h"
 #include "report.h"
 #include "results.h"
 #include "signals.h"
 
-static void row(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *r)
+/* A figure of @s in microseconds, as milliseconds, or n/a. */
+static void ms(const struct lb_summary *s, const char *name, char *buf, size_t len)
 {
-	const struct lb_verdict *v = &r->verdict;
+	const char *v = lb_summary_get(s, name);
 
-	fprintf(f, "%-13s %9llu %9.1f %9.2f %9.2f %8.2f %8llu %8lld %8llu %6llu %6.3f\n",
-		cfg->strategy->name, (unsigned long long)v->sections, r->throughput_per_s,
-		lb_hist_quantile_us(&r->latency, 0.5) / 1000.0,
-		lb_hist_quantile_us(&r->latency, 0.99) / 1000.0, r->cmds_per_section,
-		(unsigned long long)v->overlaps, r->lost_updates,
-		(unsigned long long)v->foreign_releases, (unsigned long long)v->lost_leases,
-		v->fairness);
+	if (v && strcmp(v, "n/a"))
+		snprintf(buf, len, "%.2f", strtod(v, NULL) / 1000.0);
+	else
+		snprintf(buf, len, "n/a");
 }
 
-static const char header[] =
-	"strategy       sections   per sec   p50 ms    p99 ms  cmd/sect overlaps lost-upd  foreign   lost   fair\n";
+static const char *val(const struct lb_summary *s, const char *name)
+{
+	const char *v = lb_summary_get(s, name);
+	return v ? v : "?";
+}
+
+/* One run's row, from the summary.csv it wrote: the table says what the
+ * files say, n/a included. */
+static void row(FILE *f, int width, const char *name, const char *dir)
+{
+	char path[PATH_MAX], p50[32], p99[32], outcome[96];
+	struct lb_summary s;
+
+	snprintf(path, sizeof(path), "%.4000s/summary.csv", dir);
+	if (lb_summary_read(path, &s) < 0) {
+		fprintf(f, "%-*s no summary.csv to show (above)\n", width, name);
+		return;
+	}
+	ms(&s, "acquire_p50_us", p50, sizeof(p50));
+	ms(&s, "acquire_p99_us", p99, sizeof(p99));
+	const char *rate = val(&s, "lock_cmds_per_held_s"), *bound = val(&s, "lock_cmds_bound_per_s");
+	snprintf(outcome, sizeof(outcome), "%s", val(&s, "observed"));
+	if (strcmp(rate, "n/a") && strcmp(bound, "n/a") &&
+	    lb_lock_cost_flagged(strtod(rate, NULL), strtod(bound, NULL)))
+		snprintf(outcome + strlen(outcome), sizeof(outcome) - strlen(outcome),
+			 "; traffic %.0fx the bound", strtod(rate, NULL) / strtod(bound, NULL));
+	fprintf(f, "%-*s %9s %9s %8s %8s %9s %10s %8s %8s %8s %6s %6s  %s\n", width, name,
+		val(&s, "sections"), val(&s, "throughput_per_s"), p50, p99, val(&s, "cmds_per_section"),
+		rate, val(&s, "overlaps"), val(&s, "lost_updates"), val(&s, "foreign_releases"),
+		val(&s, "lost_leases"), val(&s, "fairness"), outcome);
+}
+
+static void header(FILE *f, int width)
+{
+	fprintf(f, "%-*s %9s %9s %8s %8s %9s %10s %8s %8s %8s %6s %6s  %s\n", width, "strategy",
+		"sections", "per sec", "p50 ms", "p99 ms", "cmd/sect", "cmd/s held", "overlaps",
+		"lost-upd", "foreign", "lost", "fair", "outcome");
+}
 
 int lb_cmd_compare(int argc, char **argv)
 {
@@ -49,7 +85,11 @@ int lb_cmd_compare(int argc, char **argv)
 		return LB_EXIT_FAIL;
 	FILE *table = out.f;
 	snprintf(table_path, sizeof(table_path), "%s", out.path);
-	fputs(header, table);
+	int width = 8; /* the longest name: no column slips */
+	for (size_t i = 0; i < o.n_strategies; i++)
+		if ((int)strlen(o.strategies[i]->name) > width)
+			width = (int)strlen(o.strategies[i]->name);
+	header(table, width);
 	for (size_t i = 0; i < o.n_strategies && !lb_stop_requested(); i++) {
 		struct lb_run_cfg cfg = o.cfg;
 		struct lb_run_result res = { 0 };
@@ -61,15 +101,16 @@ int lb_cmd_compare(int argc, char **argv)
 		snprintf(cfg.out_dir, sizeof(cfg.out_dir), "%.3900s/%s", base, word);
 		int rc_one = lb_run_and_report(&cfg, &res);
 		if (rc_one == LB_EXIT_SKIPPED) {
-			fprintf(table, "%-16s skipped: %s\n", cfg.strategy->name, res.skipped);
+			fprintf(table, "%-*s skipped: %s\n", width, cfg.strategy->name, res.skipped);
 			if (exit_code == LB_EXIT_OK)
 				exit_code = LB_EXIT_SKIPPED;
 		} else if (rc_one != LB_EXIT_OK) {
 			exit_code = LB_EXIT_FAIL;
+			fprintf(table, "%-*s failed (above)\n", width, cfg.strategy->name);
 		} else if (res.skipped[0]) { /* --allow-skipped */
-			fprintf(table, "%-16s skipped: %s\n", cfg.strategy->name, res.skipped);
+			fprintf(table, "%-*s skipped: %s\n", width, cfg.strategy->name, res.skipped);
 		} else {
-			row(table, &cfg, &res);
+			row(table, width, cfg.strategy->name, cfg.out_dir);
 			reported += !cfg.no_report;
 		}
 		lb_run_result_free(&res);

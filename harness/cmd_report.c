@@ -11,7 +11,9 @@ static void usage(FILE *f)
 		   "       (DIR: a run, compare, matrix, sweep or demo directory)\n\n"
 		   "Draws the charts (gnuplot, PNG and SVG) from DIR's files, writes the\n"
 		   "gnuplot scripts beside them, and writes DIR/report.md. --chart-scale X\n"
-		   "draws them X times the size, fonts and lines (0.5 to 4; 2 for slides).\n\n"
+		   "draws them X times the size, fonts and lines (0.5 to 4; 2 for slides).\n"
+		   "A run's report recomputes its figures as `lockbench check` does and says so,\n"
+		   "on stderr and at the top of report.md, when summary.csv disagrees.\n\n"
 		   "Exit status: 0 written, 1 a runtime failure (gnuplot failed, a file could\n"
 		   "not be written), 2 usage error, 4 an input file is unreadable or malformed\n"
 		   "(the file, line and field are named).\n");

@@ -28,7 +28,13 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res)
 	lb_results_print(stdout, cfg, res);
 	lb_summary_build(cfg, res, &sum);
 	if (lb_results_write(cfg, res, &sum) < 0) {
-		lb_errorf("the figures above were measured but not all files could be written");
+		if (sum.invalid)
+			lb_errorf("%d figure%s outside %s range (above): written n/a in %s/summary.csv; "
+				  "a bug in lockbench, and the run fails", sum.invalid,
+				  sum.invalid == 1 ? " was" : "s were", sum.invalid == 1 ? "its" : "their",
+				  cfg->out_dir);
+		else
+			lb_errorf("the figures above were measured but not all files could be written");
 		return LB_EXIT_FAIL;
 	}
 	printf("  results in %s/\n", cfg->out_dir);

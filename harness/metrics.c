@@ -1,5 +1,9 @@
 #include "metrics.h"
+#include "oracle.h"
+#include "util.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,9 +81,196 @@ uint64_t lb_commandstats_calls(const char *info)
 		if (!calls || (eol && calls > eol))
 			break;
 		uint64_t c = strtoull(calls + 6, NULL, 10);
-		if (strncmp(p, "cmdstat_info:", 13) != 0)
+		if (strncmp(p, "cmdstat_info:", 13) != 0 && strncmp(p, "cmdstat_replconf:", 17) != 0 &&
+		    strncmp(p, "cmdstat_psync:", 14) != 0 && strncmp(p, "cmdstat_sync:", 13) != 0)
 			total += c;
 		p = eol;
 	}
 	return total;
+}
+
+bool lb_srv_snap_parse(const char *info, struct lb_srv_snap *s)
+{
+	const char *id = info ? strstr(info, "run_id:") : NULL;
+	const char *role = info ? strstr(info, "role:") : NULL;
+	size_t len = id ? strspn(id + 7, "0123456789abcdef") : 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!id || len == 0 || len >= sizeof(s->run_id))
+		return false;
+	memcpy(s->run_id, id + 7, len);
+	s->primary = role && !strncmp(role + 5, "master", 6);
+	s->calls = lb_commandstats_calls(info);
+	s->answered = true;
+	return true;
+}
+
+/* One more reason into @why, after those already there. */
+static void reason(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void reason(char *why, size_t len, const char *fmt, ...)
+{
+	size_t used = why && len ? strlen(why) : 0;
+	va_list ap;
+
+	if (!why || used + 3 >= len)
+		return;
+	if (used)
+		used += (size_t)snprintf(why + used, len - used, "; ");
+	va_start(ap, fmt);
+	vsnprintf(why + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+bool lb_lock_commands_between(const struct lb_srv_snap *before, const struct lb_srv_snap *after,
+			      const char *const *names, size_t n, size_t n_lock, uint64_t *total,
+			      char *why, size_t why_len)
+{
+	bool ok = true;
+
+	*total = 0;
+	if (why && why_len)
+		why[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const struct lb_srv_snap *b = &before[i], *a = &after[i];
+		bool same = b->answered && a->answered && !strcmp(b->run_id, a->run_id);
+		if (i < n_lock && !(b->answered && b->primary)) {
+			reason(why, why_len, "%s, a lock node, %s at the start", names[i],
+			       b->answered ? "was not a primary" : "did not answer INFO");
+			ok = false;
+		} else if (b->answered && b->primary) {
+			if (!a->answered)
+				reason(why, why_len, "%s, a primary, did not answer at the end (killed?): "
+				       "its last commands went uncounted",
+				       names[i]);
+			else if (!same)
+				reason(why, why_len, "%s restarted (run_id %.8s, then %.8s): its "
+				       "counters began again", names[i],
+				       b->run_id, a->run_id);
+			else if (!a->primary)
+				reason(why, why_len, "%s was demoted to a replica (a failover)", names[i]);
+			else if (a->calls < b->calls)
+				reason(why, why_len, "%s's counters went back (%llu, then %llu: "
+				       "CONFIG RESETSTAT?)", names[i],
+				       (unsigned long long)b->calls, (unsigned long long)a->calls);
+			else {
+				*total += a->calls - b->calls;
+				continue;
+			}
+			ok = false;
+		} else if (b->answered && a->answered && a->primary) {
+			reason(why, why_len, "%s was promoted to primary (a failover)", names[i]);
+			ok = false;
+		} else if (!b->answered && a->answered && a->primary) {
+			reason(why, why_len, "%s did not answer at the start, a primary at the end", names[i]);
+			ok = false;
+		}
+	}
+	if (!ok)
+		*total = 0;
+	return ok;
+}
+
+struct span {
+	int64_t from, to;
+};
+
+static int span_cmp(const void *pa, const void *pb)
+{
+	const struct span *a = pa, *b = pb;
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
+int lb_held_time(const struct lb_section *s, size_t n, int64_t end_ns, double *held_s,
+		 double *inside_s)
+{
+	struct span *sp = malloc(sizeof(*sp) * (n ? n : 1));
+	int64_t held = 0, inside = 0, from = 0, to = -1;
+
+	*held_s = *inside_s = 0;
+	if (!sp)
+		return LB_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		sp[i] = (struct span){ s[i].enter_ns, lb_section_exit(&s[i], end_ns) };
+		inside += sp[i].to - sp[i].from;
+	}
+	qsort(sp, n, sizeof(*sp), span_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (sp[i].from > to) { /* a gap: the stretch before it is whole */
+			if (to > from)
+				held += to - from;
+			from = sp[i].from;
+			to = sp[i].to;
+		} else if (sp[i].to > to) {
+			to = sp[i].to;
+		}
+	}
+	if (to > from)
+		held += to - from;
+	free(sp);
+	*held_s = (double)held / 1e9;
+	*inside_s = (double)inside / 1e9;
+	return 0;
+}
+
+int lb_lock_cost_bound(const struct lb_cost_shape *c, double *commands, char *why, size_t why_len)
+{
+	const struct lb_wait *w = c->wait;
+	double per_s; /* attempts a waiting client makes a second, at most */
+	char text[48];
+
+	*commands = 0;
+	lb_wait_format(w, text, sizeof(text));
+	switch (w->kind) {
+	case LB_WAIT_FIXED:
+	case LB_WAIT_RETRIES:
+	case LB_WAIT_NOTIFY:
+		per_s = w->interval_ms > 0 ? 1000.0 / (double)w->interval_ms : 0;
+		break;
+	case LB_WAIT_BACKOFF: /* full jitter: the mean sleep is at least MIN/2 */
+		per_s = 2000.0 / (double)w->min_ms;
+		break;
+	default:
+		per_s = 0;
+		break;
+	}
+	if (per_s <= 0) {
+		if (why && why_len)
+			snprintf(why, why_len, "wait %s: %s", text, w->kind == LB_WAIT_LIBRARY ?
+				 "the library waits by its own loop, which lockbench does not see" :
+				 "a client tries again at once, as fast as its round trips: no rate "
+				 "to bound its traffic by");
+		return LB_ENOTSUP;
+	}
+	double waiting = (double)c->clients * c->elapsed_s - c->inside_s;
+	if (waiting < 0)
+		waiting = 0;
+	double attempts = per_s * waiting;
+	if (w->kind == LB_WAIT_NOTIFY) { /* a release may wake every waiter of its lock in turn */
+		int per_key = (c->clients + c->keys - 1) / (c->keys > 0 ? c->keys : 1);
+		attempts += (double)c->sections * (per_key > 1 ? per_key - 1 : 0);
+	}
+	*commands = (double)c->nodes * (LB_COST_PER_ATTEMPT * attempts +
+					LB_COST_PER_EXTENSION * (3000.0 / (double)c->ttl_ms) * c->inside_s +
+					LB_COST_PER_SECTION * (double)c->sections +
+					LB_COST_BACKGROUND * c->elapsed_s);
+	return 0;
+}
+
+bool lb_lock_cost_flagged(double commands, double bound)
+{
+	return bound > 0 && commands > LB_COST_FLAG * bound;
+}
+
+void lb_lock_cost_figures(uint64_t commands, bool commands_known, double bound, bool bound_known,
+			  double held_s, struct lb_lock_cost *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->rate_known = commands_known && held_s > 0;
+	out->bound_known = bound_known && held_s > 0;
+	if (out->rate_known)
+		out->per_held_s = (double)commands / held_s;
+	if (out->bound_known)
+		out->bound_per_held_s = bound / held_s;
+	out->flagged = commands_known && bound_known && lb_lock_cost_flagged((double)commands, bound);
 }

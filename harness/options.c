@@ -69,7 +69,10 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 	else
 		fprintf(f, "usage: lockbench compare [--strategies a,b,...] [options]\n\n"
 			   "  --strategies LIST      strategies to compare, in order (default: all);\n"
-			   "                         DIR/report.md shows them in that order\n");
+			   "                         DIR/report.md shows them in that order; the table\n"
+			   "                         (DIR/compare.txt) shows each run's summary.csv: n/a\n"
+			   "                         where it says n/a, the outcome class, and the lock's\n"
+			   "                         traffic when it is over 10x its bound\n");
 	fprintf(f,
 		"  --scenario NAME|PATH   a scenario: its load, faults and expectations\n"
 		"                         (scenarios/NAME.ini; options given here override it)\n"
@@ -118,9 +121,10 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"  --adapter-arg ARG      an argument for an external strategy's program, after\n"
 		"                         its path (repeatable; exec:PATH and library adapters,\n"
 		"                         e.g. redis-py@4.3.4 takes `defaults`: its own no-TTL default)\n"
-		"\nExit status: 0 the run completed (violations are results), 1 runtime failure,\n"
-		"2 usage error, 3 skipped: the scenario could not run here (a missing part; the\n"
-		"reason is printed, and nothing was measured).\n");
+		"\nExit status: 0 the run completed (violations are results), 1 runtime failure\n"
+		"(or a figure outside its range: a bug, named and written n/a), 2 usage error,\n"
+		"3 skipped: the scenario could not run here (a missing part; the reason is\n"
+		"printed, and nothing was measured).\n");
 }
 
 const struct lock_strategy *lb_strategy_or_usage(const char *name)

@@ -9,9 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "metrics.h"
 #include "outfile.h"
 #include "report.h"
 #include "shared.h"
+#include "verify.h"
 
 int lb_run_files_load(const char *dir, struct lb_run_files *rf)
 {
@@ -438,6 +440,9 @@ static void summary_table(FILE *f, const struct lb_summary *s)
 		{ "sections", "critical sections" }, { "throughput_per_s", "per second" },
 		{ "acquire_p50_us", "acquire p50 (µs)" }, { "acquire_p99_us", "acquire p99 (µs)" },
 		{ "acquire_max_us", "acquire max (µs)" }, { "cmds_per_section", "Redis commands per section" },
+		{ "lock_cmds_per_held_s", "lock commands per second held" },
+		{ "lock_cmds_bound_per_s", "the most a recipe of its shape sends (per second held)" },
+		{ "lock_commands_note", "why the commands were not counted" },
 		{ "overlaps", "sections that began while another client was inside" }, { "overlap_ms", "time with two or more inside (ms)" },
 		{ "max_holders", "most clients inside at once" }, { "lost_updates", "lost updates" },
 		{ "foreign_releases", "releases that deleted another's lock" },
@@ -452,9 +457,17 @@ static void summary_table(FILE *f, const struct lb_summary *s)
 	fprintf(f, "| figure | value |\n|---|---|\n");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const char *v = lb_summary_get(s, rows[i][0]);
-		if (v)
+		if (v && (strcmp(rows[i][0], "lock_commands_note") || strcmp(v, "-")))
 			fprintf(f, "| %s | %s |\n", rows[i][1], v);
 	}
+	const char *rate = lb_summary_get(s, "lock_cmds_per_held_s");
+	const char *bound = lb_summary_get(s, "lock_cmds_bound_per_s");
+	if (rate && bound && strcmp(rate, "n/a") && strcmp(bound, "n/a") &&
+	    lb_lock_cost_flagged(strtod(rate, NULL), strtod(bound, NULL)))
+		fprintf(f, "\n**Warning: the lock's own traffic.** It sent %s commands per second "
+			   "held, %.0f times the most a lock recipe of the run's shape sends (%s): a "
+			   "spinning retry or extension (docs/running.md, \"The lock's own cost\").\n",
+			rate, strtod(rate, NULL) / strtod(bound, NULL), bound);
 }
 
 static int report_run(const char *dir)
@@ -465,6 +478,13 @@ static int report_run(const char *dir)
 
 	if ((rc = lb_run_files_load(dir, &rf)) < 0)
 		return rc;
+	struct lb_verify ver; /* drawn from the history: does the summary say the same? */
+	if (lb_verify_run(dir, NULL, &ver) == 0 && ver.differences) {
+		snprintf(rf.disagrees, sizeof(rf.disagrees), "%s", ver.which);
+		lb_errorf("warning: %s/summary.csv disagrees with the run's own files on %s; the "
+			  "report draws the history (`lockbench check %s` lists the differences)", dir,
+			  ver.which, dir);
+	}
 	rc = lb_charts_run(&rf, &drawn);
 	struct lb_outfile out;
 	if (lb_outfile_open(&out, dir, "report.md", true) < 0) {
@@ -481,6 +501,11 @@ static int report_run(const char *dir)
 		lb_summary_get(&rf.sum, "hold_ms") ? lb_summary_get(&rf.sum, "hold_ms") : "?",
 		lb_summary_get(&rf.sum, "wait") ? lb_summary_get(&rf.sum, "wait") : "?",
 		lb_summary_get(&rf.sum, "seed") ? lb_summary_get(&rf.sum, "seed") : "?", dir);
+	if (rf.disagrees[0])
+		fprintf(f, "**Warning: summary.csv disagrees with this run's own files** on %s. "
+			   "The table below is summary.csv's; the charts and the story are drawn from "
+			   "history.csv and events.csv. `lockbench check %s` lists the differences.\n\n",
+			rf.disagrees, dir);
 	summary_table(f, &rf.sum);
 	fprintf(f, "\n## What went wrong\n\n");
 	if (lb_report_violations(f, &rf, 12) == 0)

@@ -25,6 +25,8 @@ struct lb_run_files {
 	int clients, keys;
 	int64_t ttl_ms;
 	double elapsed_s;
+	char disagrees[240];       /* report_run: the figures summary.csv states that its
+				      own files do not give (verify.h), or "" */
 };
 
 int lb_run_files_load(const char *dir, struct lb_run_files *rf);

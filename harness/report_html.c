@@ -411,6 +411,13 @@ int lb_report_html(const struct lb_run_files *rf)
 	html_text(f, observed ? observed : "?");
 	fprintf(f, "</b>. Everything here was measured in this run (report.md has the full "
 		   "table).</p>\n");
+	if (rf->disagrees[0]) {
+		fprintf(f, "<p class=\"lead\"><b>Warning: summary.csv disagrees with this run's own "
+			   "files</b> on ");
+		html_text(f, rf->disagrees);
+		fprintf(f, ". What is drawn here comes from history.csv and events.csv; "
+			   "<code>lockbench check</code> lists the differences.</p>\n");
+	}
 	stepper(f, false);
 	fprintf(f, "<script type=\"application/json\" id=\"data\">{\"runs\":[");
 	run_json(f, rf, st ? st : "?");

@@ -1,3 +1,4 @@
+#include "figures.h"
 #include "outfile.h"
 #include "results.h"
 #include "scenario.h"
@@ -26,6 +27,49 @@ static void put(struct lb_summary *s, const char *name, const char *fmt, ...)
 	vsnprintf(s->value[s->n], sizeof(s->value[0]), fmt, ap);
 	va_end(ap);
 	s->n++;
+}
+
+/* A number through its row of the figure table (figures.h): the row's
+ * decimals, or n/a when not measured. A value the row refuses is written as
+ * it is, for the check at the end of lb_summary_build to report. */
+static void put_num(struct lb_summary *s, const char *name, double v, bool known)
+{
+	const struct lb_figdef *f = lb_figdef_find(name);
+	char buf[64];
+
+	if (!f || lb_figdef_format(f, v, known, buf, sizeof(buf), NULL, 0) < 0)
+		snprintf(buf, sizeof(buf), known ? "%.17g" : "n/a", v);
+	put(s, name, "%s", buf);
+}
+
+/* Every column against its row of the figure table: a value outside its
+ * range is a bug (a wrapped counter), never a figure. It is reported, written
+ * n/a, and counted in s->invalid: the run then fails. */
+static void validate(struct lb_summary *s)
+{
+	char why[200];
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct lb_figdef *f = lb_figdef_find(s->name[i]);
+		if (f && lb_figdef_check(f, s->value[i], why, sizeof(why)) == 0)
+			continue;
+		lb_errorf("bug: summary.csv column %s: %s; written n/a, and the run fails", s->name[i],
+			  f ? why : "no row in harness/figures.c (no unit, no range)");
+		snprintf(s->value[i], sizeof(s->value[0]), "n/a");
+		s->invalid++;
+	}
+}
+
+/* Text for a CSV value: commas become semicolons. */
+static void put_text(struct lb_summary *s, const char *name, const char *text)
+{
+	char buf[sizeof(s->value[0])];
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (char *p = buf; *p; p++)
+		if (*p == ',')
+			*p = ';';
+	put(s, name, "%s", buf);
 }
 
 const char *lb_summary_get(const struct lb_summary *s, const char *name)
@@ -101,13 +145,14 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "ttl_ms", "%lld", (long long)cfg->ttl_ms);
 	put(s, "hold_ms", "%s", hold);
 	put(s, "sections", "%llu", (unsigned long long)v->sections);
-	put(s, "throughput_per_s", "%.2f", res->throughput_per_s);
-	put(s, "acquire_p50_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.50));
-	put(s, "acquire_p99_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.99));
-	put(s, "acquire_max_us", "%.0f", (double)res->latency.max_ns / 1000.0);
+	bool acquired = res->latency.n > 0; /* no acquire: no latency to tell */
+	put_num(s, "throughput_per_s", res->throughput_per_s, true);
+	put_num(s, "acquire_p50_us", lb_hist_quantile_us(&res->latency, 0.50), acquired);
+	put_num(s, "acquire_p99_us", lb_hist_quantile_us(&res->latency, 0.99), acquired);
+	put_num(s, "acquire_max_us", (double)res->latency.max_ns / 1000.0, acquired);
 	put(s, "acquire_timeouts", "%llu", (unsigned long long)res->acquire_timeouts);
 	put(s, "overlaps", "%llu", (unsigned long long)v->overlaps);
-	put(s, "overlap_ms", "%.3f", v->overlap_ms);
+	put_num(s, "overlap_ms", v->overlap_ms, true);
 	put(s, "max_holders", "%d", v->max_holders);
 	put(s, "lost_updates", "%lld", res->lost_updates);
 	put(s, "lost_updates_max", "%lld", res->lost_updates_max);
@@ -116,10 +161,11 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	else
 		put(s, "foreign_releases", "%llu", (unsigned long long)v->foreign_releases);
 	put(s, "lost_leases", "%llu", (unsigned long long)v->lost_leases);
-	put(s, "orphan_ms", "%.3f", v->orphan_ms);
+	put_num(s, "orphan_ms", v->orphan_ms, true);
 	put(s, "recovered", "%s", lb_recovered_name(v->recovered));
-	put(s, "cmds_per_section", "%.2f", res->cmds_per_section);
-	put(s, "fairness", "%.4f", v->fairness);
+	put_num(s, "cmds_per_section", res->cmds_per_section,
+		res->lock_commands_known && res->n_sections > 0);
+	put_num(s, "fairness", v->fairness, true);
 	/* beyond the required columns */
 	put(s, "keys", "%d", cfg->keys);
 	put(s, "nodes", "%d", cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
@@ -142,11 +188,12 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 		if (*p == ',')
 			*p = ';';
 	put(s, "variant", "%s", variant[0] ? variant : "-");
-	put(s, "elapsed_s", "%.6f", res->elapsed_s);
-	put(s, "acquire_p90_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.90));
-	put(s, "acquire_p999_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.999));
-	put(s, "retries_per_acquire", "%.3f",
-	    res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0.0);
+	put_num(s, "elapsed_s", res->elapsed_s, true);
+	put_num(s, "acquire_p90_us", lb_hist_quantile_us(&res->latency, 0.90), acquired);
+	put_num(s, "acquire_p999_us", lb_hist_quantile_us(&res->latency, 0.999), acquired);
+	put_num(s, "retries_per_acquire",
+		res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0,
+		res->acquires > 0);
 	put(s, "canary_violations", "%llu", (unsigned long long)res->canary_violations);
 	put(s, "counter_writes", "%llu", (unsigned long long)res->counter_writes);
 	put(s, "counter_final", "%lld", res->counter_final);
@@ -161,21 +208,27 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "stale_writes_rejected", "%llu", (unsigned long long)res->stale_writes_rejected);
 	put(s, "writes_aborted", "%llu", (unsigned long long)res->writes_aborted);
 	put(s, "handoffs", "%llu", (unsigned long long)v->handoffs);
-	put(s, "handoff_p50_us", "%.3f", v->handoff_p50_us);
-	put(s, "handoff_p99_us", "%.3f", v->handoff_p99_us);
-	put(s, "client_rss_kb", "%llu", (unsigned long long)res->client_rss_kb);
-	if (res->server_connections)
-		put(s, "connections_per_client", "%.2f",
-		    (double)res->server_connections / (double)cfg->clients);
-	else
-		put(s, "connections_per_client", "n/a");
+	put_num(s, "handoff_p50_us", v->handoff_p50_us, v->handoffs > 0); /* none: nothing to time */
+	put_num(s, "handoff_p99_us", v->handoff_p99_us, v->handoffs > 0);
+	put_num(s, "client_rss_kb", (double)res->client_rss_kb, res->client_rss_kb > 0);
+	put_num(s, "connections_per_client", (double)res->server_connections / (double)cfg->clients,
+		res->server_connections > 0);
 	int64_t sb_from, sb_to;
 	int sb_server;
 	if (lb_split_brain_window(res->sections, res->n_sections, res->events, res->n_events,
 				  &sb_from, &sb_to, &sb_server))
-		put(s, "split_brain_ms", "%.3f", (double)(sb_to - sb_from) / 1e6);
+		put_num(s, "split_brain_ms", (double)(sb_to - sb_from) / 1e6, true);
 	else
 		put(s, "split_brain_ms", "n/a");
+	struct lb_lock_cost cost;
+	lb_lock_cost_figures(res->lock_commands, res->lock_commands_known, res->cost_bound,
+			     res->cost_bound_known, res->held_s, &cost);
+	put(s, "attempts", "%llu", (unsigned long long)res->attempts);
+	put(s, "acquires", "%llu", (unsigned long long)res->acquires);
+	put_num(s, "lock_commands", (double)res->lock_commands, res->lock_commands_known);
+	put_text(s, "lock_commands_note", res->lock_commands_known ? "-" : res->lock_commands_why);
+	put_num(s, "lock_cmds_per_held_s", cost.per_held_s, cost.rate_known);
+	put_num(s, "lock_cmds_bound_per_s", cost.bound_per_held_s, cost.bound_known);
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	put(s, "expected", "%s", expected >= 0 ? lb_class_name((enum lb_class)expected) : "-");
 	put(s, "observed", "%s", lb_class_name(res->observed));
@@ -186,6 +239,7 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 			*p = ';';
 	put(s, "observed_why", "%s", why);
 	put(s, "faults_unfired", "%s", res->unfired[0] ? res->unfired : "-");
+	validate(s);
 }
 
 int lb_results_prepare_dir(const char *dir)
@@ -359,12 +413,17 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 		write_summary(o.f, s);
 		rc = lb_outfile_close(&o);
 	}
+	if (rc == 0 && s->invalid)
+		rc = LB_EINVAL; /* written, to be looked at; reported by lb_summary_build */
 	return rc;
 }
 
-static void print_ms(FILE *f, const char *label, double us)
+static void print_ms(FILE *f, const char *label, double us, bool known)
 {
-	fprintf(f, " %s %.2f ms", label, us / 1000.0);
+	if (known)
+		fprintf(f, " %s %.2f ms", label, us / 1000.0);
+	else
+		fprintf(f, " %s n/a", label);
 }
 
 void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
@@ -379,18 +438,45 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		cfg->keys == 1 ? "" : "s", res->elapsed_s, res->interrupted ? " (interrupted)" : "",
 		(long long)cfg->ttl_ms, hold, wait,
 		cfg->work == LB_WORK_COUNTER ? "counter" : "none", (unsigned long long)cfg->seed);
-	fprintf(f, "  throughput   %llu sections, %.1f /s, %.2f redis commands per section\n",
-		(unsigned long long)v->sections, res->throughput_per_s, res->cmds_per_section);
-	fprintf(f, "  hand-off     %llu releases taken over by a waiter: p50 %.2f ms, p99 %.2f ms\n",
-		(unsigned long long)v->handoffs, v->handoff_p50_us / 1000, v->handoff_p99_us / 1000);
+	fprintf(f, "  throughput   %llu sections, %.1f /s, ", (unsigned long long)v->sections,
+		res->throughput_per_s);
+	if (res->lock_commands_known && v->sections)
+		fprintf(f, "%.2f redis commands per section\n", res->cmds_per_section);
+	else
+		fprintf(f, "redis commands per section n/a (%s)\n", res->lock_commands_known ?
+			"no section" : res->lock_commands_why);
+	if (v->handoffs)
+		fprintf(f, "  hand-off     %llu releases taken over by a waiter: p50 %.2f ms, p99 %.2f ms\n",
+			(unsigned long long)v->handoffs, v->handoff_p50_us / 1000,
+			v->handoff_p99_us / 1000);
+	else
+		fprintf(f, "  hand-off     0 releases taken over by a waiter: p50 n/a, p99 n/a\n");
+	bool acquired = res->latency.n > 0;
 	fprintf(f, "  acquire     ");
-	print_ms(f, "p50", lb_hist_quantile_us(&res->latency, 0.5));
-	print_ms(f, "p90", lb_hist_quantile_us(&res->latency, 0.9));
-	print_ms(f, "p99", lb_hist_quantile_us(&res->latency, 0.99));
-	print_ms(f, "max", (double)res->latency.max_ns / 1000.0);
-	fprintf(f, ", %.2f retries each, %llu gave up\n",
-		res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0.0,
-		(unsigned long long)res->acquire_timeouts);
+	print_ms(f, "p50", lb_hist_quantile_us(&res->latency, 0.5), acquired);
+	print_ms(f, "p90", lb_hist_quantile_us(&res->latency, 0.9), acquired);
+	print_ms(f, "p99", lb_hist_quantile_us(&res->latency, 0.99), acquired);
+	print_ms(f, "max", (double)res->latency.max_ns / 1000.0, acquired);
+	if (res->acquires)
+		fprintf(f, ", %.2f retries each", (double)(res->attempts - res->acquires) /
+			(double)res->acquires);
+	else
+		fprintf(f, ", retries each n/a");
+	fprintf(f, ", %llu gave up\n", (unsigned long long)res->acquire_timeouts);
+	struct lb_lock_cost cost;
+	lb_lock_cost_figures(res->lock_commands, res->lock_commands_known, res->cost_bound,
+			     res->cost_bound_known, res->held_s, &cost);
+	fprintf(f, "  lock cost    ");
+	if (cost.rate_known)
+		fprintf(f, "%.0f commands per second held", cost.per_held_s);
+	else
+		fprintf(f, "commands per second held n/a (%s)", res->lock_commands_known ?
+			"no section was held" : "not counted");
+	if (cost.bound_known)
+		fprintf(f, "; a recipe of its shape sends at most %.0f\n", cost.bound_per_held_s);
+	else
+		fprintf(f, "; bound n/a (%s)\n", res->cost_bound_known ? "no section was held" :
+			res->cost_bound_why);
 	char lost[128];
 	if (res->lost_updates_max > res->lost_updates)
 		snprintf(lost, sizeof(lost), "%lld..%lld (%llu writes of unknown outcome)",
@@ -439,6 +525,12 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		fprintf(f, " (scenario %s expects %s: %s%s)", cfg->scenario_name, want,
 			met ? "as expected" : "DIFFERENT: ", met ? "" : why);
 	}
+	if (cost.flagged)
+		fprintf(f, "\n  WARNING      the lock's own traffic: %llu commands at the lock servers, "
+			   "%.0f times the most a recipe of its shape sends (%.0f: %d clients, wait "
+			   "%s, TTL %lld ms, docs/running.md): a spinning retry or extension",
+			(unsigned long long)res->lock_commands, (double)res->lock_commands /
+			res->cost_bound, res->cost_bound, cfg->clients, wait, (long long)cfg->ttl_ms);
 	size_t shown = 0, more = 0;
 	for (size_t i = 0; i < res->n_events; i++) {
 		if (res->events[i].kind == LB_EV_PRIMARY_SEEN)

@@ -22,6 +22,8 @@ struct lb_summary {
 	size_t n;
 	char name[LB_SUMMARY_MAX_FIELDS][32];
 	char value[LB_SUMMARY_MAX_FIELDS][200];
+	int invalid;               /* lb_summary_build: values outside their range (a bug;
+				      figures.h), written n/a; the run fails */
 };
 
 /*
@@ -44,7 +46,8 @@ double lb_summary_num(const struct lb_summary *s, const char *name, double dflt)
 
 /* Create @dir (and parents) and prove it writable; message on failure. */
 int lb_results_prepare_dir(const char *dir);
-/* Write all files of a run into cfg->out_dir; message naming the path on failure. */
+/* Write all files of a run into cfg->out_dir; message naming the path on
+ * failure. LB_EINVAL, after writing them, when @s holds invalid values. */
 int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
 		     const struct lb_summary *s);
 /* Print the readable summary table. */

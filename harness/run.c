@@ -3,6 +3,7 @@
  * reaping, and turning the shared records into a judged history.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,19 +463,77 @@ static void load_resource_scripts(struct run_ctx *r)
 	lb_node_close(&r->resource);
 }
 
-static uint64_t lock_commands(struct run_ctx *r)
+/* The servers that can hold the lock's keys, reached directly (never
+ * through the relay), named as their logs are: every lock node and the
+ * replicas a failover may promote. Their number. */
+static size_t lock_servers(struct run_ctx *r, struct lb_node *n, char (*name)[48])
 {
-	uint64_t total = 0;
+	struct lb_server *own[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
+	size_t k = 0;
 
-	for (size_t i = 0; i < r->n_lock; i++) {
-		redisReply *rep = lb_node_cmd(&r->lock[i], "INFO commandstats");
-		if (rep && rep->type == REDIS_REPLY_STRING)
-			total += lb_commandstats_calls(rep->str);
+	if (r->cfg->redis_urls || r->cfg->sentinel_urls) { /* theirs: as the clients reach them */
+		for (size_t i = 0; i < r->n_lock; i++) {
+			n[i] = r->lock[i];
+			n[i].ctx = NULL;
+			snprintf(name[i], sizeof(name[0]), "redis://%.26s:%d", n[i].host, n[i].port);
+		}
+		return r->n_lock;
+	}
+	for (size_t i = 0; i < r->n_lock; i++)
+		own[k++] = r->cfg->cluster ? r->cluster.node[0] : r->srv[i];
+	if (r->cfg->cluster)
+		own[k++] = r->cluster.node[LB_CLUSTER_SHARDS]; /* node 0's replica */
+	for (int j = 0; j < LB_TOPO_REPLICAS && r->cfg->sentinel; j++)
+		own[k++] = r->topo.replica[j];
+	if (r->replica)
+		own[k++] = r->replica;
+	for (size_t i = 0; i < k; i++) {
+		lb_node_init_local(&n[i], own[i] ? own[i]->port : 0, 2000);
+		if (r->cfg->cluster)
+			snprintf(name[i], sizeof(name[0]), "redis-cluster-%d", i ? LB_CLUSTER_SHARDS : 0);
+		else if (i < r->n_lock)
+			snprintf(name[i], sizeof(name[0]), "redis-lock-%zu", i);
+		else if (r->cfg->sentinel)
+			snprintf(name[i], sizeof(name[0]), "redis-replica-%zu", i - r->n_lock);
+		else
+			snprintf(name[i], sizeof(name[0]), "redis-replica");
+	}
+	return k;
+}
+
+/* One look at each lock server: its process (run_id), role and command
+ * counts (INFO of three sections; one INFO each before Redis 7). */
+static size_t lock_snapshot(struct run_ctx *r, struct lb_srv_snap *snap, char (*name)[48])
+{
+	struct lb_node n[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
+	static const char *const one[] = { "INFO server", "INFO replication", "INFO commandstats" };
+	size_t k = lock_servers(r, n, name);
+
+	for (size_t i = 0; i < k; i++) {
+		char *text = NULL;
+		size_t len = 0;
+		redisReply *rep = n[i].port ? lb_node_cmd(&n[i], "INFO server replication commandstats")
+					    : NULL;
+		for (int j = 0; rep && rep->type == REDIS_REPLY_ERROR && j < 3; j++) { /* Redis < 7 */
+			redisReply *part = lb_node_cmd(&n[i], one[j]);
+			char *more = part && part->type == REDIS_REPLY_STRING ?
+				     realloc(text, len + part->len + 1) : NULL;
+			if (more) {
+				memcpy(more + len, part->str, part->len + 1);
+				len += part->len;
+				text = more;
+			}
+			if (part)
+				freeReplyObject(part);
+		}
+		lb_srv_snap_parse(text ? text : rep && rep->type == REDIS_REPLY_STRING ? rep->str : NULL,
+				  &snap[i]);
+		free(text);
 		if (rep)
 			freeReplyObject(rep);
-		lb_node_close(&r->lock[i]);
+		lb_node_close(&n[i]);
 	}
-	return total;
+	return k;
 }
 
 static void redis_version(struct run_ctx *r)
@@ -673,7 +732,9 @@ static void supervise(struct run_ctx *r)
 		lb_sleep_ns((r->cfg->scenario ? 2 : 10) * LB_NS_PER_MS);
 	}
 	atomic_store(&r->sh->stop, 1);
-	r->res->elapsed_s = (double)(lb_now_ns() - r->sh->t0_ns) / 1e9;
+	/* whole microseconds: what summary.csv writes is then exactly what the
+	 * figures were computed from, and check computes them again from it */
+	r->res->elapsed_s = (double)((lb_now_ns() - r->sh->t0_ns + 500) / 1000) / 1e6;
 	if (lb_faults_unfired(&r->inj, r->res->unfired, sizeof(r->res->unfired)) > 0)
 		lb_errorf("warning: %s: the scenario's fault %s never fired in this run: it shows "
 			  "nothing about it (inconclusive)", r->cfg->strategy->name, r->res->unfired);
@@ -934,7 +995,10 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 {
 	struct run_ctx r = { .cfg = cfg, .res = res };
 	char rnd[LB_TOKEN_HEX + 1];
-	uint64_t cmds_before;
+	struct lb_srv_snap before[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
+	struct lb_srv_snap after[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
+	char srv_name[LB_MAX_NODES + LB_TOPO_REPLICAS + 1][48]; /* as their logs are named */
+	size_t n_srv = 0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -1038,10 +1102,10 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		goto out;
 	redis_version(&r);
 	load_resource_scripts(&r);
-	cmds_before = lock_commands(&r);
 	if ((rc = fork_clients(&r)) < 0)
 		goto out;
 	wait_started(&r);
+	n_srv = lock_snapshot(&r, before, srv_name); /* at t0: the clients wait for go */
 	r.inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r.sh,
 				      .lock_srv = theirs ? NULL : r.srv, .n_lock = r.n_lock,
 				      .replica = cfg->sentinel ? r.topo.replica[0] :
@@ -1081,7 +1145,13 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		res->lost_updates = 0;
 	if (res->lost_updates_max < 0)
 		res->lost_updates_max = 0;
-	res->lock_commands = lock_commands(&r) - cmds_before;
+	lock_snapshot(&r, after, srv_name);
+	const char *names[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
+	for (size_t i = 0; i < n_srv; i++)
+		names[i] = srv_name[i];
+	res->lock_commands_known = lb_lock_commands_between(before, after, names, n_srv, r.n_lock,
+							    &res->lock_commands, res->lock_commands_why,
+							    sizeof(res->lock_commands_why));
 	res->canary_violations = atomic_load(&r.sh->canary_violations);
 	res->per_client = calloc((size_t)cfg->clients, sizeof(*res->per_client));
 	if (!res->per_client) {
@@ -1099,8 +1169,17 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	};
 	res->observed = lb_classify(&ci, res->observed_why, sizeof(res->observed_why));
 	res->throughput_per_s = res->elapsed_s > 0 ? (double)res->n_sections / res->elapsed_s : 0;
-	res->cmds_per_section = res->n_sections ? (double)res->lock_commands /
-						  (double)res->n_sections : 0;
+	res->cmds_per_section = res->lock_commands_known && res->n_sections ?
+				(double)res->lock_commands / (double)res->n_sections : NAN;
+	if (rc == 0)
+		rc = lb_held_time(res->sections, res->n_sections, (int64_t)(res->elapsed_s * 1e9),
+				  &res->held_s, &res->inside_s);
+	struct lb_cost_shape shape = { .wait = &cfg->wait, .clients = cfg->clients,
+				       .keys = cfg->keys, .nodes = (int)r.n_lock, .ttl_ms = cfg->ttl_ms,
+				       .elapsed_s = res->elapsed_s, .sections = res->n_sections,
+				       .inside_s = res->inside_s };
+	res->cost_bound_known = lb_lock_cost_bound(&shape, &res->cost_bound, res->cost_bound_why,
+						   sizeof(res->cost_bound_why)) == 0;
 	if (theirs)
 		delete_own_keys(&r);
 out:

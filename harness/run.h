@@ -94,8 +94,17 @@ struct lb_run_result {
 	uint64_t writes_aborted;   /* sections that learned their lease was gone and
 				      skipped their write (renewal) */
 	uint64_t canary_violations;
-	uint64_t lock_commands;    /* INFO commandstats delta on the lock nodes */
-	double cmds_per_section;
+	uint64_t lock_commands;    /* commands the lock's primaries ran, t0 to the end
+				      (INFO commandstats, per server process: metrics.h) */
+	bool lock_commands_known;  /* false: not countable, lock_commands_why says why */
+	char lock_commands_why[200];
+	double cmds_per_section;   /* NAN when not known */
+	double held_s;             /* seconds in which a section was open (any key) */
+	double inside_s;           /* client-seconds inside sections */
+	double cost_bound;         /* commands a recipe of the run's shape sends at most
+				      (lb_lock_cost_bound), when cost_bound_known */
+	bool cost_bound_known;
+	char cost_bound_why[160];
 	uint64_t client_rss_kb;    /* mean resident set of a client process, sampled mid-run */
 	uint64_t server_connections; /* connections the servers counted, mid-run (0: n/a) */
 	bool interrupted;          /* stopped early by Ctrl-C / SIGTERM */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 void fx_start(struct fx *f, size_t n)
@@ -189,12 +190,72 @@ pid_t fx_spawn_lockbench(const char *const *args, const char *out, const char *e
 int fx_lockbench(const char *dir, const char *const *args)
 {
 	char out[PATH_MAX];
-	int status;
 
 	snprintf(out, sizeof(out), "%s/output", dir);
 	pid_t pid = fx_spawn_lockbench(args, out, out);
+	return fx_wait_lockbench(pid, args);
+}
+
+/* A run's directory at or under @dir (depth as `lockbench check` walks). */
+static bool holds_a_run(const char *dir, int depth)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	if (access(path, F_OK) == 0)
+		return true;
+	DIR *d = depth < 6 ? opendir(dir) : NULL;
+	for (struct dirent *e; d && !found && (e = readdir(d));) {
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		found = e->d_name[0] != '.' && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+			holds_a_run(path, depth + 1);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+void fx_recheck(const char *dir)
+{
+	char file[] = "/tmp/lbtest-check-XXXXXX";
+	const char *args[] = { "check", dir, NULL };
+	int status;
+
+	if (!holds_a_run(dir, 0))
+		return;
+	int fd = mkstemp(file);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	pid_t pid = fx_spawn_lockbench(args, file, file);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	char *said = strdup(fx_slurp("/", file + 1));
+	unlink(file);
+	bool agrees = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	if (!agrees)
+		cr_assert_fail("lockbench check %s disagrees with what the run wrote:\n%s", dir,
+			       said ? said : "(its output could not be kept)");
+	free(said);
+}
+
+int fx_wait_lockbench(pid_t pid, const char *const *args)
+{
+	static const char *const writers[] = { "run", "compare", "matrix", "sweep", "chaos",
+					       "bench", NULL };
+	const char *out = NULL;
+	bool writes = false;
+	int status;
+
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status), "lockbench died of a signal");
+	for (const char *const *w = writers; args[0] && *w; w++)
+		writes |= !strcmp(args[0], *w);
+	for (int i = 0; writes && args[i]; i++)
+		if (!strcmp(args[i], "--out") && args[i + 1])
+			out = args[i + 1];
+	if (out)
+		fx_recheck(out);
 	return WEXITSTATUS(status);
 }
 

@@ -55,8 +55,19 @@ bool fx_pid_gone(pid_t pid);
 /* Start $LOCKBENCH_BIN with @args (NULL-terminated, without argv[0]), its
  * stdout to @out and stderr to @err (the same file when they are equal). */
 pid_t fx_spawn_lockbench(const char *const *args, const char *out, const char *err);
-/* Run it to the end, stdout and stderr both to @dir/output; its exit code. */
+/* Wait for a lockbench started with @args and return its exit code (the test
+ * fails if a signal killed it). What a run, compare, matrix, sweep, chaos or
+ * bench wrote under its --out is then re-checked (fx_recheck): every test's
+ * run must agree with its own files, whatever else the test looks at. */
+int fx_wait_lockbench(pid_t pid, const char *const *args);
+/* Run it to the end, stdout and stderr both to @dir/output; its exit code
+ * (fx_wait_lockbench: its runs are re-checked). */
 int fx_lockbench(const char *dir, const char *const *args);
+/* `lockbench check` on the run in @dir or every run under it: the test fails
+ * when a summary disagrees with its files (the differences are shown). A
+ * directory without a run (the run was skipped, void, or never wrote one)
+ * has nothing to check. */
+void fx_recheck(const char *dir);
 /* The text of @dir/@rel (fails the test when missing); valid until the next call. */
 char *fx_slurp(const char *dir, const char *rel);
 

@@ -161,7 +161,7 @@ Test(matrix, a_skipped_run_exits_3, .init = mktmp)
 	const char *cmp[] = { "compare", "--scenario", "redlock-clock-jump", "--strategies", "redlock",
 			      "--no-status", "--out", out, NULL };
 	cr_assert_eq(lb(cmp), 3, "%s", slurp("output"));
-	cr_assert(strstr(slurp("r/compare.txt"), "redlock          skipped: "));
+	cr_assert(strstr(slurp("r/compare.txt"), "redlock  skipped: "));
 }
 
 Test(matrix, a_skipped_chaos_seed_is_not_a_run, .init = mktmp)

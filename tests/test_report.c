@@ -60,6 +60,7 @@ Test(report, a_tiny_run_draws_valid_charts, .init = mktmp)
 	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	fx_recheck(dir);
 	assert_png(dir, "timeline.png");
 	assert_png(dir, "latency.png");
 	assert_png(dir, "fairness.png");
@@ -384,6 +385,7 @@ Test(report, without_gnuplot_the_report_says_so, .init = mktmp)
 	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a missing gnuplot is not a failure");
+	fx_recheck(dir);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	FILE *f = fopen(path, "r");
 	cr_assert_not_null(f);
@@ -462,4 +464,36 @@ Test(report, split_brain_window_from_the_primaries_clients_used)
 	cr_assert_not(lb_split_brain_window(sec, 2, ev, 5, &from, &to, &server));
 	/* no primary-seen events (a single node): no window, never 0 */
 	cr_assert_not(lb_split_brain_window(sec, 6, ev + 2, 1, &from, &to, &server));
+}
+
+/* Item 10 of issue 30: a report draws the history; when summary.csv says
+ * something else, the report says so (it drew without a word before). */
+Test(report, a_summary_that_disagrees_with_the_history_is_told, .init = mktmp)
+{
+	char dir[128], path[200];
+	snprintf(dir, sizeof(dir), "%s/r", tmpdir);
+	const char *run[] = { "run", "--strategy", "none", "--clients", "2", "--duration", "0.5",
+			      "--out", dir, "--no-status", NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, run), 0, "%s", fx_slurp(tmpdir, "output"));
+	cr_assert_null(strstr(fx_slurp(tmpdir, "output"), "disagrees"), "%s",
+		       fx_slurp(tmpdir, "output"));
+	cr_assert_null(strstr(fx_slurp(dir, "report.md"), "Warning: summary.csv disagrees"));
+	/* claim no overlap */
+	struct lb_summary s;
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	cr_assert_eq(lb_summary_read(path, &s), 0);
+	FILE *f = fopen(path, "w");
+	for (size_t i = 0; i < s.n; i++)
+		fprintf(f, "%s%c", s.name[i], i + 1 < s.n ? ',' : '\n');
+	for (size_t i = 0; i < s.n; i++)
+		fprintf(f, "%s%c", strcmp(s.name[i], "overlaps") ? s.value[i] : "0",
+			i + 1 < s.n ? ',' : '\n');
+	fclose(f);
+	const char *report[] = { "report", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, report), 0, "%s", fx_slurp(tmpdir, "output"));
+	cr_assert(strstr(fx_slurp(tmpdir, "output"), "summary.csv disagrees with the run's own "
+		  "files on overlaps"), "%s", fx_slurp(tmpdir, "output"));
+	cr_assert(strstr(fx_slurp(dir, "report.md"), "**Warning: summary.csv disagrees with this "
+		  "run's own files** on overlaps"), "%s", fx_slurp(dir, "report.md"));
+	cr_assert(strstr(fx_slurp(dir, "report.html"), "Warning: summary.csv disagrees"));
 }

@@ -1,0 +1,198 @@
+#include "figures.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Counts of a run: far beyond any run (50000 sections a second for two days
+ * is 10^10), far below a wrapped 64-bit counter (about 1.8 x 10^19). */
+#define COUNT 1e12
+#define SECONDS (86400.0 * 2)  /* the longest run readers.h accepts */
+#define MS (SECONDS * 1000 * LB_MAX_KEYS)
+#define US 1e12                /* latency histogram: at most about 18 minutes */
+
+static const char *const yes_no[] = { "yes", "no", NULL };
+static const char *const recovered[] = { "yes", "no", "n/a", NULL };
+static const char *const works[] = { "counter", "none", NULL };
+static const char *const classes[] = { "safe", "overlap", "foreign-release", "deadlock",
+				       "unavailable", "contained", "inconclusive", NULL };
+static const char *const expected[] = { "safe", "overlap", "foreign-release", "deadlock",
+					"unavailable", "contained", "inconclusive", "-", NULL };
+
+#define TEXT(n, w, src) { .name = n, .kind = LB_FD_TEXT, .unit = "", .words = w, .source = src }
+#define INT(n, u, lo, hi, na_, src) { .name = n, .kind = LB_FD_INT, .unit = u, .min = lo, \
+				      .max = hi, .na = na_, .source = src }
+#define NUM(n, u, d, lo, hi, na_, src) { .name = n, .kind = LB_FD_NUM, .unit = u, .digits = d, \
+					 .min = lo, .max = hi, .na = na_, .source = src }
+
+static const struct lb_figdef table[] = {
+	TEXT("strategy", NULL, LB_FD_SETTING),
+	TEXT("scenario", NULL, LB_FD_SETTING),
+	INT("clients", "clients", 1, LB_MAX_CLIENTS, false, LB_FD_SETTING),
+	NUM("duration_s", "s", -1, 0, SECONDS, false, LB_FD_SETTING),
+	INT("ttl_ms", "ms", 1, 86400000, false, LB_FD_SETTING),
+	TEXT("hold_ms", NULL, LB_FD_SETTING),
+	INT("sections", "sections", 0, COUNT, false, LB_FD_RECOMPUTED),
+	NUM("throughput_per_s", "sections/s", 2, 0, 1e7, false, LB_FD_RECOMPUTED),
+	NUM("acquire_p50_us", "us", 0, 0, US, true, LB_FD_RECOMPUTED),
+	NUM("acquire_p99_us", "us", 0, 0, US, true, LB_FD_RECOMPUTED),
+	NUM("acquire_max_us", "us", 0, 0, US, true, LB_FD_RECOMPUTED),
+	INT("acquire_timeouts", "acquires", 0, COUNT, false, LB_FD_MEASURED),
+	INT("overlaps", "sections", 0, COUNT, false, LB_FD_RECOMPUTED),
+	NUM("overlap_ms", "ms", 3, 0, MS, false, LB_FD_RECOMPUTED),
+	INT("max_holders", "clients", 0, LB_MAX_CLIENTS, false, LB_FD_RECOMPUTED),
+	INT("lost_updates", "writes", 0, COUNT, false, LB_FD_RECOMPUTED),
+	INT("lost_updates_max", "writes", 0, COUNT, false, LB_FD_RECOMPUTED),
+	INT("foreign_releases", "releases", 0, COUNT, true, LB_FD_RECOMPUTED),
+	INT("lost_leases", "releases", 0, COUNT, false, LB_FD_RECOMPUTED),
+	NUM("orphan_ms", "ms", 3, 0, MS, false, LB_FD_RECOMPUTED),
+	TEXT("recovered", recovered, LB_FD_RECOMPUTED),
+	NUM("cmds_per_section", "commands/section", 2, 0, 1e9, true, LB_FD_RECOMPUTED),
+	NUM("fairness", "Jain index", 4, 0, 1, false, LB_FD_RECOMPUTED),
+	INT("keys", "locks", 1, LB_MAX_KEYS, false, LB_FD_SETTING),
+	INT("nodes", "lock nodes", 1, LB_MAX_NODES, false, LB_FD_SETTING),
+	TEXT("wait", NULL, LB_FD_SETTING),
+	TEXT("work", works, LB_FD_SETTING),
+	INT("think_ms", "ms", 0, 86400000, false, LB_FD_SETTING),
+	INT("seed", "", 0, 18446744073709551615.0, false, LB_FD_SETTING),
+	TEXT("variant", NULL, LB_FD_SETTING),
+	NUM("elapsed_s", "s", 6, 0, SECONDS, false, LB_FD_MEASURED),
+	NUM("acquire_p90_us", "us", 0, 0, US, true, LB_FD_RECOMPUTED),
+	NUM("acquire_p999_us", "us", 0, 0, US, true, LB_FD_RECOMPUTED),
+	NUM("retries_per_acquire", "attempts/acquire", 3, 0, COUNT, true, LB_FD_RECOMPUTED),
+	INT("canary_violations", "sections", 0, COUNT, false, LB_FD_MEASURED),
+	INT("counter_writes", "writes", 0, COUNT, false, LB_FD_MEASURED),
+	INT("counter_final", "writes", 0, COUNT, false, LB_FD_MEASURED),
+	INT("applied_writes", "writes", 0, COUNT, true, LB_FD_MEASURED),
+	INT("holder_deaths", "sections", 0, COUNT, false, LB_FD_RECOMPUTED),
+	TEXT("interrupted", yes_no, LB_FD_MEASURED),
+	INT("acquire_errors", "attempts", 0, COUNT, false, LB_FD_MEASURED),
+	INT("uncertain_writes", "writes", 0, COUNT, false, LB_FD_MEASURED),
+	INT("stale_writes_rejected", "writes", 0, COUNT, false, LB_FD_MEASURED),
+	INT("writes_aborted", "sections", 0, COUNT, false, LB_FD_MEASURED),
+	INT("handoffs", "releases", 0, COUNT, false, LB_FD_RECOMPUTED),
+	NUM("handoff_p50_us", "us", 3, 0, US, true, LB_FD_RECOMPUTED),
+	NUM("handoff_p99_us", "us", 3, 0, US, true, LB_FD_RECOMPUTED),
+	INT("client_rss_kb", "KiB", 0, 1e9, true, LB_FD_MEASURED),
+	NUM("connections_per_client", "connections", 2, 0, 1e4, true, LB_FD_MEASURED),
+	NUM("split_brain_ms", "ms", 3, 0, MS, true, LB_FD_RECOMPUTED),
+	INT("attempts", "attempts", 0, COUNT, false, LB_FD_MEASURED),
+	INT("acquires", "acquires", 0, COUNT, false, LB_FD_MEASURED),
+	INT("lock_commands", "commands", 0, COUNT, true, LB_FD_MEASURED),
+	TEXT("lock_commands_note", NULL, LB_FD_MEASURED),
+	NUM("lock_cmds_per_held_s", "commands/s", 2, 0, 1e9, true, LB_FD_RECOMPUTED),
+	NUM("lock_cmds_bound_per_s", "commands/s", 2, 0, 1e15, true, LB_FD_RECOMPUTED),
+	TEXT("expected", expected, LB_FD_SETTING),
+	TEXT("observed", classes, LB_FD_RECOMPUTED),
+	TEXT("observed_why", NULL, LB_FD_RECOMPUTED),
+	TEXT("faults_unfired", NULL, LB_FD_MEASURED),
+};
+
+const struct lb_figdef *lb_figdefs(size_t *n)
+{
+	*n = sizeof(table) / sizeof(table[0]);
+	return table;
+}
+
+const struct lb_figdef *lb_figdef_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (!strcmp(table[i].name, name))
+			return &table[i];
+	return NULL;
+}
+
+static int refuse(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int refuse(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && len) {
+		va_start(ap, fmt);
+		vsnprintf(why, len, fmt, ap);
+		va_end(ap);
+	}
+	return LB_EINVAL;
+}
+
+static void range_text(const struct lb_figdef *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.15g to %.15g%s%s%s", f->min, f->max, f->unit[0] ? " " : "", f->unit,
+		 f->na ? ", or n/a" : "");
+}
+
+int lb_figdef_format(const struct lb_figdef *f, double v, bool known, char *buf, size_t len,
+		     char *why, size_t why_len)
+{
+	char range[96];
+
+	snprintf(buf, len, "n/a");
+	range_text(f, range, sizeof(range));
+	if (!known)
+		return f->na ? 0 : refuse(why, why_len, "not measured, and %s is never n/a", f->name);
+	if (f->kind == LB_FD_TEXT)
+		return refuse(why, why_len, "%s is text, not a number", f->name);
+	if (!isfinite(v) || v < f->min || v > f->max)
+		return refuse(why, why_len, "%s = %.17g is outside its range (%s)", f->name, v, range);
+	if (f->kind == LB_FD_INT)
+		snprintf(buf, len, "%.0f", v);
+	else if (f->digits < 0)
+		snprintf(buf, len, "%g", v);
+	else
+		snprintf(buf, len, "%.*f", f->digits, v);
+	return 0;
+}
+
+int lb_figdef_check(const struct lb_figdef *f, const char *value, char *why, size_t why_len)
+{
+	char range[96], *end;
+
+	range_text(f, range, sizeof(range));
+	if (f->kind == LB_FD_TEXT) {
+		if (!f->words)
+			return 0;
+		for (const char *const *w = f->words; *w; w++)
+			if (!strcmp(*w, value))
+				return 0;
+		return refuse(why, why_len, "'%.40s' is not one of the values %s takes", value, f->name);
+	}
+	if (!strcmp(value, "n/a"))
+		return f->na ? 0 : refuse(why, why_len, "n/a, but %s is always measured", f->name);
+	errno = 0;
+	double v = f->kind == LB_FD_INT && value[0] != '-' ? (double)strtoull(value, &end, 10) :
+		   strtod(value, &end);
+	if (!*value || *end || errno || !isfinite(v))
+		return refuse(why, why_len, "'%.40s' is not a number", value);
+	if (v < f->min || v > f->max)
+		return refuse(why, why_len, "%s is outside its range (%s)", value, range);
+	const char *dot = strchr(value, '.');
+	if (f->kind == LB_FD_INT && (dot || strpbrk(value, "eE")))
+		return refuse(why, why_len, "'%.40s' is not an integer", value);
+	if (f->kind == LB_FD_NUM && f->digits >= 0) {
+		int written = dot ? (int)strlen(dot + 1) : 0;
+		if (written != f->digits || strpbrk(value, "eE"))
+			return refuse(why, why_len, "'%.40s' has %d decimals; %s is written with %d",
+				      value, written, f->name, f->digits);
+	}
+	return 0;
+}
+
+bool lb_figdef_agrees(const struct lb_figdef *f, const char *value, double got, bool known,
+		      double slack)
+{
+	bool na = !strcmp(value, "n/a");
+
+	if (!known || na)
+		return !known && na;
+	double want = strtod(value, NULL);
+	if (f->kind == LB_FD_INT)
+		return want == got;
+	double half = f->digits >= 0 ? 0.5 * pow(10, -f->digits) : 0;
+	/* the rounding of the written digits, and of binary fractions around them */
+	return fabs(got - want) <= half * (1 + 1e-9) + slack + 1e-12 * fabs(got);
+}

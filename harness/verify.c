@@ -1,0 +1,281 @@
+#include "verify.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "figures.h"
+#include "metrics.h"
+#include "oracle.h"
+#include "readers.h"
+#include "results.h"
+#include "wait.h"
+
+struct ctx {
+	const struct lb_summary *s;
+	FILE *out;
+	struct lb_verify *v;
+};
+
+/* @name disagrees: counted once, however many of its checks fail. */
+static void differs(struct ctx *c, const char *name)
+{
+	size_t used = strlen(c->v->which), len = strlen(name);
+
+	for (const char *p = c->v->which; (p = strstr(p, name)); p += len)
+		if ((p == c->v->which || p[-1] == ' ') && (p[len] == ',' || !p[len]))
+			return;
+	c->v->differences++;
+	if (used + strlen(name) + 3 < sizeof(c->v->which))
+		snprintf(c->v->which + used, sizeof(c->v->which) - used, "%s%s", used ? ", " : "",
+			 name);
+}
+
+/* A value of the summary as a number: 0 when absent or n/a. */
+static double num(const struct ctx *c, const char *name)
+{
+	const char *v = lb_summary_get(c->s, name);
+	return v && strcmp(v, "n/a") ? strtod(v, NULL) : 0;
+}
+
+static bool known(const struct ctx *c, const char *name)
+{
+	const char *v = lb_summary_get(c->s, name);
+	return v && strcmp(v, "n/a");
+}
+
+/* A recomputed number (@is_known false: it cannot be measured from these
+ * files) against the summary's, at the precision the summary writes. */
+static void figure(struct ctx *c, const char *name, double got, bool is_known, double slack)
+{
+	const struct lb_figdef *f = lb_figdef_find(name);
+	const char *v = lb_summary_get(c->s, name);
+	char text[64];
+
+	c->v->figures++;
+	if (!v) {
+		if (c->out)
+			fprintf(c->out, "  %-22s missing from summary.csv\n", name);
+		differs(c, name);
+		return;
+	}
+	if (!is_known)
+		snprintf(text, sizeof(text), "n/a");
+	else if (f->kind == LB_FD_INT)
+		snprintf(text, sizeof(text), "%.0f", got);
+	else
+		snprintf(text, sizeof(text), "%.*f", f->digits >= 0 ? f->digits + 1 : 6, got);
+	bool ok = lb_figdef_agrees(f, v, got, is_known, slack);
+	if (c->out)
+		fprintf(c->out, "  %-22s summary %-14s recomputed %-14s %s\n", name, v, text,
+			ok ? "ok" : "DIFFERS");
+	if (!ok)
+		differs(c, name);
+}
+
+static void text(struct ctx *c, const char *name, const char *got)
+{
+	const char *v = lb_summary_get(c->s, name);
+	bool ok = v && !strcmp(v, got);
+
+	c->v->figures++;
+	if (c->out)
+		fprintf(c->out, "  %-22s summary %-14s recomputed %-14s %s\n", name, v ? v : "(missing)",
+			got, ok ? "ok" : "DIFFERS");
+	if (!ok)
+		differs(c, name);
+}
+
+/* Every column has a row in the figure table and a value inside it. */
+static void ranges(struct ctx *c)
+{
+	char why[200];
+
+	for (size_t i = 0; i < c->s->n; i++) {
+		const struct lb_figdef *f = lb_figdef_find(c->s->name[i]);
+		if (f && lb_figdef_check(f, c->s->value[i], why, sizeof(why)) == 0)
+			continue;
+		if (c->out)
+			fprintf(c->out, "  %-22s summary %-14.60s OUT OF RANGE: %s\n", c->s->name[i],
+				c->s->value[i], f ? why : "no such figure (harness/figures.c): no unit, "
+				"no range");
+		differs(c, c->s->name[i]);
+	}
+}
+
+/* The canary's relation to the sweep (docs/index.md): a client raises its
+ * flag before its enter is stamped and lowers it after its exit is, so two
+ * sections the sweep sees overlap had both flags up at once, and one of the
+ * two clients saw the other's: overlaps > 0 means canary_violations >= 1.
+ * The converse need not hold: flags are up a little longer than the stamps
+ * (a client descheduled between its exit stamp and lowering its flag). */
+static void canary(struct ctx *c, const struct lb_verdict *v)
+{
+	const char *cv = lb_summary_get(c->s, "canary_violations");
+	double canary = num(c, "canary_violations");
+
+	if (!cv)
+		return; /* missing: ranges() or the figure table already said so */
+	c->v->figures++;
+	bool ok = !(v->overlaps > 0 && canary < 1);
+	if (c->out)
+		fprintf(c->out, "  %-22s summary %-14s recomputed %-14s %s\n", "canary_violations", cv,
+			v->overlaps ? ">= 1" : ">= 0", ok ? v->overlaps == 0 && canary > 0 ?
+			"ok (the canary's flags outlast the stamps by a few instructions)" : "ok" :
+			"DIFFERS (an overlap no client's canary saw)");
+	if (!ok)
+		differs(c, "canary_violations");
+}
+
+/* The lock's cost, from the measured command count and the history. */
+static void cost(struct ctx *c, const struct lb_section *sec, size_t n,
+		 const struct lb_run_shape *shape)
+{
+	double held_s = 0, inside_s = 0, bound = 0;
+	struct lb_wait w;
+	char err[160];
+	const char *wait = lb_summary_get(c->s, "wait");
+	bool cmds = known(c, "lock_commands");
+	uint64_t commands = (uint64_t)num(c, "lock_commands");
+
+	lb_held_time(sec, n, (int64_t)(shape->elapsed_s * 1e9), &held_s, &inside_s);
+	struct lb_cost_shape cs = { .wait = &w, .clients = shape->clients, .keys = shape->keys,
+				    .nodes = (int)num(c, "nodes"), .ttl_ms = shape->ttl_ms,
+				    .elapsed_s = shape->elapsed_s, .sections = n, .inside_s = inside_s };
+	bool bound_known = wait && cs.ttl_ms > 0 && lb_wait_parse(wait, &w, err, sizeof(err)) == 0 &&
+			   lb_lock_cost_bound(&cs, &bound, NULL, 0) == 0;
+	struct lb_lock_cost lc;
+	lb_lock_cost_figures(commands, cmds, bound, bound_known, held_s, &lc);
+	figure(c, "cmds_per_section", n ? (double)commands / (double)n : 0, cmds && n > 0, 0);
+	figure(c, "lock_cmds_per_held_s", lc.per_held_s, lc.rate_known, 0);
+	figure(c, "lock_cmds_bound_per_s", lc.bound_per_held_s, lc.bound_known, 0);
+}
+
+/* The class, from the recomputed verdict and the measured counts. */
+static void outcome(struct ctx *c, const struct lb_verdict *v, double lost, double lost_max)
+{
+	const char *unfired = lb_summary_get(c->s, "faults_unfired");
+	char why[256];
+
+	struct lb_class_input ci = {
+		.v = v, .lost_min = (long long)lost, .lost_max = (long long)lost_max,
+		.attempts = (uint64_t)num(c, "attempts"),
+		.acquire_errors = (uint64_t)num(c, "acquire_errors"),
+		.acquire_timeouts = (uint64_t)num(c, "acquire_timeouts"),
+		.stopped = (uint64_t)(num(c, "stale_writes_rejected") + num(c, "writes_aborted")),
+		.unfired = unfired && strcmp(unfired, "-") ? unfired : NULL,
+	};
+	enum lb_class cls = lb_classify(&ci, why, sizeof(why));
+	for (char *p = why; *p; p++) /* as the summary writes it: a CSV value */
+		if (*p == ',')
+			*p = ';';
+	why[199] = '\0';
+	text(c, "observed", lb_class_name(cls));
+	text(c, "observed_why", why);
+}
+
+int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
+{
+	char path[4096];
+	struct lb_summary s;
+	struct lb_section *sec = NULL;
+	struct lb_event *ev = NULL;
+	struct lb_hist lat;
+	struct lb_verdict v;
+	struct lb_run_shape shape;
+	size_t n = 0, n_ev = 0;
+	int rc;
+
+	memset(result, 0, sizeof(*result));
+	snprintf(path, sizeof(path), "%.4000s/summary.csv", dir);
+	if ((rc = lb_summary_read(path, &s)) < 0 || (rc = lb_summary_shape(&s, path, &shape)) < 0)
+		return rc;
+	snprintf(path, sizeof(path), "%.4000s/history.csv", dir);
+	if ((rc = lb_history_read(path, shape.clients, shape.keys, &sec, &n)) < 0)
+		return rc;
+	snprintf(path, sizeof(path), "%.4000s/events.csv", dir);
+	if ((rc = lb_events_read(path, shape.clients, &ev, &n_ev)) < 0)
+		goto out;
+	snprintf(path, sizeof(path), "%.4000s/latency.csv", dir);
+	if ((rc = lb_latency_read(path, &lat)) < 0)
+		goto out;
+	int64_t end = (int64_t)(shape.elapsed_s * 1e9);
+	if ((rc = lb_oracle_judge(sec, n, shape.clients, end, &v, NULL)) < 0)
+		goto out;
+
+	struct ctx c = { .s = &s, .out = out, .v = result };
+	if (out)
+		fprintf(out, "check %s (%zu sections, %d clients, %d keys)\n", dir, n, shape.clients,
+			shape.keys);
+	ranges(&c);
+	figure(&c, "sections", (double)v.sections, true, 0);
+	/* elapsed_s is written to the microsecond, which the throughput inherits */
+	double tput = shape.elapsed_s > 0 ? (double)v.sections / shape.elapsed_s : 0;
+	figure(&c, "throughput_per_s", tput, true,
+	       shape.elapsed_s > 0 ? tput * 0.5e-6 / shape.elapsed_s : 0);
+	figure(&c, "overlaps", (double)v.overlaps, true, 0);
+	figure(&c, "overlap_ms", v.overlap_ms, true, 0);
+	figure(&c, "max_holders", v.max_holders, true, 0);
+	if (!known(&c, "foreign_releases")) { /* the library's own release: not seen */
+		if (out)
+			fprintf(out, "  %-22s summary n/a            (not measured: nothing to compare)\n",
+				"foreign_releases");
+	} else {
+		figure(&c, "foreign_releases", (double)v.foreign_releases, true, 0);
+	}
+	figure(&c, "lost_leases", (double)v.lost_leases, true, 0);
+	figure(&c, "holder_deaths", (double)v.holder_deaths, true, 0);
+	figure(&c, "orphan_ms", v.orphan_ms, true, 0);
+	text(&c, "recovered", lb_recovered_name(v.recovered));
+	figure(&c, "fairness", v.fairness, true, 0);
+	figure(&c, "handoffs", (double)v.handoffs, true, 0);
+	figure(&c, "handoff_p50_us", v.handoff_p50_us, v.handoffs > 0, 0);
+	figure(&c, "handoff_p99_us", v.handoff_p99_us, v.handoffs > 0, 0);
+	canary(&c, &v);
+
+	/* acquire latency: latency.csv holds the buckets; the maximum (measured,
+	 * in the top bucket) caps the quantiles as the run capped them */
+	uint64_t lo = 0, hi = 0;
+	for (size_t i = 0; i < LB_HIST_BUCKETS; i++)
+		if (lat.counts[i])
+			lb_hist_bucket_range(i, &lo, &hi);
+	double max_us = num(&c, "acquire_max_us");
+	bool acquired = lat.n > 0;
+	if (acquired && max_us + 0.5 >= (double)lo && max_us - 0.5 <= (double)hi)
+		lat.max_ns = (uint64_t)(max_us * 1000);
+	figure(&c, "acquire_max_us", max_us, acquired && max_us + 0.5 >= (double)lo &&
+	       max_us - 0.5 <= (double)hi, 0);
+	figure(&c, "acquire_p50_us", lb_hist_quantile_us(&lat, 0.50), acquired, 0.5);
+	figure(&c, "acquire_p90_us", lb_hist_quantile_us(&lat, 0.90), acquired, 0.5);
+	figure(&c, "acquire_p99_us", lb_hist_quantile_us(&lat, 0.99), acquired, 0.5);
+	figure(&c, "acquire_p999_us", lb_hist_quantile_us(&lat, 0.999), acquired, 0.5);
+	double attempts = num(&c, "attempts"), acquires = num(&c, "acquires");
+	figure(&c, "retries_per_acquire", acquires > 0 ? (attempts - acquires) / acquires : 0,
+	       acquires > 0, 0);
+
+	/* lost updates: the counter is not in the history; check the arithmetic */
+	const char *work = lb_summary_get(&s, "work");
+	bool counter = work && !strcmp(work, "counter");
+	bool exact = known(&c, "applied_writes"); /* the resource counted what it applied */
+	double final = num(&c, "counter_final");
+	double lost = !counter ? 0 : exact ? num(&c, "applied_writes") - final :
+		      num(&c, "counter_writes") - final;
+	double lost_max = lost + (counter && !exact ? num(&c, "uncertain_writes") : 0);
+	if (lost < 0)
+		lost = 0;
+	if (lost_max < 0)
+		lost_max = 0;
+	figure(&c, "lost_updates", lost, true, 0);
+	figure(&c, "lost_updates_max", lost_max, true, 0);
+
+	int64_t sb_from = 0, sb_to = 0;
+	int sb_server;
+	bool split = lb_split_brain_window(sec, n, ev, n_ev, &sb_from, &sb_to, &sb_server);
+	figure(&c, "split_brain_ms", (double)(sb_to - sb_from) / 1e6, split, 0);
+	cost(&c, sec, n, &shape);
+	outcome(&c, &v, lost, lost_max);
+out:
+	free(sec);
+	free(ev);
+	return rc;
+}
