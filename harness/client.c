@@ -56,6 +56,7 @@ struct fp_arg {
 	int fault;
 };
 static struct fp_arg fp_args[LB_MAX_FAULTS];
+_Static_assert(LB_MAX_FAULTS <= LB_FAILPOINT_MAX_ACTIONS, "every fault may share one failpoint");
 
 static int64_t draw_hold_ms(struct client *c)
 {
@@ -277,7 +278,7 @@ static void arm_failpoints(struct client *c)
 		if (f->action != LB_ACT_CRASH && f->action != LB_ACT_SLEEP)
 			continue;
 		fp_args[i] = (struct fp_arg){ .c = c, .fault = i };
-		lb_failpoint_arm(f->failpoint, fp_action, &fp_args[i], -1);
+		lb_failpoint_add(f->failpoint, fp_action, &fp_args[i], -1); /* several faults: each acts */
 	}
 }
 

@@ -629,3 +629,25 @@ Test(run, replies_delayed_from_the_first_acquire, .init = mktmp)
 		     "SET NX did not land at once", (long long)e1, (long long)e0);
 	cr_assert(file_has("d/events.csv", ",net-delay,0,"));
 }
+
+/* Two faults on one failpoint both act (the second used to replace the
+ * first, which then never fired): one crash at 0.3 s, another at 1.0 s. */
+Test(run, two_faults_on_one_failpoint_both_fire, .init = mktmp)
+{
+	char dir[128];
+	const char *sc = write_file("two.ini",
+		"[scenario]\nsummary = two crashes after SETNX\n"
+		"[run]\nclients = 3\nduration = 1.6\nttl = 500\nhold = 20\nthink = 10\n"
+		"[fault first]\naction = crash\nfailpoint = after-setnx\ntarget = any\nat = 0.3\n"
+		"[fault second]\naction = crash\nfailpoint = after-setnx\ntarget = any\nat = 1.0\n");
+	snprintf(dir, sizeof(dir), "%s/c", tmpdir);
+	const char *args[] = { "run", "--scenario", sc, "--strategy", "setnx-expire", "--out", dir,
+			       "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", fx_slurp(tmpdir, "stderr"));
+	const char *ev = fx_slurp(dir, "events.csv");
+	int crashes = 0;
+	for (const char *p = ev; (p = strstr(p, ",crash,")); p++)
+		crashes++;
+	cr_assert_eq(crashes, 2, "events.csv:\n%s", ev);
+	cr_assert_str_eq(summary_text(dir, "faults_unfired"), "-");
+}
