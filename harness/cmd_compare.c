@@ -66,6 +66,9 @@ int lb_cmd_compare(int argc, char **argv)
 			exit_code = LB_EXIT_FAIL;
 		} else if (res.skipped[0]) { /* --allow-skipped */
 			fprintf(table, "%-16s skipped: %s\n", cfg.strategy->name, res.skipped);
+		} else if (res.interrupted) { /* a shorter run: its figures compare with nothing */
+			fprintf(table, "%-16s interrupted after %.1f s: not compared (%s)\n",
+				cfg.strategy->name, res.elapsed_s, cfg.out_dir);
 		} else {
 			row(table, &cfg, &res);
 			reported += !cfg.no_report;

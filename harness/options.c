@@ -120,7 +120,9 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"                         e.g. redis-py@4.3.4 takes `defaults`: its own no-TTL default)\n"
 		"\nExit status: 0 the run completed (violations are results), 1 runtime failure,\n"
 		"2 usage error, 3 skipped: the scenario could not run here (a missing part; the\n"
-		"reason is printed, and nothing was measured).\n");
+		"reason is printed, and nothing was measured), 130 or 143 interrupted by Ctrl-C\n"
+		"(SIGINT) or SIGTERM: what ran is written, classed `interrupted`, and compared\n"
+		"with no expectation.\n");
 }
 
 const struct lock_strategy *lb_strategy_or_usage(const char *name)

@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +239,7 @@ int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t e
 
 static const char *const class_names[LB_CLASS_COUNT] = {
 	"safe", "overlap", "foreign-release", "deadlock", "unavailable", "contained", "inconclusive",
+	"interrupted",
 };
 
 const char *lb_class_name(enum lb_class c)
@@ -274,6 +276,16 @@ enum lb_class lb_classify(const struct lb_class_input *in, char *why, size_t len
 	bool range = in->lost_max > in->lost_min;
 	char lost[64];
 
+	if (in->interrupted) { /* what ran, said; the class is the interruption */
+		struct lb_class_input ran = *in;
+		char what[160];
+		ran.interrupted = 0;
+		enum lb_class c = lb_classify(&ran, what, sizeof(what));
+		return said(why, len, LB_CLASS_INTERRUPTED, "%s before the end (not compared with "
+			    "an expectation); what ran: %s: %s", in->interrupted == SIGINT ?
+			    "Ctrl-C (SIGINT)" : in->interrupted == SIGTERM ? "SIGTERM" : "a signal",
+			    lb_class_name(c), what);
+	}
 	if (range)
 		snprintf(lost, sizeof(lost), "lost updates %lld..%lld", in->lost_min, in->lost_max);
 	else
@@ -320,7 +332,7 @@ int lb_class_severity(enum lb_class c)
 	static const int rank[LB_CLASS_COUNT] = {
 		[LB_CLASS_SAFE] = 0, [LB_CLASS_UNAVAILABLE] = 1, [LB_CLASS_DEADLOCK] = 2,
 		[LB_CLASS_CONTAINED] = 3, [LB_CLASS_OVERLAP] = 4, [LB_CLASS_FOREIGN] = 5,
-		[LB_CLASS_INCONCLUSIVE] = 6,
+		[LB_CLASS_INCONCLUSIVE] = 6, [LB_CLASS_INTERRUPTED] = 7,
 	};
 	return (unsigned)c < LB_CLASS_COUNT ? rank[c] : 0;
 }

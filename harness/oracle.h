@@ -48,7 +48,8 @@ double lb_jain(const uint64_t *x, size_t n);
 
 /* Outcome classes of a run. */
 enum lb_class { LB_CLASS_SAFE, LB_CLASS_OVERLAP, LB_CLASS_FOREIGN, LB_CLASS_DEADLOCK,
-		LB_CLASS_UNAVAILABLE, LB_CLASS_CONTAINED, LB_CLASS_INCONCLUSIVE, LB_CLASS_COUNT };
+		LB_CLASS_UNAVAILABLE, LB_CLASS_CONTAINED, LB_CLASS_INCONCLUSIVE,
+		LB_CLASS_INTERRUPTED, LB_CLASS_COUNT };
 const char *lb_class_name(enum lb_class c);
 int lb_class_parse(const char *s); /* -1 if unknown */
 
@@ -62,10 +63,14 @@ struct lb_class_input {
 	uint64_t stopped;        /* stale writes the fenced resource refused + sections that
 				    aborted their write on a lost lease */
 	const char *unfired;     /* the scenario's faults that never fired, or NULL */
+	int interrupted;         /* the signal that stopped the run before its end, or 0 */
 };
 
 /*
  * The class a run observed, from measurements only, first match wins:
+ *   interrupted      a signal (Ctrl-C, SIGTERM) stopped the run before its end:
+ *                    what ran is a shorter run than the one asked for, never
+ *                    compared with an expectation (@why says what it showed)
  *   foreign-release  a release deleted another client's lock
  *   contained        two clients were inside at once, but no update can have
  *                    been lost (the upper end of the range is 0) and the
@@ -85,7 +90,8 @@ struct lb_class_input {
  */
 enum lb_class lb_classify(const struct lb_class_input *in, char *why, size_t len);
 /* How bad a class is, for "at worst" expectations (chaos): safe 0 ..
- * foreign-release 5, inconclusive 6 (worse than any: it proves nothing). */
+ * foreign-release 5, inconclusive 6 (worse than any: it proves nothing),
+ * interrupted 7 (not even the run that was asked for). */
 int lb_class_severity(enum lb_class c);
 
 #endif

@@ -423,7 +423,12 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 			   "another server had granted one\n");
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	fprintf(f, "  outcome      %s: %s", lb_class_name(res->observed), res->observed_why);
-	if (expected >= 0) {
+	if (expected >= 0 && res->observed == LB_CLASS_INTERRUPTED) {
+		char want[128];
+		lb_scenario_expect_text(cfg->scenario, cfg->strategy->name, want, sizeof(want));
+		fprintf(f, " (scenario %s expects %s: not compared, the run was cut short)",
+			cfg->scenario_name, want);
+	} else if (expected >= 0) {
 		struct lb_observed ob = { res->observed, v->foreign_releases, v->overlaps,
 					  res->lost_updates };
 		char want[128], why[256];

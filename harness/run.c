@@ -1082,6 +1082,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		.acquire_timeouts = res->acquire_timeouts,
 		.stopped = res->stale_writes_rejected + res->writes_aborted,
 		.unfired = res->unfired[0] ? res->unfired : NULL,
+		.interrupted = res->interrupted ? lb_stop_signal() : 0,
 	};
 	res->observed = lb_classify(&ci, res->observed_why, sizeof(res->observed_why));
 	res->throughput_per_s = res->elapsed_s > 0 ? (double)res->n_sections / res->elapsed_s : 0;

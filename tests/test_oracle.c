@@ -1,6 +1,7 @@
 /* test_oracle.c - the oracle on hand-made histories with known answers. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
 
 #include "oracle.h"
 #include "util.h"
@@ -211,4 +212,21 @@ Test(oracle, lost_updates_range_decides_by_the_right_end)
 	/* a proven loss (lower end 3) */
 	cr_assert_eq(classify(&w, 3, 5, 1, 0, 0, why), LB_CLASS_OVERLAP);
 	cr_assert(strstr(why, "lost updates 3..5"), "%s", why);
+}
+
+/* A run cut short by a signal is classed interrupted, whatever it showed,
+ * and the sentence still says what the part that ran showed. */
+Test(oracle, a_run_cut_short_is_interrupted)
+{
+	char why[200];
+	struct lb_section s[] = { sec(0, 0, 0, 10, LB_OUT_RELEASED), sec(1, 0, 5, 15, LB_OUT_RELEASED) };
+	struct lb_verdict v = judge(s, 2, 2, 20);
+	struct lb_class_input in = { .v = &v, .attempts = 2, .interrupted = SIGINT };
+	cr_assert_eq(lb_classify(&in, why, sizeof(why)), LB_CLASS_INTERRUPTED);
+	cr_assert(strstr(why, "Ctrl-C") && strstr(why, "what ran: overlap"), "%s", why);
+	in.interrupted = SIGTERM;
+	cr_assert_eq(lb_classify(&in, why, sizeof(why)), LB_CLASS_INTERRUPTED);
+	cr_assert(strstr(why, "SIGTERM"), "%s", why);
+	cr_assert_eq(lb_class_parse("interrupted"), LB_CLASS_INTERRUPTED);
+	cr_assert_gt(lb_class_severity(LB_CLASS_INTERRUPTED), lb_class_severity(LB_CLASS_INCONCLUSIVE));
 }

@@ -13,6 +13,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,8 @@ static void ref_judge(const struct hist *h, struct lb_verdict *v)
 /* The classes of docs/index.md, in its order. */
 static enum lb_class ref_class(const struct lb_verdict *v, const struct lb_class_input *in)
 {
+	if (in->interrupted)
+		return LB_CLASS_INTERRUPTED;
 	if (v->foreign_releases)
 		return LB_CLASS_FOREIGN;
 	if (v->overlaps && in->lost_max <= 0 && in->stopped)
@@ -241,6 +244,7 @@ static void generate(uint64_t seed, struct hist *h, struct lb_class_input *in)
 	in->acquire_timeouts = rnd(&st, 5) ? 0 : rnd(&st, 3);
 	in->stopped = rnd(&st, 3) ? 0 : rnd(&st, 4);
 	in->unfired = rnd(&st, 12) ? NULL : "[fault f]";
+	in->interrupted = rnd(&st, 15) ? 0 : rnd(&st, 2) ? SIGINT : SIGTERM;
 }
 
 /* ---- comparing, shrinking, printing ---- */
