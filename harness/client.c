@@ -201,6 +201,7 @@ static void fp_action(const char *name, void *arg)
 			rec->fence = -1;
 			atomic_store(&rec->state, LB_REC_ENTERED);
 			atomic_store(&c->slot->n_records, n + 1);
+			atomic_store(&c->slot->wait_calls, 0); /* a section now, not a waiter */
 		}
 		lb_shared_mark_dead(c->sh, c->id, rel_now(c));
 		lb_event_emit(c->sh, LB_EV_CRASH, c->id, -1, 0);
@@ -355,6 +356,29 @@ static void note_primary(struct client *c)
 		}
 }
 
+/* An acquire call begins at @t: the first since the client's last enter
+ * opens its waiter (shared.h). */
+static void wait_begin(struct lb_client_slot *s, int64_t t)
+{
+	if (atomic_load(&s->wait_calls) == 0) {
+		atomic_store(&s->wait_start_ns, t);
+		atomic_store(&s->wait_try_ns, 0);
+	}
+	atomic_store(&s->call_start_ns, t);
+	atomic_store(&s->wait_end_ns, 0);
+	atomic_fetch_add(&s->wait_calls, 1);
+}
+
+/* The call begun at @t returned without the lock (@cut: stopped by the run's
+ * end): a wait that never entered, counted at its length so far. */
+static void wait_failed(struct lb_client_slot *s, int64_t t, bool cut)
+{
+	int64_t now = lb_now_ns();
+	atomic_store(&s->wait_cut, cut);
+	atomic_store(&s->wait_end_ns, now);
+	lb_hist_add(&s->censored, now - t);
+}
+
 static void one_section(struct client *c)
 {
 	const struct lb_run_cfg *cfg = c->cfg;
@@ -373,13 +397,19 @@ static void one_section(struct client *c)
 	follow_nodes(c);
 	atomic_store(&c->slot->idle, 0);
 	t0 = c->acquire_t0 = lb_now_ns();
+	wait_begin(c->slot, t0);
 	c->acquiring = true;
-	struct lb_acquire_tally tally = { &c->slot->attempts, &c->slot->acquire_errors };
+	struct lb_acquire_tally tally = { &c->slot->attempts, &c->slot->acquire_errors,
+					  &c->slot->wait_try_ns };
 	rc = lb_acquire(cfg->strategy, c->lock_state, &cfg->wait,
 			t0 + cfg->acquire_timeout_ms * LB_NS_PER_MS, &sh->stop, &c->rng, &grant, &info,
 			&tally);
 	c->acquiring = false;
 	check_fatal(c, rc);
+	if (rc != 0)
+		wait_failed(c->slot, t0, rc == LB_ECANCELED);
+	else
+		atomic_store(&c->slot->wait_calls, 0); /* it entered: no waiter */
 	if (rc == LB_ECANCELED)
 		return;
 	note_primary(c);

@@ -54,7 +54,9 @@ static void usage(FILE *f)
 		   "Recomputes from DIR/history.csv everything the history alone determines\n"
 		   "(sections, overlaps, overlap time, holders, foreign releases, lost leases,\n"
 		   "holder deaths, orphan time, recovery, fairness, hand-offs) and the lost-update\n"
-		   "arithmetic, and compares each figure with DIR/summary.csv.\n\n"
+		   "arithmetic, and compares each figure with DIR/summary.csv. Recovery also reads\n"
+		   "DIR/waiters.csv (who was still trying) and the TTL in summary.csv; without\n"
+		   "waiters.csv (older runs) no death counts as \"never came back\".\n\n"
 		   "Exit status: 0 the summary agrees with the history, 1 they differ (each\n"
 		   "difference is listed), 2 usage error, 4 an input cannot be read or is\n"
 		   "malformed (the file, line and field are named).\n");
@@ -85,11 +87,21 @@ int lb_cmd_check(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/history.csv", argv[1]);
 	if (lb_history_read(path, clients, keys, &sec, &n) < 0)
 		return LB_EXIT_INPUT;
-	if (lb_oracle_judge(sec, n, clients, (int64_t)(elapsed * 1e9), &v, NULL) < 0) {
+	/* who was still trying (absent in older runs: no death is then "never came back") */
+	struct lb_waiter *w = NULL;
+	size_t n_w = 0;
+	snprintf(path, sizeof(path), "%s/waiters.csv", argv[1]);
+	if (lb_waiters_read(path, clients, keys, &w, &n_w) < 0) {
 		free(sec);
-		return LB_EXIT_FAIL;
+		return LB_EXIT_INPUT;
 	}
+	struct lb_history h = { .s = sec, .n = n, .w = w, .n_w = n_w, .clients = clients,
+				.end_ns = (int64_t)(elapsed * 1e9), .ttl_ns = shape.ttl_ms * LB_NS_PER_MS };
+	int rc = lb_oracle_judge_history(&h, &v, NULL);
 	free(sec);
+	free(w);
+	if (rc < 0)
+		return LB_EXIT_FAIL;
 
 	struct checker c = { .s = &s };
 	printf("check %s (%zu sections, %d clients, %d keys)\n", argv[1], n, clients, keys);

@@ -28,14 +28,34 @@ struct lb_verdict {
 	uint64_t handoffs;       /* releases followed by a waiter's enter */
 	double handoff_p50_us;   /* release returned -> the next waiter inside */
 	double handoff_p99_us;
+	int64_t undecided_ns;    /* recovered n/a after a death: that death (the first such),
+				    else -1 */
+};
+
+/* What the oracle judges: a run's sections, its waiters and its lease. */
+struct lb_history {
+	const struct lb_section *s;
+	size_t n;
+	const struct lb_waiter *w; /* NULL when none were recorded */
+	size_t n_w;
+	int clients;
+	int64_t end_ns;            /* when the run ended */
+	int64_t ttl_ns;            /* the lease the run asked for; <= 0 when not known */
 };
 
 /*
- * Judge @n sections of a run with @clients clients that ended at @end_ns.
- * Sections touching end to end (one's exit == the next's enter) do not overlap.
- * @per_client, if not NULL, receives each client's section count (@clients long).
- * Returns 0, or LB_ENOMEM.
+ * Judge the history @h (docs/index.md, "How the oracle counts"). Sections
+ * touching end to end (one's exit == the next's enter) do not overlap.
+ * Recovery: a holder's death followed by an enter of its lock came back; one
+ * followed by none, when a waiter of that lock began an attempt a TTL or more
+ * after the death, never came back (`recovered` no); otherwise nobody can
+ * tell (n/a, and undecided_ns says which death).
+ * @per_client, if not NULL, receives each client's section count (h->clients
+ * long). Returns 0, or LB_ENOMEM.
  */
+int lb_oracle_judge_history(const struct lb_history *h, struct lb_verdict *v, uint64_t *per_client);
+/* The same for @n sections alone, with no waiters and no lease known: a death
+ * not followed by an enter is undecided, never "never came back". */
 int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t end_ns,
 		    struct lb_verdict *v, uint64_t *per_client);
 
@@ -78,7 +98,11 @@ struct lb_class_input {
  *                    or a section learned its lease was gone and aborted
  *   overlap          two clients were inside at once, or updates were lost
  *                    (the lower end of the range: proven, not possible)
- *   deadlock         a holder died and its lock never came back
+ *   deadlock         a holder died and its lock never came back, though a
+ *                    client tried it once the lease could have run out
+ *   inconclusive     a holder died, nobody entered after, and nobody tried
+ *                    the lock once its lease could have run out: whether it
+ *                    came back is unknown (v->undecided_ns)
  *   unavailable      acquires failed (a node unreachable, or gave up) without overlap
  *   inconclusive     nothing shows the lock worked: no client attempted, no
  *                    critical section completed, or the scenario's fault never

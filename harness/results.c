@@ -242,6 +242,18 @@ static void write_history(FILE *f, const struct lb_run_result *res)
 	}
 }
 
+static void write_waiters(FILE *f, const struct lb_run_result *res)
+{
+	fprintf(f, "%s\n", LB_WAITERS_HEADER);
+	for (size_t i = 0; i < res->n_waiters; i++) {
+		const struct lb_waiter *w = &res->waiters[i];
+		fprintf(f, "%d,%u,%lld,", w->client, w->calls, (long long)w->start_ns);
+		if (w->last_try_ns >= 0)
+			fprintf(f, "%lld", (long long)w->last_try_ns);
+		fprintf(f, ",%lld,%s\n", (long long)w->end_ns, lb_wait_end_name(w->ended));
+	}
+}
+
 static void write_latency(FILE *f, const struct lb_hist *h)
 {
 	uint64_t low, high;
@@ -335,6 +347,10 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 	 * always beside the history it summarises */
 	if ((rc = lb_outfile_open(&o, cfg->out_dir, "history.csv", true)) == 0) {
 		write_history(o.f, res);
+		rc = lb_outfile_close(&o);
+	}
+	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "waiters.csv", true)) == 0) {
+		write_waiters(o.f, res);
 		rc = lb_outfile_close(&o);
 	}
 	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "latency.csv", true)) == 0) {

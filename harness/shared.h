@@ -53,6 +53,15 @@ struct lb_client_slot {
 				      (when = after-read) */
 	uint64_t writes_aborted;   /* sections aborted on a lost lease */
 	struct lb_hist latency;
+	/* the acquire calls since its last enter, none of which entered: the
+	 * client's waiter (history.h). Times absolute (lb_now_ns); none: 0 calls */
+	_Atomic uint32_t wait_calls;
+	_Atomic int64_t wait_start_ns;  /* the first of them began */
+	_Atomic int64_t call_start_ns;  /* the last began */
+	_Atomic int64_t wait_try_ns;    /* its last attempt began (0: none yet) */
+	_Atomic int64_t wait_end_ns;    /* the last returned; 0 while it runs */
+	_Atomic int wait_cut;           /* the last was stopped by the run's end */
+	struct lb_hist censored;        /* the length of each call that did not enter */
 };
 
 

@@ -660,3 +660,33 @@ Test(run, two_faults_on_one_failpoint_both_fire, .init = mktmp)
 	cr_assert_eq(crashes, 2, "events.csv:\n%s", ev);
 	cr_assert_str_eq(summary_text(dir, "faults_unfired"), "-");
 }
+
+/* Item: a holder killed at 0.5 s under a 1 s TTL, in a run that ends at
+ * 1.2 s, or on a lock nobody else uses (--keys 2 for 2 clients): nobody
+ * tried that lock once its lease could have run out, so nobody can say it
+ * never came back. Recovery n/a and the run inconclusive, never deadlock;
+ * check agrees from the files alone. setnx (no TTL) in the full run, with a
+ * waiter trying to the end, is still a deadlock. */
+Test(run, a_death_nobody_could_see_recover_is_no_deadlock, .init = mktmp)
+{
+	static const char *const cases[][4] = {
+		{ "short", "set-nx-px", "--duration", "1.2" },
+		{ "alone", "set-nx-px", "--keys", "2" },
+		{ "setnx", "setnx", "--keys", "1" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char dir[128];
+		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, cases[i][0]);
+		const char *args[] = { "run", "--scenario", "holder-crash", "--strategy", cases[i][1],
+				       cases[i][2], cases[i][3], "--seed", "1", "--out", dir,
+				       "--no-status", "--no-report", NULL };
+		cr_assert_eq(lb(args), 0, "%s", fx_slurp(tmpdir, "stderr"));
+		cr_assert_eq(summary_field(dir, "holder_deaths"), 1, "%s", cases[i][0]);
+		bool setnx = i == 2;
+		cr_assert_str_eq(summary_text(dir, "recovered"), setnx ? "no" : "n/a", "%s", cases[i][0]);
+		cr_assert_str_eq(summary_text(dir, "observed"), setnx ? "deadlock" : "inconclusive",
+				 "%s: %s", cases[i][0], fx_slurp(tmpdir, "stdout"));
+		const char *check[] = { "check", dir, NULL };
+		cr_assert_eq(lb(check), 0, "check disagrees: %s", fx_slurp(tmpdir, "stdout"));
+	}
+}
