@@ -449,12 +449,25 @@ static void summary_table(FILE *f, const struct lb_summary *s)
 		{ "acquire_timeouts", "acquires that gave up" }, { "fairness", "fairness (Jain)" },
 		{ "observed", "outcome class" }, { "expected", "expected by the scenario" },
 	};
+	const char *bounds = lb_summary_get(s, "acquire_lower_bounds"); /* "p99;max" */
 	fprintf(f, "| figure | value |\n|---|---|\n");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const char *v = lb_summary_get(s, rows[i][0]);
+		char tag[16] = "";
+		if (!strncmp(rows[i][0], "acquire_", 8) && strchr(rows[i][0] + 8, '_'))
+			snprintf(tag, sizeof(tag), "%.*s", (int)(strchr(rows[i][0] + 8, '_') -
+				 rows[i][0] - 8), rows[i][0] + 8);
+		size_t tl = strlen(tag);
+		bool lower = false;
+		for (const char *p = bounds; tl && p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL)
+			lower |= !strncmp(p, tag, tl) && (p[tl] == ';' || !p[tl]);
 		if (v)
-			fprintf(f, "| %s | %s |\n", rows[i][1], v);
+			fprintf(f, "| %s | %s%s |\n", rows[i][1], lower ? "≥ " : "", v);
 	}
+	const char *cens = lb_summary_get(s, "acquire_censored");
+	if (cens && strcmp(cens, "0"))
+		fprintf(f, "| acquires that never entered (in the figures as long as they waited) | %s |\n",
+			cens);
 }
 
 static int report_run(const char *dir)

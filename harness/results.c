@@ -85,9 +85,43 @@ bool lb_split_brain_window(const struct lb_section *sec, size_t n, const struct 
 	return true;
 }
 
+double lb_acquire_quantile_us(const struct lb_run_result *res, double q, bool *lower)
+{
+	return lb_hist_quantile_censored_us(&res->latency, &res->censored, q, lower);
+}
+
+/* An acquire figure for summary.csv: a number (acquire_lower_bounds says
+ * which are lower bounds). */
+static void put_acquire(struct lb_summary *s, const struct lb_run_result *res, const char *name,
+			double q)
+{
+	bool lower;
+	put(s, name, "%.0f", lb_acquire_quantile_us(res, q, &lower));
+}
+
+/* The acquire figures that are lower bounds, "p99;max", or "-". */
+static void lower_bounds(const struct lb_run_result *res, char *buf, size_t len)
+{
+	static const struct { const char *tag; double q; } fig[] = {
+		{ "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p999", 0.999 }, { "max", 1 },
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(fig) / sizeof(fig[0]) && n < len; i++) {
+		bool lower;
+		lb_acquire_quantile_us(res, fig[i].q, &lower);
+		if (lower)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ";" : "", fig[i].tag);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
+
 void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
 		      struct lb_summary *s)
 {
+	char bounds[64];
 	const struct lb_verdict *v = &res->verdict;
 	char hold[48], wait[48];
 
@@ -102,9 +136,9 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "hold_ms", "%s", hold);
 	put(s, "sections", "%llu", (unsigned long long)v->sections);
 	put(s, "throughput_per_s", "%.2f", res->throughput_per_s);
-	put(s, "acquire_p50_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.50));
-	put(s, "acquire_p99_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.99));
-	put(s, "acquire_max_us", "%.0f", (double)res->latency.max_ns / 1000.0);
+	put_acquire(s, res, "acquire_p50_us", 0.50);
+	put_acquire(s, res, "acquire_p99_us", 0.99);
+	put_acquire(s, res, "acquire_max_us", 1);
 	put(s, "acquire_timeouts", "%llu", (unsigned long long)res->acquire_timeouts);
 	put(s, "overlaps", "%llu", (unsigned long long)v->overlaps);
 	put(s, "overlap_ms", "%.3f", v->overlap_ms);
@@ -143,8 +177,8 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 			*p = ';';
 	put(s, "variant", "%s", variant[0] ? variant : "-");
 	put(s, "elapsed_s", "%.6f", res->elapsed_s);
-	put(s, "acquire_p90_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.90));
-	put(s, "acquire_p999_us", "%.0f", lb_hist_quantile_us(&res->latency, 0.999));
+	put_acquire(s, res, "acquire_p90_us", 0.90);
+	put_acquire(s, res, "acquire_p999_us", 0.999);
 	put(s, "retries_per_acquire", "%.3f",
 	    res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0.0);
 	put(s, "canary_violations", "%llu", (unsigned long long)res->canary_violations);
@@ -186,6 +220,10 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 			*p = ';';
 	put(s, "observed_why", "%s", why);
 	put(s, "faults_unfired", "%s", res->unfired[0] ? res->unfired : "-");
+	/* waits that never entered are in the acquire figures at their length so far */
+	put(s, "acquire_censored", "%llu", (unsigned long long)res->censored.n);
+	lower_bounds(res, bounds, sizeof(bounds));
+	put(s, "acquire_lower_bounds", "%s", bounds);
 }
 
 int lb_results_prepare_dir(const char *dir)
@@ -372,9 +410,12 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 	return rc;
 }
 
-static void print_ms(FILE *f, const char *label, double us)
+/* An acquire figure; ">=" when a wait that never entered makes it a lower bound. */
+static void print_acquire(FILE *f, const struct lb_run_result *res, const char *label, double q)
 {
-	fprintf(f, " %s %.2f ms", label, us / 1000.0);
+	bool lower;
+	double us = lb_acquire_quantile_us(res, q, &lower);
+	fprintf(f, " %s %s%.2f ms", label, lower ? ">= " : "", us / 1000.0);
 }
 
 void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
@@ -394,13 +435,17 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 	fprintf(f, "  hand-off     %llu releases taken over by a waiter: p50 %.2f ms, p99 %.2f ms\n",
 		(unsigned long long)v->handoffs, v->handoff_p50_us / 1000, v->handoff_p99_us / 1000);
 	fprintf(f, "  acquire     ");
-	print_ms(f, "p50", lb_hist_quantile_us(&res->latency, 0.5));
-	print_ms(f, "p90", lb_hist_quantile_us(&res->latency, 0.9));
-	print_ms(f, "p99", lb_hist_quantile_us(&res->latency, 0.99));
-	print_ms(f, "max", (double)res->latency.max_ns / 1000.0);
-	fprintf(f, ", %.2f retries each, %llu gave up\n",
+	print_acquire(f, res, "p50", 0.5);
+	print_acquire(f, res, "p90", 0.9);
+	print_acquire(f, res, "p99", 0.99);
+	print_acquire(f, res, "max", 1);
+	fprintf(f, ", %.2f retries each, %llu gave up",
 		res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0.0,
 		(unsigned long long)res->acquire_timeouts);
+	if (res->censored.n)
+		fprintf(f, ", %llu never entered (counted as long as they waited)",
+			(unsigned long long)res->censored.n);
+	fputc('\n', f);
 	char lost[128];
 	if (res->lost_updates_max > res->lost_updates)
 		snprintf(lost, sizeof(lost), "%lld..%lld (%llu writes of unknown outcome)",

@@ -36,6 +36,11 @@ bool lb_split_brain_window(const struct lb_section *sec, size_t n, const struct 
 
 void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
 		      struct lb_summary *s);
+/* The q-quantile (q >= 1: the maximum) of every acquire call of @res, in µs:
+ * the ones that entered and the ones that never did (res->censored, each as
+ * long as it waited). *lower: a wait that never entered lies at or below it,
+ * so the true figure is at least this (shown as ">="). */
+double lb_acquire_quantile_us(const struct lb_run_result *res, double q, bool *lower);
 /* NULL when absent. */
 const char *lb_summary_get(const struct lb_summary *s, const char *name);
 /* The field as a number, or @dflt when absent. */
