@@ -43,6 +43,8 @@ struct client {
 	int64_t acquire_t0;
 	int64_t slow_hold_ms;     /* > 0: the next section holds this long */
 	bool slow_sync;
+	int64_t sync_since;       /* when the slow part began (since t0): "then =
+				     other-inside" waits only if someone entered since */
 	int64_t heal_at[LB_MAX_FAULTS]; /* partitions to lift, relative ns; 0: none */
 	_Atomic int cut_off[LB_MAX_NODES]; /* partitions: lock node i unreachable (every
 					      copy of the node, a watchdog's too, reads it) */
@@ -167,6 +169,8 @@ static int64_t rel_now(const struct client *c)
 static void wait_other_inside(struct client *c)
 {
 	int64_t limit = lb_now_ns() + SYNC_LIMIT_NS;
+	if (!lb_shared_other_entered_since(c->sh, c->cfg->clients, c->id, c->sync_since))
+		return; /* nobody got in meanwhile: the lease held, the section ends on time */
 	while (!lb_shared_other_just_entered(c->sh, c->cfg->clients, c->id, rel_now(c)) &&
 	       lb_now_ns() < limit)
 		lb_sleep_ns(LB_NS_PER_MS / 2);
@@ -209,6 +213,7 @@ static void fp_action(const char *name, void *arg)
 		return;
 	}
 	lb_event_emit(c->sh, LB_EV_SLEEP, c->id, -1, f->duration_ms);
+	c->sync_since = rel_now(c);
 	lb_sleep_ns(f->duration_ms * LB_NS_PER_MS);
 	if (f->then_other_inside)
 		wait_other_inside(c);
@@ -435,6 +440,7 @@ static void one_section(struct client *c)
 	if (c->slow_hold_ms > 0) {
 		hold_ms = c->slow_hold_ms;
 		c->slow_hold_ms = 0;
+		c->sync_since = rec->enter_ns;
 		lb_event_emit(sh, LB_EV_SLOW, c->id, -1, hold_ms);
 	}
 	snprintf(c->section, sizeof(c->section), "%d/%u", c->id, n);

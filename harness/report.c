@@ -363,9 +363,12 @@ static int tell(FILE *f, const struct lb_run_files *rf, int max,
 		found += next < 0;
 		o = story_begin(&st, death);
 		fprintf(o, "- **%.3f s: client %d died holding the lock.**", sec(death), a->client);
+		const char *rec = lb_summary_get(&rf->sum, "recovered");
 		if (next < 0)
-			fprintf(o, " Nobody acquired it again before the run ended %.1f s later: the lock "
-				   "was orphaned (deadlock).\n", rf->elapsed_s - sec(death));
+			fprintf(o, " Nobody acquired it again before the run ended %.1f s later: %s.\n",
+				rf->elapsed_s - sec(death), rec && !strcmp(rec, "no") ? "the lock was "
+				"orphaned (deadlock)" : "whether it came back is unknown, as nobody tried "
+				"it once its lease could have run out");
 		else
 			fprintf(o, " Client %d acquired it again at %.3f s, %.2f s later.\n", who,
 				sec(next), sec(next - death));

@@ -173,6 +173,28 @@ static inline bool lb_shared_other_just_entered(struct lb_shared *sh, int client
 	return false;
 }
 
+/* Has a client other than @me entered a section at or after @since_ns (since
+ * t0)? For "then = other-inside": only a fault under which someone got in
+ * (the late client's lease ran out) waits for the next entry; under a lock
+ * that kept its lease, the late client goes on at once. */
+static inline bool lb_shared_other_entered_since(struct lb_shared *sh, int clients, int me,
+						 int64_t since_ns)
+{
+	for (int c = 0; c < clients; c++) {
+		if (c == me)
+			continue;
+		uint32_t n = atomic_load(&sh->client[c].n_records);
+		struct lb_record *r = NULL;
+		if (n < sh->cap && atomic_load(&lb_shared_record(sh, c, n)->state) != LB_REC_EMPTY)
+			r = lb_shared_record(sh, c, n); /* published, not yet counted */
+		else if (n > 0)
+			r = lb_shared_record(sh, c, n - 1);
+		if (r && r->enter_ns >= since_ns)
+			return true;
+	}
+	return false;
+}
+
 /* The canary, without clocks: @me raises its flag, then looks for another
  * living client of the same key with its flag up. Sequentially consistent
  * atomics make two clients that overlap see each other (at least one of
