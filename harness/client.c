@@ -43,8 +43,9 @@ struct client {
 	int64_t acquire_t0;
 	int64_t slow_hold_ms;     /* > 0: the next section holds this long */
 	bool slow_sync;
-	int64_t sync_since;       /* when the slow part began (since t0): "then =
-				     other-inside" waits only if someone entered since */
+	int64_t sync_since;       /* when the slow section or the failpoint sleep began
+				     (since t0): "then = other-inside" waits only if
+				     someone entered since */
 	int64_t heal_at[LB_MAX_FAULTS]; /* partitions to lift, relative ns; 0: none */
 	_Atomic int cut_off[LB_MAX_NODES]; /* partitions: lock node i unreachable (every
 					      copy of the node, a watchdog's too, reads it) */
