@@ -43,6 +43,9 @@ struct client {
 	int64_t acquire_t0;
 	int64_t slow_hold_ms;     /* > 0: the next section holds this long */
 	bool slow_sync;
+	int64_t sync_since;       /* when the slow section or the failpoint sleep began
+				     (since t0): "then = other-inside" waits only if
+				     someone entered since */
 	int64_t heal_at[LB_MAX_FAULTS]; /* partitions to lift, relative ns; 0: none */
 	_Atomic int cut_off[LB_MAX_NODES]; /* partitions: lock node i unreachable (every
 					      copy of the node, a watchdog's too, reads it) */
@@ -56,6 +59,7 @@ struct fp_arg {
 	int fault;
 };
 static struct fp_arg fp_args[LB_MAX_FAULTS];
+_Static_assert(LB_MAX_FAULTS <= LB_FAILPOINT_MAX_ACTIONS, "every fault may share one failpoint");
 
 static int64_t draw_hold_ms(struct client *c)
 {
@@ -166,6 +170,8 @@ static int64_t rel_now(const struct client *c)
 static void wait_other_inside(struct client *c)
 {
 	int64_t limit = lb_now_ns() + SYNC_LIMIT_NS;
+	if (!lb_shared_other_entered_since(c->sh, c->cfg->clients, c->id, c->sync_since))
+		return; /* nobody got in meanwhile: the lease held, the section ends on time */
 	while (!lb_shared_other_just_entered(c->sh, c->cfg->clients, c->id, rel_now(c)) &&
 	       lb_now_ns() < limit)
 		lb_sleep_ns(LB_NS_PER_MS / 2);
@@ -201,6 +207,7 @@ static void fp_action(const char *name, void *arg)
 			rec->lease_end_ns = LB_LEASE_UNKNOWN;
 			atomic_store(&rec->state, LB_REC_ENTERED);
 			atomic_store(&c->slot->n_records, n + 1);
+			atomic_store(&c->slot->wait_calls, 0); /* a section now, not a waiter */
 		}
 		lb_shared_mark_dead(c->sh, c->id, rel_now(c));
 		lb_event_emit(c->sh, LB_EV_CRASH, c->id, -1, 0);
@@ -208,6 +215,7 @@ static void fp_action(const char *name, void *arg)
 		return;
 	}
 	lb_event_emit(c->sh, LB_EV_SLEEP, c->id, -1, f->duration_ms);
+	c->sync_since = rel_now(c);
 	lb_sleep_ns(f->duration_ms * LB_NS_PER_MS);
 	if (f->then_other_inside)
 		wait_other_inside(c);
@@ -278,7 +286,7 @@ static void arm_failpoints(struct client *c)
 		if (f->action != LB_ACT_CRASH && f->action != LB_ACT_SLEEP)
 			continue;
 		fp_args[i] = (struct fp_arg){ .c = c, .fault = i };
-		lb_failpoint_arm(f->failpoint, fp_action, &fp_args[i], -1);
+		lb_failpoint_add(f->failpoint, fp_action, &fp_args[i], -1); /* several faults: each acts */
 	}
 }
 
@@ -365,6 +373,29 @@ static int64_t lease_end(const struct client *c, int64_t granted)
 	return e == LB_LEASE_UNKNOWN || e == LB_LEASE_NEVER ? e : e - c->sh->t0_ns;
 }
 
+/* An acquire call begins at @t: the first since the client's last enter
+ * opens its waiter (shared.h). */
+static void wait_begin(struct lb_client_slot *s, int64_t t)
+{
+	if (atomic_load(&s->wait_calls) == 0) {
+		atomic_store(&s->wait_start_ns, t);
+		atomic_store(&s->wait_try_ns, 0);
+	}
+	atomic_store(&s->call_start_ns, t);
+	atomic_store(&s->wait_end_ns, 0);
+	atomic_fetch_add(&s->wait_calls, 1);
+}
+
+/* The call begun at @t returned without the lock (@cut: stopped by the run's
+ * end): a wait that never entered, counted at its length so far. */
+static void wait_failed(struct lb_client_slot *s, int64_t t, bool cut)
+{
+	int64_t now = lb_now_ns();
+	atomic_store(&s->wait_cut, cut);
+	atomic_store(&s->wait_end_ns, now);
+	lb_hist_add(&s->censored, now - t);
+}
+
 static void one_section(struct client *c)
 {
 	const struct lb_run_cfg *cfg = c->cfg;
@@ -383,13 +414,19 @@ static void one_section(struct client *c)
 	follow_nodes(c);
 	atomic_store(&c->slot->idle, 0);
 	t0 = c->acquire_t0 = lb_now_ns();
+	wait_begin(c->slot, t0);
 	c->acquiring = true;
-	struct lb_acquire_tally tally = { &c->slot->attempts, &c->slot->acquire_errors };
+	struct lb_acquire_tally tally = { &c->slot->attempts, &c->slot->acquire_errors,
+					  &c->slot->wait_try_ns };
 	rc = lb_acquire(cfg->strategy, c->lock_state, &cfg->wait,
 			t0 + cfg->acquire_timeout_ms * LB_NS_PER_MS, &sh->stop, &c->rng, &grant, &info,
 			&tally);
 	c->acquiring = false;
 	check_fatal(c, rc);
+	if (rc != 0)
+		wait_failed(c->slot, t0, rc == LB_ECANCELED);
+	else
+		atomic_store(&c->slot->wait_calls, 0); /* it entered: no waiter */
 	if (rc == LB_ECANCELED)
 		return;
 	note_primary(c);
@@ -416,6 +453,7 @@ static void one_section(struct client *c)
 	if (c->slow_hold_ms > 0) {
 		hold_ms = c->slow_hold_ms;
 		c->slow_hold_ms = 0;
+		c->sync_since = rec->enter_ns;
 		lb_event_emit(sh, LB_EV_SLOW, c->id, -1, hold_ms);
 	}
 	snprintf(c->section, sizeof(c->section), "%d/%u", c->id, n);

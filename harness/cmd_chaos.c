@@ -49,7 +49,8 @@ static void usage(FILE *f)
 		   "strategy's worst run is more severe than the scenario's [expect] line, or\n"
 		   "when a seed could not run here (skipped, with its reason) unless\n"
 		   "--allow-skipped.\n\n"
-		   "Exit status: 0 done, 1 a check failed or a runtime failure, 2 usage.\n");
+		   "Exit status: 0 done, 1 a check failed or a runtime failure, 2 usage, 130 or\n"
+		   "143 interrupted (Ctrl-C, SIGTERM): the run cut short is not counted.\n");
 }
 
 /* 95% Wilson score interval of k successes in n. */
@@ -298,6 +299,14 @@ int lb_cmd_chaos(int argc, char **argv)
 			lb_summary_build(&o.cfg, &res, &sum);
 			rc = lb_results_write(&o.cfg, &res, &sum);
 			const struct lb_verdict *vd = &res.verdict;
+			if (res.observed == LB_CLASS_INTERRUPTED) { /* cut short: not counted */
+				fprintf(csv, "%s,%llu,interrupted,,,,,,,,,%s\n", x->s->name,
+					(unsigned long long)o.cfg.seed, o.cfg.out_dir);
+				printf("  %-14s seed %-4llu interrupted (not counted)\n", x->s->name,
+				       (unsigned long long)o.cfg.seed);
+				lb_run_result_free(&res);
+				continue;
+			}
 			x->runs++;
 			x->overlap += vd->overlaps > 0;
 			x->lost += res.lost_updates > 0;

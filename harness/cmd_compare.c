@@ -15,13 +15,20 @@
 #include "results.h"
 #include "signals.h"
 
-/* A figure of @s in microseconds, as milliseconds, or n/a. */
-static void ms(const struct lb_summary *s, const char *name, char *buf, size_t len)
+/* An acquire figure of @s (@tag: p50, p99) in microseconds, as milliseconds,
+ * ">=" before it when a wait that never entered makes it a lower bound
+ * (acquire_lower_bounds), or n/a. */
+static void ms(const struct lb_summary *s, const char *tag, char *buf, size_t len)
 {
-	const char *v = lb_summary_get(s, name);
+	char name[32];
+	snprintf(name, sizeof(name), "acquire_%s_us", tag);
+	const char *v = lb_summary_get(s, name), *lower = lb_summary_get(s, "acquire_lower_bounds");
+	bool bound = false;
+	for (const char *p = lower; p && (p = strstr(p, tag)); p += strlen(tag))
+		bound |= (p == lower || p[-1] == ';') && (p[strlen(tag)] == ';' || !p[strlen(tag)]);
 
 	if (v && strcmp(v, "n/a"))
-		snprintf(buf, len, "%.2f", strtod(v, NULL) / 1000.0);
+		snprintf(buf, len, "%s%.2f", bound ? ">=" : "", strtod(v, NULL) / 1000.0);
 	else
 		snprintf(buf, len, "n/a");
 }
@@ -44,8 +51,8 @@ static void row(FILE *f, int width, const char *name, const char *dir)
 		fprintf(f, "%-*s no summary.csv to show (above)\n", width, name);
 		return;
 	}
-	ms(&s, "acquire_p50_us", p50, sizeof(p50));
-	ms(&s, "acquire_p99_us", p99, sizeof(p99));
+	ms(&s, "p50", p50, sizeof(p50));
+	ms(&s, "p99", p99, sizeof(p99));
 	const char *rate = val(&s, "lock_cmds_per_held_s"), *bound = val(&s, "lock_cmds_bound_per_s");
 	snprintf(outcome, sizeof(outcome), "%s", val(&s, "observed"));
 	if (strcmp(rate, "n/a") && strcmp(bound, "n/a") &&
@@ -109,6 +116,9 @@ int lb_cmd_compare(int argc, char **argv)
 			fprintf(table, "%-*s failed (above)\n", width, cfg.strategy->name);
 		} else if (res.skipped[0]) { /* --allow-skipped */
 			fprintf(table, "%-*s skipped: %s\n", width, cfg.strategy->name, res.skipped);
+		} else if (res.interrupted) { /* a shorter run: its figures compare with nothing */
+			fprintf(table, "%-*s interrupted after %.1f s: not compared (%s)\n", width,
+				cfg.strategy->name, res.elapsed_s, cfg.out_dir);
 		} else {
 			row(table, width, cfg.strategy->name, cfg.out_dir);
 			reported += !cfg.no_report;

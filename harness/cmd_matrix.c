@@ -79,7 +79,9 @@ static void usage(FILE *f)
 		   "Each cell's run gets its charts and report.md, the matrix a matrix.png,\n"
 		   "unless --no-report; --chart-scale X draws them X times larger (0.5 to 4).\n\n"
 		   "Exit status: 0 done (without --check, differences are results), 1 a check\n"
-		   "failed (a cell differs, or one was skipped) or a runtime failure, 2 usage.\n");
+		   "failed (a cell differs, or one was skipped) or a runtime failure, 2 usage,\n"
+		   "130 or 143 interrupted (Ctrl-C, SIGTERM): the run cut short is classed\n"
+		   "interrupted and compared with nothing, the cells not run are marked so.\n");
 }
 
 static int parse_list(char *list, const char *what, struct matrix *m, bool strategies)
@@ -312,6 +314,15 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 		fflush(csv);
 		printf("[%d/%d] %-28s x %-13s #%d: SKIPPED: %s\n", done, total, sc->name,
 		       cell->s->name, rep + 1, r->skipped);
+		return 0;
+	}
+	if (r->observed == LB_CLASS_INTERRUPTED) { /* cut short: neither a pass nor a failure */
+		fprintf(csv, "%s,%s,%s,interrupted,%d,-,%llu,,,,,,,,,,%llu,%s\n", sc->name,
+			cell->s->name, expected, rep + 1, (unsigned long long)r->sections,
+			(unsigned long long)r->seed, r->dir);
+		fflush(csv);
+		printf("[%d/%d] %-28s x %-13s #%d: interrupted (not compared with the expectation)\n",
+		       done, total, sc->name, cell->s->name, rep + 1);
 		return 0;
 	}
 	struct lb_observed ob = { (enum lb_class)r->observed, r->foreign, r->overlaps,

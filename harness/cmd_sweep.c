@@ -71,6 +71,13 @@ int lb_cmd_sweep(int argc, char **argv)
 			lb_summary_build(&cfg, &res, &sum);
 			if (lb_results_write(&cfg, &res, &sum) < 0)
 				exit_code = LB_EXIT_FAIL;
+			if (res.interrupted) { /* a shorter run: not a point of the sweep */
+				printf("[%d/%d] %-13s %s=%-6lld interrupted: not in sweep.csv (%s)\n",
+				       ++done, total, cfg.strategy->name, o.vary_name,
+				       (long long)o.vary[k], cfg.out_dir);
+				lb_run_result_free(&res);
+				continue;
+			}
 			const struct lb_verdict *v = &res.verdict;
 			fprintf(csv, "%s,%s,%lld,%llu,%.2f,%.0f,%.0f,%s,%llu,%lld,%llu,%.4f,%llu,%llu,%s,%s\n",
 				cfg.strategy->name, o.vary_name, (long long)o.vary[k],

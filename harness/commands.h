@@ -5,7 +5,9 @@
 /* Exit codes: 0 done (violations are results, not errors), 1 runtime
  * failure (or a failed --check), 2 usage error, 3 skipped: the run could
  * not happen here (the reason is printed; --allow-skipped makes it 0),
- * 4 (check, report) an input file cannot be read or is malformed. */
+ * 4 (check, report) an input file cannot be read or is malformed; main.c
+ * turns any of them into 128 + the signal when Ctrl-C or SIGTERM cut the
+ * command short (130, 143). */
 enum { LB_EXIT_OK = 0, LB_EXIT_FAIL = 1, LB_EXIT_USAGE = 2, LB_EXIT_SKIPPED = 3,
        LB_EXIT_INPUT = 4 };
 

@@ -8,11 +8,16 @@
 #define MAX_FAILPOINTS 16
 #define NAME_MAX_LEN 40
 
-struct slot {
-	char name[NAME_MAX_LEN];
+struct action {
 	lb_failpoint_fn fn;
 	void *arg;
 	int remaining; /* -1 = forever */
+};
+
+struct slot {
+	char name[NAME_MAX_LEN];
+	struct action act[LB_FAILPOINT_MAX_ACTIONS]; /* called in this order */
+	int n_act;
 	unsigned hits;
 };
 
@@ -35,24 +40,30 @@ static struct slot *find(const char *name, int create)
 	return free_slot;
 }
 
+int lb_failpoint_add(const char *name, lb_failpoint_fn fn, void *arg, int count)
+{
+	struct slot *s = find(name, 1);
+
+	if (!s || !fn || s->n_act == LB_FAILPOINT_MAX_ACTIONS)
+		return LB_EINVAL;
+	s->act[s->n_act++] = (struct action){ .fn = fn, .arg = arg, .remaining = count };
+	return 0;
+}
+
 int lb_failpoint_arm(const char *name, lb_failpoint_fn fn, void *arg, int count)
 {
 	struct slot *s = find(name, 1);
 
 	if (!s || !fn)
 		return LB_EINVAL;
-	s->fn = fn;
-	s->arg = arg;
-	s->remaining = count;
-	return 0;
+	s->n_act = 0;
+	return lb_failpoint_add(name, fn, arg, count);
 }
 
 void lb_failpoint_disarm_all(void)
 {
-	for (int i = 0; i < MAX_FAILPOINTS; i++) {
-		slots[i].fn = NULL;
-		slots[i].remaining = 0;
-	}
+	for (int i = 0; i < MAX_FAILPOINTS; i++)
+		slots[i].n_act = 0;
 }
 
 void lb_failpoint(const char *name)
@@ -62,11 +73,14 @@ void lb_failpoint(const char *name)
 	if (!s)
 		return;
 	s->hits++;
-	if (!s->fn || s->remaining == 0)
-		return;
-	if (s->remaining > 0)
-		s->remaining--;
-	s->fn(name, s->arg);
+	for (int i = 0; i < s->n_act; i++) {
+		struct action *a = &s->act[i];
+		if (a->remaining == 0)
+			continue;
+		if (a->remaining > 0)
+			a->remaining--;
+		a->fn(name, a->arg);
+	}
 }
 
 unsigned lb_failpoint_hits(const char *name)

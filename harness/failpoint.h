@@ -18,9 +18,16 @@
 
 typedef void (*lb_failpoint_fn)(const char *name, void *arg);
 
+/* Actions one name can carry: every fault a scenario can have (LB_MAX_FAULTS). */
+#define LB_FAILPOINT_MAX_ACTIONS 16
+
 /* Arm @name so that its next @count hits (-1: every hit) call fn(name, arg).
- * Re-arming a name replaces its action. */
+ * Re-arming a name replaces every action it had. */
 int lb_failpoint_arm(const char *name, lb_failpoint_fn fn, void *arg, int count);
+/* One more action on @name, after those it has: a hit calls each in the order
+ * they were added (two scenario faults on one failpoint both act). LB_EINVAL
+ * when @name already has LB_FAILPOINT_MAX_ACTIONS. */
+int lb_failpoint_add(const char *name, lb_failpoint_fn fn, void *arg, int count);
 void lb_failpoint_disarm_all(void);
 /* The instant itself; strategies call this. */
 void lb_failpoint(const char *name);

@@ -526,7 +526,11 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 			rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
 			return;
 		}
+		/* then = other-inside: if someone got in during the pause (the lease
+		 * ran out), resume as the next one enters; else on time */
 		if (f->then_other_inside &&
+		    lb_shared_other_entered_since(inj->sh, inj->cfg->clients, rt->client,
+						  rt->next_ns - f->duration_ms * LB_NS_PER_MS) &&
 		    !lb_shared_other_just_entered(inj->sh, inj->cfg->clients, rt->client, now) &&
 		    now < rt->next_ns + SYNC_LIMIT_NS)
 			return;

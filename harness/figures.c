@@ -18,8 +18,10 @@
 static const char *const yes_no[] = { "yes", "no", NULL };
 static const char *const recovered[] = { "yes", "no", "n/a", NULL };
 static const char *const works[] = { "counter", "none", NULL };
+static const char *const stop_signals[] = { "-", "SIGINT", "SIGTERM", NULL };
 static const char *const classes[] = { "safe", "overlap", "foreign-release", "deadlock",
-				       "unavailable", "contained", "inconclusive", NULL };
+				       "unavailable", "contained", "inconclusive", "interrupted",
+				       NULL };
 static const char *const expected[] = { "safe", "overlap", "foreign-release", "deadlock",
 					"unavailable", "contained", "inconclusive", "-", NULL };
 
@@ -90,6 +92,9 @@ static const struct lb_figdef table[] = {
 	TEXT("observed", classes, LB_FD_RECOMPUTED),
 	TEXT("observed_why", NULL, LB_FD_RECOMPUTED),
 	TEXT("faults_unfired", NULL, LB_FD_MEASURED),
+	INT("acquire_censored", "calls", 0, COUNT, false, LB_FD_RECOMPUTED),
+	TEXT("stop_signal", stop_signals, LB_FD_MEASURED),
+	TEXT("acquire_lower_bounds", NULL, LB_FD_RECOMPUTED),
 };
 
 const struct lb_figdef *lb_figdefs(size_t *n)

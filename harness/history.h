@@ -51,4 +51,34 @@ static inline bool lb_lease_known(const struct lb_section *s)
 	return s->lease_end_ns > 0 && s->lease_end_ns != LB_LEASE_NEVER;
 }
 
+/* How a waiter's last acquire call ended. */
+enum lb_wait_end {
+	LB_WEND_GAVE_UP, /* it returned without the lock: timed out, its policy's tries
+			    spent, or a node refused */
+	LB_WEND_CUT,     /* the run's end stopped it */
+	LB_WEND_KILLED,  /* its client died in it */
+	LB_WEND_COUNT
+};
+
+const char *lb_wait_end_name(enum lb_wait_end e);
+/* -1 when @name is not a way a wait ends. */
+int lb_wait_end_parse(const char *name);
+
+/*
+ * A waiter: a client's acquire calls after its last enter (or from the run's
+ * start), none of which entered. A client has at most one. A client that
+ * tried and never got in leaves no section, so without these a history
+ * cannot tell "nobody could get in" from "nobody tried".
+ */
+struct lb_waiter {
+	int client;
+	int key;                  /* lock index: client % keys */
+	uint32_t calls;           /* acquire calls that did not enter, >= 1 */
+	int64_t start_ns;         /* the first of them began */
+	int64_t last_try_ns;      /* the last attempt (one acquire() of the strategy) began,
+				     -1 when none did */
+	int64_t end_ns;           /* the last call returned, its client died, or the run ended */
+	enum lb_wait_end ended;
+};
+
 #endif

@@ -34,7 +34,9 @@ static void usage(FILE *f)
 	fprintf(f, "`lockbench COMMAND --help` describes each command, its options and its exit\n"
 		   "status. Exit status, every command: 0 done (violations are results, not\n"
 		   "errors), 1 runtime failure or a failed --check, 2 usage error, 3 skipped (the\n"
-		   "run could not happen here: the reason is printed; never a pass).\n\n"
+		   "run could not happen here: the reason is printed; never a pass), 130 or 143\n"
+		   "interrupted by Ctrl-C (SIGINT) or SIGTERM: what ran is written and classed\n"
+		   "`interrupted`, compared with no expectation (`servers` exits 0).\n\n"
 		   "Files: scenarios are looked up in $LOCKBENCH_SCENARIOS, ./scenarios, the\n"
 		   "source tree beside the binary, then PREFIX/share/lockbench/scenarios (make\n"
 		   "install). The shim libfakeclock.so (it moves clocks, and gives a library's\n"
@@ -60,8 +62,14 @@ int main(int argc, char **argv)
 	}
 	lb_signals_install();
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], commands[i].name)) {
+			int rc = commands[i].fn(argc - 1, argv + 1);
+			/* cut short: 128 + the signal, as a shell reports it; `servers` is
+			 * meant to end that way */
+			if (lb_stop_requested() && commands[i].fn != lb_cmd_servers)
+				return 128 + lb_stop_signal();
+			return rc;
+		}
 	fprintf(stderr, "lockbench: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	return LB_EXIT_USAGE;

@@ -50,24 +50,62 @@ void lb_hist_merge(struct lb_hist *into, const struct lb_hist *from)
 		into->max_ns = from->max_ns;
 }
 
-double lb_hist_quantile_us(const struct lb_hist *h, double q)
+/* The bucket that holds the q-quantile of a non-empty @h. */
+static size_t quantile_bucket(const struct lb_hist *h, double q)
 {
-	uint64_t rank, seen = 0, low, high;
-	double max_us = (double)h->max_ns / 1000.0;
+	uint64_t rank = (uint64_t)(q * (double)h->n), seen = 0;
 
-	if (h->n == 0)
-		return 0;
-	rank = (uint64_t)(q * (double)h->n);
 	if (rank >= h->n)
 		rank = h->n - 1;
 	for (size_t i = 0; i < LB_HIST_BUCKETS; i++) {
 		seen += h->counts[i];
-		if (seen > rank) {
-			lb_hist_bucket_range(i, &low, &high);
-			return (double)high < max_us ? (double)high : max_us;
-		}
+		if (seen > rank)
+			return i;
 	}
-	return max_us;
+	return LB_HIST_BUCKETS - 1;
+}
+
+double lb_hist_quantile_us(const struct lb_hist *h, double q)
+{
+	uint64_t low, high;
+	double max_us = (double)h->max_ns / 1000.0;
+
+	if (h->n == 0)
+		return 0;
+	lb_hist_bucket_range(quantile_bucket(h, q), &low, &high);
+	return (double)high < max_us ? (double)high : max_us;
+}
+
+double lb_hist_quantile_censored_us(const struct lb_hist *done, const struct lb_hist *censored,
+				    double q, bool *lower)
+{
+	struct lb_hist all = *done;
+	uint64_t low, high;
+
+	lb_hist_merge(&all, censored);
+	*lower = false;
+	if (all.n == 0)
+		return 0;
+	if (q >= 1) {
+		/* the top bucket may hold a wait that never entered (from the files
+		 * alone, bucket counts, it is all one can tell) */
+		size_t top = 0, top_c = 0;
+		for (size_t i = 0; i < LB_HIST_BUCKETS; i++) {
+			if (all.counts[i])
+				top = i;
+			if (censored->counts[i])
+				top_c = i;
+		}
+		*lower = censored->n > 0 && top_c >= top;
+		return (double)all.max_ns / 1000.0;
+	}
+	size_t b = quantile_bucket(&all, q);
+	for (size_t i = 0; i <= b && !*lower; i++)
+		*lower = censored->counts[i] > 0;
+	if (!*lower)
+		return lb_hist_quantile_us(&all, q);
+	lb_hist_bucket_range(b, &low, &high);
+	return (double)low;
 }
 
 uint64_t lb_commandstats_calls(const char *info)

@@ -31,6 +31,17 @@ void lb_hist_bucket_range(size_t i, uint64_t *low_us, uint64_t *high_us);
 /* The q-quantile (0..1) in microseconds: the upper bound of the bucket that
  * holds it, capped at the maximum seen; 0 when empty. */
 double lb_hist_quantile_us(const struct lb_hist *h, double q);
+/*
+ * The q-quantile of @done and @censored together, where each censored value
+ * is only a lower bound (a wait cut off before it ended). When a censored
+ * value lies at or below the quantile, the true quantile may be higher:
+ * *lower is set and the lower edge of the quantile's bucket is returned (the
+ * true quantile is at least that); otherwise as lb_hist_quantile_us. q >= 1
+ * is the maximum, a lower bound when a censored value lies in the maximum's
+ * bucket (or above it). 0 when empty.
+ */
+double lb_hist_quantile_censored_us(const struct lb_hist *done, const struct lb_hist *censored,
+				    double q, bool *lower);
 
 /* Total command calls on a server from its INFO commandstats reply text,
  * leaving out the INFO calls themselves (the measurement's own) and what

@@ -124,7 +124,9 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"\nExit status: 0 the run completed (violations are results), 1 runtime failure\n"
 		"(or a figure outside its range: a bug, named and written n/a), 2 usage error,\n"
 		"3 skipped: the scenario could not run here (a missing part; the reason is\n"
-		"printed, and nothing was measured).\n");
+		"printed, and nothing was measured), 130 or 143 interrupted by Ctrl-C (SIGINT)\n"
+		"or SIGTERM: what ran is written, classed `interrupted`, and compared with no\n"
+		"expectation.\n");
 }
 
 const struct lock_strategy *lb_strategy_or_usage(const char *name)

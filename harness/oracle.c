@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,20 @@ int lb_outcome_parse(const char *name)
 	for (int o = 0; o < LB_OUT_COUNT; o++)
 		if (!strcmp(name, lb_outcome_name((enum lb_outcome)o)))
 			return o;
+	return -1;
+}
+
+const char *lb_wait_end_name(enum lb_wait_end e)
+{
+	static const char *const names[LB_WEND_COUNT] = { "gave-up", "cut", "killed" };
+	return (unsigned)e < LB_WEND_COUNT ? names[e] : "?";
+}
+
+int lb_wait_end_parse(const char *name)
+{
+	for (int e = 0; e < LB_WEND_COUNT; e++)
+		if (!strcmp(name, lb_wait_end_name((enum lb_wait_end)e)))
+			return e;
 	return -1;
 }
 
@@ -111,29 +126,45 @@ static int sweep(const struct lb_section *s, size_t n, int64_t end_ns, struct lb
 	return 0;
 }
 
-/* From each holder's death to the next acquire of its key by anyone. */
-static void orphans(const struct lb_section *s, size_t n, int64_t end_ns, struct lb_verdict *v)
+/* Did a waiter of @key begin an attempt at or after @t? */
+static bool tried_since(const struct lb_history *h, int key, int64_t t)
 {
-	v->recovered = LB_REC_NA;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < h->n_w; i++)
+		if (h->w[i].key == key && h->w[i].last_try_ns >= t)
+			return true;
+	return false;
+}
+
+/* From each holder's death to the next enter of its key by anyone; whether
+ * its lock came back, never did, or nobody can tell. */
+static void orphans(const struct lb_history *h, struct lb_verdict *v)
+{
+	const struct lb_section *s = h->s;
+	bool never = false;
+
+	v->undecided_ns = -1;
+	for (size_t i = 0; i < h->n; i++) {
 		if (s[i].outcome != LB_OUT_KILLED)
 			continue;
-		int64_t death = lb_section_exit(&s[i], end_ns), next = -1;
+		int64_t death = lb_section_exit(&s[i], h->end_ns), next = -1;
 		v->holder_deaths++;
-		for (size_t j = 0; j < n; j++)
+		for (size_t j = 0; j < h->n; j++)
 			if (s[j].key == s[i].key && j != i && s[j].enter_ns >= death &&
 			    (next < 0 || s[j].enter_ns < next))
 				next = s[j].enter_ns;
 		if (next < 0) {
-			v->recovered = LB_REC_NO;
-			next = end_ns;
-		} else if (v->recovered == LB_REC_NA) {
-			v->recovered = LB_REC_YES;
+			if (h->ttl_ns > 0 && tried_since(h, s[i].key, death + h->ttl_ns))
+				never = true;
+			else if (v->undecided_ns < 0 || death < v->undecided_ns)
+				v->undecided_ns = death;
+			next = h->end_ns;
 		}
 		double gap = (double)(next - death) / 1e6;
 		if (gap > v->orphan_ms)
 			v->orphan_ms = gap;
 	}
+	v->recovered = never ? LB_REC_NO : !v->holder_deaths || v->undecided_ns >= 0 ? LB_REC_NA :
+		       LB_REC_YES;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -208,6 +239,16 @@ static int handoffs(const struct lb_section *s, size_t n, struct lb_verdict *v)
 int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t end_ns,
 		    struct lb_verdict *v, uint64_t *per_client)
 {
+	struct lb_history h = { .s = s, .n = n, .clients = clients, .end_ns = end_ns, .ttl_ns = -1 };
+	return lb_oracle_judge_history(&h, v, per_client);
+}
+
+int lb_oracle_judge_history(const struct lb_history *h, struct lb_verdict *v, uint64_t *per_client)
+{
+	const struct lb_section *s = h->s;
+	size_t n = h->n;
+	int clients = h->clients;
+	int64_t end_ns = h->end_ns;
 	uint64_t *counts = calloc((size_t)(clients > 0 ? clients : 1), sizeof(*counts));
 	int rc;
 
@@ -226,7 +267,7 @@ int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t e
 	}
 	rc = sweep(s, n, end_ns, v);
 	if (rc == 0)
-		orphans(s, n, end_ns, v);
+		orphans(h, v);
 	if (rc == 0)
 		rc = handoffs(s, n, v);
 	v->fairness = lb_jain(counts, (size_t)clients);
@@ -238,6 +279,7 @@ int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t e
 
 static const char *const class_names[LB_CLASS_COUNT] = {
 	"safe", "overlap", "foreign-release", "deadlock", "unavailable", "contained", "inconclusive",
+	"interrupted",
 };
 
 const char *lb_class_name(enum lb_class c)
@@ -274,6 +316,16 @@ enum lb_class lb_classify(const struct lb_class_input *in, char *why, size_t len
 	bool range = in->lost_max > in->lost_min;
 	char lost[64];
 
+	if (in->interrupted) { /* what ran, said; the class is the interruption */
+		struct lb_class_input ran = *in;
+		char what[160];
+		ran.interrupted = 0;
+		enum lb_class c = lb_classify(&ran, what, sizeof(what));
+		return said(why, len, LB_CLASS_INTERRUPTED, "%s before the end (not compared with "
+			    "an expectation); what ran: %s: %s", in->interrupted == SIGINT ?
+			    "Ctrl-C (SIGINT)" : in->interrupted == SIGTERM ? "SIGTERM" : "a signal",
+			    lb_class_name(c), what);
+	}
 	if (range)
 		snprintf(lost, sizeof(lost), "lost updates %lld..%lld", in->lost_min, in->lost_max);
 	else
@@ -297,7 +349,12 @@ enum lb_class lb_classify(const struct lb_class_input *in, char *why, size_t len
 			    range ? " (the lower end, proven)" : "");
 	}
 	if (v->recovered == LB_REC_NO)
-		return said(why, len, LB_CLASS_DEADLOCK, "a holder died and its lock never came back");
+		return said(why, len, LB_CLASS_DEADLOCK, "a holder died and its lock never came back, "
+			    "though a client tried it a TTL or more after");
+	if (v->holder_deaths > 0 && v->recovered == LB_REC_NA)
+		return said(why, len, LB_CLASS_INCONCLUSIVE, "a holder died at %.3f s; nobody got in "
+			    "after, and nobody tried its lock a TTL or more after: whether it came "
+			    "back is unknown", (double)v->undecided_ns / 1e9);
 	if (in->acquire_errors > 0 || in->acquire_timeouts > 0)
 		return said(why, len, LB_CLASS_UNAVAILABLE, "%llu attempts found a node down, %llu "
 			    "acquires gave up", (unsigned long long)in->acquire_errors,
@@ -320,7 +377,7 @@ int lb_class_severity(enum lb_class c)
 	static const int rank[LB_CLASS_COUNT] = {
 		[LB_CLASS_SAFE] = 0, [LB_CLASS_UNAVAILABLE] = 1, [LB_CLASS_DEADLOCK] = 2,
 		[LB_CLASS_CONTAINED] = 3, [LB_CLASS_OVERLAP] = 4, [LB_CLASS_FOREIGN] = 5,
-		[LB_CLASS_INCONCLUSIVE] = 6,
+		[LB_CLASS_INCONCLUSIVE] = 6, [LB_CLASS_INTERRUPTED] = 7,
 	};
 	return (unsigned)c < LB_CLASS_COUNT ? rank[c] : 0;
 }

@@ -28,14 +28,34 @@ struct lb_verdict {
 	uint64_t handoffs;       /* releases followed by a waiter's enter */
 	double handoff_p50_us;   /* release returned -> the next waiter inside */
 	double handoff_p99_us;
+	int64_t undecided_ns;    /* recovered n/a after a death: that death (the first such),
+				    else -1 */
+};
+
+/* What the oracle judges: a run's sections, its waiters and its lease. */
+struct lb_history {
+	const struct lb_section *s;
+	size_t n;
+	const struct lb_waiter *w; /* NULL when none were recorded */
+	size_t n_w;
+	int clients;
+	int64_t end_ns;            /* when the run ended */
+	int64_t ttl_ns;            /* the lease the run asked for; <= 0 when not known */
 };
 
 /*
- * Judge @n sections of a run with @clients clients that ended at @end_ns.
- * Sections touching end to end (one's exit == the next's enter) do not overlap.
- * @per_client, if not NULL, receives each client's section count (@clients long).
- * Returns 0, or LB_ENOMEM.
+ * Judge the history @h (docs/index.md, "How the oracle counts"). Sections
+ * touching end to end (one's exit == the next's enter) do not overlap.
+ * Recovery: a holder's death followed by an enter of its lock came back; one
+ * followed by none, when a waiter of that lock began an attempt a TTL or more
+ * after the death, never came back (`recovered` no); otherwise nobody can
+ * tell (n/a, and undecided_ns says which death).
+ * @per_client, if not NULL, receives each client's section count (h->clients
+ * long). Returns 0, or LB_ENOMEM.
  */
+int lb_oracle_judge_history(const struct lb_history *h, struct lb_verdict *v, uint64_t *per_client);
+/* The same for @n sections alone, with no waiters and no lease known: a death
+ * not followed by an enter is undecided, never "never came back". */
 int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t end_ns,
 		    struct lb_verdict *v, uint64_t *per_client);
 
@@ -48,7 +68,8 @@ double lb_jain(const uint64_t *x, size_t n);
 
 /* Outcome classes of a run. */
 enum lb_class { LB_CLASS_SAFE, LB_CLASS_OVERLAP, LB_CLASS_FOREIGN, LB_CLASS_DEADLOCK,
-		LB_CLASS_UNAVAILABLE, LB_CLASS_CONTAINED, LB_CLASS_INCONCLUSIVE, LB_CLASS_COUNT };
+		LB_CLASS_UNAVAILABLE, LB_CLASS_CONTAINED, LB_CLASS_INCONCLUSIVE,
+		LB_CLASS_INTERRUPTED, LB_CLASS_COUNT };
 const char *lb_class_name(enum lb_class c);
 int lb_class_parse(const char *s); /* -1 if unknown */
 
@@ -62,10 +83,14 @@ struct lb_class_input {
 	uint64_t stopped;        /* stale writes the fenced resource refused + sections that
 				    aborted their write on a lost lease */
 	const char *unfired;     /* the scenario's faults that never fired, or NULL */
+	int interrupted;         /* the signal that stopped the run before its end, or 0 */
 };
 
 /*
  * The class a run observed, from measurements only, first match wins:
+ *   interrupted      a signal (Ctrl-C, SIGTERM) stopped the run before its end:
+ *                    what ran is a shorter run than the one asked for, never
+ *                    compared with an expectation (@why says what it showed)
  *   foreign-release  a release deleted another client's lock
  *   contained        two clients were inside at once, but no update can have
  *                    been lost (the upper end of the range is 0) and the
@@ -73,7 +98,11 @@ struct lb_class_input {
  *                    or a section learned its lease was gone and aborted
  *   overlap          two clients were inside at once, or updates were lost
  *                    (the lower end of the range: proven, not possible)
- *   deadlock         a holder died and its lock never came back
+ *   deadlock         a holder died and its lock never came back, though a
+ *                    client tried it once the lease could have run out
+ *   inconclusive     a holder died, nobody entered after, and nobody tried
+ *                    the lock once its lease could have run out: whether it
+ *                    came back is unknown (v->undecided_ns)
  *   unavailable      acquires failed (a node unreachable, or gave up) without overlap
  *   inconclusive     nothing shows the lock worked: no client attempted, no
  *                    critical section completed, or the scenario's fault never
@@ -85,7 +114,8 @@ struct lb_class_input {
  */
 enum lb_class lb_classify(const struct lb_class_input *in, char *why, size_t len);
 /* How bad a class is, for "at worst" expectations (chaos): safe 0 ..
- * foreign-release 5, inconclusive 6 (worse than any: it proves nothing). */
+ * foreign-release 5, inconclusive 6 (worse than any: it proves nothing),
+ * interrupted 7 (not even the run that was asked for). */
 int lb_class_severity(enum lb_class c);
 
 #endif

@@ -390,6 +390,92 @@ int lb_history_read(const char *path, int clients, int keys, struct lb_section *
 	return rc;
 }
 
+/* ---- waiters.csv ---- */
+
+int lb_waiters_read_file(FILE *f, const char *path, int clients, int keys,
+			 struct lb_waiter **out, size_t *n)
+{
+	static const long long T = INT64_MAX / 4;
+	char buf[LB_READ_MAX_LINE];
+	struct lb_waiter *v;
+	size_t k = 0;
+	struct rd r;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (clients < 1 || clients > LB_MAX_CLIENTS || keys < 1 || keys > LB_MAX_KEYS) {
+		lb_errorf("%s: a run of %d clients on %d keys is not one lockbench makes", path, clients,
+			  keys);
+		return LB_EINVAL;
+	}
+	rd_init(&r, f, path, buf, sizeof(buf));
+	if ((rc = rd_next(&r)) <= 0 || strcmp(buf, LB_WAITERS_HEADER)) {
+		if (rc < 0)
+			return rc;
+		return rd_fail(&r, "expected the header %s", LB_WAITERS_HEADER);
+	}
+	if (!(v = calloc((size_t)clients, sizeof(*v)))) /* one a client at most */
+		return LB_ENOMEM;
+	while ((rc = rd_next(&r)) > 0) {
+		char *fl[6];
+		long long c, calls, start, tried, end;
+		int ended;
+		if ((rc = rd_fields(&r, buf, fl, 6, LB_WAITERS_HEADER)) < 0 ||
+		    (rc = rd_int(&r, "client", fl[0], false, 0, clients - 1, &c)) < 0 ||
+		    (rc = rd_int(&r, "calls", fl[1], false, 1, UINT32_MAX, &calls)) < 0 ||
+		    (rc = rd_int(&r, "start_ns", fl[2], false, 0, T, &start)) < 0 ||
+		    (rc = rd_int(&r, "last_try_ns", fl[3], true, 0, T, &tried)) < 0 ||
+		    (rc = rd_int(&r, "end_ns", fl[4], false, 0, T, &end)) < 0)
+			break;
+		if ((ended = lb_wait_end_parse(fl[5])) < 0) {
+			rc = rd_fail(&r, "field ended: expected gave-up, cut or killed, got '%.40s'", fl[5]);
+			break;
+		}
+		if (end < start) {
+			rc = rd_fail(&r, "field end_ns: %lld is before start_ns %lld", end, start);
+			break;
+		}
+		if (tried >= 0 && (tried < start || tried > end)) {
+			rc = rd_fail(&r, "field last_try_ns: %lld is outside start_ns..end_ns (%lld..%lld)",
+				     tried, start, end);
+			break;
+		}
+		bool twice = false;
+		for (size_t i = 0; i < k; i++)
+			twice |= v[i].client == (int)c;
+		if (twice) {
+			rc = rd_fail(&r, "field client: client %lld has a waiter already", c);
+			break;
+		}
+		v[k++] = (struct lb_waiter){ .client = (int)c, .key = (int)(c % keys),
+					     .calls = (uint32_t)calls, .start_ns = start,
+					     .last_try_ns = tried, .end_ns = end,
+					     .ended = (enum lb_wait_end)ended };
+	}
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+int lb_waiters_read(const char *path, int clients, int keys, struct lb_waiter **out, size_t *n)
+{
+	int rc;
+	FILE *f = open_in(path, false, &rc);
+
+	*out = NULL;
+	*n = 0;
+	if (!f) /* absent: none recorded (rc 0), or unreadable */
+		return rc;
+	rc = lb_waiters_read_file(f, path, clients, keys, out, n);
+	fclose(f);
+	return rc;
+}
+
 /* ---- events.csv ---- */
 
 static int event_kind(const char *name)

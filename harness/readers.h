@@ -51,6 +51,13 @@ int lb_history_read(const char *path, int clients, int keys, struct lb_section *
 int lb_history_read_file(FILE *f, const char *path, int clients, int keys,
 			 struct lb_section **out, size_t *n);
 
+/* waiters.csv of a run of @clients clients on @keys keys: a malloc'd array
+ * the caller frees, at most one row a client. Absent (a run written before
+ * the file): 0 with *out NULL, so that the caller knows none were recorded. */
+int lb_waiters_read(const char *path, int clients, int keys, struct lb_waiter **out, size_t *n);
+int lb_waiters_read_file(FILE *f, const char *path, int clients, int keys,
+			 struct lb_waiter **out, size_t *n);
+
 /* events.csv (absent: zero events); caller frees. */
 int lb_events_read(const char *path, int clients, struct lb_event **out, size_t *n);
 int lb_events_read_file(FILE *f, const char *path, int clients, struct lb_event **out, size_t *n);

@@ -365,9 +365,12 @@ static int tell(FILE *f, const struct lb_run_files *rf, int max,
 		found += next < 0;
 		o = story_begin(&st, death);
 		fprintf(o, "- **%.3f s: client %d died holding the lock.**", sec(death), a->client);
+		const char *rec = lb_summary_get(&rf->sum, "recovered");
 		if (next < 0)
-			fprintf(o, " Nobody acquired it again before the run ended %.1f s later: the lock "
-				   "was orphaned (deadlock).\n", rf->elapsed_s - sec(death));
+			fprintf(o, " Nobody acquired it again before the run ended %.1f s later: %s.\n",
+				rf->elapsed_s - sec(death), rec && !strcmp(rec, "no") ? "the lock was "
+				"orphaned (deadlock)" : "whether it came back is unknown, as nobody tried "
+				"it once its lease could have run out");
 		else
 			fprintf(o, " Client %d acquired it again at %.3f s, %.2f s later.\n", who,
 				sec(next), sec(next - death));
@@ -454,12 +457,25 @@ static void summary_table(FILE *f, const struct lb_summary *s)
 		{ "acquire_timeouts", "acquires that gave up" }, { "fairness", "fairness (Jain)" },
 		{ "observed", "outcome class" }, { "expected", "expected by the scenario" },
 	};
+	const char *bounds = lb_summary_get(s, "acquire_lower_bounds"); /* "p99;max" */
 	fprintf(f, "| figure | value |\n|---|---|\n");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const char *v = lb_summary_get(s, rows[i][0]);
+		char tag[16] = "";
+		if (!strncmp(rows[i][0], "acquire_", 8) && strchr(rows[i][0] + 8, '_'))
+			snprintf(tag, sizeof(tag), "%.*s", (int)(strchr(rows[i][0] + 8, '_') -
+				 rows[i][0] - 8), rows[i][0] + 8);
+		size_t tl = strlen(tag);
+		bool lower = false;
+		for (const char *p = bounds; tl && p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL)
+			lower |= !strncmp(p, tag, tl) && (p[tl] == ';' || !p[tl]);
 		if (v && (strcmp(rows[i][0], "lock_commands_note") || strcmp(v, "-")))
-			fprintf(f, "| %s | %s |\n", rows[i][1], v);
+			fprintf(f, "| %s | %s%s |\n", rows[i][1], lower && strcmp(v, "n/a") ? "≥ " : "", v);
 	}
+	const char *cens = lb_summary_get(s, "acquire_censored");
+	if (cens && strcmp(cens, "0"))
+		fprintf(f, "| acquires that never entered (in the figures as long as they waited) | %s |\n",
+			cens);
 	const char *rate = lb_summary_get(s, "lock_cmds_per_held_s");
 	const char *bound = lb_summary_get(s, "lock_cmds_bound_per_s");
 	if (rate && bound && strcmp(rate, "n/a") && strcmp(bound, "n/a") &&

@@ -78,7 +78,8 @@ int lb_report_matrix(const char *dir)
 		int cls = lb_class_parse(f[3]);
 		if (x < 0 || y < 0 || cls < 0)
 			continue;
-		fprintf(d, "%d %d %d \"%s%s\"\n", x, y, cls, !strcmp(f[5], "yes") ? "✔ " : "✘ ", f[3]);
+		fprintf(d, "%d %d %d \"%s%s\"\n", x, y, cls, !strcmp(f[5], "yes") ? "✔ " :
+			!strcmp(f[5], "-") ? "" : "✘ ", f[3]); /* "-": interrupted, not compared */
 	}
 	fclose(in);
 	if (lb_outfile_close(&od) < 0 || lb_outfile_open(&og, dir, "matrix.gp", true) < 0)
@@ -86,9 +87,9 @@ int lb_report_matrix(const char *dir)
 	gp = og.f;
 	fprintf(gp, "# lockbench matrix: observed outcome per cell (✔ as expected, ✘ not)\n"
 		    "set title 'observed outcome of each strategy in each scenario (✔ = as expected)'\n"
-		    "set palette maxcolors 7\nset palette defined (0 '#44aa77', 1 '#ee7733', 2 '#cc3311', 3 '#882255', 4 '#bbbbbb', 5 '#88ccee', 6 '#ffee88')\nset rmargin 18\n"
-		    "set cbrange [-0.5:6.5]\nset cbtics ('safe' 0, 'overlap' 1, 'foreign-release' 2, "
-		    "'deadlock' 3, 'unavailable' 4, 'contained' 5, 'inconclusive' 6)\nunset key\nset xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
+		    "set palette maxcolors 8\nset palette defined (0 '#44aa77', 1 '#ee7733', 2 '#cc3311', 3 '#882255', 4 '#bbbbbb', 5 '#88ccee', 6 '#ffee88', 7 '#ffffff')\nset rmargin 18\n"
+		    "set cbrange [-0.5:7.5]\nset cbtics ('safe' 0, 'overlap' 1, 'foreign-release' 2, "
+		    "'deadlock' 3, 'unavailable' 4, 'contained' 5, 'inconclusive' 6, 'interrupted' 7)\nunset key\nset xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
 		    "set xtics rotate by -30 left (", n_st - 1, n_sc - 1);
 	for (int i = 0; i < n_st; i++)
 		fprintf(gp, "%s\"%s\" %d", i ? ", " : "", st[i], i);

@@ -3,8 +3,10 @@
 #include "results.h"
 #include "scenario.h"
 #include "shared.h"
+#include "signals.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,9 +131,43 @@ bool lb_split_brain_window(const struct lb_section *sec, size_t n, const struct 
 	return true;
 }
 
+double lb_acquire_quantile_us(const struct lb_run_result *res, double q, bool *lower)
+{
+	return lb_hist_quantile_censored_us(&res->latency, &res->censored, q, lower);
+}
+
+/* An acquire figure for summary.csv: a number (acquire_lower_bounds says
+ * which are lower bounds). */
+static void put_acquire(struct lb_summary *s, const struct lb_run_result *res, const char *name,
+			double q, bool known)
+{
+	bool lower;
+	put_num(s, name, lb_acquire_quantile_us(res, q, &lower), known);
+}
+
+/* The acquire figures that are lower bounds, "p99;max", or "-". */
+static void lower_bounds(const struct lb_run_result *res, char *buf, size_t len)
+{
+	static const struct { const char *tag; double q; } fig[] = {
+		{ "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p999", 0.999 }, { "max", 1 },
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(fig) / sizeof(fig[0]) && n < len; i++) {
+		bool lower;
+		lb_acquire_quantile_us(res, fig[i].q, &lower);
+		if (lower)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ";" : "", fig[i].tag);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
+
 void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
 		      struct lb_summary *s)
 {
+	char bounds[64];
 	const struct lb_verdict *v = &res->verdict;
 	char hold[48], wait[48];
 
@@ -145,11 +181,11 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "ttl_ms", "%lld", (long long)cfg->ttl_ms);
 	put(s, "hold_ms", "%s", hold);
 	put(s, "sections", "%llu", (unsigned long long)v->sections);
-	bool acquired = res->latency.n > 0; /* no acquire: no latency to tell */
+	bool acquired = res->latency.n + res->censored.n > 0; /* no call: no latency to tell */
 	put_num(s, "throughput_per_s", res->throughput_per_s, true);
-	put_num(s, "acquire_p50_us", lb_hist_quantile_us(&res->latency, 0.50), acquired);
-	put_num(s, "acquire_p99_us", lb_hist_quantile_us(&res->latency, 0.99), acquired);
-	put_num(s, "acquire_max_us", (double)res->latency.max_ns / 1000.0, acquired);
+	put_acquire(s, res, "acquire_p50_us", 0.50, acquired);
+	put_acquire(s, res, "acquire_p99_us", 0.99, acquired);
+	put_acquire(s, res, "acquire_max_us", 1, acquired);
 	put(s, "acquire_timeouts", "%llu", (unsigned long long)res->acquire_timeouts);
 	put(s, "overlaps", "%llu", (unsigned long long)v->overlaps);
 	put_num(s, "overlap_ms", v->overlap_ms, true);
@@ -189,8 +225,8 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 			*p = ';';
 	put(s, "variant", "%s", variant[0] ? variant : "-");
 	put_num(s, "elapsed_s", res->elapsed_s, true);
-	put_num(s, "acquire_p90_us", lb_hist_quantile_us(&res->latency, 0.90), acquired);
-	put_num(s, "acquire_p999_us", lb_hist_quantile_us(&res->latency, 0.999), acquired);
+	put_acquire(s, res, "acquire_p90_us", 0.90, acquired);
+	put_acquire(s, res, "acquire_p999_us", 0.999, acquired);
 	put_num(s, "retries_per_acquire",
 		res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0,
 		res->acquires > 0);
@@ -203,6 +239,8 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 		put(s, "applied_writes", "n/a");
 	put(s, "holder_deaths", "%llu", (unsigned long long)v->holder_deaths);
 	put(s, "interrupted", "%s", res->interrupted ? "yes" : "no");
+	put(s, "stop_signal", "%s", !res->interrupted ? "-" : lb_stop_signal() == SIGTERM ? "SIGTERM" :
+	    "SIGINT");
 	put(s, "acquire_errors", "%llu", (unsigned long long)res->acquire_errors);
 	put(s, "uncertain_writes", "%llu", (unsigned long long)res->uncertain_writes);
 	put(s, "stale_writes_rejected", "%llu", (unsigned long long)res->stale_writes_rejected);
@@ -239,6 +277,10 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 			*p = ';';
 	put(s, "observed_why", "%s", why);
 	put(s, "faults_unfired", "%s", res->unfired[0] ? res->unfired : "-");
+	/* waits that never entered are in the acquire figures at their length so far */
+	put(s, "acquire_censored", "%llu", (unsigned long long)res->censored.n);
+	lower_bounds(res, bounds, sizeof(bounds));
+	put(s, "acquire_lower_bounds", "%s", bounds);
 	validate(s);
 }
 
@@ -299,6 +341,18 @@ static void write_history(FILE *f, const struct lb_run_result *res)
 			fprintf(f, ",%lld\n", (long long)s->lease_end_ns);
 		else
 			fprintf(f, ",\n");
+	}
+}
+
+static void write_waiters(FILE *f, const struct lb_run_result *res)
+{
+	fprintf(f, "%s\n", LB_WAITERS_HEADER);
+	for (size_t i = 0; i < res->n_waiters; i++) {
+		const struct lb_waiter *w = &res->waiters[i];
+		fprintf(f, "%d,%u,%lld,", w->client, w->calls, (long long)w->start_ns);
+		if (w->last_try_ns >= 0)
+			fprintf(f, "%lld", (long long)w->last_try_ns);
+		fprintf(f, ",%lld,%s\n", (long long)w->end_ns, lb_wait_end_name(w->ended));
 	}
 }
 
@@ -397,8 +451,18 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 		write_history(o.f, res);
 		rc = lb_outfile_close(&o);
 	}
+	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "waiters.csv", true)) == 0) {
+		write_waiters(o.f, res);
+		rc = lb_outfile_close(&o);
+	}
 	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "latency.csv", true)) == 0) {
 		write_latency(o.f, &res->latency);
+		rc = lb_outfile_close(&o);
+	}
+	/* the calls that never entered, at their length: check recomputes the
+	 * acquire figures from both */
+	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "latency-censored.csv", true)) == 0) {
+		write_latency(o.f, &res->censored);
 		rc = lb_outfile_close(&o);
 	}
 	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "events.csv", true)) == 0) {
@@ -418,12 +482,16 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 	return rc;
 }
 
-static void print_ms(FILE *f, const char *label, double us, bool known)
+/* An acquire figure; ">=" when a wait that never entered makes it a lower
+ * bound; n/a when no acquire call was made. */
+static void print_acquire(FILE *f, const struct lb_run_result *res, const char *label, double q)
 {
-	if (known)
-		fprintf(f, " %s %.2f ms", label, us / 1000.0);
-	else
+	bool lower;
+	double us = lb_acquire_quantile_us(res, q, &lower);
+	if (res->latency.n + res->censored.n == 0)
 		fprintf(f, " %s n/a", label);
+	else
+		fprintf(f, " %s %s%.2f ms", label, lower ? ">= " : "", us / 1000.0);
 }
 
 void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
@@ -451,18 +519,21 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 			v->handoff_p99_us / 1000);
 	else
 		fprintf(f, "  hand-off     0 releases taken over by a waiter: p50 n/a, p99 n/a\n");
-	bool acquired = res->latency.n > 0;
 	fprintf(f, "  acquire     ");
-	print_ms(f, "p50", lb_hist_quantile_us(&res->latency, 0.5), acquired);
-	print_ms(f, "p90", lb_hist_quantile_us(&res->latency, 0.9), acquired);
-	print_ms(f, "p99", lb_hist_quantile_us(&res->latency, 0.99), acquired);
-	print_ms(f, "max", (double)res->latency.max_ns / 1000.0, acquired);
+	print_acquire(f, res, "p50", 0.5);
+	print_acquire(f, res, "p90", 0.9);
+	print_acquire(f, res, "p99", 0.99);
+	print_acquire(f, res, "max", 1);
 	if (res->acquires)
 		fprintf(f, ", %.2f retries each", (double)(res->attempts - res->acquires) /
 			(double)res->acquires);
 	else
 		fprintf(f, ", retries each n/a");
-	fprintf(f, ", %llu gave up\n", (unsigned long long)res->acquire_timeouts);
+	fprintf(f, ", %llu gave up", (unsigned long long)res->acquire_timeouts);
+	if (res->censored.n)
+		fprintf(f, ", %llu never entered (counted as long as they waited)",
+			(unsigned long long)res->censored.n);
+	fputc('\n', f);
 	struct lb_lock_cost cost;
 	lb_lock_cost_figures(res->lock_commands, res->lock_commands_known, res->cost_bound,
 			     res->cost_bound_known, res->held_s, &cost);
@@ -515,7 +586,12 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 			   "another server had granted one\n");
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	fprintf(f, "  outcome      %s: %s", lb_class_name(res->observed), res->observed_why);
-	if (expected >= 0) {
+	if (expected >= 0 && res->observed == LB_CLASS_INTERRUPTED) {
+		char want[128];
+		lb_scenario_expect_text(cfg->scenario, cfg->strategy->name, want, sizeof(want));
+		fprintf(f, " (scenario %s expects %s: not compared, the run was cut short)",
+			cfg->scenario_name, want);
+	} else if (expected >= 0) {
 		struct lb_observed ob = { res->observed, v->foreign_releases, v->overlaps,
 					  res->lost_updates };
 		char want[128], why[256];

@@ -15,6 +15,8 @@
 #define LB_HISTORY_HEADER_9 "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence,nodes"
 /* The header before the nodes column: such files are still read (nodes unknown). */
 #define LB_HISTORY_HEADER_8 "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence"
+/* waiters.csv: each client's acquire calls after its last enter that did not enter */
+#define LB_WAITERS_HEADER "client,calls,start_ns,last_try_ns,end_ns,ended"
 #define LB_SUMMARY_MAX_FIELDS 80
 
 /* A summary as ordered name=value pairs. */
@@ -39,6 +41,11 @@ bool lb_split_brain_window(const struct lb_section *sec, size_t n, const struct 
 
 void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
 		      struct lb_summary *s);
+/* The q-quantile (q >= 1: the maximum) of every acquire call of @res, in µs:
+ * the ones that entered and the ones that never did (res->censored, each as
+ * long as it waited). *lower: a wait that never entered lies at or below it,
+ * so the true figure is at least this (shown as ">="). */
+double lb_acquire_quantile_us(const struct lb_run_result *res, double q, bool *lower);
 /* NULL when absent. */
 const char *lb_summary_get(const struct lb_summary *s, const char *name);
 /* The field as a number, or @dflt when absent. */

@@ -780,6 +780,41 @@ static int collect_events(struct run_ctx *r)
 	return 0;
 }
 
+/* Each client's waiter: its acquire calls since its last enter (shared.h),
+ * none of which entered. A client that died in one ends it at its death, and
+ * that call's length so far joins the censored waits. */
+static int collect_waiters(struct run_ctx *r, int64_t end)
+{
+	struct lb_run_result *res = r->res;
+	int64_t t0 = r->sh->t0_ns;
+
+	res->waiters = calloc((size_t)r->cfg->clients, sizeof(*res->waiters));
+	if (!res->waiters)
+		return LB_ENOMEM;
+	for (int i = 0; i < r->cfg->clients; i++) {
+		struct lb_client_slot *c = &r->sh->client[i];
+		uint32_t calls = atomic_load(&c->wait_calls);
+		int64_t stop = atomic_load(&c->wait_end_ns), tried = atomic_load(&c->wait_try_ns);
+		int64_t death = atomic_load(&c->death_ns);
+		if (!calls)
+			continue;
+		struct lb_waiter *w = &res->waiters[res->n_waiters++];
+		*w = (struct lb_waiter){ .client = i, .key = i % r->cfg->keys, .calls = calls,
+					 .start_ns = atomic_load(&c->wait_start_ns) - t0,
+					 .last_try_ns = tried ? tried - t0 : -1,
+					 .ended = atomic_load(&c->wait_cut) ? LB_WEND_CUT : LB_WEND_GAVE_UP };
+		if (stop) {
+			w->end_ns = stop - t0;
+			continue;
+		}
+		/* died in the call: at its death (the harness's cut at the end, or a fault) */
+		w->end_ns = death ? death : end;
+		w->ended = c->cut ? LB_WEND_CUT : LB_WEND_KILLED;
+		lb_hist_add(&res->censored, w->end_ns - (atomic_load(&c->call_start_ns) - t0));
+	}
+	return 0;
+}
+
 /* Shared records -> sections; a record's state says how far it got. */
 static int collect(struct run_ctx *r)
 {
@@ -804,6 +839,7 @@ static int collect(struct run_ctx *r)
 			(uint64_t)(atomic_load(&c->death_ns) && atomic_load(&c->write_in_flight));
 		res->writes_aborted += c->writes_aborted;
 		lb_hist_merge(&res->latency, &c->latency);
+		lb_hist_merge(&res->censored, &c->censored);
 	}
 	res->sections = calloc(total ? total : 1, sizeof(*res->sections));
 	if (!res->sections)
@@ -819,7 +855,7 @@ static int collect(struct run_ctx *r)
 	}
 	res->n_sections = k;
 	qsort(res->sections, k, sizeof(*res->sections), section_cmp);
-	return collect_events(r);
+	return collect_waiters(r, end) < 0 ? LB_ENOMEM : collect_events(r);
 }
 
 /* The counters' final values, the writes the resource applied, and what the
@@ -1158,14 +1194,18 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		rc = LB_ENOMEM;
 		goto out;
 	}
-	rc = lb_oracle_judge(res->sections, res->n_sections, cfg->clients,
-			     (int64_t)(res->elapsed_s * 1e9), &res->verdict, res->per_client);
+	struct lb_history hist = { .s = res->sections, .n = res->n_sections, .w = res->waiters,
+				   .n_w = res->n_waiters, .clients = cfg->clients,
+				   .end_ns = (int64_t)(res->elapsed_s * 1e9),
+				   .ttl_ns = cfg->ttl_ms * LB_NS_PER_MS };
+	rc = lb_oracle_judge_history(&hist, &res->verdict, res->per_client);
 	struct lb_class_input ci = {
 		.v = &res->verdict, .lost_min = res->lost_updates, .lost_max = res->lost_updates_max,
 		.attempts = res->attempts, .acquire_errors = res->acquire_errors,
 		.acquire_timeouts = res->acquire_timeouts,
 		.stopped = res->stale_writes_rejected + res->writes_aborted,
 		.unfired = res->unfired[0] ? res->unfired : NULL,
+		.interrupted = res->interrupted ? lb_stop_signal() : 0,
 	};
 	res->observed = lb_classify(&ci, res->observed_why, sizeof(res->observed_why));
 	res->throughput_per_s = res->elapsed_s > 0 ? (double)res->n_sections / res->elapsed_s : 0;
@@ -1192,6 +1232,8 @@ void lb_run_result_free(struct lb_run_result *res)
 	free(res->sections);
 	free(res->per_client);
 	free(res->events);
+	free(res->waiters);
+	res->waiters = NULL;
 	res->sections = NULL;
 	res->per_client = NULL;
 	res->events = NULL;

@@ -70,6 +70,12 @@ struct lb_run_result {
 	struct lb_section *sections; /* owned, sorted by enter_ns */
 	size_t n_sections;
 	struct lb_hist latency;    /* successful acquires */
+	struct lb_hist censored;   /* acquire calls that never entered (gave up, cut by the
+				      run's end, or their client died), each at its length so
+				      far: a lower bound of its wait (lb_acquire_quantile_us) */
+	struct lb_waiter *waiters; /* owned: each client's calls after its last enter that
+				      did not enter (history.h), at most one a client */
+	size_t n_waiters;
 	double elapsed_s;          /* from the first client's start to the stop */
 	double throughput_per_s;
 	uint64_t acquire_timeouts; /* acquires that gave up */

@@ -557,9 +557,10 @@ static int on_expect(struct parser *p, const char *name, const char *value)
 	if (!known_strategy(name))
 		return fail(p, "[expect]: unknown strategy '%s'%s", name,
 			    hint(name, " (see lockbench list)", h, sizeof(h)));
-	if (c < 0 || c == LB_CLASS_INCONCLUSIVE)
+	if (c < 0 || c == LB_CLASS_INCONCLUSIVE || c == LB_CLASS_INTERRUPTED)
 		return fail(p, "[expect] %s: expected safe, contained, overlap, foreign-release, "
 			    "deadlock or unavailable, got '%s'%s", name, v, c < 0 ? "" :
+			    c == LB_CLASS_INTERRUPTED ? " (a run cut short is never compared)" :
 			    " (a run that shows nothing is never what a scenario expects)");
 	if (lb_scenario_expected(sc, name) >= 0)
 		return fail(p, "[expect]: %s is given twice", name);

@@ -54,6 +54,15 @@ struct lb_client_slot {
 				      (when = after-read) */
 	uint64_t writes_aborted;   /* sections aborted on a lost lease */
 	struct lb_hist latency;
+	/* the acquire calls since its last enter, none of which entered: the
+	 * client's waiter (history.h). Times absolute (lb_now_ns); none: 0 calls */
+	_Atomic uint32_t wait_calls;
+	_Atomic int64_t wait_start_ns;  /* the first of them began */
+	_Atomic int64_t call_start_ns;  /* the last began */
+	_Atomic int64_t wait_try_ns;    /* its last attempt began (0: none yet) */
+	_Atomic int64_t wait_end_ns;    /* the last returned; 0 while it runs */
+	_Atomic int wait_cut;           /* the last was stopped by the run's end */
+	struct lb_hist censored;        /* the length of each call that did not enter */
 };
 
 
@@ -160,6 +169,28 @@ static inline bool lb_shared_other_just_entered(struct lb_shared *sh, int client
 			continue;
 		struct lb_record *r = lb_shared_open_record(sh, c);
 		if (r && r->enter_ns <= now_ns && now_ns - r->enter_ns <= LB_FRESH_ENTRY_NS)
+			return true;
+	}
+	return false;
+}
+
+/* Has a client other than @me entered a section at or after @since_ns (since
+ * t0)? For "then = other-inside": only a fault under which someone got in
+ * (the late client's lease ran out) waits for the next entry; under a lock
+ * that kept its lease, the late client goes on at once. */
+static inline bool lb_shared_other_entered_since(struct lb_shared *sh, int clients, int me,
+						 int64_t since_ns)
+{
+	for (int c = 0; c < clients; c++) {
+		if (c == me)
+			continue;
+		uint32_t n = atomic_load(&sh->client[c].n_records);
+		struct lb_record *r = NULL;
+		if (n < sh->cap && atomic_load(&lb_shared_record(sh, c, n)->state) != LB_REC_EMPTY)
+			r = lb_shared_record(sh, c, n); /* published, not yet counted */
+		else if (n > 0)
+			r = lb_shared_record(sh, c, n - 1);
+		if (r && r->enter_ns >= since_ns)
 			return true;
 	}
 	return false;

@@ -1,6 +1,8 @@
 #include "verify.h"
 
 #include <math.h>
+#include <signal.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,6 +153,57 @@ static void cost(struct ctx *c, const struct lb_section *sec, size_t n,
 	figure(c, "lock_cmds_bound_per_s", lc.bound_per_held_s, lc.bound_known, 0);
 }
 
+/* The acquire figures: latency.csv holds the buckets of the calls that
+ * entered, latency-censored.csv those of the calls that never did (at their
+ * length so far); the maximum (measured, in the top bucket of both) caps the
+ * quantiles as the run capped them. Which figures are lower bounds follows
+ * from the buckets alone (lb_hist_quantile_censored_us). */
+static void acquire_figures(struct ctx *c, struct lb_hist *lat, struct lb_hist *cens)
+{
+	static const struct { const char *name, *tag; double q; } fig[] = {
+		{ "acquire_p50_us", "p50", 0.5 }, { "acquire_p90_us", "p90", 0.9 },
+		{ "acquire_p99_us", "p99", 0.99 }, { "acquire_p999_us", "p999", 0.999 },
+		{ "acquire_max_us", "max", 1 },
+	};
+	struct lb_hist all = *lat;
+	uint64_t lo = 0, hi = 0;
+	char bounds[64] = "", text_n[32];
+	size_t used = 0;
+
+	lb_hist_merge(&all, cens);
+	for (size_t i = 0; i < LB_HIST_BUCKETS; i++)
+		if (all.counts[i])
+			lb_hist_bucket_range(i, &lo, &hi);
+	double max_us = num(c, "acquire_max_us");
+	bool called = all.n > 0;
+	bool max_ok = called && max_us + 0.5 >= (double)lo && max_us - 0.5 <= (double)hi;
+	if (max_ok) /* the maximum of both, whichever holds it */
+		lat->max_ns = cens->max_ns = (uint64_t)(max_us * 1000);
+	for (size_t i = 0; i < sizeof(fig) / sizeof(fig[0]); i++) {
+		bool lower;
+		double us = lb_hist_quantile_censored_us(lat, cens, fig[i].q, &lower);
+		if (fig[i].q >= 1)
+			figure(c, fig[i].name, max_us, max_ok, 0);
+		else
+			figure(c, fig[i].name, us, called, 0.5);
+		if (lower && called)
+			used += (size_t)snprintf(bounds + used, sizeof(bounds) - used, "%s%s",
+						 used ? ";" : "", fig[i].tag);
+	}
+	snprintf(text_n, sizeof(text_n), "%llu", (unsigned long long)cens->n);
+	if (lb_summary_get(c->s, "acquire_censored")) {
+		text(c, "acquire_censored", text_n);
+		text(c, "acquire_lower_bounds", bounds[0] ? bounds : "-");
+	}
+}
+
+/* The signal that stopped the run early (stop_signal), or 0. */
+static int stop_signal(const struct ctx *c)
+{
+	const char *v = lb_summary_get(c->s, "stop_signal");
+	return !v ? 0 : !strcmp(v, "SIGINT") ? SIGINT : !strcmp(v, "SIGTERM") ? SIGTERM : 0;
+}
+
 /* The class, from the recomputed verdict and the measured counts. */
 static void outcome(struct ctx *c, const struct lb_verdict *v, double lost, double lost_max)
 {
@@ -164,6 +217,7 @@ static void outcome(struct ctx *c, const struct lb_verdict *v, double lost, doub
 		.acquire_timeouts = (uint64_t)num(c, "acquire_timeouts"),
 		.stopped = (uint64_t)(num(c, "stale_writes_rejected") + num(c, "writes_aborted")),
 		.unfired = unfired && strcmp(unfired, "-") ? unfired : NULL,
+		.interrupted = stop_signal(c),
 	};
 	enum lb_class cls = lb_classify(&ci, why, sizeof(why));
 	for (char *p = why; *p; p++) /* as the summary writes it: a CSV value */
@@ -180,10 +234,11 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	struct lb_summary s;
 	struct lb_section *sec = NULL;
 	struct lb_event *ev = NULL;
-	struct lb_hist lat;
+	struct lb_waiter *w = NULL;
+	struct lb_hist lat, cens;
 	struct lb_verdict v;
 	struct lb_run_shape shape;
-	size_t n = 0, n_ev = 0;
+	size_t n = 0, n_ev = 0, n_w = 0;
 	int rc;
 
 	memset(result, 0, sizeof(*result));
@@ -196,11 +251,22 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	snprintf(path, sizeof(path), "%.4000s/events.csv", dir);
 	if ((rc = lb_events_read(path, shape.clients, &ev, &n_ev)) < 0)
 		goto out;
+	/* who was still trying (absent in older runs: no death is then "never came back") */
+	snprintf(path, sizeof(path), "%.4000s/waiters.csv", dir);
+	if ((rc = lb_waiters_read(path, shape.clients, shape.keys, &w, &n_w)) < 0)
+		goto out;
 	snprintf(path, sizeof(path), "%.4000s/latency.csv", dir);
 	if ((rc = lb_latency_read(path, &lat)) < 0)
 		goto out;
-	int64_t end = (int64_t)(shape.elapsed_s * 1e9);
-	if ((rc = lb_oracle_judge(sec, n, shape.clients, end, &v, NULL)) < 0)
+	/* the calls that never entered (absent in older runs: none counted) */
+	memset(&cens, 0, sizeof(cens));
+	snprintf(path, sizeof(path), "%.4000s/latency-censored.csv", dir);
+	if (access(path, F_OK) == 0 && (rc = lb_latency_read(path, &cens)) < 0)
+		goto out;
+	struct lb_history h = { .s = sec, .n = n, .w = w, .n_w = n_w, .clients = shape.clients,
+				.end_ns = (int64_t)(shape.elapsed_s * 1e9),
+				.ttl_ns = shape.ttl_ms * LB_NS_PER_MS };
+	if ((rc = lb_oracle_judge_history(&h, &v, NULL)) < 0)
 		goto out;
 
 	struct ctx c = { .s = &s, .out = out, .v = result };
@@ -233,22 +299,7 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	figure(&c, "handoff_p99_us", v.handoff_p99_us, v.handoffs > 0, 0);
 	canary(&c, &v);
 
-	/* acquire latency: latency.csv holds the buckets; the maximum (measured,
-	 * in the top bucket) caps the quantiles as the run capped them */
-	uint64_t lo = 0, hi = 0;
-	for (size_t i = 0; i < LB_HIST_BUCKETS; i++)
-		if (lat.counts[i])
-			lb_hist_bucket_range(i, &lo, &hi);
-	double max_us = num(&c, "acquire_max_us");
-	bool acquired = lat.n > 0;
-	if (acquired && max_us + 0.5 >= (double)lo && max_us - 0.5 <= (double)hi)
-		lat.max_ns = (uint64_t)(max_us * 1000);
-	figure(&c, "acquire_max_us", max_us, acquired && max_us + 0.5 >= (double)lo &&
-	       max_us - 0.5 <= (double)hi, 0);
-	figure(&c, "acquire_p50_us", lb_hist_quantile_us(&lat, 0.50), acquired, 0.5);
-	figure(&c, "acquire_p90_us", lb_hist_quantile_us(&lat, 0.90), acquired, 0.5);
-	figure(&c, "acquire_p99_us", lb_hist_quantile_us(&lat, 0.99), acquired, 0.5);
-	figure(&c, "acquire_p999_us", lb_hist_quantile_us(&lat, 0.999), acquired, 0.5);
+	acquire_figures(&c, &lat, &cens);
 	double attempts = num(&c, "attempts"), acquires = num(&c, "acquires");
 	figure(&c, "retries_per_acquire", acquires > 0 ? (attempts - acquires) / acquires : 0,
 	       acquires > 0, 0);
@@ -277,5 +328,6 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 out:
 	free(sec);
 	free(ev);
+	free(w);
 	return rc;
 }

@@ -147,6 +147,8 @@ int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb
 	memset(info, 0, sizeof(*info));
 	for (;;) {
 		*grant = (struct lb_grant){ .fence = -1, .validity_ms = -1 };
+		if (tally && tally->last_try_ns)
+			atomic_store(tally->last_try_ns, lb_now_ns());
 		rc = strategy->acquire(self, grant);
 		bool error = rc == LB_EREDIS || rc == LB_ENOREPLICA;
 		info->attempts++;

@@ -55,9 +55,11 @@ struct lb_acquire_info {
 };
 
 /* Running totals lb_acquire adds to as each attempt ends (in shared memory),
- * so that a process killed while acquiring has counted its attempts. */
+ * so that a process killed while acquiring has counted its attempts; and
+ * when the last attempt began (lb_now_ns), stamped as it begins. Any may be NULL. */
 struct lb_acquire_tally {
 	_Atomic uint64_t *attempts, *errors;
+	_Atomic int64_t *last_try_ns;
 };
 
 /*

@@ -6,6 +6,7 @@
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,4 +252,26 @@ Test(matrix, kill_9_of_a_parallel_matrix_leaves_nothing, .init = mktmp)
 	int n = fx_wait_descendants(pid, pids, 128, 13, 10000);
 	cr_assert_geq(n, 13, "expected the matrix, 2 workers and their runs, found %d processes", n);
 	fx_kill9_leaves_nothing(pid, pids, n);
+}
+
+/* Ctrl-C in the middle of a cell: the run cut short is written as
+ * interrupted with pass "-" (never compared with its expectation, so neither
+ * a pass nor a difference), and matrix --check fails with 130. */
+Test(matrix, an_interrupted_cell_is_not_compared, .init = mktmp)
+{
+	char out[128], log[160];
+	int status;
+	snprintf(out, sizeof(out), "%s/m", tmpdir);
+	snprintf(log, sizeof(log), "%s/output", tmpdir);
+	const char *args[] = { "matrix", "--scenarios", "holder-crash", "--strategies", "token-lua",
+			       "--check", "--no-report", "--out", out, NULL };
+	pid_t pid = fx_spawn_lockbench(args, log, log);
+	lb_sleep_ns(2000 * LB_NS_PER_MS);
+	kill(pid, SIGINT);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 130, "exit %d:\n%s",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp("output"));
+	const char *csv = slurp("m/matrix.csv");
+	cr_assert(strstr(csv, "\nholder-crash,token-lua,safe,interrupted,1,-,"), "%s", csv);
+	cr_assert(strstr(slurp("output"), "interrupted (not compared"), "%s", slurp("output"));
 }

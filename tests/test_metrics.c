@@ -203,3 +203,40 @@ Test(metrics, the_bound_of_a_recipes_traffic)
 	lb_lock_cost_figures(100, true, 1936, true, 0, &lc); /* nothing held: no rate */
 	cr_assert_not(lc.rate_known || lc.bound_known);
 }
+
+/* Waits cut off before they ended are lower bounds: a quantile with one at
+ * or below it is marked and reported at its bucket's lower edge (the true
+ * quantile is at least that); one with every censored wait above it is
+ * exact; the maximum is a lower bound when a censored wait lies in its
+ * bucket or above. */
+Test(metrics, censored_waits_make_lower_bounds)
+{
+	struct lb_hist done = { 0 }, cut = { 0 }, none = { 0 };
+	bool lower;
+	for (int i = 0; i < 98; i++)
+		lb_hist_add(&done, 1000 * 1000);        /* 98 acquires of 1 ms */
+	lb_hist_add(&cut, (int64_t)3500 * 1000 * 1000); /* 1 wait cut off at 3.5 s */
+	lb_hist_add(&cut, (int64_t)3600 * 1000 * 1000);
+	double p50 = lb_hist_quantile_censored_us(&done, &cut, 0.5, &lower);
+	cr_assert_not(lower);
+	cr_assert(p50 >= 1000 && p50 <= 1125, "%g: the bucket of 1 ms", p50);
+	double p99 = lb_hist_quantile_censored_us(&done, &cut, 0.99, &lower);
+	cr_assert(lower);
+	cr_assert_leq(p99, 3500000.0);
+	cr_assert_gt(p99, 3500000.0 * 0.85, "%g: not the bucket of the 3.5 s wait", p99);
+	double max = lb_hist_quantile_censored_us(&done, &cut, 1, &lower);
+	cr_assert(lower);
+	cr_assert_eq(max, 3600000.0);
+	/* nothing censored: the plain figures */
+	cr_assert_eq(lb_hist_quantile_censored_us(&done, &none, 1, &lower), 1000.0);
+	cr_assert_not(lower);
+	/* a short censored wait below the median makes the median a lower bound */
+	lb_hist_add(&none, 10 * 1000);
+	lb_hist_quantile_censored_us(&done, &none, 0.5, &lower);
+	cr_assert(lower);
+	cr_assert_eq(lb_hist_quantile_censored_us(&done, &none, 1, &lower), 1000.0);
+	cr_assert_not(lower, "a censored wait shorter than the longest acquire: the maximum is exact");
+	struct lb_hist empty = { 0 };
+	cr_assert_eq(lb_hist_quantile_censored_us(&empty, &empty, 0.5, &lower), 0);
+	cr_assert_not(lower);
+}

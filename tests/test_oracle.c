@@ -1,6 +1,8 @@
 /* test_oracle.c - the oracle on hand-made histories with known answers. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <string.h>
+#include <signal.h>
 
 #include "oracle.h"
 #include "util.h"
@@ -77,12 +79,71 @@ Test(oracle, killed_holder_recovered)
 	cr_assert_eq(v.overlaps, 0);
 }
 
+/* A waiter of @key (client @client) whose last attempt began at @try_ms. */
+static struct lb_waiter waiter(int client, int key, int64_t start_ms, int64_t try_ms, int64_t end_ms)
+{
+	return (struct lb_waiter){ .client = client, .key = key, .calls = 1, .start_ns = start_ms * MS,
+				   .last_try_ns = try_ms * MS, .end_ns = end_ms * MS,
+				   .ended = LB_WEND_CUT };
+}
+
+static struct lb_verdict judge_w(const struct lb_section *s, size_t n, const struct lb_waiter *w,
+				 size_t n_w, int clients, int64_t end_ms, int64_t ttl_ms)
+{
+	struct lb_history h = { .s = s, .n = n, .w = w, .n_w = n_w, .clients = clients,
+				.end_ns = end_ms * MS, .ttl_ns = ttl_ms * MS };
+	struct lb_verdict v;
+	cr_assert_eq(lb_oracle_judge_history(&h, &v, NULL), 0);
+	return v;
+}
+
+/* Client 1 still tried 1000 ms (the TTL) after the death and never got in. */
 Test(oracle, killed_holder_never_recovered)
 {
 	struct lb_section s[] = { sec(1, 0, 0, 10, LB_OUT_RELEASED), sec(0, 0, 20, 50, LB_OUT_KILLED) };
-	struct lb_verdict v = judge(s, 2, 2, 5000);
+	struct lb_waiter w = waiter(1, 0, 15, 1050, 5000);
+	struct lb_verdict v = judge_w(s, 2, &w, 1, 2, 5000, 1000);
 	cr_assert_eq(v.recovered, LB_REC_NO);
 	cr_assert_float_eq(v.orphan_ms, 4950.0, 1e-9, "orphaned until the end of the run");
+	char why[200];
+	struct lb_class_input in = { .v = &v, .attempts = 10 };
+	cr_assert_eq(lb_classify(&in, why, sizeof(why)), LB_CLASS_DEADLOCK, "%s", why);
+}
+
+/* Item: the run ended before the lease could have run out (death at 0.5 s,
+ * TTL 1 s, end at 1.2 s), or nobody tried that lock at all (an uncontended
+ * key): nobody can say the lock never came back. Recovery is n/a and the
+ * class that hung on it inconclusive, never deadlock. */
+Test(oracle, a_death_nobody_could_see_recover_is_not_a_deadlock)
+{
+	char why[200];
+	struct lb_section s[] = { sec(1, 0, 0, 10, LB_OUT_RELEASED), sec(0, 0, 20, 500, LB_OUT_KILLED) };
+	/* the waiter's last attempt began 1 ms short of death + TTL */
+	struct lb_waiter w = waiter(1, 0, 15, 1499, 1200);
+	w.end_ns = 1500 * MS;
+	struct lb_verdict v = judge_w(s, 2, &w, 1, 2, 1500, 1000);
+	cr_assert_eq(v.recovered, LB_REC_NA);
+	cr_assert_eq(v.undecided_ns, 500 * MS);
+	struct lb_class_input in = { .v = &v, .attempts = 10 };
+	cr_assert_eq(lb_classify(&in, why, sizeof(why)), LB_CLASS_INCONCLUSIVE, "%s", why);
+	cr_assert(strstr(why, "0.500 s") && strstr(why, "unknown"), "%s", why);
+	/* at death + TTL exactly: it tried, and nobody got in */
+	w.last_try_ns = 1500 * MS;
+	v = judge_w(s, 2, &w, 1, 2, 1500, 1000);
+	cr_assert_eq(v.recovered, LB_REC_NO);
+	/* the same waiter on another key proves nothing about key 0 */
+	w.key = 1;
+	v = judge_w(s, 2, &w, 1, 2, 1500, 1000);
+	cr_assert_eq(v.recovered, LB_REC_NA);
+	/* no TTL known, or no waiters recorded: never "never came back" */
+	w.key = 0;
+	cr_assert_eq(judge_w(s, 2, &w, 1, 2, 1500, 0).recovered, LB_REC_NA);
+	cr_assert_eq(judge(s, 2, 2, 5000).recovered, LB_REC_NA);
+	/* one death came back, another is undecided: not "yes" */
+	struct lb_section t[] = { sec(0, 0, 0, 10, LB_OUT_KILLED), sec(1, 0, 20, 30, LB_OUT_KILLED) };
+	v = judge_w(t, 2, NULL, 0, 3, 100, 1000);
+	cr_assert_eq(v.recovered, LB_REC_NA);
+	cr_assert_eq(v.undecided_ns, 30 * MS);
 }
 
 Test(oracle, keys_are_independent)
@@ -98,7 +159,8 @@ Test(oracle, keys_are_independent)
 Test(oracle, death_on_another_key_is_recovered_only_by_that_key)
 {
 	struct lb_section s[] = { sec(0, 0, 0, 10, LB_OUT_KILLED), sec(1, 1, 20, 30, LB_OUT_RELEASED) };
-	struct lb_verdict v = judge(s, 2, 2, 100);
+	struct lb_waiter w = waiter(2, 0, 5, 90, 100);
+	struct lb_verdict v = judge_w(s, 2, &w, 1, 3, 100, 50);
 	cr_assert_eq(v.recovered, LB_REC_NO);
 }
 
@@ -211,4 +273,21 @@ Test(oracle, lost_updates_range_decides_by_the_right_end)
 	/* a proven loss (lower end 3) */
 	cr_assert_eq(classify(&w, 3, 5, 1, 0, 0, why), LB_CLASS_OVERLAP);
 	cr_assert(strstr(why, "lost updates 3..5"), "%s", why);
+}
+
+/* A run cut short by a signal is classed interrupted, whatever it showed,
+ * and the sentence still says what the part that ran showed. */
+Test(oracle, a_run_cut_short_is_interrupted)
+{
+	char why[200];
+	struct lb_section s[] = { sec(0, 0, 0, 10, LB_OUT_RELEASED), sec(1, 0, 5, 15, LB_OUT_RELEASED) };
+	struct lb_verdict v = judge(s, 2, 2, 20);
+	struct lb_class_input in = { .v = &v, .attempts = 2, .interrupted = SIGINT };
+	cr_assert_eq(lb_classify(&in, why, sizeof(why)), LB_CLASS_INTERRUPTED);
+	cr_assert(strstr(why, "Ctrl-C") && strstr(why, "what ran: overlap"), "%s", why);
+	in.interrupted = SIGTERM;
+	cr_assert_eq(lb_classify(&in, why, sizeof(why)), LB_CLASS_INTERRUPTED);
+	cr_assert(strstr(why, "SIGTERM"), "%s", why);
+	cr_assert_eq(lb_class_parse("interrupted"), LB_CLASS_INTERRUPTED);
+	cr_assert_gt(lb_class_severity(LB_CLASS_INTERRUPTED), lb_class_severity(LB_CLASS_INCONCLUSIVE));
 }

@@ -13,6 +13,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,11 @@
 struct hist {
 	struct lb_section s[MAX_SEC];
 	size_t n;
+	struct lb_waiter w[MAX_CLIENTS];
+	size_t n_w;
 	int clients;
 	int64_t end_ns;
+	int64_t ttl_ns;
 };
 
 /* ---- the reference, from the definitions ---- */
@@ -110,8 +114,11 @@ static void ref_judge(const struct hist *h, struct lb_verdict *v)
 				v->overlap_ms += (double)(b[i + 1] - b[i]) / 1e6;
 		}
 	}
-	/* deaths: from each killed holder's end to the next enter of its key */
-	v->recovered = LB_REC_NA;
+	/* deaths: from each killed holder's end to the next enter of its key; a
+	 * death with no enter after it never came back if a waiter of its key
+	 * began an attempt a TTL or more after it, else nobody can tell */
+	int no = 0, unknown = 0;
+	v->undecided_ns = -1;
 	for (size_t i = 0; i < h->n; i++) {
 		if (h->s[i].outcome != LB_OUT_KILLED)
 			continue;
@@ -121,14 +128,21 @@ static void ref_judge(const struct hist *h, struct lb_verdict *v)
 			if (j != i && h->s[j].key == h->s[i].key && h->s[j].enter_ns >= death &&
 			    (next < 0 || h->s[j].enter_ns < next))
 				next = h->s[j].enter_ns;
-		if (next < 0)
-			v->recovered = LB_REC_NO;
-		else if (v->recovered == LB_REC_NA)
-			v->recovered = LB_REC_YES;
+		if (next < 0) {
+			bool tried = false;
+			for (size_t j = 0; j < h->n_w; j++)
+				tried |= h->ttl_ns > 0 && h->w[j].key == h->s[i].key &&
+					 h->w[j].last_try_ns >= death + h->ttl_ns;
+			if (tried)
+				no++;
+			else if (unknown++ == 0 || death < v->undecided_ns)
+				v->undecided_ns = death;
+		}
 		double gap = (double)((next < 0 ? h->end_ns : next) - death) / 1e6;
 		if (gap > v->orphan_ms)
 			v->orphan_ms = gap;
 	}
+	v->recovered = no ? LB_REC_NO : unknown || !v->holder_deaths ? LB_REC_NA : LB_REC_YES;
 	/* hand-offs: a release, and the first enter at or after it on its key */
 	int64_t gap[MAX_SEC];
 	size_t k = 0;
@@ -164,6 +178,8 @@ static void ref_judge(const struct hist *h, struct lb_verdict *v)
 /* The classes of docs/index.md, in its order. */
 static enum lb_class ref_class(const struct lb_verdict *v, const struct lb_class_input *in)
 {
+	if (in->interrupted)
+		return LB_CLASS_INTERRUPTED;
 	if (v->foreign_releases)
 		return LB_CLASS_FOREIGN;
 	if (v->overlaps && in->lost_max <= 0 && in->stopped)
@@ -172,6 +188,8 @@ static enum lb_class ref_class(const struct lb_verdict *v, const struct lb_class
 		return LB_CLASS_OVERLAP;
 	if (v->recovered == LB_REC_NO)
 		return LB_CLASS_DEADLOCK;
+	if (v->holder_deaths && v->recovered == LB_REC_NA)
+		return LB_CLASS_INCONCLUSIVE;
 	if (in->acquire_errors || in->acquire_timeouts)
 		return LB_CLASS_UNAVAILABLE;
 	if (!in->attempts || in->unfired || !v->completed)
@@ -234,6 +252,22 @@ static void generate(uint64_t seed, struct hist *h, struct lb_class_input *in)
 			t = enter + len + (int64_t)rnd(&st, 12) * unit;
 		}
 	}
+	/* waiters: a client's last calls that never entered; some tried long after */
+	h->ttl_ns = rnd(&st, 6) ? (int64_t)(1 + rnd(&st, rnd(&st, 2) ? 8 : 40)) * unit : 0;
+	for (int c = 0; c < h->clients; c++) {
+		if (rnd(&st, 2))
+			continue;
+		/* mostly still waiting near the end, as a starved client is */
+		int64_t start = (int64_t)rnd(&st, (uint64_t)h->end_ns / (uint64_t)unit) * unit;
+		int64_t len = h->end_ns - start - (rnd(&st, 3) ? 0 : (int64_t)rnd(&st, 20) * unit);
+		if (len < 0)
+			len = 0;
+		h->w[h->n_w++] = (struct lb_waiter){
+			.client = c, .key = c % keys, .calls = 1 + (uint32_t)rnd(&st, 5), .start_ns = start,
+			.last_try_ns = rnd(&st, 8) ? start + (len ? (int64_t)rnd(&st, (uint64_t)len + 1) : 0) : -1,
+			.end_ns = start + len, .ended = (enum lb_wait_end)rnd(&st, LB_WEND_COUNT),
+		};
+	}
 	in->lost_min = (long long)rnd(&st, 3);
 	in->lost_max = in->lost_min + (long long)rnd(&st, 3);
 	in->attempts = rnd(&st, 8) ? h->n + rnd(&st, 20) : 0;
@@ -241,6 +275,7 @@ static void generate(uint64_t seed, struct hist *h, struct lb_class_input *in)
 	in->acquire_timeouts = rnd(&st, 5) ? 0 : rnd(&st, 3);
 	in->stopped = rnd(&st, 3) ? 0 : rnd(&st, 4);
 	in->unfired = rnd(&st, 12) ? NULL : "[fault f]";
+	in->interrupted = rnd(&st, 15) ? 0 : rnd(&st, 2) ? SIGINT : SIGTERM;
 }
 
 /* ---- comparing, shrinking, printing ---- */
@@ -257,8 +292,10 @@ static const char *disagreement(const struct hist *h, const struct lb_class_inpu
 	struct lb_verdict got, want;
 	struct lb_class_input in = *in0;
 
-	if (lb_oracle_judge(h->s, h->n, h->clients, h->end_ns, &got, NULL) != 0)
-		return "lb_oracle_judge failed";
+	struct lb_history hh = { .s = h->s, .n = h->n, .w = h->w, .n_w = h->n_w, .clients = h->clients,
+				 .end_ns = h->end_ns, .ttl_ns = h->ttl_ns };
+	if (lb_oracle_judge_history(&hh, &got, NULL) != 0)
+		return "lb_oracle_judge_history failed";
 	ref_judge(h, &want);
 #define SAME_U(f) if (got.f != want.f) { snprintf(detail, len, "oracle %llu, reference %llu", \
 	(unsigned long long)got.f, (unsigned long long)want.f); return #f; }
@@ -266,7 +303,7 @@ static const char *disagreement(const struct hist *h, const struct lb_class_inpu
 	(double)got.f, (double)want.f); return #f; }
 	SAME_U(sections) SAME_U(completed) SAME_U(overlaps) SAME_D(overlap_ms)
 	SAME_U(max_holders) SAME_U(foreign_releases) SAME_U(lost_leases) SAME_U(holder_deaths)
-	SAME_D(orphan_ms) SAME_U(recovered) SAME_D(fairness) SAME_U(handoffs)
+	SAME_D(orphan_ms) SAME_U(recovered) SAME_U(undecided_ns) SAME_D(fairness) SAME_U(handoffs)
 	SAME_D(handoff_p50_us) SAME_D(handoff_p99_us)
 #undef SAME_U
 #undef SAME_D
@@ -279,20 +316,26 @@ static const char *disagreement(const struct hist *h, const struct lb_class_inpu
 	return NULL;
 }
 
-/* Remove sections while the disagreement stays: a minimal history. */
+/* Remove sections and waiters while the disagreement stays: a minimal history. */
 static void shrink(struct hist *h, const struct lb_class_input *in)
 {
 	char d[160];
 	for (bool progress = true; progress;) {
 		progress = false;
-		for (size_t i = 0; i < h->n; i++) {
-			struct hist t = *h;
-			memmove(&t.s[i], &t.s[i + 1], (t.n - i - 1) * sizeof(t.s[0]));
-			t.n--;
+		for (size_t i = 0; i < h->n + h->n_w && !progress; i++) {
+			static struct hist t;
+			t = *h;
+			if (i < h->n) {
+				memmove(&t.s[i], &t.s[i + 1], (t.n - i - 1) * sizeof(t.s[0]));
+				t.n--;
+			} else {
+				size_t j = i - h->n;
+				memmove(&t.w[j], &t.w[j + 1], (t.n_w - j - 1) * sizeof(t.w[0]));
+				t.n_w--;
+			}
 			if (disagreement(&t, in, d, sizeof(d))) {
 				*h = t;
 				progress = true;
-				break;
 			}
 		}
 	}
@@ -308,6 +351,14 @@ static void print_history(const struct hist *h)
 			(long long)s->acquire_start_ns, (long long)s->enter_ns, (long long)s->exit_ns,
 			(long long)s->release_ns, lb_outcome_name(s->outcome), (long long)s->fence, s->key);
 	}
+	fprintf(stderr, "ttl_ns %lld; waiters.csv:\nclient,calls,start_ns,last_try_ns,end_ns,ended\n",
+		(long long)h->ttl_ns);
+	for (size_t i = 0; i < h->n_w; i++) {
+		const struct lb_waiter *w = &h->w[i];
+		fprintf(stderr, "%d,%u,%lld,%lld,%lld,%s (key %d)\n", w->client, w->calls,
+			(long long)w->start_ns, (long long)w->last_try_ns, (long long)w->end_ns,
+			lb_wait_end_name(w->ended), w->key);
+	}
 }
 
 Test(oracle_prop, the_oracle_agrees_with_the_brute_force_reference, .timeout = 120)
@@ -318,7 +369,7 @@ Test(oracle_prop, the_oracle_agrees_with_the_brute_force_reference, .timeout = 1
 	static struct hist h;
 	struct lb_class_input in;
 	char detail[160];
-	uint64_t overlapping = 0, deaths = 0, handoffs = 0;
+	uint64_t overlapping = 0, deaths = 0, handoffs = 0, never = 0, undecided = 0;
 
 	for (long r = 0; r < runs; r++) {
 		uint64_t seed = first + (uint64_t)r;
@@ -333,9 +384,13 @@ Test(oracle_prop, the_oracle_agrees_with_the_brute_force_reference, .timeout = 1
 				       (unsigned long long)seed, (unsigned long long)seed, what, detail, h.n);
 		}
 		struct lb_verdict v;
-		lb_oracle_judge(h.s, h.n, h.clients, h.end_ns, &v, NULL);
+		struct lb_history hh = { .s = h.s, .n = h.n, .w = h.w, .n_w = h.n_w, .clients = h.clients,
+					 .end_ns = h.end_ns, .ttl_ns = h.ttl_ns };
+		lb_oracle_judge_history(&hh, &v, NULL);
 		overlapping += v.overlaps > 0;
 		deaths += v.holder_deaths > 0;
+		never += v.recovered == LB_REC_NO;
+		undecided += v.holder_deaths && v.recovered == LB_REC_NA;
 		handoffs += v.handoffs > 0;
 	}
 	/* the generator must reach the interesting cases, or agreeing means little */
@@ -343,6 +398,8 @@ Test(oracle_prop, the_oracle_agrees_with_the_brute_force_reference, .timeout = 1
 		cr_assert_gt(overlapping, (uint64_t)runs / 4, "too few histories with overlaps");
 		cr_assert_gt(deaths, (uint64_t)runs / 4, "too few histories with deaths");
 		cr_assert_gt(handoffs, (uint64_t)runs / 4, "too few histories with hand-offs");
+		cr_assert_gt(never, (uint64_t)runs / 100, "too few deaths that never came back");
+		cr_assert_gt(undecided, (uint64_t)runs / 100, "too few deaths nobody could judge");
 	}
 }
 
@@ -350,11 +407,11 @@ Test(oracle_prop, the_oracle_agrees_with_the_brute_force_reference, .timeout = 1
  * this the two could agree on a shared misreading. */
 Test(oracle_prop, the_reference_gets_a_known_history_right)
 {
-	static struct hist h = { .clients = 3, .end_ns = 100 * MS, .n = 4 };
-	h.s[0] = (struct lb_section){ 0, 0, 0, 0, 0, 50 * MS, 50 * MS, LB_OUT_RELEASED, -1, 0 };
-	h.s[1] = (struct lb_section){ 1, 0, 0, 5 * MS, 20 * MS, 30 * MS, -1, LB_OUT_KILLED, -1, 0 };
-	h.s[2] = (struct lb_section){ 2, 0, 0, 10 * MS, 40 * MS, 60 * MS, 60 * MS, LB_OUT_FOREIGN, -1, 0 };
-	h.s[3] = (struct lb_section){ 1, 0, 1, 45 * MS, 70 * MS, 80 * MS, 80 * MS, LB_OUT_RELEASED, -1, 0 };
+	static struct hist h = { .clients = 3, .end_ns = 100 * MS, .n = 4, .ttl_ns = 20 * MS };
+	h.s[0] = (struct lb_section){ 0, 0, 0, 0, 0, 50 * MS, 50 * MS, LB_OUT_RELEASED, -1, 0, 0 };
+	h.s[1] = (struct lb_section){ 1, 0, 0, 5 * MS, 20 * MS, 30 * MS, -1, LB_OUT_KILLED, -1, 0, 0 };
+	h.s[2] = (struct lb_section){ 2, 0, 0, 10 * MS, 40 * MS, 60 * MS, 60 * MS, LB_OUT_FOREIGN, -1, 0, 0 };
+	h.s[3] = (struct lb_section){ 1, 0, 1, 45 * MS, 70 * MS, 80 * MS, 80 * MS, LB_OUT_RELEASED, -1, 0, 0 };
 	struct lb_verdict v;
 	ref_judge(&h, &v);
 	/* [0,50) [20,30) killed, [40,60), [70,80): sections 1 and 2 began inside

@@ -236,3 +236,51 @@ Test(readers, events_and_latency_are_checked)
 		     LB_EINVAL);
 	cr_assert(strstr(err, "not a bucket"), "%s", err);
 }
+
+struct waiters_arg {
+	int clients;
+	struct lb_waiter *w;
+	size_t n;
+};
+
+static int read_waiters(FILE *f, void *arg)
+{
+	struct waiters_arg *a = arg;
+	return lb_waiters_read_file(f, "waiters.csv", a->clients, 2, &a->w, &a->n);
+}
+
+/* waiters.csv: read whole, at most one row a client, every field checked. */
+Test(readers, waiters_are_checked)
+{
+	struct waiters_arg a = { .clients = 3 };
+	cr_assert_eq(with_stderr(read_waiters, LB_WAITERS_HEADER "\n1,4,100,900,1000,cut\n"
+				 "2,1,5,,7,killed\n", &a), 0, "%s", err);
+	cr_assert_eq(a.n, 2);
+	cr_assert_eq(a.w[0].key, 1);
+	cr_assert_eq(a.w[0].last_try_ns, 900);
+	cr_assert_eq(a.w[0].ended, LB_WEND_CUT);
+	cr_assert_eq(a.w[1].last_try_ns, -1);
+	cr_assert_eq(a.w[1].key, 0);
+	free(a.w);
+	static const struct { const char *row, *what; } bad[] = {
+		{ "3,1,0,1,2,cut", "field client" },
+		{ "0,0,0,1,2,cut", "field calls" },
+		{ "0,1,5,6,4,cut", "end_ns: 4 is before start_ns 5" },
+		{ "0,1,5,9,8,cut", "last_try_ns: 9 is outside" },
+		{ "0,1,0,1,2,later", "expected gave-up, cut or killed" },
+		{ "1,1,0,1,2,cut", "client 1 has a waiter already" },
+		{ "0,1,0,1,2", "expected 6" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[256];
+		a = (struct waiters_arg){ .clients = 3 };
+		snprintf(text, sizeof(text), LB_WAITERS_HEADER "\n1,1,0,1,2,gave-up\n%s\n", bad[i].row);
+		cr_assert_eq(with_stderr(read_waiters, text, &a), LB_EINVAL, "accepted: %s", bad[i].row);
+		cr_assert_null(a.w);
+		cr_assert(strstr(err, "waiters.csv:3: "), "no file:line in '%s'", err);
+		cr_assert(strstr(err, bad[i].what), "expected '%s' in '%s'", bad[i].what, err);
+	}
+	a = (struct waiters_arg){ .clients = 3 };
+	cr_assert_eq(with_stderr(read_waiters, "client,seq\n", &a), LB_EINVAL);
+	cr_assert(strstr(err, "expected the header " LB_WAITERS_HEADER), "%s", err);
+}

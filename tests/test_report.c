@@ -332,8 +332,9 @@ Test(report, an_orphaned_lock_is_told)
 		{ .client = 0, .key = 0, .enter_ns = 100 * MS, .exit_ns = 300 * MS,
 		  .release_ns = -1, .outcome = LB_OUT_KILLED, .fence = -1 },
 	};
-	struct lb_run_files rf = { .sec = sec, .n = 1, .clients = 2, .keys = 1, .ttl_ms = 0,
-				   .elapsed_s = 3 };
+	static struct lb_run_files rf = { .sec = sec, .n = 1, .clients = 2, .keys = 1, .ttl_ms = 0,
+					  .elapsed_s = 3, .sum = { .n = 1, .name = { "recovered" },
+								   .value = { "no" } } };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -342,6 +343,15 @@ Test(report, an_orphaned_lock_is_told)
 	fclose(f);
 	cr_assert(strstr(text, "0.300 s: client 0 died holding the lock"), "%s", text);
 	cr_assert(strstr(text, "orphaned (deadlock)"), "%s", text);
+	free(text);
+	/* nobody tried it once its lease could have run out: no deadlock is claimed */
+	strcpy(rf.sum.value[0], "n/a");
+	text = NULL;
+	f = open_memstream(&text, &len);
+	lb_report_violations(f, &rf, 10);
+	fclose(f);
+	cr_assert_null(strstr(text, "deadlock"), "%s", text);
+	cr_assert(strstr(text, "whether it came back is unknown"), "%s", text);
 	free(text);
 }
 

@@ -220,6 +220,7 @@ Test(scenario, expect_errors)
 	fails_at("[expect]\nmutex9000 = safe\n", 2, "unknown strategy 'mutex9000'");
 	fails_at("[expect]\ntoken-lua = fine\n", 2, "expected safe, contained, overlap, foreign-release");
 	fails_at("[expect]\ntoken-lua = safe\nsetnx = safe\ntoken-lua = overlap\n", 4, "given twice");
+	fails_at("[expect]\ntoken-lua = interrupted\n", 2, "a run cut short is never compared");
 }
 
 Test(scenario, missing_file)
