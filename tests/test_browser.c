@@ -96,7 +96,7 @@ Test(browser, steps_through_a_holder_pause_run, .init = mktmp)
 	cr_assert(strstr(s, "\"pos\": \"step 2 of "), "%s", s);
 	cr_assert(strstr(s, "inside at once"), "the second step tells the overlap:\n%s", s);
 	cr_assert(strstr(s, "\"inside\": 2"), "two clients must be shown inside:\n%s", s);
-	cr_assert(strstr(s, "its lease expired at") && strstr(s, "(frozen)"),
+	cr_assert(strstr(s, "its lease ran out at") && strstr(s, "(frozen)"),
 		  "the frozen holder past its lease must be shown:\n%s", s);
 	state(out, 3, s, sizeof(s));
 	cr_assert(strstr(s, "\"after\": \"ArrowLeft\"") && strstr(s, "\"pos\": \"step 2 of "),
