@@ -54,7 +54,9 @@ static void usage(FILE *f)
 		   "Recomputes from DIR/history.csv everything the history alone determines\n"
 		   "(sections, overlaps, overlap time, holders, foreign releases, lost leases,\n"
 		   "holder deaths, orphan time, recovery, fairness, hand-offs) and the lost-update\n"
-		   "arithmetic, and compares each figure with DIR/summary.csv.\n\n"
+		   "arithmetic, and compares each figure with DIR/summary.csv. Foreign releases\n"
+		   "the servers saw (foreign_source server) are judged again from the history and\n"
+		   "DIR/keyevents.csv.\n\n"
 		   "Exit status: 0 the summary agrees with the history, 1 they differ (each\n"
 		   "difference is listed), 2 usage error, 4 an input cannot be read or is\n"
 		   "malformed (the file, line and field are named).\n");
@@ -89,7 +91,25 @@ int lb_cmd_check(int argc, char **argv)
 		free(sec);
 		return LB_EXIT_FAIL;
 	}
+	/* foreign releases the servers saw: from keyevents.csv, judged again */
+	const char *src = lb_summary_get(&s, "foreign_source");
+	struct lb_key_event *ke = NULL;
+	struct lb_foreign_result fr;
+	size_t nk = 0;
+	bool server = src && !strcmp(src, "server");
+	snprintf(path, sizeof(path), "%s/keyevents.csv", argv[1]);
+	if (server && lb_key_events_read(path, keys, &ke, &nk) < 0) {
+		free(sec);
+		return LB_EXIT_INPUT;
+	}
+	struct lb_foreign_opts fo = { LB_KEYWATCH_SLOP_NS, shape.ttl_ms * LB_NS_PER_MS,
+				      (int64_t)(elapsed * 1e9) };
+	int frc = lb_foreign_verdict(&v, sec, n, ke, nk, src && !strcmp(src, "n/a"), &fo, &fr);
+	lb_foreign_result_free(&fr);
+	free(ke);
 	free(sec);
+	if (frc < 0)
+		return LB_EXIT_FAIL;
 
 	struct checker c = { .s = &s };
 	printf("check %s (%zu sections, %d clients, %d keys)\n", argv[1], n, clients, keys);
@@ -99,6 +119,10 @@ int lb_cmd_check(int argc, char **argv)
 	compare(&c, "overlap_ms", v.overlap_ms, 0.001);
 	compare(&c, "max_holders", v.max_holders, 0);
 	compare(&c, "foreign_releases", (double)v.foreign_releases, 0);
+	if (server)
+		compare(&c, "foreign_unattributed", (double)v.foreign_unattributed, 0);
+	if (lb_summary_get(&s, "foreign_releases_client"))
+		compare(&c, "foreign_releases_client", (double)v.foreign_client, 0);
 	compare(&c, "lost_leases", (double)v.lost_leases, 0);
 	compare(&c, "holder_deaths", (double)v.holder_deaths, 0);
 	compare(&c, "orphan_ms", v.orphan_ms, 0.001);

@@ -16,13 +16,14 @@
 static void row(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *r)
 {
 	const struct lb_verdict *v = &r->verdict;
+	char foreign[24];
 
-	fprintf(f, "%-13s %9llu %9.1f %9.2f %9.2f %8.2f %8llu %8lld %8llu %6llu %6.3f\n",
+	lb_foreign_text(v, foreign, sizeof(foreign)); /* n/a, never 0, when not measured */
+	fprintf(f, "%-13s %9llu %9.1f %9.2f %9.2f %8.2f %8llu %8lld %8s %6llu %6.3f\n",
 		cfg->strategy->name, (unsigned long long)v->sections, r->throughput_per_s,
 		lb_hist_quantile_us(&r->latency, 0.5) / 1000.0,
 		lb_hist_quantile_us(&r->latency, 0.99) / 1000.0, r->cmds_per_section,
-		(unsigned long long)v->overlaps, r->lost_updates,
-		(unsigned long long)v->foreign_releases, (unsigned long long)v->lost_leases,
+		(unsigned long long)v->overlaps, r->lost_updates, foreign, (unsigned long long)v->lost_leases,
 		v->fairness);
 }
 

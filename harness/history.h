@@ -34,6 +34,8 @@ struct lb_section {
 	enum lb_outcome outcome;
 	int64_t fence;            /* -1 unless the strategy issues fencing tokens */
 	uint32_t nodes;           /* lock nodes it held (bit i: node i), 0 when not known */
+	uint64_t token;           /* lb_token_hash (plumbing.h) of the value its acquire wrote,
+				     0 when not known */
 };
 
 #endif

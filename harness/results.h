@@ -9,8 +9,10 @@
 
 #include "run.h"
 
-#define LB_HISTORY_HEADER "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence,nodes"
-/* The header before the nodes column: such files are still read (nodes unknown). */
+#define LB_HISTORY_HEADER "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence,nodes,token"
+/* The headers before the token column, and before the nodes column: such
+ * files are still read (tokens, nodes unknown). */
+#define LB_HISTORY_HEADER_9 "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence,nodes"
 #define LB_HISTORY_HEADER_8 "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence"
 #define LB_SUMMARY_MAX_FIELDS 80
 
@@ -44,8 +46,15 @@ int lb_results_prepare_dir(const char *dir);
 /* Write all files of a run into cfg->out_dir; message naming the path on failure. */
 int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
 		     const struct lb_summary *s);
+/* foreign_releases as printed: the number, or n/a (foreign_source). */
+void lb_foreign_text(const struct lb_verdict *v, char *buf, size_t len);
 /* Print the readable summary table. */
 void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res);
+
+/* keyevents.csv: what the lock servers did to the lock keys (foreign.h), in
+ * the watcher's order; the set's value is its hash. */
+#define LB_KEY_EVENTS_HEADER "t_ns,server,port,node,key,event,value"
+void lb_key_events_write(FILE *f, const struct lb_run_result *res);
 
 /* events.csv: t_ns,event,client,node,value */
 void lb_events_write(FILE *f, const struct lb_run_result *res);

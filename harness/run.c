@@ -17,6 +17,7 @@
 
 #include "adapter.h"
 #include "faults.h"
+#include "keywatch.h"
 #include "rserver.h"
 #include "run.h"
 #include "scenario.h"
@@ -65,6 +66,8 @@ struct run_ctx {
 	struct lb_injector inj;
 	pid_t relay;               /* the relay process of network faults, or 0 */
 	bool strategy_failed;      /* a client's strategy broke (an adapter): the run fails */
+	struct lb_keywatch kw;     /* what the lock servers do to the lock keys */
+	uint64_t kw_cmds;          /* the watcher's commands on the lock nodes when counted */
 };
 
 static int64_t rel_now(const struct run_ctx *r)
@@ -363,6 +366,45 @@ static int start_cluster(struct run_ctx *r)
 		return LB_EINVAL;
 	r->watcher = lb_cluster_watch(&r->cluster, cluster_news, r);
 	return r->watcher < 0 ? (int)r->watcher : 0;
+}
+
+/* The key watcher (keywatch.h) on every server lockbench started that holds
+ * the lock as a primary, or may: the lock nodes, a failover's replica, a
+ * Sentinel topology's primary and replicas, a cluster's shard of the lock. */
+static void start_keywatch(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	struct lb_keywatch_server srv[LB_KEYWATCH_MAX_SERVERS];
+	int n = 0;
+
+	if (cfg->sentinel) {
+		srv[n++] = (struct lb_keywatch_server){ r->topo.primary->port,
+							r->topo.front[LB_PART_PRIMARY], 0, true };
+		for (int i = 0; i < LB_TOPO_REPLICAS; i++)
+			srv[n++] = (struct lb_keywatch_server){ r->topo.replica[i]->port,
+								r->topo.front[LB_PART_REPLICA0 + i], 0,
+								true };
+	} else if (cfg->cluster) {
+		for (int i = 0; i < LB_CLUSTER_NODES; i += LB_CLUSTER_SHARDS)
+			srv[n++] = (struct lb_keywatch_server){ r->cluster.node[i]->port,
+								r->cluster.front[i], 0, true };
+	} else {
+		for (size_t i = 0; i < r->n_lock; i++)
+			srv[n++] = (struct lb_keywatch_server){ r->srv[i]->port, 0, (int)i, false };
+		if (r->replica)
+			srv[n++] = (struct lb_keywatch_server){ r->replica->port, 0, 0, true };
+	}
+	lb_keywatch_start_run(&r->kw, srv, n, cfg->strategy, r->prefix, cfg->keys, cfg->duration_s,
+			      r->res->foreign_why, sizeof(r->res->foreign_why));
+}
+
+/* The watcher's commands on the servers the lock nodes' commands are counted on. */
+static uint64_t keywatch_cmds(const struct run_ctx *r)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < r->n_lock; i++)
+		n += lb_keywatch_commands(&r->kw, r->lock[i].port);
+	return n;
 }
 
 static int start_servers(struct run_ctx *r)
@@ -864,6 +906,7 @@ static void run_cleanup(struct run_ctx *r)
 		lb_node_close(&r->lock[i]);
 	lb_node_close(&r->resource);
 	lb_faults_finish(&r->inj);
+	lb_keywatch_stop(&r->kw);
 	keep_logs(r);
 	r->topo.primary = NULL; /* srv[0]'s; the Sentinels go first, then every server */
 	lb_sentinel_topo_destroy(&r->topo);
@@ -1022,9 +1065,21 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		rc = check_replica(&r);
 	if (rc < 0)
 		goto out;
+	const char *no_watch = getenv("LOCKBENCH_NO_KEYWATCH");
+	if (!theirs && !(no_watch && *no_watch)) {
+		start_keywatch(&r);
+		if (!r.kw.log)
+			lb_errorf("warning: the servers' count of foreign releases is not measured: %s",
+				  res->foreign_why);
+	} else {
+		snprintf(res->foreign_why, sizeof(res->foreign_why), "%s", theirs ?
+			 "the servers are not lockbench's: it does not watch them" :
+			 "LOCKBENCH_NO_KEYWATCH is set: the servers were not watched");
+	}
 	redis_version(&r);
 	load_resource_scripts(&r);
 	cmds_before = lock_commands(&r);
+	r.kw_cmds = keywatch_cmds(&r);
 	if ((rc = fork_clients(&r)) < 0)
 		goto out;
 	wait_started(&r);
@@ -1047,6 +1102,12 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		rc = LB_EPROTO;
 		goto out;
 	}
+	if (r.kw.log && lb_keywatch_finish(&r.kw, r.sh->t0_ns, &res->key_events, &res->n_key_events,
+					   res->foreign_why, sizeof(res->foreign_why)) < 0)
+		lb_errorf("warning: the servers' count of foreign releases is not measured: %s",
+			  res->foreign_why);
+	r.kw_cmds = keywatch_cmds(&r) - r.kw_cmds; /* what the watcher added meanwhile */
+	lb_keywatch_stop(&r.kw);
 	if ((rc = collect(&r)) < 0)
 		goto out;
 	read_counters(&r);
@@ -1068,6 +1129,8 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	if (res->lost_updates_max < 0)
 		res->lost_updates_max = 0;
 	res->lock_commands = lock_commands(&r) - cmds_before;
+	/* not the lock's: the watcher's */
+	res->lock_commands -= r.kw_cmds < res->lock_commands ? r.kw_cmds : res->lock_commands;
 	res->canary_violations = atomic_load(&r.sh->canary_violations);
 	res->per_client = calloc((size_t)cfg->clients, sizeof(*res->per_client));
 	if (!res->per_client) {
@@ -1076,6 +1139,12 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	}
 	rc = lb_oracle_judge(res->sections, res->n_sections, cfg->clients,
 			     (int64_t)(res->elapsed_s * 1e9), &res->verdict, res->per_client);
+	struct lb_foreign_opts fo = { LB_KEYWATCH_SLOP_NS, cfg->ttl_ms * LB_NS_PER_MS,
+				      (int64_t)(res->elapsed_s * 1e9) };
+	if (rc == 0)
+		rc = lb_foreign_verdict(&res->verdict, res->sections, res->n_sections, res->key_events,
+					res->n_key_events, cfg->strategy->blind_release, &fo,
+					&res->foreign);
 	struct lb_class_input ci = {
 		.v = &res->verdict, .lost_min = res->lost_updates, .lost_max = res->lost_updates_max,
 		.attempts = res->attempts, .acquire_errors = res->acquire_errors,
@@ -1099,6 +1168,9 @@ void lb_run_result_free(struct lb_run_result *res)
 	free(res->sections);
 	free(res->per_client);
 	free(res->events);
+	free(res->key_events);
+	lb_foreign_result_free(&res->foreign);
+	res->key_events = NULL;
 	res->sections = NULL;
 	res->per_client = NULL;
 	res->events = NULL;

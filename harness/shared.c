@@ -59,6 +59,7 @@ void lb_record_section(const struct lb_record *rec, int client, int key, uint32_
 		.acquire_start_ns = rec->acquire_start_ns, .enter_ns = rec->enter_ns,
 		.exit_ns = rec->exit_ns, .release_ns = rec->release_ns,
 		.outcome = (enum lb_outcome)rec->outcome, .fence = rec->fence, .nodes = rec->nodes,
+		.token = rec->token,
 	};
 	if (state == LB_REC_RELEASED)
 		return;
