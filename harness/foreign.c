@@ -31,8 +31,12 @@ void lb_foreign_result_free(struct lb_foreign_result *r)
 enum { OWN_NONE = -1, OWN_UNKNOWN = -2 };
 
 /* What one server's copy of one key holds, as far as its events tell: the
- * section whose set it holds (an index), OWN_NONE or OWN_UNKNOWN. */
-typedef int64_t holder;
+ * section whose set it holds (an index), OWN_NONE or OWN_UNKNOWN; and
+ * whether that set was matched by time rather than by its token. */
+typedef struct {
+	int64_t section;
+	bool by_time;
+} holder;
 
 struct judge {
 	const struct lb_section *s;
@@ -167,21 +171,24 @@ static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne
 			keys = e[i].key + 1;
 		one_node = one_node && e[i].node == 0;
 	}
+	for (size_t i = 0; i < j->n && !one_node; i++)
+		out->unjudged = out->unjudged || !j->s[i].token;
 	holder *h = malloc(sizeof(*h) * (size_t)servers * (size_t)keys);
 	if (!h)
 		return LB_ENOMEM;
 	for (size_t i = 0; i < (size_t)servers * (size_t)keys; i++)
-		h[i] = OWN_UNKNOWN;
+		h[i] = (holder){ OWN_UNKNOWN, false };
 	for (size_t i = 0; i < ne; i++) {
 		const struct lb_key_event *ev = &e[i];
 		if (ev->kind == LB_KEY_WATCH || ev->kind == LB_KEY_UNWATCH || ev->key < 0) {
 			for (int k = 0; k < keys; k++)
-				h[(size_t)ev->server * (size_t)keys + (size_t)k] = OWN_UNKNOWN;
+				h[(size_t)ev->server * (size_t)keys + (size_t)k] =
+					(holder){ OWN_UNKNOWN, false };
 			continue;
 		}
 		holder *at = &h[(size_t)ev->server * (size_t)keys + (size_t)ev->key];
 		if (ev->kind == LB_KEY_EXPIRED) {
-			*at = OWN_NONE;
+			*at = (holder){ OWN_NONE, false };
 			continue;
 		}
 		if (ev->kind == LB_KEY_SET) {
@@ -189,13 +196,13 @@ static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne
 			out->sets++;
 			if (k >= 0) {
 				j->claimed[k] |= UINT32_C(1) << ev->server;
-				*at = k;
+				*at = (holder){ k, false };
 			} else if ((k = find_by_time(j, ev->server, ev->node, ev->key, ev->t_ns,
 						     !ev->value && one_node)) >= 0) {
-				*at = k;
+				*at = (holder){ k, true };
 			} else {
 				/* a value no section entered with: nobody inside holds it */
-				*at = ev->value ? OWN_NONE : OWN_UNKNOWN;
+				*at = (holder){ ev->value ? OWN_NONE : OWN_UNKNOWN, false };
 				continue;
 			}
 			out->sets_owned++;
@@ -205,11 +212,15 @@ static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne
 			continue;
 		out->dels++;
 		holder was = *at;
-		*at = OWN_NONE;
-		if (was < 0)
+		*at = (holder){ OWN_NONE, false };
+		if (was.section < 0)
 			continue;
-		const struct lb_section *b = &j->s[was];
-		if (ev->t_ns < b->enter_ns || ev->t_ns >= lb_section_exit(b, j->o->end_ns))
+		const struct lb_section *b = &j->s[was.section];
+		/* on one node an acquire writes once and never undoes: from the set of
+		 * its token on, the key is B's; elsewhere, from B's enter */
+		bool from_set = one_node && !was.by_time;
+		if ((!from_set && ev->t_ns < b->enter_ns) ||
+		    ev->t_ns >= lb_section_exit(b, j->o->end_ns))
 			continue;
 		if (out->releases == cap) {
 			size_t ncap = cap ? 2 * cap : 16;
@@ -246,6 +257,11 @@ int lb_foreign_verdict(struct lb_verdict *v, const struct lb_section *s, size_t 
 	int rc = lb_foreign_judge(s, n, e, ne, o, out);
 	if (rc < 0)
 		return rc;
+	if (out->unjudged) {
+		v->foreign_source = blind ? LB_FOREIGN_NA : LB_FOREIGN_CLIENT;
+		v->foreign_releases = blind ? 0 : v->foreign_client;
+		return 0;
+	}
 	v->foreign_source = LB_FOREIGN_SERVER;
 	v->foreign_releases = out->releases;
 	v->foreign_unattributed = out->unattributed;

@@ -25,15 +25,18 @@
  *    or after the set minus the delivery slop, at most one lease after it.
  *    (On several nodes a value not read belongs to nobody known: a failed
  *    Redlock attempt undoes its sets at once, and would be taken for the
- *    next holder's.)
+ *    next holder's. On several nodes sections without a token cannot be
+ *    judged at all: the count is not reported, `unjudged`.)
  *  - A `del` is a foreign release when the key held a section B's set and the
- *    del came while B was inside: at or after B's enter, before B's exit
- *    (stamped before B sends its release, so B's own release cannot have sent
- *    it). Not before B's enter: a library that retries with one token deletes
- *    its own failed attempt's keys while it acquires. Not after B's exit: B's
- *    release may have sent it (and a holder killed inside ends at its death,
- *    as one killed while releasing ends at its exit: the history cannot tell
- *    them apart). `expired` is never a release.
+ *    del came before B's exit (stamped before B sends its release, so B's own
+ *    release cannot have sent it): from B's enter on, or, on one node and a
+ *    set matched by its token, from the set on (an acquire there writes once
+ *    and never undoes). Not before B's enter otherwise: on several nodes a
+ *    library that retries with one token deletes its own failed attempt's
+ *    keys while it acquires; a set matched by time may be another's. Not
+ *    after B's exit: B's release may have sent it (and a holder killed inside
+ *    ends at its death, as one killed while releasing ends at its exit: the
+ *    history cannot tell them apart). `expired` is never a release.
  *  - It is attributed to the client, other than B's, whose release of that
  *    key was in flight: exit <= t <= release returned + slop (a release that
  *    never returned: from its exit on). Of several, one whose own release
@@ -94,6 +97,10 @@ struct lb_foreign_result {
 	uint64_t unattributed;  /* of which no release was in flight */
 	uint64_t sets, sets_owned; /* sets, and those a section was found for */
 	uint64_t dels;
+	bool unjudged;          /* several lock nodes, and sections without a token: a set
+				   cannot be told from another's by time (a failed Redlock
+				   attempt's, a late one, an extension): the count means
+				   nothing, and is not reported (lb_foreign_verdict) */
 	struct lb_foreign_release *list; /* malloc'd, @releases long (NULL when 0) */
 };
 
@@ -110,8 +117,9 @@ struct lb_verdict;
 /*
  * The run's foreign releases into @v (judged by lb_oracle_judge from the
  * releases' outcomes): the servers' figure when the servers were watched
- * (@e not NULL; judged into @out, which the caller frees), else the
- * releases' own, or n/a for a release that cannot say (@blind: a library's).
+ * (@e not NULL; judged into @out, which the caller frees) and it could be
+ * judged (not out->unjudged), else the releases' own, or n/a for a release
+ * that cannot say (@blind: a library's).
  * 0 or LB_ENOMEM.
  */
 int lb_foreign_verdict(struct lb_verdict *v, const struct lb_section *s, size_t n,

@@ -492,6 +492,12 @@ static void run_watcher(struct lb_keywatch *kw, const struct lb_keywatch_keys *k
 		for (int k = 0; k < w.n_keys; k++)
 			w.s[i].last[k] = SIZE_MAX;
 	}
+	/* the parent decides when to stop: a Ctrl-C to the process group must
+	 * not end the watch before the parent has read what was sent */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	watch_loop(&w);
 }

@@ -1145,6 +1145,10 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		rc = lb_foreign_verdict(&res->verdict, res->sections, res->n_sections, res->key_events,
 					res->n_key_events, cfg->strategy->blind_release, &fo,
 					&res->foreign);
+	if (res->foreign.unjudged)
+		snprintf(res->foreign_why, sizeof(res->foreign_why), "on several lock nodes a set is "
+			 "matched to its section only by the token the strategy says (token=), and %.60s "
+			 "says none: the servers' events cannot be judged", cfg->strategy->name);
 	struct lb_class_input ci = {
 		.v = &res->verdict, .lost_min = res->lost_updates, .lost_max = res->lost_updates_max,
 		.attempts = res->attempts, .acquire_errors = res->acquire_errors,

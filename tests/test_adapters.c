@@ -161,27 +161,47 @@ Test(adapters, redis_py_is_a_library_strategy, .init = setup)
  * removes the next holder's lock, and so on (set-nx-px's cascade). Its own
  * release cannot say so; the servers can, and say whose release it was. With
  * --getdel the program deletes the same way but learns whose lock it deleted:
- * the truth the servers' attribution must match, client by client. */
+ * the truth the servers' attribution must match, client by client, when the
+ * program says its token and when it does not (its sets matched by time).
+ * (How long the cascade runs is the scenario's luck: a waiter polling every
+ * 10 ms can miss the moment and break it, in the set-nx-px recipe too.) */
 Test(adapters, a_plain_del_is_caught_deleting_another_clients_lock, .init = setup)
 {
-	static const char *const variants[][2] = { { "plain", NULL }, { "getdel", "--getdel" },
-						   { "notoken", "--no-token" } };
+	static const char *const variants[][3] = { { "plain", NULL, NULL },
+						    { "getdel", "--getdel", NULL },
+						    { "notoken", "--getdel", "--no-token" } };
 	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
 		char dir[PATH_MAX];
 		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, variants[v][0]);
-		const char *args[] = { "run", "--strategy", adapter("plain-del.py"), "--scenario",
-				       "holder-pause", "--out", dir, "--no-status", "--no-report",
-				       variants[v][1] ? "--adapter-arg" : NULL, variants[v][1], NULL };
+		const char *args[16] = { "run", "--strategy", adapter("plain-del.py"), "--scenario",
+					 "holder-pause", "--out", dir, "--no-status", "--no-report" };
+		for (int a = 1, k = 9; a < 3 && variants[v][a]; a++) {
+			args[k++] = "--adapter-arg";
+			args[k++] = variants[v][a];
+		}
 		cr_assert_eq(lb(args), 0, "%s", out());
 		const char *d = variants[v][0];
 		cr_assert_str_eq(text(d, "observed"), "foreign-release", "%s: %s", d, out());
-		cr_assert_geq(field(d, "foreign_releases"), 10, "%s: the cascade, as set-nx-px's", d);
+		cr_assert_gt(field(d, "foreign_releases"), 0, "%s", d);
 		cr_assert_str_eq(text(d, "foreign_source"), "server");
 		cr_assert_str_eq(text(d, "foreign_releases_client"), "n/a", "its release cannot say");
 		cr_assert_eq(field(d, "foreign_unattributed"), 0, "%s: every del was a release's", d);
 		const char *check[] = { "check", dir, NULL };
 		cr_assert_eq(lb(check), 0, "%s: %s", d, out());
-		if (v != 1)
+		if (v == 0) { /* the report tells and draws them, as it does a recipe's */
+			const char *report[] = { "report", dir, NULL };
+			cr_assert_eq(lb(report), 0, "%s", out());
+			char rel[64];
+			snprintf(rel, sizeof(rel), "%s/report.md", d);
+			cr_assert(strstr(fx_slurp(tmpdir, rel), "s deleted client "), "%s",
+				  fx_slurp(tmpdir, rel));
+			snprintf(rel, sizeof(rel), "%s/timeline-marks.dat", d);
+			int marks = 0; /* kind 3: a foreign release */
+			for (const char *p = fx_slurp(tmpdir, rel); (p = strstr(p, " 3\n")); p++)
+				marks++;
+			cr_assert_eq(marks, (int)field(d, "foreign_releases"), "one triangle each");
+		}
+		if (v == 0)
 			continue;
 		/* client by client: the servers' attribution against what each GETDEL returned */
 		char path[PATH_MAX + 32];
@@ -196,6 +216,7 @@ Test(adapters, a_plain_del_is_caught_deleting_another_clients_lock, .init = setu
 					     (int64_t)(field(d, "elapsed_s") * 1e9) };
 		struct lb_foreign_result r;
 		cr_assert_eq(lb_foreign_judge(sec, n, ev, ne, &o, &r), 0);
+		int said_all = 0;
 		for (int c = 0; c < 3; c++) {
 			int said = 0, seen = 0;
 			char rel[64];
@@ -204,9 +225,19 @@ Test(adapters, a_plain_del_is_caught_deleting_another_clients_lock, .init = setu
 				said++;
 			for (uint64_t i = 0; i < r.releases; i++)
 				seen += r.list[i].by == c;
-			cr_assert_eq(seen, said, "client %d: its GETDELs deleted %d others' locks, the "
-				     "servers attribute %d to it", c, said, seen);
+			said_all += said;
+			/* by token, exactly; by time, never more than the truth (a del
+			 * that fell between a set and its section's enter, a fraction
+			 * of a millisecond, is not counted there: index.md) */
+			if (v == 1)
+				cr_assert_eq(seen, said, "%s: client %d: its GETDELs deleted %d others' "
+					     "locks, the servers attribute %d to it", d, c, said, seen);
+			else
+				cr_assert_leq(seen, said, "%s: client %d: its GETDELs deleted %d others' "
+					      "locks, the servers attribute %d to it", d, c, said, seen);
 		}
+		cr_assert_geq(r.releases + 2, (uint64_t)said_all, "%s: the servers saw %llu of %d", d,
+			      (unsigned long long)r.releases, said_all);
 		lb_foreign_result_free(&r);
 		free(sec);
 		free(ev);

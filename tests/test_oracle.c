@@ -272,8 +272,8 @@ Test(foreign, a_plain_del_cascade_is_seen_and_attributed)
 
 /* What is not a foreign release: the holder's own release (at or after its
  * exit), an expiry, a del of a value no section entered with (a failed
- * attempt's), a del before the holder entered, and anything after a watch
- * (a restart or a reconnection: what the server holds is unknown). */
+ * attempt's), and anything after a watch (a restart or a reconnection: what
+ * the server holds is unknown). */
 Test(foreign, own_releases_expiries_and_unknowns_are_not_foreign)
 {
 	struct lb_section s[] = {
@@ -286,7 +286,7 @@ Test(foreign, own_releases_expiries_and_unknowns_are_not_foreign)
 		kev(1, LB_KEY_SET, 0xa), kev(100, LB_KEY_DEL, 0),   /* its own, at its exit */
 		kev(150, LB_KEY_SET, 0x77), kev(151, LB_KEY_DEL, 0), /* a failed attempt, undone */
 		kev(199, LB_KEY_SET, 0xb), kev(250, LB_KEY_EXPIRED, 0), /* expired inside: no release */
-		kev(399, LB_KEY_SET, 0xc), kev(399, LB_KEY_DEL, 0),  /* before client 0 entered */
+		kev(399, LB_KEY_SET, 0xc), kev(500, LB_KEY_DEL, 0),  /* at client 0's exit */
 		kev(599, LB_KEY_SET, 0xd), kev(620, LB_KEY_WATCH, 0), /* a restart: unknown from here */
 		kev(650, LB_KEY_DEL, 0),
 	};
@@ -351,6 +351,35 @@ Test(foreign, an_unread_value_is_matched_by_time_on_one_node_only)
 	lb_foreign_result_free(&r);
 }
 
+/* A del between a set and its section's enter (the acquire's reply on its
+ * way): on one node, where an acquire writes once and never undoes, the lock
+ * was already B's; on several, a library retrying with one token undoes its
+ * failed attempt's sets itself, so only from B's enter on. By time, only
+ * from B's enter on too. */
+Test(foreign, a_del_before_the_enter_counts_on_one_node_by_token)
+{
+	struct lb_section s[] = { held(0, 0, 0, 1, 100, 101, 0xa), held(1, 0, 50, 102, 200, 201, 0xb) };
+	struct lb_key_event e[] = { kev(1, LB_KEY_SET, 0xa), kev(100, LB_KEY_DEL, 0),
+				    kev(100, LB_KEY_SET, 0xb), kev(101, LB_KEY_DEL, 0) };
+	struct lb_foreign_result r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.releases, 1, "client 0's release deleted client 1's fresh lock");
+	cr_assert_eq(r.list[0].owner, 1);
+	cr_assert_eq(r.list[0].by, 0);
+	lb_foreign_result_free(&r);
+	for (size_t i = 0; i < 4; i++)
+		e[i].node = e[i].server = 1;
+	r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.releases, 0, "on several nodes, not before the enter");
+	lb_foreign_result_free(&r);
+	s[0].token = s[1].token = 0; /* by time, on one node */
+	for (size_t i = 0; i < 4; i++)
+		e[i].node = e[i].server = 0;
+	r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.sets_owned, 2);
+	cr_assert_eq(r.releases, 0, "by time, not before the enter");
+	lb_foreign_result_free(&r);
+}
+
 /* Redlock: per node, and only sections that held that node. */
 Test(foreign, redlock_is_judged_per_node)
 {
@@ -367,6 +396,31 @@ Test(foreign, redlock_is_judged_per_node)
 	cr_assert_eq(r.releases, 1);
 	cr_assert_eq(r.list[0].node, 3);
 	cr_assert_eq(r.list[0].owner, 1);
+	lb_foreign_result_free(&r);
+}
+
+/* On several nodes, sections that do not say their token (a library whose
+ * using() hides it) cannot be judged: a failed attempt's set, a late one or
+ * an extension cannot be told from the holder's by time. Not reported. */
+Test(foreign, several_nodes_without_tokens_are_not_judged)
+{
+	struct lb_section s[] = { held(0, 0, 0, 5, 100, 101, 0), held(1, 0, 0, 110, 200, 201, 0) };
+	struct lb_key_event e[] = { kev(4, LB_KEY_SET, 0x1), kev(50, LB_KEY_DEL, 0) };
+	e[0].node = e[1].node = e[0].server = e[1].server = 2;
+	struct lb_foreign_result r = judge_keys(s, 2, e, 2);
+	cr_assert(r.unjudged);
+	lb_foreign_result_free(&r);
+	struct lb_verdict v = judge(s, 2, 2, 300);
+	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, 1000 * MS, 300 * MS };
+	cr_assert_eq(lb_foreign_verdict(&v, s, 2, e, 2, true, &o, &r), 0);
+	cr_assert_eq(v.foreign_source, LB_FOREIGN_NA);
+	lb_foreign_result_free(&r);
+	/* with their tokens they are */
+	s[0].token = 0x1;
+	s[1].token = 0x2;
+	r = judge_keys(s, 2, e, 2);
+	cr_assert_not(r.unjudged);
+	cr_assert_eq(r.releases, 1);
 	lb_foreign_result_free(&r);
 }
 
