@@ -444,6 +444,7 @@ static void one_section(struct client *c)
 	rec->fence = grant.fence;
 	rec->nodes = grant.nodes;
 	rec->lease_end_ns = lease_end(c, sh->t0_ns + rec->enter_ns);
+	rec->token = lb_base_token_hash(c->lock_state); /* whose lock the servers see */
 	rec->release_ns = -1;
 	atomic_store(&rec->state, LB_REC_ENTERED);
 	atomic_store(&c->slot->n_records, n + 1);

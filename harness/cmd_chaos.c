@@ -29,6 +29,7 @@
 struct tally {
 	const struct lock_strategy *s;
 	int runs, overlap, lost, foreign, deadlock, unavailable, contained;
+	int foreign_na;  /* runs whose foreign releases were not measured */
 	int skipped;             /* seeds that could not run here */
 	char why[512];           /* the reason of the last skip */
 	int worst;               /* enum lb_class, by severity */
@@ -95,7 +96,10 @@ static int write_md(const char *out, const struct lb_scenario *sc, struct tally 
 		fprintf(f, "| %s |", t[i].s->name);
 		rate(f, t[i].overlap, t[i].runs);
 		rate(f, t[i].lost, t[i].runs);
-		rate(f, t[i].foreign, t[i].runs);
+		if (t[i].foreign_na) /* a rate of runs, some of which could not tell */
+			fprintf(f, " n/a (%d of %d runs not measured) |", t[i].foreign_na, t[i].runs);
+		else
+			rate(f, t[i].foreign, t[i].runs);
 		rate(f, t[i].deadlock, t[i].runs);
 		rate(f, t[i].contained, t[i].runs);
 		bool ok = t[i].expected < 0 ||
@@ -311,16 +315,19 @@ int lb_cmd_chaos(int argc, char **argv)
 			x->overlap += vd->overlaps > 0;
 			x->lost += res.lost_updates > 0;
 			x->foreign += vd->foreign_releases > 0;
+			x->foreign_na += vd->foreign_source == LB_FOREIGN_NA;
+			char foreign[24];
+			lb_foreign_text(vd, foreign, sizeof(foreign));
 			x->deadlock += vd->recovered == LB_REC_NO;
 			x->contained += res.observed == LB_CLASS_CONTAINED;
 			x->lost_updates += res.lost_updates;
 			if (x->runs == 1 || lb_class_severity(res.observed) >
 					    lb_class_severity((enum lb_class)x->worst))
 				x->worst = (int)res.observed;
-			fprintf(csv, "%s,%llu,%s,%llu,%lld,%llu,%s,%llu,%llu,%llu,%zu,%s\n", x->s->name,
+			fprintf(csv, "%s,%llu,%s,%llu,%lld,%s,%s,%llu,%llu,%llu,%zu,%s\n", x->s->name,
 				(unsigned long long)o.cfg.seed, lb_class_name(res.observed),
-				(unsigned long long)vd->overlaps, res.lost_updates,
-				(unsigned long long)vd->foreign_releases, lb_recovered_name(vd->recovered),
+				(unsigned long long)vd->overlaps, res.lost_updates, foreign,
+				lb_recovered_name(vd->recovered),
 				(unsigned long long)res.stale_writes_rejected,
 				(unsigned long long)res.writes_aborted,
 				(unsigned long long)res.acquire_errors, res.n_events, o.cfg.out_dir);

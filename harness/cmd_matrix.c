@@ -38,6 +38,7 @@ struct cell {
 	char differs[300];     /* how the first repetition that differed did */
 	/* figures of the repetitions, summed */
 	uint64_t overlaps, foreign, lost_leases, errors, stale, aborted;
+	bool foreign_na;       /* a repetition could not measure foreign releases */
 	long long lost_updates;
 	double orphan_ms;      /* worst */
 	int deadlocks;
@@ -236,6 +237,7 @@ struct rep_result {
 	int recovered;         /* enum lb_recovered */
 	char skipped[512];
 	uint64_t seed, sections, overlaps, foreign, lost_leases, errors, timeouts, stale, aborted;
+	bool foreign_na;       /* foreign releases not measured (printed n/a, never 0) */
 	double overlap_ms, orphan_ms;
 	long long lost_updates;
 	char dir[PATH_MAX];
@@ -288,6 +290,7 @@ static void measure(const struct matrix *m, const struct cell *cell, int rep,
 	out->overlaps = v->overlaps;
 	out->overlap_ms = v->overlap_ms;
 	out->foreign = v->foreign_releases;
+	out->foreign_na = v->foreign_source == LB_FOREIGN_NA;
 	out->lost_leases = v->lost_leases;
 	out->orphan_ms = v->orphan_ms;
 	out->errors = res.acquire_errors;
@@ -343,11 +346,14 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 	cell->deadlocks += r->recovered == LB_REC_NO;
 	if (r->orphan_ms > cell->orphan_ms)
 		cell->orphan_ms = r->orphan_ms;
-	fprintf(csv, "%s,%s,%s,%s,%d,%s,%llu,%llu,%.3f,%lld,%llu,%llu,%.1f,%s,%llu,%llu,%llu,%s\n",
+	char foreign[24];
+	snprintf(foreign, sizeof(foreign), r->foreign_na ? "n/a" : "%llu", (unsigned long long)r->foreign);
+	cell->foreign_na |= r->foreign_na;
+	fprintf(csv, "%s,%s,%s,%s,%d,%s,%llu,%llu,%.3f,%lld,%s,%llu,%.1f,%s,%llu,%llu,%llu,%s\n",
 		sc->name, cell->s->name, expected, lb_class_name((enum lb_class)r->observed), rep + 1,
 		pass ? "yes" : "no", (unsigned long long)r->sections,
 		(unsigned long long)r->overlaps, r->overlap_ms, r->lost_updates,
-		(unsigned long long)r->foreign, (unsigned long long)r->lost_leases, r->orphan_ms,
+		foreign, (unsigned long long)r->lost_leases, r->orphan_ms,
 		lb_recovered_name((enum lb_recovered)r->recovered), (unsigned long long)r->errors,
 		(unsigned long long)r->timeouts, (unsigned long long)r->seed, r->dir);
 	fflush(csv);
@@ -541,6 +547,8 @@ static void figures(const struct cell *c, char *buf, size_t len)
 				      (unsigned long long)c->aborted);
 	if (c->foreign && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%llu foreign · ", (unsigned long long)c->foreign);
+	else if (c->foreign_na && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "foreign n/a · ");
 	if (c->deadlocks && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "never recovered · ");
 	else if (c->orphan_ms > 0 && n < len)

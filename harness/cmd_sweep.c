@@ -79,13 +79,15 @@ int lb_cmd_sweep(int argc, char **argv)
 				continue;
 			}
 			const struct lb_verdict *v = &res.verdict;
-			fprintf(csv, "%s,%s,%lld,%llu,%.2f,%.0f,%.0f,%s,%llu,%lld,%llu,%.4f,%llu,%llu,%s,%s\n",
+			char foreign[24];
+			lb_foreign_text(v, foreign, sizeof(foreign)); /* n/a, never 0, when not measured */
+			fprintf(csv, "%s,%s,%lld,%llu,%.2f,%.0f,%.0f,%s,%llu,%lld,%s,%.4f,%llu,%llu,%s,%s\n",
 				cfg.strategy->name, o.vary_name, (long long)o.vary[k],
 				(unsigned long long)v->sections, res.throughput_per_s,
 				lb_hist_quantile_us(&res.latency, 0.5), lb_hist_quantile_us(&res.latency, 0.99),
 				lb_summary_get(&sum, "cmds_per_section"), /* n/a: not countable */
 				(unsigned long long)v->overlaps, res.lost_updates,
-				(unsigned long long)v->foreign_releases, v->fairness,
+				foreign, v->fairness,
 				(unsigned long long)res.client_rss_kb, (unsigned long long)cfg.seed,
 				cfg.out_dir, lb_summary_get(&sum, "split_brain_ms"));
 			fflush(csv);

@@ -18,6 +18,7 @@
 static const char *const yes_no[] = { "yes", "no", NULL };
 static const char *const recovered[] = { "yes", "no", "n/a", NULL };
 static const char *const works[] = { "counter", "none", NULL };
+static const char *const foreign_sources[] = { "server", "client", "n/a", NULL };
 static const char *const stop_signals[] = { "-", "SIGINT", "SIGTERM", NULL };
 static const char *const classes[] = { "safe", "overlap", "foreign-release", "deadlock",
 				       "unavailable", "contained", "inconclusive", "interrupted",
@@ -95,6 +96,10 @@ static const struct lb_figdef table[] = {
 	INT("acquire_censored", "calls", 0, COUNT, false, LB_FD_RECOMPUTED),
 	TEXT("stop_signal", stop_signals, LB_FD_MEASURED),
 	TEXT("acquire_lower_bounds", NULL, LB_FD_RECOMPUTED),
+	TEXT("foreign_source", foreign_sources, LB_FD_RECOMPUTED),
+	INT("foreign_releases_client", "releases", 0, COUNT, true, LB_FD_RECOMPUTED),
+	INT("foreign_unattributed", "releases", 0, COUNT, true, LB_FD_RECOMPUTED),
+	INT("key_events", "events", 0, COUNT, true, LB_FD_MEASURED),
 };
 
 const struct lb_figdef *lb_figdefs(size_t *n)

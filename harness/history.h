@@ -42,6 +42,8 @@ struct lb_section {
 				     (its own extensions included); LB_LEASE_UNKNOWN (-1)
 				     (or 0) when the lock cannot tell, LB_LEASE_NEVER (INT64_MAX)
 				     for a lock without a TTL */
+	uint64_t token;           /* lb_token_hash (plumbing.h) of the value its acquire wrote,
+				     0 when not known */
 };
 
 /* Does @s say when its lease ran out (a time, not never, not unknown)? A

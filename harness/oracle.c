@@ -38,6 +38,11 @@ int lb_wait_end_parse(const char *name)
 	return -1;
 }
 
+const char *lb_foreign_source_name(enum lb_foreign_source s)
+{
+	return s == LB_FOREIGN_SERVER ? "server" : s == LB_FOREIGN_CLIENT ? "client" : "n/a";
+}
+
 const char *lb_recovered_name(enum lb_recovered r)
 {
 	return r == LB_REC_YES ? "yes" : r == LB_REC_NO ? "no" : "n/a";
@@ -259,7 +264,7 @@ int lb_oracle_judge_history(const struct lb_history *h, struct lb_verdict *v, ui
 	for (size_t i = 0; i < n; i++) {
 		v->completed += s[i].release_ns >= 0;
 		if (s[i].outcome == LB_OUT_FOREIGN)
-			v->foreign_releases++;
+			v->foreign_releases++, v->foreign_client++;
 		else if (s[i].outcome == LB_OUT_LOST)
 			v->lost_leases++;
 		if (s[i].client >= 0 && s[i].client < clients)
@@ -330,7 +335,7 @@ enum lb_class lb_classify(const struct lb_class_input *in, char *why, size_t len
 		snprintf(lost, sizeof(lost), "lost updates %lld..%lld", in->lost_min, in->lost_max);
 	else
 		snprintf(lost, sizeof(lost), "lost updates %lld", in->lost_min);
-	if (v->foreign_releases > 0)
+	if (v->foreign_releases > 0 && v->foreign_source != LB_FOREIGN_NA)
 		return said(why, len, LB_CLASS_FOREIGN, "%llu release%s deleted another client's lock",
 			    (unsigned long long)v->foreign_releases, v->foreign_releases == 1 ? "" : "s");
 	if (v->overlaps > 0 && in->lost_max <= 0 && in->stopped > 0)
@@ -367,9 +372,12 @@ enum lb_class lb_classify(const struct lb_class_input *in, char *why, size_t len
 	if (v->completed == 0)
 		return said(why, len, LB_CLASS_INCONCLUSIVE, "no critical section completed "
 			    "(%llu entered): nothing shows the lock worked", (unsigned long long)v->sections);
+	bool na = v->foreign_source == LB_FOREIGN_NA;
 	if (range)
-		return said(why, len, LB_CLASS_SAFE, "no overlap, %s (the lower end: none proven)", lost);
-	return said(why, len, LB_CLASS_SAFE, "no overlap, no lost update, no foreign release");
+		return said(why, len, LB_CLASS_SAFE, "no overlap, %s (the lower end: none proven)%s",
+			    lost, na ? ", foreign releases not measured" : "");
+	return said(why, len, LB_CLASS_SAFE, "no overlap, no lost update, %s",
+		    na ? "foreign releases not measured" : "no foreign release");
 }
 
 int lb_class_severity(enum lb_class c)

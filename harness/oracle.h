@@ -13,13 +13,23 @@
 enum lb_recovered { LB_REC_NA, LB_REC_YES, LB_REC_NO };
 const char *lb_recovered_name(enum lb_recovered r);
 
+/* Where foreign_releases comes from: the releases' own outcomes (what
+ * lb_oracle_judge counts), the servers' key events (foreign.h: the figure
+ * reported where lockbench started the servers), or nowhere (n/a: a library's
+ * release on servers lockbench did not start). */
+enum lb_foreign_source { LB_FOREIGN_CLIENT, LB_FOREIGN_SERVER, LB_FOREIGN_NA };
+const char *lb_foreign_source_name(enum lb_foreign_source s); /* client, server, n/a */
+
 struct lb_verdict {
 	uint64_t sections;
 	uint64_t completed;      /* sections whose release returned */
 	uint64_t overlaps;       /* sections that began while another client's was open */
 	double overlap_ms;       /* time with two or more clients inside, summed over keys */
 	int max_holders;         /* most clients inside one key's section at once */
-	uint64_t foreign_releases;
+	uint64_t foreign_releases; /* from foreign_source; 0 when n/a */
+	uint64_t foreign_client;   /* releases whose outcome says they deleted another's lock */
+	uint64_t foreign_unattributed; /* the servers' ones with no release in flight */
+	enum lb_foreign_source foreign_source;
 	uint64_t lost_leases;
 	uint64_t holder_deaths;  /* sections that ended with the holder killed */
 	double orphan_ms;        /* longest time from a holder's death to the next acquire */
@@ -91,7 +101,8 @@ struct lb_class_input {
  *   interrupted      a signal (Ctrl-C, SIGTERM) stopped the run before its end:
  *                    what ran is a shorter run than the one asked for, never
  *                    compared with an expectation (@why says what it showed)
- *   foreign-release  a release deleted another client's lock
+ *   foreign-release  a release deleted another client's lock (never when
+ *                    foreign releases are n/a: the sentences then say so)
  *   contained        two clients were inside at once, but no update can have
  *                    been lost (the upper end of the range is 0) and the
  *                    damage was stopped: the resource refused a stale fence,

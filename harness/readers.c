@@ -253,19 +253,37 @@ static int by_enter(const void *pa, const void *pb)
 	return by_client_seq(pa, pb);
 }
 
-/* One row: every field checked, and the row against itself. */
+/* A token's hash (lb_token_hash): 1 to 16 hex digits, not 0; "" is 0 (none). */
+static int rd_hash(const struct rd *r, const char *name, const char *v, uint64_t *out)
+{
+	size_t len = strlen(v);
+
+	*out = 0;
+	if (!len)
+		return 0;
+	if (len > 16 || strspn(v, "0123456789abcdef") != len || !(*out = strtoull(v, NULL, 16)))
+		return rd_fail(r, "field %s: expected 1 to 16 hex digits (a-f, not all 0) or nothing, "
+			       "got '%.40s'", name, v);
+	return 0;
+}
+
+/* One row of a history with @cols columns (8, 9 or 11): every field
+ * checked, and the row against itself. */
 static int history_row(struct rd *r, int clients, int keys, size_t cols, struct lb_section *s)
 {
 	static const long long T = INT64_MAX / 4; /* times: far beyond any run */
-	static const char *const header[] = { LB_HISTORY_HEADER_8, LB_HISTORY_HEADER_9,
-					      LB_HISTORY_HEADER };
+	const char *header = cols == 8 ? LB_HISTORY_HEADER_8 : cols == 9 ? LB_HISTORY_HEADER_9 :
+			     LB_HISTORY_HEADER;
 	bool with_nodes = cols >= 9;
-	char *f[10];
+	char *f[11];
 	long long x[8];
 	int rc, outcome;
 	uint32_t nodes = 0;
+	uint64_t token = 0;
 
-	if ((rc = rd_fields(r, r->buf, f, cols, header[cols - 8])) < 0)
+	if ((rc = rd_fields(r, r->buf, f, cols, header)) < 0)
+		return rc;
+	if (cols == 11 && (rc = rd_hash(r, "token", f[10], &token)) < 0)
 		return rc;
 	/* nodes: empty, or node indexes joined by '+', each once, ascending */
 	for (const char *p = with_nodes ? f[8] : ""; *p;) {
@@ -293,9 +311,9 @@ static int history_row(struct rd *r, int clients, int keys, size_t cols, struct 
 		return rc;
 	/* lease_end_ns: a time, never (no TTL), or empty (not known) */
 	x[7] = LB_LEASE_UNKNOWN;
-	if (cols == 10 && !strcmp(f[9], "never"))
+	if (cols == 11 && !strcmp(f[9], "never"))
 		x[7] = LB_LEASE_NEVER;
-	else if (cols == 10 && (rc = rd_int(r, "lease_end_ns", f[9], true, 0, T, &x[7])) < 0)
+	else if (cols == 11 && (rc = rd_int(r, "lease_end_ns", f[9], true, 0, T, &x[7])) < 0)
 		return rc;
 	if (x[3] < x[2])
 		return rd_fail(r, "field enter_ns: %lld is before acquire_start_ns %lld", x[3], x[2]);
@@ -310,7 +328,7 @@ static int history_row(struct rd *r, int clients, int keys, size_t cols, struct 
 	*s = (struct lb_section){
 		.client = (int)x[0], .key = (int)(x[0] % keys), .seq = (uint32_t)x[1],
 		.acquire_start_ns = x[2], .enter_ns = x[3], .exit_ns = x[4], .release_ns = x[5],
-		.outcome = (enum lb_outcome)outcome, .fence = x[6], .nodes = nodes,
+		.outcome = (enum lb_outcome)outcome, .fence = x[6], .nodes = nodes, .token = token,
 		.lease_end_ns = x[7],
 	};
 	return 0;
@@ -340,7 +358,7 @@ int lb_history_read_file(FILE *f, const char *path, int clients, int keys,
 			return rc;
 		return rd_fail(&r, "expected the header %s", LB_HISTORY_HEADER);
 	}
-	size_t cols = !strcmp(buf, LB_HISTORY_HEADER) ? 10 : !strcmp(buf, LB_HISTORY_HEADER_9) ? 9 : 8;
+	size_t cols = !strcmp(buf, LB_HISTORY_HEADER) ? 11 : !strcmp(buf, LB_HISTORY_HEADER_9) ? 9 : 8;
 	while ((rc = rd_next(&r)) > 0) {
 		if (k == cap) {
 			struct lb_section *nv = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
@@ -552,6 +570,90 @@ int lb_events_read(const char *path, int clients, struct lb_event **out, size_t 
 		return *out ? 0 : LB_ENOMEM;
 	}
 	rc = lb_events_read_file(f, path, clients, out, n);
+	fclose(f);
+	return rc;
+}
+
+/* ---- keyevents.csv ---- */
+
+int lb_key_events_read_file(FILE *f, const char *path, int keys, struct lb_key_event **out,
+			    size_t *n)
+{
+	char buf[LB_READ_MAX_LINE];
+	struct lb_key_event *v = NULL;
+	size_t cap = 0, k = 0;
+	struct rd r;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rd_init(&r, f, path, buf, sizeof(buf));
+	if ((rc = rd_next(&r)) <= 0 || strcmp(buf, LB_KEY_EVENTS_HEADER)) {
+		if (rc < 0)
+			return rc;
+		return rd_fail(&r, "expected the header %s", LB_KEY_EVENTS_HEADER);
+	}
+	while ((rc = rd_next(&r)) > 0) {
+		char *fl[7];
+		long long t, server, port, node, key;
+		uint64_t value = 0;
+		int kind;
+		if ((rc = rd_fields(&r, buf, fl, 7, LB_KEY_EVENTS_HEADER)) < 0 ||
+		    (rc = rd_int(&r, "t_ns", fl[0], false, 0, INT64_MAX / 4, &t)) < 0 ||
+		    (rc = rd_int(&r, "server", fl[1], false, 0, LB_KEYWATCH_MAX_SERVERS - 1, &server)) < 0 ||
+		    (rc = rd_int(&r, "port", fl[2], false, 0, 65535, &port)) < 0 ||
+		    (rc = rd_int(&r, "node", fl[3], false, 0, LB_MAX_NODES - 1, &node)) < 0)
+			break;
+		if ((kind = lb_key_kind_parse(fl[5])) < 0) {
+			rc = rd_fail(&r, "field event: expected set, del, expired, watch or unwatch, got "
+				     "'%.40s'", fl[5]);
+			break;
+		}
+		bool whole = kind == LB_KEY_WATCH || kind == LB_KEY_UNWATCH; /* the server, no key */
+		if ((rc = rd_int(&r, "key", fl[4], whole, 0, keys - 1, &key)) < 0)
+			break;
+		if (whole && *fl[4]) {
+			rc = rd_fail(&r, "field key: %s is about the whole server: expected nothing, got "
+				     "'%.40s'", fl[5], fl[4]);
+			break;
+		}
+		if (kind != LB_KEY_SET && *fl[6]) {
+			rc = rd_fail(&r, "field value: only a set has one, got '%.40s'", fl[6]);
+			break;
+		}
+		if ((rc = rd_hash(&r, "value", fl[6], &value)) < 0)
+			break;
+		if (k == cap) {
+			struct lb_key_event *nv = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+			if (!nv) {
+				rc = LB_ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		v[k++] = (struct lb_key_event){ .t_ns = t, .value = value, .key = (int32_t)key,
+						.port = (int32_t)port, .server = (uint8_t)server,
+						.node = (uint8_t)node, .kind = (uint8_t)kind };
+	}
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	*out = v ? v : calloc(1, sizeof(*v));
+	*n = k;
+	return *out ? 0 : LB_ENOMEM;
+}
+
+int lb_key_events_read(const char *path, int keys, struct lb_key_event **out, size_t *n)
+{
+	int rc;
+	FILE *f = open_in(path, true, &rc);
+
+	*out = NULL;
+	*n = 0;
+	if (!f)
+		return rc;
+	rc = lb_key_events_read_file(f, path, keys, out, n);
 	fclose(f);
 	return rc;
 }

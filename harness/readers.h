@@ -18,6 +18,7 @@
 
 #include <stdio.h>
 
+#include "foreign.h"
 #include "history.h"
 #include "metrics.h"
 #include "results.h"
@@ -61,6 +62,13 @@ int lb_waiters_read_file(FILE *f, const char *path, int clients, int keys,
 /* events.csv (absent: zero events); caller frees. */
 int lb_events_read(const char *path, int clients, struct lb_event **out, size_t *n);
 int lb_events_read_file(FILE *f, const char *path, int clients, struct lb_event **out, size_t *n);
+
+/* keyevents.csv of a run on @keys keys (the servers' key events, foreign.h),
+ * in the file's order, which is each server's own: a malloc'd array the caller
+ * frees. The file must exist. */
+int lb_key_events_read(const char *path, int keys, struct lb_key_event **out, size_t *n);
+int lb_key_events_read_file(FILE *f, const char *path, int keys, struct lb_key_event **out,
+			    size_t *n);
 
 /* latency.csv into a histogram (absent: empty). */
 int lb_latency_read(const char *path, struct lb_hist *h);

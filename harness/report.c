@@ -15,6 +15,36 @@
 #include "shared.h"
 #include "verify.h"
 
+/* A release the servers saw delete a lock another client was inside
+ * (keyevents.csv, judged again: foreign.h) is told and drawn as a foreign
+ * release, whatever the release itself could say (a library's cannot). */
+static int mark_servers_foreign(const char *dir, struct lb_run_files *rf)
+{
+	const char *src = lb_summary_get(&rf->sum, "foreign_source");
+	char path[PATH_MAX];
+	struct lb_key_event *ke;
+	struct lb_foreign_result fr;
+	size_t nk;
+	int rc;
+
+	if (!src || strcmp(src, "server"))
+		return 0;
+	snprintf(path, sizeof(path), "%.4000s/keyevents.csv", dir);
+	if ((rc = lb_key_events_read(path, rf->keys, &ke, &nk)) < 0)
+		return rc;
+	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, rf->ttl_ms * LB_NS_PER_MS,
+				     (int64_t)(rf->elapsed_s * 1e9) };
+	rc = lb_foreign_judge(rf->sec, rf->n, ke, nk, &o, &fr);
+	for (uint64_t i = 0; rc == 0 && i < fr.releases; i++)
+		for (size_t j = 0; j < rf->n; j++)
+			if (rf->sec[j].client == fr.list[i].by && rf->sec[j].seq == fr.list[i].by_seq &&
+			    rf->sec[j].release_ns >= 0)
+				rf->sec[j].outcome = LB_OUT_FOREIGN;
+	lb_foreign_result_free(&fr);
+	free(ke);
+	return rc;
+}
+
 int lb_run_files_load(const char *dir, struct lb_run_files *rf)
 {
 	char path[PATH_MAX];
@@ -40,7 +70,7 @@ int lb_run_files_load(const char *dir, struct lb_run_files *rf)
 		return rc;
 	}
 	snprintf(path, sizeof(path), "%.4000s/latency.csv", dir);
-	if ((rc = lb_latency_read(path, &rf->lat)) < 0) {
+	if ((rc = lb_latency_read(path, &rf->lat)) < 0 || (rc = mark_servers_foreign(dir, rf)) < 0) {
 		lb_run_files_free(rf);
 		return rc;
 	}

@@ -192,7 +192,7 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "max_holders", "%d", v->max_holders);
 	put(s, "lost_updates", "%lld", res->lost_updates);
 	put(s, "lost_updates_max", "%lld", res->lost_updates_max);
-	if (cfg->strategy->blind_release) /* the library's own release: cannot be seen */
+	if (v->foreign_source == LB_FOREIGN_NA) /* a library's release, servers not watched */
 		put(s, "foreign_releases", "n/a");
 	else
 		put(s, "foreign_releases", "%llu", (unsigned long long)v->foreign_releases);
@@ -277,6 +277,19 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 			*p = ';';
 	put(s, "observed_why", "%s", why);
 	put(s, "faults_unfired", "%s", res->unfired[0] ? res->unfired : "-");
+	/* foreign releases: from where, the releases' own count beside the servers' */
+	put(s, "foreign_source", "%s", lb_foreign_source_name(v->foreign_source));
+	if (cfg->strategy->blind_release)
+		put(s, "foreign_releases_client", "n/a");
+	else
+		put(s, "foreign_releases_client", "%llu", (unsigned long long)v->foreign_client);
+	if (v->foreign_source == LB_FOREIGN_SERVER) {
+		put(s, "foreign_unattributed", "%llu", (unsigned long long)v->foreign_unattributed);
+		put(s, "key_events", "%zu", res->n_key_events);
+	} else {
+		put(s, "foreign_unattributed", "n/a");
+		put(s, "key_events", "n/a");
+	}
 	/* waits that never entered are in the acquire figures at their length so far */
 	put(s, "acquire_censored", "%llu", (unsigned long long)res->censored.n);
 	lower_bounds(res, bounds, sizeof(bounds));
@@ -336,11 +349,15 @@ static void write_history(FILE *f, const struct lb_run_result *res)
 			}
 		/* lease_end_ns: empty when the lock could not tell, never without a TTL */
 		if (s->lease_end_ns == LB_LEASE_NEVER)
-			fprintf(f, ",never\n");
+			fprintf(f, ",never");
 		else if (lb_lease_known(s))
-			fprintf(f, ",%lld\n", (long long)s->lease_end_ns);
+			fprintf(f, ",%lld", (long long)s->lease_end_ns);
 		else
-			fprintf(f, ",\n");
+			fputc(',', f);
+		fputc(',', f); /* token: its hash, empty when not known */
+		if (s->token)
+			fprintf(f, "%llx", (unsigned long long)s->token);
+		fputc('\n', f);
 	}
 }
 
@@ -381,6 +398,21 @@ void lb_events_write(FILE *f, const struct lb_run_result *res)
 		if (e->node >= 0)
 			fprintf(f, "%d", e->node);
 		fprintf(f, ",%lld\n", (long long)e->value);
+	}
+}
+
+void lb_key_events_write(FILE *f, const struct lb_run_result *res)
+{
+	fprintf(f, "%s\n", LB_KEY_EVENTS_HEADER);
+	for (size_t i = 0; i < res->n_key_events; i++) {
+		const struct lb_key_event *e = &res->key_events[i];
+		fprintf(f, "%lld,%d,%d,%d,", (long long)e->t_ns, e->server, e->port, e->node);
+		if (e->key >= 0)
+			fprintf(f, "%d", e->key);
+		fprintf(f, ",%s,", lb_key_kind_name(e->kind));
+		if (e->kind == LB_KEY_SET && e->value)
+			fprintf(f, "%llx", (unsigned long long)e->value);
+		fputc('\n', f);
 	}
 }
 
@@ -469,6 +501,11 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 		lb_events_write(o.f, res);
 		rc = lb_outfile_close(&o);
 	}
+	if (rc == 0 && res->key_events &&
+	    (rc = lb_outfile_open(&o, cfg->out_dir, "keyevents.csv", true)) == 0) {
+		lb_key_events_write(o.f, res);
+		rc = lb_outfile_close(&o);
+	}
 	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "meta.txt", true)) == 0) {
 		lb_meta_write(o.f, cfg, res);
 		rc = lb_outfile_close(&o);
@@ -480,6 +517,52 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 	if (rc == 0 && s->invalid)
 		rc = LB_EINVAL; /* written, to be looked at; reported by lb_summary_build */
 	return rc;
+}
+
+void lb_foreign_text(const struct lb_verdict *v, char *buf, size_t len)
+{
+	if (v->foreign_source == LB_FOREIGN_NA)
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v->foreign_releases);
+}
+
+/* Where the foreign releases were seen, what they were, and where the
+ * releases' own count differs from the servers'. */
+static void print_foreign(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
+{
+	const struct lb_verdict *v = &res->verdict;
+	const struct lb_foreign_result *fr = &res->foreign;
+
+	if (v->foreign_source != LB_FOREIGN_SERVER) {
+		fprintf(f, "  foreign      %s: %s\n", v->foreign_source == LB_FOREIGN_NA ? "n/a" :
+			"as the releases said (a GETDEL's old value)", res->foreign_why[0] ?
+			res->foreign_why : "not measured");
+		return;
+	}
+	fprintf(f, "  foreign      seen by the servers: %zu key events, %llu sets (%llu of a section), "
+		   "%llu dels, %llu of another client's lock (%llu with no release in flight)",
+		res->n_key_events, (unsigned long long)fr->sets, (unsigned long long)fr->sets_owned,
+		(unsigned long long)fr->dels, (unsigned long long)fr->releases,
+		(unsigned long long)fr->unattributed);
+	if (!cfg->strategy->blind_release && v->foreign_client != v->foreign_releases)
+		fprintf(f, "; the releases themselves said %llu", (unsigned long long)v->foreign_client);
+	fputc('\n', f);
+	for (size_t i = 0; i < fr->releases && i < 3; i++) {
+		const struct lb_foreign_release *x = &fr->list[i];
+		char by[32];
+		if (x->by >= 0)
+			snprintf(by, sizeof(by), "client %d's release", x->by);
+		else
+			snprintf(by, sizeof(by), "a del (no release in flight)");
+		fprintf(f, "               %.3f s: %s deleted client %d's lock", (double)x->t_ns / 1e9, by,
+			x->owner);
+		if (cfg->nodes > 1 || cfg->strategy->min_nodes > 1)
+			fprintf(f, " on node %d", x->node);
+		fputc('\n', f);
+	}
+	if (fr->releases > 3)
+		fprintf(f, "               ... %llu more\n", (unsigned long long)(fr->releases - 3));
 }
 
 /* An acquire figure; ">=" when a wait that never entered makes it a lower
@@ -556,15 +639,13 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 	else
 		snprintf(lost, sizeof(lost), "%lld", res->lost_updates);
 	char foreign[64];
-	if (cfg->strategy->blind_release)
-		snprintf(foreign, sizeof(foreign), "n/a (the library's own release)");
-	else
-		snprintf(foreign, sizeof(foreign), "%llu", (unsigned long long)v->foreign_releases);
+	lb_foreign_text(v, foreign, sizeof(foreign));
 	fprintf(f, "  safety       overlaps %llu (%.1f ms, max %d holders, canary %llu), "
 		   "lost updates %s, foreign releases %s, lost leases %llu\n",
 		(unsigned long long)v->overlaps, v->overlap_ms, v->max_holders,
 		(unsigned long long)res->canary_violations, lost, foreign,
 		(unsigned long long)v->lost_leases);
+	print_foreign(f, cfg, res);
 	if (res->stale_writes_rejected || res->writes_aborted)
 		fprintf(f, "  stopped      %llu stale reads/writes refused by the fenced resource, "
 			   "%llu sections aborted on a lost lease\n",

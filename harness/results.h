@@ -10,10 +10,10 @@
 #include "run.h"
 
 #define LB_HISTORY_HEADER "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence,nodes," \
-	"lease_end_ns"
-/* The header before the lease_end_ns column: such files are still read (lease ends unknown). */
+	"lease_end_ns,token"
+/* The headers before the lease_end_ns and token columns, and before the nodes
+ * column: such files are still read (lease ends, tokens, nodes unknown). */
 #define LB_HISTORY_HEADER_9 "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence,nodes"
-/* The header before the nodes column: such files are still read (nodes unknown). */
 #define LB_HISTORY_HEADER_8 "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence"
 /* waiters.csv: each client's acquire calls after its last enter that did not enter */
 #define LB_WAITERS_HEADER "client,calls,start_ns,last_try_ns,end_ns,ended"
@@ -57,8 +57,15 @@ int lb_results_prepare_dir(const char *dir);
  * failure. LB_EINVAL, after writing them, when @s holds invalid values. */
 int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
 		     const struct lb_summary *s);
+/* foreign_releases as printed: the number, or n/a (foreign_source). */
+void lb_foreign_text(const struct lb_verdict *v, char *buf, size_t len);
 /* Print the readable summary table. */
 void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res);
+
+/* keyevents.csv: what the lock servers did to the lock keys (foreign.h), in
+ * the watcher's order; the set's value is its hash. */
+#define LB_KEY_EVENTS_HEADER "t_ns,server,port,node,key,event,value"
+void lb_key_events_write(FILE *f, const struct lb_run_result *res);
 
 /* events.csv: t_ns,event,client,node,value */
 void lb_events_write(FILE *f, const struct lb_run_result *res);

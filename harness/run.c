@@ -18,6 +18,7 @@
 
 #include "adapter.h"
 #include "faults.h"
+#include "keywatch.h"
 #include "rserver.h"
 #include "run.h"
 #include "scenario.h"
@@ -67,6 +68,8 @@ struct run_ctx {
 	struct lb_injector inj;
 	pid_t relay;               /* the relay process of network faults, or 0 */
 	bool strategy_failed;      /* a client's strategy broke (an adapter): the run fails */
+	struct lb_keywatch kw;     /* what the lock servers do to the lock keys */
+	uint64_t kw_cmds;          /* the watcher's commands on the lock nodes when counted */
 };
 
 static int64_t rel_now(const struct run_ctx *r)
@@ -365,6 +368,45 @@ static int start_cluster(struct run_ctx *r)
 		return LB_EINVAL;
 	r->watcher = lb_cluster_watch(&r->cluster, cluster_news, r);
 	return r->watcher < 0 ? (int)r->watcher : 0;
+}
+
+/* The key watcher (keywatch.h) on every server lockbench started that holds
+ * the lock as a primary, or may: the lock nodes, a failover's replica, a
+ * Sentinel topology's primary and replicas, a cluster's shard of the lock. */
+static void start_keywatch(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	struct lb_keywatch_server srv[LB_KEYWATCH_MAX_SERVERS];
+	int n = 0;
+
+	if (cfg->sentinel) {
+		srv[n++] = (struct lb_keywatch_server){ r->topo.primary->port,
+							r->topo.front[LB_PART_PRIMARY], 0, true };
+		for (int i = 0; i < LB_TOPO_REPLICAS; i++)
+			srv[n++] = (struct lb_keywatch_server){ r->topo.replica[i]->port,
+								r->topo.front[LB_PART_REPLICA0 + i], 0,
+								true };
+	} else if (cfg->cluster) {
+		for (int i = 0; i < LB_CLUSTER_NODES; i += LB_CLUSTER_SHARDS)
+			srv[n++] = (struct lb_keywatch_server){ r->cluster.node[i]->port,
+								r->cluster.front[i], 0, true };
+	} else {
+		for (size_t i = 0; i < r->n_lock; i++)
+			srv[n++] = (struct lb_keywatch_server){ r->srv[i]->port, 0, (int)i, false };
+		if (r->replica)
+			srv[n++] = (struct lb_keywatch_server){ r->replica->port, 0, 0, true };
+	}
+	lb_keywatch_start_run(&r->kw, srv, n, cfg->strategy, r->prefix, cfg->keys, cfg->duration_s,
+			      r->res->foreign_why, sizeof(r->res->foreign_why));
+}
+
+/* The watcher's commands on the servers the lock nodes' commands are counted on. */
+static uint64_t keywatch_cmds(const struct run_ctx *r)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < r->n_lock; i++)
+		n += lb_keywatch_commands(&r->kw, r->lock[i].port);
+	return n;
 }
 
 static int start_servers(struct run_ctx *r)
@@ -969,6 +1011,7 @@ static void run_cleanup(struct run_ctx *r)
 		lb_node_close(&r->lock[i]);
 	lb_node_close(&r->resource);
 	lb_faults_finish(&r->inj);
+	lb_keywatch_stop(&r->kw);
 	keep_logs(r);
 	r->topo.primary = NULL; /* srv[0]'s; the Sentinels go first, then every server */
 	lb_sentinel_topo_destroy(&r->topo);
@@ -1136,12 +1179,24 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		rc = check_replica(&r);
 	if (rc < 0)
 		goto out;
+	const char *no_watch = getenv("LOCKBENCH_NO_KEYWATCH");
+	if (!theirs && !(no_watch && *no_watch)) {
+		start_keywatch(&r);
+		if (!r.kw.log)
+			lb_errorf("warning: the servers' count of foreign releases is not measured: %s",
+				  res->foreign_why);
+	} else {
+		snprintf(res->foreign_why, sizeof(res->foreign_why), "%s", theirs ?
+			 "the servers are not lockbench's: it does not watch them" :
+			 "LOCKBENCH_NO_KEYWATCH is set: the servers were not watched");
+	}
 	redis_version(&r);
 	load_resource_scripts(&r);
 	if ((rc = fork_clients(&r)) < 0)
 		goto out;
 	wait_started(&r);
 	n_srv = lock_snapshot(&r, before, srv_name); /* at t0: the clients wait for go */
+	r.kw_cmds = keywatch_cmds(&r);
 	r.inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r.sh,
 				      .lock_srv = theirs ? NULL : r.srv, .n_lock = r.n_lock,
 				      .replica = cfg->sentinel ? r.topo.replica[0] :
@@ -1161,6 +1216,12 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		rc = LB_EPROTO;
 		goto out;
 	}
+	if (r.kw.log && lb_keywatch_finish(&r.kw, r.sh->t0_ns, &res->key_events, &res->n_key_events,
+					   res->foreign_why, sizeof(res->foreign_why)) < 0)
+		lb_errorf("warning: the servers' count of foreign releases is not measured: %s",
+			  res->foreign_why);
+	r.kw_cmds = keywatch_cmds(&r) - r.kw_cmds; /* what the watcher added meanwhile */
+	lb_keywatch_stop(&r.kw);
 	if ((rc = collect(&r)) < 0)
 		goto out;
 	read_counters(&r);
@@ -1188,6 +1249,9 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	res->lock_commands_known = lb_lock_commands_between(before, after, names, n_srv, r.n_lock,
 							    &res->lock_commands, res->lock_commands_why,
 							    sizeof(res->lock_commands_why));
+	/* not the lock's: what the key watcher sent them meanwhile (r.kw_cmds) */
+	if (res->lock_commands_known)
+		res->lock_commands -= r.kw_cmds < res->lock_commands ? r.kw_cmds : res->lock_commands;
 	res->canary_violations = atomic_load(&r.sh->canary_violations);
 	res->per_client = calloc((size_t)cfg->clients, sizeof(*res->per_client));
 	if (!res->per_client) {
@@ -1199,6 +1263,16 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 				   .end_ns = (int64_t)(res->elapsed_s * 1e9),
 				   .ttl_ns = cfg->ttl_ms * LB_NS_PER_MS };
 	rc = lb_oracle_judge_history(&hist, &res->verdict, res->per_client);
+	struct lb_foreign_opts fo = { LB_KEYWATCH_SLOP_NS, cfg->ttl_ms * LB_NS_PER_MS,
+				      (int64_t)(res->elapsed_s * 1e9) };
+	if (rc == 0)
+		rc = lb_foreign_verdict(&res->verdict, res->sections, res->n_sections, res->key_events,
+					res->n_key_events, cfg->strategy->blind_release, &fo,
+					&res->foreign);
+	if (res->foreign.unjudged)
+		snprintf(res->foreign_why, sizeof(res->foreign_why), "on several lock nodes a set is "
+			 "matched to its section only by the token the strategy says (token=), and %.60s "
+			 "says none: the servers' events cannot be judged", cfg->strategy->name);
 	struct lb_class_input ci = {
 		.v = &res->verdict, .lost_min = res->lost_updates, .lost_max = res->lost_updates_max,
 		.attempts = res->attempts, .acquire_errors = res->acquire_errors,
@@ -1234,6 +1308,9 @@ void lb_run_result_free(struct lb_run_result *res)
 	free(res->events);
 	free(res->waiters);
 	res->waiters = NULL;
+	free(res->key_events);
+	lb_foreign_result_free(&res->foreign);
+	res->key_events = NULL;
 	res->sections = NULL;
 	res->per_client = NULL;
 	res->events = NULL;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "foreign.h"
 #include "metrics.h"
 #include "shared_event.h"
 #include "oracle.h"
@@ -85,6 +86,11 @@ struct lb_run_result {
 	char unfired[120];         /* the scenario's faults that never fired, or "" */
 	struct lb_event *events;   /* owned: faults and deaths, by time */
 	size_t n_events;
+	struct lb_key_event *key_events; /* owned: what the lock servers did to the lock keys
+					    (keywatch.h), in their order; NULL: not watched */
+	size_t n_key_events;
+	struct lb_foreign_result foreign; /* the servers' foreign releases, attributed */
+	char foreign_why[300];     /* why foreign releases are not the servers', or "" */
 	char skipped[512];         /* non-empty: the run could not be done here, and why */
 	uint64_t attempts;         /* acquire() calls, all clients */
 	uint64_t acquires;         /* successful */

@@ -60,6 +60,7 @@ void lb_record_section(const struct lb_record *rec, int client, int key, uint32_
 		.exit_ns = rec->exit_ns, .release_ns = rec->release_ns,
 		.outcome = (enum lb_outcome)rec->outcome, .fence = rec->fence, .nodes = rec->nodes,
 		.lease_end_ns = rec->lease_end_ns,
+		.token = rec->token,
 	};
 	if (state == LB_REC_RELEASED)
 		return;

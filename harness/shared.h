@@ -27,6 +27,7 @@ struct lb_record {
 	int64_t fence;
 	int64_t lease_end_ns;      /* relative, or LB_LEASE_UNKNOWN / LB_LEASE_NEVER */
 	uint32_t nodes;            /* lock nodes held (bit i), 0 when not known */
+	uint64_t token;            /* lb_token_hash of the value the acquire wrote, 0 unknown */
 	int32_t outcome;           /* enum lb_outcome, valid when RELEASED */
 	_Atomic int32_t state;     /* enum lb_rec_state */
 };

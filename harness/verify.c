@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "figures.h"
+#include "foreign.h"
 #include "metrics.h"
 #include "oracle.h"
 #include "readers.h"
@@ -235,10 +236,11 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	struct lb_section *sec = NULL;
 	struct lb_event *ev = NULL;
 	struct lb_waiter *w = NULL;
+	struct lb_key_event *ke = NULL;
 	struct lb_hist lat, cens;
 	struct lb_verdict v;
 	struct lb_run_shape shape;
-	size_t n = 0, n_ev = 0, n_w = 0;
+	size_t n = 0, n_ev = 0, n_w = 0, n_ke = 0;
 	int rc;
 
 	memset(result, 0, sizeof(*result));
@@ -268,6 +270,21 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 				.ttl_ns = shape.ttl_ms * LB_NS_PER_MS };
 	if ((rc = lb_oracle_judge_history(&h, &v, NULL)) < 0)
 		goto out;
+	/* foreign releases: those the servers saw, judged again from keyevents.csv;
+	 * else the releases' own count; n/a as the run said */
+	const char *src = lb_summary_get(&s, "foreign_source");
+	bool server = src && !strcmp(src, "server");
+	snprintf(path, sizeof(path), "%.4000s/keyevents.csv", dir);
+	if (server && (rc = lb_key_events_read(path, shape.keys, &ke, &n_ke)) < 0)
+		goto out;
+	struct lb_foreign_opts fo = { LB_KEYWATCH_SLOP_NS, shape.ttl_ms * LB_NS_PER_MS,
+				      (int64_t)(shape.elapsed_s * 1e9) };
+	struct lb_foreign_result fr;
+	rc = lb_foreign_verdict(&v, sec, n, server ? ke : NULL, n_ke, src && !strcmp(src, "n/a"), &fo,
+				&fr);
+	lb_foreign_result_free(&fr);
+	if (rc < 0)
+		goto out;
 
 	struct ctx c = { .s = &s, .out = out, .v = result };
 	if (out)
@@ -282,7 +299,16 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	figure(&c, "overlaps", (double)v.overlaps, true, 0);
 	figure(&c, "overlap_ms", v.overlap_ms, true, 0);
 	figure(&c, "max_holders", v.max_holders, true, 0);
-	if (!known(&c, "foreign_releases")) { /* the library's own release: not seen */
+	if (lb_summary_get(&s, "foreign_source")) {
+		text(&c, "foreign_source", lb_foreign_source_name(v.foreign_source));
+		figure(&c, "foreign_releases", (double)v.foreign_releases,
+		       v.foreign_source != LB_FOREIGN_NA, 0);
+		figure(&c, "foreign_unattributed", (double)v.foreign_unattributed,
+		       v.foreign_source == LB_FOREIGN_SERVER, 0);
+		figure(&c, "foreign_releases_client", (double)v.foreign_client, known(&c,
+		       "foreign_releases_client"), 0);
+		figure(&c, "key_events", (double)n_ke, server, 0);
+	} else if (!known(&c, "foreign_releases")) { /* an older run: a library's, not seen */
 		if (out)
 			fprintf(out, "  %-22s summary n/a            (not measured: nothing to compare)\n",
 				"foreign_releases");
@@ -329,5 +355,6 @@ out:
 	free(sec);
 	free(ev);
 	free(w);
+	free(ke);
 	return rc;
 }

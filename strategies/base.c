@@ -48,6 +48,12 @@ int lb_base_cad_release(void *self)
 	return lb_cad_release(lb_base_node(b), b->key, b->token);
 }
 
+uint64_t lb_base_token_hash(const void *self)
+{
+	const struct lb_lock_base *b = self;
+	return b ? lb_token_hash(b->token, strlen(b->token)) : 0;
+}
+
 void lb_base_destroy(void *self)
 {
 	struct lb_lock_base *b = self;

@@ -148,6 +148,21 @@ const struct lb_script lb_script_fair = {
 	.sha = "0e42c04108372f2e84ca107fc2e23560242fce50",
 };
 
+uint64_t lb_token_hash(const char *s, size_t len)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	if (len == 0)
+		return 0;
+	if (len > 32)
+		len = 32;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h ? h : 1;
+}
+
 int lb_token_new(char out[LB_TOKEN_HEX + 1])
 {
 	unsigned char raw[LB_TOKEN_HEX / 2];

@@ -21,6 +21,11 @@
 
 /* 16 random bytes from getrandom(2), as 32 hex characters plus NUL. */
 int lb_token_new(char out[LB_TOKEN_HEX + 1]);
+/* What a token and a lock key's value are compared by, where the whole value
+ * is not kept (history.csv, keyevents.csv: harness/foreign.h): FNV-1a 64 of
+ * at most the first 32 bytes (an adapter's token is kept to 32), never 0; 0
+ * for an empty token (none). */
+uint64_t lb_token_hash(const char *s, size_t len);
 
 /* SET key val NX PX ttl: 0 set | LB_EBUSY exists | LB_EREDIS. */
 int lb_set_nx_px(struct lb_node *n, const char *key, const char *val, int64_t ttl_ms);

@@ -113,7 +113,8 @@ struct lock_strategy {
 	 * its definition (struct lb_adapter_def, adapter.h); NULL for a recipe. */
 	const void *impl;
 	/* Its release is the library's: whether it deleted another client's lock
-	 * cannot be seen (foreign releases read n/a). */
+	 * it cannot say (no outcome foreign). The servers can (harness/foreign.h);
+	 * where they are not watched, foreign releases read n/a. */
 	bool blind_release;
 };
 
@@ -144,6 +145,10 @@ struct lb_lock_base {
 void *lb_base_alloc(const struct lb_lock_cfg *cfg, size_t size);
 void *lb_base_create(const struct lb_lock_cfg *cfg); /* sizeof(struct lb_lock_base) */
 void lb_base_destroy(void *self);
+/* lb_token_hash (plumbing.h) of the token of the state's current
+ * acquire (every strategy's state begins with struct lb_lock_base): what the
+ * lock servers hold while it is held; 0 when the strategy wrote none. */
+uint64_t lb_base_token_hash(const void *self);
 /* Release by compare-and-delete of the token on the first node (the ops-table
  * release of the token-based single-node strategies). */
 int lb_base_cad_release(void *self);

@@ -45,6 +45,19 @@ static const char *out(void)
 	return fx_slurp(tmpdir, "output");
 }
 
+static const char *text(const char *dir, const char *name)
+{
+	static char buf[200];
+	char path[PATH_MAX];
+	struct lb_summary s;
+	snprintf(path, sizeof(path), "%s/%s/summary.csv", tmpdir, dir);
+	cr_assert_eq(lb_summary_read(path, &s), 0);
+	const char *v = lb_summary_get(&s, name);
+	cr_assert_not_null(v, "no %s in %s", name, path);
+	snprintf(buf, sizeof(buf), "%s", v);
+	return buf;
+}
+
 static double field(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
@@ -116,7 +129,10 @@ Test(adapters, the_documented_example_runs, .init = setup)
 	cr_assert_gt(field("ex", "sections"), 10, "%s", out());
 	cr_assert_gt(field("ex", "overlaps"), 0, "the paused holder must overlap, as token-lua does");
 	cr_assert_gt(field("ex", "lost_leases"), 0, "its late release must find the lock gone");
-	cr_assert(strstr(out(), "foreign releases n/a"), "%s", out());
+	/* its compare-and-delete never deletes another's lock: the servers see none */
+	cr_assert(strstr(out(), "foreign releases 0"), "%s", out());
+	cr_assert_str_eq(text("ex", "foreign_source"), "server");
+	cr_assert_str_eq(text("ex", "observed"), "overlap");
 	nothing_left("my_lock.py");
 }
 
@@ -137,6 +153,111 @@ Test(adapters, redis_py_is_a_library_strategy, .init = setup)
 	cr_assert_gt(field("rp", "sections"), 20);
 	cr_assert_eq(field("rp", "overlaps"), 0);
 	cr_assert_gt(field("rp", "cmds_per_section"), 1.9, "SET and EVALSHA, seen by the server");
+	nothing_left("redis_py_lock.py");
+}
+
+/* The commonest bug of a hand-written lock, a plain DEL for a release
+ * (tests/adapters/plain-del.py), under holder-pause: the paused holder's DEL
+ * removes the next holder's lock, and so on (set-nx-px's cascade). Its own
+ * release cannot say so; the servers can, and say whose release it was. With
+ * --getdel the program deletes the same way but learns whose lock it deleted:
+ * the truth the servers' attribution must match, client by client, when the
+ * program says its token and when it does not (its sets matched by time).
+ * (How long the cascade runs is the scenario's luck: a waiter polling every
+ * 10 ms can miss the moment and break it, in the set-nx-px recipe too.) */
+Test(adapters, a_plain_del_is_caught_deleting_another_clients_lock, .init = setup)
+{
+	static const char *const variants[][3] = { { "plain", NULL, NULL },
+						    { "getdel", "--getdel", NULL },
+						    { "notoken", "--getdel", "--no-token" } };
+	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, variants[v][0]);
+		const char *args[16] = { "run", "--strategy", adapter("plain-del.py"), "--scenario",
+					 "holder-pause", "--out", dir, "--no-status", "--no-report" };
+		for (int a = 1, k = 9; a < 3 && variants[v][a]; a++) {
+			args[k++] = "--adapter-arg";
+			args[k++] = variants[v][a];
+		}
+		cr_assert_eq(lb(args), 0, "%s", out());
+		const char *d = variants[v][0];
+		cr_assert_str_eq(text(d, "observed"), "foreign-release", "%s: %s", d, out());
+		cr_assert_gt(field(d, "foreign_releases"), 0, "%s", d);
+		cr_assert_str_eq(text(d, "foreign_source"), "server");
+		cr_assert_str_eq(text(d, "foreign_releases_client"), "n/a", "its release cannot say");
+		cr_assert_eq(field(d, "foreign_unattributed"), 0, "%s: every del was a release's", d);
+		const char *check[] = { "check", dir, NULL };
+		cr_assert_eq(lb(check), 0, "%s: %s", d, out());
+		if (v == 0) { /* the report tells and draws them, as it does a recipe's */
+			const char *report[] = { "report", dir, NULL };
+			cr_assert_eq(lb(report), 0, "%s", out());
+			char rel[64];
+			snprintf(rel, sizeof(rel), "%s/report.md", d);
+			cr_assert(strstr(fx_slurp(tmpdir, rel), "s deleted client "), "%s",
+				  fx_slurp(tmpdir, rel));
+			snprintf(rel, sizeof(rel), "%s/timeline-marks.dat", d);
+			int marks = 0; /* kind 3: a foreign release */
+			for (const char *p = fx_slurp(tmpdir, rel); (p = strstr(p, " 3\n")); p++)
+				marks++;
+			cr_assert_eq(marks, (int)field(d, "foreign_releases"), "one triangle each");
+		}
+		if (v == 0)
+			continue;
+		/* client by client: the servers' attribution against what each GETDEL returned */
+		char path[PATH_MAX + 32];
+		struct lb_section *sec;
+		struct lb_key_event *ev;
+		size_t n, ne;
+		snprintf(path, sizeof(path), "%s/history.csv", dir);
+		cr_assert_eq(lb_history_read(path, 3, 1, &sec, &n), 0);
+		snprintf(path, sizeof(path), "%s/keyevents.csv", dir);
+		cr_assert_eq(lb_key_events_read(path, 1, &ev, &ne), 0);
+		struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, 1000 * LB_NS_PER_MS,
+					     (int64_t)(field(d, "elapsed_s") * 1e9) };
+		struct lb_foreign_result r;
+		cr_assert_eq(lb_foreign_judge(sec, n, ev, ne, &o, &r), 0);
+		int said_all = 0;
+		for (int c = 0; c < 3; c++) {
+			int said = 0, seen = 0;
+			char rel[64];
+			snprintf(rel, sizeof(rel), "%s/adapter-%d.log", d, c);
+			for (const char *p = fx_slurp(tmpdir, rel); (p = strstr(p, "foreign ")); p++)
+				said++;
+			for (uint64_t i = 0; i < r.releases; i++)
+				seen += r.list[i].by == c;
+			said_all += said;
+			/* by token, exactly; by time, never more than the truth (a del
+			 * that fell between a set and its section's enter, a fraction
+			 * of a millisecond, is not counted there: index.md) */
+			if (v == 1)
+				cr_assert_eq(seen, said, "%s: client %d: its GETDELs deleted %d others' "
+					     "locks, the servers attribute %d to it", d, c, said, seen);
+			else
+				cr_assert_leq(seen, said, "%s: client %d: its GETDELs deleted %d others' "
+					      "locks, the servers attribute %d to it", d, c, said, seen);
+		}
+		cr_assert_geq(r.releases + 2, (uint64_t)said_all, "%s: the servers saw %llu of %d", d,
+			      (unsigned long long)r.releases, said_all);
+		lb_foreign_result_free(&r);
+		free(sec);
+		free(ev);
+	}
+	nothing_left("plain-del.py");
+}
+
+/* redis-py's Lock releases with a compare-and-delete script: under the same
+ * pause the servers see no foreign release, and the run says 0, not n/a. */
+Test(adapters, redis_py_deletes_no_other_clients_lock, .init = setup)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/rp-pause", tmpdir);
+	const char *args[] = { "run", "--strategy", "redis-py@4.3.4", "--scenario", "holder-pause",
+			       "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	cr_assert_str_eq(text("rp-pause", "foreign_source"), "server");
+	cr_assert_eq(field("rp-pause", "foreign_releases"), 0);
+	cr_assert_gt(field("rp-pause", "overlaps"), 0, "the pause still overlaps");
+	cr_assert_str_eq(text("rp-pause", "observed"), "overlap");
 	nothing_left("redis_py_lock.py");
 }
 

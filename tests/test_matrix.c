@@ -188,7 +188,7 @@ Test(matrix, a_skipped_chaos_seed_is_not_a_run, .init = mktmp)
 
 /* A full disk: the file that could not be written is named with the reason,
  * the run exits 1, and what was written before stays readable (check agrees
- * with it). A 48 KiB tmpfs in a private mount namespace (unshare: nothing on
+ * with it). A 96 KiB tmpfs in a private mount namespace (unshare: nothing on
  * the host changes) holds the data files but not the charts. */
 Test(matrix, a_full_disk_names_the_file_and_keeps_what_was_written, .init = mktmp)
 {
@@ -196,7 +196,7 @@ Test(matrix, a_full_disk_names_the_file_and_keeps_what_was_written, .init = mktm
 	snprintf(mnt, sizeof(mnt), "%s/small", tmpdir);
 	cr_assert_eq(mkdir(mnt, 0755), 0);
 	snprintf(cmd, sizeof(cmd),
-		 "unshare -rm sh -c 'mount -t tmpfs -o size=48k tmpfs %s && "
+		 "unshare -rm sh -c 'mount -t tmpfs -o size=96k tmpfs %s && "
 		 "\"%s\" run --strategy token-lua --clients 2 --duration 1 --no-status --seed 3 "
 		 "--out %s/r; echo \"exit=$?\"; \"%s\" check %s/r; echo \"check=$?\"' > %s/output 2>&1",
 		 mnt, getenv("LOCKBENCH_BIN"), mnt, getenv("LOCKBENCH_BIN"), mnt, tmpdir);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <signal.h>
 
+#include "foreign.h"
 #include "oracle.h"
 #include "util.h"
 
@@ -290,4 +291,243 @@ Test(oracle, a_run_cut_short_is_interrupted)
 	cr_assert(strstr(why, "SIGTERM"), "%s", why);
 	cr_assert_eq(lb_class_parse("interrupted"), LB_CLASS_INTERRUPTED);
 	cr_assert_gt(lb_class_severity(LB_CLASS_INTERRUPTED), lb_class_severity(LB_CLASS_INCONCLUSIVE));
+}
+
+/* ---- foreign releases, from the servers' key events (foreign.h) ---- */
+
+/* A section with a token (what its acquire wrote) and a release window. */
+static struct lb_section held(int client, uint32_t seq, int64_t acquire_ms, int64_t enter_ms,
+			      int64_t exit_ms, int64_t release_ms, uint64_t token)
+{
+	return (struct lb_section){ .client = client, .seq = seq, .acquire_start_ns = acquire_ms * MS,
+				    .enter_ns = enter_ms * MS, .exit_ns = exit_ms * MS,
+				    .release_ns = release_ms < 0 ? -1 : release_ms * MS,
+				    .outcome = release_ms < 0 ? LB_OUT_KILLED : LB_OUT_RELEASED,
+				    .fence = -1, .token = token };
+}
+
+static struct lb_key_event kev(int64_t t_ms, int kind, uint64_t value)
+{
+	return (struct lb_key_event){ .t_ns = t_ms * MS, .kind = (uint8_t)kind, .value = value,
+				      .key = kind == LB_KEY_WATCH || kind == LB_KEY_UNWATCH ? -1 : 0 };
+}
+
+static struct lb_foreign_result judge_keys(const struct lb_section *s, size_t n,
+					   const struct lb_key_event *e, size_t ne)
+{
+	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, 1000 * MS, 10000 * MS };
+	struct lb_foreign_result r;
+	cr_assert_eq(lb_foreign_judge(s, n, e, ne, &o, &r), 0);
+	return r;
+}
+
+/* holder-pause with a plain DEL: client 0 is paused past its lease; client 1
+ * takes the lock; client 0 wakes and its DEL removes client 1's lock while
+ * client 1 is inside; client 2 comes in, and client 1's own DEL removes it. */
+Test(foreign, a_plain_del_cascade_is_seen_and_attributed)
+{
+	struct lb_section s[] = {
+		held(0, 0, 0, 1, 2600, 2601, 0xa),    /* paused from 2 to 2600 */
+		held(1, 0, 10, 1010, 2650, 2651, 0xb),
+		held(2, 0, 20, 2602, 2700, 2701, 0xc),
+	};
+	struct lb_key_event e[] = {
+		kev(0, LB_KEY_WATCH, 0), kev(1, LB_KEY_SET, 0xa), kev(1001, LB_KEY_EXPIRED, 0),
+		kev(1010, LB_KEY_SET, 0xb),
+		kev(2601, LB_KEY_DEL, 0),  /* client 0's release: client 1 is inside */
+		kev(2602, LB_KEY_SET, 0xc),
+		kev(2651, LB_KEY_DEL, 0),  /* client 1's release: client 2 is inside */
+	};                                 /* client 2's own DEL finds nothing: no event */
+	struct lb_foreign_result r = judge_keys(s, 3, e, sizeof(e) / sizeof(e[0]));
+	cr_assert_eq(r.releases, 2);
+	cr_assert_eq(r.unattributed, 0);
+	cr_assert_eq(r.list[0].owner, 1);
+	cr_assert_eq(r.list[0].by, 0, "the paused client's release deleted it");
+	cr_assert_eq(r.list[1].owner, 2);
+	cr_assert_eq(r.list[1].by, 1);
+	cr_assert_eq(r.sets_owned, 3);
+	lb_foreign_result_free(&r);
+}
+
+/* What is not a foreign release: the holder's own release (at or after its
+ * exit), an expiry, a del of a value no section entered with (a failed
+ * attempt's), and anything after a watch (a restart or a reconnection: what
+ * the server holds is unknown). */
+Test(foreign, own_releases_expiries_and_unknowns_are_not_foreign)
+{
+	struct lb_section s[] = {
+		held(0, 0, 0, 1, 100, 101, 0xa),
+		held(1, 0, 0, 200, 300, 301, 0xb),
+		held(0, 1, 150, 400, 500, 501, 0xc),
+		held(1, 1, 310, 600, 700, 701, 0xd),
+	};
+	struct lb_key_event e[] = {
+		kev(1, LB_KEY_SET, 0xa), kev(100, LB_KEY_DEL, 0),   /* its own, at its exit */
+		kev(150, LB_KEY_SET, 0x77), kev(151, LB_KEY_DEL, 0), /* a failed attempt, undone */
+		kev(199, LB_KEY_SET, 0xb), kev(250, LB_KEY_EXPIRED, 0), /* expired inside: no release */
+		kev(399, LB_KEY_SET, 0xc), kev(500, LB_KEY_DEL, 0),  /* at client 0's exit */
+		kev(599, LB_KEY_SET, 0xd), kev(620, LB_KEY_WATCH, 0), /* a restart: unknown from here */
+		kev(650, LB_KEY_DEL, 0),
+	};
+	struct lb_foreign_result r = judge_keys(s, 4, e, sizeof(e) / sizeof(e[0]));
+	cr_assert_eq(r.releases, 0);
+	cr_assert_eq(r.sets, 5);
+	cr_assert_eq(r.sets_owned, 4, "the failed attempt's value is nobody's");
+	cr_assert_eq(r.dels, 4);
+	lb_foreign_result_free(&r);
+}
+
+/* A del while the holder is inside, with no release in flight: counted,
+ * attributed to nobody. A holder killed inside: a del after its death is not
+ * counted (its release may have been sent: the history cannot tell). */
+Test(foreign, a_del_with_no_release_in_flight_is_unattributed)
+{
+	struct lb_section s[] = { held(0, 0, 0, 10, 100, 101, 0xa), held(1, 0, 0, 110, 200, -1, 0xb) };
+	struct lb_key_event e[] = { kev(10, LB_KEY_SET, 0xa), kev(50, LB_KEY_DEL, 0),
+				    kev(110, LB_KEY_SET, 0xb), kev(250, LB_KEY_DEL, 0) };
+	struct lb_foreign_result r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.releases, 1);
+	cr_assert_eq(r.unattributed, 1);
+	cr_assert_eq(r.list[0].owner, 0);
+	cr_assert_eq(r.list[0].by, -1);
+	lb_foreign_result_free(&r);
+}
+
+/* Without tokens (an exec: adapter that does not say token=), a set belongs to
+ * the section that entered first after it; each section is given one set per
+ * server. */
+Test(foreign, without_tokens_sets_are_matched_by_time)
+{
+	struct lb_section s[] = { held(0, 0, 0, 2, 2600, 2601, 0), held(1, 0, 5, 1012, 2650, 2651, 0) };
+	struct lb_key_event e[] = { kev(1, LB_KEY_SET, 0x1), kev(1001, LB_KEY_EXPIRED, 0),
+				    kev(1010, LB_KEY_SET, 0x2), kev(2601, LB_KEY_DEL, 0) };
+	struct lb_foreign_result r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.sets_owned, 2);
+	cr_assert_eq(r.releases, 1);
+	cr_assert_eq(r.list[0].owner, 1);
+	cr_assert_eq(r.list[0].by, 0);
+	lb_foreign_result_free(&r);
+}
+
+/* A set whose value could not be read (a del came first): on one node it is
+ * matched by time; on several (Redlock, where a failed attempt's sets are
+ * undone at once) it belongs to nobody known. */
+Test(foreign, an_unread_value_is_matched_by_time_on_one_node_only)
+{
+	struct lb_section s[] = { held(0, 0, 0, 1, 300, 301, 0xa), held(1, 0, 290, 302, 600, 601, 0xb) };
+	struct lb_key_event e[] = { kev(1, LB_KEY_SET, 0xa), kev(301, LB_KEY_DEL, 0),
+				    kev(302, LB_KEY_SET, 0), kev(303, LB_KEY_DEL, 0) };
+	/* client 0's release at 301..301 + slop: the del at 303 of client 1's lock */
+	struct lb_foreign_result r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.releases, 1);
+	cr_assert_eq(r.list[0].owner, 1);
+	cr_assert_eq(r.list[0].by, 0);
+	lb_foreign_result_free(&r);
+	for (size_t i = 0; i < 4; i++)
+		e[i].node = 1; /* node 1 of a Redlock */
+	r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.releases, 0);
+	lb_foreign_result_free(&r);
+}
+
+/* A del between a set and its section's enter (the acquire's reply on its
+ * way): on one node, where an acquire writes once and never undoes, the lock
+ * was already B's; on several, a library retrying with one token undoes its
+ * failed attempt's sets itself, so only from B's enter on. By time, only
+ * from B's enter on too. */
+Test(foreign, a_del_before_the_enter_counts_on_one_node_by_token)
+{
+	struct lb_section s[] = { held(0, 0, 0, 1, 100, 101, 0xa), held(1, 0, 50, 102, 200, 201, 0xb) };
+	struct lb_key_event e[] = { kev(1, LB_KEY_SET, 0xa), kev(100, LB_KEY_DEL, 0),
+				    kev(100, LB_KEY_SET, 0xb), kev(101, LB_KEY_DEL, 0) };
+	struct lb_foreign_result r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.releases, 1, "client 0's release deleted client 1's fresh lock");
+	cr_assert_eq(r.list[0].owner, 1);
+	cr_assert_eq(r.list[0].by, 0);
+	lb_foreign_result_free(&r);
+	for (size_t i = 0; i < 4; i++)
+		e[i].node = e[i].server = 1;
+	r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.releases, 0, "on several nodes, not before the enter");
+	lb_foreign_result_free(&r);
+	s[0].token = s[1].token = 0; /* by time, on one node */
+	for (size_t i = 0; i < 4; i++)
+		e[i].node = e[i].server = 0;
+	r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.sets_owned, 2);
+	cr_assert_eq(r.releases, 0, "by time, not before the enter");
+	lb_foreign_result_free(&r);
+}
+
+/* Redlock: per node, and only sections that held that node. */
+Test(foreign, redlock_is_judged_per_node)
+{
+	struct lb_section s[] = { held(0, 0, 0, 5, 100, 101, 0xa), held(1, 0, 0, 5, 100, 101, 0xb) };
+	s[0].nodes = 1u << 0 | 1u << 1 | 1u << 2;
+	s[1].nodes = 1u << 3 | 1u << 4; /* a minority: it never entered in truth, but say so */
+	struct lb_key_event e[] = { kev(1, LB_KEY_SET, 0xa), kev(1, LB_KEY_SET, 0xb),
+				    kev(50, LB_KEY_DEL, 0), kev(60, LB_KEY_DEL, 0) };
+	e[0].server = e[0].node = 0;
+	e[1].server = e[1].node = 3;
+	e[2].server = e[2].node = 3; /* client 1's key on node 3 deleted while it is inside */
+	e[3].server = e[3].node = 1; /* node 1 had no set: nothing known */
+	struct lb_foreign_result r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.releases, 1);
+	cr_assert_eq(r.list[0].node, 3);
+	cr_assert_eq(r.list[0].owner, 1);
+	lb_foreign_result_free(&r);
+}
+
+/* On several nodes, sections that do not say their token (a library whose
+ * using() hides it) cannot be judged: a failed attempt's set, a late one or
+ * an extension cannot be told from the holder's by time. Not reported. */
+Test(foreign, several_nodes_without_tokens_are_not_judged)
+{
+	struct lb_section s[] = { held(0, 0, 0, 5, 100, 101, 0), held(1, 0, 0, 110, 200, 201, 0) };
+	struct lb_key_event e[] = { kev(4, LB_KEY_SET, 0x1), kev(50, LB_KEY_DEL, 0) };
+	e[0].node = e[1].node = e[0].server = e[1].server = 2;
+	struct lb_foreign_result r = judge_keys(s, 2, e, 2);
+	cr_assert(r.unjudged);
+	lb_foreign_result_free(&r);
+	struct lb_verdict v = judge(s, 2, 2, 300);
+	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, 1000 * MS, 300 * MS };
+	cr_assert_eq(lb_foreign_verdict(&v, s, 2, e, 2, true, &o, &r), 0);
+	cr_assert_eq(v.foreign_source, LB_FOREIGN_NA);
+	lb_foreign_result_free(&r);
+	/* with their tokens they are */
+	s[0].token = 0x1;
+	s[1].token = 0x2;
+	r = judge_keys(s, 2, e, 2);
+	cr_assert_not(r.unjudged);
+	cr_assert_eq(r.releases, 1);
+	lb_foreign_result_free(&r);
+}
+
+/* Not measured is not none: the class is never foreign-release, and the
+ * sentence does not claim "no foreign release". */
+Test(foreign, not_measured_is_not_no_foreign_release)
+{
+	char why[200];
+	struct lb_section ok = sec(0, 0, 10, 20, LB_OUT_RELEASED);
+	struct lb_verdict v = judge(&ok, 1, 1, 100);
+	struct lb_foreign_result r;
+	cr_assert_eq(lb_foreign_verdict(&v, &ok, 1, NULL, 0, true, NULL, &r), 0);
+	cr_assert_eq(v.foreign_source, LB_FOREIGN_NA);
+	cr_assert_eq(classify(&v, 0, 0, 1, 0, 0, why), LB_CLASS_SAFE);
+	cr_assert(strstr(why, "foreign releases not measured"), "%s", why);
+	cr_assert_null(strstr(why, "no foreign release"), "%s", why);
+	/* the releases' own count where they can say (a recipe's GETDEL) */
+	struct lb_section f = sec(0, 0, 10, 20, LB_OUT_FOREIGN);
+	v = judge(&f, 1, 1, 100);
+	cr_assert_eq(lb_foreign_verdict(&v, &f, 1, NULL, 0, false, NULL, &r), 0);
+	cr_assert_eq(v.foreign_source, LB_FOREIGN_CLIENT);
+	cr_assert_eq(v.foreign_releases, 1);
+	/* the servers' count where they were watched, whatever the releases said */
+	struct lb_key_event none = kev(0, LB_KEY_WATCH, 0);
+	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, 1000 * MS, 100 * MS };
+	cr_assert_eq(lb_foreign_verdict(&v, &f, 1, &none, 1, false, &o, &r), 0);
+	cr_assert_eq(v.foreign_source, LB_FOREIGN_SERVER);
+	cr_assert_eq(v.foreign_releases, 0);
+	cr_assert_eq(v.foreign_client, 1);
+	lb_foreign_result_free(&r);
 }

@@ -408,10 +408,10 @@ Test(oracle_prop, the_oracle_agrees_with_the_brute_force_reference, .timeout = 1
 Test(oracle_prop, the_reference_gets_a_known_history_right)
 {
 	static struct hist h = { .clients = 3, .end_ns = 100 * MS, .n = 4, .ttl_ns = 20 * MS };
-	h.s[0] = (struct lb_section){ 0, 0, 0, 0, 0, 50 * MS, 50 * MS, LB_OUT_RELEASED, -1, 0, 0 };
-	h.s[1] = (struct lb_section){ 1, 0, 0, 5 * MS, 20 * MS, 30 * MS, -1, LB_OUT_KILLED, -1, 0, 0 };
-	h.s[2] = (struct lb_section){ 2, 0, 0, 10 * MS, 40 * MS, 60 * MS, 60 * MS, LB_OUT_FOREIGN, -1, 0, 0 };
-	h.s[3] = (struct lb_section){ 1, 0, 1, 45 * MS, 70 * MS, 80 * MS, 80 * MS, LB_OUT_RELEASED, -1, 0, 0 };
+	h.s[0] = (struct lb_section){ 0, 0, 0, 0, 0, 50 * MS, 50 * MS, LB_OUT_RELEASED, -1, 0, 0, 0 };
+	h.s[1] = (struct lb_section){ 1, 0, 0, 5 * MS, 20 * MS, 30 * MS, -1, LB_OUT_KILLED, -1, 0, 0, 0 };
+	h.s[2] = (struct lb_section){ 2, 0, 0, 10 * MS, 40 * MS, 60 * MS, 60 * MS, LB_OUT_FOREIGN, -1, 0, 0, 0 };
+	h.s[3] = (struct lb_section){ 1, 0, 1, 45 * MS, 70 * MS, 80 * MS, 80 * MS, LB_OUT_RELEASED, -1, 0, 0, 0 };
 	struct lb_verdict v;
 	ref_judge(&h, &v);
 	/* [0,50) [20,30) killed, [40,60), [70,80): sections 1 and 2 began inside
@@ -429,4 +429,241 @@ Test(oracle_prop, the_reference_gets_a_known_history_right)
 	cr_assert(near(v.handoff_p99_us, 20000.0), "%g", v.handoff_p99_us);
 	cr_assert_eq(v.completed, 3);
 	cr_assert_eq(v.foreign_releases, 1);
+}
+
+/* ---- foreign releases from the servers' key events (foreign.h), against a
+ * reference written from docs/index.md's definitions: for each event, the
+ * latest event of its server and key before it, and plain loops over every
+ * section; no sorting, no index. ---- */
+
+#include "foreign.h"
+
+#define MAX_KEV 200
+
+struct khist {
+	struct hist h;
+	struct lb_key_event e[MAX_KEV];
+	size_t ne;
+	struct lb_foreign_opts o;
+};
+
+static bool ref_on_node(const struct lb_section *s, int node)
+{
+	return s->nodes == 0 || (s->nodes >> node & 1);
+}
+
+/* Does (a) come before (b) in (enter, client, seq) order? */
+static bool ref_first(const struct lb_section *a, const struct lb_section *b)
+{
+	return !b || ref_began_before(a, b);
+}
+
+static void ref_foreign(const struct khist *k, struct lb_foreign_result *r,
+			struct lb_foreign_release *list)
+{
+	const struct hist *h = &k->h;
+	int owner[MAX_KEV];         /* for each set: the section it belongs to, or -1 */
+	bool by_time[MAX_KEV];      /* ... matched by time, not by its token */
+	bool claimed[MAX_KEV][MAX_SEC];
+	bool one_node = true;
+
+	memset(r, 0, sizeof(*r));
+	memset(claimed, 0, sizeof(claimed));
+	for (size_t i = 0; i < k->ne; i++)
+		one_node = one_node && k->e[i].node == 0;
+	/* several nodes and a section without a token: not judged */
+	for (size_t i = 0; i < h->n; i++)
+		if (!one_node && !h->s[i].token)
+			r->unjudged = true;
+	for (size_t i = 0; i < k->ne; i++) {
+		const struct lb_key_event *e = &k->e[i];
+		owner[i] = -1;
+		by_time[i] = false;
+		if (e->kind == LB_KEY_SET) {
+			r->sets++;
+			/* the section whose token is its value (the first to enter) */
+			const struct lb_section *best = NULL;
+			for (size_t j = 0; j < h->n; j++)
+				if (e->value && h->s[j].key == e->key && h->s[j].token == e->value &&
+				    ref_first(&h->s[j], best))
+					best = &h->s[j];
+			if (!best) { /* by time: the first to enter, not given one on this server */
+				bool any = !e->value && one_node;
+				by_time[i] = true;
+				for (size_t j = 0; j < h->n; j++) {
+					const struct lb_section *c = &h->s[j];
+					if (c->key == e->key && (!c->token || any) && ref_on_node(c, e->node) &&
+					    c->acquire_start_ns <= e->t_ns &&
+					    c->enter_ns >= e->t_ns - k->o.slop_ns &&
+					    c->enter_ns <= e->t_ns + k->o.ttl_ns && !claimed[e->server][j] &&
+					    ref_first(c, best))
+						best = c;
+				}
+			}
+			if (best) {
+				owner[i] = (int)(best - h->s);
+				claimed[e->server][best - h->s] = true;
+				r->sets_owned++;
+			}
+			continue;
+		}
+		if (e->kind != LB_KEY_DEL)
+			continue;
+		r->dels++;
+		/* what the key held: the latest event of this server and key before it */
+		size_t j = i;
+		while (j-- > 0)
+			if (k->e[j].server == e->server &&
+			    (k->e[j].key == e->key || k->e[j].kind == LB_KEY_WATCH ||
+			     k->e[j].kind == LB_KEY_UNWATCH))
+				break;
+		if (j == (size_t)-1 || k->e[j].kind != LB_KEY_SET || owner[j] < 0)
+			continue;
+		const struct lb_section *b = &h->s[owner[j]];
+		/* inside; on one node, by its token, from its set on */
+		if ((!(one_node && !by_time[j]) && e->t_ns < b->enter_ns) ||
+		    e->t_ns >= ref_end(b, h->end_ns))
+			continue;
+		/* whose release was in flight: outcome foreign first, then the latest exit */
+		const struct lb_section *by = NULL;
+		for (size_t q = 0; q < h->n; q++) {
+			const struct lb_section *a = &h->s[q];
+			if (a->client == b->client || a->key != e->key || !ref_on_node(a, e->node) ||
+			    a->exit_ns < 0 || a->exit_ns > e->t_ns ||
+			    (a->release_ns >= 0 && e->t_ns > a->release_ns + k->o.slop_ns))
+				continue;
+			bool af = a->outcome == LB_OUT_FOREIGN, bf = by && by->outcome == LB_OUT_FOREIGN;
+			if (!by || (af && !bf) ||
+			    (af == bf && (a->exit_ns > by->exit_ns ||
+					  (a->exit_ns == by->exit_ns &&
+					   (a->client < by->client ||
+					    (a->client == by->client && a->seq < by->seq))))))
+				by = a;
+		}
+		list[r->releases++] = (struct lb_foreign_release){
+			.t_ns = e->t_ns, .server = e->server, .node = e->node, .key = e->key,
+			.owner = b->client, .owner_seq = b->seq, .by = by ? by->client : -1,
+			.by_seq = by ? by->seq : 0 };
+		r->unattributed += !by;
+	}
+}
+
+/* A history (as the oracle's generator makes it) with tokens and nodes, and
+ * what 1 to 3 servers did: sets of the sections' tokens, of unknown values,
+ * of values not read, dels, expiries and watches, at times near the sections'. */
+static void generate_keys(uint64_t seed, struct khist *k)
+{
+	struct lb_class_input in;
+	uint64_t st = seed * 7919 + 1;
+	struct hist *h = &k->h;
+
+	generate(seed, h, &in);
+	int servers = 1 + (int)rnd(&st, 3);
+	bool multi = servers > 1 && rnd(&st, 2);
+	for (size_t i = 0; i < h->n; i++) {
+		h->s[i].token = rnd(&st, 4) ? 1 + rnd(&st, 40) : 0; /* some shared: a reused token */
+		h->s[i].nodes = multi && rnd(&st, 2) ? (uint32_t)rnd(&st, 8) : 0;
+	}
+	k->o = (struct lb_foreign_opts){ .slop_ns = (int64_t)rnd(&st, 4) * (h->end_ns / 60 + 1),
+					 .ttl_ns = (int64_t)rnd(&st, 30) * (h->end_ns / 60 + 1),
+					 .end_ns = h->end_ns };
+	k->ne = rnd(&st, MAX_KEV);
+	int64_t t = 0;
+	int keys = 1;
+	for (size_t i = 0; i < h->n; i++)
+		if (h->s[i].key + 1 > keys)
+			keys = h->s[i].key + 1;
+	for (size_t i = 0; i < k->ne; i++) {
+		struct lb_key_event *e = &k->e[i];
+		t += (int64_t)rnd(&st, 3) * (h->end_ns / 80 + 1);
+		int server = (int)rnd(&st, (uint64_t)servers);
+		*e = (struct lb_key_event){ .t_ns = t, .server = (uint8_t)server,
+					    .node = (uint8_t)(multi ? server : 0),
+					    .key = (int32_t)rnd(&st, (uint64_t)keys) };
+		switch (rnd(&st, 12)) {
+		case 0: case 1: case 2: case 3: case 4:
+			e->kind = LB_KEY_SET;
+			e->value = rnd(&st, 5) == 0 ? 0 : rnd(&st, 4) == 0 ? 1000 + rnd(&st, 9) :
+				   h->n ? h->s[rnd(&st, h->n)].token : 0;
+			break;
+		case 5: case 6: case 7: case 8: e->kind = LB_KEY_DEL; break;
+		case 9: e->kind = LB_KEY_EXPIRED; break;
+		default:
+			e->kind = rnd(&st, 2) ? LB_KEY_WATCH : LB_KEY_UNWATCH;
+			e->key = -1;
+			break;
+		}
+	}
+}
+
+Test(oracle_prop, foreign_releases_agree_with_the_reference, .timeout = 120)
+{
+	const char *one = getenv("LOCKBENCH_PROP_SEED"), *runs_env = getenv("LOCKBENCH_PROP_RUNS");
+	uint64_t first = one ? strtoull(one, NULL, 10) : 1;
+	long runs = one ? 1 : runs_env ? atol(runs_env) : 20000;
+	static struct khist k;
+	static struct lb_foreign_release want_list[MAX_KEV];
+	uint64_t with_foreign = 0, attributed = 0, by_time = 0;
+
+	for (long n = 0; n < runs; n++) {
+		uint64_t seed = first + (uint64_t)n;
+		struct lb_foreign_result got, want;
+		generate_keys(seed, &k);
+		cr_assert_eq(lb_foreign_judge(k.h.s, k.h.n, k.e, k.ne, &k.o, &got), 0);
+		ref_foreign(&k, &want, want_list);
+#define SAME(f) cr_assert_eq(got.f, want.f, "seed %llu (LOCKBENCH_PROP_SEED=%llu): " #f \
+	": judge %llu, reference %llu", (unsigned long long)seed, (unsigned long long)seed, \
+	(unsigned long long)got.f, (unsigned long long)want.f)
+		SAME(releases); SAME(unattributed); SAME(sets); SAME(sets_owned); SAME(dels);
+		SAME(unjudged);
+#undef SAME
+		for (uint64_t i = 0; i < got.releases; i++) {
+			const struct lb_foreign_release *a = &got.list[i], *b = &want_list[i];
+			cr_assert(a->t_ns == b->t_ns && a->owner == b->owner &&
+				  a->owner_seq == b->owner_seq && a->by == b->by && a->by_seq == b->by_seq &&
+				  a->server == b->server && a->key == b->key,
+				  "seed %llu: foreign release %llu: judge %d/%u by %d/%u at %lld, "
+				  "reference %d/%u by %d/%u at %lld", (unsigned long long)seed,
+				  (unsigned long long)i, a->owner, a->owner_seq, a->by, a->by_seq,
+				  (long long)a->t_ns, b->owner, b->owner_seq, b->by, b->by_seq,
+				  (long long)b->t_ns);
+		}
+		with_foreign += got.releases > 0;
+		attributed += got.releases > got.unattributed;
+		for (size_t i = 0; i < k.h.n; i++)
+			if (!k.h.s[i].token) {
+				by_time += got.sets_owned > 0;
+				break;
+			}
+		lb_foreign_result_free(&got);
+	}
+	if (!one) { /* the generator must reach the interesting cases */
+		cr_assert_gt(with_foreign, (uint64_t)runs / 5, "too few histories with foreign releases");
+		cr_assert_gt(attributed, (uint64_t)runs / 10, "too few attributed foreign releases");
+		cr_assert_gt(by_time, (uint64_t)runs / 10, "too few sets matched by time");
+	}
+}
+
+/* The reference on a history whose answer is known by hand. */
+Test(oracle_prop, the_foreign_reference_gets_a_known_history_right)
+{
+	static struct khist k = { .h = { .clients = 3, .end_ns = 3000 * MS, .n = 3 }, .ne = 6,
+				  .o = { 50 * MS, 1000 * MS, 3000 * MS } };
+	k.h.s[0] = (struct lb_section){ 0, 0, 0, 0, 1 * MS, 2600 * MS, 2601 * MS, LB_OUT_RELEASED, -1, 0, 0, 0xa };
+	k.h.s[1] = (struct lb_section){ 1, 0, 0, 10 * MS, 1010 * MS, 2650 * MS, 2651 * MS, LB_OUT_RELEASED, -1, 0, 0, 0xb };
+	k.h.s[2] = (struct lb_section){ 2, 0, 0, 20 * MS, 2602 * MS, 2700 * MS, 2701 * MS, LB_OUT_RELEASED, -1, 0, 0, 0xc };
+	int64_t t[] = { 1, 1001, 1010, 2601, 2602, 2651 };
+	int kind[] = { LB_KEY_SET, LB_KEY_EXPIRED, LB_KEY_SET, LB_KEY_DEL, LB_KEY_SET, LB_KEY_DEL };
+	uint64_t value[] = { 0xa, 0, 0xb, 0, 0xc, 0 };
+	for (int i = 0; i < 6; i++)
+		k.e[i] = (struct lb_key_event){ .t_ns = t[i] * MS, .kind = (uint8_t)kind[i], .value = value[i] };
+	struct lb_foreign_result r;
+	static struct lb_foreign_release list[MAX_KEV];
+	ref_foreign(&k, &r, list);
+	cr_assert_eq(r.releases, 2);
+	cr_assert_eq(list[0].owner, 1);
+	cr_assert_eq(list[0].by, 0);
+	cr_assert_eq(list[1].owner, 2);
+	cr_assert_eq(list[1].by, 1);
+	cr_assert_eq(r.sets_owned, 3);
 }

@@ -133,7 +133,7 @@ Test(readers, the_nodes_column_is_read_and_checked)
 	static const char *const bad[] = { "0+0", "2+1", "1+", "+1", "x", "9", "1 2", "-1" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char t[256];
-		snprintf(t, sizeof(t), LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,%s,\n", bad[i]);
+		snprintf(t, sizeof(t), LB_HISTORY_HEADER_9 "\n0,0,0,1,4,4,released,,%s\n", bad[i]);
 		a = (struct hist_arg){ .clients = 2 };
 		cr_assert_eq(with_stderr(read_history, t, &a), LB_EINVAL, "accepted nodes '%s'", bad[i]);
 		cr_assert(strstr(err, "history.csv:2: field nodes: expected node indexes"), "%s", err);
@@ -142,7 +142,7 @@ Test(readers, the_nodes_column_is_read_and_checked)
 	a = (struct hist_arg){ .clients = 2 };
 	cr_assert_eq(with_stderr(read_history, LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,\n", &a),
 		     LB_EINVAL);
-	cr_assert(strstr(err, "9 fields; expected 10"), "%s", err);
+	cr_assert(strstr(err, "9 fields; expected 11"), "%s", err);
 }
 
 /* The lease_end_ns column: a time, never (a lock without a TTL) or nothing
@@ -150,8 +150,8 @@ Test(readers, the_nodes_column_is_read_and_checked)
 Test(readers, the_lease_end_column_is_read_and_checked)
 {
 	struct hist_arg a = { .clients = 2 };
-	const char *text = LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,,1001\n1,0,0,5,9,9,released,,,\n"
-			   "1,1,10,12,20,21,lost,,,never\n";
+	const char *text = LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,,1001,\n1,0,0,5,9,9,released,,,,\n"
+			   "1,1,10,12,20,21,lost,,,never,\n";
 	cr_assert_eq(with_stderr(read_history, text, &a), 0, "%s", err);
 	cr_assert_eq(a.n, 3);
 	cr_assert_eq(a.s[0].lease_end_ns, 1001);
@@ -166,7 +166,7 @@ Test(readers, the_lease_end_column_is_read_and_checked)
 	static const char *const bad[] = { "soon", "-5", "1.5", "never!" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char t[256];
-		snprintf(t, sizeof(t), LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,,%s\n", bad[i]);
+		snprintf(t, sizeof(t), LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,,%s,\n", bad[i]);
 		a = (struct hist_arg){ .clients = 2 };
 		cr_assert_eq(with_stderr(read_history, t, &a), LB_EINVAL, "accepted lease end '%s'", bad[i]);
 		cr_assert(strstr(err, "history.csv:2: field lease_end_ns"), "%s", err);
@@ -283,4 +283,82 @@ Test(readers, waiters_are_checked)
 	a = (struct waiters_arg){ .clients = 3 };
 	cr_assert_eq(with_stderr(read_waiters, "client,seq\n", &a), LB_EINVAL);
 	cr_assert(strstr(err, "expected the header " LB_WAITERS_HEADER), "%s", err);
+}
+
+/* The token column (the hash of what a section's acquire wrote): hex, or
+ * empty when not known. */
+Test(readers, the_token_column_is_read_and_checked)
+{
+	struct hist_arg a = { .clients = 2 };
+	const char *text = LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,,,cc1ceb7973b76127\n"
+			   "1,0,0,5,9,9,released,,0+1,,\n";
+	cr_assert_eq(with_stderr(read_history, text, &a), 0, "%s", err);
+	cr_assert_eq(a.n, 2);
+	cr_assert_eq(a.s[0].token, UINT64_C(0xcc1ceb7973b76127));
+	cr_assert_eq(a.s[1].token, 0u, "an empty field: not known");
+	cr_assert_eq(a.s[1].nodes, 0x3u);
+	free(a.s);
+	static const char *const bad[] = { "0", "xyz", "CC1C", "11112222333344445", "-1", "1 2" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char t[256];
+		snprintf(t, sizeof(t), LB_HISTORY_HEADER "\n0,0,0,1,4,4,released,,,,%s\n", bad[i]);
+		a = (struct hist_arg){ .clients = 2 };
+		cr_assert_eq(with_stderr(read_history, t, &a), LB_EINVAL, "accepted token '%s'", bad[i]);
+		cr_assert(strstr(err, "history.csv:2: field token: expected 1 to 16 hex digits"), "%s", err);
+	}
+}
+
+struct kev_arg {
+	struct lb_key_event *e;
+	size_t n;
+};
+
+static int read_kev(FILE *f, void *arg)
+{
+	struct kev_arg *a = arg;
+	return lb_key_events_read_file(f, "keyevents.csv", 2, &a->e, &a->n);
+}
+
+/* keyevents.csv: read in the file's order (each server's own), every field
+ * checked against the run (its keys) and the event (only a set has a value;
+ * watch and unwatch are about the whole server). */
+Test(readers, key_events_are_read_in_order_and_checked)
+{
+	struct kev_arg a = { 0 };
+	const char *text = LB_KEY_EVENTS_HEADER "\n0,0,6379,0,,watch,\n5,1,6380,1,1,set,abc\n"
+			   "3,0,6379,0,0,del,\n9,0,6379,0,0,expired,\n10,1,6380,1,1,set,\n"
+			   "11,1,6380,1,,unwatch,\n";
+	cr_assert_eq(with_stderr(read_kev, text, &a), 0, "%s", err);
+	cr_assert_eq(a.n, 6);
+	cr_assert_eq(a.e[0].kind, LB_KEY_WATCH);
+	cr_assert_eq(a.e[0].key, -1);
+	cr_assert_eq(a.e[1].value, 0xabcu);
+	cr_assert_eq(a.e[1].server, 1);
+	cr_assert_eq(a.e[1].node, 1);
+	cr_assert_eq(a.e[1].port, 6380);
+	cr_assert_eq(a.e[2].t_ns, 3, "the file's order, not the times'");
+	cr_assert_eq(a.e[4].value, 0u, "a set whose value was not read");
+	free(a.e);
+	static const struct { const char *row, *says; } bad[] = {
+		{ "0,0,6379,0,0,bogus,", "field event: expected set, del, expired, watch or unwatch" },
+		{ "0,0,6379,0,2,del,", "field key: expected an integer from 0 to 1" },
+		{ "0,0,6379,0,,del,", "field key: empty" },
+		{ "0,0,6379,0,0,watch,", "field key: watch is about the whole server" },
+		{ "0,0,6379,0,0,del,abc", "field value: only a set has one" },
+		{ "0,0,6379,0,0,set,xyz", "field value: expected 1 to 16 hex digits" },
+		{ "0,16,6379,0,0,del,", "field server: expected an integer from 0 to 15" },
+		{ "0,0,70000,0,0,del,", "field port: expected an integer from 0 to 65535" },
+		{ "-1,0,6379,0,0,del,", "field t_ns: expected an integer from 0" },
+		{ "0,0,6379,0,0,del", "6 fields; expected 7" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char t[512];
+		snprintf(t, sizeof(t), LB_KEY_EVENTS_HEADER "\n%s\n", bad[i].row);
+		a = (struct kev_arg){ 0 };
+		cr_assert_eq(with_stderr(read_kev, t, &a), LB_EINVAL, "accepted '%s'", bad[i].row);
+		cr_assert(strstr(err, "keyevents.csv:2: ") && strstr(err, bad[i].says), "'%s': %s",
+			  bad[i].row, err);
+	}
+	cr_assert_eq(with_stderr(read_kev, "t_ns,event\n", &a), LB_EINVAL);
+	cr_assert(strstr(err, "expected the header " LB_KEY_EVENTS_HEADER), "%s", err);
 }

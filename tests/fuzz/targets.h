@@ -115,10 +115,19 @@ static inline void fuzz_events(const uint8_t *data, size_t len)
 	size_t n;
 	if (!f)
 		return;
-	if (len >= 6 && !memcmp(data, "bucket", 6))
+	if (len >= 6 && !memcmp(data, "bucket", 6)) {
 		lb_latency_read_file(f, "latency.csv", &h);
-	else
+	} else if (len >= 11 && !memcmp(data, "t_ns,server", 11)) { /* keyevents.csv, judged */
+		struct lb_key_event *ke = NULL;
+		struct lb_foreign_result r;
+		struct lb_foreign_opts o = { 1000, (int64_t)len, (int64_t)len * 1000 };
+		if (lb_key_events_read_file(f, "keyevents.csv", 1 + (int)(len % 3), &ke, &n) == 0 &&
+		    lb_foreign_judge(NULL, 0, ke, n, &o, &r) == 0)
+			lb_foreign_result_free(&r);
+		free(ke);
+	} else {
 		lb_events_read_file(f, "events.csv", 8, &ev, &n);
+	}
 	free(ev);
 	fclose(f);
 }

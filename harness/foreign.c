@@ -1,0 +1,298 @@
+/* foreign.c - foreign releases from the servers' key events (foreign.h). Pure. */
+#include "foreign.h"
+#include "oracle.h"
+#include "plumbing.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[LB_KEY_COUNT] = { "set", "del", "expired", "watch", "unwatch" };
+
+const char *lb_key_kind_name(int kind)
+{
+	return kind >= 0 && kind < LB_KEY_COUNT ? kind_names[kind] : "?";
+}
+
+int lb_key_kind_parse(const char *name)
+{
+	for (int k = 0; k < LB_KEY_COUNT; k++)
+		if (!strcmp(name, kind_names[k]))
+			return k;
+	return -1;
+}
+
+void lb_foreign_result_free(struct lb_foreign_result *r)
+{
+	free(r->list);
+	r->list = NULL;
+}
+
+enum { OWN_NONE = -1, OWN_UNKNOWN = -2 };
+
+/* What one server's copy of one key holds, as far as its events tell: the
+ * section whose set it holds (an index), OWN_NONE or OWN_UNKNOWN; and
+ * whether that set was matched by time rather than by its token. */
+typedef struct {
+	int64_t section;
+	bool by_time;
+} holder;
+
+struct judge {
+	const struct lb_section *s;
+	size_t n;
+	const struct lb_foreign_opts *o;
+	size_t *by_token;   /* sections with a token, by (key, token, enter) */
+	size_t n_token;
+	size_t *by_enter;   /* every section, by (key, enter, client, seq) */
+	uint32_t *claimed;  /* per section: the servers whose set it was given (bit) */
+};
+
+static int cmp_token(const void *pa, const void *pb, void *arg)
+{
+	const struct lb_section *s = arg, *a = &s[*(const size_t *)pa], *b = &s[*(const size_t *)pb];
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->token != b->token)
+		return a->token < b->token ? -1 : 1;
+	if (a->enter_ns != b->enter_ns)
+		return a->enter_ns < b->enter_ns ? -1 : 1;
+	if (a->client != b->client)
+		return a->client < b->client ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int cmp_enter(const void *pa, const void *pb, void *arg)
+{
+	const struct lb_section *s = arg, *a = &s[*(const size_t *)pa], *b = &s[*(const size_t *)pb];
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->enter_ns != b->enter_ns)
+		return a->enter_ns < b->enter_ns ? -1 : 1;
+	if (a->client != b->client)
+		return a->client < b->client ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static bool on_node(const struct lb_section *s, int node)
+{
+	return s->nodes == 0 || (node >= 0 && node < 32 && (s->nodes >> node & 1));
+}
+
+/* The section whose token is @value on @key (the earliest if a token was
+ * used twice), or -1. */
+static int64_t find_token(const struct judge *j, int key, uint64_t value)
+{
+	size_t lo = 0, hi = j->n_token;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct lb_section *m = &j->s[j->by_token[mid]];
+		if (m->key < key || (m->key == key && m->token < value))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < j->n_token && j->s[j->by_token[lo]].key == key &&
+	    j->s[j->by_token[lo]].token == value)
+		return (int64_t)j->by_token[lo];
+	return -1;
+}
+
+/* The section a set at @t on (@server, @node, @key) is matched to by time
+ * (foreign.h), claimed; or -1. Only sections without a token, unless @any. */
+static int64_t find_by_time(struct judge *j, int server, int node, int key, int64_t t, bool any)
+{
+	int64_t from = t - j->o->slop_ns, to = t + j->o->ttl_ns;
+	size_t lo = 0, hi = j->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct lb_section *m = &j->s[j->by_enter[mid]];
+		if (m->key < key || (m->key == key && m->enter_ns < from))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < j->n; i++) {
+		size_t k = j->by_enter[i];
+		const struct lb_section *c = &j->s[k];
+		if (c->key != key || c->enter_ns > to)
+			break;
+		if ((c->token && !any) || c->acquire_start_ns > t || !on_node(c, node) ||
+		    (j->claimed[k] >> server & 1))
+			continue;
+		j->claimed[k] |= UINT32_C(1) << server;
+		return (int64_t)k;
+	}
+	return -1;
+}
+
+/* The client other than @owner whose release of @key (on @node) was in
+ * flight at @t (foreign.h), or -1. */
+static int64_t releaser(const struct judge *j, int owner, int node, int key, int64_t t)
+{
+	int64_t best = -1;
+	bool best_foreign = false;
+
+	for (size_t i = 0; i < j->n; i++) {
+		const struct lb_section *a = &j->s[i];
+		if (a->client == owner || a->key != key || !on_node(a, node) || a->exit_ns < 0 ||
+		    a->exit_ns > t)
+			continue;
+		if (a->release_ns >= 0 && t > a->release_ns + j->o->slop_ns)
+			continue;
+		bool foreign = a->outcome == LB_OUT_FOREIGN;
+		const struct lb_section *b = best >= 0 ? &j->s[best] : NULL;
+		if (!b || (foreign && !best_foreign) ||
+		    (foreign == best_foreign && (a->exit_ns > b->exit_ns ||
+						 (a->exit_ns == b->exit_ns && (a->client < b->client ||
+						  (a->client == b->client && a->seq < b->seq)))))) {
+			best = (int64_t)i;
+			best_foreign = foreign;
+		}
+	}
+	return best;
+}
+
+static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne,
+			struct lb_foreign_result *out)
+{
+	int servers = 1, keys = 1;
+	size_t cap = 0;
+	bool one_node = true; /* no failed attempt's set and its undo there (Redlock's) */
+
+	for (size_t i = 0; i < ne; i++) {
+		if (e[i].server + 1 > servers)
+			servers = e[i].server + 1;
+		if (e[i].key + 1 > keys)
+			keys = e[i].key + 1;
+		one_node = one_node && e[i].node == 0;
+	}
+	for (size_t i = 0; i < j->n && !one_node; i++)
+		out->unjudged = out->unjudged || !j->s[i].token;
+	holder *h = malloc(sizeof(*h) * (size_t)servers * (size_t)keys);
+	if (!h)
+		return LB_ENOMEM;
+	for (size_t i = 0; i < (size_t)servers * (size_t)keys; i++)
+		h[i] = (holder){ OWN_UNKNOWN, false };
+	for (size_t i = 0; i < ne; i++) {
+		const struct lb_key_event *ev = &e[i];
+		if (ev->kind == LB_KEY_WATCH || ev->kind == LB_KEY_UNWATCH || ev->key < 0) {
+			for (int k = 0; k < keys; k++)
+				h[(size_t)ev->server * (size_t)keys + (size_t)k] =
+					(holder){ OWN_UNKNOWN, false };
+			continue;
+		}
+		holder *at = &h[(size_t)ev->server * (size_t)keys + (size_t)ev->key];
+		if (ev->kind == LB_KEY_EXPIRED) {
+			*at = (holder){ OWN_NONE, false };
+			continue;
+		}
+		if (ev->kind == LB_KEY_SET) {
+			int64_t k = ev->value ? find_token(j, ev->key, ev->value) : -1;
+			out->sets++;
+			if (k >= 0) {
+				j->claimed[k] |= UINT32_C(1) << ev->server;
+				*at = (holder){ k, false };
+			} else if ((k = find_by_time(j, ev->server, ev->node, ev->key, ev->t_ns,
+						     !ev->value && one_node)) >= 0) {
+				*at = (holder){ k, true };
+			} else {
+				/* a value no section entered with: nobody inside holds it */
+				*at = (holder){ ev->value ? OWN_NONE : OWN_UNKNOWN, false };
+				continue;
+			}
+			out->sets_owned++;
+			continue;
+		}
+		if (ev->kind != LB_KEY_DEL)
+			continue;
+		out->dels++;
+		holder was = *at;
+		*at = (holder){ OWN_NONE, false };
+		if (was.section < 0)
+			continue;
+		const struct lb_section *b = &j->s[was.section];
+		/* on one node an acquire writes once and never undoes: from the set of
+		 * its token on, the key is B's; elsewhere, from B's enter */
+		bool from_set = one_node && !was.by_time;
+		if ((!from_set && ev->t_ns < b->enter_ns) ||
+		    ev->t_ns >= lb_section_exit(b, j->o->end_ns))
+			continue;
+		if (out->releases == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			struct lb_foreign_release *nl = realloc(out->list, ncap * sizeof(*nl));
+			if (!nl) {
+				free(h);
+				return LB_ENOMEM;
+			}
+			out->list = nl;
+			cap = ncap;
+		}
+		int64_t by = releaser(j, b->client, ev->node, ev->key, ev->t_ns);
+		out->list[out->releases++] = (struct lb_foreign_release){
+			.t_ns = ev->t_ns, .server = ev->server, .node = ev->node, .key = ev->key,
+			.owner = b->client, .owner_seq = b->seq,
+			.by = by >= 0 ? j->s[by].client : -1, .by_seq = by >= 0 ? j->s[by].seq : 0,
+		};
+		out->unattributed += by < 0;
+	}
+	free(h);
+	return 0;
+}
+
+int lb_foreign_verdict(struct lb_verdict *v, const struct lb_section *s, size_t n,
+		       const struct lb_key_event *e, size_t ne, bool blind,
+		       const struct lb_foreign_opts *o, struct lb_foreign_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!e) {
+		v->foreign_source = blind ? LB_FOREIGN_NA : LB_FOREIGN_CLIENT;
+		v->foreign_releases = blind ? 0 : v->foreign_client;
+		return 0;
+	}
+	int rc = lb_foreign_judge(s, n, e, ne, o, out);
+	if (rc < 0)
+		return rc;
+	if (out->unjudged) {
+		v->foreign_source = blind ? LB_FOREIGN_NA : LB_FOREIGN_CLIENT;
+		v->foreign_releases = blind ? 0 : v->foreign_client;
+		return 0;
+	}
+	v->foreign_source = LB_FOREIGN_SERVER;
+	v->foreign_releases = out->releases;
+	v->foreign_unattributed = out->unattributed;
+	return 0;
+}
+
+int lb_foreign_judge(const struct lb_section *s, size_t n, const struct lb_key_event *e,
+		     size_t ne, const struct lb_foreign_opts *o, struct lb_foreign_result *out)
+{
+	struct judge j = { .s = s, .n = n, .o = o };
+	int rc = LB_ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	j.by_token = malloc(sizeof(size_t) * (n ? n : 1));
+	j.by_enter = malloc(sizeof(size_t) * (n ? n : 1));
+	j.claimed = calloc(n ? n : 1, sizeof(*j.claimed));
+	if (!j.by_token || !j.by_enter || !j.claimed)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].token)
+			j.by_token[j.n_token++] = i;
+		j.by_enter[i] = i;
+	}
+	qsort_r(j.by_token, j.n_token, sizeof(size_t), cmp_token, (void *)s);
+	qsort_r(j.by_enter, n, sizeof(size_t), cmp_enter, (void *)s);
+	rc = judge_events(&j, e, ne, out);
+	if (rc < 0)
+		lb_foreign_result_free(out);
+out:
+	free(j.by_token);
+	free(j.by_enter);
+	free(j.claimed);
+	return rc;
+}

@@ -1,0 +1,129 @@
+/*
+ * foreign.h - foreign releases, seen from the servers: pure functions over a
+ * history and the lock servers' own key events (keywatch.h records them;
+ * keyevents.csv keeps them). No Redis, no clock: `lockbench check` recomputes
+ * the figure from history.csv and keyevents.csv alone.
+ *
+ * A client cannot always tell that its release deleted another client's lock
+ * (a library's release is its own code; a plain DEL does not say whose lock
+ * it removed). The server can: every SET and DEL of a lock key is a keyspace
+ * notification, in the server's own order. The definitions (docs/index.md,
+ * "How the oracle counts"):
+ *
+ *  - The events of one server and one key are read in the server's order.
+ *    `watch` (observation begins or resumes: after a restart, a reconnection,
+ *    a promotion) and `unwatch` make what the key holds unknown.
+ *  - A `set` belongs to the section whose token is the value it wrote (a
+ *    section's token: the hash of what its acquire wrote, history.csv). A
+ *    value no section entered with belongs to nobody inside (a failed
+ *    attempt). Matched by time instead: a set whose value matches no token
+ *    when sections have none (an adapter that does not say token=), and,
+ *    when the run has one lock node, a set whose value could not be read
+ *    (another event of the key came before the watcher's GET). It then
+ *    belongs to the section of the key (and node) not yet given a set on
+ *    this server, whose acquire had begun by the set, that entered first at
+ *    or after the set minus the delivery slop, at most one lease after it.
+ *    (On several nodes a value not read belongs to nobody known: a failed
+ *    Redlock attempt undoes its sets at once, and would be taken for the
+ *    next holder's. On several nodes sections without a token cannot be
+ *    judged at all: the count is not reported, `unjudged`.)
+ *  - A `del` is a foreign release when the key held a section B's set and the
+ *    del came before B's exit (stamped before B sends its release, so B's own
+ *    release cannot have sent it): from B's enter on, or, on one node and a
+ *    set matched by its token, from the set on (an acquire there writes once
+ *    and never undoes). Not before B's enter otherwise: on several nodes a
+ *    library that retries with one token deletes its own failed attempt's
+ *    keys while it acquires; a set matched by time may be another's. Not
+ *    after B's exit: B's release may have sent it (and a holder killed inside
+ *    ends at its death, as one killed while releasing ends at its exit: the
+ *    history cannot tell them apart). `expired` is never a release.
+ *  - It is attributed to the client, other than B's, whose release of that
+ *    key was in flight: exit <= t <= release returned + slop (a release that
+ *    never returned: from its exit on). Of several, one whose own release
+ *    said it deleted another's lock (outcome foreign), then the latest exit.
+ *    None: "unknown".
+ */
+#ifndef LB_FOREIGN_H
+#define LB_FOREIGN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "history.h"
+
+/* The most servers one run watches (lock nodes, replicas, a cluster's shard). */
+#define LB_KEYWATCH_MAX_SERVERS 16
+
+enum lb_key_kind { LB_KEY_SET, LB_KEY_DEL, LB_KEY_EXPIRED, LB_KEY_WATCH, LB_KEY_UNWATCH,
+		   LB_KEY_COUNT };
+const char *lb_key_kind_name(int kind);
+int lb_key_kind_parse(const char *name); /* -1 when unknown */
+
+/* What a lock server did to a lock key, as its notification reached the watcher. */
+struct lb_key_event {
+	int64_t t_ns;     /* when the watcher received it, on the history's clock */
+	uint64_t value;   /* set: lb_token_hash of the value it wrote, 0 when not known */
+	int32_t key;      /* the lock's index; -1 for watch and unwatch */
+	int32_t port;     /* the server's port (for the reader of the file) */
+	uint8_t server;   /* which watched server: events of one server are in its order */
+	uint8_t node;     /* the lock node the server stands for (Redlock: node i) */
+	uint8_t kind;     /* enum lb_key_kind */
+	uint8_t flags;    /* the watcher's bookkeeping (keywatch.c); 0 in a file */
+};
+
+struct lb_foreign_opts {
+	int64_t slop_ns;  /* from the server's command to the watcher's stamp (LB_KEYWATCH_SLOP_NS) */
+	int64_t ttl_ns;   /* the lease: how long after its set a section matched by time may enter */
+	int64_t end_ns;   /* the run's end (open sections end there) */
+};
+
+/* The slop lockbench uses: measured in docs/index.md (delivery took at most
+ * a few ms on a loaded 2-core machine; 50 ms is a wide margin). */
+#define LB_KEYWATCH_SLOP_NS (50 * INT64_C(1000000))
+
+/* One foreign release the servers saw. */
+struct lb_foreign_release {
+	int64_t t_ns;
+	int server, node, key;
+	int owner;          /* whose lock it deleted: client, and its section */
+	uint32_t owner_seq;
+	int by;             /* the client whose release was in flight, or -1 (unknown) */
+	uint32_t by_seq;
+};
+
+struct lb_foreign_result {
+	uint64_t releases;      /* foreign releases */
+	uint64_t unattributed;  /* of which no release was in flight */
+	uint64_t sets, sets_owned; /* sets, and those a section was found for */
+	uint64_t dels;
+	bool unjudged;          /* several lock nodes, and sections without a token: a set
+				   cannot be told from another's by time (a failed Redlock
+				   attempt's, a late one, an extension): the count means
+				   nothing, and is not reported (lb_foreign_verdict) */
+	struct lb_foreign_release *list; /* malloc'd, @releases long (NULL when 0) */
+};
+
+/*
+ * Judge the @ne key events @e (in the watcher's order: each server's in its
+ * own order) against the @n sections @s. Returns 0 or LB_ENOMEM; the caller
+ * frees out->list (lb_foreign_result_free).
+ */
+int lb_foreign_judge(const struct lb_section *s, size_t n, const struct lb_key_event *e,
+		     size_t ne, const struct lb_foreign_opts *o, struct lb_foreign_result *out);
+void lb_foreign_result_free(struct lb_foreign_result *r);
+
+struct lb_verdict;
+/*
+ * The run's foreign releases into @v (judged by lb_oracle_judge from the
+ * releases' outcomes): the servers' figure when the servers were watched
+ * (@e not NULL; judged into @out, which the caller frees) and it could be
+ * judged (not out->unjudged), else the releases' own, or n/a for a release
+ * that cannot say (@blind: a library's).
+ * 0 or LB_ENOMEM.
+ */
+int lb_foreign_verdict(struct lb_verdict *v, const struct lb_section *s, size_t n,
+		       const struct lb_key_event *e, size_t ne, bool blind,
+		       const struct lb_foreign_opts *o, struct lb_foreign_result *out);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * keywatch.h - the key watcher: a helper process that records, on every lock
+ * server lockbench started, what the server itself did to the lock keys (set,
+ * del, expired), on the history's clock, for the foreign-release judge
+ * (foreign.h). Never on servers lockbench did not start (--redis, --sentinel).
+ *
+ * How: on each server, CONFIG SET notify-keyspace-events E$gx and one
+ * connection SUBSCRIBEd to the keyevent channels set, del, expired and
+ * evicted (the key is the message; the key names are looked up in a table:
+ * other keys, and the `expire` a SET PX also publishes, cost the server a
+ * publish to nobody). One connection per server keeps the server's order.
+ * For each set of a lock key it asks the value (GET on a second connection,
+ * then a PING on the first: if no event of that key came before the PONG,
+ * the value read is the one the set wrote), so that a set is matched to a
+ * section by its token, not by time.
+ *
+ * Replicas replay their primary's deletions (and its expiries, as dels): a
+ * server that may be a replica (role_check: a failover's replica, a Sentinel
+ * or cluster topology) is asked ROLE every 20 ms, and its events since the
+ * last answer are kept only if it answered master (a PING after the ROLE
+ * marks where in its stream the answer stands). A server that restarts loses
+ * its keys without a notification and its connection: the watcher connects
+ * again, sets the notifications again, and records `watch` (what the server
+ * holds is unknown from there until the next set).
+ *
+ * The events go to a MAP_SHARED log of fixed capacity (LOCKBENCH_KEY_EVENTS_MAX
+ * overrides it, for tests); when it fills, recording stops and the figure is
+ * n/a, said so.
+ */
+#ifndef LB_KEYWATCH_H
+#define LB_KEYWATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "foreign.h"
+#include "strategy.h"
+
+/* A server to watch. */
+struct lb_keywatch_server {
+	int port;         /* its own port (the watcher connects there, never via the relay) */
+	int front;        /* where clients reach it (a relay's listener), or 0 */
+	int node;         /* the lock node it stands for */
+	bool role_check;  /* it may be a replica: keep its events only while it is a primary */
+};
+
+/* The key names to watch: names[i] is lock key key_of[i] (a library may
+ * write its own name for a key: redis-semaphore's mutex:KEY). */
+struct lb_keywatch_keys {
+	const char *const *names;
+	const int *key_of;
+	int n;
+};
+
+struct lb_keywatch_log;
+
+struct lb_keywatch {
+	pid_t pid;                    /* 0 when not running */
+	struct lb_keywatch_log *log;  /* shared with the watcher */
+	size_t log_bytes;
+	int n;
+	struct lb_keywatch_server srv[LB_KEYWATCH_MAX_SERVERS];
+};
+
+/*
+ * Start watching @n servers (at most LB_KEYWATCH_MAX_SERVERS) for @keys, with
+ * room for the events of a run of @duration_s; returns once every server is
+ * watched (within 5 s). 0, or a negative status with @why set (the figure is
+ * then n/a, and why).
+ */
+int lb_keywatch_start(struct lb_keywatch *w, const struct lb_keywatch_server *srv, int n,
+		      const struct lb_keywatch_keys *keys, double duration_s, char *why, size_t len);
+/* lb_keywatch_start for a run's lock keys: "<prefix>lock:<k>" for k < @keys,
+ * and a library's own name for each (its manifest's outside_key, e.g.
+ * redis-semaphore's mutex:KEY). */
+int lb_keywatch_start_run(struct lb_keywatch *w, const struct lb_keywatch_server *srv, int n,
+			  const struct lock_strategy *s, const char *prefix, int keys,
+			  double duration_s, char *why, size_t len);
+/* Commands the watcher sent so far to the server reached at @port (its own
+ * port or its front): what it adds to that server's INFO commandstats. */
+uint64_t lb_keywatch_commands(const struct lb_keywatch *w, int port);
+/*
+ * After the clients are gone: let the watcher read what the servers sent up
+ * to now (a PING on each subscription, at most 2 s), then copy the events it
+ * kept, times made relative to @t0_ns (never below 0), into a malloc'd array.
+ * 0, or a negative status with @why set (the log filled; the watcher died).
+ */
+int lb_keywatch_finish(struct lb_keywatch *w, int64_t t0_ns, struct lb_key_event **out,
+		       size_t *n, char *why, size_t len);
+/* Kill and reap the watcher, unmap its log. Accepts a watcher never started. */
+void lb_keywatch_stop(struct lb_keywatch *w);
+
+#endif

@@ -1,0 +1,193 @@
+/*
+ * test_keywatch.c - foreign releases seen from the servers (keywatch.h,
+ * foreign.h), end to end: real servers, real clients, the real binary. Where
+ * a recipe's release can tell (its GETDEL returns what it deleted), the
+ * servers must see what it saw; where the servers are not lockbench's, or
+ * the watcher could not keep everything, the figure is n/a and says why.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "fixture.h"
+#include "readers.h"
+#include "results.h"
+
+TestSuite(keywatch, .timeout = 120);
+
+static char tmpdir[64];
+
+static void mktmp(void)
+{
+	strcpy(tmpdir, "/tmp/lbtest-keywatch-XXXXXX");
+	cr_assert_not_null(fx_mkdtemp(tmpdir));
+}
+
+static int lb(const char *const *args)
+{
+	return fx_lockbench(tmpdir, args);
+}
+
+static const char *out(void)
+{
+	return fx_slurp(tmpdir, "output");
+}
+
+static const char *text(const char *dir, const char *name)
+{
+	static char buf[200];
+	char path[256];
+	struct lb_summary s;
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	cr_assert_eq(lb_summary_read(path, &s), 0, "%s", path);
+	const char *v = lb_summary_get(&s, name);
+	cr_assert_not_null(v, "summary.csv has no %s", name);
+	snprintf(buf, sizeof(buf), "%s", v);
+	return buf;
+}
+
+static double num(const char *dir, const char *name)
+{
+	return strtod(text(dir, name), NULL);
+}
+
+/* Run, then `check` (which judges keyevents.csv again) unless @no_check.
+ * (check compares throughput_per_s, written to 2 decimals, within 0.1 %:
+ * below 5 sections/s that is finer than the summary's own rounding, a
+ * limit of check's that the restart cell, with 300 ms sections, meets.) */
+static void run_in(const char *dir, const char *strategy, const char *scenario, const char *seed,
+		   bool no_check)
+{
+	const char *args[] = { "run", "--strategy", strategy, "--scenario", scenario, "--seed", seed,
+			       "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	const char *check[] = { "check", dir, NULL };
+	cr_assert(no_check || lb(check) == 0, "check does not agree with %s: %s", dir, out());
+}
+
+/* The recipes whose GETDEL says whose lock it deleted: the servers see the
+ * same foreign releases (set-nx-px's cascade under holder-pause, get-del's
+ * check-then-delete); token-lua's compare-and-delete never deletes another's. */
+Test(keywatch, the_servers_see_what_the_releases_said, .init = mktmp)
+{
+	static const struct { const char *strategy, *scenario; bool foreign; } cells[] = {
+		{ "set-nx-px", "holder-pause", true },
+		{ "get-del", "check-then-delete", true },
+		{ "token-lua", "holder-pause", false },
+	};
+	for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++) {
+		char dir[128];
+		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, cells[i].strategy);
+		run_in(dir, cells[i].strategy, cells[i].scenario, "1", false);
+		cr_assert_str_eq(text(dir, "foreign_source"), "server", "%s", cells[i].strategy);
+		double servers = num(dir, "foreign_releases"), client = num(dir, "foreign_releases_client");
+		cr_assert_eq(servers, client, "%s: the servers saw %g foreign releases, the releases "
+			     "said %g", cells[i].strategy, servers, client);
+		cr_assert_eq(servers > 0, cells[i].foreign, "%s: %g", cells[i].strategy, servers);
+		cr_assert_eq(num(dir, "foreign_unattributed"), 0, "%s: a del with no release in flight",
+			     cells[i].strategy);
+		cr_assert_gt(num(dir, "key_events"), 2 * num(dir, "sections") - 1, "%s: a set and a del "
+			     "for (nearly) every section", cells[i].strategy);
+		cr_assert_str_eq(text(dir, "observed"), cells[i].foreign ? "foreign-release" : "overlap");
+	}
+}
+
+/* A node that restarts empty loses the lock without a notification, and
+ * the watcher's connection: it watches again, and what the node held is
+ * unknown until the next set. */
+Test(keywatch, a_restarted_node_is_watched_again, .init = mktmp)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/restart", tmpdir);
+	run_in(dir, "set-nx-px", "server-restart", "1", true);
+	const char *k = fx_slurp(tmpdir, "restart/keyevents.csv");
+	const char *unwatch = strstr(k, ",unwatch,");
+	cr_assert_not_null(unwatch, "the restart did not end the watch: %s", k);
+	cr_assert_not_null(strstr(unwatch, ",watch,"), "not watched again after the restart: %s", k);
+	cr_assert_str_eq(text(dir, "foreign_source"), "server");
+	cr_assert_eq(num(dir, "foreign_releases"), num(dir, "foreign_releases_client"));
+}
+
+/* The watcher's own commands (a GET and a PING for each set) are not the
+ * lock's: commands per section are the same with and without it. */
+Test(keywatch, the_watchers_commands_are_not_counted_as_the_locks, .init = mktmp)
+{
+	char on[128], off[128];
+	snprintf(on, sizeof(on), "%s/on", tmpdir);
+	snprintf(off, sizeof(off), "%s/off", tmpdir);
+	const char *a[] = { "run", "--strategy", "set-nx-px", "--clients", "3", "--duration", "1.5",
+			    "--out", on, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(a), 0, "%s", out());
+	setenv("LOCKBENCH_NO_KEYWATCH", "1", 1);
+	a[8] = off;
+	int rc = lb(a);
+	unsetenv("LOCKBENCH_NO_KEYWATCH");
+	cr_assert_eq(rc, 0, "%s", out());
+	cr_assert_str_eq(text(on, "foreign_source"), "server");
+	cr_assert_str_eq(text(off, "foreign_source"), "client", "not watched: the releases' count");
+	double c_on = num(on, "cmds_per_section"), c_off = num(off, "cmds_per_section");
+	cr_assert(c_on < c_off + 0.15 && c_on > c_off - 0.15, "with the watcher %g commands per "
+		  "section, without %g", c_on, c_off);
+}
+
+/* Nothing is silently capped: when the log of key events fills, the run
+ * says so and the servers' figure is not reported (n/a for a library's
+ * release, which cannot say; the releases' own count for a recipe). */
+Test(keywatch, a_full_log_is_said_and_not_counted, .init = mktmp)
+{
+	char dir[128], spec[PATH_MAX];
+	const char *sc = getenv("LOCKBENCH_SCENARIOS");
+	cr_assert_not_null(sc);
+	snprintf(spec, sizeof(spec), "exec:%s/../tests/adapters/plain-del.py", sc);
+	snprintf(dir, sizeof(dir), "%s/full", tmpdir);
+	setenv("LOCKBENCH_KEY_EVENTS_MAX", "20", 1);
+	const char *args[] = { "run", "--strategy", spec, "--clients", "2", "--duration", "1",
+			       "--out", dir, "--no-status", "--no-report", NULL };
+	int rc = lb(args);
+	unsetenv("LOCKBENCH_KEY_EVENTS_MAX");
+	cr_assert_eq(rc, 0, "%s", out());
+	cr_assert(strstr(out(), "the key-event log filled at 20 events"), "%s", out());
+	cr_assert_str_eq(text(dir, "foreign_releases"), "n/a");
+	cr_assert_str_eq(text(dir, "foreign_source"), "n/a");
+	cr_assert_str_eq(text(dir, "key_events"), "n/a");
+	const char *check[] = { "check", dir, NULL };
+	cr_assert_eq(lb(check), 0, "%s", out());
+}
+
+/* On servers lockbench did not start nothing is watched: a library's
+ * foreign releases are n/a everywhere (the run, the summary, compare's
+ * table), never 0; a recipe's are what its releases said. */
+Test(keywatch, servers_that_are_not_lockbenchs_are_not_watched, .init = mktmp)
+{
+	struct fx f;
+	char url[64], dir[128], spec[PATH_MAX];
+	const char *sc = getenv("LOCKBENCH_SCENARIOS");
+	cr_assert_not_null(sc);
+	snprintf(spec, sizeof(spec), "exec:%s/../tests/adapters/plain-del.py", sc);
+	fx_start(&f, 1);
+	snprintf(url, sizeof(url), "redis://127.0.0.1:%d", f.srv[0]->port);
+	snprintf(dir, sizeof(dir), "%s/cmp", tmpdir);
+	char strategies[PATH_MAX + 32];
+	snprintf(strategies, sizeof(strategies), "%s,set-nx-px", spec);
+	const char *args[] = { "compare", "--strategies", strategies, "--clients", "2", "--duration",
+			       "1", "--redis", url, "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	redisReply *r = fx_cmd(&f, 0, "CONFIG GET notify-keyspace-events");
+	cr_assert(r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+		  !strcmp(r->element[1]->str, ""), "lockbench changed the user's server's config");
+	freeReplyObject(r);
+	fx_stop(&f);
+	char sub[PATH_MAX];
+	const char *table = fx_slurp(tmpdir, "cmp/compare.txt");
+	const char *row = strstr(table, "plain-del.py");
+	cr_assert_not_null(row, "%s", table);
+	char line[256];
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(row, "\n"), row);
+	cr_assert_not_null(strstr(line, " n/a "), "compare printed a number for n/a: %s", line);
+	snprintf(sub, sizeof(sub), "%s/set-nx-px", dir);
+	cr_assert_str_eq(text(sub, "foreign_source"), "client");
+	cr_assert_neq(strcmp(text(sub, "foreign_releases"), "n/a"), 0);
+	cr_assert(strstr(out(), "the servers are not lockbench's"), "%s", out());
+}
