@@ -1186,9 +1186,10 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 			lb_errorf("warning: the servers' count of foreign releases is not measured: %s",
 				  res->foreign_why);
 	} else {
-		snprintf(res->foreign_why, sizeof(res->foreign_why), "%s", theirs ?
-			 "the servers are not lockbench's: it does not watch them" :
-			 "LOCKBENCH_NO_KEYWATCH is set: the servers were not watched");
+		snprintf(res->foreign_why, sizeof(res->foreign_why), "%s", !theirs ?
+			 "LOCKBENCH_NO_KEYWATCH is set: the servers were not watched" : cfg->own_urls ?
+			 "a benchmark does not watch its servers (the watcher costs throughput)" :
+			 "the servers are not lockbench's: it does not watch them");
 	}
 	redis_version(&r);
 	load_resource_scripts(&r);
