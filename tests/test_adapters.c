@@ -456,7 +456,7 @@ Test(adapters, a_killed_client_leaves_no_clock_file, .init = setup)
 	const char *args[] = { "run", "--strategy", adapter("clock-probe.py"), "--scenario", sc,
 			       "--out", dir, "--no-status", "--no-report", NULL };
 	cr_assert_eq(lb(args), 0, "%s", out());
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 32];
 	for (int c = 0; c < 2; c++) {
 		snprintf(path, sizeof(path), "%s/.clock-%d", dir, c);
 		cr_assert_neq(access(path, F_OK), 0, "%s was left behind", path);
