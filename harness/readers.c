@@ -1,3 +1,4 @@
+#include "esc.h"
 #include "readers.h"
 #include "run.h"
 
@@ -139,12 +140,24 @@ int lb_summary_read_file(FILE *f, const char *path, struct lb_summary *s)
 			break;
 		*p++ = '\0';
 	}
-	for (char *p = row; nv <= LB_SUMMARY_MAX_FIELDS;) {
-		values[nv++] = p;
-		if (!(p = strchr(p, ',')))
+	/* the row: CSV fields (RFC 4180), quoted where a value holds a comma or
+	 * a quote; each unquoted into its own piece of @unq */
+	static char unq[LB_READ_MAX_SUMMARY];
+	size_t pos = 0, used = 0;
+	bool bad = false;
+	while (nv <= LB_SUMMARY_MAX_FIELDS && used < sizeof(unq)) {
+		size_t before = pos;
+		values[nv++] = unq + used;
+		if (lb_csv_field(row, &pos, unq + used, sizeof(unq) - used) < 0) {
+			bad = true;
 			break;
-		*p++ = '\0';
+		}
+		used += strlen(unq + used) + 1;
+		if (pos == before || row[pos - 1] != ',')
+			break; /* no comma after it: the last field */
 	}
+	if (!bad && row[pos])
+		bad = true; /* text after the last field */
 	r.line = 1;
 	if (nn > LB_SUMMARY_MAX_FIELDS)
 		return rd_fail(&r, "more than %d columns", LB_SUMMARY_MAX_FIELDS);
@@ -159,6 +172,9 @@ int lb_summary_read_file(FILE *f, const char *path, struct lb_summary *s)
 				return rd_fail(&r, "column %s appears twice", names[i]);
 	}
 	r.line = 2;
+	if (bad)
+		return rd_fail(&r, "field %zu: a quote not closed, or text after a closing quote",
+				nv);
 	if (nv != nn)
 		return rd_fail(&r, "%zu values for %zu columns", nv, nn);
 	for (size_t i = 0; i < nn; i++) {

@@ -1,4 +1,5 @@
 #include "figures.h"
+#include "esc.h"
 #include "outfile.h"
 #include "results.h"
 #include "scenario.h"
@@ -463,12 +464,23 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 	return 0;
 }
 
+/* The header, then the row, each value a CSV field (RFC 4180, esc.h): a
+ * name with a comma or a quote is quoted, never split. A control character
+ * (a newline in a program's path) is written as a space: the file stays one
+ * header line and one row. */
 static void write_summary(FILE *f, const struct lb_summary *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		fprintf(f, "%s%c", s->name[i], i + 1 < s->n ? ',' : '\n');
-	for (size_t i = 0; i < s->n; i++)
-		fprintf(f, "%s%c", s->value[i], i + 1 < s->n ? ',' : '\n');
+	for (size_t i = 0; i < s->n; i++) {
+		char v[sizeof(s->value[0])];
+		snprintf(v, sizeof(v), "%s", s->value[i]);
+		for (char *p = v; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = ' ';
+		lb_esc_fprintf(f, LB_LANG_CSV, i ? ",%s" : "%s", v);
+	}
+	fputc('\n', f);
 }
 
 int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *res,

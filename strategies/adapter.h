@@ -29,7 +29,7 @@
 #define LB_ADAPTER_MAX_ARGS 16
 
 struct lb_adapter_def {
-	char name[64];
+	char name[200];            /* what --strategy takes; "exec:PATH" for a program */
 	char library[64], package[96], language[48], version[32];
 	char summary[160];
 	char sends[1024];

@@ -447,7 +447,7 @@ static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len)
 	char shown[320];
 	lb_proto_printable(out, shown, sizeof(shown));
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(why, len, "%s is not usable here: %.300s", d->name, shown[0] ? shown : "its --check failed");
+		snprintf(why, len, "%.64s is not usable here: %.300s", d->name, shown[0] ? shown : "its --check failed");
 		return false;
 	}
 	word_value(out, "version", ver, sizeof(ver));

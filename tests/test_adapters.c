@@ -403,6 +403,55 @@ Test(adapters, a_helper_that_leaves_with_setsid_is_stopped, .init = setup)
 	nothing_left("sleep 317");
 }
 
+/* A program whose path holds a comma, both quotes, a semicolon, $(...) and a
+ * newline: run (with its report: gnuplot, Markdown, HTML) and check treat the
+ * name as data. Nothing runs, summary.csv stays one header and one row, and
+ * check reads back what run wrote. */
+Test(adapters, a_hostile_program_name_is_data, .init = setup)
+{
+	char path[600], spec[620], dir[PATH_MAX], pwned[200];
+	snprintf(pwned, sizeof(pwned), "%.100s/PWNED", tmpdir);
+	snprintf(path, sizeof(path), "%.100s/a,b\"c';d$(touch PWNED)`touch PWNED`\nx.sh", tmpdir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "#!/bin/sh\nread -r l; echo 'hello 2 library=x version=1 language=sh extend=no "
+		   "lost=no extends=never'\nread -r l; echo ok\nwhile read -r l; do case $l in "
+		   "acquire) echo acquired ;; release) echo released ;; quit) echo bye; exit 0 ;; "
+		   "esac; done\n");
+	fclose(f);
+	chmod(path, 0755);
+	snprintf(spec, sizeof(spec), "exec:%s", path);
+	snprintf(dir, sizeof(dir), "%s/hostile", tmpdir);
+	const char *args[] = { "run", "--strategy", spec, "--clients", "2", "--duration", "0.5",
+			       "--out", dir, "--no-status", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	cr_assert_neq(access(pwned, F_OK), 0, "a name ran a command");
+	const char *check[] = { "check", dir, NULL };
+	cr_assert_eq(lb(check), 0, "%s", out());
+	const char *report[] = { "report", dir, NULL };
+	cr_assert_eq(lb(report), 0, "%s", out());
+	/* wherever a command would have run: here, the test's directory, the run's */
+	char elsewhere[PATH_MAX + 16];
+	snprintf(elsewhere, sizeof(elsewhere), "%s/PWNED", dir);
+	cr_assert_neq(access(pwned, F_OK), 0, "a name ran a command");
+	cr_assert_neq(access(elsewhere, F_OK), 0, "a name ran a command");
+	cr_assert_neq(access("PWNED", F_OK), 0, "a name ran a command");
+	char sum[PATH_MAX + 16];
+	struct lb_summary s;
+	snprintf(sum, sizeof(sum), "%s/summary.csv", dir);
+	cr_assert_eq(lb_summary_read(sum, &s), 0);
+	char want[640];
+	snprintf(want, sizeof(want), "%s", spec);
+	for (char *p = want; *p; p++) /* a control character is written as a space */
+		if (*p == '\n')
+			*p = ' ';
+	cr_assert_str_eq(lb_summary_get(&s, "strategy"), want);
+	int lines = 0;
+	for (const char *p = fx_slurp(tmpdir, "hostile/summary.csv"); *p; p++)
+		lines += *p == '\n';
+	cr_assert_eq(lines, 2, "summary.csv is one header and one row");
+}
+
 /* A client clock fault reaches the adapter's wall clock (the shim through
  * LD_PRELOAD): client 0's adapter sees time.time() jump 60 s ahead against
  * its monotonic clock; client 1's does not. */

@@ -214,6 +214,25 @@ static int read_latency(FILE *f, void *arg)
 	return lb_latency_read_file(f, "latency.csv", arg);
 }
 
+/* A value holding a comma or a quote is a quoted CSV field (RFC 4180): read
+ * back whole; an unclosed quote, or text after a closing one, is refused. */
+Test(readers, quoted_summary_values_read_back_whole)
+{
+	struct lb_summary s;
+	cr_assert_eq(with_stderr(read_summary, "strategy,scenario,clients\n"
+				 "\"exec:/x/a,b\"\"c.sh\",,2\n", &s), 0, "%s", err);
+	cr_assert_str_eq(lb_summary_get(&s, "strategy"), "exec:/x/a,b\"c.sh");
+	cr_assert_str_eq(lb_summary_get(&s, "scenario"), "");
+	cr_assert_str_eq(lb_summary_get(&s, "clients"), "2");
+	static const char *const bad[] = { "\"open,x,2\n", "\"a\"b,x,2\n", "a\"b,x,2\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char t[128];
+		snprintf(t, sizeof(t), "strategy,scenario,clients\n%s", bad[i]);
+		cr_assert_eq(with_stderr(read_summary, t, &s), LB_EINVAL, "accepted %s", bad[i]);
+		cr_assert(strstr(err, "summary.csv:2:"), "%s", err);
+	}
+}
+
 Test(readers, events_and_latency_are_checked)
 {
 	size_t n;
