@@ -1,6 +1,6 @@
 /*
  * targets.h - what each fuzzing harness does with one input, shared by the
- * AFL++ harnesses (tests/fuzz/fuzz_*.c, `make fuzz`) and the regression test
+ * AFL++ harness (tests/fuzz/harness.c, one build per target, `make fuzz`) and the regression test
  * that replays every saved input (tests/test_fuzz_regressions.c, `make test`).
  * A target may return an error for any input; it must never crash, hang,
  * read out of bounds or leak (ASan+UBSan watch both).
