@@ -170,7 +170,8 @@ FUZZ_TARGETS := scenario args history summary events adapter manifest esc
 FUZZ_SECONDS ?= 60
 FUZZ := BUILD=build/fuzz CC=afl-clang-fast CFLAGS="-O1 -g -fno-omit-frame-pointer" \
         SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-build/fuzz/fuzz_%: tests/fuzz/harness.c tests/fuzz/targets.h $(BUILD)/liblockbench.a
+$(FUZZ_TARGETS:%=build/fuzz/fuzz_%): build/fuzz/fuzz_%: tests/fuzz/harness.c tests/fuzz/targets.h \
+		$(BUILD)/liblockbench.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/fuzz -DFUZZ_TARGET=fuzz_$* -o $@ $< $(BUILD)/liblockbench.a $(LDLIBS)
 

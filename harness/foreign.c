@@ -63,19 +63,6 @@ static int cmp_token(const void *pa, const void *pb, void *arg)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static int cmp_enter(const void *pa, const void *pb, void *arg)
-{
-	const struct lb_section *s = arg, *a = &s[*(const size_t *)pa], *b = &s[*(const size_t *)pb];
-
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (a->enter_ns != b->enter_ns)
-		return a->enter_ns < b->enter_ns ? -1 : 1;
-	if (a->client != b->client)
-		return a->client < b->client ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
 static bool on_node(const struct lb_section *s, int node)
 {
 	return s->nodes == 0 || (node >= 0 && node < 32 && (s->nodes >> node & 1));
@@ -286,7 +273,7 @@ int lb_foreign_judge(const struct lb_section *s, size_t n, const struct lb_key_e
 		j.by_enter[i] = i;
 	}
 	qsort_r(j.by_token, j.n_token, sizeof(size_t), cmp_token, (void *)s);
-	qsort_r(j.by_enter, n, sizeof(size_t), cmp_enter, (void *)s);
+	qsort_r(j.by_enter, n, sizeof(size_t), lb_section_ix_by_enter, (void *)s);
 	rc = judge_events(&j, e, ne, out);
 	if (rc < 0)
 		lb_foreign_result_free(out);

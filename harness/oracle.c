@@ -178,8 +178,7 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Sections in (key, enter, client, seq) order, through an index (qsort_r). */
-static int by_enter(const void *pa, const void *pb, void *base)
+int lb_section_ix_by_enter(const void *pa, const void *pb, void *base)
 {
 	const struct lb_section *a = &((const struct lb_section *)base)[*(const size_t *)pa];
 	const struct lb_section *b = &((const struct lb_section *)base)[*(const size_t *)pb];
@@ -209,7 +208,7 @@ static int handoffs(const struct lb_section *s, size_t n, struct lb_verdict *v)
 	}
 	for (size_t i = 0; i < n; i++)
 		ix[i] = i;
-	qsort_r(ix, n, sizeof(*ix), by_enter, (void *)s);
+	qsort_r(ix, n, sizeof(*ix), lb_section_ix_by_enter, (void *)s);
 	for (size_t i = 0; i < n; i++) {
 		if (s[i].release_ns < 0)
 			continue;

@@ -69,6 +69,10 @@ int lb_oracle_judge_history(const struct lb_history *h, struct lb_verdict *v, ui
 int lb_oracle_judge(const struct lb_section *s, size_t n, int clients, int64_t end_ns,
 		    struct lb_verdict *v, uint64_t *per_client);
 
+/* qsort_r comparator of indexes (size_t) into the sections at @base: by
+ * key, then enter, client and seq. */
+int lb_section_ix_by_enter(const void *pa, const void *pb, void *base);
+
 /* When @s ended: its exit (never before its enter), or @end_ns for a section
  * still open at the end (exit_ns < 0). */
 int64_t lb_section_exit(const struct lb_section *s, int64_t end_ns);
