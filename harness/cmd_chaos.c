@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "esc.h"
 #include "commands.h"
 #include "options.h"
 #include "outfile.h"
@@ -84,16 +85,18 @@ static int write_md(const char *out, const struct lb_scenario *sc, struct tally 
 	if (lb_outfile_open(&o, out, "chaos.md", true) < 0)
 		return LB_ESYS;
 	FILE *f = o.f;
-	fprintf(f, "# %s: violation rates over %d seeds\n\n%s\n\n"
-		   "Probabilistic: every seed draws its own faults, and timing varies between runs, "
-		   "so these are rates with 95%% Wilson intervals, not verdicts. Seeds %llu to %llu; "
-		   "reproduce with `%s`.\n\n"
+	lb_esc_fprintf(f, LB_LANG_MD, "# %s: violation rates over %d seeds\n\n%s\n\n"
+		       "Probabilistic: every seed draws its own faults, and timing varies between runs, "
+		       "so these are rates with 95%% Wilson intervals, not verdicts. Seeds %llu to %llu; "
+		       "reproduce with ", sc->name, seeds, sc->description, (unsigned long long)seed,
+		       (unsigned long long)(seed + (uint64_t)seeds - 1));
+	lb_md_code(f, cmdline);
+	fprintf(f, ".\n\n"
 		   "| strategy | runs with overlap | with lost updates | with foreign release | "
 		   "deadlocked | contained | worst run | expected at worst |\n"
-		   "|---|---|---|---|---|---|---|---|\n", sc->name, seeds, sc->description,
-		(unsigned long long)seed, (unsigned long long)(seed + (uint64_t)seeds - 1), cmdline);
+		   "|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "| %s |", t[i].s->name);
+		lb_esc_fprintf(f, LB_LANG_MD, "| %s |", t[i].s->name);
 		rate(f, t[i].overlap, t[i].runs);
 		rate(f, t[i].lost, t[i].runs);
 		if (t[i].foreign_na) /* a rate of runs, some of which could not tell */
@@ -111,8 +114,9 @@ static int write_md(const char *out, const struct lb_scenario *sc, struct tally 
 	}
 	for (size_t i = 0; i < n; i++)
 		if (t[i].skipped)
-			fprintf(f, "\n⚠ %s: %d seed%s skipped (not counted, and not a pass): %s\n",
-				t[i].s->name, t[i].skipped, t[i].skipped == 1 ? "" : "s", t[i].why);
+			lb_esc_fprintf(f, LB_LANG_MD, "\n⚠ %s: %d seed%s skipped (not counted, and not a "
+				       "pass): %s\n", t[i].s->name, t[i].skipped,
+				       t[i].skipped == 1 ? "" : "s", t[i].why);
 	fprintf(f, "\n![violation rates](chaos.png)\n");
 	return lb_outfile_close(&o);
 }
@@ -128,11 +132,13 @@ static int write_chart(const char *out, struct tally *t, size_t n, const char *t
 	if (lb_outfile_open(&od, out, "chaos.dat", true) < 0)
 		return LB_ESYS;
 	FILE *d = od.f;
-	fprintf(d, "# i strategy then, for overlap, lost, foreign, deadlock: rate lo hi "
-		   "(rate n/a: no run)\n");
+	/* names are not data here: they reach gnuplot as the quoted tic labels of
+	 * chaos.gp, so no byte of a name can split a column */
+	fprintf(d, "# i then, for overlap, lost, foreign, deadlock: rate lo hi (NaN: no run); "
+		   "the strategy of each i is in chaos.gp's xtics\n");
 	for (size_t i = 0; i < n; i++) {
 		const int hits[4] = { t[i].overlap, t[i].lost, t[i].foreign, t[i].deadlock };
-		fprintf(d, "%zu %s", i, t[i].s->name);
+		fprintf(d, "%zu", i);
 		for (int k = 0; k < 4; k++) {
 			double lo, hi;
 			wilson(hits[k], t[i].runs, &lo, &hi);
@@ -147,16 +153,21 @@ static int write_chart(const char *out, struct tally *t, size_t n, const char *t
 		return LB_ESYS;
 	FILE *g = og.f;
 	lb_chart_png(g, "chaos", (int)(300 + 120 * n), 440);
-	fprintf(g, "set title '%s: share of runs with each violation (95%% Wilson intervals)'\n"
-		   "set yrange [0:1.05]\nset ylabel 'share of runs'\nset key outside top center horizontal\n"
-		   "set style fill solid 0.8\nset boxwidth 0.18\nset xtics rotate by -30 left\n"
-		   "set grid ytics\nset xrange [-0.6:%zu.6]\nplot ", title, n - 1);
+	char full[256];
+	snprintf(full, sizeof(full), "%.120s: share of runs with each violation (95%% Wilson intervals)",
+		 title);
+	lb_esc_fprintf(g, LB_LANG_GNUPLOT, "set title %s\n", full);
+	fprintf(g, "set yrange [0:1.05]\nset ylabel 'share of runs'\nset key outside top center horizontal\n"
+		   "set style fill solid 0.8\nset boxwidth 0.18\nset xtics rotate by -30 left (");
+	for (size_t i = 0; i < n; i++)
+		lb_esc_fprintf(g, LB_LANG_GNUPLOT, i ? ", %s %zu" : "%s %zu", t[i].s->name, i);
+	fprintf(g, ")\nset grid ytics\nset xrange [-0.6:%zu.6]\nplot ", n - 1);
 	for (int k = 0; k < 4; k++) {
 		double dx = -0.3 + 0.2 * k;
-		int col = 3 + 3 * k;
-		fprintf(g, "%s'chaos.dat' using ($1%+.2f):%d%s with boxes lc rgb '%s' title '%s', "
+		int col = 2 + 3 * k;
+		fprintf(g, "%s'chaos.dat' using ($1%+.2f):%d with boxes lc rgb '%s' title '%s', "
 			   "'' using ($1%+.2f):%d:%d:%d with yerrorbars lc rgb 'black' pt -1 notitle",
-			k ? ", \\\n     " : "", dx, col, k ? "" : ":xtic(2)", colour[k], what[k], dx, col,
+			k ? ", \\\n     " : "", dx, col, colour[k], what[k], dx, col,
 			col + 1, col + 2);
 	}
 	fprintf(g, "\n");
@@ -248,8 +259,12 @@ int lb_cmd_chaos(int argc, char **argv)
 		strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
 		snprintf(out, sizeof(out), "results/chaos/%s", when);
 	}
-	snprintf(cmdline, sizeof(cmdline), "lockbench chaos --scenario %s --seeds %d --seed %llu",
-		 sc->name, seeds, (unsigned long long)seed);
+	char seeds_text[16], seed_text[24];
+	snprintf(seeds_text, sizeof(seeds_text), "%d", seeds);
+	snprintf(seed_text, sizeof(seed_text), "%llu", (unsigned long long)seed);
+	char *words[] = { "chaos", "--scenario", (char *)lb_scenario_arg(sc), "--seeds", seeds_text,
+			  "--seed", seed_text };
+	lb_sh_cmdline(cmdline, sizeof(cmdline), "lockbench", 7, words);
 	if (lb_results_prepare_dir(out) < 0) {
 		free(sc);
 		return 1;
@@ -276,9 +291,11 @@ int lb_cmd_chaos(int argc, char **argv)
 			o.cfg.status_line = false;
 			o.cfg.no_report = true;
 			lb_run_opts_apply_scenario(&o, sc);
-			snprintf(o.cfg.cmdline, sizeof(o.cfg.cmdline),
-				 "lockbench run --scenario %s --strategy %s --seed %llu", sc->name,
-				 t[i].s->name, (unsigned long long)o.cfg.seed);
+			char one_seed[24];
+			snprintf(one_seed, sizeof(one_seed), "%llu", (unsigned long long)o.cfg.seed);
+			char *run_words[] = { "run", "--scenario", (char *)lb_scenario_arg(sc),
+					      "--strategy", (char *)t[i].s->name, "--seed", one_seed };
+			lb_sh_cmdline(o.cfg.cmdline, sizeof(o.cfg.cmdline), "lockbench", 7, run_words);
 			char word[72];
 			lb_path_word(t[i].s->name, word, sizeof(word));
 			snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%.3000s/%s/%llu", out, word,
@@ -292,11 +309,11 @@ int lb_cmd_chaos(int argc, char **argv)
 			if (res.skipped[0]) { /* never counted as a run, never as a pass */
 				x->skipped++;
 				snprintf(x->why, sizeof(x->why), "%s", res.skipped);
-				fprintf(csv, "%s,%llu,skipped,,,,,,,,,%s\n", x->s->name,
-					(unsigned long long)o.cfg.seed, o.cfg.out_dir);
+				lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%llu,skipped,,,,,,,,,%s\n", x->s->name,
+					       (unsigned long long)o.cfg.seed, o.cfg.out_dir);
 				fflush(csv);
-				printf("  %-14s seed %-4llu SKIPPED: %s\n", x->s->name,
-				       (unsigned long long)o.cfg.seed, res.skipped);
+				lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-14s seed %-4llu SKIPPED: %s\n",
+					       x->s->name, (unsigned long long)o.cfg.seed, res.skipped);
 				lb_run_result_free(&res);
 				continue;
 			}
@@ -304,10 +321,10 @@ int lb_cmd_chaos(int argc, char **argv)
 			rc = lb_results_write(&o.cfg, &res, &sum);
 			const struct lb_verdict *vd = &res.verdict;
 			if (res.observed == LB_CLASS_INTERRUPTED) { /* cut short: not counted */
-				fprintf(csv, "%s,%llu,interrupted,,,,,,,,,%s\n", x->s->name,
-					(unsigned long long)o.cfg.seed, o.cfg.out_dir);
-				printf("  %-14s seed %-4llu interrupted (not counted)\n", x->s->name,
-				       (unsigned long long)o.cfg.seed);
+				lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%llu,interrupted,,,,,,,,,%s\n",
+					       x->s->name, (unsigned long long)o.cfg.seed, o.cfg.out_dir);
+				lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-14s seed %-4llu interrupted (not "
+					       "counted)\n", x->s->name, (unsigned long long)o.cfg.seed);
 				lb_run_result_free(&res);
 				continue;
 			}
@@ -324,7 +341,8 @@ int lb_cmd_chaos(int argc, char **argv)
 			if (x->runs == 1 || lb_class_severity(res.observed) >
 					    lb_class_severity((enum lb_class)x->worst))
 				x->worst = (int)res.observed;
-			fprintf(csv, "%s,%llu,%s,%llu,%lld,%s,%s,%llu,%llu,%llu,%zu,%s\n", x->s->name,
+			lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%llu,%s,%llu,%lld,%s,%s,%llu,%llu,%llu,%zu,%s\n",
+				x->s->name,
 				(unsigned long long)o.cfg.seed, lb_class_name(res.observed),
 				(unsigned long long)vd->overlaps, res.lost_updates, foreign,
 				lb_recovered_name(vd->recovered),
@@ -332,8 +350,8 @@ int lb_cmd_chaos(int argc, char **argv)
 				(unsigned long long)res.writes_aborted,
 				(unsigned long long)res.acquire_errors, res.n_events, o.cfg.out_dir);
 			fflush(csv);
-			printf("  %-14s seed %-4llu %s\n", x->s->name, (unsigned long long)o.cfg.seed,
-			       lb_class_name(res.observed));
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-14s seed %-4llu %s\n", x->s->name,
+				       (unsigned long long)o.cfg.seed, lb_class_name(res.observed));
 			fflush(stdout);
 			lb_run_result_free(&res);
 		}
@@ -348,8 +366,8 @@ int lb_cmd_chaos(int argc, char **argv)
 		char o1[32], o2[32];
 		skipped += t[i].skipped;
 		if (t[i].skipped)
-			printf("%-24s %d seed%s skipped: %s\n", t[i].s->name, t[i].skipped,
-			       t[i].skipped == 1 ? "" : "s", t[i].why);
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "%-24s %d seed%s skipped: %s\n", t[i].s->name,
+				       t[i].skipped, t[i].skipped == 1 ? "" : "s", t[i].why);
 		if (!t[i].runs)
 			continue;
 		wilson(t[i].overlap, t[i].runs, &a, &b);
@@ -359,7 +377,7 @@ int lb_cmd_chaos(int argc, char **argv)
 		bool bad = t[i].expected >= 0 && lb_class_severity((enum lb_class)t[i].worst) >
 						  lb_class_severity((enum lb_class)t[i].expected);
 		worse += bad;
-		printf("%-24s %-22s %-22s %-16s %s%s\n", t[i].s->name, o1, o2,
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "%-24s %-22s %-22s %-16s %s%s\n", t[i].s->name, o1, o2,
 		       lb_class_name((enum lb_class)t[i].worst),
 		       t[i].expected >= 0 ? lb_class_name((enum lb_class)t[i].expected) : "-",
 		       bad ? "  WORSE" : "");
@@ -368,7 +386,7 @@ int lb_cmd_chaos(int argc, char **argv)
 		rc = write_md(out, sc, t, n, seeds, seed, cmdline);
 	if (rc == 0 && n > 0)
 		write_chart(out, t, n, sc->name);
-	printf("\nrates and intervals in %s/chaos.md\n", out);
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "\nrates and intervals in %s/chaos.md\n", out);
 	free(sc);
 	if (rc < 0)
 		return 1;

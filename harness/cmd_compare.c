@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "commands.h"
 #include "metrics.h"
 #include "options.h"
@@ -92,10 +93,12 @@ int lb_cmd_compare(int argc, char **argv)
 		return LB_EXIT_FAIL;
 	FILE *table = out.f;
 	snprintf(table_path, sizeof(table_path), "%s", out.path);
-	int width = 8; /* the longest name: no column slips */
-	for (size_t i = 0; i < o.n_strategies; i++)
-		if ((int)strlen(o.strategies[i]->name) > width)
-			width = (int)strlen(o.strategies[i]->name);
+	int width = 8; /* the longest name as shown: no column slips */
+	char shown[1024]; /* a name as the table shows it: one line, no control byte */
+	for (size_t i = 0; i < o.n_strategies; i++) {
+		int w = lb_esc_snprintf(shown, sizeof(shown), LB_LANG_TERM, "%s", o.strategies[i]->name);
+		width = w > width && w < (int)sizeof(shown) ? w : width;
+	}
 	header(table, width);
 	for (size_t i = 0; i < o.n_strategies && !lb_stop_requested(); i++) {
 		struct lb_run_cfg cfg = o.cfg;
@@ -107,20 +110,21 @@ int lb_cmd_compare(int argc, char **argv)
 		lb_path_word(cfg.strategy->name, word, sizeof(word));
 		snprintf(cfg.out_dir, sizeof(cfg.out_dir), "%.3900s/%s", base, word);
 		int rc_one = lb_run_and_report(&cfg, &res);
+		lb_esc_snprintf(shown, sizeof(shown), LB_LANG_TERM, "%s", cfg.strategy->name);
 		if (rc_one == LB_EXIT_SKIPPED) {
-			fprintf(table, "%-*s skipped: %s\n", width, cfg.strategy->name, res.skipped);
+			lb_esc_fprintf(table, LB_LANG_TERM, "%-*s skipped: %s\n", width, shown, res.skipped);
 			if (exit_code == LB_EXIT_OK)
 				exit_code = LB_EXIT_SKIPPED;
 		} else if (rc_one != LB_EXIT_OK) {
 			exit_code = LB_EXIT_FAIL;
-			fprintf(table, "%-*s failed (above)\n", width, cfg.strategy->name);
+			fprintf(table, "%-*s failed (above)\n", width, shown);
 		} else if (res.skipped[0]) { /* --allow-skipped */
-			fprintf(table, "%-*s skipped: %s\n", width, cfg.strategy->name, res.skipped);
+			lb_esc_fprintf(table, LB_LANG_TERM, "%-*s skipped: %s\n", width, shown, res.skipped);
 		} else if (res.interrupted) { /* a shorter run: its figures compare with nothing */
-			fprintf(table, "%-*s interrupted after %.1f s: not compared (%s)\n", width,
-				cfg.strategy->name, res.elapsed_s, cfg.out_dir);
+			lb_esc_fprintf(table, LB_LANG_TERM, "%-*s interrupted after %.1f s: not compared (%s)\n",
+				       width, shown, res.elapsed_s, cfg.out_dir);
 		} else {
-			row(table, width, cfg.strategy->name, cfg.out_dir);
+			row(table, width, shown, cfg.out_dir);
 			reported += !cfg.no_report;
 		}
 		lb_run_result_free(&res);
@@ -132,18 +136,19 @@ int lb_cmd_compare(int argc, char **argv)
 	       o.cfg.clients, o.cfg.duration_s, (long long)o.cfg.ttl_ms,
 	       (unsigned long long)o.cfg.seed);
 	FILE *in = fopen(table_path, "r");
-	char line[512];
+	char line[4096];
 	while (in && fgets(line, sizeof(line), in))
 		fputs(line, stdout);
 	if (in)
 		fclose(in);
-	printf("\ntable in %s\n", table_path);
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "\ntable in %s\n", table_path);
 	/* an index of the runs in the order given, with the table */
 	if (reported > 0 && !lb_stop_requested()) { /* none ran: nothing to index */
 		if (lb_report_dir(base) < 0)
 			exit_code = LB_EXIT_FAIL;
 		else
-			printf("report: %s/report.md\nin a browser: %s/report.html\n", base, base);
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "report: %s/report.md\nin a browser: %s/report.html\n",
+				       base, base);
 	}
 	return exit_code;
 }

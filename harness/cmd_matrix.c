@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "commands.h"
 #include "options.h"
 #include "outfile.h"
@@ -64,12 +65,15 @@ struct matrix {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: lockbench matrix [--strategies a,b] [--scenarios x,y] [--repeat K]\n"
+		   "                        [--strategy NAME] [--scenario NAME|PATH]\n"
 		   "                        [--lesson-repeat L] [--jobs J] [--check]\n"
 		   "                        [--allow-skipped] [--seed N] [--out DIR]\n"
 		   "                        [--no-report] [--chart-scale X]\n\n"
 		   "Runs every strategy against every scenario that applies to it, each cell on\n"
 		   "fresh servers, K times (1); the cells lesson pages show (`lessons` in the\n"
 		   "scenario, `lockbench list --lessons`) L times (default K, never fewer).\n"
+		   "--strategy and --scenario add one each, taken whole (a name or path with a\n"
+		   "comma); all four may repeat and add to the lists.\n"
 		   "--jobs J runs J cells side by side (1): each on its own servers, ports and\n"
 		   "directories, so they share only the CPUs (docs/running.md says when that\n"
 		   "keeps timing honest). Writes DIR/matrix.csv and DIR/matrix.md (default\n"
@@ -85,11 +89,12 @@ static void usage(FILE *f)
 		   "interrupted and compared with nothing, the cells not run are marked so.\n");
 }
 
-static int parse_list(char *list, const char *what, struct matrix *m, bool strategies)
+static int parse_list(char *list, const char *what, struct matrix *m, bool strategies, bool whole)
 {
 	char *save = NULL;
 
-	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	for (char *t = whole ? list : strtok_r(list, ",", &save); t;
+	     t = whole ? NULL : strtok_r(NULL, ",", &save)) {
 		if (strategies) {
 			const struct lock_strategy *s = lb_strategy_or_usage(t);
 			if (!s || m->n_strategies == LB_MAX_STRATEGIES)
@@ -126,6 +131,8 @@ static int parse(int argc, char **argv, struct matrix *m)
 	static const struct option opts[] = {
 		{ "strategies", required_argument, NULL, 's' },
 		{ "scenarios", required_argument, NULL, 'c' },
+		{ "strategy", required_argument, NULL, 'S' },
+		{ "scenario", required_argument, NULL, 'C' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "lesson-repeat", required_argument, NULL, 'l' },
 		{ "jobs", required_argument, NULL, 'j' },
@@ -149,11 +156,13 @@ static int parse(int argc, char **argv, struct matrix *m)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (parse_list(optarg, "strategies", m, true) < 0)
+		case 'S':
+			if (parse_list(optarg, "strategies", m, true, c == 'S') < 0)
 				return LB_EINVAL;
 			break;
 		case 'c':
-			if (parse_list(optarg, "scenarios", m, false) < 0)
+		case 'C':
+			if (parse_list(optarg, "scenarios", m, false, c == 'C') < 0)
 				return LB_EINVAL;
 			break;
 		case 'r':
@@ -259,9 +268,11 @@ static void measure(const struct matrix *m, const struct cell *cell, int rep,
 	o.cfg.seed = m->seed + (uint64_t)rep;
 	o.cfg.status_line = false;
 	lb_run_opts_apply_scenario(&o, sc);
-	snprintf(o.cfg.cmdline, sizeof(o.cfg.cmdline),
-		 "lockbench run --scenario %s --strategy %s --seed %llu", sc->name, cell->s->name,
-		 (unsigned long long)o.cfg.seed);
+	char seed_text[24];
+	snprintf(seed_text, sizeof(seed_text), "%llu", (unsigned long long)o.cfg.seed);
+	char *words[] = { "run", "--scenario", (char *)lb_scenario_arg(sc), "--strategy",
+			  (char *)cell->s->name, "--seed", seed_text };
+	lb_sh_cmdline(o.cfg.cmdline, sizeof(o.cfg.cmdline), "lockbench", 7, words);
 	char scw[72], stw[72];
 	lb_path_word(sc->name, scw, sizeof(scw));
 	lb_path_word(cell->s->name, stw, sizeof(stw));
@@ -312,20 +323,22 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 		return r->rc;
 	if (r->skipped[0]) {
 		snprintf(cell->skipped, sizeof(cell->skipped), "%s", r->skipped);
-		fprintf(csv, "%s,%s,%s,skipped,%d,skipped,,,,,,,,,,,%llu,%s\n", sc->name, cell->s->name,
-			expected, rep + 1, (unsigned long long)r->seed, r->dir);
+		lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%s,%s,skipped,%d,skipped,,,,,,,,,,,%llu,%s\n",
+			       sc->name, cell->s->name, expected, rep + 1, (unsigned long long)r->seed,
+			       r->dir);
 		fflush(csv);
-		printf("[%d/%d] %-28s x %-13s #%d: SKIPPED: %s\n", done, total, sc->name,
-		       cell->s->name, rep + 1, r->skipped);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "[%d/%d] %-28s x %-13s #%d: SKIPPED: %s\n", done,
+			       total, sc->name, cell->s->name, rep + 1, r->skipped);
 		return 0;
 	}
 	if (r->observed == LB_CLASS_INTERRUPTED) { /* cut short: neither a pass nor a failure */
-		fprintf(csv, "%s,%s,%s,interrupted,%d,-,%llu,,,,,,,,,,%llu,%s\n", sc->name,
-			cell->s->name, expected, rep + 1, (unsigned long long)r->sections,
-			(unsigned long long)r->seed, r->dir);
+		lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%s,%s,interrupted,%d,-,%llu,,,,,,,,,,%llu,%s\n",
+			       sc->name, cell->s->name, expected, rep + 1,
+			       (unsigned long long)r->sections, (unsigned long long)r->seed, r->dir);
 		fflush(csv);
-		printf("[%d/%d] %-28s x %-13s #%d: interrupted (not compared with the expectation)\n",
-		       done, total, sc->name, cell->s->name, rep + 1);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "[%d/%d] %-28s x %-13s #%d: interrupted (not "
+			       "compared with the expectation)\n", done, total, sc->name, cell->s->name,
+			       rep + 1);
 		return 0;
 	}
 	struct lb_observed ob = { (enum lb_class)r->observed, r->foreign, r->overlaps,
@@ -349,7 +362,8 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 	char foreign[24];
 	snprintf(foreign, sizeof(foreign), r->foreign_na ? "n/a" : "%llu", (unsigned long long)r->foreign);
 	cell->foreign_na |= r->foreign_na;
-	fprintf(csv, "%s,%s,%s,%s,%d,%s,%llu,%llu,%.3f,%lld,%s,%llu,%.1f,%s,%llu,%llu,%llu,%s\n",
+	lb_esc_fprintf(csv, LB_LANG_CSV,
+		       "%s,%s,%s,%s,%d,%s,%llu,%llu,%.3f,%lld,%s,%llu,%.1f,%s,%llu,%llu,%llu,%s\n",
 		sc->name, cell->s->name, expected, lb_class_name((enum lb_class)r->observed), rep + 1,
 		pass ? "yes" : "no", (unsigned long long)r->sections,
 		(unsigned long long)r->overlaps, r->overlap_ms, r->lost_updates,
@@ -357,7 +371,8 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 		lb_recovered_name((enum lb_recovered)r->recovered), (unsigned long long)r->errors,
 		(unsigned long long)r->timeouts, (unsigned long long)r->seed, r->dir);
 	fflush(csv);
-	printf("[%d/%d] %-28s x %-13s #%d: %-15s %s%s\n", done, total, sc->name, cell->s->name,
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "[%d/%d] %-28s x %-13s #%d: %-15s %s%s\n", done, total,
+		       sc->name, cell->s->name,
 	       rep + 1, lb_class_name((enum lb_class)r->observed),
 	       cell->expected < 0 ? "(no expectation)" : pass ? "as expected" : "DIFFERENT: ",
 	       pass ? "" : why);
@@ -581,8 +596,9 @@ static int write_md(struct matrix *m, const char *cmdline)
 	int most = m->repeat;
 	for (int k = 0; k < m->n_cells; k++)
 		most = m->cells[k].repeat > most ? m->cells[k].repeat : most;
-	fprintf(f, "# lockbench matrix\n\n`%s` — %d repetition%s per cell", cmdline, m->repeat,
-		m->repeat == 1 ? "" : "s");
+	fprintf(f, "# lockbench matrix\n\n");
+	lb_md_code(f, cmdline);
+	fprintf(f, " — %d repetition%s per cell", m->repeat, m->repeat == 1 ? "" : "s");
 	if (most > m->repeat)
 		fprintf(f, ", %d for the cells lesson pages show (marked ★)", most);
 	fprintf(f, ", seeds %llu..%llu.\n\n"
@@ -591,13 +607,13 @@ static int write_md(struct matrix *m, const char *cmdline)
 		(unsigned long long)m->seed, (unsigned long long)(m->seed + (uint64_t)most - 1));
 	fprintf(f, "| scenario |");
 	for (size_t j = 0; j < m->n_strategies; j++)
-		fprintf(f, " %s |", m->strategies[j]->name);
+		lb_esc_fprintf(f, LB_LANG_MD, " %s |", m->strategies[j]->name);
 	fprintf(f, "\n|---|");
 	for (size_t j = 0; j < m->n_strategies; j++)
 		fprintf(f, "---|");
 	fprintf(f, "\n");
 	for (int i = 0; i < m->n_sc; i++) {
-		fprintf(f, "| %s |", m->sc[i].name);
+		lb_esc_fprintf(f, LB_LANG_MD, "| %s |", m->sc[i].name);
 		for (size_t j = 0; j < m->n_strategies; j++) {
 			const struct cell *c = NULL;
 			for (int k = 0; k < m->n_cells; k++)
@@ -608,7 +624,7 @@ static int write_md(struct matrix *m, const char *cmdline)
 				continue;
 			}
 			if (c->skipped[0]) {
-				fprintf(f, " ⚠ skipped: %s |", c->skipped);
+				lb_esc_fprintf(f, LB_LANG_MD, " ⚠ skipped: %s |", c->skipped);
 				continue;
 			}
 			if (c->runs == 0) {
@@ -624,10 +640,10 @@ static int write_md(struct matrix *m, const char *cmdline)
 				char want[128];
 				failures++;
 				lb_scenario_expect_text(&m->sc[c->scenario], c->s->name, want, sizeof(want));
-				fprintf(f, " ✘ expected %s, got", want);
+				lb_esc_fprintf(f, LB_LANG_MD, " ✘ expected %s, got", want);
 				for (int r = 0; r < c->runs; r++)
 					fprintf(f, " %s", lb_class_name((enum lb_class)c->observed[r]));
-				fprintf(f, " (%s)", c->differs);
+				lb_esc_fprintf(f, LB_LANG_MD, " (%s)", c->differs);
 			}
 			fprintf(f, "%s%s |", fig[0] ? "<br>" : "", fig);
 		}
@@ -646,7 +662,6 @@ int lb_cmd_matrix(int argc, char **argv)
 {
 	struct matrix m;
 	char cmdline[1024];
-	size_t used = 0;
 	int rc, total, exit_code = LB_EXIT_OK;
 
 	memset(&m, 0, sizeof(m));
@@ -657,9 +672,7 @@ int lb_cmd_matrix(int argc, char **argv)
 		free(m.cells);
 		return LB_EXIT_FAIL;
 	}
-	for (int i = 0; i < argc && used < sizeof(cmdline) - 1; i++)
-		used += (size_t)snprintf(cmdline + used, sizeof(cmdline) - used, "%s%s",
-					 i ? " " : "lockbench ", argv[i]);
+	lb_sh_cmdline(cmdline, sizeof(cmdline), "lockbench", argc, argv);
 	rc = parse(argc, argv, &m); /* splits the list arguments in place */
 	if (rc != 0) {
 		exit_code = rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
@@ -707,11 +720,12 @@ int lb_cmd_matrix(int argc, char **argv)
 	       failures == 1 ? "" : "s", failures == 1 ? "s" : "", skipped);
 	for (int k = 0; k < m.n_cells; k++)
 		if (m.cells[k].skipped[0])
-			printf("  skipped: %s x %s: %s\n", m.sc[m.cells[k].scenario].name,
-			       m.cells[k].s->name, m.cells[k].skipped);
-	printf("matrix in %s/matrix.md and %s/matrix.csv\n", m.out, m.out);
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  skipped: %s x %s: %s\n",
+				       m.sc[m.cells[k].scenario].name, m.cells[k].s->name,
+				       m.cells[k].skipped);
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "matrix in %s/matrix.md and %s/matrix.csv\n", m.out, m.out);
 	if (!m.no_report)
-		printf("in a browser: %s/report.html\n", m.out);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "in a browser: %s/report.html\n", m.out);
 	if (lb_stop_requested()) {
 		printf("interrupted: the matrix is incomplete%s\n",
 		       m.check ? " (--check fails: not every cell was checked)" : "");

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "commands.h"
 #include "options.h"
 #include "report.h"
@@ -21,8 +22,8 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res)
 		return LB_EXIT_FAIL;
 	}
 	if (res->skipped[0]) {
-		printf("%s under %s: SKIPPED (could not run here): %s\n", cfg->strategy->name,
-		       cfg->scenario_name, res->skipped);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "%s under %s: SKIPPED (could not run here): %s\n",
+			       cfg->strategy->name, cfg->scenario_name, res->skipped);
 		return cfg->allow_skipped ? LB_EXIT_OK : LB_EXIT_SKIPPED;
 	}
 	lb_results_print(stdout, cfg, res);
@@ -37,11 +38,12 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res)
 			lb_errorf("the figures above were measured but not all files could be written");
 		return LB_EXIT_FAIL;
 	}
-	printf("  results in %s/\n", cfg->out_dir);
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "  results in %s/\n", cfg->out_dir);
 	if (!cfg->no_report) {
 		if (lb_report_dir(cfg->out_dir) < 0)
 			return LB_EXIT_FAIL;
-		printf("  report in %s/report.md (step through it: %s/report.html)\n", cfg->out_dir,
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "  report in %s/report.md (step through it: %s/report.html)\n",
+			       cfg->out_dir,
 		       cfg->out_dir);
 	}
 	return LB_EXIT_OK;

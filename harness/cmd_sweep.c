@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "esc.h"
 #include "commands.h"
 #include "options.h"
 #include "outfile.h"
@@ -61,8 +62,9 @@ int lb_cmd_sweep(int argc, char **argv)
 				continue;
 			}
 			if (res.skipped[0]) {
-				printf("[%d/%d] %-13s %s=%-6lld SKIPPED: %s\n", ++done, total,
-				       cfg.strategy->name, o.vary_name, (long long)o.vary[k], res.skipped);
+				lb_esc_fprintf(stdout, LB_LANG_TERM, "[%d/%d] %-13s %s=%-6lld SKIPPED: %s\n",
+					       ++done, total, cfg.strategy->name, o.vary_name,
+					       (long long)o.vary[k], res.skipped);
 				if (!cfg.allow_skipped)
 					exit_code = LB_EXIT_SKIPPED;
 				lb_run_result_free(&res);
@@ -72,16 +74,17 @@ int lb_cmd_sweep(int argc, char **argv)
 			if (lb_results_write(&cfg, &res, &sum) < 0)
 				exit_code = LB_EXIT_FAIL;
 			if (res.interrupted) { /* a shorter run: not a point of the sweep */
-				printf("[%d/%d] %-13s %s=%-6lld interrupted: not in sweep.csv (%s)\n",
-				       ++done, total, cfg.strategy->name, o.vary_name,
-				       (long long)o.vary[k], cfg.out_dir);
+				lb_esc_fprintf(stdout, LB_LANG_TERM, "[%d/%d] %-13s %s=%-6lld interrupted: not "
+					       "in sweep.csv (%s)\n", ++done, total, cfg.strategy->name,
+					       o.vary_name, (long long)o.vary[k], cfg.out_dir);
 				lb_run_result_free(&res);
 				continue;
 			}
 			const struct lb_verdict *v = &res.verdict;
 			char foreign[24];
 			lb_foreign_text(v, foreign, sizeof(foreign)); /* n/a, never 0, when not measured */
-			fprintf(csv, "%s,%s,%lld,%llu,%.2f,%.0f,%.0f,%s,%llu,%lld,%s,%.4f,%llu,%llu,%s,%s\n",
+			lb_esc_fprintf(csv, LB_LANG_CSV,
+				       "%s,%s,%lld,%llu,%.2f,%.0f,%.0f,%s,%llu,%lld,%s,%.4f,%llu,%llu,%s,%s\n",
 				cfg.strategy->name, o.vary_name, (long long)o.vary[k],
 				(unsigned long long)v->sections, res.throughput_per_s,
 				lb_hist_quantile_us(&res.latency, 0.5), lb_hist_quantile_us(&res.latency, 0.99),
@@ -91,21 +94,25 @@ int lb_cmd_sweep(int argc, char **argv)
 				(unsigned long long)res.client_rss_kb, (unsigned long long)cfg.seed,
 				cfg.out_dir, lb_summary_get(&sum, "split_brain_ms"));
 			fflush(csv);
-			printf("[%d/%d] %-13s %s=%-6lld %9.1f sections/s  p99 %8.2f ms  %6.2f cmds/section"
-			       "  %llu overlaps\n", ++done, total, cfg.strategy->name, o.vary_name,
-			       (long long)o.vary[k], res.throughput_per_s,
-			       lb_hist_quantile_us(&res.latency, 0.99) / 1000, res.cmds_per_section,
-			       (unsigned long long)v->overlaps);
+			/* the summary's text, n/a included: a count that could not be
+			 * made is never printed as a number */
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "[%d/%d] %-13s %s=%-6lld %9.1f sections/s  "
+				       "p99 %8.2f ms  %6s cmds/section  %llu overlaps\n", ++done, total,
+				       cfg.strategy->name, o.vary_name, (long long)o.vary[k],
+				       res.throughput_per_s, lb_hist_quantile_us(&res.latency, 0.99) / 1000,
+				       lb_summary_get(&sum, "cmds_per_section"),
+				       (unsigned long long)v->overlaps);
 			fflush(stdout);
 			lb_run_result_free(&res);
 		}
 	if (lb_outfile_close(&out) < 0)
 		exit_code = LB_EXIT_FAIL;
-	printf("sweep in %s/sweep.csv\n", base);
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "sweep in %s/sweep.csv\n", base);
 	if (!o.cfg.no_report) {
 		if (lb_report_dir(base) < 0)
 			return LB_EXIT_FAIL;
-		printf("report in %s/report.md (in a browser: %s/report.html)\n", base, base);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "report in %s/report.md (in a browser: %s/report.html)\n",
+			       base, base);
 	}
 	return exit_code;
 }

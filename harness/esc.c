@@ -114,6 +114,48 @@ static char *escape(enum lb_lang lang, const char *s, size_t n)
 			}
 		}
 		break;
+	case LB_LANG_SH: {
+		/* a word of only these needs no quotes; otherwise '...' with a '
+		 * as '\'' or, when it holds a control byte, bash's $'...' with
+		 * every byte outside printable ASCII as \xNN */
+		static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					    "0123456789_-./=:,@%+";
+		bool ctl = false, bare = n > 0;
+		for (size_t i = 0; i < n; i++) {
+			ctl |= p[i] < 0x20 || p[i] == 0x7f;
+			bare &= strchr(plain, s[i]) != NULL && s[i];
+		}
+		if (bare) {
+			memcpy(o, s, n);
+			o += n;
+		} else if (!ctl) {
+			*o++ = '\'';
+			for (; p < end; p++) {
+				if (*p == '\'') {
+					memcpy(o, "'\\''", 4);
+					o += 4;
+				} else {
+					*o++ = (char)*p;
+				}
+			}
+			*o++ = '\'';
+		} else {
+			*o++ = '$';
+			*o++ = '\'';
+			for (; p < end; p++) {
+				if (*p == '\'' || *p == '\\') {
+					*o++ = '\\';
+					*o++ = (char)*p;
+				} else if (*p < 0x20 || *p >= 0x7f) {
+					o += sprintf(o, "\\x%02x", *p);
+				} else {
+					*o++ = (char)*p;
+				}
+			}
+			*o++ = '\'';
+		}
+		break;
+	}
 	case LB_LANG_RAW:
 		memcpy(o, s, n);
 		o += n;
@@ -330,4 +372,69 @@ int lb_csv_field(const char *in, size_t *pos, char *out, size_t len)
 		p++;
 	*pos = (size_t)(p - in);
 	return 0;
+}
+
+void lb_sh_cmdline(char *buf, size_t len, const char *first, int argc, char *const argv[])
+{
+	size_t used = (size_t)snprintf(buf, len, "%s", first);
+
+	for (int i = 0; i < argc && used < len; i++)
+		used += (size_t)lb_esc_snprintf(buf + used, len - used, LB_LANG_SH, " %s", argv[i]);
+	if (used >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4); /* cut: said, not a different command */
+}
+
+int lb_md_code(FILE *f, const char *s)
+{
+	size_t run = 0, longest = 0;
+	for (const char *p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
+	}
+	char fence[16];
+	size_t k = longest + 1 < sizeof(fence) ? longest + 1 : sizeof(fence) - 1;
+	memset(fence, '`', k);
+	fence[k] = '\0';
+	bool pad = s[0] == '`' || (s[0] && s[strlen(s) - 1] == '`');
+	if (fprintf(f, "%s%s", fence, pad ? " " : "") < 0)
+		return -1;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (fputc(*p < 0x20 || *p == 0x7f ? ' ' : *p, f) == EOF)
+			return -1;
+	return fprintf(f, "%s%s", pad ? " " : "", fence) < 0 ? -1 : 0;
+}
+
+ssize_t lb_csv_record(char **buf, size_t *cap, FILE *f)
+{
+	char *more = NULL;
+	size_t more_cap = 0;
+	ssize_t n = getline(buf, cap, f);
+
+	if (n <= 0)
+		return n;
+	for (;;) {
+		bool open = false; /* inside a quoted field: the line break is data */
+		for (const char *p = *buf; *p; p++)
+			open ^= *p == '"';
+		if (!open)
+			break;
+		ssize_t m = getline(&more, &more_cap, f);
+		if (m <= 0)
+			break; /* a quote never closed: lb_csv_field says malformed */
+		if ((size_t)n + (size_t)m + 1 > *cap) {
+			char *grown = realloc(*buf, (size_t)n + (size_t)m + 1);
+			if (!grown) {
+				free(more);
+				return -1;
+			}
+			*buf = grown;
+			*cap = (size_t)n + (size_t)m + 1;
+		}
+		memcpy(*buf + n, more, (size_t)m + 1);
+		n += m;
+	}
+	free(more);
+	while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
+		(*buf)[--n] = '\0';
+	return n;
 }

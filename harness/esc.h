@@ -18,6 +18,10 @@
  *   LB_LANG_MD       Markdown text, a table cell included: \ ` * _ [ ] < > | #
  *                    and & escaped, line breaks as spaces
  *   LB_LANG_TERM     the terminal: control bytes (ESC included) as \xNN
+ *   LB_LANG_SH       one shell word, for a command line a user may paste: as
+ *                    it is when made of letters, digits and _-./=:,@%+ only;
+ *                    else '...' (a ' as '\''), or bash's $'...' with \xNN
+ *                    when it holds a control byte (a newline stays one line)
  *   LB_LANG_RAW      as printf (text lockbench made itself)
  * Precision (%.20s) cuts the data before escaping, never an escape in two.
  */
@@ -27,8 +31,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
-enum lb_lang { LB_LANG_RAW, LB_LANG_CSV, LB_LANG_GNUPLOT, LB_LANG_HTML, LB_LANG_MD, LB_LANG_TERM };
+enum lb_lang { LB_LANG_RAW, LB_LANG_CSV, LB_LANG_GNUPLOT, LB_LANG_HTML, LB_LANG_MD, LB_LANG_TERM,
+	       LB_LANG_SH };
 
 /* fprintf to @f with %s escaped for @lang; the count written, or -1. */
 int lb_esc_fprintf(FILE *f, enum lb_lang lang, const char *fmt, ...)
@@ -37,6 +43,21 @@ int lb_esc_vfprintf(FILE *f, enum lb_lang lang, const char *fmt, va_list ap);
 /* snprintf into @buf: the length it would have, as snprintf. */
 int lb_esc_snprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* A command line a user may paste: @first, then each of @argv as one shell
+ * word (LB_LANG_SH), into @buf; cut with "..." when it does not fit. */
+void lb_sh_cmdline(char *buf, size_t len, const char *first, int argc, char *const argv[]);
+
+/* @s as a Markdown code span (CommonMark): fenced by one backtick more than
+ * its longest run of them, so no backtick in it ends the span; control
+ * bytes as spaces. 0 | -1. */
+int lb_md_code(FILE *f, const char *s);
+
+/* One CSV record (RFC 4180) from @f into *@buf (getline's contract): a line,
+ * and the lines after it while a quoted field is open (a line break inside
+ * quotes is data), without the final line break. Its length, or -1 at the
+ * end or on failure. */
+ssize_t lb_csv_record(char **buf, size_t *cap, FILE *f);
 
 /* A CSV field as lb_esc_fprintf writes it, read back (RFC 4180): @in is one
  * line, @pos where the field starts; the field into @out (cut to fit @len,

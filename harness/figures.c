@@ -100,6 +100,7 @@ static const struct lb_figdef table[] = {
 	INT("foreign_releases_client", "releases", 0, COUNT, true, LB_FD_RECOMPUTED),
 	INT("foreign_unattributed", "releases", 0, COUNT, true, LB_FD_RECOMPUTED),
 	INT("key_events", "events", 0, COUNT, true, LB_FD_MEASURED),
+	INT("events_dropped", "events", 0, COUNT, false, LB_FD_MEASURED),
 };
 
 const struct lb_figdef *lb_figdefs(size_t *n)

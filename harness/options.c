@@ -1,4 +1,5 @@
 #include "adapter.h"
+#include "esc.h"
 #include "options.h"
 #include "report.h"
 
@@ -65,10 +66,13 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		fprintf(f, "usage: lockbench sweep --vary NAME=V1,V2,... [--strategies a,b] [options]\n\n"
 			   "  --vary NAME=LIST       the parameter to vary: clients, hold, ttl or keys\n"
 			   "  --strategies LIST      strategies, one line each (default: all but none)\n"
+			   "  --strategy NAME        one more, taken whole (a name with a comma); may repeat\n"
 			   "  (each point runs --duration seconds, 3 by default here)\n");
 	else
 		fprintf(f, "usage: lockbench compare [--strategies a,b,...] [options]\n\n"
 			   "  --strategies LIST      strategies to compare, in order (default: all);\n"
+			   "  --strategy NAME        one more, taken whole (a name with a comma, an\n"
+			   "                         exec: path); --strategy and --strategies may repeat\n"
 			   "                         DIR/report.md shows them in that order; the table\n"
 			   "                         (DIR/compare.txt) shows each run's summary.csv: n/a\n"
 			   "                         where it says n/a, the outcome class, and the lock's\n"
@@ -187,7 +191,6 @@ static int strategies_list(struct lb_run_opts *o, const char *list)
 	if (strlen(list) >= sizeof(buf))
 		return LB_EINVAL;
 	strcpy(buf, list);
-	o->n_strategies = 0;
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		const struct lock_strategy *s = lb_strategy_or_usage(t);
 		if (!s || o->n_strategies == LB_MAX_STRATEGIES)
@@ -195,6 +198,21 @@ static int strategies_list(struct lb_run_opts *o, const char *list)
 		o->strategies[o->n_strategies++] = s;
 	}
 	return o->n_strategies ? 0 : LB_EINVAL;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* --strategy NAME in compare and sweep: one more, taken whole (a name with a
+ * comma, an exec: path, cannot be an item of a comma list). */
+static int strategies_add(struct lb_run_opts *o, const char *name)
+{
+	const struct lock_strategy *s = lb_strategy_or_usage(name);
+	if (!s)
+		return LB_EINVAL;
+	if (o->n_strategies == LB_MAX_STRATEGIES)
+		return usage_error("more than %d strategies", LB_MAX_STRATEGIES);
+	o->strategies[o->n_strategies++] = s;
+	return 0;
 }
 
 static int parse_vary(struct lb_run_opts *o, const char *a)
@@ -260,13 +278,10 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 	char err[256];
 	int64_t v;
 	int c;
-	size_t used = 0;
 
 	memset(o, 0, sizeof(*o));
 	lb_run_cfg_defaults(cfg);
-	for (int i = 0; i < argc && used < sizeof(cfg->cmdline) - 1; i++)
-		used += (size_t)snprintf(cfg->cmdline + used, sizeof(cfg->cmdline) - used, "%s%s",
-					 i ? " " : "lockbench ", argv[i]);
+	lb_sh_cmdline(cfg->cmdline, sizeof(cfg->cmdline), "lockbench", argc, argv);
 	if (getrandom(&cfg->seed, sizeof(cfg->seed), 0) != sizeof(cfg->seed))
 		cfg->seed = (uint64_t)lb_now_ns();
 	cfg->seed %= UINT64_C(1000000000000);
@@ -276,8 +291,13 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 		const char *a = optarg;
 		switch (c) {
 		case OPT_STRATEGY:
+			if (mode == LB_OPTS_COMPARE || mode == LB_OPTS_SWEEP) {
+				if (strategies_add(o, a) < 0)
+					return LB_EINVAL;
+				break;
+			}
 			if (mode != LB_OPTS_RUN)
-				return usage_error("--strategy is for run; use --strategies");
+				return usage_error("--strategy is for run, compare and sweep");
 			if (!(cfg->strategy = lb_strategy_or_usage(a)))
 				return LB_EINVAL;
 			break;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "metrics.h"
 #include "outfile.h"
 #include "report.h"
@@ -500,8 +501,13 @@ static void summary_table(FILE *f, const struct lb_summary *s)
 		for (const char *p = bounds; tl && p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL)
 			lower |= !strncmp(p, tag, tl) && (p[tl] == ';' || !p[tl]);
 		if (v && (strcmp(rows[i][0], "lock_commands_note") || strcmp(v, "-")))
-			fprintf(f, "| %s | %s%s |\n", rows[i][1], lower && strcmp(v, "n/a") ? "≥ " : "", v);
+			lb_esc_fprintf(f, LB_LANG_MD, "| %s | %s%s |\n", rows[i][1],
+				       lower && strcmp(v, "n/a") ? "≥ " : "", v);
 	}
+	const char *dropped = lb_summary_get(s, "events_dropped");
+	if (dropped && strcmp(dropped, "0"))
+		lb_esc_fprintf(f, LB_LANG_MD, "\n**Warning: %s events were not recorded** (the run's "
+			       "table was full): events.csv and the timeline miss them.\n", dropped);
 	const char *cens = lb_summary_get(s, "acquire_censored");
 	if (cens && strcmp(cens, "0"))
 		fprintf(f, "| acquires that never entered (in the figures as long as they waited) | %s |\n",
@@ -539,19 +545,28 @@ static int report_run(const char *dir)
 	}
 	FILE *f = out.f;
 	const char *st = lb_summary_get(&rf.sum, "strategy"), *sc = lb_summary_get(&rf.sum, "scenario");
-	fprintf(f, "# %s under %s\n\n", st ? st : "?", sc ? sc : "?");
-	fprintf(f, "%d clients on %d lock%s for %.1f s, TTL %lld ms, hold %s ms, wait %s, seed %s. "
-		   "Everything below was measured in this run and is drawn from the files beside "
-		   "this report (`lockbench check %s` recomputes the summary from `history.csv`).\n\n",
-		rf.clients, rf.keys, rf.keys == 1 ? "" : "s", rf.elapsed_s, (long long)rf.ttl_ms,
-		lb_summary_get(&rf.sum, "hold_ms") ? lb_summary_get(&rf.sum, "hold_ms") : "?",
-		lb_summary_get(&rf.sum, "wait") ? lb_summary_get(&rf.sum, "wait") : "?",
-		lb_summary_get(&rf.sum, "seed") ? lb_summary_get(&rf.sum, "seed") : "?", dir);
-	if (rf.disagrees[0])
-		fprintf(f, "**Warning: summary.csv disagrees with this run's own files** on %s. "
-			   "The table below is summary.csv's; the charts and the story are drawn from "
-			   "history.csv and events.csv. `lockbench check %s` lists the differences.\n\n",
-			rf.disagrees, dir);
+	/* names and values come from the run's files, which anyone may have
+	 * written: Markdown text, never markup */
+	char check_cmd[PATH_MAX + 32];
+	char *dir_word[] = { (char *)dir };
+	lb_sh_cmdline(check_cmd, sizeof(check_cmd), "lockbench check", 1, dir_word);
+	lb_esc_fprintf(f, LB_LANG_MD, "# %s under %s\n\n", st ? st : "?", sc ? sc : "?");
+	lb_esc_fprintf(f, LB_LANG_MD, "%d clients on %d lock%s for %.1f s, TTL %lld ms, hold %s ms, "
+		       "wait %s, seed %s. Everything below was measured in this run and is drawn from "
+		       "the files beside this report (", rf.clients, rf.keys, rf.keys == 1 ? "" : "s",
+		       rf.elapsed_s, (long long)rf.ttl_ms,
+		       lb_summary_get(&rf.sum, "hold_ms") ? lb_summary_get(&rf.sum, "hold_ms") : "?",
+		       lb_summary_get(&rf.sum, "wait") ? lb_summary_get(&rf.sum, "wait") : "?",
+		       lb_summary_get(&rf.sum, "seed") ? lb_summary_get(&rf.sum, "seed") : "?");
+	lb_md_code(f, check_cmd);
+	fprintf(f, " recomputes the summary from `history.csv`).\n\n");
+	if (rf.disagrees[0]) {
+		lb_esc_fprintf(f, LB_LANG_MD, "**Warning: summary.csv disagrees with this run's own "
+			       "files** on %s. The table below is summary.csv's; the charts and the story "
+			       "are drawn from history.csv and events.csv. ", rf.disagrees);
+		lb_md_code(f, check_cmd);
+		fprintf(f, " lists the differences.\n\n");
+	}
 	summary_table(f, &rf.sum);
 	fprintf(f, "\n## What went wrong\n\n");
 	if (lb_report_violations(f, &rf, 12) == 0)
@@ -629,9 +644,17 @@ static void index_entry(FILE *f, const char *dir, const char *name, const char *
 	snprintf(path, sizeof(path), "%.3800s/%.200s/summary.csv", dir, name);
 	if (runs && runs->n < MAX_STACKED && access(path, R_OK) == 0)
 		snprintf(runs->name[runs->n++], sizeof(runs->name[0]), "%s", name);
-	fprintf(f, "## [%s](%s/report.md)\n\n", name, name);
+	/* a link only to a directory with a plain name (as lockbench names
+	 * them, lb_path_word): any other name is shown as text, never markup */
+	char word[300];
+	lb_path_word(name, word, sizeof(word));
+	bool plain = !strcmp(word, name);
+	if (plain)
+		fprintf(f, "## [%s](%s/report.md)\n\n", name, name);
+	else
+		lb_esc_fprintf(f, LB_LANG_MD, "## %s\n\n", name);
 	report_gist(f, dir, name);
-	for (const char *const *c = charts; *c; c++) {
+	for (const char *const *c = charts; plain && *c; c++) {
 		snprintf(path, sizeof(path), "%.3800s/%.200s/%.40s", dir, name, *c);
 		if (access(path, R_OK) == 0)
 			fprintf(f, "![%s](%s/%s)\n\n", *c, name, *c);
@@ -668,11 +691,14 @@ static int report_index(const char *dir, struct stacked *runs)
 	snprintf(path, sizeof(path), "%.4000s/compare.txt", dir);
 	cmp = fopen(path, "r");
 	if (cmp) {
-		fprintf(f, "# lockbench compare in %s\n\nThe same load, faults and seed for each "
-			   "strategy, each on fresh servers, in the order given (`compare.txt`):\n\n```\n",
-			dir);
+		lb_esc_fprintf(f, LB_LANG_MD, "# lockbench compare in %s\n\nThe same load, faults and "
+			       "seed for each strategy, each on fresh servers, in the order given "
+			       "(`compare.txt`):\n\n", dir);
 		while (fgets(line, sizeof(line), cmp)) {
-			fputs(line, f);
+			/* an indented code block: no line of the table can end it */
+			fputs("    ", f);
+			for (const unsigned char *p = (const unsigned char *)line; *p; p++)
+				fputc(*p < 0x20 && *p != '\n' ? ' ' : *p, f);
 			char first[256] = "";
 			if (sscanf(line, "%255s", first) != 1 || !strcmp(first, "strategy"))
 				continue;
@@ -681,9 +707,9 @@ static int report_index(const char *dir, struct stacked *runs)
 					rank[i] = ++ranked;
 		}
 		fclose(cmp);
-		fprintf(f, "```\n\n");
+		fprintf(f, "\n");
 	} else {
-		fprintf(f, "# lockbench reports in %s\n\n", dir);
+		lb_esc_fprintf(f, LB_LANG_MD, "# lockbench reports in %s\n\n", dir);
 	}
 	/* the ones compare.txt names first, in its order; then the rest by name */
 	for (int r = 1; r <= ranked; r++)

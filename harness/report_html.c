@@ -425,13 +425,27 @@ int lb_report_html(const struct lb_run_files *rf)
 	return lb_outfile_close(&out);
 }
 
-/* Inline markdown of our own reports: **bold**, `code`, [text](link) and
+/* Inline markdown of our own reports, as esc.h writes it: **bold**, `code`
+ * (fenced by any run of backticks, closed by a run of the same length),
+ * \X for a punctuation character X taken as text, [text](link) and
  * ![alt](src); a link to X/report.md goes to X/report.html when that exists. */
 static void md_inline(FILE *f, const char *dir, const char *s)
 {
-	bool bold = false, code = false;
+	bool bold = false;
+	size_t code = 0; /* inside a code span: the length of its fence */
 
 	while (*s && *s != '\n') {
+		if (s[0] == '\\' && !code && s[1] && strchr("\\`*_[]<>|#!()&", s[1])) {
+			char one[2] = { s[1], 0 };
+			html_text(f, one);
+			s += 2;
+			continue;
+		}
+		if (!code && !strncmp(s, "&amp;", 5)) { /* esc.h's & in Markdown text */
+			html_text(f, "&");
+			s += 5;
+			continue;
+		}
 		if (s[0] == '*' && s[1] == '*' && !code) {
 			fputs(bold ? "</b>" : "<b>", f);
 			bold = !bold;
@@ -439,9 +453,14 @@ static void md_inline(FILE *f, const char *dir, const char *s)
 			continue;
 		}
 		if (*s == '`') {
-			fputs(code ? "</code>" : "<code>", f);
-			code = !code;
-			s++;
+			size_t run = strspn(s, "`");
+			if (!code || run == code) {
+				fputs(code ? "</code>" : "<code>", f);
+				code = code ? 0 : run;
+			} else {
+				fwrite(s, 1, run, f); /* shorter or longer: text of the span */
+			}
+			s += run;
 			continue;
 		}
 		const char *close, *paren, *end;
@@ -492,7 +511,7 @@ static const char md_css[] = "img{max-width:100%;height:auto;display:block;margi
 static int md_body(FILE *f, const char *dir)
 {
 	char path[PATH_MAX], line[8192];
-	bool pre = false, list = false, table = false, para = false;
+	bool pre = false, list = false, table = false, para = false, indented = false;
 
 	snprintf(path, sizeof(path), "%.4000s/report.md", dir);
 	FILE *in = fopen(path, "r");
@@ -510,6 +529,18 @@ static int md_body(FILE *f, const char *dir)
 		if (pre) {
 			html_text(f, line);
 			continue;
+		}
+		/* an indented code block (four spaces), as compare's table is
+		 * written: nothing in it is markup */
+		if (!strncmp(line, "    ", 4) && !para && !list && !table) {
+			fputs(indented ? "" : "<pre>", f);
+			indented = true;
+			html_text(f, line + 4);
+			continue;
+		}
+		if (indented) {
+			fputs("</pre>\n", f);
+			indented = false;
 		}
 		bool item = !strncmp(line, "- ", 2), row = line[0] == '|';
 		if (para && (blank || item || row || line[0] == '#')) {
@@ -547,12 +578,19 @@ static int md_body(FILE *f, const char *dir)
 				fputs("<table>\n", f);
 			table = true;
 			fputs("<tr>", f);
-			for (char *c = strtok(line + 1, "|"); c; c = strtok(NULL, "|")) {
-				if (*c == '\n')
-					break;
+			/* cells end at a | that is not escaped (\|: text) */
+			for (char *c = line + 1; *c && *c != '\n';) {
+				char *e = c;
+				while (*e && *e != '\n' && *e != '|')
+					e += e[0] == '\\' && e[1] ? 2 : 1;
+				bool last = *e != '|';
+				*e = '\0';
 				fputs("<td>", f);
 				md_inline(f, dir, c);
 				fputs("</td>", f);
+				if (last)
+					break;
+				c = e + 1;
 			}
 			fputs("</tr>\n", f);
 		} else {
@@ -564,8 +602,8 @@ static int md_body(FILE *f, const char *dir)
 			md_inline(f, dir, line);
 		}
 	}
-	fprintf(f, "%s%s%s%s\n", pre ? "</pre>" : "", para ? "</p>" : "", list ? "</ul>" : "",
-		table ? "</table>" : "");
+	fprintf(f, "%s%s%s%s\n", pre || indented ? "</pre>" : "", para ? "</p>" : "",
+		list ? "</ul>" : "", table ? "</table>" : "");
 	fclose(in);
 	return 0;
 }

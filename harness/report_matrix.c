@@ -4,20 +4,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "outfile.h"
 #include "report.h"
 
 #define MAX_NAMES 64
+#define NAME_LEN 256 /* an exec: path is up to 204 bytes */
 
-static int index_of(char (*names)[64], int *n, const char *name)
+static int index_of(char (*names)[NAME_LEN], int *n, const char *name)
 {
 	for (int i = 0; i < *n; i++)
 		if (!strcmp(names[i], name))
 			return i;
 	if (*n == MAX_NAMES)
 		return -1;
-	snprintf(names[*n], 64, "%s", name);
+	snprintf(names[*n], NAME_LEN, "%s", name);
 	return (*n)++;
+}
+
+/* The first six fields of a matrix.csv row (RFC 4180, as cmd_matrix writes
+ * them) into @f; false when the row is malformed. */
+static bool row_fields(const char *line, char (*f)[NAME_LEN])
+{
+	size_t pos = 0;
+	for (int k = 0; k < 6; k++)
+		if (!line[pos] || lb_csv_field(line, &pos, f[k], NAME_LEN) < 0)
+			return false;
+	return true;
 }
 
 /* report.md: the chart, then matrix.md's table. */
@@ -48,9 +61,10 @@ static int write_report(const char *dir, bool drawn)
 
 int lb_report_matrix(const char *dir)
 {
-	char path[PATH_MAX], line[1024];
-	static char sc[MAX_NAMES][64], st[MAX_NAMES][64];
-	int n_sc = 0, n_st = 0;
+	char path[PATH_MAX], *line = NULL, f[6][NAME_LEN];
+	size_t cap = 0;
+	static char sc[MAX_NAMES][NAME_LEN], st[MAX_NAMES][NAME_LEN];
+	int n_sc = 0, n_st = 0, bad = 0;
 	FILE *in, *d, *gp;
 	struct lb_outfile od, og;
 
@@ -65,14 +79,17 @@ int lb_report_matrix(const char *dir)
 	}
 	d = od.f;
 	fprintf(d, "# strategy_index scenario_index class_index label\n");
-	if (!fgets(line, sizeof(line), in))
-		line[0] = '\0';
-	while (fgets(line, sizeof(line), in)) {
-		char *f[6], *p = line;
-		int k = 0;
-		while (k < 6 && (f[k++] = strsep(&p, ",")))
-			;
-		if (k < 6 || !f[5] || strcmp(f[4], "1"))
+	bool header = true;
+	while (lb_csv_record(&line, &cap, in) >= 0) {
+		if (header) {
+			header = false;
+			continue;
+		}
+		if (!row_fields(line, f)) {
+			bad++;
+			continue;
+		}
+		if (strcmp(f[4], "1"))
 			continue; /* first repetition only: one square per cell */
 		int x = index_of(st, &n_st, f[1]), y = index_of(sc, &n_sc, f[0]);
 		int cls = lb_class_parse(f[3]);
@@ -82,6 +99,9 @@ int lb_report_matrix(const char *dir)
 			!strcmp(f[5], "-") ? "" : "✘ ", f[3]); /* "-": interrupted, not compared */
 	}
 	fclose(in);
+	free(line);
+	if (bad)
+		lb_errorf("%s: %d malformed row%s left out of the chart", path, bad, bad == 1 ? "" : "s");
 	if (lb_outfile_close(&od) < 0 || lb_outfile_open(&og, dir, "matrix.gp", true) < 0)
 		return LB_ESYS;
 	gp = og.f;
@@ -92,10 +112,10 @@ int lb_report_matrix(const char *dir)
 		    "'deadlock' 3, 'unavailable' 4, 'contained' 5, 'inconclusive' 6, 'interrupted' 7)\nunset key\nset xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
 		    "set xtics rotate by -30 left (", n_st - 1, n_sc - 1);
 	for (int i = 0; i < n_st; i++)
-		fprintf(gp, "%s\"%s\" %d", i ? ", " : "", st[i], i);
+		lb_esc_fprintf(gp, LB_LANG_GNUPLOT, i ? ", %s %d" : "%s %d", st[i], i);
 	fprintf(gp, ")\nset ytics (");
 	for (int i = 0; i < n_sc; i++)
-		fprintf(gp, "%s\"%s\" %d", i ? ", " : "", sc[i], i);
+		lb_esc_fprintf(gp, LB_LANG_GNUPLOT, i ? ", %s %d" : "%s %d", sc[i], i);
 	int h = 160 + 38 * n_sc, w = 260 + 136 * n_st;
 	fprintf(gp, ")\nset tics scale 0\n");
 	lb_chart_png(gp, "matrix", w, h);

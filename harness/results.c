@@ -293,6 +293,7 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	}
 	/* waits that never entered are in the acquire figures at their length so far */
 	put(s, "acquire_censored", "%llu", (unsigned long long)res->censored.n);
+	put(s, "events_dropped", "%llu", (unsigned long long)res->events_dropped);
 	lower_bounds(res, bounds, sizeof(bounds));
 	put(s, "acquire_lower_bounds", "%s", bounds);
 	validate(s);
@@ -445,22 +446,22 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 	uname(&u);
 	cpu_model(cpu, sizeof(cpu));
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	fprintf(f, "command: %s\n", cfg->cmdline);
-	fprintf(f, "seed: %llu\n", (unsigned long long)cfg->seed);
-	fprintf(f, "lockbench: %s\n", LOCKBENCH_VERSION);
-	fprintf(f, "redis: %s\n", res->redis_version[0] ? res->redis_version : "unknown");
+	lb_esc_fprintf(f, LB_LANG_TERM, "command: %s\n", cfg->cmdline);
+	lb_esc_fprintf(f, LB_LANG_TERM, "seed: %llu\n", (unsigned long long)cfg->seed);
+	lb_esc_fprintf(f, LB_LANG_TERM, "lockbench: %s\n", LOCKBENCH_VERSION);
+	lb_esc_fprintf(f, LB_LANG_TERM, "redis: %s\n", res->redis_version[0] ? res->redis_version : "unknown");
 	if (cfg->sentinel_urls)
-		fprintf(f, "servers: the primary Sentinels %s name %s%s%s\n", cfg->sentinel_urls,
+		lb_esc_fprintf(f, LB_LANG_TERM, "servers: the primary Sentinels %s name %s%s%s\n", cfg->sentinel_urls,
 			cfg->sentinel_master, cfg->redis_urls ? "; resource " : "",
 			cfg->redis_urls ? cfg->redis_urls : "");
 	else
-		fprintf(f, "servers: %s\n", cfg->redis_urls ? cfg->redis_urls : "embedded (started by lockbench)");
-	fprintf(f, "key_prefix: %s\n", res->run_prefix);
-	fprintf(f, "written_utc: %s\n", when);
-	fprintf(f, "machine: %s %s %s, %ld cores, %s\n", u.sysname, u.release, u.machine,
+		lb_esc_fprintf(f, LB_LANG_TERM, "servers: %s\n", cfg->redis_urls ? cfg->redis_urls : "embedded (started by lockbench)");
+	lb_esc_fprintf(f, LB_LANG_TERM, "key_prefix: %s\n", res->run_prefix);
+	lb_esc_fprintf(f, LB_LANG_TERM, "written_utc: %s\n", when);
+	lb_esc_fprintf(f, LB_LANG_TERM, "machine: %s %s %s, %ld cores, %s\n", u.sysname, u.release, u.machine,
 		sysconf(_SC_NPROCESSORS_ONLN), cpu);
-	fprintf(f, "clock: history times are CLOCK_MONOTONIC ns after the run's start\n");
-	fprintf(f, "interrupted: %s\n", res->interrupted ? "yes (Ctrl-C or SIGTERM)" : "no");
+	lb_esc_fprintf(f, LB_LANG_TERM, "clock: history times are CLOCK_MONOTONIC ns after the run's start\n");
+	lb_esc_fprintf(f, LB_LANG_TERM, "interrupted: %s\n", res->interrupted ? "yes (Ctrl-C or SIGTERM)" : "no");
 	return 0;
 }
 
@@ -596,8 +597,8 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 
 	hold_text(cfg, hold, sizeof(hold));
 	lb_wait_format(&cfg->wait, wait, sizeof(wait));
-	fprintf(f, "%s: %d clients on %d key%s, %.1f s%s, ttl %lld ms, hold %s ms, wait %s, work %s, "
-		   "seed %llu\n", cfg->strategy->name, cfg->clients, cfg->keys,
+	lb_esc_fprintf(f, LB_LANG_TERM, "%s: %d clients on %d key%s, %.1f s%s, ttl %lld ms, hold %s ms, "
+		       "wait %s, work %s, seed %llu\n", cfg->strategy->name, cfg->clients, cfg->keys,
 		cfg->keys == 1 ? "" : "s", res->elapsed_s, res->interrupted ? " (interrupted)" : "",
 		(long long)cfg->ttl_ms, hold, wait,
 		cfg->work == LB_WORK_COUNTER ? "counter" : "none", (unsigned long long)cfg->seed);
@@ -678,11 +679,12 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		fprintf(f, "  split brain  none measured: the first primary granted no lock once "
 			   "another server had granted one\n");
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
-	fprintf(f, "  outcome      %s: %s", lb_class_name(res->observed), res->observed_why);
+	lb_esc_fprintf(f, LB_LANG_TERM, "  outcome      %s: %s", lb_class_name(res->observed),
+		       res->observed_why);
 	if (expected >= 0 && res->observed == LB_CLASS_INTERRUPTED) {
 		char want[128];
 		lb_scenario_expect_text(cfg->scenario, cfg->strategy->name, want, sizeof(want));
-		fprintf(f, " (scenario %s expects %s: not compared, the run was cut short)",
+		lb_esc_fprintf(f, LB_LANG_TERM, " (scenario %s expects %s: not compared, the run was cut short)",
 			cfg->scenario_name, want);
 	} else if (expected >= 0) {
 		struct lb_observed ob = { res->observed, v->foreign_releases, v->overlaps,
@@ -691,7 +693,7 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		lb_scenario_expect_text(cfg->scenario, cfg->strategy->name, want, sizeof(want));
 		bool met = lb_scenario_expect_met(cfg->scenario, cfg->strategy->name, &ob, why,
 						  sizeof(why));
-		fprintf(f, " (scenario %s expects %s: %s%s)", cfg->scenario_name, want,
+		lb_esc_fprintf(f, LB_LANG_TERM, " (scenario %s expects %s: %s%s)", cfg->scenario_name, want,
 			met ? "as expected" : "DIFFERENT: ", met ? "" : why);
 	}
 	if (cost.flagged)
@@ -700,6 +702,10 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 			   "%s, TTL %lld ms, docs/running.md): a spinning retry or extension",
 			(unsigned long long)res->lock_commands, (double)res->lock_commands /
 			res->cost_bound, res->cost_bound, cfg->clients, wait, (long long)cfg->ttl_ms);
+	if (res->events_dropped)
+		fprintf(f, "\n  WARNING      %llu events were not recorded (the run's table holds %d): "
+			   "events.csv and the timeline miss them; the counts above do not",
+			(unsigned long long)res->events_dropped, LB_MAX_EVENTS);
 	size_t shown = 0, more = 0;
 	for (size_t i = 0; i < res->n_events; i++) {
 		if (res->events[i].kind == LB_EV_PRIMARY_SEEN)

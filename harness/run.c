@@ -818,6 +818,7 @@ static int collect_events(struct run_ctx *r)
 		return LB_ENOMEM;
 	size_t n = lb_shared_events(r->sh, r->res->events, LB_MAX_EVENTS);
 	r->res->n_events = n;
+	r->res->events_dropped = lb_shared_events_dropped(r->sh);
 	qsort(r->res->events, n, sizeof(*r->res->events), event_cmp);
 	return 0;
 }

@@ -86,6 +86,7 @@ struct lb_run_result {
 	char unfired[120];         /* the scenario's faults that never fired, or "" */
 	struct lb_event *events;   /* owned: faults and deaths, by time */
 	size_t n_events;
+	uint64_t events_dropped;   /* emitted after the table was full: not in events */
 	struct lb_key_event *key_events; /* owned: what the lock servers did to the lock keys
 					    (keywatch.h), in their order; NULL: not watched */
 	size_t n_key_events;

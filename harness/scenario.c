@@ -900,7 +900,14 @@ int lb_scenario_load(const char *name, struct lb_scenario *sc)
 		lb_errorf("unknown scenario '%s': no %s (see `lockbench list`)", name, path);
 		return LB_EINVAL;
 	}
-	return lb_scenario_parse_file(path, sc);
+	int rc = lb_scenario_parse_file(path, sc);
+	sc->by_name = rc == 0;
+	return rc;
+}
+
+const char *lb_scenario_arg(const struct lb_scenario *sc)
+{
+	return sc->by_name ? sc->name : sc->path;
 }
 
 int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy)

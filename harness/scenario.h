@@ -120,6 +120,7 @@ struct lb_observed {
 struct lb_scenario {
 	char name[64];
 	char path[PATH_MAX];
+	bool by_name;             /* loaded by its name from the scenarios directory */
 	char summary[160];        /* one line for `lockbench list` */
 	char description[2048];
 	char only[1024];          /* comma list of strategies it applies to; empty: all */
@@ -165,6 +166,9 @@ struct lb_scenario {
  * LB_ESYS when the file cannot be read).
  */
 int lb_scenario_load(const char *name_or_path, struct lb_scenario *sc);
+/* What `--scenario` takes to load @sc again: its name when it came from the
+ * scenarios directory by name, else its path. */
+const char *lb_scenario_arg(const struct lb_scenario *sc);
 /* Parse an already located file. */
 int lb_scenario_parse_file(const char *path, struct lb_scenario *sc);
 /* Parse a scenario's text (at most 1 MiB); @path names it in messages. */

@@ -37,6 +37,12 @@ void lb_shared_mark_dead(struct lb_shared *sh, int client, int64_t t_ns)
 	atomic_store(&c->inside, 0);
 }
 
+uint64_t lb_shared_events_dropped(struct lb_shared *sh)
+{
+	uint32_t n = atomic_load(&sh->n_events);
+	return n > LB_MAX_EVENTS ? n - LB_MAX_EVENTS : 0;
+}
+
 size_t lb_shared_events(struct lb_shared *sh, struct lb_event *out, size_t max)
 {
 	size_t n = atomic_load(&sh->n_events), k = 0;

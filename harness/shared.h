@@ -110,6 +110,8 @@ static inline struct lb_record *lb_shared_record(struct lb_shared *sh, int clien
 /* Append an event stamped now (any process may call it). */
 void lb_event_emit(struct lb_shared *sh, int kind, int client, int node, int64_t value);
 /* Copy the events whose slots were written in full (at most @max); how many. */
+/* How many events found the table full and were not recorded. */
+uint64_t lb_shared_events_dropped(struct lb_shared *sh);
 size_t lb_shared_events(struct lb_shared *sh, struct lb_event *out, size_t max);
 /* A client's record as a history section. A record not released ended with
  * the client's death at @death_ns (or the run's end): an open section closes

@@ -4,7 +4,9 @@
 
 #include <stdint.h>
 
-#define LB_MAX_EVENTS 512
+/* A run's table of events: a fault, a death, a notice. A run that emits more
+ * says how many were not recorded (events_dropped), never drops them silently. */
+#define LB_MAX_EVENTS 8192
 
 enum lb_event_kind {
 	LB_EV_KILL, LB_EV_PAUSE, LB_EV_RESUME, LB_EV_SLOW, LB_EV_CRASH, LB_EV_SLEEP, LB_EV_WAKE,

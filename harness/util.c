@@ -1,3 +1,4 @@
+#include "esc.h"
 #include "util.h"
 
 #include <errno.h>
@@ -63,7 +64,9 @@ void lb_errorf(const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	fputs("lockbench: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	/* a name in a message is data: a newline or an escape sequence in it
+	 * is shown as \xNN, never acted on by the terminal */
+	lb_esc_vfprintf(stderr, LB_LANG_TERM, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
 }

@@ -177,6 +177,11 @@ pid_t fx_spawn_lockbench(const char *const *args, const char *out, const char *e
 		 * servers waits for Ctrl-C) must not leave it running */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			_exit(127);
+		/* every process it starts inherits this: fx_wait_lockbench finds
+		 * what is left of it however it escaped (setsid, a new parent) */
+		char tag[32];
+		snprintf(tag, sizeof(tag), "%ld", (long)getpid());
+		setenv("LBTEST_SPAWN", tag, 1);
 		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int fe = strcmp(out, err) ? open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644) : fo;
 		dup2(fo, STDOUT_FILENO);
@@ -239,6 +244,65 @@ void fx_recheck(const char *dir)
 	free(said);
 }
 
+/* The processes whose environment says fx_spawn_lockbench started @pid's
+ * lockbench (LBTEST_SPAWN=@pid), into @what ("PID COMMAND, ..."); their count. */
+static int tagged(pid_t pid, char *what, size_t len)
+{
+	char want[48];
+	int n = 0;
+	size_t used = 0;
+	size_t wl = (size_t)snprintf(want, sizeof(want), "LBTEST_SPAWN=%ld", (long)pid);
+	DIR *d = opendir("/proc");
+	what[0] = '\0';
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char path[300], env[65536], comm[64] = "?";
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/environ", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t k = read(fd, env, sizeof(env) - 1);
+		close(fd);
+		if (k <= 0)
+			continue; /* a zombie has none: it is not running */
+		env[k] = '\0';
+		bool found = false;
+		for (char *p = env; p < env + k && !found; p += strlen(p) + 1)
+			found = !strncmp(p, want, wl) && p[wl] == '\0';
+		if (!found)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = '\0';
+			comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		if (used < len)
+			used += (size_t)snprintf(what + used, len - used, "%s%s %s", n ? ", " : "",
+						 e->d_name, comm);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+void fx_nothing_left(pid_t pid)
+{
+	char what[512];
+	int n = 0;
+	/* helpers die a moment after lockbench (PDEATHSIG, the janitor) */
+	for (int t = 0; t < 100 && (n = tagged(pid, what, sizeof(what))) > 0; t++) {
+		fx_reap_orphans();
+		lb_sleep_ns(30 * LB_NS_PER_MS);
+	}
+	cr_assert_eq(n, 0, "lockbench (pid %ld) left %d process%s running after it exited: %s",
+		     (long)pid, n, n == 1 ? "" : "es", what);
+}
+
 int fx_wait_lockbench(pid_t pid, const char *const *args)
 {
 	static const char *const writers[] = { "run", "compare", "matrix", "sweep", "chaos",
@@ -249,6 +313,7 @@ int fx_wait_lockbench(pid_t pid, const char *const *args)
 
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status), "lockbench died of a signal");
+	fx_nothing_left(pid);
 	for (const char *const *w = writers; args[0] && *w; w++)
 		writes |= !strcmp(args[0], *w);
 	for (int i = 0; writes && args[i]; i++)

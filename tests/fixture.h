@@ -52,6 +52,12 @@ bool fx_port_closed(int port);
 /* true when @pid no longer exists or is a zombie. */
 bool fx_pid_gone(pid_t pid);
 
+/* No process lockbench (@pid, started by fx_spawn_lockbench) started is
+ * left running, whatever its parent or session: each carries
+ * LBTEST_SPAWN=@pid in its environment. Waits up to 3 s, then fails the test
+ * naming them. fx_wait_lockbench calls it after every exit. */
+void fx_nothing_left(pid_t pid);
+
 /* Start $LOCKBENCH_BIN with @args (NULL-terminated, without argv[0]), its
  * stdout to @out and stderr to @err (the same file when they are equal). */
 pid_t fx_spawn_lockbench(const char *const *args, const char *out, const char *err);

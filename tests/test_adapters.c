@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "fixture.h"
 #include "readers.h"
 
@@ -407,10 +408,11 @@ Test(adapters, a_helper_that_leaves_with_setsid_is_stopped, .init = setup)
  * newline: run (with its report: gnuplot, Markdown, HTML) and check treat the
  * name as data. Nothing runs, summary.csv stays one header and one row, and
  * check reads back what run wrote. */
-Test(adapters, a_hostile_program_name_is_data, .init = setup)
+/* An adapter program at a path holding a comma, both quotes, a semicolon,
+ * $(...), backquotes and a newline; its exec: name into @spec. */
+static void hostile_adapter(char *spec, size_t len)
 {
-	char path[600], spec[620], dir[PATH_MAX], pwned[200];
-	snprintf(pwned, sizeof(pwned), "%.100s/PWNED", tmpdir);
+	char path[600];
 	snprintf(path, sizeof(path), "%.100s/a,b\"c';d$(touch PWNED)`touch PWNED`\nx.sh", tmpdir);
 	FILE *f = fopen(path, "w");
 	cr_assert_not_null(f);
@@ -420,7 +422,27 @@ Test(adapters, a_hostile_program_name_is_data, .init = setup)
 		   "esac; done\n");
 	fclose(f);
 	chmod(path, 0755);
-	snprintf(spec, sizeof(spec), "exec:%s", path);
+	snprintf(spec, len, "exec:%s", path);
+}
+
+/* No PWNED file wherever a command a name smuggled in would have run. */
+static void nothing_ran(const char *const *dirs)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/PWNED", tmpdir);
+	cr_assert_neq(access(path, F_OK), 0, "a name ran a command (%s)", path);
+	cr_assert_neq(access("PWNED", F_OK), 0, "a name ran a command (./PWNED)");
+	for (; *dirs; dirs++) {
+		snprintf(path, sizeof(path), "%s/PWNED", *dirs);
+		cr_assert_neq(access(path, F_OK), 0, "a name ran a command (%s)", path);
+	}
+}
+
+Test(adapters, a_hostile_program_name_is_data, .init = setup)
+{
+	char spec[620], dir[PATH_MAX], pwned[200];
+	snprintf(pwned, sizeof(pwned), "%.100s/PWNED", tmpdir);
+	hostile_adapter(spec, sizeof(spec));
 	snprintf(dir, sizeof(dir), "%s/hostile", tmpdir);
 	const char *args[] = { "run", "--strategy", spec, "--clients", "2", "--duration", "0.5",
 			       "--out", dir, "--no-status", NULL };
@@ -450,6 +472,89 @@ Test(adapters, a_hostile_program_name_is_data, .init = setup)
 	for (const char *p = fx_slurp(tmpdir, "hostile/summary.csv"); *p; p++)
 		lines += *p == '\n';
 	cr_assert_eq(lines, 2, "summary.csv is one header and one row");
+}
+
+/* The same names through matrix, compare and sweep, with a scenario file
+ * whose name holds them too and a fault section with a comma: every file
+ * these write is read back by report and check as written (matrix.csv and
+ * sweep.csv fields per RFC 4180, a newline inside quotes included), the
+ * charts get the names as quoted gnuplot strings, nothing runs. */
+Test(adapters, hostile_names_through_matrix_compare_and_sweep, .init = setup, .timeout = 240)
+{
+	char spec[620], sc[600], m[PATH_MAX], c[PATH_MAX], w[PATH_MAX];
+	hostile_adapter(spec, sizeof(spec));
+	snprintf(sc, sizeof(sc), "%.100s/s,\"q';$(touch PWNED)`touch PWNED`\nz.ini", tmpdir);
+	FILE *f = fopen(sc, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "[scenario]\nsummary = a hostile file name\n[run]\nclients = 2\nduration = 0.5\n"
+		   "[fault late,one]\naction = pause\ntarget = holder\nat = 0.2\nduration = 100\n"
+		   "[expect]\nset-nx-px = safe\n");
+	fclose(f);
+	snprintf(m, sizeof(m), "%s/m", tmpdir);
+	snprintf(c, sizeof(c), "%s/c", tmpdir);
+	snprintf(w, sizeof(w), "%s/w", tmpdir);
+	const char *matrix[] = { "matrix", "--strategy", spec, "--strategies", "set-nx-px",
+				 "--scenario", sc, "--out", m, NULL };
+	cr_assert_eq(lb(matrix), 0, "%s", out());
+	cr_assert_null(strstr(out(), "malformed"), "%s", out());
+	cr_assert_null(strstr(out(), "\nz"), "a raw newline reached the terminal: %s", out());
+	const char *compare[] = { "compare", "--strategy", spec, "--strategies", "set-nx-px",
+				  "--scenario", sc, "--out", c, "--no-status", NULL };
+	cr_assert_eq(lb(compare), 0, "%s", out());
+	const char *sweep[] = { "sweep", "--strategy", spec, "--strategies", "set-nx-px", "--vary",
+				"clients=1,2", "--duration", "0.5", "--out", w, NULL };
+	cr_assert_eq(lb(sweep), 0, "%s", out());
+	cr_assert_null(strstr(out(), "malformed"), "%s", out());
+	const char *dirs[] = { m, c, w, NULL };
+	for (int i = 0; dirs[i]; i++) {
+		const char *check[] = { "check", dirs[i], NULL };
+		cr_assert_eq(lb(check), 0, "%s", out());
+		cr_assert(strstr(out(), " 0 differ, 0 unreadable"), "%s", out());
+	}
+	for (int i = 0; i < 3; i += 2) {
+		const char *report[] = { "report", dirs[i], NULL };
+		cr_assert_eq(lb(report), 0, "%s", out());
+		cr_assert_null(strstr(out(), "malformed"), "%s", out());
+	}
+	nothing_ran(dirs);
+
+	/* matrix.csv: two rows, each name read back whole, newline and all */
+	char path[PATH_MAX + 16], *line = NULL, field[700];
+	size_t cap = 0, rows = 0;
+	snprintf(path, sizeof(path), "%s/matrix.csv", m);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	char want_sc[200];
+	snprintf(want_sc, sizeof(want_sc), "%s", strrchr(sc, '/') + 1);
+	*strrchr(want_sc, '.') = '\0';
+	for (bool header = true; lb_csv_record(&line, &cap, f) >= 0; header = false) {
+		if (header)
+			continue;
+		size_t pos = 0;
+		cr_assert_eq(lb_csv_field(line, &pos, field, sizeof(field)), 0, "[%s]", line);
+		cr_assert_str_eq(field, want_sc);
+		cr_assert_eq(lb_csv_field(line, &pos, field, sizeof(field)), 0, "[%s]", line);
+		cr_assert(!strcmp(field, spec) || !strcmp(field, "set-nx-px"), "strategy [%s]", field);
+		rows++;
+	}
+	free(line);
+	fclose(f);
+	cr_assert_eq(rows, 2, "matrix.csv holds %zu rows", rows);
+	/* the chart's tic labels: single-quoted, the quote doubled */
+	cr_assert(strstr(fx_slurp(m, "matrix.gp"), "'exec:") &&
+		  strstr(fx_slurp(m, "matrix.gp"), "a,b\"c'';d$(touch PWNED)"), "%s",
+		  fx_slurp(m, "matrix.gp"));
+	/* sweep: one block of numbers per strategy, two points each */
+	const char *pts = fx_slurp(w, "sweep-points.dat");
+	cr_assert(strstr(pts, "\n\n\n"), "two blocks: %s", pts);
+	cr_assert_null(strstr(pts, "exec:"), "names are not data: %s", pts);
+	/* compare.txt: a header and one line per strategy */
+	int lines = 0;
+	for (const char *p = fx_slurp(c, "compare.txt"); *p; p++)
+		lines += *p == '\n';
+	cr_assert_eq(lines, 3, "%s", fx_slurp(c, "compare.txt"));
+	/* the command matrix.md gives can be pasted: each name one shell word */
+	cr_assert(strstr(fx_slurp(m, "matrix.md"), "--strategy $'exec:"), "%s", fx_slurp(m, "matrix.md"));
 }
 
 /* A client clock fault reaches the adapter's wall clock (the shim through

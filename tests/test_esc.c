@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "esc.h"
 #include "util.h"
@@ -120,4 +121,89 @@ Test(esc, path_words)
 	longname[150] = '\0';
 	lb_path_word(longname, out, sizeof(out));
 	cr_assert_leq(strlen(out), 60);
+}
+
+/* A shell word: bash reads each hostile name back as it was, one argument,
+ * nothing run. */
+Test(esc, shell_words_round_trip_through_bash)
+{
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		char word[600], cmd[700], back[300] = "";
+		lb_esc_snprintf(word, sizeof(word), LB_LANG_SH, "%s", hostile[i]);
+		cr_assert_null(strchr(word, '\n'), "a word is one line: [%s]", word);
+		/* bash reads the word from a script: $'...' is bash's, not sh's */
+		char script[] = "/tmp/lbtest-esc-XXXXXX";
+		int fd = mkstemp(script);
+		cr_assert_geq(fd, 0);
+		FILE *sf = fdopen(fd, "w");
+		fprintf(sf, "cd /tmp\nset -- %s\nprintf '%%s|%%s' \"$#\" \"$1\"\n", word);
+		fclose(sf);
+		snprintf(cmd, sizeof(cmd), "bash %s", script);
+		FILE *p = popen(cmd, "r");
+		cr_assert_not_null(p);
+		size_t n = fread(back, 1, sizeof(back) - 1, p);
+		back[n] = '\0';
+		cr_assert_eq(pclose(p), 0, "[%s]", word);
+		unlink(script);
+		char want[300];
+		snprintf(want, sizeof(want), "1|%s", hostile[i]);
+		cr_assert_str_eq(back, want, "word [%s]", word);
+	}
+	cr_assert_neq(access("/tmp/PWNED", F_OK), 0, "a word ran a command");
+	char plain[64];
+	lb_esc_snprintf(plain, sizeof(plain), LB_LANG_SH, "%s", "exec:/tmp/my-lock.sh");
+	cr_assert_str_eq(plain, "exec:/tmp/my-lock.sh", "a plain word stays as it is");
+}
+
+/* A command line made of words, cut with "..." when it does not fit. */
+Test(esc, command_lines)
+{
+	char buf[64];
+	char *argv[] = { "run", "--strategy", "exec:/tmp/a b", "--scenario", "it's" };
+	lb_sh_cmdline(buf, sizeof(buf), "lockbench", 5, argv);
+	cr_assert_str_eq(buf, "lockbench run --strategy 'exec:/tmp/a b' --scenario 'it'\\''s'");
+	char small[24];
+	lb_sh_cmdline(small, sizeof(small), "lockbench", 5, argv);
+	cr_assert_eq(strlen(small), sizeof(small) - 1);
+	cr_assert_str_eq(small + strlen(small) - 3, "...");
+}
+
+/* A Markdown code span no backtick in the text can end. */
+Test(esc, markdown_code_spans)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "plain", "`plain`" }, { "a`b", "``a`b``" }, { "``x", "``` ``x ```" },
+		{ "line\nbreak", "`line break`" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64] = "";
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+		cr_assert_eq(lb_md_code(f, cases[i].in), 0);
+		fclose(f);
+		cr_assert_str_eq(buf, cases[i].out);
+	}
+}
+
+/* A CSV record whose quoted field holds line breaks is one record. */
+Test(esc, csv_records_span_quoted_line_breaks)
+{
+	char text[] = "h1,h2\n\"a\nb\",1\r\nplain,2\n\"never closed\n";
+	FILE *f = fmemopen(text, strlen(text), "r");
+	char *line = NULL, field[32];
+	size_t cap = 0, pos = 0;
+	cr_assert_eq(lb_csv_record(&line, &cap, f), 5);
+	cr_assert_str_eq(line, "h1,h2");
+	cr_assert_gt(lb_csv_record(&line, &cap, f), 0);
+	cr_assert_eq(lb_csv_field(line, &pos, field, sizeof(field)), 0);
+	cr_assert_str_eq(field, "a\nb");
+	cr_assert_eq(lb_csv_field(line, &pos, field, sizeof(field)), 0);
+	cr_assert_str_eq(field, "1");
+	cr_assert_gt(lb_csv_record(&line, &cap, f), 0);
+	cr_assert_str_eq(line, "plain,2");
+	cr_assert_gt(lb_csv_record(&line, &cap, f), 0);
+	pos = 0;
+	cr_assert_eq(lb_csv_field(line, &pos, field, sizeof(field)), -1, "an open quote is malformed");
+	cr_assert_eq(lb_csv_record(&line, &cap, f), -1);
+	free(line);
+	fclose(f);
 }

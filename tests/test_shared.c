@@ -82,7 +82,7 @@ Test(shared, a_death_before_the_enter_closes_the_section_at_the_enter)
  * slot that is never read: no "kill client 0 at 0 s". */
 Test(shared, a_half_written_event_is_skipped)
 {
-	struct lb_event out[LB_MAX_EVENTS];
+	static struct lb_event out[LB_MAX_EVENTS];
 
 	atomic_fetch_add(&sh->n_events, 1); /* reserved, then killed */
 	lb_event_emit(sh, LB_EV_PAUSE, 2, -1, 100);
@@ -90,6 +90,20 @@ Test(shared, a_half_written_event_is_skipped)
 	cr_assert_eq(n, 1);
 	cr_assert_eq(out[0].kind, LB_EV_PAUSE);
 	cr_assert_eq(out[0].client, 2);
+}
+
+/* A run that emits more events than its table holds keeps the first ones
+ * and says how many it could not record: never a silent cut (a kill after
+ * thousands of lease-lost notices is counted, not lost without a word). */
+Test(shared, events_past_the_table_are_counted_as_dropped)
+{
+	static struct lb_event out[LB_MAX_EVENTS];
+
+	cr_assert_eq(lb_shared_events_dropped(sh), 0);
+	for (int i = 0; i < LB_MAX_EVENTS + 600; i++)
+		lb_event_emit(sh, i < LB_MAX_EVENTS + 599 ? LB_EV_ABORT : LB_EV_KILL, 1, -1, 0);
+	cr_assert_eq(lb_shared_events(sh, out, LB_MAX_EVENTS), LB_MAX_EVENTS);
+	cr_assert_eq(lb_shared_events_dropped(sh), 600);
 }
 
 /* "then = other-inside" waits for an entry, not a state: a client deep in

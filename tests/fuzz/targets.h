@@ -198,13 +198,27 @@ static inline void fuzz_esc(const uint8_t *data, size_t len)
 	for (const char *f = t; f <= t + n; f += strlen(f) + 1) {
 		if (lb_csv_field(row, &pos, back, sizeof(back)) != 0 || strcmp(back, f))
 			abort();
-		for (int lang = LB_LANG_RAW; lang <= LB_LANG_TERM; lang++)
+		for (int lang = LB_LANG_RAW; lang <= LB_LANG_SH; lang++)
 			if (lb_esc_snprintf(one, sizeof(one), (enum lb_lang)lang, "[%s|%.3s|%5s|%-4s]", f,
 					    f, f, f) < 0)
+				abort();
+		/* a shell word is one line of printable bytes */
+		lb_esc_snprintf(one, sizeof(one), LB_LANG_SH, "%s", f);
+		for (const unsigned char *p = (const unsigned char *)one; *p; p++)
+			if (*p < 0x20 || *p == 0x7f)
 				abort();
 	}
 	if (row[pos])
 		abort(); /* the reader must end where the row ends */
+	/* the row as a file: one record, line breaks in quoted fields and all */
+	FILE *m = fmemopen(row, strlen(row), "r");
+	char *rec = NULL;
+	size_t cap = 0;
+	if (m && (lb_csv_record(&rec, &cap, m) < 0 ? row[0] != '\0' : strcmp(rec, row) != 0))
+		abort();
+	free(rec);
+	if (m)
+		fclose(m);
 	free(t);
 }
 
