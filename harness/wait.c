@@ -8,7 +8,7 @@
 
 int lb_wait_parse(const char *s, struct lb_wait *out, char *err, size_t errlen)
 {
-	char buf[64];
+	char buf[64], what[160];
 	char *a, *b;
 
 	memset(out, 0, sizeof(*out));
@@ -57,10 +57,15 @@ int lb_wait_parse(const char *s, struct lb_wait *out, char *err, size_t errlen)
 		return 0;
 	}
 bad:
-	snprintf(err, errlen, "bad wait policy '%s': expected try, fixed:MS, retries:N:MS, "
-		 "backoff:MIN:MAX, notify[:MS] or library (MS in 0..%d, N >= 1, 1 <= MIN <= MAX)",
-		 s ? s : "", MAX_INTERVAL_MS);
+	lb_wait_expected(what, sizeof(what));
+	snprintf(err, errlen, "bad wait policy '%s': expected %s", s ? s : "", what);
 	return LB_EINVAL;
+}
+
+void lb_wait_expected(char *buf, size_t len)
+{
+	snprintf(buf, len, "try, fixed:MS, retries:N:MS, backoff:MIN:MAX, notify[:MS] or library "
+		 "(MS in 0..%d, N >= 1, 1 <= MIN <= MAX)", MAX_INTERVAL_MS);
 }
 
 void lb_wait_format(const struct lb_wait *w, char *buf, size_t len)

@@ -37,6 +37,9 @@ struct lb_wait {
 
 /* Parse a policy; on failure LB_EINVAL with a reason in @err. */
 int lb_wait_parse(const char *s, struct lb_wait *out, char *err, size_t errlen);
+/* What a policy looks like, for messages ("try, fixed:MS, ..."): what
+ * lb_wait_parse says a bad one should have been. */
+void lb_wait_expected(char *buf, size_t len);
 /* The canonical text of @w ("fixed:30"). */
 void lb_wait_format(const struct lb_wait *w, char *buf, size_t len);
 /* Delay in ns before attempt number @attempt (2, 3, ...), or -1 when the
