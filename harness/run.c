@@ -32,21 +32,6 @@
 _Static_assert(LB_MAX_CLIENTS + 16 <= LB_MAX_CHILDREN,
 	       "signals.c must track every client, the relay and helpers");
 
-void lb_run_cfg_defaults(struct lb_run_cfg *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	strcpy(cfg->scenario_name, "none");
-	cfg->clients = 8;
-	cfg->duration_s = 10;
-	cfg->ttl_ms = 2000;
-	cfg->hold_min_ms = cfg->hold_max_ms = 5;
-	cfg->keys = 1;
-	cfg->wait = (struct lb_wait){ .kind = LB_WAIT_FIXED, .interval_ms = 10 };
-	cfg->acquire_timeout_ms = 10000;
-	cfg->work = LB_WORK_COUNTER;
-	cfg->status_line = true;
-}
-
 /* Everything the parent holds during a run, released by run_cleanup. */
 struct run_ctx {
 	const struct lb_run_cfg *cfg;

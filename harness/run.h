@@ -16,54 +16,11 @@
 #include "metrics.h"
 #include "shared_event.h"
 #include "oracle.h"
+#include "params.h" /* struct lb_run_cfg */
 #include "plumbing.h"
 #include "strategy.h"
 #include "wait.h"
 
-
-enum lb_work { LB_WORK_COUNTER, LB_WORK_NONE };
-
-struct lb_scenario;
-
-struct lb_run_cfg {
-	const struct lock_strategy *strategy;
-	const struct lb_scenario *scenario; /* NULL: no faults; borrowed */
-	char scenario_name[64];    /* "none" without a scenario */
-	int clients;
-	double duration_s;
-	int64_t ttl_ms;
-	int64_t hold_min_ms, hold_max_ms;
-	int64_t think_ms;
-	int keys;
-	struct lb_wait wait;
-	int64_t acquire_timeout_ms;
-	enum lb_work work;
-	uint64_t seed;
-	int nodes;                 /* lock nodes; 0: the strategy's min_nodes */
-	bool no_validity_check;    /* redlock's naive variant (--no-validity-check) */
-	int max_renewals;          /* renewal's bound on extensions; 0: none */
-	bool delayed_restarts;     /* a restarted node stays down one more TTL */
-	bool sentinel;             /* lock node 0 is a primary with 2 replicas behind 3
-				      Sentinels, found through them (topology.h) */
-	bool cluster;              /* lock node 0 is the primary of the run's slot in a
-				      cluster of 3 primaries and 3 replicas (cluster.h) */
-	int64_t down_after_ms;     /* > 0: the Sentinels' down-after-milliseconds, over the
-				      scenario's (sweep --vary down_after) */
-	int min_replicas_max_lag;  /* > 0: min-replicas-max-lag, over the scenario's */
-	const char *redis_urls;    /* NULL: embedded servers; borrowed */
-	const char *sentinel_urls; /* a user's Sentinels (--sentinel), or NULL; borrowed */
-	char sentinel_master[64];  /* the name they monitor (--sentinel-master) */
-	bool own_urls;             /* redis_urls are servers this lockbench started (bench) */
-	char out_dir[PATH_MAX];
-	bool status_line;          /* refresh a status line every second */
-	bool no_report;            /* skip charts and report.md at the end */
-	bool allow_skipped;        /* a run that could not happen here exits 0, not 3 */
-	char adapter_args[160];    /* --adapter-arg values, space-separated, for the record */
-	char cmdline[1024];
-};
-
-/* Defaults of `lockbench run`. */
-void lb_run_cfg_defaults(struct lb_run_cfg *cfg);
 
 struct lb_run_result {
 	struct lb_verdict verdict;
