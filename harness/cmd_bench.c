@@ -266,7 +266,7 @@ static int bench_dead_waiter(struct bench *b)
 	cfg.clients = 8;
 	cfg.duration_s = 4;
 	cfg.hold_min_ms = cfg.hold_max_ms = 5;
-	cfg.wait = sc->wait;
+	cfg.wait = sc->run.wait;
 	if ((rc = bench_run(b, &cfg, "6-dead-waiter-fair", &res)) < 0) {
 		free(sc);
 		return rc;

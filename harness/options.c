@@ -1,6 +1,7 @@
 #include "adapter.h"
 #include "esc.h"
 #include "options.h"
+#include "params.h"
 #include "report.h"
 
 #include <getopt.h>
@@ -12,63 +13,104 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/* The options that are not run parameters. The run parameters' options come
+ * from their table (params.h): OPT_PARAM + the row's id. */
 enum {
-	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_CLIENTS, OPT_DURATION, OPT_TTL, OPT_HOLD, OPT_THINK,
-	OPT_KEYS, OPT_WAIT, OPT_ACQ_TIMEOUT, OPT_WORK, OPT_SEED, OPT_OUT, OPT_REDIS, OPT_NODES,
-	OPT_NO_STATUS, OPT_HELP, OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY,
-	OPT_NO_VALIDITY, OPT_MAX_RENEWALS, OPT_DELAYED_RESTARTS, OPT_TOPOLOGY, OPT_SENTINEL, OPT_SENTINEL_MASTER, OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE,
+	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_OUT, OPT_REDIS, OPT_NO_STATUS, OPT_HELP,
+	OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY, OPT_SENTINEL, OPT_SENTINEL_MASTER,
+	OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE,
+	OPT_PARAM = 512,
 };
 
-/* bits of lb_run_opts.given */
-enum { G_CLIENTS = 1, G_DURATION = 2, G_TTL = 4, G_HOLD = 8, G_THINK = 16, G_KEYS = 32,
-       G_WAIT = 64, G_ACQ = 128, G_WORK = 256, G_NODES = 512,
-       G_VALIDITY = 1024, G_RENEWALS = 2048, G_DELAYED = 4096, G_TOPOLOGY = 8192 };
-
-static const struct option long_opts[] = {
+static const struct option fixed_opts[] = {
 	{ "strategy", required_argument, NULL, OPT_STRATEGY },
 	{ "strategies", required_argument, NULL, OPT_STRATEGIES },
-	{ "clients", required_argument, NULL, OPT_CLIENTS },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "ttl", required_argument, NULL, OPT_TTL },
-	{ "hold", required_argument, NULL, OPT_HOLD },
-	{ "think", required_argument, NULL, OPT_THINK },
-	{ "keys", required_argument, NULL, OPT_KEYS },
-	{ "wait", required_argument, NULL, OPT_WAIT },
-	{ "acquire-timeout", required_argument, NULL, OPT_ACQ_TIMEOUT },
-	{ "work", required_argument, NULL, OPT_WORK },
-	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "out", required_argument, NULL, OPT_OUT },
 	{ "redis", required_argument, NULL, OPT_REDIS },
-	{ "nodes", required_argument, NULL, OPT_NODES },
 	{ "no-status", no_argument, NULL, OPT_NO_STATUS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "scenario", required_argument, NULL, OPT_SCENARIO },
 	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
 	{ "chart-scale", required_argument, NULL, OPT_CHART_SCALE },
 	{ "vary", required_argument, NULL, OPT_VARY },
-	{ "no-validity-check", no_argument, NULL, OPT_NO_VALIDITY },
-	{ "max-renewals", required_argument, NULL, OPT_MAX_RENEWALS },
-	{ "delayed-restarts", no_argument, NULL, OPT_DELAYED_RESTARTS },
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
 	{ "sentinel", required_argument, NULL, OPT_SENTINEL },
 	{ "sentinel-master", required_argument, NULL, OPT_SENTINEL_MASTER },
 	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
 	{ "adapter-arg", required_argument, NULL, OPT_ADAPTER_ARG },
-	{ NULL, 0, NULL, 0 },
 };
+
+#define N_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
+#define N_OPTS (N_FIXED + LB_P_COUNT + 1)
+
+/* fixed_opts, then one for each row with an option, then the end. */
+static void long_opts(struct option out[N_OPTS])
+{
+	size_t n = 0, rows;
+	const struct lb_param *t = lb_params(&rows);
+
+	memcpy(out, fixed_opts, sizeof(fixed_opts));
+	n = N_FIXED;
+	for (size_t i = 0; i < rows; i++)
+		if (t[i].cli)
+			out[n++] = (struct option){ t[i].cli, t[i].type == LB_PT_FLAG ? no_argument :
+						    required_argument, NULL, OPT_PARAM + (int)i };
+	out[n] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* "clients@, ttl@, ... or down_after@" with @suffix for @: the --vary names. */
+static void vary_names(const char *suffix, char *buf, size_t len)
+{
+	size_t n, o = 0, left = 0;
+	const struct lb_param *t = lb_params(&n);
+
+	for (size_t i = 0; i < n; i++)
+		left += t[i].vary != NULL;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && o < len; i++)
+		if (t[i].vary)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s%s", o == 0 ? "" : left == 1 ?
+					      " or " : ", ", t[i].vary, suffix), left--;
+}
+
+/* @text from column 25, broken at spaces before column 80. */
+static void print_wrapped(FILE *f, const char *text)
+{
+	int col = 25;
+
+	while (*text) {
+		int word = (int)strcspn(text, " ");
+		if (col > 25 && col + 1 + word > 80) {
+			fprintf(f, "\n%25s", "");
+			col = 25;
+		} else if (col > 25) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", word, text);
+		col += word;
+		text += word;
+		text += *text == ' ';
+	}
+	fputc('\n', f);
+}
 
 void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 {
-	if (mode == LB_OPTS_RUN)
+	char names[160], vary[200];
+
+	if (mode == LB_OPTS_RUN) {
 		fprintf(f, "usage: lockbench run --strategy NAME [options]\n\n"
 			   "  --strategy NAME        the lock strategy (see `lockbench list`)\n");
-	else if (mode == LB_OPTS_SWEEP)
+	} else if (mode == LB_OPTS_SWEEP) {
 		fprintf(f, "usage: lockbench sweep --vary NAME=V1,V2,... [--strategies a,b] [options]\n\n"
-			   "  --vary NAME=LIST       the parameter to vary: clients, hold, ttl or keys\n"
-			   "  --strategies LIST      strategies, one line each (default: all but none)\n"
+			   "  --vary NAME=LIST       ");
+		vary_names("", names, sizeof(names));
+		snprintf(vary, sizeof(vary), "the parameter to vary: %s", names);
+		print_wrapped(f, vary);
+		fprintf(f, "  --strategies LIST      strategies, one line each (default: all but none)\n"
 			   "  --strategy NAME        one more, taken whole (a name with a comma); may repeat\n"
 			   "  (each point runs --duration seconds, 3 by default here)\n");
-	else
+	} else {
 		fprintf(f, "usage: lockbench compare [--strategies a,b,...] [options]\n\n"
 			   "  --strategies LIST      strategies to compare, in order (default: all);\n"
 			   "  --strategy NAME        one more, taken whole (a name with a comma, an\n"
@@ -77,41 +119,19 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 			   "                         (DIR/compare.txt) shows each run's summary.csv: n/a\n"
 			   "                         where it says n/a, the outcome class, and the lock's\n"
 			   "                         traffic when it is over 10x its bound\n");
+	}
+	fprintf(f, "  --scenario NAME|PATH   a scenario: its load, faults and expectations\n"
+		   "                         (scenarios/NAME.ini; options given here override it)\n");
+	/* the run parameters, with --out and --redis where they always were */
+	lb_params_usage(f, 0, LB_P_NODES);
 	fprintf(f,
-		"  --scenario NAME|PATH   a scenario: its load, faults and expectations\n"
-		"                         (scenarios/NAME.ini; options given here override it)\n"
-		"  --clients N            contending client processes (8)\n"
-		"  --duration S           seconds to run (10; fractions allowed)\n"
-		"  --ttl MS               lease length in ms (2000)\n"
-		"  --hold MS|MIN-MAX      critical-section time, or a range drawn per section (5)\n"
-		"  --think MS             pause between release and the next acquire (0)\n"
-		"  --keys K               locks the clients spread over (1: all fight for one;\n"
-		"                         client i uses lock i %% K; K >= clients is uncontended)\n"
-		"  --wait POLICY          try | fixed:MS | retries:N:MS | backoff:MIN:MAX |\n"
-		"                         notify[:MS] | library (fixed:10); notify blocks until\n"
-		"                         the release signals, polling at most every MS (100);\n"
-		"                         library: a library's own blocking acquire, with its\n"
-		"                         defaults (library strategies only)\n"
-		"  --acquire-timeout MS   give up an acquire after MS (10000)\n"
-		"  --work counter|none    counter: non-atomic GET, hold, SET of a counter on the\n"
-		"                         resource server (lost updates are counted); none: hold\n"
-		"  --seed N               seed of every random choice (default: random, recorded)\n"
 		"  --out DIR              where the files go (results/runs/<UTC time>-<strategy>)\n"
 		"  --redis URL[,URL...]   use these servers instead of starting redis-server:\n"
 		"                         redis://[user:pass@]host:port; the first ones are lock\n"
 		"                         nodes, one more is the resource server (else the first);\n"
-		"                         only keys under a per-run prefix are touched, never flushed\n"
-		"  --nodes N              lock nodes (default: what the strategy needs)\n"
-		"  --no-validity-check    redlock: enter on a quorum however late it came (naive)\n"
-		"  --max-renewals N       renewal: stop renewing a lease after N extensions\n"
-		"  --delayed-restarts     a node that restarts stays down one more TTL first\n"
-		"                         (antirez's delayed restart)\n"
-		"  --topology single|sentinel|cluster  sentinel: the lock lives on a primary\n"
-		"                         with two replicas behind three Sentinels, found\n"
-		"                         through them; cluster: on the primary of its slot in\n"
-		"                         a cluster of three primaries and three replicas,\n"
-		"                         found through CLUSTER SLOTS and MOVED (one-node\n"
-		"                         strategies; docs/topologies.md)\n"
+		"                         only keys under a per-run prefix are touched, never flushed\n");
+	lb_params_usage(f, LB_P_NODES, LB_P_COUNT);
+	fprintf(f,
 		"  --sentinel URL[,URL...] --sentinel-master NAME  the lock lives on the primary\n"
 		"                         your Sentinels name NAME; clients ask them, as with\n"
 		"                         --topology sentinel. Only keys under a per-run prefix;\n"
@@ -164,26 +184,6 @@ void lb_default_out_dir(const char *base, const char *name, char *out, size_t le
 		snprintf(out, len, "%s/%s-%s-%d", base, when, word, i);
 }
 
-static bool parse_ms(const char *s, int64_t min, int64_t *out)
-{
-	return lb_parse_i64(s, min, INT64_C(86400000), out);
-}
-
-static bool parse_hold(const char *s, int64_t *lo, int64_t *hi)
-{
-	char buf[64];
-	char *dash;
-
-	if (strlen(s) >= sizeof(buf))
-		return false;
-	strcpy(buf, s);
-	dash = strchr(buf, '-');
-	if (!dash)
-		return parse_ms(buf, 0, lo) && (*hi = *lo, true);
-	*dash = '\0';
-	return parse_ms(buf, 0, lo) && parse_ms(dash + 1, 0, hi) && *lo <= *hi;
-}
-
 static int strategies_list(struct lb_run_opts *o, const char *list)
 {
 	char buf[1024], *save = NULL;
@@ -225,9 +225,7 @@ static int parse_vary(struct lb_run_opts *o, const char *a)
 		return LB_EINVAL;
 	memcpy(o->vary_name, a, (size_t)(eq - a));
 	o->vary_name[eq - a] = '\0';
-	if (strcmp(o->vary_name, "clients") && strcmp(o->vary_name, "hold") &&
-	    strcmp(o->vary_name, "ttl") && strcmp(o->vary_name, "keys") &&
-	    strcmp(o->vary_name, "max_lag") && strcmp(o->vary_name, "down_after"))
+	if (!lb_param_by_vary(o->vary_name))
 		return LB_EINVAL;
 	strcpy(buf, eq + 1);
 	o->n_vary = 0;
@@ -241,20 +239,12 @@ static int parse_vary(struct lb_run_opts *o, const char *a)
 
 int lb_run_cfg_set(struct lb_run_cfg *cfg, const char *name, int64_t v)
 {
-	if (!strcmp(name, "clients") && v >= 1 && v <= LB_MAX_CLIENTS)
-		cfg->clients = (int)v;
-	else if (!strcmp(name, "hold") && v >= 0)
-		cfg->hold_min_ms = cfg->hold_max_ms = v;
-	else if (!strcmp(name, "ttl") && v >= 1)
-		cfg->ttl_ms = v;
-	else if (!strcmp(name, "keys") && v >= 1 && v <= LB_MAX_KEYS)
-		cfg->keys = (int)v;
-	else if (!strcmp(name, "max_lag") && v >= 1 && v <= 3600)
-		cfg->min_replicas_max_lag = (int)v;
-	else if (!strcmp(name, "down_after") && v >= 100 && v <= 60000)
-		cfg->down_after_ms = v;
-	else
+	const struct lb_param *p = lb_param_by_vary(name);
+	struct lb_param_value val;
+
+	if (!p || lb_param_from_int(p, v, &val) < 0)
 		return LB_EINVAL;
+	lb_param_set(p, cfg, &val);
 	return 0;
 }
 
@@ -272,226 +262,196 @@ static int usage_error(const char *fmt, ...)
 	return LB_EINVAL;
 }
 
-int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_run_opts *o)
+/* A run parameter's option: its row reads the value (params.h). */
+static int param_arg(struct lb_run_opts *o, const struct lb_param *p, const char *a)
+{
+	struct lb_param_value v;
+	char why[300];
+
+	o->given |= lb_param_bit(lb_param_index(p));
+	if (lb_param_from_cli(p, a, &v, why, sizeof(why)) < 0)
+		return usage_error("--%s '%s': %s", p->cli, a, why);
+	lb_param_set(p, &o->cfg, &v);
+	return 0;
+}
+
+/* --strategy: one strategy (run), or one more (compare, sweep). */
+static int strategy_arg(struct lb_run_opts *o, enum lb_opts_mode mode, const char *a)
+{
+	if (mode == LB_OPTS_COMPARE || mode == LB_OPTS_SWEEP)
+		return strategies_add(o, a);
+	if (mode != LB_OPTS_RUN)
+		return usage_error("--strategy is for run, compare and sweep");
+	return (o->cfg.strategy = lb_strategy_or_usage(a)) ? 0 : LB_EINVAL;
+}
+
+static int adapter_arg(struct lb_run_opts *o, const char *a)
 {
 	struct lb_run_cfg *cfg = &o->cfg;
-	char err[256];
-	int64_t v;
-	int c;
 
-	memset(o, 0, sizeof(*o));
-	lb_run_cfg_defaults(cfg);
-	lb_sh_cmdline(cfg->cmdline, sizeof(cfg->cmdline), "lockbench", argc, argv);
-	if (getrandom(&cfg->seed, sizeof(cfg->seed), 0) != sizeof(cfg->seed))
-		cfg->seed = (uint64_t)lb_now_ns();
-	cfg->seed %= UINT64_C(1000000000000);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
-		const char *a = optarg;
-		switch (c) {
-		case OPT_STRATEGY:
-			if (mode == LB_OPTS_COMPARE || mode == LB_OPTS_SWEEP) {
-				if (strategies_add(o, a) < 0)
-					return LB_EINVAL;
-				break;
-			}
-			if (mode != LB_OPTS_RUN)
-				return usage_error("--strategy is for run, compare and sweep");
-			if (!(cfg->strategy = lb_strategy_or_usage(a)))
-				return LB_EINVAL;
-			break;
-		case OPT_VARY:
-			if (mode != LB_OPTS_SWEEP)
-				return usage_error("--vary is for sweep");
-			if (parse_vary(o, a) < 0)
-				return usage_error("--vary '%s': expected clients=, hold=, ttl=, keys=, "
-						   "max_lag= or down_after= and a comma list of integers "
-						   "(at most 32)", a);
-			break;
-		case OPT_STRATEGIES:
-			if (mode != LB_OPTS_COMPARE && mode != LB_OPTS_SWEEP)
-				return usage_error("--strategies is for compare; use --strategy");
-			if (strategies_list(o, a) < 0)
-				return LB_EINVAL;
-			break;
-		case OPT_CLIENTS:
-			o->given |= G_CLIENTS;
-			if (!lb_parse_i64(a, 1, LB_MAX_CLIENTS, &v))
-				return usage_error("--clients '%s': expected an integer from 1 to %d", a,
-						   LB_MAX_CLIENTS);
-			cfg->clients = (int)v;
-			break;
-		case OPT_DURATION: {
-			char *end;
-			o->given |= G_DURATION;
-			cfg->duration_s = strtod(a, &end);
-			if (*end || !(cfg->duration_s > 0 && cfg->duration_s <= 86400))
-				return usage_error("--duration '%s': expected seconds, more than 0 "
-						   "and at most 86400", a);
-			break;
-		}
-		case OPT_TTL:
-			o->given |= G_TTL;
-			if (!parse_ms(a, 1, &cfg->ttl_ms))
-				return usage_error("--ttl '%s': expected milliseconds from 1 to 86400000", a);
-			break;
-		case OPT_HOLD:
-			o->given |= G_HOLD;
-			if (!parse_hold(a, &cfg->hold_min_ms, &cfg->hold_max_ms))
-				return usage_error("--hold '%s': expected MS or MIN-MAX with 0 <= MIN <= MAX", a);
-			break;
-		case OPT_THINK:
-			o->given |= G_THINK;
-			if (!parse_ms(a, 0, &cfg->think_ms))
-				return usage_error("--think '%s': expected milliseconds >= 0", a);
-			break;
-		case OPT_KEYS:
-			o->given |= G_KEYS;
-			if (!lb_parse_i64(a, 1, LB_MAX_KEYS, &v))
-				return usage_error("--keys '%s': expected an integer from 1 to 1024", a);
-			cfg->keys = (int)v;
-			break;
-		case OPT_WAIT:
-			o->given |= G_WAIT;
-			if (lb_wait_parse(a, &cfg->wait, err, sizeof(err)) < 0)
-				return usage_error("%s", err);
-			break;
-		case OPT_ACQ_TIMEOUT:
-			o->given |= G_ACQ;
-			if (!parse_ms(a, 1, &cfg->acquire_timeout_ms))
-				return usage_error("--acquire-timeout '%s': expected milliseconds >= 1", a);
-			break;
-		case OPT_WORK:
-			o->given |= G_WORK;
-			if (!strcmp(a, "counter"))
-				cfg->work = LB_WORK_COUNTER;
-			else if (!strcmp(a, "none"))
-				cfg->work = LB_WORK_NONE;
-			else
-				return usage_error("--work '%s': expected counter or none", a);
-			break;
-		case OPT_SEED:
-			if (!lb_parse_i64(a, 0, INT64_MAX, &v))
-				return usage_error("--seed '%s': expected a non-negative integer", a);
-			cfg->seed = (uint64_t)v;
-			break;
-		case OPT_OUT:
-			if (strlen(a) >= sizeof(cfg->out_dir) - 64)
-				return usage_error("--out '%s': path too long", a);
-			strcpy(cfg->out_dir, a);
-			o->out_given = true;
-			break;
-		case OPT_REDIS:
-			cfg->redis_urls = a;
-			break;
-		case OPT_NODES:
-			o->given |= G_NODES;
-			if (!lb_parse_i64(a, 1, LB_MAX_NODES, &v))
-				return usage_error("--nodes '%s': expected an integer from 1 to 9", a);
-			cfg->nodes = (int)v;
-			break;
-		case OPT_NO_VALIDITY:
-			o->given |= G_VALIDITY;
-			cfg->no_validity_check = true;
-			break;
-		case OPT_MAX_RENEWALS:
-			o->given |= G_RENEWALS;
-			if (!lb_parse_i64(a, 1, 1000000, &v))
-				return usage_error("--max-renewals '%s': expected an integer >= 1", a);
-			cfg->max_renewals = (int)v;
-			break;
-		case OPT_DELAYED_RESTARTS:
-			o->given |= G_DELAYED;
-			cfg->delayed_restarts = true;
-			break;
-		case OPT_SENTINEL:
-			cfg->sentinel_urls = a;
-			break;
-		case OPT_SENTINEL_MASTER:
-			if (!*a || strlen(a) >= sizeof(cfg->sentinel_master))
-				return usage_error("--sentinel-master '%s': expected the name the "
-						   "Sentinels monitor, 1 to %zu characters", a,
-						   sizeof(cfg->sentinel_master) - 1);
-			strcpy(cfg->sentinel_master, a);
-			break;
-		case OPT_TOPOLOGY:
-			o->given |= G_TOPOLOGY;
-			if (strcmp(a, "single") && strcmp(a, "sentinel") && strcmp(a, "cluster"))
-				return usage_error("--topology '%s': expected single, sentinel or "
-						   "cluster", a);
-			cfg->sentinel = !strcmp(a, "sentinel");
-			cfg->cluster = !strcmp(a, "cluster");
-			break;
-		case OPT_NO_STATUS:
-			cfg->status_line = false;
-			break;
-		case OPT_ALLOW_SKIPPED:
-			cfg->allow_skipped = true;
-			break;
-		case OPT_ADAPTER_ARG:
-			if (o->n_adapter_args == LB_MAX_ADAPTER_ARGS)
-				return usage_error("--adapter-arg: at most %d", LB_MAX_ADAPTER_ARGS);
-			o->adapter_args[o->n_adapter_args++] = a;
-			lb_adapter_set_exec_args(o->adapter_args, o->n_adapter_args);
-			snprintf(cfg->adapter_args + strlen(cfg->adapter_args),
-				 sizeof(cfg->adapter_args) - strlen(cfg->adapter_args), "%s%s",
-				 cfg->adapter_args[0] ? " " : "", a);
-			break;
-		case OPT_NO_REPORT:
-			cfg->no_report = true;
-			break;
-		case OPT_CHART_SCALE:
-			if (lb_chart_scale_arg(a) < 0)
-				return LB_EINVAL;
-			break;
-		case OPT_HELP:
-			lb_run_opts_usage(stdout, mode);
-			return 1;
-		case OPT_SCENARIO:
-			if (lb_scenario_load(a, &o->scenario) < 0)
-				return LB_EINVAL;
-			o->has_scenario = true;
-			break;
-		default:
-			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (mode == LB_OPTS_RUN_DEFAULTS)
+	if (o->n_adapter_args == LB_MAX_ADAPTER_ARGS)
+		return usage_error("--adapter-arg: at most %d", LB_MAX_ADAPTER_ARGS);
+	o->adapter_args[o->n_adapter_args++] = a;
+	lb_adapter_set_exec_args(o->adapter_args, o->n_adapter_args);
+	snprintf(cfg->adapter_args + strlen(cfg->adapter_args),
+		 sizeof(cfg->adapter_args) - strlen(cfg->adapter_args), "%s%s",
+		 cfg->adapter_args[0] ? " " : "", a);
+	return 0;
+}
+
+/* An option that is not a run parameter: 0, 1 after --help, or an error. */
+static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const char *a,
+		     const char *word)
+{
+	struct lb_run_cfg *cfg = &o->cfg;
+	char names[160];
+
+	switch (c) {
+	case OPT_STRATEGY:
+		return strategy_arg(o, mode, a);
+	case OPT_VARY:
+		if (mode != LB_OPTS_SWEEP)
+			return usage_error("--vary is for sweep");
+		vary_names("=", names, sizeof(names));
+		if (parse_vary(o, a) < 0)
+			return usage_error("--vary '%s': expected %s and a comma list of integers "
+					   "(at most 32)", a, names);
 		return 0;
-	if (mode == LB_OPTS_RUN && !cfg->strategy)
-		return usage_error("run needs --strategy NAME");
+	case OPT_STRATEGIES:
+		if (mode != LB_OPTS_COMPARE && mode != LB_OPTS_SWEEP)
+			return usage_error("--strategies is for compare; use --strategy");
+		return strategies_list(o, a) < 0 ? LB_EINVAL : 0;
+	case OPT_OUT:
+		if (strlen(a) >= sizeof(cfg->out_dir) - 64)
+			return usage_error("--out '%s': path too long", a);
+		strcpy(cfg->out_dir, a);
+		o->out_given = true;
+		return 0;
+	case OPT_REDIS:
+		cfg->redis_urls = a;
+		return 0;
+	case OPT_SENTINEL:
+		cfg->sentinel_urls = a;
+		return 0;
+	case OPT_SENTINEL_MASTER:
+		if (!*a || strlen(a) >= sizeof(cfg->sentinel_master))
+			return usage_error("--sentinel-master '%s': expected the name the "
+					   "Sentinels monitor, 1 to %zu characters", a,
+					   sizeof(cfg->sentinel_master) - 1);
+		strcpy(cfg->sentinel_master, a);
+		return 0;
+	case OPT_NO_STATUS:
+		cfg->status_line = false;
+		return 0;
+	case OPT_ALLOW_SKIPPED:
+		cfg->allow_skipped = true;
+		return 0;
+	case OPT_ADAPTER_ARG:
+		return adapter_arg(o, a);
+	case OPT_NO_REPORT:
+		cfg->no_report = true;
+		return 0;
+	case OPT_CHART_SCALE:
+		return lb_chart_scale_arg(a) < 0 ? LB_EINVAL : 0;
+	case OPT_HELP:
+		lb_run_opts_usage(stdout, mode);
+		return 1;
+	case OPT_SCENARIO:
+		if (lb_scenario_load(a, &o->scenario) < 0)
+			return LB_EINVAL;
+		o->has_scenario = true;
+		return 0;
+	default:
+		return usage_error("unknown or incomplete option '%s'", word);
+	}
+}
+
+/* --sentinel against --sentinel-master and --topology, before the scenario. */
+static int check_sentinel(const struct lb_run_opts *o)
+{
+	const struct lb_run_cfg *cfg = &o->cfg;
+
 	if (!cfg->sentinel_urls != !cfg->sentinel_master[0])
 		return usage_error("--sentinel URL[,URL...] and --sentinel-master NAME go together: "
 				   "the Sentinels to ask, and the name of the primary they monitor");
-	if (cfg->sentinel_urls && (o->given & G_TOPOLOGY) && cfg->sentinel)
+	if (cfg->sentinel_urls && (o->given & lb_param_bit(LB_P_TOPOLOGY)) && cfg->sentinel)
 		return usage_error("--topology sentinel starts lockbench's own Sentinels; "
 				   "--sentinel names yours: one or the other");
+	return 0;
+}
+
+/* What sweep's parameter needs, and its points' duration. */
+static int check_sweep(struct lb_run_opts *o)
+{
+	if (o->n_vary == 0)
+		return usage_error("sweep needs --vary NAME=V1,V2,...");
+	enum lb_param_id id = lb_param_index(lb_param_by_vary(o->vary_name)); /* parse_vary found it */
+	if ((id == LB_P_MAX_LAG || id == LB_P_DOWN_AFTER) && !o->cfg.sentinel)
+		return usage_error("--vary %s sets up the Sentinel topology: add --topology sentinel "
+				   "or a scenario with topology = sentinel", o->vary_name);
+	if (id == LB_P_MAX_LAG && !(o->has_scenario && o->scenario.min_replicas > 0))
+		return usage_error("--vary max_lag changes min-replicas-max-lag, which does nothing "
+				   "without min-replicas-to-write: use a scenario with min_replicas "
+				   "(sentinel-split-brain-min-replicas)");
+	if (!(o->given & lb_param_bit(LB_P_DURATION)) &&
+	    !(o->has_scenario && lb_scenario_gives(&o->scenario, LB_P_DURATION)))
+		o->cfg.duration_s = 3; /* a scenario's own duration is part of its story */
+	return 0;
+}
+
+/* What strategy @s cannot do with the run's options. */
+static int check_strategy(const struct lb_run_cfg *cfg, const struct lock_strategy *s)
+{
+	if (cfg->wait.kind == LB_WAIT_NOTIFY && !s->wait)
+		return usage_error("--wait notify: %s cannot be woken by its releaser; use "
+				   "fixed:MS or backoff:MIN:MAX (token-lua can)", s->name);
+	if (cfg->wait.kind == LB_WAIT_LIBRARY && !lb_strategy_is_external(s))
+		return usage_error("--wait library: %s is a recipe with no waiting of its own; "
+				   "library is for library strategies (lockbench list)", s->name);
+	if ((cfg->sentinel || cfg->cluster) && (s->min_nodes > 1 || cfg->nodes > 1))
+		return usage_error("--topology %s: %s needs several lock nodes; the "
+				   "topology has one primary for the lock",
+				   cfg->sentinel ? "sentinel" : "cluster", s->name);
+	if ((cfg->sentinel || cfg->cluster) && cfg->redis_urls)
+		return usage_error("--topology %s starts its own servers%s; it does not go "
+				   "with --redis", cfg->sentinel ? "sentinel" : "cluster",
+				   cfg->sentinel ? " and Sentinels" : "");
+	if (cfg->cluster && lb_strategy_is_external(s))
+		return usage_error("--topology cluster: %s is a library; the adapters do not "
+				   "set up their libraries' cluster clients yet", s->name);
+	if (cfg->sentinel_urls && (s->min_nodes > 1 || cfg->nodes > 1))
+		return usage_error("--sentinel: %s needs several lock nodes; a Sentinel "
+				   "deployment has one primary", s->name);
+	if (cfg->nodes && cfg->nodes < (int)s->min_nodes) {
+		char m[64];
+		snprintf(m, sizeof(m), "%u", s->min_nodes);
+		lb_errorf("--nodes %d: %s needs at least %s", cfg->nodes, s->name, m);
+		return LB_EINVAL;
+	}
+	return 0;
+}
+
+/* The options together: the scenario under them, then what does not go together. */
+static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
+{
+	struct lb_run_cfg *cfg = &o->cfg;
+	char why[400];
+	int rc;
+
+	if (mode == LB_OPTS_RUN && !cfg->strategy)
+		return usage_error("run needs --strategy NAME");
+	if ((rc = check_sentinel(o)) < 0)
+		return rc;
 	if (o->has_scenario)
 		lb_run_opts_apply_scenario(o, &o->scenario);
 	if (cfg->sentinel_urls && cfg->cluster)
 		return usage_error("--sentinel names a Sentinel deployment; topology cluster starts "
 				   "lockbench's own cluster: one or the other");
-	char why[400];
 	if (mode == LB_OPTS_RUN && o->has_scenario &&
 	    lb_scenario_why_not(&o->scenario, cfg->strategy->name, why, sizeof(why)))
 		return usage_error("%s", why);
-	if (mode == LB_OPTS_SWEEP && o->n_vary == 0)
-		return usage_error("sweep needs --vary NAME=V1,V2,...");
-	if (mode == LB_OPTS_SWEEP && !cfg->sentinel &&
-	    (!strcmp(o->vary_name, "max_lag") || !strcmp(o->vary_name, "down_after")))
-		return usage_error("--vary %s sets up the Sentinel topology: add --topology sentinel "
-				   "or a scenario with topology = sentinel", o->vary_name);
-	if (mode == LB_OPTS_SWEEP && !strcmp(o->vary_name, "max_lag") &&
-	    !(o->has_scenario && o->scenario.min_replicas > 0))
-		return usage_error("--vary max_lag changes min-replicas-max-lag, which does nothing "
-				   "without min-replicas-to-write: use a scenario with min_replicas "
-				   "(sentinel-split-brain-min-replicas)");
-	if (mode == LB_OPTS_SWEEP && !(o->given & G_DURATION) &&
-	    !(o->has_scenario && o->scenario.duration_set))
-		cfg->duration_s = 3; /* a scenario's own duration is part of its story */
+	if (mode == LB_OPTS_SWEEP && (rc = check_sweep(o)) < 0)
+		return rc;
 	if ((mode == LB_OPTS_COMPARE || mode == LB_OPTS_SWEEP) && o->n_strategies == 0)
 		for (size_t i = 0; i < lb_strategy_count() && i < LB_MAX_STRATEGIES; i++)
 			if (mode == LB_OPTS_COMPARE || strcmp(lb_strategy_at(i)->name, "none"))
@@ -502,74 +462,54 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 			return usage_error("--vary %s=%lld is out of range", o->vary_name,
 					   (long long)o->vary[i]);
 	}
-	for (size_t i = 0; i < (mode == LB_OPTS_RUN || mode == LB_OPTS_RUN_DEFAULTS ? 1 : o->n_strategies); i++) {
-		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
-		if (cfg->wait.kind == LB_WAIT_NOTIFY && !s->wait)
-			return usage_error("--wait notify: %s cannot be woken by its releaser; use "
-					   "fixed:MS or backoff:MIN:MAX (token-lua can)", s->name);
-		if (cfg->wait.kind == LB_WAIT_LIBRARY && !lb_strategy_is_external(s))
-			return usage_error("--wait library: %s is a recipe with no waiting of its own; "
-					   "library is for library strategies (lockbench list)", s->name);
-		if ((cfg->sentinel || cfg->cluster) && (s->min_nodes > 1 || cfg->nodes > 1))
-			return usage_error("--topology %s: %s needs several lock nodes; the "
-					   "topology has one primary for the lock",
-					   cfg->sentinel ? "sentinel" : "cluster", s->name);
-		if ((cfg->sentinel || cfg->cluster) && cfg->redis_urls)
-			return usage_error("--topology %s starts its own servers%s; it does not go "
-					   "with --redis", cfg->sentinel ? "sentinel" : "cluster",
-					   cfg->sentinel ? " and Sentinels" : "");
-		if (cfg->cluster && lb_strategy_is_external(s))
-			return usage_error("--topology cluster: %s is a library; the adapters do not "
-					   "set up their libraries' cluster clients yet", s->name);
-		if (cfg->sentinel_urls && (s->min_nodes > 1 || cfg->nodes > 1))
-			return usage_error("--sentinel: %s needs several lock nodes; a Sentinel "
-					   "deployment has one primary", s->name);
-		if (cfg->nodes && cfg->nodes < (int)s->min_nodes) {
-			char m[64];
-			snprintf(m, sizeof(m), "%u", s->min_nodes);
-			lb_errorf("--nodes %d: %s needs at least %s", cfg->nodes, s->name, m);
-			return LB_EINVAL;
-		}
-	}
+	for (size_t i = 0; i < (mode == LB_OPTS_RUN ? 1 : o->n_strategies); i++)
+		if ((rc = check_strategy(cfg, mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i])) < 0)
+			return rc;
 	return 0;
+}
+
+int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_run_opts *o)
+{
+	struct lb_run_cfg *cfg = &o->cfg;
+	struct option opts[N_OPTS];
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	lb_run_cfg_defaults(cfg);
+	lb_sh_cmdline(cfg->cmdline, sizeof(cfg->cmdline), "lockbench", argc, argv);
+	if (getrandom(&cfg->seed, sizeof(cfg->seed), 0) != sizeof(cfg->seed))
+		cfg->seed = (uint64_t)lb_now_ns();
+	cfg->seed %= UINT64_C(1000000000000); /* the seed row's default: drawn */
+	long_opts(opts);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c >= OPT_PARAM && c < OPT_PARAM + LB_P_COUNT)
+			rc = param_arg(o, lb_param_row((enum lb_param_id)(c - OPT_PARAM)), optarg);
+		else
+			rc = fixed_arg(o, mode, c, optarg, argv[optind - 1]);
+		if (rc != 0)
+			return rc;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (mode == LB_OPTS_RUN_DEFAULTS)
+		return 0;
+	return check_opts(o, mode);
 }
 
 void lb_run_opts_apply_scenario(struct lb_run_opts *o, const struct lb_scenario *sc)
 {
 	struct lb_run_cfg *cfg = &o->cfg;
+	size_t n;
+	const struct lb_param *t = lb_params(&n);
 
 	cfg->scenario = sc;
 	snprintf(cfg->scenario_name, sizeof(cfg->scenario_name), "%s", sc->name);
-	if (sc->clients_set && !(o->given & G_CLIENTS))
-		cfg->clients = sc->clients;
-	if (sc->duration_set && !(o->given & G_DURATION))
-		cfg->duration_s = sc->duration_s;
-	if (sc->ttl_set && !(o->given & G_TTL))
-		cfg->ttl_ms = sc->ttl_ms;
-	if (sc->hold_set && !(o->given & G_HOLD)) {
-		cfg->hold_min_ms = sc->hold_min_ms;
-		cfg->hold_max_ms = sc->hold_max_ms;
-	}
-	if (sc->think_set && !(o->given & G_THINK))
-		cfg->think_ms = sc->think_ms;
-	if (sc->keys_set && !(o->given & G_KEYS))
-		cfg->keys = sc->keys;
-	if (sc->wait_set && !(o->given & G_WAIT))
-		cfg->wait = sc->wait;
-	if (sc->acquire_timeout_set && !(o->given & G_ACQ))
-		cfg->acquire_timeout_ms = sc->acquire_timeout_ms;
-	if (sc->work_set && !(o->given & G_WORK))
-		cfg->work = sc->work_none ? LB_WORK_NONE : LB_WORK_COUNTER;
-	if (sc->nodes_set && !(o->given & G_NODES))
-		cfg->nodes = sc->nodes;
-	if (sc->no_validity_check && !(o->given & G_VALIDITY))
-		cfg->no_validity_check = true;
-	if (sc->max_renewals > 0 && !(o->given & G_RENEWALS))
-		cfg->max_renewals = sc->max_renewals;
-	if (sc->delayed_restarts && !(o->given & G_DELAYED))
-		cfg->delayed_restarts = true;
-	if (sc->sentinel && !(o->given & G_TOPOLOGY) && !cfg->sentinel_urls)
-		cfg->sentinel = true; /* with --sentinel, the user's Sentinels take its place */
-	if (sc->cluster && !(o->given & G_TOPOLOGY))
-		cfg->cluster = true;
+	for (size_t i = 0; i < n; i++) /* the command line wins */
+		if (lb_scenario_gives(sc, (enum lb_param_id)i) &&
+		    !(o->given & lb_param_bit((enum lb_param_id)i)))
+			lb_param_copy(&t[i], cfg, &sc->run);
+	if (cfg->sentinel_urls && !(o->given & lb_param_bit(LB_P_TOPOLOGY)))
+		cfg->sentinel = false; /* with --sentinel, the user's Sentinels take its place */
 }

@@ -14,7 +14,8 @@
 struct lb_run_opts {
 	struct lb_run_cfg cfg;
 	bool out_given;
-	unsigned given;            /* OPT_* bits of the run parameters the command line set */
+	uint32_t given;            /* the run parameters the command line gave: lb_param_bit()
+				      of each row (params.h) */
 	bool has_scenario;
 	struct lb_scenario scenario;
 	/* compare: the strategies to run, in order */
@@ -30,7 +31,8 @@ struct lb_run_opts {
 	int n_vary;
 };
 
-/* Set the run parameter @name (clients, hold, ttl, keys) of @cfg to @v. */
+/* Set the run parameter whose sweep --vary name is @name (params.h: clients,
+ * hold, ttl, keys, ...) of @cfg to @v; LB_EINVAL outside its bounds. */
 int lb_run_cfg_set(struct lb_run_cfg *cfg, const char *name, int64_t v);
 
 /* RUN_DEFAULTS: like RUN, but --strategy may be left for the caller to set. */

@@ -294,12 +294,10 @@ static int start_sentinel(struct run_ctx *r)
 	}
 	const struct lb_scenario *sc = r->cfg->scenario;
 	const struct lb_run_cfg *cfg = r->cfg;
-	struct lb_sentinel_opts so = {
-		.down_after_ms = cfg->down_after_ms > 0 ? cfg->down_after_ms :
-				 sc ? sc->down_after_ms : 0,
+	struct lb_sentinel_opts so = { /* a scenario's, or sweep's (lb_run_opts_apply_scenario) */
+		.down_after_ms = cfg->down_after_ms,
 		.min_replicas = sc ? sc->min_replicas : 0,
-		.min_replicas_max_lag = cfg->min_replicas_max_lag > 0 ? cfg->min_replicas_max_lag :
-					sc ? sc->min_replicas_max_lag : 0,
+		.min_replicas_max_lag = cfg->min_replicas_max_lag,
 	};
 	if (lb_sentinel_topo_start_net(&r->topo, &so, &net) < 0)
 		return LB_ESYS;

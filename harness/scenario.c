@@ -213,108 +213,59 @@ static int on_scenario(struct parser *p, const char *name, const char *v)
 	return 1;
 }
 
+/* A run parameter's key (params.h): its row reads the value. */
+static int on_run_param(struct parser *p, const struct lb_param *prm, const char *v)
+{
+	struct lb_scenario *sc = p->sc;
+	struct lb_param_value val;
+	enum lb_param_id id = lb_param_index(prm);
+	char why[300];
+
+	if (lb_param_from_run(prm, v, &val, why, sizeof(why)) < 0)
+		return fail(p, "%s: %s, got '%s'", prm->run_key, why, v);
+	lb_param_set(prm, &sc->run, &val);
+	sc->run_given |= lb_param_bit(id);
+	if (id == LB_P_TOPOLOGY && (sc->run.sentinel || sc->run.cluster) && sc->replica)
+		return fail(p, "topology = %s has its own replicas: leave out replica = yes", v);
+	if ((id == LB_P_MAX_LAG || id == LB_P_DOWN_AFTER) && !sc->run_line)
+		sc->run_line = p->line;
+	return 1;
+}
+
+/* "unknown key" names them all: the rows' keys, then the servers' own. */
+static int unknown_run_key(struct parser *p, const char *name)
+{
+	char keys[512];
+	size_t n, o = 0;
+	const struct lb_param *t = lb_params(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].run_key)
+			o += (size_t)snprintf(keys + o, sizeof(keys) - o, "%s, ", t[i].run_key);
+	return fail(p, "unknown key '%s' in [run]: expected %sreplica or min_replicas", name, keys);
+}
+
 static int on_run(struct parser *p, const char *name, const char *v)
 {
 	struct lb_scenario *sc = p->sc;
+	const struct lb_param *prm = lb_param_by_run_key(name);
 	int64_t x;
-	char err[256];
 
-	if (!strcmp(name, "clients")) {
-		if (!get_i64(v, 1, LB_MAX_CLIENTS, &x))
-			return fail(p, "clients: expected an integer from 1 to %d, got '%s'", LB_MAX_CLIENTS, v);
-		sc->clients = (int)x, sc->clients_set = true;
-	} else if (!strcmp(name, "duration")) {
-		if (!get_seconds(v, &sc->duration_s) || sc->duration_s <= 0)
-			return fail(p, "duration: expected seconds, more than 0 and at most 86400, "
-				    "got '%s'", v);
-		sc->duration_set = true;
-	} else if (!strcmp(name, "ttl")) {
-		if (!get_i64(v, 1, 86400000, &sc->ttl_ms))
-			return fail(p, "ttl: expected milliseconds (>= 1), got '%s'", v);
-		sc->ttl_set = true;
-	} else if (!strcmp(name, "hold")) {
-		const char *dash = strchr(v, '-');
-		char lo[32];
-		if (dash && (size_t)(dash - v) < sizeof(lo)) {
-			memcpy(lo, v, (size_t)(dash - v));
-			lo[dash - v] = '\0';
-		}
-		if (dash ? !(dash - v < 32 && get_i64(lo, 0, 86400000, &sc->hold_min_ms) &&
-			     get_i64(dash + 1, 0, 86400000, &sc->hold_max_ms) &&
-			     sc->hold_min_ms <= sc->hold_max_ms)
-			 : !get_i64(v, 0, 86400000, &sc->hold_min_ms))
-			return fail(p, "hold: expected MS or MIN-MAX, got '%s'", v);
-		if (!dash)
-			sc->hold_max_ms = sc->hold_min_ms;
-		sc->hold_set = true;
-	} else if (!strcmp(name, "think")) {
-		if (!get_i64(v, 0, 86400000, &sc->think_ms))
-			return fail(p, "think: expected milliseconds, got '%s'", v);
-		sc->think_set = true;
-	} else if (!strcmp(name, "keys")) {
-		if (!get_i64(v, 1, 1024, &x))
-			return fail(p, "keys: expected an integer from 1 to 1024, got '%s'", v);
-		sc->keys = (int)x, sc->keys_set = true;
-	} else if (!strcmp(name, "nodes")) {
-		if (!get_i64(v, 1, 9, &x))
-			return fail(p, "nodes: expected an integer from 1 to 9, got '%s'", v);
-		sc->nodes = (int)x, sc->nodes_set = true;
-	} else if (!strcmp(name, "topology")) {
-		if (strcmp(v, "single") && strcmp(v, "sentinel") && strcmp(v, "cluster"))
-			return fail(p, "topology: expected single, sentinel or cluster, got '%s'", v);
-		sc->sentinel = !strcmp(v, "sentinel");
-		sc->cluster = !strcmp(v, "cluster");
-		if ((sc->sentinel || sc->cluster) && sc->replica)
-			return fail(p, "topology = %s has its own replicas: leave out replica = yes", v);
-	} else if (!strcmp(name, "replica")) {
+	if (prm)
+		return on_run_param(p, prm, v);
+	if (!strcmp(name, "replica")) {
 		if (!get_bool(v, &sc->replica))
 			return fail(p, "replica: expected yes or no, got '%s'", v);
-		if ((sc->sentinel || sc->cluster) && sc->replica)
+		if ((sc->run.sentinel || sc->run.cluster) && sc->replica)
 			return fail(p, "topology = %s has its own replicas: leave out replica = yes",
-				    sc->sentinel ? "sentinel" : "cluster");
+				    sc->run.sentinel ? "sentinel" : "cluster");
 	} else if (!strcmp(name, "min_replicas")) {
 		if (!get_i64(v, 1, LB_TOPO_REPLICAS, &x))
 			return fail(p, "min_replicas: expected min-replicas-to-write, 1 to %d, got '%s'",
 				    LB_TOPO_REPLICAS, v);
 		sc->min_replicas = (int)x, sc->run_line = sc->run_line ? sc->run_line : p->line;
-	} else if (!strcmp(name, "min_replicas_max_lag")) {
-		if (!get_i64(v, 1, 3600, &x))
-			return fail(p, "min_replicas_max_lag: expected seconds, 1 to 3600, got '%s'", v);
-		sc->min_replicas_max_lag = (int)x, sc->run_line = sc->run_line ? sc->run_line : p->line;
-	} else if (!strcmp(name, "down_after")) {
-		if (!get_i64(v, 100, 60000, &sc->down_after_ms))
-			return fail(p, "down_after: expected the Sentinels' down-after-milliseconds, "
-				    "100 to 60000, got '%s'", v);
-		sc->run_line = sc->run_line ? sc->run_line : p->line;
-	} else if (!strcmp(name, "validity_check")) {
-		bool yes;
-		if (!get_bool(v, &yes))
-			return fail(p, "validity_check: expected yes or no, got '%s'", v);
-		sc->no_validity_check = !yes;
-	} else if (!strcmp(name, "delayed_restarts")) {
-		if (!get_bool(v, &sc->delayed_restarts))
-			return fail(p, "delayed_restarts: expected yes or no, got '%s'", v);
-	} else if (!strcmp(name, "max_renewals")) {
-		if (!get_i64(v, 1, 1000000, &x))
-			return fail(p, "max_renewals: expected an integer >= 1, got '%s'", v);
-		sc->max_renewals = (int)x;
-	} else if (!strcmp(name, "work")) {
-		if (strcmp(v, "counter") && strcmp(v, "none"))
-			return fail(p, "work: expected counter or none, got '%s'", v);
-		sc->work_none = !strcmp(v, "none"), sc->work_set = true;
-	} else if (!strcmp(name, "wait")) {
-		if (lb_wait_parse(v, &sc->wait, err, sizeof(err)) < 0)
-			return fail(p, "wait: %s", err);
-		sc->wait_set = true;
-	} else if (!strcmp(name, "acquire_timeout")) {
-		if (!get_i64(v, 1, 86400000, &sc->acquire_timeout_ms))
-			return fail(p, "acquire_timeout: expected milliseconds, got '%s'", v);
-		sc->acquire_timeout_set = true;
 	} else {
-		return fail(p, "unknown key '%s' in [run]: expected clients, duration, ttl, hold, "
-			    "think, keys, nodes, topology, min_replicas, min_replicas_max_lag, down_after, "
-			    "replica, work, wait, acquire_timeout, validity_check, delayed_restarts or "
-			    "max_renewals", name);
+		return unknown_run_key(p, name);
 	}
 	return 1;
 }
@@ -506,7 +457,7 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 	} else if (!strcmp(name, "sides")) {
 		snprintf(f->sides, sizeof(f->sides), "%s", v);
 		/* checked again once the topology is known (check_fault) */
-		if (!get_sides(v, f, sc->cluster) && (sc->sentinel || !get_sides(v, f, true)))
+		if (!get_sides(v, f, sc->run.cluster) && (sc->run.sentinel || !get_sides(v, f, true)))
 			return fail(p, "sides: expected two lists separated by |, of primary, "
 				    "replica:N, replicas, sentinel:N, sentinels (topology = sentinel) "
 				    "or primary:N, primaries, replica:N, replicas (cluster), client:N "
@@ -649,9 +600,9 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 	p->line = f->line;
 	if (f->when_after_read && f->action != LB_ACT_PAUSE && f->action != LB_ACT_KILL)
 		return fail(p, "[%s] when = after-read is for pause and kill", f->name);
-	if (f->when_after_read && sc->work_set && sc->work_none)
+	if (f->when_after_read && lb_scenario_gives(sc, LB_P_WORK) && sc->run.work == LB_WORK_NONE)
 		return fail(p, "[%s] when = after-read needs work = counter (there is no read)", f->name);
-	if (f->then_failover_chosen && (f->action != LB_ACT_NODE_KILL || !sc->sentinel))
+	if (f->then_failover_chosen && (f->action != LB_ACT_NODE_KILL || !sc->run.sentinel))
 		return fail(p, "[%s] then = failover-chosen is for node-kill on topology = sentinel "
 			    "(the Sentinels choose the replica)", f->name);
 	switch (f->action) {
@@ -673,10 +624,10 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 			return fail(p, "[%s] clock needs target = client:N", f->name);
 		break;
 	case LB_ACT_PARTITION:
-		if (sc->sentinel || sc->cluster)
+		if (sc->run.sentinel || sc->run.cluster)
 			return fail(p, "[%s] on a %s topology, a partition is drawn across its "
 				    "links: action = net-partition with sides = A | B", f->name,
-				    sc->sentinel ? "Sentinel" : "Cluster");
+				    sc->run.sentinel ? "Sentinel" : "Cluster");
 		if (f->target != LB_TGT_CLIENT || !f->nodes)
 			return fail(p, "[%s] partition needs target = client:N and nodes = LIST", f->name);
 		break;
@@ -696,38 +647,39 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 			return fail(p, "[%s] %s needs nodes = LIST", f->name, lb_action_name(f->action));
 		if (f->action == LB_ACT_NODE_PAUSE && f->duration_ms < 0)
 			return fail(p, "[%s] node-pause needs duration = MS", f->name);
-		if (sc->nodes_set && f->nodes >> sc->nodes)
-			return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name, sc->nodes);
+		if (lb_scenario_gives(sc, LB_P_NODES) && f->nodes >> sc->run.nodes)
+			return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name,
+				    sc->run.nodes);
 		break;
 	case LB_ACT_FAILOVER:
-		if (!sc->replica && !sc->sentinel && !sc->cluster)
+		if (!sc->replica && !sc->run.sentinel && !sc->run.cluster)
 			return fail(p, "[%s] failover needs replica = yes or topology = sentinel or "
 				    "cluster in [run]", f->name);
 		break;
 	case LB_ACT_NET_PARTITION:
-		if (!sc->sentinel && !sc->cluster)
+		if (!sc->run.sentinel && !sc->run.cluster)
 			return fail(p, "[%s] net-partition draws its sides across the links of "
 				    "topology = sentinel or cluster: set it in [run]", f->name);
-		if (!get_sides(f->sides, f, sc->cluster))
+		if (!get_sides(f->sides, f, sc->run.cluster))
 			return fail(p, "[%s] sides '%s' names servers topology = %s does not have",
-				    f->name, f->sides, sc->cluster ? "cluster" : "sentinel");
+				    f->name, f->sides, sc->run.cluster ? "cluster" : "sentinel");
 		if (!f->side_parts[0] && !f->side_parts[1])
 			return fail(p, "[%s] net-partition needs sides = A | B, with servers or "
 				    "Sentinels on one side at least", f->name);
 		for (int c = 0; c < 64; c++)
-			if (sc->clients_set && c >= sc->clients &&
+			if (lb_scenario_gives(sc, LB_P_CLIENTS) && c >= sc->run.clients &&
 			    ((f->side_clients[0] | f->side_clients[1]) >> c) & 1u)
 				return fail(p, "[%s] sides names client:%d but [run] has %d clients",
-					    f->name, c, sc->clients);
+					    f->name, c, sc->run.clients);
 		break;
 	case LB_ACT_NET_DELAY:
 	case LB_ACT_NET_BLACKHOLE:
 	case LB_ACT_NET_CUT:
-		if ((sc->sentinel || sc->cluster) && (f->nodes || f->all_nodes))
+		if ((sc->run.sentinel || sc->run.cluster) && (f->nodes || f->all_nodes))
 			return fail(p, "[%s] on a %s topology, network faults between its "
 				    "parts are drawn with action = net-partition and sides = A | B "
 				    "(the lock node has no fixed address there)", f->name,
-				    sc->sentinel ? "Sentinel" : "Cluster");
+				    sc->run.sentinel ? "Sentinel" : "Cluster");
 		if (!f->nodes && !f->all_nodes && !f->resource)
 			return fail(p, "[%s] %s needs nodes = LIST|all or resource = yes", f->name,
 				    lb_action_name(f->action));
@@ -738,13 +690,15 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 		if (f->replies && (f->action != LB_ACT_NET_DELAY || f->then_idle))
 			return fail(p, "[%s] direction = replies is for net-delay without then = idle",
 				    f->name);
-		if (sc->nodes_set && f->nodes >> sc->nodes)
-			return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name, sc->nodes);
+		if (lb_scenario_gives(sc, LB_P_NODES) && f->nodes >> sc->run.nodes)
+			return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name,
+				    sc->run.nodes);
 		break;
 	}
-	if (f->target == LB_TGT_CLIENT && sc->clients_set && f->client >= sc->clients)
+	if (f->target == LB_TGT_CLIENT && lb_scenario_gives(sc, LB_P_CLIENTS) &&
+	    f->client >= sc->run.clients)
 		return fail(p, "[%s] targets client:%d but [run] has %d clients", f->name, f->client,
-			    sc->clients);
+			    sc->run.clients);
 	return 1;
 }
 
@@ -851,7 +805,7 @@ int lb_scenario_parse_text(const char *text, const char *path, struct lb_scenari
 	for (int i = 0; rc == 0 && i < sc->n_faults; i++)
 		if (!check_fault(&p, &sc->faults[i]))
 			rc = 1;
-	if (rc == 0 && sc->run_line && !sc->sentinel) {
+	if (rc == 0 && sc->run_line && !sc->run.sentinel) {
 		p.err_line = sc->run_line;
 		snprintf(p.err, sizeof(p.err), "min_replicas, min_replicas_max_lag and down_after "
 			 "set up topology = sentinel: set it in [run]");
@@ -992,13 +946,13 @@ bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, cha
 		snprintf(why, len, "scenario %s applies only to: %s", sc->name, sc->only);
 		return true;
 	}
-	if ((sc->sentinel || sc->cluster) && s && s->min_nodes > 1) {
+	if ((sc->run.sentinel || sc->run.cluster) && s && s->min_nodes > 1) {
 		snprintf(why, len, "scenario %s runs on a %s topology, one primary for the lock; %s "
 			 "needs %u independent lock nodes: n/a", sc->name,
-			 sc->sentinel ? "Sentinel" : "Cluster", strategy, s->min_nodes);
+			 sc->run.sentinel ? "Sentinel" : "Cluster", strategy, s->min_nodes);
 		return true;
 	}
-	if (sc->cluster && s && lb_strategy_is_external(s)) {
+	if (sc->run.cluster && s && lb_strategy_is_external(s)) {
 		snprintf(why, len, "scenario %s runs on a Cluster topology; the library adapters do "
 			 "not set up their libraries' cluster clients yet (docs/topologies.md): n/a",
 			 sc->name);

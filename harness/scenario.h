@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "oracle.h"
+#include "params.h"
 #include "wait.h"
 
 #define LB_MAX_FAULTS 16
@@ -130,27 +131,16 @@ struct lb_scenario {
 				     page shows (reference charts): matrix runs them
 				     --lesson-repeat times */
 	bool probabilistic;
-	/* run parameters; *_set says the file gave them */
-	int clients; bool clients_set;
-	double duration_s; bool duration_set;
-	int64_t ttl_ms; bool ttl_set;
-	int64_t hold_min_ms, hold_max_ms; bool hold_set;
-	int64_t think_ms; bool think_set;
-	int keys; bool keys_set;
-	int nodes; bool nodes_set;
-	bool replica;
-	bool sentinel;            /* topology = sentinel: a primary, 2 replicas, 3 Sentinels */
-	bool cluster;             /* topology = cluster: 3 primaries, 3 replicas (cluster.h) */
+	/* [run]: the run parameters it gives (params.h), kept as a run keeps
+	 * them; run_given: lb_param_bit() of each one given. A run takes them
+	 * where its command line did not (lb_run_opts_apply_scenario).
+	 * run.sentinel and run.cluster are its topology. */
+	struct lb_run_cfg run;
+	uint32_t run_given;
+	/* [run] keys of its servers alone, not run parameters (no option sets them) */
+	bool replica;             /* node 0 gets a replica (for action = failover) */
 	int min_replicas;         /* min-replicas-to-write on its servers (0: Redis's, off) */
-	int min_replicas_max_lag; /* min-replicas-max-lag, seconds (0: Redis's, 10) */
-	int64_t down_after_ms;    /* the Sentinels' down-after-milliseconds (0: 1000) */
-	int run_line;             /* the line of the first of these keys, for errors */
-	bool no_validity_check;   /* validity_check = no (redlock's naive variant) */
-	int max_renewals;         /* renewal's bound; 0: none */
-	bool delayed_restarts;
-	bool work_none; bool work_set;
-	struct lb_wait wait; bool wait_set;
-	int64_t acquire_timeout_ms; bool acquire_timeout_set;
+	int run_line;             /* the line of the first Sentinel setting, for errors */
 	struct lb_fault faults[LB_MAX_FAULTS];
 	int n_faults;
 	struct lb_chaos chaos;
@@ -158,6 +148,12 @@ struct lb_scenario {
 	int n_expect;
 	char error[700];          /* after a failed load: "file:line: what was expected" */
 };
+
+/* Does the scenario's [run] give parameter @id? */
+static inline bool lb_scenario_gives(const struct lb_scenario *sc, enum lb_param_id id)
+{
+	return sc->run_given & lb_param_bit(id);
+}
 
 /*
  * Load NAME (scenarios/NAME.ini, looked up in $LOCKBENCH_SCENARIOS, ./scenarios,

@@ -79,12 +79,12 @@ Test(scenario, a_full_file_parses)
 	cr_assert_eq(parse_text(text), 0, "%s", sc.error);
 	cr_assert_str_eq(sc.summary, "one line");
 	cr_assert_str_eq(sc.description, "first line continued here");
-	cr_assert_eq(sc.clients, 3);
-	cr_assert_float_eq(sc.duration_s, 2.5, 1e-9);
-	cr_assert_eq(sc.hold_min_ms, 10);
-	cr_assert_eq(sc.hold_max_ms, 20);
-	cr_assert_eq(sc.wait.kind, LB_WAIT_RETRIES);
-	cr_assert(sc.work_none);
+	cr_assert_eq(sc.run.clients, 3);
+	cr_assert_float_eq(sc.run.duration_s, 2.5, 1e-9);
+	cr_assert_eq(sc.run.hold_min_ms, 10);
+	cr_assert_eq(sc.run.hold_max_ms, 20);
+	cr_assert_eq(sc.run.wait.kind, LB_WAIT_RETRIES);
+	cr_assert_eq(sc.run.work, LB_WORK_NONE);
 	cr_assert_eq(sc.n_faults, 2);
 	cr_assert_eq(sc.faults[0].action, LB_ACT_PAUSE);
 	cr_assert_eq(sc.faults[0].target, LB_TGT_HOLDER);
@@ -596,11 +596,11 @@ Test(scenario, lesson_pages_quote_their_reference_run)
 			snprintf(rel, sizeof(rel), "pitfalls/%s.md", names[i]);
 			checked++;
 		}
-		for (int k = sc.nodes_set ? sc.nodes : 99; k < 10; k++) {
+		for (int k = lb_scenario_gives(&sc, LB_P_NODES) ? sc.run.nodes : 99; k < 10; k++) {
 			char node[24];
 			snprintf(node, sizeof(node), "node %d", k);
 			cr_assert_null(strstr(page, node), "%s says \"%s\", but %s has nodes 0 to %d",
-				       rel, node, names[i], sc.nodes - 1);
+				       rel, node, names[i], sc.run.nodes - 1);
 		}
 		free(page);
 	}
@@ -618,7 +618,7 @@ Test(scenario, a_sentinel_topology_says_what_it_cannot_do)
 		 "nodes = 0\nat = 1\n", 3, "action = net-partition with sides");
 	char why[400];
 	cr_assert_eq(lb_scenario_load("sentinel-failover", &sc), 0);
-	cr_assert(sc.sentinel);
+	cr_assert(sc.run.sentinel);
 	cr_assert(lb_scenario_applies(&sc, "token-lua"));
 	cr_assert(lb_scenario_why_not(&sc, "redlock", why, sizeof(why)));
 	cr_assert(strstr(why, "needs 5 independent lock nodes"), "%s", why);
@@ -665,7 +665,7 @@ Test(scenario, a_cluster_topology_says_what_it_cannot_do)
 	}
 	char why[400];
 	cr_assert_eq(lb_scenario_load("cluster-lagging-replica", &sc), 0);
-	cr_assert(sc.cluster);
+	cr_assert(sc.run.cluster);
 	cr_assert(lb_scenario_applies(&sc, "token-lua"));
 	cr_assert(lb_scenario_why_not(&sc, "redlock", why, sizeof(why)));
 	cr_assert(strstr(why, "needs 5 independent lock nodes"), "%s", why);
@@ -717,8 +717,8 @@ Test(scenario, min_replicas_keys_need_the_sentinel_topology)
 	cr_assert_eq(parse_text("[run]\ntopology = sentinel\nmin_replicas = 1\n"
 				"min_replicas_max_lag = 3\ndown_after = 700\n"), 0, "%s", sc.error);
 	cr_assert_eq(sc.min_replicas, 1);
-	cr_assert_eq(sc.min_replicas_max_lag, 3);
-	cr_assert_eq(sc.down_after_ms, 700);
+	cr_assert_eq(sc.run.min_replicas_max_lag, 3);
+	cr_assert_eq(sc.run.down_after_ms, 700);
 	fails_at("[run]\nclients = 2\nmin_replicas = 1\n", 3, "set up topology = sentinel");
 	fails_at("[run]\ntopology = sentinel\nmin_replicas = 3\n", 3, "1 to 2");
 	fails_at("[run]\ntopology = sentinel\nmin_replicas_max_lag = 0\n", 3, "1 to 3600");
