@@ -1,8 +1,10 @@
 #include "figures.h"
+#include "params.h"
 #include "util.h"
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,6 @@
 
 static const char *const yes_no[] = { "yes", "no", NULL };
 static const char *const recovered[] = { "yes", "no", "n/a", NULL };
-static const char *const works[] = { "counter", "none", NULL };
 static const char *const foreign_sources[] = { "server", "client", "n/a", NULL };
 static const char *const stop_signals[] = { "-", "SIGINT", "SIGTERM", NULL };
 static const char *const classes[] = { "safe", "overlap", "foreign-release", "deadlock",
@@ -31,14 +32,17 @@ static const char *const expected[] = { "safe", "overlap", "foreign-release", "d
 				      .max = hi, .na = na_, .source = src }
 #define NUM(n, u, d, lo, hi, na_, src) { .name = n, .kind = LB_FD_NUM, .unit = u, .digits = d, \
 					 .min = lo, .max = hi, .na = na_, .source = src }
+/* A run parameter's column: its kind, unit and range are its row's in
+ * params.c (filled in by fill()). */
+#define PARAM(n) { .name = n, .source = LB_FD_SETTING }
 
-static const struct lb_figdef table[] = {
+static const struct lb_figdef fixed[] = {
 	TEXT("strategy", NULL, LB_FD_SETTING),
 	TEXT("scenario", NULL, LB_FD_SETTING),
-	INT("clients", "clients", 1, LB_MAX_CLIENTS, false, LB_FD_SETTING),
-	NUM("duration_s", "s", -1, 0, SECONDS, false, LB_FD_SETTING),
-	INT("ttl_ms", "ms", 1, 86400000, false, LB_FD_SETTING),
-	TEXT("hold_ms", NULL, LB_FD_SETTING),
+	PARAM("clients"),
+	PARAM("duration_s"),
+	PARAM("ttl_ms"),
+	PARAM("hold_ms"),
 	INT("sections", "sections", 0, COUNT, false, LB_FD_RECOMPUTED),
 	NUM("throughput_per_s", "sections/s", 2, 0, 1e7, false, LB_FD_RECOMPUTED),
 	NUM("acquire_p50_us", "us", 0, 0, US, true, LB_FD_RECOMPUTED),
@@ -56,12 +60,12 @@ static const struct lb_figdef table[] = {
 	TEXT("recovered", recovered, LB_FD_RECOMPUTED),
 	NUM("cmds_per_section", "commands/section", 2, 0, 1e9, true, LB_FD_RECOMPUTED),
 	NUM("fairness", "Jain index", 4, 0, 1, false, LB_FD_RECOMPUTED),
-	INT("keys", "locks", 1, LB_MAX_KEYS, false, LB_FD_SETTING),
-	INT("nodes", "lock nodes", 1, LB_MAX_NODES, false, LB_FD_SETTING),
-	TEXT("wait", NULL, LB_FD_SETTING),
-	TEXT("work", works, LB_FD_SETTING),
-	INT("think_ms", "ms", 0, 86400000, false, LB_FD_SETTING),
-	INT("seed", "", 0, 18446744073709551615.0, false, LB_FD_SETTING),
+	PARAM("keys"),
+	PARAM("nodes"),
+	PARAM("wait"),
+	PARAM("work"),
+	PARAM("think_ms"),
+	PARAM("seed"),
 	TEXT("variant", NULL, LB_FD_SETTING),
 	NUM("elapsed_s", "s", 6, 0, SECONDS, false, LB_FD_MEASURED),
 	NUM("acquire_p90_us", "us", 0, 0, US, true, LB_FD_RECOMPUTED),
@@ -103,15 +107,77 @@ static const struct lb_figdef table[] = {
 	INT("events_dropped", "events", 0, COUNT, false, LB_FD_MEASURED),
 };
 
+#define N_FIXED (sizeof(fixed) / sizeof(fixed[0]))
+
+/* fixed, with the run parameters' columns filled in from their rows, then the
+ * columns of parameters added since (results.c writes them last, in table
+ * order). */
+static struct lb_figdef table[N_FIXED + LB_P_COUNT];
+static size_t n_table;
+static pthread_once_t filled = PTHREAD_ONCE_INIT;
+
+static void from_param(struct lb_figdef *f, const struct lb_param *p)
+{
+	*f = (struct lb_figdef){ .name = p->column, .kind = LB_FD_TEXT, .unit = "",
+				 .source = LB_FD_SETTING };
+	switch (p->type) {
+	case LB_PT_INT:
+	case LB_PT_MS:
+		*f = (struct lb_figdef)INT(p->column, p->unit, (double)p->min, (double)p->max, false,
+					    LB_FD_SETTING);
+		break;
+	case LB_PT_U64: /* any seed: a matrix adds its repetition to the one given */
+		*f = (struct lb_figdef)INT(p->column, p->unit, 0, 18446744073709551615.0, false,
+					    LB_FD_SETTING);
+		break;
+	case LB_PT_SECONDS:
+		*f = (struct lb_figdef)NUM(p->column, p->unit, -1, (double)p->min, (double)p->max,
+					    false, LB_FD_SETTING);
+		break;
+	case LB_PT_WORDS:
+		f->words = p->words;
+		break;
+	case LB_PT_FLAG:
+		f->words = yes_no;
+		break;
+	case LB_PT_MS_RANGE:
+	case LB_PT_WAIT:
+		break;
+	}
+}
+
+static void fill(void)
+{
+	size_t n;
+	const struct lb_param *t = lb_params(&n);
+
+	for (size_t i = 0; i < N_FIXED; i++) {
+		const struct lb_param *p = lb_param_by_column(fixed[i].name);
+		if (p && fixed[i].source == LB_FD_SETTING)
+			from_param(&table[n_table++], p);
+		else
+			table[n_table++] = fixed[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool listed = false;
+		for (size_t j = 0; t[i].column && j < N_FIXED; j++)
+			listed |= !strcmp(fixed[j].name, t[i].column);
+		if (t[i].column && !listed)
+			from_param(&table[n_table++], &t[i]);
+	}
+}
+
 const struct lb_figdef *lb_figdefs(size_t *n)
 {
-	*n = sizeof(table) / sizeof(table[0]);
+	pthread_once(&filled, fill);
+	*n = n_table;
 	return table;
 }
 
 const struct lb_figdef *lb_figdef_find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+	pthread_once(&filled, fill);
+	for (size_t i = 0; i < n_table; i++)
 		if (!strcmp(table[i].name, name))
 			return &table[i];
 	return NULL;

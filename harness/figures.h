@@ -6,6 +6,10 @@
  * check reads the same rows, so the two can never disagree on a column's
  * precision: a recomputed figure agrees when it rounds to what was written.
  *
+ * The columns of the run parameters (clients, hold_ms, seed, ...) are their
+ * rows in params.c: the kind, unit and range come from there, and a column
+ * of a parameter added since comes last, in that table's order.
+ *
  * A value outside its row's range is a bug (a wrapped counter, a negative
  * time), never a result: the writer refuses it (n/a, and the run fails) and
  * check fails on it. A column with no row fails check too: a figure without

@@ -1,6 +1,7 @@
 #include "figures.h"
 #include "esc.h"
 #include "outfile.h"
+#include "params.h"
 #include "results.h"
 #include "scenario.h"
 #include "shared.h"
@@ -89,13 +90,25 @@ double lb_summary_num(const struct lb_summary *s, const char *name, double dflt)
 	return v ? strtod(v, NULL) : dflt;
 }
 
-static void hold_text(const struct lb_run_cfg *cfg, char *buf, size_t len)
+/* A run parameter's column (params.h: its row formats it). */
+static void put_param(struct lb_summary *s, const struct lb_run_cfg *cfg, const char *column)
 {
-	if (cfg->hold_min_ms == cfg->hold_max_ms)
-		snprintf(buf, len, "%lld", (long long)cfg->hold_min_ms);
-	else
-		snprintf(buf, len, "%lld-%lld", (long long)cfg->hold_min_ms,
-			 (long long)cfg->hold_max_ms);
+	char buf[sizeof(s->value[0])];
+
+	lb_param_column_text(lb_param_by_column(column), cfg, buf, sizeof(buf));
+	put(s, column, "%s", buf);
+}
+
+/* The columns of the run parameters added since: after every other, in
+ * table order (figures.c lists them there too). */
+static void put_newer_params(struct lb_summary *s, const struct lb_run_cfg *cfg)
+{
+	size_t n;
+	const struct lb_param *t = lb_params(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].column && !lb_summary_get(s, t[i].column))
+			put_param(s, cfg, t[i].column);
 }
 
 /* The part client @c took for the primary at @t (its latest primary-seen
@@ -170,17 +183,14 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 {
 	char bounds[64];
 	const struct lb_verdict *v = &res->verdict;
-	char hold[48], wait[48];
 
 	memset(s, 0, sizeof(*s));
-	hold_text(cfg, hold, sizeof(hold));
-	lb_wait_format(&cfg->wait, wait, sizeof(wait));
 	put(s, "strategy", "%s", cfg->strategy->name);
 	put(s, "scenario", "%s", cfg->scenario_name);
-	put(s, "clients", "%d", cfg->clients);
-	put(s, "duration_s", "%g", cfg->duration_s);
-	put(s, "ttl_ms", "%lld", (long long)cfg->ttl_ms);
-	put(s, "hold_ms", "%s", hold);
+	put_param(s, cfg, "clients");
+	put_param(s, cfg, "duration_s");
+	put_param(s, cfg, "ttl_ms");
+	put_param(s, cfg, "hold_ms");
 	put(s, "sections", "%llu", (unsigned long long)v->sections);
 	bool acquired = res->latency.n + res->censored.n > 0; /* no call: no latency to tell */
 	put_num(s, "throughput_per_s", res->throughput_per_s, true);
@@ -204,20 +214,14 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 		res->lock_commands_known && res->n_sections > 0);
 	put_num(s, "fairness", v->fairness, true);
 	/* beyond the required columns */
-	put(s, "keys", "%d", cfg->keys);
-	put(s, "nodes", "%d", cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
-	put(s, "wait", "%s", wait);
-	put(s, "work", "%s", cfg->work == LB_WORK_COUNTER ? "counter" : "none");
-	put(s, "think_ms", "%lld", (long long)cfg->think_ms);
-	put(s, "seed", "%llu", (unsigned long long)cfg->seed);
+	put_param(s, cfg, "keys");
+	put_param(s, cfg, "nodes");
+	put_param(s, cfg, "wait");
+	put_param(s, cfg, "work");
+	put_param(s, cfg, "think_ms");
+	put_param(s, cfg, "seed");
 	char variant[200];
-	snprintf(variant, sizeof(variant), "%s%s%s", cfg->no_validity_check ? "no-validity-check;" : "",
-		 cfg->delayed_restarts ? "delayed-restarts;" : "", cfg->max_renewals ? "max-renewals;" : "");
-	if (cfg->max_renewals)
-		snprintf(variant + strlen(variant) - 1, sizeof(variant) - strlen(variant) + 1, "=%d",
-			 cfg->max_renewals);
-	else if (variant[0])
-		variant[strlen(variant) - 1] = '\0';
+	lb_param_variant_text(cfg, variant, sizeof(variant));
 	if (cfg->adapter_args[0])
 		snprintf(variant + strlen(variant), sizeof(variant) - strlen(variant), "%sadapter-args=%s",
 			 variant[0] ? ";" : "", cfg->adapter_args);
@@ -296,6 +300,7 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "events_dropped", "%llu", (unsigned long long)res->events_dropped);
 	lower_bounds(res, bounds, sizeof(bounds));
 	put(s, "acquire_lower_bounds", "%s", bounds);
+	put_newer_params(s, cfg);
 	validate(s);
 }
 
@@ -593,15 +598,15 @@ static void print_acquire(FILE *f, const struct lb_run_result *res, const char *
 void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
 {
 	const struct lb_verdict *v = &res->verdict;
-	char hold[48], wait[48];
+	char hold[48], wait[48], work[16];
 
-	hold_text(cfg, hold, sizeof(hold));
-	lb_wait_format(&cfg->wait, wait, sizeof(wait));
+	lb_param_column_text(lb_param_row(LB_P_HOLD), cfg, hold, sizeof(hold));
+	lb_param_column_text(lb_param_row(LB_P_WAIT), cfg, wait, sizeof(wait));
+	lb_param_column_text(lb_param_row(LB_P_WORK), cfg, work, sizeof(work));
 	lb_esc_fprintf(f, LB_LANG_TERM, "%s: %d clients on %d key%s, %.1f s%s, ttl %lld ms, hold %s ms, "
 		       "wait %s, work %s, seed %llu\n", cfg->strategy->name, cfg->clients, cfg->keys,
 		cfg->keys == 1 ? "" : "s", res->elapsed_s, res->interrupted ? " (interrupted)" : "",
-		(long long)cfg->ttl_ms, hold, wait,
-		cfg->work == LB_WORK_COUNTER ? "counter" : "none", (unsigned long long)cfg->seed);
+		(long long)cfg->ttl_ms, hold, wait, work, (unsigned long long)cfg->seed);
 	fprintf(f, "  throughput   %llu sections, %.1f /s, ", (unsigned long long)v->sections,
 		res->throughput_per_s);
 	if (res->lock_commands_known && v->sections)
