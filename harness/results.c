@@ -178,13 +178,12 @@ static void lower_bounds(const struct lb_run_result *res, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
-		      struct lb_summary *s)
+/* The columns every run writes first: the load, then the figures. */
+static void put_required(struct lb_summary *s, const struct lb_run_cfg *cfg,
+			 const struct lb_run_result *res)
 {
-	char bounds[64];
 	const struct lb_verdict *v = &res->verdict;
 
-	memset(s, 0, sizeof(*s));
 	put(s, "strategy", "%s", cfg->strategy->name);
 	put(s, "scenario", "%s", cfg->scenario_name);
 	put_param(s, cfg, "clients");
@@ -213,7 +212,11 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put_num(s, "cmds_per_section", res->cmds_per_section,
 		res->lock_commands_known && res->n_sections > 0);
 	put_num(s, "fairness", v->fairness, true);
-	/* beyond the required columns */
+}
+
+/* The rest of the load (beyond the required columns). */
+static void put_settings(struct lb_summary *s, const struct lb_run_cfg *cfg)
+{
 	put_param(s, cfg, "keys");
 	put_param(s, cfg, "nodes");
 	put_param(s, cfg, "wait");
@@ -229,6 +232,14 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 		if (*p == ',')
 			*p = ';';
 	put(s, "variant", "%s", variant[0] ? variant : "-");
+}
+
+static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
+		       const struct lb_run_result *res)
+{
+	const struct lb_verdict *v = &res->verdict;
+	bool acquired = res->latency.n + res->censored.n > 0;
+
 	put_num(s, "elapsed_s", res->elapsed_s, true);
 	put_acquire(s, res, "acquire_p90_us", 0.90, acquired);
 	put_acquire(s, res, "acquire_p999_us", 0.999, acquired);
@@ -263,6 +274,15 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 		put_num(s, "split_brain_ms", (double)(sb_to - sb_from) / 1e6, true);
 	else
 		put(s, "split_brain_ms", "n/a");
+}
+
+/* The lock's cost, the outcome, the foreign releases' source, the censored waits. */
+static void put_outcome(struct lb_summary *s, const struct lb_run_cfg *cfg,
+			const struct lb_run_result *res)
+{
+	const struct lb_verdict *v = &res->verdict;
+	char bounds[64];
+
 	struct lb_lock_cost cost;
 	lb_lock_cost_figures(res->lock_commands, res->lock_commands_known, res->cost_bound,
 			     res->cost_bound_known, res->held_s, &cost);
@@ -300,6 +320,16 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put(s, "events_dropped", "%llu", (unsigned long long)res->events_dropped);
 	lower_bounds(res, bounds, sizeof(bounds));
 	put(s, "acquire_lower_bounds", "%s", bounds);
+}
+
+void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
+		      struct lb_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	put_required(s, cfg, res);
+	put_settings(s, cfg);
+	put_counts(s, cfg, res);
+	put_outcome(s, cfg, res);
 	put_newer_params(s, cfg);
 	validate(s);
 }
@@ -595,6 +625,83 @@ static void print_acquire(FILE *f, const struct lb_run_result *res, const char *
 		fprintf(f, " %s %s%.2f ms", label, lower ? ">= " : "", us / 1000.0);
 }
 
+/* The outcome against the scenario's expectation, the warnings, the faults. */
+static void print_outcome(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res,
+			  const struct lb_lock_cost *cost, const char *wait)
+{
+	const struct lb_verdict *v = &res->verdict;
+	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
+	lb_esc_fprintf(f, LB_LANG_TERM, "  outcome      %s: %s", lb_class_name(res->observed),
+		       res->observed_why);
+	if (expected >= 0 && res->observed == LB_CLASS_INTERRUPTED) {
+		char want[128];
+		lb_scenario_expect_text(cfg->scenario, cfg->strategy->name, want, sizeof(want));
+		lb_esc_fprintf(f, LB_LANG_TERM, " (scenario %s expects %s: not compared, the run was cut short)",
+			cfg->scenario_name, want);
+	} else if (expected >= 0) {
+		struct lb_observed ob = { res->observed, v->foreign_releases, v->overlaps,
+					  res->lost_updates };
+		char want[128], why[256];
+		lb_scenario_expect_text(cfg->scenario, cfg->strategy->name, want, sizeof(want));
+		bool met = lb_scenario_expect_met(cfg->scenario, cfg->strategy->name, &ob, why,
+						  sizeof(why));
+		lb_esc_fprintf(f, LB_LANG_TERM, " (scenario %s expects %s: %s%s)", cfg->scenario_name, want,
+			met ? "as expected" : "DIFFERENT: ", met ? "" : why);
+	}
+	if (cost->flagged)
+		fprintf(f, "\n  WARNING      the lock's own traffic: %llu commands at the lock servers, "
+			   "%.0f times the most a recipe of its shape sends (%.0f: %d clients, wait "
+			   "%s, TTL %lld ms, docs/running.md): a spinning retry or extension",
+			(unsigned long long)res->lock_commands, (double)res->lock_commands /
+			res->cost_bound, res->cost_bound, cfg->clients, wait, (long long)cfg->ttl_ms);
+	if (res->events_dropped)
+		fprintf(f, "\n  WARNING      %llu events were not recorded (the run's table holds %d): "
+			   "events.csv and the timeline miss them; the counts above do not",
+			(unsigned long long)res->events_dropped, LB_MAX_EVENTS);
+	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < res->n_events; i++) {
+		if (res->events[i].kind == LB_EV_PRIMARY_SEEN)
+			continue; /* not a fault: the timeline's strip and the story tell it */
+		if (shown == 12) {
+			more++;
+			continue;
+		}
+		fprintf(f, "%s%s %.3fs", shown++ ? ", " : "\n  faults       ",
+			lb_event_name(res->events[i].kind), (double)res->events[i].t_ns / 1e9);
+	}
+	fprintf(f, "%s\n", more ? ", ..." : "");
+}
+
+/* Overlaps, lost updates, foreign releases, and what kept the holders alive. */
+static void print_safety(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
+{
+	const struct lb_verdict *v = &res->verdict;
+	char lost[128];
+	if (res->lost_updates_max > res->lost_updates)
+		snprintf(lost, sizeof(lost), "%lld..%lld (%llu writes of unknown outcome)",
+			 res->lost_updates, res->lost_updates_max,
+			 (unsigned long long)res->uncertain_writes);
+	else
+		snprintf(lost, sizeof(lost), "%lld", res->lost_updates);
+	char foreign[64];
+	lb_foreign_text(v, foreign, sizeof(foreign));
+	fprintf(f, "  safety       overlaps %llu (%.1f ms, max %d holders, canary %llu), "
+		   "lost updates %s, foreign releases %s, lost leases %llu\n",
+		(unsigned long long)v->overlaps, v->overlap_ms, v->max_holders,
+		(unsigned long long)res->canary_violations, lost, foreign,
+		(unsigned long long)v->lost_leases);
+	print_foreign(f, cfg, res);
+	if (res->stale_writes_rejected || res->writes_aborted)
+		fprintf(f, "  stopped      %llu stale reads/writes refused by the fenced resource, "
+			   "%llu sections aborted on a lost lease\n",
+			(unsigned long long)res->stale_writes_rejected,
+			(unsigned long long)res->writes_aborted);
+	fprintf(f, "  liveness     holder deaths %llu, orphaned %.1f ms, recovered %s, fairness %.3f, "
+		   "%llu acquire attempts found a node down\n",
+		(unsigned long long)v->holder_deaths, v->orphan_ms, lb_recovered_name(v->recovered),
+		v->fairness, (unsigned long long)res->acquire_errors);
+}
+
 void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
 {
 	const struct lb_verdict *v = &res->verdict;
@@ -649,30 +756,7 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 	else
 		fprintf(f, "; bound n/a (%s)\n", res->cost_bound_known ? "no section was held" :
 			res->cost_bound_why);
-	char lost[128];
-	if (res->lost_updates_max > res->lost_updates)
-		snprintf(lost, sizeof(lost), "%lld..%lld (%llu writes of unknown outcome)",
-			 res->lost_updates, res->lost_updates_max,
-			 (unsigned long long)res->uncertain_writes);
-	else
-		snprintf(lost, sizeof(lost), "%lld", res->lost_updates);
-	char foreign[64];
-	lb_foreign_text(v, foreign, sizeof(foreign));
-	fprintf(f, "  safety       overlaps %llu (%.1f ms, max %d holders, canary %llu), "
-		   "lost updates %s, foreign releases %s, lost leases %llu\n",
-		(unsigned long long)v->overlaps, v->overlap_ms, v->max_holders,
-		(unsigned long long)res->canary_violations, lost, foreign,
-		(unsigned long long)v->lost_leases);
-	print_foreign(f, cfg, res);
-	if (res->stale_writes_rejected || res->writes_aborted)
-		fprintf(f, "  stopped      %llu stale reads/writes refused by the fenced resource, "
-			   "%llu sections aborted on a lost lease\n",
-			(unsigned long long)res->stale_writes_rejected,
-			(unsigned long long)res->writes_aborted);
-	fprintf(f, "  liveness     holder deaths %llu, orphaned %.1f ms, recovered %s, fairness %.3f, "
-		   "%llu acquire attempts found a node down\n",
-		(unsigned long long)v->holder_deaths, v->orphan_ms, lb_recovered_name(v->recovered),
-		v->fairness, (unsigned long long)res->acquire_errors);
+	print_safety(f, cfg, res);
 	int64_t sb_from, sb_to;
 	int sb_server;
 	if ((cfg->sentinel || cfg->cluster) && lb_split_brain_window(res->sections, res->n_sections, res->events,
@@ -683,45 +767,6 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 	else if (cfg->sentinel || cfg->cluster)
 		fprintf(f, "  split brain  none measured: the first primary granted no lock once "
 			   "another server had granted one\n");
-	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
-	lb_esc_fprintf(f, LB_LANG_TERM, "  outcome      %s: %s", lb_class_name(res->observed),
-		       res->observed_why);
-	if (expected >= 0 && res->observed == LB_CLASS_INTERRUPTED) {
-		char want[128];
-		lb_scenario_expect_text(cfg->scenario, cfg->strategy->name, want, sizeof(want));
-		lb_esc_fprintf(f, LB_LANG_TERM, " (scenario %s expects %s: not compared, the run was cut short)",
-			cfg->scenario_name, want);
-	} else if (expected >= 0) {
-		struct lb_observed ob = { res->observed, v->foreign_releases, v->overlaps,
-					  res->lost_updates };
-		char want[128], why[256];
-		lb_scenario_expect_text(cfg->scenario, cfg->strategy->name, want, sizeof(want));
-		bool met = lb_scenario_expect_met(cfg->scenario, cfg->strategy->name, &ob, why,
-						  sizeof(why));
-		lb_esc_fprintf(f, LB_LANG_TERM, " (scenario %s expects %s: %s%s)", cfg->scenario_name, want,
-			met ? "as expected" : "DIFFERENT: ", met ? "" : why);
-	}
-	if (cost.flagged)
-		fprintf(f, "\n  WARNING      the lock's own traffic: %llu commands at the lock servers, "
-			   "%.0f times the most a recipe of its shape sends (%.0f: %d clients, wait "
-			   "%s, TTL %lld ms, docs/running.md): a spinning retry or extension",
-			(unsigned long long)res->lock_commands, (double)res->lock_commands /
-			res->cost_bound, res->cost_bound, cfg->clients, wait, (long long)cfg->ttl_ms);
-	if (res->events_dropped)
-		fprintf(f, "\n  WARNING      %llu events were not recorded (the run's table holds %d): "
-			   "events.csv and the timeline miss them; the counts above do not",
-			(unsigned long long)res->events_dropped, LB_MAX_EVENTS);
-	size_t shown = 0, more = 0;
-	for (size_t i = 0; i < res->n_events; i++) {
-		if (res->events[i].kind == LB_EV_PRIMARY_SEEN)
-			continue; /* not a fault: the timeline's strip and the story tell it */
-		if (shown == 12) {
-			more++;
-			continue;
-		}
-		fprintf(f, "%s%s %.3fs", shown++ ? ", " : "\n  faults       ",
-			lb_event_name(res->events[i].kind), (double)res->events[i].t_ns / 1e9);
-	}
-	fprintf(f, "%s\n", more ? ", ..." : "");
+	print_outcome(f, cfg, res, &cost, wait);
 }
 

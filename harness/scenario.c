@@ -362,6 +362,50 @@ int lb_fault_side(const struct lb_fault *f, int p)
 	return -1;
 }
 
+/* on_fault's keys that tie a fault to the story: then, when, sides, fallback. */
+static int on_fault_more(struct parser *p, struct lb_fault *f, const char *section,
+			 const char *name, const char *v)
+{
+	const struct lb_scenario *sc = p->sc;
+
+	if (!strcmp(name, "then")) {
+		if (!strcmp(v, "idle"))
+			f->then_idle = true;
+		else if (!strcmp(v, "other-inside"))
+			f->then_other_inside = true;
+		else if (!strcmp(v, "failover-chosen"))
+			f->then_failover_chosen = true;
+		else
+			return fail(p, "then: expected other-inside, idle or failover-chosen, got '%s'",
+				    v);
+	} else if (!strcmp(name, "when")) {
+		if (!strcmp(v, "waiting"))
+			f->when_waiting = true;
+		else if (!strcmp(v, "after-read"))
+			f->when_after_read = true;
+		else
+			return fail(p, "when: expected waiting or after-read, got '%s'", v);
+	} else if (!strcmp(name, "sides")) {
+		snprintf(f->sides, sizeof(f->sides), "%s", v);
+		/* checked again once the topology is known (check_fault) */
+		if (!get_sides(v, f, sc->run.cluster) && (sc->run.sentinel || !get_sides(v, f, true)))
+			return fail(p, "sides: expected two lists separated by |, of primary, "
+				    "replica:N, replicas, sentinel:N, sentinels (topology = sentinel) "
+				    "or primary:N, primaries, replica:N, replicas (cluster), client:N "
+				    "(N < 64), clients, or rest alone (everyone else), like 'primary, "
+				    "client:0 | rest'; got '%s'", v);
+	} else if (!strcmp(name, "fallback")) {
+		if (strcmp(v, "holder"))
+			return fail(p, "fallback: expected holder, got '%s'", v);
+		f->fallback_holder = true;
+	} else {
+		return fail(p, "unknown key '%s' in [%s]: expected action, at, target, nodes, "
+			    "resource, inside, within, when, failpoint, duration, delay, hold, offset, then, "
+			    "sides or fallback", name, section);
+	}
+	return 1;
+}
+
 static int on_fault(struct parser *p, const char *section, const char *name, const char *v)
 {
 	struct lb_scenario *sc = p->sc;
@@ -437,40 +481,8 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 	} else if (!strcmp(name, "offset")) {
 		if (!get_i64(v, -INT64_C(86400000000), INT64_C(86400000000), &f->offset_ms))
 			return fail(p, "offset: expected milliseconds (may be negative), got '%s'", v);
-	} else if (!strcmp(name, "then")) {
-		if (!strcmp(v, "idle"))
-			f->then_idle = true;
-		else if (!strcmp(v, "other-inside"))
-			f->then_other_inside = true;
-		else if (!strcmp(v, "failover-chosen"))
-			f->then_failover_chosen = true;
-		else
-			return fail(p, "then: expected other-inside, idle or failover-chosen, got '%s'",
-				    v);
-	} else if (!strcmp(name, "when")) {
-		if (!strcmp(v, "waiting"))
-			f->when_waiting = true;
-		else if (!strcmp(v, "after-read"))
-			f->when_after_read = true;
-		else
-			return fail(p, "when: expected waiting or after-read, got '%s'", v);
-	} else if (!strcmp(name, "sides")) {
-		snprintf(f->sides, sizeof(f->sides), "%s", v);
-		/* checked again once the topology is known (check_fault) */
-		if (!get_sides(v, f, sc->run.cluster) && (sc->run.sentinel || !get_sides(v, f, true)))
-			return fail(p, "sides: expected two lists separated by |, of primary, "
-				    "replica:N, replicas, sentinel:N, sentinels (topology = sentinel) "
-				    "or primary:N, primaries, replica:N, replicas (cluster), client:N "
-				    "(N < 64), clients, or rest alone (everyone else), like 'primary, "
-				    "client:0 | rest'; got '%s'", v);
-	} else if (!strcmp(name, "fallback")) {
-		if (strcmp(v, "holder"))
-			return fail(p, "fallback: expected holder, got '%s'", v);
-		f->fallback_holder = true;
 	} else {
-		return fail(p, "unknown key '%s' in [%s]: expected action, at, target, nodes, "
-			    "resource, inside, within, when, failpoint, duration, delay, hold, offset, then, "
-			    "sides or fallback", name, section);
+		return on_fault_more(p, f, section, name, v);
 	}
 	return 1;
 }
@@ -593,6 +605,54 @@ static int handler(void *user, const char *section, const char *name, const char
 		    "or [expect]", section);
 }
 
+/* net-partition: sides across the topology's links. 1, or 0 with the message. */
+static int check_net_partition(struct parser *p, struct lb_fault *f)
+{
+	const struct lb_scenario *sc = p->sc;
+
+	if (!sc->run.sentinel && !sc->run.cluster)
+		return fail(p, "[%s] net-partition draws its sides across the links of "
+			    "topology = sentinel or cluster: set it in [run]", f->name);
+	if (!get_sides(f->sides, f, sc->run.cluster))
+		return fail(p, "[%s] sides '%s' names servers topology = %s does not have",
+			    f->name, f->sides, sc->run.cluster ? "cluster" : "sentinel");
+	if (!f->side_parts[0] && !f->side_parts[1])
+		return fail(p, "[%s] net-partition needs sides = A | B, with servers or "
+			    "Sentinels on one side at least", f->name);
+	for (int c = 0; c < 64; c++)
+		if (lb_scenario_gives(sc, LB_P_CLIENTS) && c >= sc->run.clients &&
+		    ((f->side_clients[0] | f->side_clients[1]) >> c) & 1u)
+			return fail(p, "[%s] sides names client:%d but [run] has %d clients",
+				    f->name, c, sc->run.clients);
+	return 1;
+}
+
+/* net-delay, net-blackhole, net-cut: the links they act on. */
+static int check_net_link(struct parser *p, const struct lb_fault *f)
+{
+	const struct lb_scenario *sc = p->sc;
+
+	if ((sc->run.sentinel || sc->run.cluster) && (f->nodes || f->all_nodes))
+		return fail(p, "[%s] on a %s topology, network faults between its "
+			    "parts are drawn with action = net-partition and sides = A | B "
+			    "(the lock node has no fixed address there)", f->name,
+			    sc->run.sentinel ? "Sentinel" : "Cluster");
+	if (!f->nodes && !f->all_nodes && !f->resource)
+		return fail(p, "[%s] %s needs nodes = LIST|all or resource = yes", f->name,
+			    lb_action_name(f->action));
+	if (f->action == LB_ACT_NET_DELAY && f->delay_ms <= 0)
+		return fail(p, "[%s] net-delay needs delay = MS (> 0)", f->name);
+	if (f->when_waiting && f->target != LB_TGT_CLIENT)
+		return fail(p, "[%s] when = waiting needs target = client:N", f->name);
+	if (f->replies && (f->action != LB_ACT_NET_DELAY || f->then_idle))
+		return fail(p, "[%s] direction = replies is for net-delay without then = idle",
+			    f->name);
+	if (lb_scenario_gives(sc, LB_P_NODES) && f->nodes >> sc->run.nodes)
+		return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name,
+			    sc->run.nodes);
+	return 1;
+}
+
 /* What each action needs; 0 or a message at the fault's line. */
 static int check_fault(struct parser *p, struct lb_fault *f)
 {
@@ -657,42 +717,14 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 				    "cluster in [run]", f->name);
 		break;
 	case LB_ACT_NET_PARTITION:
-		if (!sc->run.sentinel && !sc->run.cluster)
-			return fail(p, "[%s] net-partition draws its sides across the links of "
-				    "topology = sentinel or cluster: set it in [run]", f->name);
-		if (!get_sides(f->sides, f, sc->run.cluster))
-			return fail(p, "[%s] sides '%s' names servers topology = %s does not have",
-				    f->name, f->sides, sc->run.cluster ? "cluster" : "sentinel");
-		if (!f->side_parts[0] && !f->side_parts[1])
-			return fail(p, "[%s] net-partition needs sides = A | B, with servers or "
-				    "Sentinels on one side at least", f->name);
-		for (int c = 0; c < 64; c++)
-			if (lb_scenario_gives(sc, LB_P_CLIENTS) && c >= sc->run.clients &&
-			    ((f->side_clients[0] | f->side_clients[1]) >> c) & 1u)
-				return fail(p, "[%s] sides names client:%d but [run] has %d clients",
-					    f->name, c, sc->run.clients);
+		if (!check_net_partition(p, f))
+			return 0;
 		break;
 	case LB_ACT_NET_DELAY:
 	case LB_ACT_NET_BLACKHOLE:
 	case LB_ACT_NET_CUT:
-		if ((sc->run.sentinel || sc->run.cluster) && (f->nodes || f->all_nodes))
-			return fail(p, "[%s] on a %s topology, network faults between its "
-				    "parts are drawn with action = net-partition and sides = A | B "
-				    "(the lock node has no fixed address there)", f->name,
-				    sc->run.sentinel ? "Sentinel" : "Cluster");
-		if (!f->nodes && !f->all_nodes && !f->resource)
-			return fail(p, "[%s] %s needs nodes = LIST|all or resource = yes", f->name,
-				    lb_action_name(f->action));
-		if (f->action == LB_ACT_NET_DELAY && f->delay_ms <= 0)
-			return fail(p, "[%s] net-delay needs delay = MS (> 0)", f->name);
-		if (f->when_waiting && f->target != LB_TGT_CLIENT)
-			return fail(p, "[%s] when = waiting needs target = client:N", f->name);
-		if (f->replies && (f->action != LB_ACT_NET_DELAY || f->then_idle))
-			return fail(p, "[%s] direction = replies is for net-delay without then = idle",
-				    f->name);
-		if (lb_scenario_gives(sc, LB_P_NODES) && f->nodes >> sc->run.nodes)
-			return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name,
-				    sc->run.nodes);
+		if (!check_net_link(p, f))
+			return 0;
 		break;
 	}
 	if (f->target == LB_TGT_CLIENT && lb_scenario_gives(sc, LB_P_CLIENTS) &&
