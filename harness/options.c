@@ -45,11 +45,10 @@ static const struct option fixed_opts[] = {
 /* fixed_opts, then one for each row with an option, then the end. */
 static void long_opts(struct option out[N_OPTS])
 {
-	size_t n = 0, rows;
+	size_t n = N_FIXED, rows;
 	const struct lb_param *t = lb_params(&rows);
 
 	memcpy(out, fixed_opts, sizeof(fixed_opts));
-	n = N_FIXED;
 	for (size_t i = 0; i < rows; i++)
 		if (t[i].cli)
 			out[n++] = (struct option){ t[i].cli, t[i].type == LB_PT_FLAG ? no_argument :
@@ -66,10 +65,13 @@ static void vary_names(const char *suffix, char *buf, size_t len)
 	for (size_t i = 0; i < n; i++)
 		left += t[i].vary != NULL;
 	buf[0] = '\0';
-	for (size_t i = 0; i < n && o < len; i++)
-		if (t[i].vary)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s%s", o == 0 ? "" : left == 1 ?
-					      " or " : ", ", t[i].vary, suffix), left--;
+	for (size_t i = 0; i < n && o < len; i++) {
+		if (!t[i].vary)
+			continue;
+		const char *sep = o == 0 ? "" : left == 1 ? " or " : ", ";
+		o += (size_t)snprintf(buf + o, len - o, "%s%s%s", sep, t[i].vary, suffix);
+		left--;
+	}
 }
 
 /* @text from column 25, broken at spaces before column 80. */

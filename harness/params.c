@@ -523,9 +523,13 @@ void lb_param_format(const struct lb_param *p, const struct lb_param_value *v, c
 	case LB_PT_WAIT:
 		lb_wait_format(&v->wait, buf, len);
 		break;
-	case LB_PT_WORDS:
-		snprintf(buf, len, "%s", v->i >= 0 && p->words[v->i] ? p->words[v->i] : "?");
+	case LB_PT_WORDS: {
+		int64_t n = 0;
+		while (p->words[n])
+			n++;
+		snprintf(buf, len, "%s", v->i >= 0 && v->i < n ? p->words[v->i] : "?");
 		break;
+	}
 	case LB_PT_FLAG:
 		snprintf(buf, len, "%s", v->i ? "yes" : "no");
 		break;
