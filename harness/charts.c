@@ -356,7 +356,12 @@ static int write_latency(const struct lb_run_files *rf)
 		    "set logscale x\nset xlabel 'milliseconds (log scale)'\nset ylabel 'fraction of acquires'\n"
 		    "set yrange [0:1.02]\nset grid\nset key off\n");
 	lb_chart_png(gp.f, "latency", 800, 420);
-	fprintf(gp.f, "plot 'latency-cdf.dat' using 1:2 with steps lw 2 lc rgb '#4477aa'\n");
+	if (rf->lat.n) {
+		fprintf(gp.f, "plot 'latency-cdf.dat' using 1:2 with steps lw 2 lc rgb '#4477aa'\n");
+	} else { /* nothing to draw, said on the chart: not an error, not a curve */
+		fprintf(gp.f, "set xrange [0.01:1000]\nset label 1 'no acquire completed in this run' "
+			      "at graph 0.5, 0.5 center\nplot 2 notitle\n");
+	}
 	lb_chart_svg(gp.f, "latency", 800, 420);
 	return lb_outfile_close(&gp);
 }

@@ -304,8 +304,8 @@ int lb_results_prepare_dir(const char *dir)
 	char path[PATH_MAX + 32];
 	FILE *f;
 
-	if (strlen(dir) >= PATH_MAX) {
-		lb_errorf("output directory path too long");
+	if (strlen(dir) > 3000) { /* a directory of LB_DIR_MAX and what lockbench adds below */
+		lb_errorf("output directory path too long (%zu bytes): %.100s...", strlen(dir), dir);
 		return LB_EINVAL;
 	}
 	strcpy(path, dir);

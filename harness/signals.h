@@ -55,4 +55,12 @@ void lb_mark_run(char *mark, size_t len);
  * while it is killed is found in the next); how many were killed. */
 int lb_kill_marked(const char *prefix);
 
+/* Now, in the clock ticks /proc/PID/stat's start time counts. */
+unsigned long long lb_proc_ticks_now(void);
+/* SIGKILL every child of this process started at or after @since ticks
+ * (lb_proc_ticks_now): lockbench is a child subreaper during a run, so a
+ * program orphaned by the run's end (one that also cleared its environment,
+ * and so its mark, and left with setsid) is its child by then. How many. */
+int lb_kill_adopted(unsigned long long since);
+
 #endif

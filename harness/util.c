@@ -71,6 +71,16 @@ void lb_errorf(const char *fmt, ...)
 	va_end(ap);
 }
 
+bool lb_dir_arg_ok(const char *what, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n <= LB_DIR_MAX)
+		return true;
+	lb_errorf("%s: a directory path of %zu bytes; lockbench takes at most %d (docs/running.md, "
+		  "Limits): %.80s...", what, n, LB_DIR_MAX, dir);
+	return false;
+}
+
 bool lb_exe_dir(char *out, size_t len)
 {
 	ssize_t n = readlink("/proc/self/exe", out, len - 1);
