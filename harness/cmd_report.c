@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "esc.h"
+#include "signals.h"
 #include "commands.h"
 #include "report.h"
 
@@ -39,6 +40,8 @@ int lb_cmd_report(int argc, char **argv)
 	if (!lb_dir_arg_ok("report", argv[1]))
 		return LB_EXIT_USAGE;
 	int rc = lb_report_dir(argv[1]);
+	if (lb_stop_requested()) /* Ctrl-C: charts not drawn are not waited for */
+		return 128 + lb_stop_signal();
 	if (rc == LB_EINVAL)
 		return LB_EXIT_INPUT;
 	if (rc < 0)

@@ -96,28 +96,51 @@ int lb_report_matrix(const char *dir)
 	d = od.f;
 	fprintf(d, "# strategy_index scenario_index class_index label\n");
 	bool header = true;
+	int at = 1, next = 1, first_bad = 0, crowded = 0; /* lines: a record may span several */
+	const char *why = "";
 	while (lb_csv_record(&line, &cap, in) >= 0) {
+		at = next;
+		for (const char *c = line; *c; c++)
+			next += *c == '\n';
+		next++;
 		if (header) {
 			header = false;
 			continue;
 		}
-		if (!row_fields(line, f)) {
-			bad++;
+		/* what cmd_matrix writes, or the row is left out and said */
+		int64_t rep;
+		int cls = -1;
+		const char *w = !row_fields(line, f) ? "fewer than 6 fields, or a quote not closed" :
+				!lb_parse_i64(f[4], 1, 1000000, &rep) ? "repeat: expected a number from 1" :
+				strcmp(f[3], "skipped") && (cls = lb_class_parse(f[3])) < 0 ?
+				"observed: expected a class or skipped" :
+				strcmp(f[5], "yes") && strcmp(f[5], "no") && strcmp(f[5], "-") &&
+				strcmp(f[5], "skipped") ? "pass: expected yes, no, - or skipped" : NULL;
+		if (w) {
+			if (!bad++) {
+				first_bad = at;
+				why = w;
+			}
 			continue;
 		}
-		if (strcmp(f[4], "1"))
-			continue; /* first repetition only: one square per cell */
+		if (rep != 1 || cls < 0)
+			continue; /* first repetition only: one square per cell; skipped: none */
 		int x = index_of(st, &n_st, f[1]), y = index_of(sc, &n_sc, f[0]);
-		int cls = lb_class_parse(f[3]);
-		if (x < 0 || y < 0 || cls < 0)
+		if (x < 0 || y < 0) {
+			crowded++;
 			continue;
+		}
 		fprintf(d, "%d %d %d \"%s%s\"\n", x, y, cls, !strcmp(f[5], "yes") ? "✔ " :
 			!strcmp(f[5], "-") ? "" : "✘ ", f[3]); /* "-": interrupted, not compared */
 	}
 	fclose(in);
 	free(line);
 	if (bad)
-		lb_errorf("%s: %d malformed row%s left out of the chart", path, bad, bad == 1 ? "" : "s");
+		lb_errorf("%s:%d: %s (%d malformed row%s left out of the chart)", path, first_bad, why,
+			  bad, bad == 1 ? "" : "s");
+	if (crowded)
+		lb_errorf("%s: more than %d strategies or scenarios: %d cell%s not drawn", path, MAX_NAMES,
+			  crowded, crowded == 1 ? "" : "s");
 	if (lb_outfile_close(&od) < 0 || lb_outfile_open(&og, dir, "matrix.gp", true) < 0)
 		return LB_ESYS;
 	gp = og.f;

@@ -13,12 +13,13 @@
 #include <unistd.h>
 
 
-static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t stop_sig, stop_count;
 static volatile pid_t children[LB_MAX_CHILDREN];
 
 static void on_stop(int sig)
 {
 	stop_sig = sig;
+	stop_count++;
 }
 
 static void on_fatal(int sig)
@@ -50,6 +51,7 @@ void lb_signals_install(void)
 
 bool lb_stop_requested(void) { return stop_sig != 0; }
 int lb_stop_signal(void) { return stop_sig; }
+int lb_stop_count(void) { return stop_count; }
 
 void lb_signals_track_child(pid_t pid)
 {

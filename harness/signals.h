@@ -22,6 +22,9 @@ void lb_signals_install(void);
 bool lb_stop_requested(void);
 /* The signal that asked to stop (SIGINT, SIGTERM) or 0. */
 int lb_stop_signal(void);
+/* How many stop signals (SIGINT, SIGTERM) have come: a wait that began
+ * after one can tell a new one. */
+int lb_stop_count(void);
 /* Register a child pid to be SIGKILLed on a fatal signal (server pids are
  * tracked by rserver.c already). */
 void lb_signals_track_child(pid_t pid);

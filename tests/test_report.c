@@ -530,3 +530,35 @@ Test(report, a_hostile_report_md_runs_no_script, .init = mktmp)
 	cr_assert(strstr(html, "<a href=\"sub/report.md\">ok</a>"), "%s", html);
 	cr_assert(strstr(html, "<td> a | b </td>"), "an escaped | is text in its cell: %s", html);
 }
+
+/* A history where everyone is inside at once (anyone may write one): the
+ * timeline draws one "two or more inside" bar per stretch of a section, not
+ * one per pair, so 6000 overlapping sections give at most 3000 bars (the
+ * window), not 18 million lines. */
+Test(report, a_crowded_history_draws_one_bar_per_stretch, .init = mktmp, .timeout = 60)
+{
+	enum { N = 6000 };
+	static struct lb_section sec[N];
+	for (int i = 0; i < N; i++) /* all inside from about 0 to 10 s */
+		sec[i] = (struct lb_section){ .client = i % 3, .key = 0, .enter_ns = i * 1000,
+					      .exit_ns = 10000 * MS + i * 1000,
+					      .release_ns = 10000 * MS + i * 1000 + 100,
+					      .outcome = LB_OUT_RELEASED, .fence = -1 };
+	struct lb_run_files rf = { .sec = sec, .n = N, .clients = 3, .keys = 1, .ttl_ms = 30000,
+				   .elapsed_s = 11 };
+	bool drawn = false;
+
+	snprintf(rf.dir, sizeof(rf.dir), "%s", tmpdir);
+	lb_hist_add(&rf.lat, 2 * MS);
+	cr_assert_eq(lb_charts_run(&rf, &drawn), 0, "see %s/gnuplot.log", tmpdir);
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/timeline-overlaps.dat", tmpdir);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	int lines = 0;
+	for (int c; (c = fgetc(f)) != EOF;)
+		lines += c == '\n';
+	fclose(f);
+	cr_assert_leq(lines, 3001, "%d overlap bars for a window of 3000 sections", lines);
+	cr_assert_geq(lines, 2000, "the overlaps are still drawn: %d", lines);
+}
