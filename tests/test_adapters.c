@@ -492,7 +492,7 @@ Test(adapters, a_hostile_program_name_is_data, .init = setup)
  * these write is read back by report and check as written (matrix.csv and
  * sweep.csv fields per RFC 4180, a newline inside quotes included), the
  * charts get the names as quoted gnuplot strings, nothing runs. */
-Test(adapters, hostile_names_through_matrix_compare_and_sweep, .init = setup, .timeout = 240)
+Test(adapters, hostile_names_through_matrix_compare_and_sweep, .init = setup)
 {
 	char spec[620], sc[600], m[PATH_MAX], c[PATH_MAX], w[PATH_MAX];
 	hostile_adapter(spec, sizeof(spec));

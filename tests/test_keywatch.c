@@ -100,7 +100,7 @@ Test(keywatch, the_servers_see_what_the_releases_said, .init = mktmp)
  * foreign releases are measured for them too, not n/a. A plain-DEL recipe's
  * lease expiring under a pause would be foreign; here nobody deletes
  * another's lock, and the sets are matched to their sections by token. */
-Test(keywatch, redlock_libraries_using_are_judged_on_five_nodes, .init = mktmp, .timeout = 120)
+Test(keywatch, redlock_libraries_using_are_judged_on_five_nodes, .init = mktmp)
 {
 	static const char *const libs[] = { "redlock@5.0.0-beta.2", "sesamecare-redlock@1.4.0",
 					    "redlock-universal-redlock@0.8.5" };

@@ -535,7 +535,7 @@ Test(report, a_hostile_report_md_runs_no_script, .init = mktmp)
  * timeline draws one "two or more inside" bar per stretch of a section, not
  * one per pair, so 6000 overlapping sections give at most 3000 bars (the
  * window), not 18 million lines. */
-Test(report, a_crowded_history_draws_one_bar_per_stretch, .init = mktmp, .timeout = 60)
+Test(report, a_crowded_history_draws_one_bar_per_stretch, .init = mktmp)
 {
 	enum { N = 6000 };
 	static struct lb_section sec[N];
