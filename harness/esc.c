@@ -334,17 +334,24 @@ int lb_esc_fprintf(FILE *f, enum lb_lang lang, const char *fmt, ...)
 	return n;
 }
 
-int lb_esc_snprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, ...)
+int lb_esc_vsnprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, va_list ap)
 {
 	struct sink k = { .buf = buf, .len = len };
-	va_list ap;
 
-	va_start(ap, fmt);
 	format(&k, lang, fmt, ap);
-	va_end(ap);
 	if (len)
 		buf[k.used] = '\0';
 	return k.failed ? -1 : (int)k.total;
+}
+
+int lb_esc_snprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = lb_esc_vsnprintf(buf, len, lang, fmt, ap);
+	va_end(ap);
+	return n;
 }
 
 int lb_csv_field(const char *in, size_t *pos, char *out, size_t len)

@@ -45,6 +45,7 @@ int lb_esc_vfprintf(FILE *f, enum lb_lang lang, const char *fmt, va_list ap);
 /* snprintf into @buf: the length it would have, as snprintf. */
 int lb_esc_snprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+int lb_esc_vsnprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, va_list ap);
 
 /* A command line a user may paste: @first, then each of @argv as one shell
  * word (LB_LANG_SH), into @buf; cut with "..." when it does not fit. */

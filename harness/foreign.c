@@ -103,11 +103,6 @@ static int64_t find_by_time(struct judge *j, int server, int node, int key, int6
 		else
 			hi = mid;
 	}
-	/* of the sections that may have made it, the one that entered nearest
-	 * to it: a set comes just before its own enter; one stamped after an
-	 * enter is only the watcher's delay, and a section that entered long
-	 * before it (on a server that has since failed over) is not its maker */
-	int64_t best = -1, best_gap = 0;
 	for (size_t i = lo; i < j->n; i++) {
 		size_t k = j->by_enter[i];
 		const struct lb_section *c = &j->s[k];
@@ -116,15 +111,15 @@ static int64_t find_by_time(struct judge *j, int server, int node, int key, int6
 		if ((c->token && !any) || c->acquire_start_ns > t || !on_node(c, node) ||
 		    (j->claimed[k] >> server & 1))
 			continue;
-		int64_t gap = c->enter_ns > t ? c->enter_ns - t : t - c->enter_ns;
-		if (best < 0 || gap < best_gap) {
-			best = (int64_t)k;
-			best_gap = gap;
-		}
+		/* a set whose value is unknown (@any, one lock node) is not made by a
+		 * section whose own set was seen on another server of that node: its
+		 * lock lives there (the primary before a failover) */
+		if (any && (j->claimed[k] & ~(UINT32_C(1) << server)))
+			continue;
+		j->claimed[k] |= UINT32_C(1) << server;
+		return (int64_t)k;
 	}
-	if (best >= 0)
-		j->claimed[best] |= UINT32_C(1) << server;
-	return best;
+	return -1;
 }
 
 /* The client other than @owner whose release of @key (on @node) was in
