@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "outfile.h"
 #include "report.h"
 #include "shared.h"
+#include "signals.h"
 
 #define TIMELINE_MAX 3000 /* sections drawn; beyond, a window around the first violation */
 
@@ -27,11 +29,15 @@ int lb_gnuplot(const char *dir, const char *script)
 
 	snprintf(log, sizeof(log), "%.4000s/gnuplot.log", dir);
 	fflush(NULL);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0)
 		return LB_ESYS;
 	if (pid == 0) {
 		setpgid(0, 0); /* whatever it starts is killed with it */
+		/* and it dies with lockbench, kill -9 included */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(126);
 		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 		if (fd >= 0) {
 			dup2(fd, STDOUT_FILENO);
@@ -50,8 +56,16 @@ int lb_gnuplot(const char *dir, const char *script)
 	 * killed and the chart reported failed, never waited for */
 	int64_t deadline = lb_now_ns() + LB_GNUPLOT_LIMIT_MS * LB_NS_PER_MS;
 	pid_t got;
-	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && lb_now_ns() < deadline)
+	int stops = lb_stop_count(); /* an interrupted run still draws its charts */
+	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && lb_now_ns() < deadline &&
+	       lb_stop_count() == stops)
 		lb_sleep_ns(5 * LB_NS_PER_MS);
+	if (got == 0 && lb_stop_count() != stops) { /* Ctrl-C while it draws: not waited for */
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return LB_ECANCELED;
+	}
 	if (got == 0) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
@@ -180,9 +194,26 @@ static int write_primaries(const struct lb_run_files *rf)
 	return lb_outfile_close(&p) < 0 ? 0 : n;
 }
 
+/* A stretch of time; by its start. */
+struct span {
+	int64_t from, to;
+};
+
+static int span_cmp(const void *pa, const void *pb)
+{
+	const struct span *a = pa, *b = pb;
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
+/* The most "two or more inside" bars a timeline draws: a history anyone
+ * made cannot make it write gigabytes (each bar past it is counted, and the
+ * title says so). */
+#define TIMELINE_BARS_MAX 200000
+
 static int write_timeline(const struct lb_run_files *rf)
 {
-	size_t from = 0, to = rf->n;
+	size_t from = 0, to = rf->n, bars = 0, cut = 0;
+	struct span *parts = malloc(sizeof(struct span) * (rf->n ? rf->n : 1));
 	int64_t t0 = 0;
 	char title[200], window[80] = "";
 	struct lb_outfile d = { 0 }, o = { 0 }, m = { 0 }, r = { 0 }, gp = { 0 };
@@ -204,6 +235,7 @@ static int write_timeline(const struct lb_run_files *rf)
 		lb_outfile_close(&d);
 		lb_outfile_close(&o);
 		lb_outfile_close(&m);
+		free(parts);
 		return LB_ESYS;
 	}
 	fprintf(d.f, "# client enter_s length_s (one critical section)\n");
@@ -215,8 +247,10 @@ static int write_timeline(const struct lb_run_files *rf)
 		const struct lb_section *s = &rf->sec[i];
 		int64_t exit = lb_section_exit(s, (int64_t)(rf->elapsed_s * 1e9));
 		fprintf(d.f, "%d %.6f %.6f\n", s->client, s_of(s->enter_ns), s_of(exit - s->enter_ns));
-		/* the parts of this section shared with another client's */
-		for (size_t j = 0; j < rf->n; j++) {
+		/* the parts of this section shared with another client's, merged:
+		 * one bar per stretch, however many others were inside in it */
+		size_t k = 0;
+		for (size_t j = 0; j < rf->n && parts; j++) {
 			const struct lb_section *t = &rf->sec[j];
 			if (j == i || t->key != s->key || t->client == s->client)
 				continue;
@@ -226,7 +260,20 @@ static int write_timeline(const struct lb_run_files *rf)
 			int64_t a = s->enter_ns > t->enter_ns ? s->enter_ns : t->enter_ns;
 			int64_t b = exit < texit ? exit : texit;
 			if (b > a)
-				fprintf(o.f, "%d %.6f %.6f\n", s->client, s_of(a), s_of(b - a));
+				parts[k++] = (struct span){ a, b };
+		}
+		if (k > 1)
+			qsort(parts, k, sizeof(*parts), span_cmp);
+		for (size_t x = 0; x < k;) {
+			int64_t a = parts[x].from, b = parts[x].to;
+			for (x++; x < k && parts[x].from <= b; x++)
+				b = parts[x].to > b ? parts[x].to : b;
+			if (bars == TIMELINE_BARS_MAX) {
+				cut++;
+				continue;
+			}
+			bars++;
+			fprintf(o.f, "%d %.6f %.6f\n", s->client, s_of(a), s_of(b - a));
 		}
 		/* only where the lock's own account says when its lease ended */
 		if (lb_lease_known(s) && exit > s->lease_end_ns)
@@ -244,6 +291,13 @@ static int write_timeline(const struct lb_run_files *rf)
 			fprintf(m.f, "%.6f %d 4\n", s_of(s->release_ns), s->client);
 	}
 	fprintf(m.f, "\n");
+	free(parts);
+	if (cut) {
+		size_t used = strlen(window);
+		snprintf(window + used, sizeof(window) - used, " (%zu overlap bars not drawn)", cut);
+		lb_errorf("%s: the timeline draws at most %d overlap bars; %zu more are not drawn",
+			  rf->dir, TIMELINE_BARS_MAX, cut);
+	}
 	rc |= lb_outfile_close(&d) | lb_outfile_close(&o) | lb_outfile_close(&m) |
 	      lb_outfile_close(&r);
 	bool primaries = write_primaries(rf) > 0;
@@ -356,7 +410,12 @@ static int write_latency(const struct lb_run_files *rf)
 		    "set logscale x\nset xlabel 'milliseconds (log scale)'\nset ylabel 'fraction of acquires'\n"
 		    "set yrange [0:1.02]\nset grid\nset key off\n");
 	lb_chart_png(gp.f, "latency", 800, 420);
-	fprintf(gp.f, "plot 'latency-cdf.dat' using 1:2 with steps lw 2 lc rgb '#4477aa'\n");
+	if (rf->lat.n) {
+		fprintf(gp.f, "plot 'latency-cdf.dat' using 1:2 with steps lw 2 lc rgb '#4477aa'\n");
+	} else { /* nothing to draw, said on the chart: not an error, not a curve */
+		fprintf(gp.f, "set xrange [0.01:1000]\nset label 1 'no acquire completed in this run' "
+			      "at graph 0.5, 0.5 center\nplot 2 notitle\n");
+	}
 	lb_chart_svg(gp.f, "latency", 800, 420);
 	return lb_outfile_close(&gp);
 }

@@ -329,17 +329,20 @@ static int bench_fairness(struct bench *b)
 				return LB_ESYS;
 			int64_t warm = (int64_t)(cfg.duration_s * 0.1 * 1e9);
 			warm = warm > LB_NS_PER_S ? warm : LB_NS_PER_S;
+			/* waits that never entered count, at their length (a lower bound) */
+			bool lower;
 			p[n] = (struct fair_point){ configs[c][0], configs[c][1], counts[k],
 						    res.throughput_per_s,
-						    lb_hist_quantile_us(&res.latency, 0.99) / 1000,
+						    lb_acquire_quantile_us(&res, 0.99, &lower) / 1000,
 						    steady_jain(&res, counts[k], warm) };
-			char what[200], conns[32] = "n/a";
+			char what[200], conns[32] = "n/a", p99[48];
+			lb_acquire_text(&res, 0.99, p99, sizeof(p99));
 			if (res.server_connections)
 				snprintf(conns, sizeof(conns), "%.1f",
 					 (double)res.server_connections / counts[k]);
-			snprintf(what, sizeof(what), "%d clients, %s, wait %s: %.1f sections/s, p99 %.1f ms, "
+			snprintf(what, sizeof(what), "%d clients, %s, wait %s: %.1f sections/s, p99 %s, "
 				 "%.1f MiB and %s connections a client", counts[k], configs[c][0],
-				 configs[c][1], p[n].per_s, p[n].p99_ms, (double)res.client_rss_kb / 1024,
+				 configs[c][1], p[n].per_s, p99, (double)res.client_rss_kb / 1024,
 				 conns);
 			bool fair = !strcmp(configs[c][0], "fair");
 			row(b, "6", what, p[n].jain, "Jain", 1.0, "all served alike", p[n].jain,
@@ -375,9 +378,10 @@ static int contended(struct bench *b, const char *strategy, int clients, const c
 	*per_s = res.throughput_per_s;
 	if (clients > 1)
 		snprintf(fair, sizeof(fair), "%.2f", res.verdict.fairness);
-	snprintf(what, len, "%s, %d client%s: p99 %.2f ms, fairness %s, %.2f cmds/section, %llu "
-		 "overlaps", strategy, clients, clients > 1 ? "s" : "",
-		 lb_hist_quantile_us(&res.latency, 0.99) / 1000, fair, res.cmds_per_section,
+	char p99[48];
+	lb_acquire_text(&res, 0.99, p99, sizeof(p99));
+	snprintf(what, len, "%s, %d client%s: p99 %s, fairness %s, %.2f cmds/section, %llu "
+		 "overlaps", strategy, clients, clients > 1 ? "s" : "", p99, fair, res.cmds_per_section,
 		 (unsigned long long)res.verdict.overlaps);
 	lb_run_result_free(&res);
 	return 0;
@@ -488,9 +492,10 @@ static int bench_libraries(struct bench *b)
 		snprintf(name, sizeof(name), "3-contended-%s", names[i]);
 		if (bench_run(b, &cfg, name, &res) < 0)
 			return LB_ESYS;
-		snprintf(what, sizeof(what), "%s, 8 clients, wait fixed:10: p99 %.2f ms, fairness %.2f, "
-			 "%.2f cmds/section", names[i], lb_hist_quantile_us(&res.latency, 0.99) / 1000,
-			 res.verdict.fairness, res.cmds_per_section);
+		char p99[48];
+		lb_acquire_text(&res, 0.99, p99, sizeof(p99));
+		snprintf(what, sizeof(what), "%s, 8 clients, wait fixed:10: p99 %s, fairness %.2f, "
+			 "%.2f cmds/section", names[i], p99, res.verdict.fairness, res.cmds_per_section);
 		row(b, "3", what, res.throughput_per_s, "sections/s", b->serial, "serial limit PING/4",
 		    res.throughput_per_s / b->serial, "", -1);
 		lb_run_result_free(&res);

@@ -226,7 +226,13 @@ int lb_cmd_chaos(int argc, char **argv)
 			break;
 		case 'c': check = true; break;
 		case 'a': allow_skipped = true; break;
-		case 'o': snprintf(out, sizeof(out), "%s", optarg); break;
+		case 'o':
+			if (!lb_dir_arg_ok("--out", optarg)) {
+				free(sc);
+				return 2;
+			}
+			snprintf(out, sizeof(out), "%s", optarg);
+			break;
 		case 'h': usage(stdout); free(sc); return 0;
 		default: usage(stderr); free(sc); return 2;
 		}

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "commands.h"
 #include "util.h"
 #include "verify.h"
@@ -63,20 +64,20 @@ static void check_one(const char *dir, bool verbose, struct tally *t)
 	t->runs++;
 	if (rc < 0) {
 		t->unreadable++;
-		printf("UNREADABLE %s: %s (above)\n", dir, lb_strerror(rc));
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "UNREADABLE %s: %s (above)\n", dir, lb_strerror(rc));
 		return;
 	}
 	if (v.differences && !verbose) /* again, with every figure */
 		lb_verify_run(dir, stdout, &v);
 	if (v.differences) {
 		t->differ++;
-		printf("%d difference%s in %s: %s\n", v.differences, v.differences == 1 ? "" : "s",
-		       dir, v.which);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "%d difference%s in %s: %s\n", v.differences,
+			       v.differences == 1 ? "" : "s", dir, v.which);
 	} else if (verbose) {
 		printf("summary.csv agrees with history.csv, latency.csv and events.csv (%d figures)\n",
 		       v.figures);
 	} else {
-		printf("ok   %s (%d figures)\n", dir, v.figures);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "ok   %s (%d figures)\n", dir, v.figures);
 	}
 }
 
@@ -121,6 +122,8 @@ int lb_cmd_check(int argc, char **argv)
 		usage(stderr);
 		return LB_EXIT_USAGE;
 	}
+	if (!lb_dir_arg_ok("check", argv[1]))
+		return LB_EXIT_USAGE;
 	if (is_run(argv[1])) {
 		check_one(argv[1], true, &t);
 	} else {
@@ -129,7 +132,7 @@ int lb_cmd_check(int argc, char **argv)
 			lb_errorf("%s holds no run (no summary.csv in it or below it)", argv[1]);
 			return LB_EXIT_INPUT;
 		}
-		printf("%d run%s under %s: %d agree, %d differ, %d unreadable\n", t.runs,
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "%d run%s under %s: %d agree, %d differ, %d unreadable\n", t.runs,
 		       t.runs == 1 ? "" : "s", argv[1], t.runs - t.differ - t.unreadable, t.differ,
 		       t.unreadable);
 	}

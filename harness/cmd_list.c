@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "esc.h"
 #include "adapter.h"
 #include "commands.h"
 #include "scenario.h"
@@ -32,13 +33,13 @@ static void list_scenarios(void)
 			snprintf(line, sizeof(line), "%s", sc.summary);
 		else
 			first_sentence(sc.description, line, sizeof(line));
-		printf("  %-33s %s\n", sc.name, line);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-33s %s\n", sc.name, line);
 		if (sc.only[0])
-			printf("  %-33s only: %s\n", "", sc.only);
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-33s only: %s\n", "", sc.only);
 		if (sc.except[0])
-			printf("  %-33s except: %s\n", "", sc.except);
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-33s except: %s\n", "", sc.except);
 		if (sc.lessons[0])
-			printf("  %-33s lessons: %s\n", "", sc.lessons);
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-33s lessons: %s\n", "", sc.lessons);
 	}
 	if (n == 0)
 		printf("  (no scenarios directory found; set LOCKBENCH_SCENARIOS)\n");
@@ -58,7 +59,7 @@ static void wrapped(const char *text, int indent, int width)
 			putchar(' ');
 			col++;
 		}
-		printf("%.*s", (int)n, p);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "%.*s", (int)n, p);
 		col += (int)n;
 		p += n;
 		while (*p == ' ')
@@ -89,11 +90,11 @@ static void list_libraries(void)
 		printf("  %-36s %s %s, %s, package %s\n", "", d->library, d->version, d->language,
 		       d->package);
 		if (!lb_adapter_usable(s, why, sizeof(why)))
-			printf("  %-36s UNAVAILABLE here: %s\n", "", why);
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-36s UNAVAILABLE here: %s\n", "", why);
 		printf("  %-36s sends:\n", "");
 		wrapped(d->sends, 39, 100);
 		if (d->source[0])
-			printf("  %-36s source: %s\n", "", d->source);
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-36s source: %s\n", "", d->source);
 	}
 	printf("  (and exec:PATH: any program that speaks the adapter protocol)\n");
 }
@@ -114,7 +115,7 @@ static int list_lessons(void)
 		char buf[sizeof(sc.lessons)], *save = NULL;
 		snprintf(buf, sizeof(buf), "%s", sc.lessons);
 		for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			printf("%s/%s\n", sc.name, t);
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "%s/%s\n", sc.name, t);
 	}
 	return rc;
 }

@@ -191,7 +191,9 @@ static int parse(int argc, char **argv, struct matrix *m)
 			m->seed = (uint64_t)v;
 			break;
 		case 'o':
-			snprintf(m->out, sizeof(m->out), "%.3800s", optarg);
+			if (!lb_dir_arg_ok("--out", optarg))
+				return LB_EINVAL;
+			snprintf(m->out, sizeof(m->out), "%s", optarg);
 			break;
 		case 'n':
 			m->no_report = true;

@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "esc.h"
+#include "signals.h"
 #include "commands.h"
 #include "report.h"
 
@@ -35,11 +37,16 @@ int lb_cmd_report(int argc, char **argv)
 		usage(stderr);
 		return LB_EXIT_USAGE;
 	}
+	if (!lb_dir_arg_ok("report", argv[1]))
+		return LB_EXIT_USAGE;
 	int rc = lb_report_dir(argv[1]);
+	if (lb_stop_requested()) /* Ctrl-C: charts not drawn are not waited for */
+		return 128 + lb_stop_signal();
 	if (rc == LB_EINVAL)
 		return LB_EXIT_INPUT;
 	if (rc < 0)
 		return LB_EXIT_FAIL;
-	printf("report: %s/report.md\nin a browser: %s/report.html\n", argv[1], argv[1]);
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "report: %s/report.md\nin a browser: %s/report.html\n",
+		       argv[1], argv[1]);
 	return LB_EXIT_OK;
 }

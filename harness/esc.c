@@ -59,10 +59,17 @@ static char *escape(enum lb_lang lang, const char *s, size_t n)
 		break;
 	}
 	case LB_LANG_GNUPLOT:
+		/* a ' inside becomes ’ (U+2019): gnuplot's '' for one quote
+		 * fails when two of them follow each other (5.4: 'y''''x' is
+		 * "unexpected or unrecognized token"), and a label needs no
+		 * exact quote */
 		*o++ = '\'';
 		for (; p < end; p++) {
-			if (*p == '\'')
-				*o++ = '\'';
+			if (*p == '\'') {
+				memcpy(o, "\xe2\x80\x99", 3);
+				o += 3;
+				continue;
+			}
 			*o++ = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
 		}
 		*o++ = '\'';
@@ -104,6 +111,9 @@ static char *escape(enum lb_lang lang, const char *s, size_t n)
 			if (ok && len > 1 && (cp < 0xa0 || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
 					      cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)))
 				ok = false; /* C1 controls, overlong forms, surrogates */
+			if (ok && ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+				   cp == 0x200e || cp == 0x200f || cp == 0x061c))
+				ok = false; /* bidirectional controls: they reorder what follows */
 			if (ok) {
 				memcpy(o, p, len);
 				o += len;
@@ -324,17 +334,24 @@ int lb_esc_fprintf(FILE *f, enum lb_lang lang, const char *fmt, ...)
 	return n;
 }
 
-int lb_esc_snprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, ...)
+int lb_esc_vsnprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, va_list ap)
 {
 	struct sink k = { .buf = buf, .len = len };
-	va_list ap;
 
-	va_start(ap, fmt);
 	format(&k, lang, fmt, ap);
-	va_end(ap);
 	if (len)
 		buf[k.used] = '\0';
 	return k.failed ? -1 : (int)k.total;
+}
+
+int lb_esc_snprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = lb_esc_vsnprintf(buf, len, lang, fmt, ap);
+	va_end(ap);
+	return n;
 }
 
 int lb_csv_field(const char *in, size_t *pos, char *out, size_t len)

@@ -11,13 +11,15 @@
  *   LB_LANG_CSV      a whole field per RFC 4180: quoted ("...", a " doubled)
  *                    when it holds a comma, a quote, CR or LF or starts or
  *                    ends with a space; as it is otherwise
- *   LB_LANG_GNUPLOT  a whole single-quoted string literal ('...', a ' doubled;
- *                    gnuplot runs no command and expands nothing inside single
- *                    quotes); control bytes become spaces
+ *   LB_LANG_GNUPLOT  a whole single-quoted string literal ('...'; gnuplot runs
+ *                    no command and expands nothing inside single quotes); a '
+ *                    inside is written ’ (gnuplot 5.4 misreads two doubled
+ *                    quotes in a row), control bytes become spaces
  *   LB_LANG_HTML     text or a quoted attribute value: & < > " ' as entities
  *   LB_LANG_MD       Markdown text, a table cell included: \ ` * _ [ ] < > | #
  *                    and & escaped, line breaks as spaces
- *   LB_LANG_TERM     the terminal: control bytes (ESC included) as \xNN
+ *   LB_LANG_TERM     the terminal: control bytes (ESC included), C1 controls,
+ *                    invalid UTF-8 and bidirectional controls (U+202E...) as \xNN
  *   LB_LANG_SH       one shell word, for a command line a user may paste: as
  *                    it is when made of letters, digits and _-./=:,@%+ only;
  *                    else '...' (a ' as '\''), or bash's $'...' with \xNN
@@ -43,6 +45,7 @@ int lb_esc_vfprintf(FILE *f, enum lb_lang lang, const char *fmt, va_list ap);
 /* snprintf into @buf: the length it would have, as snprintf. */
 int lb_esc_snprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+int lb_esc_vsnprintf(char *buf, size_t len, enum lb_lang lang, const char *fmt, va_list ap);
 
 /* A command line a user may paste: @first, then each of @argv as one shell
  * word (LB_LANG_SH), into @buf; cut with "..." when it does not fit. */

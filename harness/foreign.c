@@ -111,6 +111,11 @@ static int64_t find_by_time(struct judge *j, int server, int node, int key, int6
 		if ((c->token && !any) || c->acquire_start_ns > t || !on_node(c, node) ||
 		    (j->claimed[k] >> server & 1))
 			continue;
+		/* a set whose value is unknown (@any, one lock node) is not made by a
+		 * section whose own set was seen on another server of that node: its
+		 * lock lives there (the primary before a failover) */
+		if (any && (j->claimed[k] & ~(UINT32_C(1) << server)))
+			continue;
 		j->claimed[k] |= UINT32_C(1) << server;
 		return (int64_t)k;
 	}

@@ -161,6 +161,8 @@ const struct lock_strategy *lb_strategy_or_usage(const char *name)
 
 	if (s)
 		return s;
+	if (!strncmp(name, "exec:", 5))
+		return NULL; /* lb_strategy_find said what is wrong with the program */
 	const char *near = lb_strategy_nearest(name);
 	if (near)
 		lb_errorf("unknown strategy '%s'; did you mean '%s'? valid strategies:", name, near);
@@ -324,8 +326,8 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 			return usage_error("--strategies is for compare; use --strategy");
 		return strategies_list(o, a) < 0 ? LB_EINVAL : 0;
 	case OPT_OUT:
-		if (strlen(a) >= sizeof(cfg->out_dir) - 64)
-			return usage_error("--out '%s': path too long", a);
+		if (!lb_dir_arg_ok("--out", a))
+			return LB_EINVAL;
 		strcpy(cfg->out_dir, a);
 		o->out_given = true;
 		return 0;

@@ -1,3 +1,4 @@
+#include "esc.h"
 #include "outfile.h"
 #include "util.h"
 
@@ -9,8 +10,15 @@ int lb_outfile_open(struct lb_outfile *o, const char *dir, const char *name, boo
 {
 	memset(o, 0, sizeof(*o));
 	o->whole = whole;
+	/* a path that would not fit is refused, never cut: a cut path is
+	 * another directory's file */
+	if (strlen(dir) > 3000 || (name && strlen(name) > 200)) {
+		lb_errorf("cannot write %.100s...: the path is longer than lockbench writes (%d bytes "
+			  "for a directory you name)", dir, LB_DIR_MAX);
+		return LB_EINVAL;
+	}
 	if (name)
-		snprintf(o->path, sizeof(o->path), "%.3000s/%.200s", dir, name);
+		snprintf(o->path, sizeof(o->path), "%s/%s", dir, name);
 	else
 		snprintf(o->path, sizeof(o->path), "%s", dir);
 	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", o->path);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "outfile.h"
 #include "report.h"
 #include "shared.h"
@@ -34,17 +35,20 @@ static void json_str(FILE *f, const char *s)
 }
 
 /* @s as HTML text. */
+/* Text or a quoted attribute value: & < > " ' as entities (esc.h). */
 static void html_text(FILE *f, const char *s)
 {
-	for (; *s; s++)
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*s, f);
+	lb_esc_fprintf(f, LB_LANG_HTML, "%s", s);
+}
+
+/* A link of a report.md: a path of the results directory (relative, no
+ * scheme such as javascript:, not //host), or nothing. A report.md may come
+ * from anyone: its links are data until they pass. */
+static bool safe_link(const char *link)
+{
+	size_t scheme = strcspn(link, ":/?#");
+	return link[0] && link[0] != '/' && link[scheme] != ':' && !strchr(link, '\\') &&
+	       strspn(link, "\t\n\r ") == 0;
 }
 
 /* What a fault did, as a sentence for the step-through. */
@@ -479,7 +483,9 @@ static void md_inline(FILE *f, const char *dir, const char *s)
 				if (access(html, R_OK) == 0)
 					strcpy(link + l - 2, "html");
 			}
-			if (img) {
+			if (!safe_link(link)) {
+				html_text(f, text); /* shown, not followed */
+			} else if (img) {
 				fputs("<img src=\"", f);
 				html_text(f, link);
 				fputs("\" alt=\"", f);

@@ -22,6 +22,22 @@ static int index_of(char (*names)[NAME_LEN], int *n, const char *name)
 	return (*n)++;
 }
 
+/* @name as a tic label: at most 32 bytes (cut between UTF-8 characters),
+ * "…" when cut; the whole name is in matrix.md. */
+static const char *tic(const char *name, char *out, size_t len)
+{
+	size_t n = strlen(name);
+	if (n <= 32 || len < 40) {
+		snprintf(out, len, "%s", name);
+		return out;
+	}
+	n = 31;
+	while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
+		n--;
+	snprintf(out, len, "%.*s…", (int)n, name);
+	return out;
+}
+
 /* The first six fields of a matrix.csv row (RFC 4180, as cmd_matrix writes
  * them) into @f; false when the row is malformed. */
 static bool row_fields(const char *line, char (*f)[NAME_LEN])
@@ -61,7 +77,7 @@ static int write_report(const char *dir, bool drawn)
 
 int lb_report_matrix(const char *dir)
 {
-	char path[PATH_MAX], *line = NULL, f[6][NAME_LEN];
+	char path[PATH_MAX], *line = NULL, f[6][NAME_LEN], label[48];
 	size_t cap = 0;
 	static char sc[MAX_NAMES][NAME_LEN], st[MAX_NAMES][NAME_LEN];
 	int n_sc = 0, n_st = 0, bad = 0;
@@ -80,28 +96,51 @@ int lb_report_matrix(const char *dir)
 	d = od.f;
 	fprintf(d, "# strategy_index scenario_index class_index label\n");
 	bool header = true;
+	int at = 1, next = 1, first_bad = 0, crowded = 0; /* lines: a record may span several */
+	const char *why = "";
 	while (lb_csv_record(&line, &cap, in) >= 0) {
+		at = next;
+		for (const char *c = line; *c; c++)
+			next += *c == '\n';
+		next++;
 		if (header) {
 			header = false;
 			continue;
 		}
-		if (!row_fields(line, f)) {
-			bad++;
+		/* what cmd_matrix writes, or the row is left out and said */
+		int64_t rep;
+		int cls = -1;
+		const char *w = !row_fields(line, f) ? "fewer than 6 fields, or a quote not closed" :
+				!lb_parse_i64(f[4], 1, 1000000, &rep) ? "repeat: expected a number from 1" :
+				strcmp(f[3], "skipped") && (cls = lb_class_parse(f[3])) < 0 ?
+				"observed: expected a class or skipped" :
+				strcmp(f[5], "yes") && strcmp(f[5], "no") && strcmp(f[5], "-") &&
+				strcmp(f[5], "skipped") ? "pass: expected yes, no, - or skipped" : NULL;
+		if (w) {
+			if (!bad++) {
+				first_bad = at;
+				why = w;
+			}
 			continue;
 		}
-		if (strcmp(f[4], "1"))
-			continue; /* first repetition only: one square per cell */
+		if (rep != 1 || cls < 0)
+			continue; /* first repetition only: one square per cell; skipped: none */
 		int x = index_of(st, &n_st, f[1]), y = index_of(sc, &n_sc, f[0]);
-		int cls = lb_class_parse(f[3]);
-		if (x < 0 || y < 0 || cls < 0)
+		if (x < 0 || y < 0) {
+			crowded++;
 			continue;
+		}
 		fprintf(d, "%d %d %d \"%s%s\"\n", x, y, cls, !strcmp(f[5], "yes") ? "✔ " :
 			!strcmp(f[5], "-") ? "" : "✘ ", f[3]); /* "-": interrupted, not compared */
 	}
 	fclose(in);
 	free(line);
 	if (bad)
-		lb_errorf("%s: %d malformed row%s left out of the chart", path, bad, bad == 1 ? "" : "s");
+		lb_errorf("%s:%d: %s (%d malformed row%s left out of the chart)", path, first_bad, why,
+			  bad, bad == 1 ? "" : "s");
+	if (crowded)
+		lb_errorf("%s: more than %d strategies or scenarios: %d cell%s not drawn", path, MAX_NAMES,
+			  crowded, crowded == 1 ? "" : "s");
 	if (lb_outfile_close(&od) < 0 || lb_outfile_open(&og, dir, "matrix.gp", true) < 0)
 		return LB_ESYS;
 	gp = og.f;
@@ -112,11 +151,19 @@ int lb_report_matrix(const char *dir)
 		    "'deadlock' 3, 'unavailable' 4, 'contained' 5, 'inconclusive' 6, 'interrupted' 7)\nunset key\nset xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
 		    "set xtics rotate by -30 left (", n_st - 1, n_sc - 1);
 	for (int i = 0; i < n_st; i++)
-		lb_esc_fprintf(gp, LB_LANG_GNUPLOT, i ? ", %s %d" : "%s %d", st[i], i);
+		lb_esc_fprintf(gp, LB_LANG_GNUPLOT, i ? ", %s %d" : "%s %d", tic(st[i], label, sizeof(label)), i);
 	fprintf(gp, ")\nset ytics (");
 	for (int i = 0; i < n_sc; i++)
-		lb_esc_fprintf(gp, LB_LANG_GNUPLOT, i ? ", %s %d" : "%s %d", sc[i], i);
-	int h = 160 + 38 * n_sc, w = 260 + 136 * n_st;
+		lb_esc_fprintf(gp, LB_LANG_GNUPLOT, i ? ", %s %d" : "%s %d", tic(sc[i], label, sizeof(label)), i);
+	/* room for the labels: the scenarios' beside the grid, the strategies'
+	 * slanted under it (at most 33 characters each, tic()) */
+	int ylen = 0, xlen = 0;
+	for (int i = 0; i < n_sc; i++)
+		ylen = (int)strlen(tic(sc[i], label, sizeof(label))) > ylen ? (int)strlen(label) : ylen;
+	for (int i = 0; i < n_st; i++)
+		xlen = (int)strlen(tic(st[i], label, sizeof(label))) > xlen ? (int)strlen(label) : xlen;
+	int h = 160 + 38 * n_sc + 4 * (xlen > 16 ? xlen - 16 : 0);
+	int w = 260 + 136 * n_st + 7 * (ylen > 24 ? ylen - 24 : 0);
 	fprintf(gp, ")\nset tics scale 0\n");
 	lb_chart_png(gp, "matrix", w, h);
 	/* one box per cell: 'with image' needs a full grid, and n/a cells leave holes */

@@ -44,7 +44,12 @@ int lb_report_sweep(const char *dir)
 	 * reach gnuplot as quoted titles, never as data it parses */
 	fprintf(d, "# value throughput_per_s acquire_p99_us cmds_per_section overlaps split_brain_ms "
 		   "(NaN: n/a); block i is line i of sweep.gp\n");
+	int at = 1, next = 1, first_bad = 0; /* lines: a record may span several */
 	while (lb_csv_record(&line, &cap, in) >= 0) {
+		at = next;
+		for (const char *c = line; *c; c++)
+			next += *c == '\n';
+		next++;
 		if (header) {
 			header = false;
 			continue;
@@ -55,7 +60,7 @@ int lb_report_sweep(const char *dir)
 			if (lb_csv_field(line, &pos, f[k], sizeof(f[k])) < 0)
 				break;
 		if (k < 15) { /* split_brain_ms, the 16th, came later */
-			bad++;
+			first_bad = bad++ ? first_bad : at;
 			continue;
 		}
 		if (k < 16)
@@ -78,7 +83,8 @@ int lb_report_sweep(const char *dir)
 	fclose(in);
 	free(line);
 	if (bad)
-		lb_errorf("%s: %d malformed row%s left out of the charts", path, bad, bad == 1 ? "" : "s");
+		lb_errorf("%s:%d: expected 15 or more fields, or a quote was not closed (%d malformed "
+			  "row%s left out of the charts)", path, first_bad, bad, bad == 1 ? "" : "s");
 	if (cut)
 		lb_errorf("%s: more than %d strategies; %d row%s left out of the charts", path,
 			  MAX_LINES, cut, cut == 1 ? "" : "s");

@@ -339,8 +339,8 @@ int lb_results_prepare_dir(const char *dir)
 	char path[PATH_MAX + 32];
 	FILE *f;
 
-	if (strlen(dir) >= PATH_MAX) {
-		lb_errorf("output directory path too long");
+	if (strlen(dir) > 3000) { /* a directory of LB_DIR_MAX and what lockbench adds below */
+		lb_errorf("output directory path too long (%zu bytes): %.100s...", strlen(dir), dir);
 		return LB_EINVAL;
 	}
 	strcpy(path, dir);
@@ -613,16 +613,21 @@ static void print_foreign(FILE *f, const struct lb_run_cfg *cfg, const struct lb
 		fprintf(f, "               ... %llu more\n", (unsigned long long)(fr->releases - 3));
 }
 
-/* An acquire figure; ">=" when a wait that never entered makes it a lower
- * bound; n/a when no acquire call was made. */
-static void print_acquire(FILE *f, const struct lb_run_result *res, const char *label, double q)
+void lb_acquire_text(const struct lb_run_result *res, double q, char *buf, size_t len)
 {
 	bool lower;
 	double us = lb_acquire_quantile_us(res, q, &lower);
 	if (res->latency.n + res->censored.n == 0)
-		fprintf(f, " %s n/a", label);
+		snprintf(buf, len, "n/a");
 	else
-		fprintf(f, " %s %s%.2f ms", label, lower ? ">= " : "", us / 1000.0);
+		snprintf(buf, len, "%s%.2f ms", lower ? ">= " : "", us / 1000.0);
+}
+
+static void print_acquire(FILE *f, const struct lb_run_result *res, const char *label, double q)
+{
+	char text[48];
+	lb_acquire_text(res, q, text, sizeof(text));
+	fprintf(f, " %s %s", label, text);
 }
 
 /* The outcome against the scenario's expectation, the warnings, the faults. */

@@ -46,6 +46,9 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
  * long as it waited). *lower: a wait that never entered lies at or below it,
  * so the true figure is at least this (shown as ">="). */
 double lb_acquire_quantile_us(const struct lb_run_result *res, double q, bool *lower);
+/* The @q-quantile acquire figure as text: "12.34 ms", ">= 12.34 ms" when a
+ * wait that never entered makes it a lower bound, "n/a" with no acquire. */
+void lb_acquire_text(const struct lb_run_result *res, double q, char *buf, size_t len);
 /* NULL when absent. */
 const char *lb_summary_get(const struct lb_summary *s, const char *name);
 /* The field as a number, or @dflt when absent. */

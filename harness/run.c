@@ -49,6 +49,7 @@ struct run_ctx {
 	size_t sh_bytes;
 	char prefix[48];
 	char mark[32];              /* LOCKBENCH_RUN of what this run starts (signals.h) */
+	unsigned long long started_ticks; /* when the run began starting things (lb_kill_adopted) */
 	char shim[PATH_MAX];
 	struct lb_injector inj;
 	pid_t relay;               /* the relay process of network faults, or 0 */
@@ -1009,6 +1010,10 @@ static void run_cleanup(struct run_ctx *r)
 	 * outlived every kill above */
 	if (r->mark[0] && lb_kill_marked(r->mark) > 0)
 		reap_strays();
+	/* and what also cleared its environment: orphaned, it came to this
+	 * process (a child subreaper) */
+	if (r->started_ticks && lb_kill_adopted(r->started_ticks) > 0)
+		reap_strays();
 }
 
 static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res);
@@ -1069,6 +1074,8 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	prctl(PR_SET_CHILD_SUBREAPER, 1); /* the adapters of killed clients come back here */
 	lb_janitor_start();              /* if lockbench is killed, it kills what is marked */
 	lb_mark_run(r.mark, sizeof(r.mark));
+	/* the next tick: the janitor, started just before, is never taken */
+	r.started_ticks = lb_proc_ticks_now() + 1;
 	/* servers lockbench did not start: --redis, or the primary of --sentinel */
 	bool theirs = cfg->redis_urls || cfg->sentinel_urls;
 	rc = lb_faults_check(cfg, !theirs, res->skipped, sizeof(res->skipped));

@@ -734,7 +734,7 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 	return 1;
 }
 
-static char *slurp(const char *path)
+static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "r");
 	char *buf;
@@ -756,12 +756,14 @@ static char *slurp(const char *path)
 	fclose(f);
 	if (buf)
 		buf[n] = '\0';
+	*len = (size_t)n;
 	return buf;
 }
 
 int lb_scenario_parse_file(const char *path, struct lb_scenario *sc)
 {
-	char *text = slurp(path);
+	size_t len = 0;
+	char *text = slurp(path, &len);
 	int rc;
 
 	if (!text) {
@@ -771,9 +773,53 @@ int lb_scenario_parse_file(const char *path, struct lb_scenario *sc)
 		lb_errorf("%s", sc->error);
 		return LB_ESYS;
 	}
+	if (strlen(text) != len) { /* C text ends at a NUL: what follows would go unread */
+		size_t at = strlen(text);
+		int line = 1;
+		for (size_t i = 0; i < at; i++)
+			line += text[i] == '\n';
+		memset(sc, 0, sizeof(*sc));
+		snprintf(sc->error, sizeof(sc->error), "%.300s:%d: a NUL byte (byte %zu): a scenario is "
+			 "text", path, line, at + 1);
+		lb_errorf("%s", sc->error);
+		free(text);
+		return LB_EINVAL;
+	}
 	rc = lb_scenario_parse_text(text, path, sc);
 	free(text);
 	return rc;
+}
+
+/* The section a header line opens, as inih reads it (between '[' and the
+ * first ']'), into @out; false when @line is not a header. */
+static bool header_name(const char *line, char *out, size_t len)
+{
+	const char *t = skip_ws(line), *end;
+	if (*t != '[' || !(end = strchr(t, ']')))
+		return false;
+	snprintf(out, len, "%.*s", (int)(end - t - 1), t + 1);
+	return true;
+}
+
+/* Header line @i of the file: a fault has a name, and no section appears
+ * twice (inih would merge two alike in a row, or keep both: a fault that
+ * never fires, a [run] that overrides another). false with the error set. */
+static bool check_header(struct parser *p, int i)
+{
+	char name[LB_SCENARIO_LINE_MAX + 1], other[LB_SCENARIO_LINE_MAX + 1];
+	if (!header_name(p->lines[i], name, sizeof(name)))
+		return true;
+	p->line = i + 1;
+	if (!strcmp(name, "fault") || !strncmp(name, "fault ", 6)) {
+		const char *n = skip_ws(name + 5);
+		if (!*n)
+			return fail(p, "[%s]: a fault needs a name, [fault NAME]", name), false;
+	}
+	for (int k = 0; k < i; k++)
+		if (header_name(p->lines[k], other, sizeof(other)) && !strcmp(name, other))
+			return fail(p, "section [%.60s] again (first at line %d): each section once", name,
+				    k + 1), false;
+	return true;
 }
 
 int lb_scenario_parse_text(const char *text, const char *path, struct lb_scenario *sc)
@@ -815,8 +861,12 @@ int lb_scenario_parse_text(const char *text, const char *path, struct lb_scenari
 	/* inih reads a header without its ']' as an error but goes on, so the
 	 * next key would be blamed: name the header's own line instead. */
 	rc = 0;
+	int content = 0;
 	for (int i = 0; i < p.n_lines && !rc; i++) {
 		const char *t = skip_ws(p.lines[i]);
+		content += *t && *t != ';' && *t != '#' && *t != '\r';
+		if (*t == '[' && strchr(t, ']') && (rc = check_header(&p, i) ? 0 : i + 1) != 0)
+			break;
 		if (strlen(p.lines[i]) > LB_SCENARIO_LINE_MAX) {
 			/* inih would read the rest of it as a line of its own */
 			p.line = i + 1;
@@ -827,6 +877,11 @@ int lb_scenario_parse_text(const char *text, const char *path, struct lb_scenari
 			fail(&p, "section header '%.60s' has no closing ']'", t);
 			rc = i + 1;
 		}
+	}
+	if (!rc && !content) { /* keys outside any section are inih's to name */
+		p.line = p.n_lines > 0 ? 1 : 0;
+		fail(&p, "empty: expected [scenario], [run], [fault NAME], [chaos] or [expect]");
+		rc = 1;
 	}
 	if (!rc)
 		rc = ini_parse_string(text, handler, &p);

@@ -9,15 +9,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 
-static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t stop_sig, stop_count;
 static volatile pid_t children[LB_MAX_CHILDREN];
 
 static void on_stop(int sig)
 {
 	stop_sig = sig;
+	stop_count++;
 }
 
 static void on_fatal(int sig)
@@ -49,6 +51,7 @@ void lb_signals_install(void)
 
 bool lb_stop_requested(void) { return stop_sig != 0; }
 int lb_stop_signal(void) { return stop_sig; }
+int lb_stop_count(void) { return stop_count; }
 
 void lb_signals_track_child(pid_t pid)
 {
@@ -124,6 +127,48 @@ static bool marked(const char *pid, const char *want, size_t want_len, bool pref
 		if (!strncmp(p, want, want_len) && (prefix || p[want_len] == '\0'))
 			return true;
 	return false;
+}
+
+unsigned long long lb_proc_ticks_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	long hz = sysconf(_SC_CLK_TCK);
+	return ((unsigned long long)ts.tv_sec * (unsigned long long)hz +
+		(unsigned long long)ts.tv_nsec * (unsigned long long)hz / 1000000000ULL);
+}
+
+int lb_kill_adopted(unsigned long long since)
+{
+	int killed = 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		char path[300], buf[1024];
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* after the command's ')': state ppid ... starttime (field 22) */
+		const char *p = strrchr(buf, ')');
+		long ppid = 0;
+		unsigned long long start = 0;
+		if (!p || sscanf(p + 2, "%*c %ld %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+				 "%*s %*s %*s %*s %llu", &ppid, &start) != 2)
+			continue;
+		if (ppid == (long)getpid() && start >= since && kill((pid_t)atol(e->d_name), SIGKILL) == 0)
+			killed++;
+	}
+	closedir(d);
+	return killed;
 }
 
 int lb_kill_marked(const char *prefix)

@@ -22,6 +22,9 @@ void lb_signals_install(void);
 bool lb_stop_requested(void);
 /* The signal that asked to stop (SIGINT, SIGTERM) or 0. */
 int lb_stop_signal(void);
+/* How many stop signals (SIGINT, SIGTERM) have come: a wait that began
+ * after one can tell a new one. */
+int lb_stop_count(void);
 /* Register a child pid to be SIGKILLed on a fatal signal (server pids are
  * tracked by rserver.c already). */
 void lb_signals_track_child(pid_t pid);
@@ -54,5 +57,13 @@ void lb_mark_run(char *mark, size_t len);
  * when it ends with '-' ("<pid>-": all of a process's runs), until none is left (at most a few rounds: one that forks
  * while it is killed is found in the next); how many were killed. */
 int lb_kill_marked(const char *prefix);
+
+/* Now, in the clock ticks /proc/PID/stat's start time counts. */
+unsigned long long lb_proc_ticks_now(void);
+/* SIGKILL every child of this process started at or after @since ticks
+ * (lb_proc_ticks_now): lockbench is a child subreaper during a run, so a
+ * program orphaned by the run's end (one that also cleared its environment,
+ * and so its mark, and left with setsid) is its child by then. How many. */
+int lb_kill_adopted(unsigned long long since);
 
 #endif

@@ -61,14 +61,33 @@ void lb_sleep_ns(int64_t ns)
 
 void lb_errorf(const char *fmt, ...)
 {
+	char msg[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("lockbench: ", stderr);
 	/* a name in a message is data: a newline or an escape sequence in it
 	 * is shown as \xNN, never acted on by the terminal */
-	lb_esc_vfprintf(stderr, LB_LANG_TERM, fmt, ap);
-	fputc('\n', stderr);
+	int n = snprintf(msg, sizeof(msg), "lockbench: ");
+	n += lb_esc_vsnprintf(msg + n, sizeof(msg) - (size_t)n - 1, LB_LANG_TERM, fmt, ap);
 	va_end(ap);
+	if (n < 0 || (size_t)n > sizeof(msg) - 2)
+		n = (int)strlen(msg);
+	msg[n++] = '\n';
+	/* one write: the clients of a run report at the same moment, and their
+	 * lines must not interleave */
+	fflush(stderr);
+	for (ssize_t done = 0, w; done < n; done += w)
+		if ((w = write(STDERR_FILENO, msg + done, (size_t)(n - done))) <= 0)
+			break;
+}
+
+bool lb_dir_arg_ok(const char *what, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n <= LB_DIR_MAX)
+		return true;
+	lb_errorf("%s: a directory path of %zu bytes; lockbench takes at most %d (docs/running.md, "
+		  "Limits): %.80s...", what, n, LB_DIR_MAX, dir);
+	return false;
 }
 
 bool lb_exe_dir(char *out, size_t len)

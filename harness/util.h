@@ -72,6 +72,14 @@ bool lb_find_installed(const char *name, const char *kind, char *out, size_t len
  * ("exec:/tmp/my lock.sh" -> "exec__tmp_my_lock.sh-5c1f0e2a"). */
 void lb_path_word(const char *name, char *out, size_t len);
 
+/* The longest directory a user may name (--out, report DIR, check DIR):
+ * what lockbench adds below it (a matrix cell, a file) always fits, so no
+ * path it builds is ever cut. */
+#define LB_DIR_MAX 2048
+/* Is @dir, given as @what ("--out", "report"), at most LB_DIR_MAX bytes?
+ * If not, says so (its length and the limit) and returns false. */
+bool lb_dir_arg_ok(const char *what, const char *dir);
+
 /* "lockbench: <message>\n" on stderr. */
 void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

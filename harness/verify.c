@@ -1,3 +1,4 @@
+#include "esc.h"
 #include "verify.h"
 
 #include <math.h>
@@ -288,7 +289,7 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 
 	struct ctx c = { .s = &s, .out = out, .v = result };
 	if (out)
-		fprintf(out, "check %s (%zu sections, %d clients, %d keys)\n", dir, n, shape.clients,
+		lb_esc_fprintf(out, LB_LANG_TERM, "check %s (%zu sections, %d clients, %d keys)\n", dir, n, shape.clients,
 			shape.keys);
 	ranges(&c);
 	figure(&c, "sections", (double)v.sections, true, 0);

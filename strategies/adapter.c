@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -324,6 +325,11 @@ static void child(const struct adapter *a, int in_fd, int out_fd, pid_t parent)
 		dup2(log, STDERR_FILENO);
 	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
 		signal(reset[i], SIG_DFL);
+	/* no file it writes, its log (stderr) first, grows past LB_ADAPTER_LOG_MAX:
+	 * a write beyond fails (EFBIG; SIGXFSZ ignored, which exec keeps) */
+	struct rlimit fsize = { LB_ADAPTER_LOG_MAX, LB_ADAPTER_LOG_MAX };
+	setrlimit(RLIMIT_FSIZE, &fsize);
+	signal(SIGXFSZ, SIG_IGN);
 	/* the shim: client clock faults reach the library, and its connections
 	 * come from the client's own address, as lockbench's clients' do */
 	const char *source = cfg->n_nodes ? cfg->nodes[0]->source : "";

@@ -70,4 +70,8 @@ extern const struct lock_strategy lb_adapter_ops;
 int lb_adapter_manifest_parse(const char *text, const char *path, const char *dir,
 			      struct lb_adapter_def *d);
 
+/* The most bytes a file an adapter writes may hold: its log (stderr,
+ * adapter-N.log) first. docs/running.md, Limits. */
+#define LB_ADAPTER_LOG_MAX (64L << 20)
+
 #endif

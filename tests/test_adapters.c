@@ -371,6 +371,19 @@ Test(adapters, an_adapter_dying_inside_the_section_is_a_death_not_an_abort, .ini
 	nothing_left("dies-inside.sh");
 }
 
+/* A helper that clears its environment too (env -i, so no mark) and leaves
+ * with setsid: orphaned at the run's end, it is lockbench's child (a child
+ * subreaper), and is stopped there. */
+Test(adapters, a_helper_that_clears_its_environment_is_stopped, .init = setup)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/escapes-env", tmpdir);
+	const char *args[] = { "run", "--strategy", adapter("escapes-env.sh"), "--clients", "2",
+			       "--duration", "0.5", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	nothing_left("sleep 318");
+}
+
 /* A helper that leaves with setsid and a second fork outlives every process
  * group and PDEATHSIG: the run's end kills it, and so does the janitor when
  * lockbench itself is killed with kill -9. */
@@ -479,7 +492,7 @@ Test(adapters, a_hostile_program_name_is_data, .init = setup)
  * these write is read back by report and check as written (matrix.csv and
  * sweep.csv fields per RFC 4180, a newline inside quotes included), the
  * charts get the names as quoted gnuplot strings, nothing runs. */
-Test(adapters, hostile_names_through_matrix_compare_and_sweep, .init = setup, .timeout = 240)
+Test(adapters, hostile_names_through_matrix_compare_and_sweep, .init = setup)
 {
 	char spec[620], sc[600], m[PATH_MAX], c[PATH_MAX], w[PATH_MAX];
 	hostile_adapter(spec, sizeof(spec));
@@ -541,8 +554,9 @@ Test(adapters, hostile_names_through_matrix_compare_and_sweep, .init = setup, .t
 	fclose(f);
 	cr_assert_eq(rows, 2, "matrix.csv holds %zu rows", rows);
 	/* the chart's tic labels: single-quoted, the quote doubled */
-	cr_assert(strstr(fx_slurp(m, "matrix.gp"), "'exec:") &&
-		  strstr(fx_slurp(m, "matrix.gp"), "a,b\"c'';d$(touch PWNED)"), "%s",
+	/* (cut at 32 bytes with an ellipsis: the whole names are in matrix.md) */
+	cr_assert(strstr(fx_slurp(m, "matrix.gp"), "('exec:") &&
+		  strstr(fx_slurp(m, "matrix.gp"), "('s,\"q\xe2\x80\x99;$(touch PWNED)"), "%s",
 		  fx_slurp(m, "matrix.gp"));
 	/* sweep: one block of numbers per strategy, two points each */
 	const char *pts = fx_slurp(w, "sweep-points.dat");
@@ -814,4 +828,44 @@ Test(adapters, a_library_writing_outside_the_prefix_refuses_foreign_servers, .in
 			      "redis://127.0.0.1:1", "--no-status", "--no-report", NULL };
 	cr_assert_eq(lb(run), 1, "%s", out());
 	cr_assert(strstr(out(), "writes mutex:KEY, outside the key lockbench gives it"), "%s", out());
+}
+
+/* A lock that never grants: the run is inconclusive, its charts are drawn
+ * (the latency chart says no acquire completed) and it exits 0, not 1. */
+Test(adapters, a_lock_that_never_grants_is_a_result_not_a_failure, .init = setup)
+{
+	char path[200], spec[220], dir[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/busy.sh", tmpdir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "#!/bin/sh\nread -r l; echo 'hello 2 library=x version=1 language=sh extend=no "
+		   "lost=no extends=never'\nread -r l; echo ok\nwhile read -r l; do case $l in "
+		   "acquire) echo busy ;; quit) echo bye; exit 0 ;; esac; done\n");
+	fclose(f);
+	chmod(path, 0755);
+	snprintf(spec, sizeof(spec), "exec:%s", path);
+	snprintf(dir, sizeof(dir), "%s/never", tmpdir);
+	const char *args[] = { "run", "--strategy", spec, "--clients", "2", "--duration", "0.5",
+			       "--out", dir, "--no-status", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	cr_assert_str_eq(text("never", "observed"), "inconclusive");
+	cr_assert_null(strstr(out(), "gnuplot failed"), "%s", out());
+	cr_assert(strstr(fx_slurp(dir, "latency.gp"), "no acquire completed"));
+}
+
+/* A log an adapter floods stops at its limit (64 MiB): the disk is not
+ * filled by a program lockbench runs, and the run still completes. */
+Test(adapters, an_adapter_log_has_a_limit, .init = setup)
+{
+	char dir[PATH_MAX], log[PATH_MAX + 32];
+	struct stat st;
+	snprintf(dir, sizeof(dir), "%s/flood", tmpdir);
+	const char *args[] = { "run", "--strategy", adapter("floods-stderr.sh"), "--clients", "1",
+			       "--duration", "1", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	snprintf(log, sizeof(log), "%s/adapter-0.log", dir);
+	cr_assert_eq(stat(log, &st), 0);
+	cr_assert_leq(st.st_size, 64L << 20, "the log grew to %lld bytes", (long long)st.st_size);
+	cr_assert_gt(field("flood", "sections"), 0);
+	unlink(log);
 }

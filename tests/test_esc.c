@@ -92,7 +92,7 @@ Test(esc, other_conversions_are_printf)
 	cr_assert_str_eq(out, want);
 	/* precision cuts the data, then it is escaped whole */
 	lb_esc_snprintf(out, sizeof(out), LB_LANG_GNUPLOT, "%.3s", "it's");
-	cr_assert_str_eq(out, "'it'''");
+	cr_assert_str_eq(out, "'it\xe2\x80\x99'");
 	/* snprintf's contract: the length it would have, the buffer cut */
 	cr_assert_eq(lb_esc_snprintf(out, 4, LB_LANG_RAW, "%s", "abcdef"), 6);
 	cr_assert_str_eq(out, "abc");
@@ -206,4 +206,31 @@ Test(esc, csv_records_span_quoted_line_breaks)
 	cr_assert_eq(lb_csv_record(&line, &cap, f), -1);
 	free(line);
 	fclose(f);
+}
+
+/* gnuplot itself reads every hostile name as one string: a title and a tic
+ * label, each on a line of its own after which a plot still runs. */
+Test(esc, gnuplot_parses_every_literal)
+{
+	char script[] = "/tmp/lbtest-gp-XXXXXX";
+	int fd = mkstemp(script);
+	cr_assert_geq(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "set term dumb\nset output '/dev/null'\n");
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++)
+		lb_esc_fprintf(f, LB_LANG_GNUPLOT, "set title %s\nset xtics (%s 1)\nplot x\n", hostile[i],
+			       hostile[i]);
+	lb_esc_fprintf(f, LB_LANG_GNUPLOT, "set title %s\nplot x\n", "y''x '''' z");
+	fclose(f);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "cd /tmp && gnuplot %s 2>&1", script);
+	FILE *p = popen(cmd, "r");
+	char out[4096] = "";
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	int rc = pclose(p);
+	unlink(script);
+	cr_assert_eq(rc, 0, "gnuplot refused a literal: %s", out);
+	cr_assert_eq(n, 0, "gnuplot said: %s", out);
+	cr_assert_neq(access("/tmp/PWNED", F_OK), 0, "a literal ran a command");
 }

@@ -492,6 +492,12 @@ static void ref_foreign(const struct khist *k, struct lb_foreign_result *r,
 				by_time[i] = true;
 				for (size_t j = 0; j < h->n; j++) {
 					const struct lb_section *c = &h->s[j];
+					/* value unknown: not a section already set on another server */
+					bool elsewhere = false;
+					for (int sv = 0; any && sv < MAX_KEV; sv++)
+						elsewhere |= sv != e->server && claimed[sv][j];
+					if (elsewhere)
+						continue;
 					if (c->key == e->key && (!c->token || any) && ref_on_node(c, e->node) &&
 					    c->acquire_start_ns <= e->t_ns &&
 					    c->enter_ns >= e->t_ns - k->o.slop_ns &&

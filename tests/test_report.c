@@ -224,7 +224,7 @@ Test(report, hostile_names_never_become_gnuplot_code, .init = mktmp)
 		snprintf(path, sizeof(path), "%s/PWNED%d", tmpdir, k);
 		cr_assert_neq(access(path, F_OK), 0, "a name ran code: %s exists", path);
 	}
-	cr_assert(strstr(fx_slurp(tmpdir, "timeline.gp"), "set title 'x\"; system(\"touch PWNED1\"); set title \"y under q''; system(''touch PWNED2''); '': who"));
+	cr_assert(strstr(fx_slurp(tmpdir, "timeline.gp"), "set title 'x\"; system(\"touch PWNED1\"); set title \"y under q\xe2\x80\x99; system(\xe2\x80\x99touch PWNED2\xe2\x80\x99); \xe2\x80\x99: who"));
 }
 
 Test(report, a_window_spaces_labels_on_its_own_axis, .init = mktmp)
@@ -506,4 +506,59 @@ Test(report, a_summary_that_disagrees_with_the_history_is_told, .init = mktmp)
 	cr_assert(strstr(fx_slurp(dir, "report.md"), "**Warning: summary.csv disagrees with this "
 		  "run's own files** on overlaps"), "%s", fx_slurp(dir, "report.md"));
 	cr_assert(strstr(fx_slurp(dir, "report.html"), "Warning: summary.csv disagrees"));
+}
+
+/* A report.md from someone else becomes a page with no script in it: link
+ * and image addresses are attribute values with their quotes escaped, and
+ * an address with a scheme (javascript:) or a host is shown as text. */
+Test(report, a_hostile_report_md_runs_no_script, .init = mktmp)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/report.md", tmpdir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "# <script>alert(1)</script>\n\n![i](x\" onerror=\"alert(2))\n\n"
+		   "[a](javascript:alert(3))\n\n[b](//evil.example/x)\n\n[ok](sub/report.md)\n\n"
+		   "| a \\| b | `<b>` |\n");
+	fclose(f);
+	cr_assert_eq(lb_report_html_from_md(tmpdir), 0);
+	const char *html = fx_slurp(tmpdir, "report.html");
+	cr_assert_null(strstr(html, "<script>alert"), "%s", html);
+	cr_assert_null(strstr(html, "\" onerror"), "%s", html);
+	cr_assert_null(strstr(html, "javascript:"), "%s", html);
+	cr_assert_null(strstr(html, "evil.example"), "%s", html);
+	cr_assert(strstr(html, "<a href=\"sub/report.md\">ok</a>"), "%s", html);
+	cr_assert(strstr(html, "<td> a | b </td>"), "an escaped | is text in its cell: %s", html);
+}
+
+/* A history where everyone is inside at once (anyone may write one): the
+ * timeline draws one "two or more inside" bar per stretch of a section, not
+ * one per pair, so 6000 overlapping sections give at most 3000 bars (the
+ * window), not 18 million lines. */
+Test(report, a_crowded_history_draws_one_bar_per_stretch, .init = mktmp)
+{
+	enum { N = 6000 };
+	static struct lb_section sec[N];
+	for (int i = 0; i < N; i++) /* all inside from about 0 to 10 s */
+		sec[i] = (struct lb_section){ .client = i % 3, .key = 0, .enter_ns = i * 1000,
+					      .exit_ns = 10000 * MS + i * 1000,
+					      .release_ns = 10000 * MS + i * 1000 + 100,
+					      .outcome = LB_OUT_RELEASED, .fence = -1 };
+	struct lb_run_files rf = { .sec = sec, .n = N, .clients = 3, .keys = 1, .ttl_ms = 30000,
+				   .elapsed_s = 11 };
+	bool drawn = false;
+
+	snprintf(rf.dir, sizeof(rf.dir), "%s", tmpdir);
+	lb_hist_add(&rf.lat, 2 * MS);
+	cr_assert_eq(lb_charts_run(&rf, &drawn), 0, "see %s/gnuplot.log", tmpdir);
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/timeline-overlaps.dat", tmpdir);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	int lines = 0;
+	for (int c; (c = fgetc(f)) != EOF;)
+		lines += c == '\n';
+	fclose(f);
+	cr_assert_leq(lines, 3001, "%d overlap bars for a window of 3000 sections", lines);
+	cr_assert_geq(lines, 2000, "the overlaps are still drawn: %d", lines);
 }

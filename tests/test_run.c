@@ -928,3 +928,23 @@ Test(run, a_slow_section_under_a_lock_that_holds_lasts_its_hold, .init = mktmp)
 		cr_assert_str_eq(summary_text(dir, "observed"), "safe");
 	}
 }
+
+/* A directory longer than lockbench takes is refused with its length, by
+ * every command that names one: never cut (a cut path is another
+ * directory's), never written into. */
+Test(run, a_directory_too_long_is_refused_not_cut, .init = mktmp)
+{
+	static char dir[2200];
+	int n = snprintf(dir, sizeof(dir), "%s/", tmpdir);
+	memset(dir + n, 'a', sizeof(dir) - 1 - (size_t)n);
+	const char *run[] = { "run", "--strategy", "set-nx-px", "--duration", "0.2", "--out", dir, NULL };
+	cr_assert_eq(lb(run), 2);
+	cr_assert(file_has("stderr", "at most 2048"), "no reason given");
+	const char *matrix[] = { "matrix", "--strategies", "set-nx-px", "--out", dir, NULL };
+	cr_assert_eq(lb(matrix), 2);
+	const char *report[] = { "report", dir, NULL };
+	cr_assert_eq(lb(report), 2);
+	const char *check[] = { "check", dir, NULL };
+	cr_assert_eq(lb(check), 2);
+	cr_assert(file_has("stderr", "at most 2048"), "no reason given");
+}

@@ -724,3 +724,27 @@ Test(scenario, min_replicas_keys_need_the_sentinel_topology)
 	fails_at("[run]\ntopology = sentinel\nmin_replicas_max_lag = 0\n", 3, "1 to 3600");
 	fails_at("[run]\ntopology = sentinel\ndown_after = 5\n", 3, "100 to 60000");
 }
+
+/* What the INI reader would take silently is refused at its line: a section
+ * twice (two [fault a] merged, the first never firing), a fault without a
+ * name, an empty file, and a NUL byte (C text ends there: the rest unread). */
+Test(scenario, sections_twice_nameless_faults_empty_files_and_nul_bytes_are_refused)
+{
+	fails_at("[fault a]\naction = pause\nat = 0.2\nduration = 100\n[fault a]\naction = kill\n", 5,
+		 "section [fault a] again (first at line 1)");
+	fails_at("[run]\nclients = 2\n[fault b]\naction = kill\nat = 1\n[run]\nclients = 3\n", 6,
+		 "section [run] again");
+	fails_at("[fault ]\naction = kill\nat = 1\n", 1, "a fault needs a name");
+	fails_at("", 1, "empty");
+	fails_at("; only a comment\n", 1, "empty");
+	static const char nul[] = "[run]\nclients = 2\n\0[fault x]\naction = kill\n";
+	strcpy(path, "/tmp/lbtest-scenario-XXXXXX.ini");
+	int fd = mkstemps(path, 4);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, nul, sizeof(nul) - 1), (ssize_t)sizeof(nul) - 1);
+	close(fd);
+	int rc = lb_scenario_parse_file(path, &sc);
+	unlink(path);
+	cr_assert_eq(rc, LB_EINVAL, "a NUL byte was accepted");
+	cr_assert(strstr(sc.error, ":3: a NUL byte (byte 19)"), "%s", sc.error);
+}

@@ -212,6 +212,23 @@ function holdWith(start, ctx) {
   };
 }
 
+/* The value a library's using() wrote, which its API does not hand out: its
+ * public acquire() returns the lock with its value, and using() takes its
+ * lock through it, so watching this instance's acquire() sees the value the
+ * routine holds. The lock is the library's own; nothing is changed, and if a
+ * version stops going through acquire() the value is simply not known (the
+ * protocol's token= is left out and the servers' foreign releases read n/a). */
+function watchValue(obj) {
+  const seen = { value: null };
+  const acquire = obj.acquire.bind(obj);
+  obj.acquire = async (...args) => {
+    const lock = await acquire(...args);
+    seen.value = lock && lock.value !== undefined ? String(lock.value) : null;
+    return lock;
+  };
+  return seen;
+}
+
 /* true when @fn succeeds, false when it throws an @ErrorClass (the library's
  * "not yours any more"); any other error goes on up. */
 async function falseOn(ErrorClass, fn) {
@@ -224,4 +241,4 @@ async function falseOn(ErrorClass, fn) {
   }
 }
 
-module.exports = { serve, holdWith, errorText, makeRedis, versionOf, falseOn };
+module.exports = { serve, holdWith, errorText, makeRedis, versionOf, falseOn, watchValue };

@@ -12,11 +12,11 @@
  * stays on: users run it. A failed attempt is a LockAcquisitionError, whose
  * cause says whether the lock was held ("already held") or Redis failed.
  */
-const { holdWith, versionOf } = require('../protocol');
+const { holdWith, versionOf, watchValue } = require('../protocol');
 
 module.exports = function make(kind) {
   const lib = require('redlock-universal');
-  let lock = null, handle = null, hold = null, ctx, manual;
+  let lock = null, handle = null, hold = null, ctx, manual, seen;
   const clients = [];
 
   function busy(e) {
@@ -43,6 +43,7 @@ module.exports = function make(kind) {
       lock = kind === 'redlock'
         ? lib.createRedlock({ adapters, ...options })
         : lib.createLock({ adapter: adapters[0], ...options });
+      seen = watchValue(lock); /* using()'s value, for the servers' foreign releases */
     },
     async acquire() {
       try {
@@ -50,9 +51,10 @@ module.exports = function make(kind) {
           handle = await lock.acquire();
           return { token: handle.value };
         }
+        seen.value = null;
         hold = holdWith((routine) => lock.using(routine), ctx);
         await hold.held;
-        return {};
+        return seen.value ? { token: seen.value } : {};
       } catch (e) {
         hold = null;
         if (busy(e)) return null;

@@ -18,13 +18,13 @@
  * when the nodes that did not fail were enough for a quorum (they voted
  * against: ResourceLockedError), an error when too many failed.
  */
-const { holdWith, versionOf, falseOn } = require('../protocol');
+const { holdWith, versionOf, falseOn, watchValue } = require('../protocol');
 
 module.exports = function make(pkg) {
   const mod = require(pkg);
   const Redlock = mod.default || mod.Redlock;
   const { ResourceLockedError, ExecutionError } = mod;
-  let redlock, resource, ttl, manual, ctx, lock = null, hold = null;
+  let redlock, resource, ttl, manual, ctx, lock = null, hold = null, seen;
   const clients = [];
 
   /* busy (or, for a release, not ours): the nodes that did not fail were
@@ -57,6 +57,7 @@ module.exports = function make(pkg) {
        * default) + 100 ms: with a shorter TTL, the largest threshold it accepts */
       if (!manual && ttl < 600) settings.automaticExtensionThreshold = Math.max(1, ttl - 100);
       redlock = new Redlock(clients, settings);
+      seen = watchValue(redlock); /* using()'s value, for the servers' foreign releases */
       redlock.on('error', (e) => {
         if (e instanceof ResourceLockedError) return; /* as its README does */
         process.stderr.write('redlock error: ' + e + '\n');
@@ -68,9 +69,10 @@ module.exports = function make(pkg) {
           lock = await redlock.acquire([resource], ttl);
           return { token: lock.value, validity_ms: lock.expiration - Date.now() };
         }
+        seen.value = null;
         hold = holdWith((routine) => redlock.using([resource], ttl, routine), ctx);
         await hold.held;
-        return { validity_ms: ttl };
+        return seen.value ? { token: seen.value, validity_ms: ttl } : { validity_ms: ttl };
       } catch (e) {
         hold = null;
         if (await lockedVote(e)) return null;
