@@ -16,6 +16,7 @@
 
 #include "failpoint.h"
 #include "rserver.h"
+#include "run.h"
 #include "scenario.h"
 #include "shared.h"
 #include "signals.h"

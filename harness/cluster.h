@@ -28,7 +28,7 @@
 #include <sys/types.h>
 
 #include "rserver.h"
-#include "topology.h"
+
 
 #define LB_CLUSTER_SHARDS 3
 #define LB_CLUSTER_NODES (2 * LB_CLUSTER_SHARDS)

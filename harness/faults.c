@@ -2,6 +2,7 @@
 
 #include "adapter.h"
 #include "cluster.h"
+#include "node.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
 #define LB_FAULTS_H
 
 #include "rserver.h"
-#include "run.h"
+#include "params.h"
 #include "scenario.h"
 #include "shared.h"
 

@@ -37,6 +37,7 @@ static const char *const dir_files[] = { "redis.log", "clock_offset_ms", "dump.r
 
 static void track(pid_t pid)
 {
+	lb_signals_on_fatal(lb_server_kill_all_signal_safe);
 	for (int i = 0; i < MAX_LIVE; i++)
 		if (live_pids[i] == 0) {
 			live_pids[i] = pid;

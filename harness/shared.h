@@ -15,7 +15,9 @@
 #include "metrics.h"
 #include "relay.h"
 #include "topology.h"
-#include "run.h"
+#include "history.h"
+#include "params.h"
+#include "shared_event.h"
 
 enum lb_rec_state { LB_REC_EMPTY, LB_REC_ENTERED, LB_REC_EXITED, LB_REC_RELEASED };
 

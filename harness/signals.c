@@ -1,5 +1,4 @@
 #include "signals.h"
-#include "rserver.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -15,6 +14,7 @@
 
 static volatile sig_atomic_t stop_sig, stop_count;
 static volatile pid_t children[LB_MAX_CHILDREN];
+static void (*volatile fatal_hook)(void);
 
 static void on_stop(int sig)
 {
@@ -27,9 +27,15 @@ static void on_fatal(int sig)
 	for (int i = 0; i < LB_MAX_CHILDREN; i++)
 		if (children[i] > 0)
 			kill(children[i], SIGKILL);
-	lb_server_kill_all_signal_safe();
+	if (fatal_hook)
+		fatal_hook();
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+void lb_signals_on_fatal(void (*fn)(void))
+{
+	fatal_hook = fn;
 }
 
 void lb_signals_install(void)

@@ -19,6 +19,10 @@
 #define LB_MAX_CHILDREN 1100
 
 void lb_signals_install(void);
+/* On a fatal signal, after the tracked children are killed, call @fn (it
+ * must be async-signal-safe). rserver.c sets it to kill its servers: this
+ * layer knows nothing of servers. */
+void lb_signals_on_fatal(void (*fn)(void));
 bool lb_stop_requested(void);
 /* The signal that asked to stop (SIGINT, SIGTERM) or 0. */
 int lb_stop_signal(void);

@@ -3,7 +3,7 @@
  * (adapter_proto.h). No I/O: adapter.c reads the pipe and feeds this.
  */
 #include "adapter_proto.h"
-#include "util.h"
+#include "strategy.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  */
 #include "adapter.h"
 #include "adapter_proto.h"
-#include "util.h"
+#include "strategy.h"
 
 #include <dirent.h>
 #include <errno.h>

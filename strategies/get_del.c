@@ -14,7 +14,6 @@
  * Note:    the seed uses EX in seconds; we use PX so sub-second TTLs work.
  *          The DEL is a GETDEL so the harness can see whose lock it removed.
  */
-#include "failpoint.h"
 #include "plumbing.h"
 
 static int get_del_acquire(void *self, struct lb_grant *grant)

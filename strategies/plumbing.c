@@ -1,5 +1,4 @@
 #include "plumbing.h"
-#include "failpoint.h"
 
 #include <errno.h>
 #include <poll.h>

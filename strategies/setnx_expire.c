@@ -35,7 +35,6 @@
  *          runs as its own strategy beside it. The value is a per-acquire
  *          token, as the seed's uuid4.
  */
-#include "failpoint.h"
 #include "plumbing.h"
 
 /* The key's expiry is known to the holder only when nobody else moves it:

@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "failpoint.h"
 #include "plumbing.h"
 
 struct setnx_getset {

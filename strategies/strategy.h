@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "failpoint.h" /* lb_failpoint: the seeds' slow points */
 #include "history.h" /* LB_LEASE_UNKNOWN, LB_LEASE_NEVER */
 #include "util.h"
 
