@@ -210,25 +210,97 @@ static int span_cmp(const void *pa, const void *pb)
  * title says so). */
 #define TIMELINE_BARS_MAX 200000
 
-static int write_timeline(const struct lb_run_files *rf)
-{
-	size_t from = 0, to = rf->n, bars = 0, cut = 0;
-	struct span *parts = malloc(sizeof(struct span) * (rf->n ? rf->n : 1));
-	int64_t t0 = 0;
-	char title[200], window[80] = "";
-	struct lb_outfile d = { 0 }, o = { 0 }, m = { 0 }, r = { 0 }, gp = { 0 };
-	int rc = 0;
-	size_t unknown = 0; /* sections whose lease's end the lock did not tell */
+/* What a timeline draws: the sections from..to (all, or a window round
+ * the first violation), said in @window. */
+struct timeline {
+	const struct lb_run_files *rf;
+	size_t from, to;
+	char window[80];
+	size_t unknown; /* sections whose lease's end the lock did not tell */
+	size_t bars, cut; /* overlap bars drawn, and past TIMELINE_BARS_MAX */
+};
 
-	if (rf->n > TIMELINE_MAX) {
-		int64_t v = first_violation(rf);
-		t0 = v > 500 * LB_NS_PER_MS ? v - 500 * LB_NS_PER_MS : 0;
-		while (from < rf->n && rf->sec[from].enter_ns < t0)
-			from++;
-		to = from + TIMELINE_MAX < rf->n ? from + TIMELINE_MAX : rf->n;
-		snprintf(window, sizeof(window), " (sections %zu-%zu of %zu)", from + 1, to, rf->n);
+static void timeline_window(struct timeline *tl)
+{
+	const struct lb_run_files *rf = tl->rf;
+
+	tl->from = 0;
+	tl->to = rf->n;
+	if (rf->n <= TIMELINE_MAX)
+		return;
+	int64_t v = first_violation(rf);
+	int64_t t0 = v > 500 * LB_NS_PER_MS ? v - 500 * LB_NS_PER_MS : 0;
+	while (tl->from < rf->n && rf->sec[tl->from].enter_ns < t0)
+		tl->from++;
+	tl->to = tl->from + TIMELINE_MAX < rf->n ? tl->from + TIMELINE_MAX : rf->n;
+	snprintf(tl->window, sizeof(tl->window), " (sections %zu-%zu of %zu)", tl->from + 1, tl->to,
+		 rf->n);
+}
+
+/* Section @i's stretches shared with another client's section (of its
+ * key), merged: one bar per stretch, however many others were inside in it.
+ * @parts has room for every section. */
+static void overlap_bars(struct timeline *tl, size_t i, int64_t exit, struct span *parts, FILE *o)
+{
+	const struct lb_run_files *rf = tl->rf;
+	const struct lb_section *s = &rf->sec[i];
+	size_t k = 0;
+
+	for (size_t j = 0; j < rf->n; j++) {
+		const struct lb_section *t = &rf->sec[j];
+		if (j == i || t->key != s->key || t->client == s->client)
+			continue;
+		if (t->enter_ns >= exit)
+			break; /* sorted by enter */
+		int64_t texit = lb_section_exit(t, exit);
+		int64_t a = s->enter_ns > t->enter_ns ? s->enter_ns : t->enter_ns;
+		int64_t b = exit < texit ? exit : texit;
+		if (b > a)
+			parts[k++] = (struct span){ a, b };
 	}
-	if (lb_outfile_open(&d, rf->dir, "timeline-sections.dat", true) < 0 ||
+	if (k > 1)
+		qsort(parts, k, sizeof(*parts), span_cmp);
+	for (size_t x = 0; x < k;) {
+		int64_t a = parts[x].from, b = parts[x].to;
+		for (x++; x < k && parts[x].from <= b; x++)
+			b = parts[x].to > b ? parts[x].to : b;
+		if (tl->bars == TIMELINE_BARS_MAX) {
+			tl->cut++;
+			continue;
+		}
+		tl->bars++;
+		fprintf(o, "%d %.6f %.6f\n", s->client, s_of(a), s_of(b - a));
+	}
+}
+
+/* A section's marks (@m) and its release after the section (@r). */
+static void section_marks(struct timeline *tl, const struct lb_section *s, int64_t exit, FILE *m,
+			  FILE *r)
+{
+	/* only where the lock's own account says when its lease ended */
+	if (lb_lease_known(s) && exit > s->lease_end_ns)
+		fprintf(m, "%.6f %d 1\n", s_of(s->lease_end_ns), s->client);
+	tl->unknown += !lb_lease_known(s) && s->lease_end_ns != LB_LEASE_NEVER;
+	if (s->outcome == LB_OUT_KILLED)
+		fprintf(m, "%.6f %d 2\n", s_of(exit), s->client);
+	/* a release that takes longer than a millisecond (a partition, a slow
+	 * node) holds the lock after the section: drawn, not idle */
+	if (s->release_ns > exit + LB_NS_PER_MS)
+		fprintf(r, "%d %.6f %.6f\n", s->client, s_of(exit), s_of(s->release_ns - exit));
+	if (s->outcome == LB_OUT_FOREIGN && s->release_ns >= 0)
+		fprintf(m, "%.6f %d 3\n", s_of(s->release_ns), s->client);
+	if (s->outcome == LB_OUT_LOST && s->release_ns >= 0)
+		fprintf(m, "%.6f %d 4\n", s_of(s->release_ns), s->client);
+}
+
+/* The timeline's four data files: 0 or LB_ESYS. */
+static int timeline_data(struct timeline *tl)
+{
+	const struct lb_run_files *rf = tl->rf;
+	struct span *parts = malloc(sizeof(struct span) * (rf->n ? rf->n : 1));
+	struct lb_outfile d = { 0 }, o = { 0 }, m = { 0 }, r = { 0 };
+
+	if (!parts || lb_outfile_open(&d, rf->dir, "timeline-sections.dat", true) < 0 ||
 	    lb_outfile_open(&o, rf->dir, "timeline-overlaps.dat", true) < 0 ||
 	    lb_outfile_open(&m, rf->dir, "timeline-marks.dat", true) < 0 ||
 	    lb_outfile_open(&r, rf->dir, "timeline-releasing.dat", true) < 0) {
@@ -243,106 +315,78 @@ static int write_timeline(const struct lb_run_files *rf)
 	fprintf(m.f, "# time_s client kind (1 lease expired, 2 killed, 3 foreign release, 4 lost)\n");
 	fprintf(r.f, "# client exit_s length_s (out of its section, its release not done: the lock "
 		     "is still its own)\n");
-	for (size_t i = from; i < to; i++) {
+	for (size_t i = tl->from; i < tl->to; i++) {
 		const struct lb_section *s = &rf->sec[i];
 		int64_t exit = lb_section_exit(s, (int64_t)(rf->elapsed_s * 1e9));
 		fprintf(d.f, "%d %.6f %.6f\n", s->client, s_of(s->enter_ns), s_of(exit - s->enter_ns));
-		/* the parts of this section shared with another client's, merged:
-		 * one bar per stretch, however many others were inside in it */
-		size_t k = 0;
-		for (size_t j = 0; j < rf->n && parts; j++) {
-			const struct lb_section *t = &rf->sec[j];
-			if (j == i || t->key != s->key || t->client == s->client)
-				continue;
-			if (t->enter_ns >= exit)
-				break; /* sorted by enter */
-			int64_t texit = lb_section_exit(t, exit);
-			int64_t a = s->enter_ns > t->enter_ns ? s->enter_ns : t->enter_ns;
-			int64_t b = exit < texit ? exit : texit;
-			if (b > a)
-				parts[k++] = (struct span){ a, b };
-		}
-		if (k > 1)
-			qsort(parts, k, sizeof(*parts), span_cmp);
-		for (size_t x = 0; x < k;) {
-			int64_t a = parts[x].from, b = parts[x].to;
-			for (x++; x < k && parts[x].from <= b; x++)
-				b = parts[x].to > b ? parts[x].to : b;
-			if (bars == TIMELINE_BARS_MAX) {
-				cut++;
-				continue;
-			}
-			bars++;
-			fprintf(o.f, "%d %.6f %.6f\n", s->client, s_of(a), s_of(b - a));
-		}
-		/* only where the lock's own account says when its lease ended */
-		if (lb_lease_known(s) && exit > s->lease_end_ns)
-			fprintf(m.f, "%.6f %d 1\n", s_of(s->lease_end_ns), s->client);
-		unknown += !lb_lease_known(s) && s->lease_end_ns != LB_LEASE_NEVER;
-		if (s->outcome == LB_OUT_KILLED)
-			fprintf(m.f, "%.6f %d 2\n", s_of(exit), s->client);
-		/* a release that takes longer than a millisecond (a partition, a
-		 * slow node) holds the lock after the section: drawn, not idle */
-		if (s->release_ns > exit + LB_NS_PER_MS)
-			fprintf(r.f, "%d %.6f %.6f\n", s->client, s_of(exit), s_of(s->release_ns - exit));
-		if (s->outcome == LB_OUT_FOREIGN && s->release_ns >= 0)
-			fprintf(m.f, "%.6f %d 3\n", s_of(s->release_ns), s->client);
-		if (s->outcome == LB_OUT_LOST && s->release_ns >= 0)
-			fprintf(m.f, "%.6f %d 4\n", s_of(s->release_ns), s->client);
+		overlap_bars(tl, i, exit, parts, o.f);
+		section_marks(tl, s, exit, m.f, r.f);
 	}
 	fprintf(m.f, "\n");
 	free(parts);
-	if (cut) {
-		size_t used = strlen(window);
-		snprintf(window + used, sizeof(window) - used, " (%zu overlap bars not drawn)", cut);
+	if (tl->cut) {
+		size_t used = strlen(tl->window);
+		snprintf(tl->window + used, sizeof(tl->window) - used, " (%zu overlap bars not drawn)",
+			 tl->cut);
 		lb_errorf("%s: the timeline draws at most %d overlap bars; %zu more are not drawn",
-			  rf->dir, TIMELINE_BARS_MAX, cut);
+			  rf->dir, TIMELINE_BARS_MAX, tl->cut);
 	}
-	rc |= lb_outfile_close(&d) | lb_outfile_close(&o) | lb_outfile_close(&m) |
-	      lb_outfile_close(&r);
-	bool primaries = write_primaries(rf) > 0;
-	if (rc < 0 || lb_outfile_open(&gp, rf->dir, "timeline.gp", true) < 0)
-		return LB_ESYS;
+	return lb_outfile_close(&d) | lb_outfile_close(&o) | lb_outfile_close(&m) |
+	       lb_outfile_close(&r);
+}
+
+/* The title, the lanes, the line styles and the time axis; the axis's span
+ * into *@lo_s and *@hi_s (the whole run, or the window's sections, which
+ * gnuplot scales the axis to). */
+static void timeline_axes(const struct timeline *tl, FILE *g, double *lo_s, double *hi_s)
+{
+	const struct lb_run_files *rf = tl->rf;
 	const char *strategy = lb_summary_get(&rf->sum, "strategy");
 	const char *scenario = lb_summary_get(&rf->sum, "scenario");
-	snprintf(title, sizeof(title), "%s under %s: who was inside when (seconds since the start)%s", strategy ? strategy : "?",
-		 scenario ? scenario : "?", window);
+	char title[200];
+
+	snprintf(title, sizeof(title), "%s under %s: who was inside when (seconds since the start)%s",
+		 strategy ? strategy : "?", scenario ? scenario : "?", tl->window);
 	/* names are data: a gnuplot literal each (esc.h), never code */
-	lb_esc_fprintf(gp.f, LB_LANG_GNUPLOT, "# lockbench timeline: edit and re-render with `gnuplot "
+	lb_esc_fprintf(g, LB_LANG_GNUPLOT, "# lockbench timeline: edit and re-render with `gnuplot "
 		       "timeline.gp`\n"
 		       /* no xlabel: gnuplot draws it over a key below the plot */
 		       "set title %s\n"
 		       "set yrange [-0.8:%d]\nset ytics (", title, rf->clients);
 	for (int c = 0; c < rf->clients; c++)
-		fprintf(gp.f, "%s\"client %d\" %d", c ? ", " : "", c, c);
-	fprintf(gp.f, ")\nset grid xtics lc rgb '#dddddd'\nset key outside below horizontal\n"
-		    "set style line 1 lc rgb '#4477aa' lw 9\nset style line 2 lc rgb '#cc3311' lw 9\n");
+		fprintf(g, "%s\"client %d\" %d", c ? ", " : "", c, c);
+	fprintf(g, ")\nset grid xtics lc rgb '#dddddd'\nset key outside below horizontal\n"
+		   "set style line 1 lc rgb '#4477aa' lw 9\nset style line 2 lc rgb '#cc3311' lw 9\n");
 	int lw = rf->clients > 24 ? 3 : rf->clients > 8 ? 5 : 9;
-	fprintf(gp.f, "set style line 1 lc rgb '#4477aa' lw %d\nset style line 2 lc rgb '#cc3311' lw %d\n"
-		    "set style line 3 lc rgb '#99bbdd' lw %d\n", lw, lw, (lw + 1) / 2);
+	fprintf(g, "set style line 1 lc rgb '#4477aa' lw %d\nset style line 2 lc rgb '#cc3311' lw %d\n"
+		   "set style line 3 lc rgb '#99bbdd' lw %d\n", lw, lw, (lw + 1) / 2);
 	/* The whole run, so that a stretch where nobody got in shows as empty. */
 	double end_s = rf->elapsed_s;
 	for (size_t i = 0; i < rf->n; i++)
 		if (s_of(rf->sec[i].release_ns) > end_s)
 			end_s = s_of(rf->sec[i].release_ns);
-	if (!window[0] && end_s > 0)
-		fprintf(gp.f, "set xrange [0:%.3f]\n", end_s);
-	/* The axis the labels are spaced on: the whole run, or the window's
-	 * sections (gnuplot scales the axis to them). */
-	double lo_s = 0, hi_s = end_s;
-	if (window[0]) {
-		lo_s = hi_s = s_of(rf->sec[from].enter_ns);
-		for (size_t i = from; i < to; i++)
-			if (s_of(rf->sec[i].release_ns) > hi_s)
-				hi_s = s_of(rf->sec[i].release_ns);
+	if (!tl->window[0] && end_s > 0)
+		fprintf(g, "set xrange [0:%.3f]\n", end_s);
+	*lo_s = 0;
+	*hi_s = end_s;
+	if (tl->window[0]) {
+		*lo_s = *hi_s = s_of(rf->sec[tl->from].enter_ns);
+		for (size_t i = tl->from; i < tl->to; i++)
+			if (s_of(rf->sec[i].release_ns) > *hi_s)
+				*hi_s = s_of(rf->sec[i].release_ns);
 	}
-	/* Faults as dashed lines, each labelled at the top. A label stands
-	 * beside its line unless the one before it is nearer than a label's
-	 * height and a little (1.6 % of the axis, about 17 of the plot's 1090
-	 * pixels): then it moves right until it clears it, so that faults at one
-	 * instant (slow and partition) or a Sentinel's sdown, odown and choice
-	 * within 0.2 s stay readable, each in the order it happened. */
+}
+
+/* Faults as dashed lines, each labelled at the top. A label stands beside
+ * its line unless the one before it is nearer than a label's height and a
+ * little (1.6 % of the axis, about 17 of the plot's 1090 pixels): then it
+ * moves right until it clears it, so that faults at one instant (slow and
+ * partition) or a Sentinel's sdown, odown and choice within 0.2 s stay
+ * readable, each in the order it happened. */
+static void timeline_faults(const struct lb_run_files *rf, FILE *g, double lo_s, double hi_s)
+{
 	double gap_s = (hi_s > lo_s ? hi_s - lo_s : 1) * 0.016, last_x = -1e9;
+
 	for (size_t e = 0; e < rf->n_ev; e++) {
 		const struct lb_event *ev = &rf->ev[e];
 		char label[96];
@@ -351,41 +395,60 @@ static int write_timeline(const struct lb_run_files *rf)
 		double t = s_of(ev->t_ns), x = t > last_x + gap_s ? t : last_x + gap_s;
 		event_label(ev, label, sizeof(label));
 		last_x = x;
-		fprintf(gp.f, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc rgb '#777777' dt 2\n",
+		fprintf(g, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc rgb '#777777' dt 2\n",
 			t, t);
-		lb_esc_fprintf(gp.f, LB_LANG_GNUPLOT, "set label %s at %.6f, graph 0.98 rotate by 90 "
+		lb_esc_fprintf(g, LB_LANG_GNUPLOT, "set label %s at %.6f, graph 0.98 rotate by 90 "
 			       "right offset character 1.3,0 font ',8' tc rgb '#555555'\n", label, x);
 	}
+}
+
+/* The plot: the data carry no titles, the key is drawn from keyentry lines,
+ * so it is the same for every run, whatever happened in it. */
+static void timeline_plot(FILE *g, bool primaries, size_t unknown)
+{
+	fprintf(g, "plot 'timeline-sections.dat' using 2:1:3:(0) with vectors nohead ls 1 notitle, \\\n"
+		   "     'timeline-releasing.dat' using 2:1:3:(0) with vectors nohead ls 3 notitle, \\\n"
+		   "     'timeline-overlaps.dat' using 2:1:3:(0) with vectors nohead ls 2 notitle, \\\n"
+		   "     'timeline-marks.dat' using ($3==1?$1:1/0):2 with points pt 2 ps 1.4 lc rgb 'black' notitle, \\\n"
+		   "     '' using ($3==2?$1:1/0):2 with points pt 7 ps 1.3 lc rgb '#aa0000' notitle, \\\n"
+		   "     '' using ($3==3?$1:1/0):2 with points pt 9 ps 1.5 lc rgb '#ee7733' notitle, \\\n"
+		   "     '' using ($3==4?$1:1/0):2 with points pt 6 ps 1.2 lc rgb '#777777' notitle, \\\n");
+	if (primaries) /* which server each client took for the primary */
+		fprintf(g, "     'timeline-primary.dat' using 2:($4==0?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#555555' notitle, \\\n"
+			   "     '' using 2:($4==1?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#aa3377' notitle, \\\n"
+			   "     '' using 2:($4==2?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#009988' notitle, \\\n"
+			   "     keyentry with lines lw 4 lc rgb '#555555' title 'locks from: the first primary', \\\n"
+			   "     keyentry with lines lw 4 lc rgb '#aa3377' title 'replica 0', \\\n"
+			   "     keyentry with lines lw 4 lc rgb '#009988' title 'replica 1 / another', \\\n");
+	fprintf(g, "     keyentry with lines ls 1 title 'inside', \\\n"
+		   "     keyentry with lines ls 2 title 'two or more inside', \\\n"
+		   "     keyentry with lines ls 3 title 'releasing (still holds the lock)', \\\n"
+		   "     keyentry with points pt 2 ps 1.4 lc rgb 'black' title '%s', \\\n"
+		   "     keyentry with points pt 7 ps 1.3 lc rgb '#aa0000' title 'killed', \\\n"
+		   "     keyentry with points pt 9 ps 1.5 lc rgb '#ee7733' title 'deleted another client''s lock', \\\n"
+		   "     keyentry with points pt 6 ps 1.2 lc rgb '#777777' title 'release found the lock gone'\n", unknown ? "lease ran out inside (not drawn: unknown for this lock)" :
+		   "lease ran out while inside");
+}
+
+static int write_timeline(const struct lb_run_files *rf)
+{
+	struct timeline tl = { .rf = rf };
+	struct lb_outfile gp = { 0 };
+	double lo_s, hi_s;
+
+	timeline_window(&tl);
+	int rc = timeline_data(&tl);
+	bool primaries = write_primaries(rf) > 0;
+	if (rc < 0 || lb_outfile_open(&gp, rf->dir, "timeline.gp", true) < 0)
+		return LB_ESYS;
+	timeline_axes(&tl, gp.f, &lo_s, &hi_s);
+	timeline_faults(rf, gp.f, lo_s, hi_s);
 	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40);
 	h = h < 300 ? 300 : h;
 	lb_chart_png(gp.f, "timeline", 1200, h);
-	/* The data plots carry no titles: the key is drawn from keyentry lines,
-	 * so it is the same for every run, whatever happened in it. */
-	fprintf(gp.f, "plot 'timeline-sections.dat' using 2:1:3:(0) with vectors nohead ls 1 notitle, \\\n"
-		    "     'timeline-releasing.dat' using 2:1:3:(0) with vectors nohead ls 3 notitle, \\\n"
-		    "     'timeline-overlaps.dat' using 2:1:3:(0) with vectors nohead ls 2 notitle, \\\n"
-		    "     'timeline-marks.dat' using ($3==1?$1:1/0):2 with points pt 2 ps 1.4 lc rgb 'black' notitle, \\\n"
-		    "     '' using ($3==2?$1:1/0):2 with points pt 7 ps 1.3 lc rgb '#aa0000' notitle, \\\n"
-		    "     '' using ($3==3?$1:1/0):2 with points pt 9 ps 1.5 lc rgb '#ee7733' notitle, \\\n"
-		    "     '' using ($3==4?$1:1/0):2 with points pt 6 ps 1.2 lc rgb '#777777' notitle, \\\n");
-	if (primaries) /* which server each client took for the primary */
-		fprintf(gp.f, "     'timeline-primary.dat' using 2:($4==0?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#555555' notitle, \\\n"
-			    "     '' using 2:($4==1?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#aa3377' notitle, \\\n"
-			    "     '' using 2:($4==2?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#009988' notitle, \\\n"
-			    "     keyentry with lines lw 4 lc rgb '#555555' title 'locks from: the first primary', \\\n"
-			    "     keyentry with lines lw 4 lc rgb '#aa3377' title 'replica 0', \\\n"
-			    "     keyentry with lines lw 4 lc rgb '#009988' title 'replica 1 / another', \\\n");
-	fprintf(gp.f, "     keyentry with lines ls 1 title 'inside', \\\n"
-		    "     keyentry with lines ls 2 title 'two or more inside', \\\n"
-		    "     keyentry with lines ls 3 title 'releasing (still holds the lock)', \\\n"
-		    "     keyentry with points pt 2 ps 1.4 lc rgb 'black' title '%s', \\\n"
-		    "     keyentry with points pt 7 ps 1.3 lc rgb '#aa0000' title 'killed', \\\n"
-		    "     keyentry with points pt 9 ps 1.5 lc rgb '#ee7733' title 'deleted another client''s lock', \\\n"
-		    "     keyentry with points pt 6 ps 1.2 lc rgb '#777777' title 'release found the lock gone'\n", unknown ? "lease ran out inside (not drawn: unknown for this lock)" :
-		    "lease ran out while inside");
+	timeline_plot(gp.f, primaries, tl.unknown);
 	lb_chart_svg(gp.f, "timeline", 1200, h);
-	rc |= lb_outfile_close(&gp);
-	return rc;
+	return lb_outfile_close(&gp);
 }
 
 static int write_latency(const struct lb_run_files *rf)

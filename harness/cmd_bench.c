@@ -48,7 +48,23 @@ struct bench {
 	struct lb_outfile csv_out, md_out; /* in place: an interrupted bench keeps its rows */
 	int misses;
 	double serial;   /* the serial limit: PING/4 */
+	double ping, r_set, r_cad; /* redis-benchmark -c 1: PING, SET NX PX, EVALSHA per s */
+	double token_mean; /* token-lua's mean acquire at 1 client, us (item 1) */
 };
+
+/* The index of the median of three ratios (ties by position). */
+static int median3(const double r[3])
+{
+	int mid = 0;
+	for (int k = 0; k < 3; k++) {
+		int below = 0;
+		for (int j = 0; j < 3; j++)
+			below += r[j] < r[k] || (r[j] == r[k] && j < k);
+		if (below == 1)
+			mid = k;
+	}
+	return mid;
+}
 
 /* Run a program and capture its standard output (at most @len bytes). */
 static int capture(const char *const *argv, char *buf, size_t len)
@@ -463,14 +479,7 @@ static int bench_libraries(struct bench *b)
 		lu[k] = solo(b, lib, name);
 		ratio[k] = lu[k] > 0 ? nu[k] / lu[k] : 0;
 	}
-	int mid = 0;
-	for (int k = 0; k < 3; k++) {
-		int below = 0;
-		for (int j = 0; j < 3; j++)
-			below += ratio[j] < ratio[k] || (ratio[j] == ratio[k] && j < k);
-		if (below == 1)
-			mid = k;
-	}
+	int mid = median3(ratio);
 	if (nu[mid] <= 0 || lu[mid] <= 0) {
 		lb_errorf("bench: the adapter runs measured nothing (see %s/runs)", b->out);
 		return LB_EINVAL;
@@ -503,19 +512,18 @@ static int bench_libraries(struct bench *b)
 	return bench_every_library(b);
 }
 
-int lb_cmd_bench(int argc, char **argv)
-{
-	struct bench b = { .duration = 3 };
-	char when[32];
-	time_t now = time(NULL);
-	int rc = LB_EXIT_FAIL;
+static const char *const set_cmd[] = { "SET", "lbbench:k", "tok", "NX", "PX", "2000", NULL };
+static const char *cad_cmd[] = { "EVALSHA", NULL, "1", "lbbench:k", "tok", NULL };
 
+/* The command line: 0, or the exit status to return now. */
+static int parse(int argc, char **argv, struct bench *b)
+{
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-			snprintf(b.out, sizeof(b.out), "%.3800s", argv[++i]);
+			snprintf(b->out, sizeof(b->out), "%.3800s", argv[++i]);
 		} else if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
-			b.duration = strtod(argv[++i], NULL);
-			if (!(b.duration > 0 && b.duration <= 600)) {
+			b->duration = strtod(argv[++i], NULL);
+			if (!(b->duration > 0 && b->duration <= 600)) {
 				lb_errorf("--duration: expected seconds in (0, 600]");
 				return LB_EXIT_USAGE;
 			}
@@ -528,152 +536,200 @@ int lb_cmd_bench(int argc, char **argv)
 			return strcmp(argv[i], "--help") ? LB_EXIT_USAGE : LB_EXIT_OK;
 		}
 	}
-	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
-	if (!b.out[0])
-		snprintf(b.out, sizeof(b.out), "results/bench/%s", when);
-	if (lb_results_prepare_dir(b.out) < 0)
-		return LB_EXIT_FAIL;
-	for (int i = 0; i < BENCH_NODES; i++)
-		if (!(b.srv[i] = lb_server_start(NULL)))
-			goto out;
-	snprintf(b.one, sizeof(b.one), "redis://127.0.0.1:%d,redis://127.0.0.1:%d", b.srv[0]->port,
-		 b.srv[5]->port);
-	snprintf(b.five, sizeof(b.five), "redis://127.0.0.1:%d", b.srv[0]->port);
-	for (int i = 1; i < BENCH_NODES; i++)
-		snprintf(b.five + strlen(b.five), sizeof(b.five) - strlen(b.five),
-			 ",redis://127.0.0.1:%d", b.srv[i]->port);
-	if (lb_outfile_open(&b.csv_out, b.out, "bench.csv", false) < 0 ||
-	    lb_outfile_open(&b.md_out, b.out, "bench.md", false) < 0)
-		goto out;
-	b.csv = b.csv_out.f;
-	b.md = b.md_out.f;
-	fprintf(b.csv, "item,what,value,unit,baseline,baseline_what,ratio,goal,met\n");
-	fprintf(b.md, "# lockbench bench, %s\n\nAll figures measured in this one run, on the same "
-		      "servers (redis-server started by lockbench on loopback), %g s per run.\n\n"
-		      "| # | what | measured | baseline | ratio | goal |\n|---|---|---|---|---|---|\n",
-		when, b.duration);
+	return 0;
+}
 
-	/* baselines */
-	double ping = redis_benchmark(b.srv[0]->port, (const char *const[]){ "PING", NULL });
-	const char *set_cmd[] = { "SET", "lbbench:k", "tok", "NX", "PX", "2000", NULL };
-	const char *cad_cmd[] = { "EVALSHA", lb_script_cad.sha, "1", "lbbench:k", "tok", NULL };
+/* The servers (node 0..4 and the resource) and the two files with their
+ * headers: 0 or an error. */
+static int start(struct bench *b, const char *when)
+{
+	for (int i = 0; i < BENCH_NODES; i++)
+		if (!(b->srv[i] = lb_server_start(NULL)))
+			return LB_ESYS;
+	snprintf(b->one, sizeof(b->one), "redis://127.0.0.1:%d,redis://127.0.0.1:%d",
+		 b->srv[0]->port, b->srv[5]->port);
+	snprintf(b->five, sizeof(b->five), "redis://127.0.0.1:%d", b->srv[0]->port);
+	for (int i = 1; i < BENCH_NODES; i++)
+		snprintf(b->five + strlen(b->five), sizeof(b->five) - strlen(b->five),
+			 ",redis://127.0.0.1:%d", b->srv[i]->port);
+	if (lb_outfile_open(&b->csv_out, b->out, "bench.csv", false) < 0 ||
+	    lb_outfile_open(&b->md_out, b->out, "bench.md", false) < 0)
+		return LB_ESYS;
+	b->csv = b->csv_out.f;
+	b->md = b->md_out.f;
+	fprintf(b->csv, "item,what,value,unit,baseline,baseline_what,ratio,goal,met\n");
+	fprintf(b->md, "# lockbench bench, %s\n\nAll figures measured in this one run, on the same "
+		       "servers (redis-server started by lockbench on loopback), %g s per run.\n\n"
+		       "| # | what | measured | baseline | ratio | goal |\n|---|---|---|---|---|---|\n",
+		when, b->duration);
+	return 0;
+}
+
+/* redis-benchmark on node 0: PING, SET NX PX and the compare-and-delete
+ * script; the serial limit. 0 or an error (said). */
+static int baselines(struct bench *b)
+{
 	struct lb_node n0;
-	lb_node_init_local(&n0, b.srv[0]->port, 2000);
+
+	cad_cmd[1] = lb_script_cad.sha;
+	b->ping = redis_benchmark(b->srv[0]->port, (const char *const[]){ "PING", NULL });
+	lb_node_init_local(&n0, b->srv[0]->port, 2000);
 	redisReply *r = lb_node_cmd(&n0, "SCRIPT LOAD %s", lb_script_cad.src);
 	if (r)
 		freeReplyObject(r);
 	lb_node_close(&n0);
-	double r_set = redis_benchmark(b.srv[0]->port, set_cmd);
-	double r_cad = redis_benchmark(b.srv[0]->port, cad_cmd);
-	if (ping <= 0 || r_set <= 0 || r_cad <= 0) {
+	b->r_set = redis_benchmark(b->srv[0]->port, set_cmd);
+	b->r_cad = redis_benchmark(b->srv[0]->port, cad_cmd);
+	if (b->ping <= 0 || b->r_set <= 0 || b->r_cad <= 0) {
 		lb_errorf("redis-benchmark did not run (Debian package redis-tools)");
-		goto out;
+		return LB_ESYS;
 	}
-	double serial = ping / 4.0;
-	b.serial = serial;
+	b->serial = b->ping / 4.0;
 	printf("baselines: PING %.0f/s (round trip %.1f us), SET NX PX %.0f/s, EVALSHA %.0f/s\n",
-	       ping, 1e6 / ping, r_set, r_cad);
+	       b->ping, 1e6 / b->ping, b->r_set, b->r_cad);
+	return 0;
+}
 
-	/* 1. harness overhead: baseline and run interleaved, three rounds, median
-	 * ratio (a noisy shared machine drifts between measurements taken apart) */
+/* 1. harness overhead: baseline and run interleaved, three rounds, median
+ * ratio (a noisy shared machine drifts between measurements taken apart) */
+static int bench_overhead(struct bench *b)
+{
 	struct lb_run_cfg cfg;
 	struct lb_run_result res = { 0 };
-	double ratios[3], thr[3], pairs[3], token_mean = 0;
+	double ratios[3], thr[3], pairs[3];
+
+	b->token_mean = 0;
 	for (int k = 0; k < 3; k++) {
 		char name[48];
-		double rs = redis_benchmark(b.srv[0]->port, set_cmd);
-		double rc2 = redis_benchmark(b.srv[0]->port, cad_cmd);
+		double rs = redis_benchmark(b->srv[0]->port, set_cmd);
+		double rc2 = redis_benchmark(b->srv[0]->port, cad_cmd);
 		pairs[k] = 1.0 / (1.0 / rs + 1.0 / rc2);
-		base_cfg(&b, &cfg, "token-lua");
+		base_cfg(b, &cfg, "token-lua");
 		cfg.clients = 1;
 		cfg.work = LB_WORK_NONE;
-		cfg.duration_s = b.duration / 3 > 1 ? b.duration / 3 : 1;
+		cfg.duration_s = b->duration / 3 > 1 ? b->duration / 3 : 1;
 		snprintf(name, sizeof(name), "1-overhead-token-lua-%d", k + 1);
-		if (bench_run(&b, &cfg, name, &res) < 0)
-			goto out;
+		if (bench_run(b, &cfg, name, &res) < 0)
+			return LB_ESYS;
 		thr[k] = res.throughput_per_s;
 		ratios[k] = thr[k] / pairs[k];
 		/* exact means: the histogram's 12.5% buckets are too coarse for a ratio goal */
 		if (res.latency.n)
-			token_mean += (double)res.latency.sum_ns / (double)res.latency.n / 1e3 / 3;
+			b->token_mean += (double)res.latency.sum_ns / (double)res.latency.n / 1e3 / 3;
 		lb_run_result_free(&res);
 	}
-	int mid = 0; /* the round with the median ratio */
-	for (int k = 0; k < 3; k++) {
-		int below = 0;
-		for (int j = 0; j < 3; j++)
-			below += ratios[j] < ratios[k] || (ratios[j] == ratios[k] && j < k);
-		if (below == 1)
-			mid = k;
-	}
-	row(&b, "1", "harness overhead: token-lua, 1 client (median of 3)", thr[mid], "sections/s",
+	int mid = median3(ratios);
+	row(b, "1", "harness overhead: token-lua, 1 client (median of 3)", thr[mid], "sections/s",
 	    pairs[mid], "redis-benchmark SET+EVALSHA, same round", ratios[mid], ">= 0.9",
 	    ratios[mid] >= 0.9);
 	printf("    rounds: %.2f %.2f %.2f\n", ratios[0], ratios[1], ratios[2]);
-	fprintf(b.md, "| | (the three rounds' ratios: %.2f, %.2f, %.2f) | | | | |\n", ratios[0],
+	fprintf(b->md, "| | (the three rounds' ratios: %.2f, %.2f, %.2f) | | | | |\n", ratios[0],
 		ratios[1], ratios[2]);
+	return 0;
+}
 
-	/* 2. contended hand-off, each wait policy */
+/* 2. contended hand-off, each wait policy */
+static int bench_handoff(struct bench *b)
+{
 	static const char *const policies[] = { "notify", "fixed:1", "fixed:10", "backoff:1:20",
 						"try", NULL };
+	struct lb_run_cfg cfg;
+	struct lb_run_result res = { 0 };
+
 	for (const char *const *p = policies; *p && !lb_stop_requested(); p++) {
 		char name[64], what[96], err[200];
-		base_cfg(&b, &cfg, "token-lua");
+		base_cfg(b, &cfg, "token-lua");
 		cfg.clients = 8;
 		lb_wait_parse(*p, &cfg.wait, err, sizeof(err));
 		snprintf(name, sizeof(name), "2-handoff-%s", *p);
 		for (char *c = name; *c; c++)
 			*c = *c == ':' ? '-' : *c;
-		if (bench_run(&b, &cfg, name, &res) < 0)
-			goto out;
+		if (bench_run(b, &cfg, name, &res) < 0)
+			return LB_ESYS;
 		snprintf(what, sizeof(what), "8 clients, wait %s (fairness %.2f)", *p, res.verdict.fairness);
 		bool notify = !strcmp(*p, "notify");
-		row(&b, "2", what, res.throughput_per_s, "sections/s", serial, "serial limit PING/4",
-		    res.throughput_per_s / serial, notify ? ">= 0.6, fair >= 0.9" : "",
-		    notify ? res.throughput_per_s / serial >= 0.6 && res.verdict.fairness >= 0.9 : -1);
+		double ratio = res.throughput_per_s / b->serial;
+		row(b, "2", what, res.throughput_per_s, "sections/s", b->serial, "serial limit PING/4",
+		    ratio, notify ? ">= 0.6, fair >= 0.9" : "",
+		    notify ? ratio >= 0.6 && res.verdict.fairness >= 0.9 : -1);
 		lb_run_result_free(&res);
 	}
+	return 0;
+}
 
-	/* 3. a library through the adapter, beside the recipes: what the adapter
-	 * costs (the null adapter, which sends nothing to Redis, against a
-	 * redis-py section at 1 client, interleaved), then redis-py and
-	 * token-lua under the same contended load */
-	if (bench_libraries(&b) < 0)
-		goto out;
+/* 5. redlock fan-out, then the baselines said under the table */
+static int bench_fanout(struct bench *b)
+{
+	struct lb_run_cfg cfg;
+	struct lb_run_result res = { 0 };
 
-	/* 5. redlock fan-out */
-	base_cfg(&b, &cfg, "redlock");
+	base_cfg(b, &cfg, "redlock");
 	cfg.clients = 1;
 	cfg.work = LB_WORK_NONE;
-	if (bench_run(&b, &cfg, "5-fanout-redlock", &res) < 0)
-		goto out;
+	if (bench_run(b, &cfg, "5-fanout-redlock", &res) < 0)
+		return LB_ESYS;
 	double red_mean = res.latency.n ? (double)res.latency.sum_ns / (double)res.latency.n / 1e3 : 0;
-	row(&b, "5", "redlock mean acquire (5 nodes)", red_mean, "us", token_mean,
-	    "token-lua mean acquire (1 node)", red_mean / token_mean, "<= 2", red_mean / token_mean <= 2);
+	row(b, "5", "redlock mean acquire (5 nodes)", red_mean, "us", b->token_mean,
+	    "token-lua mean acquire (1 node)", red_mean / b->token_mean, "<= 2",
+	    red_mean / b->token_mean <= 2);
 	lb_run_result_free(&res);
-	fprintf(b.md, "\nBaselines: redis-benchmark -c 1 on the same server: PING %.0f/s (round trip "
-		      "%.1f µs), SET NX PX %.0f/s, EVALSHA compare-and-delete %.0f/s. The serial limit "
-		      "is one section per 4 round trips (SET NX, GET, SET, EVALSHA): %.0f/s.\n",
-		ping, 1e6 / ping, r_set, r_cad, serial);
-	fprintf(b.md, "\n4. Scaling: see [sweep/report.md](sweep/report.md) (1..64 clients, every "
-		      "strategy; client_rss_kb in sweep/sweep.csv).\n");
-	fflush(b.md);
+	fprintf(b->md, "\nBaselines: redis-benchmark -c 1 on the same server: PING %.0f/s (round trip "
+		       "%.1f µs), SET NX PX %.0f/s, EVALSHA compare-and-delete %.0f/s. The serial limit "
+		       "is one section per 4 round trips (SET NX, GET, SET, EVALSHA): %.0f/s.\n",
+		b->ping, 1e6 / b->ping, b->r_set, b->r_cad, b->serial);
+	fprintf(b->md, "\n4. Scaling: see [sweep/report.md](sweep/report.md) (1..64 clients, every "
+		       "strategy; client_rss_kb in sweep/sweep.csv).\n");
+	fflush(b->md);
+	return 0;
+}
 
-	/* 6. fairness at scale, and a waiter that dies in the queue */
-	if (!lb_stop_requested() && bench_fairness(&b) < 0)
-		goto out;
-	fflush(b.md);
-
-	/* 4. scaling sweep, on fresh servers per point */
+/* 4. scaling sweep, on fresh servers per point */
+static int bench_scaling(struct bench *b)
+{
 	char sweep_dir[PATH_MAX], dur[32];
-	snprintf(sweep_dir, sizeof(sweep_dir), "%s/sweep", b.out);
-	snprintf(dur, sizeof(dur), "%g", b.duration < 2 ? b.duration : 2.0);
+
+	snprintf(sweep_dir, sizeof(sweep_dir), "%s/sweep", b->out);
+	snprintf(dur, sizeof(dur), "%g", b->duration < 2 ? b->duration : 2.0);
 	char *sv[] = { "sweep", "--strategies",
 		       "setnx,setnx-expire,set-nx-px,get-del,watch-multi,token-lua,redlock,setnx-getset",
 		       "--vary", "clients=1,2,4,8,16,32,64", "--duration", dur, "--hold", "0",
 		       "--out", sweep_dir, NULL };
 	printf("4. scaling sweep (every strategy, 1..64 clients)\n");
-	if (!lb_stop_requested() && lb_cmd_sweep((int)(sizeof(sv) / sizeof(sv[0])) - 1, sv) != LB_EXIT_OK)
+	if (!lb_stop_requested() &&
+	    lb_cmd_sweep((int)(sizeof(sv) / sizeof(sv[0])) - 1, sv) != LB_EXIT_OK)
+		return LB_EINVAL;
+	return 0;
+}
+
+int lb_cmd_bench(int argc, char **argv)
+{
+	struct bench b = { .duration = 3 };
+	char when[32];
+	time_t now = time(NULL);
+	int rc = parse(argc, argv, &b);
+
+	if (rc)
+		return rc;
+	rc = LB_EXIT_FAIL;
+	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
+	if (!b.out[0])
+		snprintf(b.out, sizeof(b.out), "results/bench/%s", when);
+	if (lb_results_prepare_dir(b.out) < 0)
+		return LB_EXIT_FAIL;
+	if (start(&b, when) < 0 || baselines(&b) < 0 || bench_overhead(&b) < 0 ||
+	    bench_handoff(&b) < 0)
+		goto out;
+	/* 3. a library through the adapter, beside the recipes: what the adapter
+	 * costs (the null adapter, which sends nothing to Redis, against a
+	 * redis-py section at 1 client, interleaved), then redis-py and
+	 * token-lua under the same contended load */
+	if (bench_libraries(&b) < 0 || bench_fanout(&b) < 0)
+		goto out;
+	/* 6. fairness at scale, and a waiter that dies in the queue */
+	if (!lb_stop_requested() && bench_fairness(&b) < 0)
+		goto out;
+	fflush(b.md);
+	if (bench_scaling(&b) < 0)
 		goto out;
 	rc = LB_EXIT_OK;
 	printf("\nbench in %s/bench.md (%d goal%s missed)\n", b.out, b.misses,

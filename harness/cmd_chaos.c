@@ -178,7 +178,16 @@ static int write_chart(const char *out, struct tally *t, size_t n, const char *t
 	return 0;
 }
 
-int lb_cmd_chaos(int argc, char **argv)
+struct chaos_opts {
+	const char *sc_name, *list;
+	char out[PATH_MAX - 300];
+	int seeds;
+	bool check, allow_skipped;
+	uint64_t seed;
+};
+
+/* The command line: 0, 1 after --help, or 2 (said). */
+static int parse(int argc, char **argv, struct chaos_opts *co)
 {
 	static const struct option opts[] = {
 		{ "scenario", required_argument, NULL, 'S' }, { "strategies", required_argument, NULL, 's' },
@@ -187,190 +196,169 @@ int lb_cmd_chaos(int argc, char **argv)
 		{ "allow-skipped", no_argument, NULL, 'a' }, { "chart-scale", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	const char *sc_name = "chaos", *list = NULL;
-	char out[PATH_MAX - 300] = "", cmdline[512];
-	int seeds = 5, opt;
-	bool check = false, allow_skipped = false;
-	uint64_t seed = 1;
 	int64_t v;
-	struct lb_scenario *sc = malloc(sizeof(*sc));
+	int opt;
 
-	if (!sc)
-		return 1;
+	*co = (struct chaos_opts){ .sc_name = "chaos", .seeds = 5, .seed = 1 };
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'S': sc_name = optarg; break;
+		case 'S': co->sc_name = optarg; break;
 		case 'x':
-			if (lb_chart_scale_arg(optarg) < 0) {
-				free(sc);
+			if (lb_chart_scale_arg(optarg) < 0)
 				return 2;
-			}
 			break;
-		case 's': list = optarg; break;
+		case 's': co->list = optarg; break;
 		case 'k':
 			if (!lb_parse_i64(optarg, 1, MAX_SEEDS, &v)) {
 				lb_errorf("--seeds '%s': expected 1 to %d", optarg, MAX_SEEDS);
-				free(sc);
 				return 2;
 			}
-			seeds = (int)v;
+			co->seeds = (int)v;
 			break;
 		case 'n':
 			if (!lb_parse_i64(optarg, 0, INT64_MAX, &v)) {
 				lb_errorf("--seed '%s': expected a non-negative integer", optarg);
-				free(sc);
 				return 2;
 			}
-			seed = (uint64_t)v;
+			co->seed = (uint64_t)v;
 			break;
-		case 'c': check = true; break;
-		case 'a': allow_skipped = true; break;
+		case 'c': co->check = true; break;
+		case 'a': co->allow_skipped = true; break;
 		case 'o':
-			if (!lb_dir_arg_ok("--out", optarg)) {
-				free(sc);
+			if (!lb_dir_arg_ok("--out", optarg))
 				return 2;
-			}
-			snprintf(out, sizeof(out), "%s", optarg);
+			snprintf(co->out, sizeof(co->out), "%s", optarg);
 			break;
-		case 'h': usage(stdout); free(sc); return 0;
-		default: usage(stderr); free(sc); return 2;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc || lb_scenario_load(sc_name, sc) < 0) {
-		if (optind < argc)
-			lb_errorf("unexpected argument '%s'", argv[optind]);
-		free(sc);
+	if (optind < argc) {
+		lb_errorf("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	struct tally t[LB_MAX_STRATEGIES];
-	size_t n = 0;
+	return 0;
+}
+
+/* The strategies: --strategies' list, or every one the scenario applies to;
+ * how many, or -1 (said). */
+static int pick(const struct chaos_opts *co, const struct lb_scenario *sc, struct tally *t)
+{
 	char buf[1024];
-	snprintf(buf, sizeof(buf), "%s", list ? list : "");
-	for (size_t i = 0; !list && i < lb_strategy_count(); i++)
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", co->list ? co->list : "");
+	for (size_t i = 0; !co->list && i < lb_strategy_count(); i++)
 		if (lb_scenario_applies(sc, lb_strategy_at(i)->name))
 			t[n++] = (struct tally){ .s = lb_strategy_at(i) };
-	for (char *save = NULL, *s = list ? strtok_r(buf, ",", &save) : NULL; s;
+	for (char *save = NULL, *s = co->list ? strtok_r(buf, ",", &save) : NULL; s;
 	     s = strtok_r(NULL, ",", &save)) {
 		const struct lock_strategy *st = lb_strategy_or_usage(s);
-		if (!st || n == LB_MAX_STRATEGIES) {
-			free(sc);
-			return 2;
-		}
+		if (!st || n == LB_MAX_STRATEGIES)
+			return -1;
 		t[n++] = (struct tally){ .s = st };
 	}
-	if (!out[0]) {
-		char when[32];
-		time_t now = time(NULL);
-		strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
-		snprintf(out, sizeof(out), "results/chaos/%s", when);
+	return n;
+}
+
+/* A run's row in chaos.csv, counted into its strategy's tally. */
+static void tally_run(struct tally *x, FILE *csv, const struct lb_run_cfg *cfg,
+		      const struct lb_run_result *res)
+{
+	const struct lb_verdict *vd = &res->verdict;
+	char foreign[24];
+
+	x->runs++;
+	x->overlap += vd->overlaps > 0;
+	x->lost += res->lost_updates > 0;
+	x->foreign += vd->foreign_releases > 0;
+	x->foreign_na += vd->foreign_source == LB_FOREIGN_NA;
+	lb_foreign_text(vd, foreign, sizeof(foreign));
+	x->deadlock += vd->recovered == LB_REC_NO;
+	x->contained += res->observed == LB_CLASS_CONTAINED;
+	x->lost_updates += res->lost_updates;
+	if (x->runs == 1 || lb_class_severity(res->observed) >
+			    lb_class_severity((enum lb_class)x->worst))
+		x->worst = (int)res->observed;
+	lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%llu,%s,%llu,%lld,%s,%s,%llu,%llu,%llu,%zu,%s\n",
+		       x->s->name, (unsigned long long)cfg->seed, lb_class_name(res->observed),
+		       (unsigned long long)vd->overlaps, res->lost_updates, foreign,
+		       lb_recovered_name(vd->recovered),
+		       (unsigned long long)res->stale_writes_rejected,
+		       (unsigned long long)res->writes_aborted,
+		       (unsigned long long)res->acquire_errors, res->n_events, cfg->out_dir);
+	fflush(csv);
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-14s seed %-4llu %s\n", x->s->name,
+		       (unsigned long long)cfg->seed, lb_class_name(res->observed));
+	fflush(stdout);
+}
+
+/* One strategy under one seed, into @out/<strategy>/<seed>: 0 or an error. */
+static int run_seed(struct tally *x, FILE *csv, const struct lb_scenario *sc, const char *out,
+		    uint64_t seed)
+{
+	struct lb_run_opts o;
+	struct lb_run_result res = { 0 };
+	struct lb_summary sum;
+	char *av[] = { "chaos", NULL };
+	char one_seed[24], word[72];
+	int rc;
+
+	lb_run_opts_parse(1, av, LB_OPTS_RUN_DEFAULTS, &o);
+	o.cfg.strategy = x->s;
+	o.cfg.seed = seed;
+	o.cfg.status_line = false;
+	o.cfg.no_report = true;
+	lb_run_opts_apply_scenario(&o, sc);
+	snprintf(one_seed, sizeof(one_seed), "%llu", (unsigned long long)seed);
+	char *run_words[] = { "run", "--scenario", (char *)lb_scenario_arg(sc), "--strategy",
+			      (char *)x->s->name, "--seed", one_seed };
+	lb_sh_cmdline(o.cfg.cmdline, sizeof(o.cfg.cmdline), "lockbench", 7, run_words);
+	lb_path_word(x->s->name, word, sizeof(word));
+	snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%.3000s/%s/%llu", out, word,
+		 (unsigned long long)seed);
+	if ((rc = lb_results_prepare_dir(o.cfg.out_dir)) < 0 || (rc = lb_run(&o.cfg, &res)) < 0) {
+		lb_run_result_free(&res);
+		return rc;
 	}
-	char seeds_text[16], seed_text[24];
-	snprintf(seeds_text, sizeof(seeds_text), "%d", seeds);
-	snprintf(seed_text, sizeof(seed_text), "%llu", (unsigned long long)seed);
-	char *words[] = { "chaos", "--scenario", (char *)lb_scenario_arg(sc), "--seeds", seeds_text,
-			  "--seed", seed_text };
-	lb_sh_cmdline(cmdline, sizeof(cmdline), "lockbench", 7, words);
-	if (lb_results_prepare_dir(out) < 0) {
-		free(sc);
-		return 1;
-	}
-	struct lb_outfile csv_out; /* in place: an interrupted run keeps its rows */
-	if (lb_outfile_open(&csv_out, out, "chaos.csv", false) < 0) {
-		free(sc);
-		return 1;
-	}
-	FILE *csv = csv_out.f;
-	fprintf(csv, "strategy,seed,observed,overlaps,lost_updates,foreign_releases,recovered,"
-		     "stale_writes_rejected,writes_aborted,acquire_errors,faults_fired,dir\n");
-	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0 && !lb_stop_requested(); i++) {
-		t[i].expected = lb_scenario_expected(sc, t[i].s->name);
-		for (int k = 0; k < seeds && rc == 0 && !lb_stop_requested(); k++) {
-			struct lb_run_opts o;
-			struct lb_run_result res = { 0 };
-			struct lb_summary sum;
-			char *av[] = { "chaos", NULL };
-			lb_run_opts_parse(1, av, LB_OPTS_RUN_DEFAULTS, &o);
-			o.cfg.strategy = t[i].s;
-			o.cfg.seed = seed + (uint64_t)k;
-			o.cfg.status_line = false;
-			o.cfg.no_report = true;
-			lb_run_opts_apply_scenario(&o, sc);
-			char one_seed[24];
-			snprintf(one_seed, sizeof(one_seed), "%llu", (unsigned long long)o.cfg.seed);
-			char *run_words[] = { "run", "--scenario", (char *)lb_scenario_arg(sc),
-					      "--strategy", (char *)t[i].s->name, "--seed", one_seed };
-			lb_sh_cmdline(o.cfg.cmdline, sizeof(o.cfg.cmdline), "lockbench", 7, run_words);
-			char word[72];
-			lb_path_word(t[i].s->name, word, sizeof(word));
-			snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%.3000s/%s/%llu", out, word,
-				 (unsigned long long)o.cfg.seed);
-			if ((rc = lb_results_prepare_dir(o.cfg.out_dir)) < 0 ||
-			    (rc = lb_run(&o.cfg, &res)) < 0) {
-				lb_run_result_free(&res);
-				break;
-			}
-			struct tally *x = &t[i];
-			if (res.skipped[0]) { /* never counted as a run, never as a pass */
-				x->skipped++;
-				snprintf(x->why, sizeof(x->why), "%s", res.skipped);
-				lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%llu,skipped,,,,,,,,,%s\n", x->s->name,
-					       (unsigned long long)o.cfg.seed, o.cfg.out_dir);
-				fflush(csv);
-				lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-14s seed %-4llu SKIPPED: %s\n",
-					       x->s->name, (unsigned long long)o.cfg.seed, res.skipped);
-				lb_run_result_free(&res);
-				continue;
-			}
-			lb_summary_build(&o.cfg, &res, &sum);
-			rc = lb_results_write(&o.cfg, &res, &sum);
-			const struct lb_verdict *vd = &res.verdict;
-			if (res.observed == LB_CLASS_INTERRUPTED) { /* cut short: not counted */
-				lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%llu,interrupted,,,,,,,,,%s\n",
-					       x->s->name, (unsigned long long)o.cfg.seed, o.cfg.out_dir);
-				lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-14s seed %-4llu interrupted (not "
-					       "counted)\n", x->s->name, (unsigned long long)o.cfg.seed);
-				lb_run_result_free(&res);
-				continue;
-			}
-			x->runs++;
-			x->overlap += vd->overlaps > 0;
-			x->lost += res.lost_updates > 0;
-			x->foreign += vd->foreign_releases > 0;
-			x->foreign_na += vd->foreign_source == LB_FOREIGN_NA;
-			char foreign[24];
-			lb_foreign_text(vd, foreign, sizeof(foreign));
-			x->deadlock += vd->recovered == LB_REC_NO;
-			x->contained += res.observed == LB_CLASS_CONTAINED;
-			x->lost_updates += res.lost_updates;
-			if (x->runs == 1 || lb_class_severity(res.observed) >
-					    lb_class_severity((enum lb_class)x->worst))
-				x->worst = (int)res.observed;
-			lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%llu,%s,%llu,%lld,%s,%s,%llu,%llu,%llu,%zu,%s\n",
-				x->s->name,
-				(unsigned long long)o.cfg.seed, lb_class_name(res.observed),
-				(unsigned long long)vd->overlaps, res.lost_updates, foreign,
-				lb_recovered_name(vd->recovered),
-				(unsigned long long)res.stale_writes_rejected,
-				(unsigned long long)res.writes_aborted,
-				(unsigned long long)res.acquire_errors, res.n_events, o.cfg.out_dir);
-			fflush(csv);
-			lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-14s seed %-4llu %s\n", x->s->name,
-				       (unsigned long long)o.cfg.seed, lb_class_name(res.observed));
-			fflush(stdout);
-			lb_run_result_free(&res);
+	if (res.skipped[0]) { /* never counted as a run, never as a pass */
+		x->skipped++;
+		snprintf(x->why, sizeof(x->why), "%s", res.skipped);
+		lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%llu,skipped,,,,,,,,,%s\n", x->s->name,
+			       (unsigned long long)seed, o.cfg.out_dir);
+		fflush(csv);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-14s seed %-4llu SKIPPED: %s\n",
+			       x->s->name, (unsigned long long)seed, res.skipped);
+	} else {
+		lb_summary_build(&o.cfg, &res, &sum);
+		rc = lb_results_write(&o.cfg, &res, &sum);
+		if (res.observed == LB_CLASS_INTERRUPTED) { /* cut short: not counted */
+			lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%llu,interrupted,,,,,,,,,%s\n",
+				       x->s->name, (unsigned long long)seed, o.cfg.out_dir);
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-14s seed %-4llu interrupted (not "
+				       "counted)\n", x->s->name, (unsigned long long)seed);
+		} else {
+			tally_run(x, csv, &o.cfg, &res);
 		}
 	}
-	if (lb_outfile_close(&csv_out) < 0 && rc == 0)
-		rc = LB_ESYS;
-	int worse = 0, skipped = 0;
+	lb_run_result_free(&res);
+	return rc;
+}
+
+/* The table on the terminal; how many strategies did worse than expected,
+ * and into *@skipped how many runs were skipped. */
+static int print_table(const struct tally *t, size_t n, int *skipped)
+{
+	int worse = 0;
+
+	*skipped = 0;
 	printf("\n%-24s %-22s %-22s %-16s %s\n", "strategy", "overlap", "lost updates", "worst",
 	       "expected at worst");
 	for (size_t i = 0; i < n; i++) {
 		double a, b, c, e;
 		char o1[32], o2[32];
-		skipped += t[i].skipped;
+		*skipped += t[i].skipped;
 		if (t[i].skipped)
 			lb_esc_fprintf(stdout, LB_LANG_TERM, "%-24s %d seed%s skipped: %s\n", t[i].s->name,
 				       t[i].skipped, t[i].skipped == 1 ? "" : "s", t[i].why);
@@ -388,18 +376,79 @@ int lb_cmd_chaos(int argc, char **argv)
 		       t[i].expected >= 0 ? lb_class_name((enum lb_class)t[i].expected) : "-",
 		       bad ? "  WORSE" : "");
 	}
+	return worse;
+}
+
+/* Every strategy under every seed, a row of chaos.csv (@csv_out, closed
+ * here) as each ends: 0 or an error. */
+static int run_all(struct lb_outfile *csv_out, const struct chaos_opts *co,
+		   const struct lb_scenario *sc, struct tally *t, size_t n)
+{
+	int rc = 0;
+
+	fprintf(csv_out->f, "strategy,seed,observed,overlaps,lost_updates,foreign_releases,recovered,"
+			    "stale_writes_rejected,writes_aborted,acquire_errors,faults_fired,dir\n");
+	for (size_t i = 0; i < n && rc == 0 && !lb_stop_requested(); i++) {
+		t[i].expected = lb_scenario_expected(sc, t[i].s->name);
+		for (int k = 0; k < co->seeds && rc == 0 && !lb_stop_requested(); k++)
+			rc = run_seed(&t[i], csv_out->f, sc, co->out, co->seed + (uint64_t)k);
+	}
+	if (lb_outfile_close(csv_out) < 0 && rc == 0)
+		rc = LB_ESYS;
+	return rc;
+}
+
+static int chaos(struct chaos_opts *co, struct lb_scenario *sc)
+{
+	struct tally t[LB_MAX_STRATEGIES];
+	char cmdline[512], seeds_text[16], seed_text[24];
+	int n, skipped;
+
+	if (lb_scenario_load(co->sc_name, sc) < 0 || (n = pick(co, sc, t)) < 0)
+		return 2;
+	if (!co->out[0]) {
+		char when[32];
+		time_t now = time(NULL);
+		strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
+		snprintf(co->out, sizeof(co->out), "results/chaos/%s", when);
+	}
+	snprintf(seeds_text, sizeof(seeds_text), "%d", co->seeds);
+	snprintf(seed_text, sizeof(seed_text), "%llu", (unsigned long long)co->seed);
+	char *words[] = { "chaos", "--scenario", (char *)lb_scenario_arg(sc), "--seeds", seeds_text,
+			  "--seed", seed_text };
+	lb_sh_cmdline(cmdline, sizeof(cmdline), "lockbench", 7, words);
+	struct lb_outfile csv_out; /* in place: an interrupted run keeps its rows */
+	if (lb_results_prepare_dir(co->out) < 0 ||
+	    lb_outfile_open(&csv_out, co->out, "chaos.csv", false) < 0)
+		return 1;
+	int rc = run_all(&csv_out, co, sc, t, (size_t)n);
+	int worse = print_table(t, (size_t)n, &skipped);
 	if (rc == 0)
-		rc = write_md(out, sc, t, n, seeds, seed, cmdline);
+		rc = write_md(co->out, sc, t, (size_t)n, co->seeds, co->seed, cmdline);
 	if (rc == 0 && n > 0)
-		write_chart(out, t, n, sc->name);
-	lb_esc_fprintf(stdout, LB_LANG_TERM, "\nrates and intervals in %s/chaos.md\n", out);
-	free(sc);
+		write_chart(co->out, t, (size_t)n, sc->name);
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "\nrates and intervals in %s/chaos.md\n", co->out);
 	if (rc < 0)
 		return 1;
-	if (check && skipped && !allow_skipped) {
+	if (co->check && skipped && !co->allow_skipped) {
 		printf("--check fails: %d run%s did not happen (skipped is never passed; "
 		       "--allow-skipped accepts it)\n", skipped, skipped == 1 ? "" : "s");
 		return 1;
 	}
-	return check && worse ? 1 : 0;
+	return co->check && worse ? 1 : 0;
+}
+
+int lb_cmd_chaos(int argc, char **argv)
+{
+	struct chaos_opts co;
+	int rc = parse(argc, argv, &co);
+
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	struct lb_scenario *sc = malloc(sizeof(*sc));
+	if (!sc)
+		return 1;
+	rc = chaos(&co, sc);
+	free(sc);
+	return rc;
 }

@@ -1059,28 +1059,18 @@ static void wait_started(struct run_ctx *r)
 		lb_sleep_ns(LB_NS_PER_MS);
 }
 
-static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
-{
-	struct run_ctx r = { .cfg = cfg, .res = res };
-	char rnd[LB_TOKEN_HEX + 1];
-	struct lb_srv_snap before[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
-	struct lb_srv_snap after[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
-	char srv_name[LB_MAX_NODES + LB_TOPO_REPLICAS + 1][48]; /* as their logs are named */
-	size_t n_srv = 0;
-	int rc;
+static int preflight_shim(struct run_ctx *r, bool theirs);
 
-	memset(res, 0, sizeof(*res));
-	r.n_lock = (size_t)(cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
-	prctl(PR_SET_CHILD_SUBREAPER, 1); /* the adapters of killed clients come back here */
-	lb_janitor_start();              /* if lockbench is killed, it kills what is marked */
-	lb_mark_run(r.mark, sizeof(r.mark));
-	/* the next tick: the janitor, started just before, is never taken */
-	r.started_ticks = lb_proc_ticks_now() + 1;
-	/* servers lockbench did not start: --redis, or the primary of --sentinel */
-	bool theirs = cfg->redis_urls || cfg->sentinel_urls;
-	rc = lb_faults_check(cfg, !theirs, res->skipped, sizeof(res->skipped));
+/* Before anything starts: what the run cannot do here is a skip (1, the
+ * reason in res->skipped, reported by the caller), what is wrong an error. */
+static int preflight(struct run_ctx *r, bool theirs)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	struct lb_run_result *res = r->res;
+	int rc = lb_faults_check(cfg, !theirs, res->skipped, sizeof(res->skipped));
+
 	if (rc == LB_ENOTSUP)
-		return 0; /* not possible here: the caller reports the skip */
+		return 1;
 	if (rc < 0) {
 		lb_errorf("%s", res->skipped);
 		res->skipped[0] = '\0';
@@ -1095,132 +1085,128 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		return LB_EINVAL;
 	}
 	if (def && !lb_adapter_usable(cfg->strategy, res->skipped, sizeof(res->skipped)))
-		return 0; /* not possible here: the caller reports the skip */
-	if ((rc = fd_budget(cfg, r.n_lock, needs_relay(cfg))) < 0)
+		return 1;
+	if ((rc = fd_budget(cfg, r->n_lock, needs_relay(cfg))) < 0)
 		return rc;
+	return preflight_shim(r, theirs);
+}
+
+/* The clock shim: a scenario that moves a server's clock needs it; a
+ * library's client clock fault and its connections on lockbench's Sentinels
+ * use it where it is found. */
+static int preflight_shim(struct run_ctx *r, bool theirs)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	struct lb_run_result *res = r->res;
+	bool external = lb_strategy_is_external(cfg->strategy);
+
 	if (!theirs && cfg->scenario && lb_scenario_needs_clock_shim(cfg->scenario) &&
-	    !find_shim(&r)) {
+	    !find_shim(r)) {
 		snprintf(res->skipped, sizeof(res->skipped), "%.64s moves a server's clock and needs "
 			 "libfakeclock.so, not found (%.200s); `make` builds it, or set "
-			 "LOCKBENCH_CLOCK_SHIM", cfg->scenario->name, r.shim[0] ? r.shim : "beside "
+			 "LOCKBENCH_CLOCK_SHIM", cfg->scenario->name, r->shim[0] ? r->shim : "beside "
 			 "the binary or in ../lib/lockbench");
-		return 0; /* not possible here: the caller reports the skip */
+		return 1;
 	}
-	if (lb_strategy_is_external(cfg->strategy) && scenario_has(cfg->scenario, LB_ACT_CLOCK) &&
-	    !find_shim(&r))
-		r.shim[0] = '\0'; /* the client clock fault will not reach the library */
+	if (external && scenario_has(cfg->scenario, LB_ACT_CLOCK) && !find_shim(r))
+		r->shim[0] = '\0'; /* the client clock fault will not reach the library */
 	/* on lockbench's Sentinels, the relay tells a library's connections apart
 	 * by the address the shim makes them come from */
-	if (lb_strategy_is_external(cfg->strategy) && cfg->sentinel && !find_shim(&r)) {
-		r.shim[0] = '\0';
+	if (external && cfg->sentinel && !find_shim(r)) {
+		r->shim[0] = '\0';
 		if (scenario_has(cfg->scenario, LB_ACT_NET_PARTITION)) {
 			snprintf(res->skipped, sizeof(res->skipped), "%.64s puts clients on the sides "
 				 "of a partition: a library's connections need libfakeclock.so to "
 				 "come from the client's own address, not found; `make` builds it, "
 				 "or set LOCKBENCH_CLOCK_SHIM", cfg->scenario->name);
-			return 0; /* not possible here: the caller reports the skip */
+			return 1;
 		}
 	}
+	return 0;
+}
+
+/* The run's keys, its shared memory and its servers: lockbench's own (with
+ * the relay, Sentinels, a cluster or a replica as the run asks) or the
+ * user's, each reachable and with room for every client. */
+static int setup_servers(struct run_ctx *r, bool theirs)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	char rnd[LB_TOKEN_HEX + 1];
+	int rc;
+
 	if ((rc = lb_token_new(rnd)) < 0)
 		return rc;
-	snprintf(r.prefix, sizeof(r.prefix), "lb:%.8s:", rnd);
+	snprintf(r->prefix, sizeof(r->prefix), "lb:%.8s:", rnd);
 	/* in a cluster every key of the run shares one slot, primary 0's */
-	if (cfg->cluster && (rc = lb_cluster_prefix(r.prefix, sizeof(r.prefix))) < 0)
+	if (cfg->cluster && (rc = lb_cluster_prefix(r->prefix, sizeof(r->prefix))) < 0)
 		return rc;
-	strcpy(res->run_prefix, r.prefix);
-	if ((rc = map_shared(&r)) < 0)
-		goto out;
-	if (cfg->cluster && (cfg->redis_urls || cfg->sentinel_urls || r.n_lock != 1)) {
-		lb_errorf("topology = cluster %s", r.n_lock != 1 ? "has one primary for the lock: "
+	strcpy(r->res->run_prefix, r->prefix);
+	if ((rc = map_shared(r)) < 0)
+		return rc;
+	if (cfg->cluster && (cfg->redis_urls || cfg->sentinel_urls || r->n_lock != 1)) {
+		lb_errorf("topology = cluster %s", r->n_lock != 1 ? "has one primary for the lock: "
 			  "one lock node" : "starts its own servers: it does not go with --redis or "
 			  "--sentinel");
-		rc = LB_EINVAL;
-		goto out;
+		return LB_EINVAL;
 	}
-	if (cfg->sentinel && (cfg->redis_urls || r.n_lock != 1)) {
+	if (cfg->sentinel && (cfg->redis_urls || r->n_lock != 1)) {
 		lb_errorf("topology = sentinel %s", cfg->redis_urls ? "starts its own servers and "
 			  "Sentinels: it does not go with --redis" : "has one primary: one lock node");
-		rc = LB_EINVAL;
-		goto out;
+		return LB_EINVAL;
 	}
-	rc = cfg->sentinel_urls ? use_their_sentinels(&r) :
-	     cfg->redis_urls ? parse_urls(&r, cfg->redis_urls) : start_servers(&r);
+	rc = cfg->sentinel_urls ? use_their_sentinels(r) :
+	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) : start_servers(r);
 	if (rc < 0)
-		goto out;
-	for (size_t i = 0; i < r.n_lock; i++)
-		atomic_store(&r.sh->node_port[i], r.lock[i].port);
-	if (needs_relay(cfg) && (rc = start_relay(&r)) < 0)
-		goto out;
-	if (cfg->sentinel && (rc = start_sentinel(&r)) < 0)
-		goto out;
-	if (cfg->cluster && (rc = start_cluster(&r)) < 0)
-		goto out;
+		return rc;
+	for (size_t i = 0; i < r->n_lock; i++)
+		atomic_store(&r->sh->node_port[i], r->lock[i].port);
+	if (needs_relay(cfg) && (rc = start_relay(r)) < 0)
+		return rc;
+	if (cfg->sentinel && (rc = start_sentinel(r)) < 0)
+		return rc;
+	if (cfg->cluster && (rc = start_cluster(r)) < 0)
+		return rc;
 	if (!theirs && !cfg->sentinel && !cfg->cluster && ((cfg->scenario && cfg->scenario->replica) ||
-				 cfg->strategy->needs_replica) && (rc = start_replica(&r)) < 0)
-		goto out;
-	for (size_t i = 0; i < r.n_lock && rc == 0; i++)
-		rc = check_reachable(&r.lock[i]);
+				 cfg->strategy->needs_replica) && (rc = start_replica(r)) < 0)
+		return rc;
+	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
+		rc = check_reachable(&r->lock[i]);
 	if (rc == 0)
-		rc = check_reachable(&r.resource);
-	for (size_t i = 0; i < r.n_lock && rc == 0; i++)
-		rc = check_maxclients(&r.lock[i], cfg->clients);
+		rc = check_reachable(&r->resource);
+	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
+		rc = check_maxclients(&r->lock[i], cfg->clients);
 	if (rc == 0)
-		rc = check_maxclients(&r.resource, cfg->clients);
+		rc = check_maxclients(&r->resource, cfg->clients);
 	if (rc == 0 && theirs && cfg->strategy->needs_replica)
-		rc = check_replica(&r);
-	if (rc < 0)
-		goto out;
+		rc = check_replica(r);
+	return rc;
+}
+
+/* The key watcher on lockbench's own servers, or why there is none. */
+static void setup_keywatch(struct run_ctx *r, bool theirs)
+{
+	struct lb_run_result *res = r->res;
 	const char *no_watch = getenv("LOCKBENCH_NO_KEYWATCH");
+
 	if (!theirs && !(no_watch && *no_watch)) {
-		start_keywatch(&r);
-		if (!r.kw.log)
+		start_keywatch(r);
+		if (!r->kw.log)
 			lb_errorf("warning: the servers' count of foreign releases is not measured: %s",
 				  res->foreign_why);
-	} else {
-		snprintf(res->foreign_why, sizeof(res->foreign_why), "%s", !theirs ?
-			 "LOCKBENCH_NO_KEYWATCH is set: the servers were not watched" : cfg->own_urls ?
-			 "a benchmark does not watch its servers (the watcher costs throughput)" :
-			 "the servers are not lockbench's: it does not watch them");
+		return;
 	}
-	redis_version(&r);
-	load_resource_scripts(&r);
-	if ((rc = fork_clients(&r)) < 0)
-		goto out;
-	wait_started(&r);
-	n_srv = lock_snapshot(&r, before, srv_name); /* at t0: the clients wait for go */
-	r.kw_cmds = keywatch_cmds(&r);
-	r.inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r.sh,
-				      .lock_srv = theirs ? NULL : r.srv, .n_lock = r.n_lock,
-				      .replica = cfg->sentinel ? r.topo.replica[0] :
-						 cfg->cluster ? r.cluster.node[LB_CLUSTER_SHARDS] : r.replica,
-				      .prefix = r.prefix };
-	r.sh->t0_ns = lb_now_ns();
-	r.sh->end_ns = r.sh->t0_ns + (int64_t)(cfg->duration_s * 1e9);
-	res->t0_mono_ns = r.sh->t0_ns;
-	/* what is due at 0 is in place before any client moves (a delay on a
-	 * client's links, a client that starts paused) */
-	lb_faults_tick(&r.inj, 0);
-	atomic_store(&r.sh->go, 1);
-	supervise(&r);
-	if (r.strategy_failed) {
-		lb_errorf("the run of %s is void: a client's strategy failed (above); nothing it "
-			  "measured is reported", cfg->strategy->name);
-		rc = LB_EPROTO;
-		goto out;
-	}
-	if (r.kw.log && lb_keywatch_finish(&r.kw, r.sh->t0_ns, &res->key_events, &res->n_key_events,
-					   res->foreign_why, sizeof(res->foreign_why)) < 0)
-		lb_errorf("warning: the servers' count of foreign releases is not measured: %s",
-			  res->foreign_why);
-	r.kw_cmds = keywatch_cmds(&r) - r.kw_cmds; /* what the watcher added meanwhile */
-	lb_keywatch_stop(&r.kw);
-	if ((rc = collect(&r)) < 0)
-		goto out;
-	read_counters(&r);
-	/* Each applied write sets the counter to what its section read plus one, so
-	 * every lost update is an applied write the final value does not count.
-	 * The resource counts the writes it applied, acknowledged or not: exact.
-	 * Without that count, the writes whose reply never came make a range. */
+	snprintf(res->foreign_why, sizeof(res->foreign_why), "%s", !theirs ?
+		 "LOCKBENCH_NO_KEYWATCH is set: the servers were not watched" : r->cfg->own_urls ?
+		 "a benchmark does not watch its servers (the watcher costs throughput)" :
+		 "the servers are not lockbench's: it does not watch them");
+}
+
+/* Each applied write sets the counter to what its section read plus one, so
+ * every lost update is an applied write the final value does not count. The
+ * resource counts the writes it applied, acknowledged or not: exact. Without
+ * that count, the writes whose reply never came make a range. */
+static void count_lost_updates(const struct lb_run_cfg *cfg, struct lb_run_result *res)
+{
 	if (res->applied_known) {
 		res->lost_updates = (long long)res->applied_writes - res->counter_final;
 		res->lost_updates_max = res->lost_updates;
@@ -1234,29 +1220,24 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 		res->lost_updates = 0;
 	if (res->lost_updates_max < 0)
 		res->lost_updates_max = 0;
-	lock_snapshot(&r, after, srv_name);
-	const char *names[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
-	for (size_t i = 0; i < n_srv; i++)
-		names[i] = srv_name[i];
-	res->lock_commands_known = lb_lock_commands_between(before, after, names, n_srv, r.n_lock,
-							    &res->lock_commands, res->lock_commands_why,
-							    sizeof(res->lock_commands_why));
-	/* not the lock's: what the key watcher sent them meanwhile (r.kw_cmds) */
-	if (res->lock_commands_known)
-		res->lock_commands -= r.kw_cmds < res->lock_commands ? r.kw_cmds : res->lock_commands;
-	res->canary_violations = atomic_load(&r.sh->canary_violations);
+}
+
+/* The oracle's verdict on the history, the servers' foreign releases, the
+ * outcome and the figures derived from them. */
+static int judge(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	struct lb_run_result *res = r->res;
+	int64_t end_ns = (int64_t)(res->elapsed_s * 1e9);
+
 	res->per_client = calloc((size_t)cfg->clients, sizeof(*res->per_client));
-	if (!res->per_client) {
-		rc = LB_ENOMEM;
-		goto out;
-	}
+	if (!res->per_client)
+		return LB_ENOMEM;
 	struct lb_history hist = { .s = res->sections, .n = res->n_sections, .w = res->waiters,
-				   .n_w = res->n_waiters, .clients = cfg->clients,
-				   .end_ns = (int64_t)(res->elapsed_s * 1e9),
+				   .n_w = res->n_waiters, .clients = cfg->clients, .end_ns = end_ns,
 				   .ttl_ns = cfg->ttl_ms * LB_NS_PER_MS };
-	rc = lb_oracle_judge_history(&hist, &res->verdict, res->per_client);
-	struct lb_foreign_opts fo = { LB_KEYWATCH_SLOP_NS, cfg->ttl_ms * LB_NS_PER_MS,
-				      (int64_t)(res->elapsed_s * 1e9) };
+	int rc = lb_oracle_judge_history(&hist, &res->verdict, res->per_client);
+	struct lb_foreign_opts fo = { LB_KEYWATCH_SLOP_NS, cfg->ttl_ms * LB_NS_PER_MS, end_ns };
 	if (rc == 0)
 		rc = lb_foreign_verdict(&res->verdict, res->sections, res->n_sections, res->key_events,
 					res->n_key_events, cfg->strategy->blind_release, &fo,
@@ -1278,14 +1259,119 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	res->cmds_per_section = res->lock_commands_known && res->n_sections ?
 				(double)res->lock_commands / (double)res->n_sections : NAN;
 	if (rc == 0)
-		rc = lb_held_time(res->sections, res->n_sections, (int64_t)(res->elapsed_s * 1e9),
-				  &res->held_s, &res->inside_s);
+		rc = lb_held_time(res->sections, res->n_sections, end_ns, &res->held_s,
+				  &res->inside_s);
 	struct lb_cost_shape shape = { .wait = &cfg->wait, .clients = cfg->clients,
-				       .keys = cfg->keys, .nodes = (int)r.n_lock, .ttl_ms = cfg->ttl_ms,
+				       .keys = cfg->keys, .nodes = (int)r->n_lock, .ttl_ms = cfg->ttl_ms,
 				       .elapsed_s = res->elapsed_s, .sections = res->n_sections,
 				       .inside_s = res->inside_s };
 	res->cost_bound_known = lb_lock_cost_bound(&shape, &res->cost_bound, res->cost_bound_why,
 						   sizeof(res->cost_bound_why)) == 0;
+	return rc;
+}
+
+/* The servers the lock lives on, before and after the run. */
+struct lock_snaps {
+	struct lb_srv_snap before[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
+	struct lb_srv_snap after[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
+	char name[LB_MAX_NODES + LB_TOPO_REPLICAS + 1][48]; /* as their logs are named */
+	size_t n;
+};
+
+/* The lock's commands per section: what its servers counted between the
+ * snapshots, less what the key watcher sent them meanwhile (r->kw_cmds). */
+static void count_lock_commands(struct run_ctx *r, struct lock_snaps *snap)
+{
+	struct lb_run_result *res = r->res;
+	const char *names[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
+
+	lock_snapshot(r, snap->after, snap->name);
+	for (size_t i = 0; i < snap->n; i++)
+		names[i] = snap->name[i];
+	res->lock_commands_known = lb_lock_commands_between(snap->before, snap->after, names,
+							    snap->n, r->n_lock, &res->lock_commands,
+							    res->lock_commands_why,
+							    sizeof(res->lock_commands_why));
+	if (res->lock_commands_known)
+		res->lock_commands -= r->kw_cmds < res->lock_commands ? r->kw_cmds : res->lock_commands;
+}
+
+/* The clients, from go to the end: the scenario's faults on cue, then what
+ * they wrote gathered and the servers' counters read. */
+static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	struct lb_run_result *res = r->res;
+	int rc;
+
+	if ((rc = fork_clients(r)) < 0)
+		return rc;
+	wait_started(r);
+	snap->n = lock_snapshot(r, snap->before, snap->name); /* at t0: the clients wait for go */
+	r->kw_cmds = keywatch_cmds(r);
+	r->inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r->sh,
+				       .lock_srv = theirs ? NULL : r->srv, .n_lock = r->n_lock,
+				       .replica = cfg->sentinel ? r->topo.replica[0] :
+						  cfg->cluster ? r->cluster.node[LB_CLUSTER_SHARDS] :
+						  r->replica,
+				       .prefix = r->prefix };
+	r->sh->t0_ns = lb_now_ns();
+	r->sh->end_ns = r->sh->t0_ns + (int64_t)(cfg->duration_s * 1e9);
+	res->t0_mono_ns = r->sh->t0_ns;
+	/* what is due at 0 is in place before any client moves (a delay on a
+	 * client's links, a client that starts paused) */
+	lb_faults_tick(&r->inj, 0);
+	atomic_store(&r->sh->go, 1);
+	supervise(r);
+	if (r->strategy_failed) {
+		lb_errorf("the run of %s is void: a client's strategy failed (above); nothing it "
+			  "measured is reported", cfg->strategy->name);
+		return LB_EPROTO;
+	}
+	if (r->kw.log && lb_keywatch_finish(&r->kw, r->sh->t0_ns, &res->key_events,
+					    &res->n_key_events, res->foreign_why,
+					    sizeof(res->foreign_why)) < 0)
+		lb_errorf("warning: the servers' count of foreign releases is not measured: %s",
+			  res->foreign_why);
+	r->kw_cmds = keywatch_cmds(r) - r->kw_cmds; /* what the watcher added meanwhile */
+	lb_keywatch_stop(&r->kw);
+	if ((rc = collect(r)) < 0)
+		return rc;
+	read_counters(r);
+	return 0;
+}
+
+/* One run: pre-flight, servers, the contention, the judgement; every
+ * process it started stopped on every path. A skip returns 0 with the reason
+ * in res->skipped. */
+static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
+{
+	struct run_ctx r = { .cfg = cfg, .res = res };
+	struct lock_snaps snap = { .n = 0 };
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	r.n_lock = (size_t)(cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
+	prctl(PR_SET_CHILD_SUBREAPER, 1); /* the adapters of killed clients come back here */
+	lb_janitor_start();              /* if lockbench is killed, it kills what is marked */
+	lb_mark_run(r.mark, sizeof(r.mark));
+	/* the next tick: the janitor, started just before, is never taken */
+	r.started_ticks = lb_proc_ticks_now() + 1;
+	/* servers lockbench did not start: --redis, or the primary of --sentinel */
+	bool theirs = cfg->redis_urls || cfg->sentinel_urls;
+	if ((rc = preflight(&r, theirs)) != 0)
+		return rc > 0 ? 0 : rc; /* a skip: the caller reports it */
+	if ((rc = setup_servers(&r, theirs)) < 0)
+		goto out;
+	setup_keywatch(&r, theirs);
+	redis_version(&r);
+	load_resource_scripts(&r);
+	if ((rc = contend(&r, &snap, theirs)) < 0)
+		goto out;
+	count_lost_updates(cfg, res);
+	count_lock_commands(&r, &snap);
+	res->canary_violations = atomic_load(&r.sh->canary_violations);
+	rc = judge(&r);
 	if (theirs)
 		delete_own_keys(&r);
 out:
