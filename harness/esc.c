@@ -34,6 +34,151 @@ static void put(struct sink *k, const char *s, size_t n)
 	}
 }
 
+/* Each language's escaping of [p, end) into o (room for 6 bytes a byte and
+ * 3 more); where the output ends. */
+
+static char *esc_csv(char *o, const unsigned char *p, const unsigned char *end)
+{
+	size_t n = (size_t)(end - p);
+	bool quote = n && (p[0] == ' ' || p[n - 1] == ' ');
+
+	for (size_t i = 0; i < n && !quote; i++)
+		quote = strchr(",\"\r\n", p[i]) != NULL;
+	if (quote)
+		*o++ = '"';
+	for (; p < end; p++) {
+		if (*p == '"')
+			*o++ = '"';
+		*o++ = (char)*p;
+	}
+	if (quote)
+		*o++ = '"';
+	return o;
+}
+
+/* A ' inside becomes ’ (U+2019): gnuplot's '' for one quote fails when two
+ * of them follow each other (5.4: 'y''''x' is "unexpected or unrecognized
+ * token"), and a label needs no exact quote. */
+static char *esc_gnuplot(char *o, const unsigned char *p, const unsigned char *end)
+{
+	*o++ = '\'';
+	for (; p < end; p++) {
+		if (*p == '\'') {
+			memcpy(o, "\xe2\x80\x99", 3);
+			o += 3;
+			continue;
+		}
+		*o++ = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
+	}
+	*o++ = '\'';
+	return o;
+}
+
+static char *esc_html(char *o, const unsigned char *p, const unsigned char *end)
+{
+	for (; p < end; p++) {
+		const char *ent = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;" :
+				  *p == '"' ? "&quot;" : *p == '\'' ? "&#39;" : NULL;
+		if (ent) {
+			memcpy(o, ent, strlen(ent));
+			o += strlen(ent);
+		} else {
+			*o++ = *p < 0x20 && *p != '\n' && *p != '\t' ? ' ' : (char)*p;
+		}
+	}
+	return o;
+}
+
+static char *esc_md(char *o, const unsigned char *p, const unsigned char *end)
+{
+	for (; p < end; p++) {
+		if (*p == '&') {
+			memcpy(o, "&amp;", 5);
+			o += 5;
+			continue;
+		}
+		if (strchr("\\`*_[]<>|#", *p) && *p)
+			*o++ = '\\';
+		*o++ = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
+	}
+	return o;
+}
+
+/* How many bytes the terminal may show as they are at @p (a whole UTF-8
+ * sequence of a printable code point), or 0. */
+static size_t term_printable(const unsigned char *p, const unsigned char *end)
+{
+	size_t len = *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 && *p < 0xe0 ? 2 : 1;
+	bool ok = *p >= 0x20 && *p != 0x7f && (*p < 0x80 || len > 1) && (size_t)(end - p) >= len;
+	uint32_t cp = len == 1 ? *p : len == 2 ? *p & 0x1f : len == 3 ? *p & 0x0f : *p & 0x07;
+
+	for (size_t i = 1; ok && i < len; i++) {
+		ok = (p[i] & 0xc0) == 0x80;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (ok && len > 1 && (cp < 0xa0 || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+			      cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)))
+		ok = false; /* C1 controls, overlong forms, surrogates */
+	if (ok && ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+		   cp == 0x200e || cp == 0x200f || cp == 0x061c))
+		ok = false; /* bidirectional controls: they reorder what follows */
+	return ok ? len : 0;
+}
+
+static char *esc_term(char *o, const unsigned char *p, const unsigned char *end)
+{
+	while (p < end) {
+		size_t len = term_printable(p, end);
+		if (len) {
+			memcpy(o, p, len);
+			o += len;
+			p += len;
+		} else {
+			o += sprintf(o, "\\x%02x", *p);
+			p++;
+		}
+	}
+	return o;
+}
+
+/* A word of only these needs no quotes; otherwise '...' with a ' as '\''
+ * or, when it holds a control byte, bash's $'...' with every byte outside
+ * printable ASCII as \xNN. */
+static char *esc_sh(char *o, const unsigned char *p, const unsigned char *end)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_-./=:,@%+";
+	size_t n = (size_t)(end - p);
+	bool ctl = false, bare = n > 0;
+
+	for (size_t i = 0; i < n; i++) {
+		ctl |= p[i] < 0x20 || p[i] == 0x7f;
+		bare &= p[i] && strchr(plain, p[i]) != NULL;
+	}
+	if (bare) {
+		memcpy(o, p, n);
+		return o + n;
+	}
+	if (ctl)
+		*o++ = '$';
+	*o++ = '\'';
+	for (; p < end; p++) {
+		if (!ctl && *p == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else if (ctl && (*p == '\'' || *p == '\\')) {
+			*o++ = '\\';
+			*o++ = (char)*p;
+		} else if (ctl && (*p < 0x20 || *p >= 0x7f)) {
+			o += sprintf(o, "\\x%02x", *p);
+		} else {
+			*o++ = (char)*p;
+		}
+	}
+	*o++ = '\'';
+	return o;
+}
+
 /* Escaped text of @s[0..n) for @lang into a new string (freed by the caller). */
 static char *escape(enum lb_lang lang, const char *s, size_t n)
 {
@@ -43,129 +188,12 @@ static char *escape(enum lb_lang lang, const char *s, size_t n)
 	if (!out)
 		return NULL;
 	switch (lang) {
-	case LB_LANG_CSV: {
-		bool quote = n && (s[0] == ' ' || s[n - 1] == ' ');
-		for (size_t i = 0; i < n && !quote; i++)
-			quote = strchr(",\"\r\n", s[i]) != NULL;
-		if (quote)
-			*o++ = '"';
-		for (; p < end; p++) {
-			if (*p == '"')
-				*o++ = '"';
-			*o++ = (char)*p;
-		}
-		if (quote)
-			*o++ = '"';
-		break;
-	}
-	case LB_LANG_GNUPLOT:
-		/* a ' inside becomes ’ (U+2019): gnuplot's '' for one quote
-		 * fails when two of them follow each other (5.4: 'y''''x' is
-		 * "unexpected or unrecognized token"), and a label needs no
-		 * exact quote */
-		*o++ = '\'';
-		for (; p < end; p++) {
-			if (*p == '\'') {
-				memcpy(o, "\xe2\x80\x99", 3);
-				o += 3;
-				continue;
-			}
-			*o++ = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
-		}
-		*o++ = '\'';
-		break;
-	case LB_LANG_HTML:
-		for (; p < end; p++) {
-			const char *ent = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;" :
-					  *p == '"' ? "&quot;" : *p == '\'' ? "&#39;" : NULL;
-			if (ent) {
-				memcpy(o, ent, strlen(ent));
-				o += strlen(ent);
-			} else {
-				*o++ = *p < 0x20 && *p != '\n' && *p != '\t' ? ' ' : (char)*p;
-			}
-		}
-		break;
-	case LB_LANG_MD:
-		for (; p < end; p++) {
-			if (*p == '&') {
-				memcpy(o, "&amp;", 5);
-				o += 5;
-				continue;
-			}
-			if (strchr("\\`*_[]<>|#", *p) && *p)
-				*o++ = '\\';
-			*o++ = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
-		}
-		break;
-	case LB_LANG_TERM:
-		while (p < end) {
-			/* a whole UTF-8 sequence of a printable code point passes */
-			size_t len = *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 && *p < 0xe0 ? 2 : 1;
-			bool ok = *p >= 0x20 && *p != 0x7f && (*p < 0x80 || len > 1) && (size_t)(end - p) >= len;
-			uint32_t cp = len == 1 ? *p : len == 2 ? *p & 0x1f : len == 3 ? *p & 0x0f : *p & 0x07;
-			for (size_t i = 1; ok && i < len; i++) {
-				ok = (p[i] & 0xc0) == 0x80;
-				cp = cp << 6 | (p[i] & 0x3f);
-			}
-			if (ok && len > 1 && (cp < 0xa0 || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-					      cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)))
-				ok = false; /* C1 controls, overlong forms, surrogates */
-			if (ok && ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-				   cp == 0x200e || cp == 0x200f || cp == 0x061c))
-				ok = false; /* bidirectional controls: they reorder what follows */
-			if (ok) {
-				memcpy(o, p, len);
-				o += len;
-				p += len;
-			} else {
-				o += sprintf(o, "\\x%02x", *p);
-				p++;
-			}
-		}
-		break;
-	case LB_LANG_SH: {
-		/* a word of only these needs no quotes; otherwise '...' with a '
-		 * as '\'' or, when it holds a control byte, bash's $'...' with
-		 * every byte outside printable ASCII as \xNN */
-		static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					    "0123456789_-./=:,@%+";
-		bool ctl = false, bare = n > 0;
-		for (size_t i = 0; i < n; i++) {
-			ctl |= p[i] < 0x20 || p[i] == 0x7f;
-			bare &= strchr(plain, s[i]) != NULL && s[i];
-		}
-		if (bare) {
-			memcpy(o, s, n);
-			o += n;
-		} else if (!ctl) {
-			*o++ = '\'';
-			for (; p < end; p++) {
-				if (*p == '\'') {
-					memcpy(o, "'\\''", 4);
-					o += 4;
-				} else {
-					*o++ = (char)*p;
-				}
-			}
-			*o++ = '\'';
-		} else {
-			*o++ = '$';
-			*o++ = '\'';
-			for (; p < end; p++) {
-				if (*p == '\'' || *p == '\\') {
-					*o++ = '\\';
-					*o++ = (char)*p;
-				} else if (*p < 0x20 || *p >= 0x7f) {
-					o += sprintf(o, "\\x%02x", *p);
-				} else {
-					*o++ = (char)*p;
-				}
-			}
-			*o++ = '\'';
-		}
-		break;
-	}
+	case LB_LANG_CSV: o = esc_csv(o, p, end); break;
+	case LB_LANG_GNUPLOT: o = esc_gnuplot(o, p, end); break;
+	case LB_LANG_HTML: o = esc_html(o, p, end); break;
+	case LB_LANG_MD: o = esc_md(o, p, end); break;
+	case LB_LANG_TERM: o = esc_term(o, p, end); break;
+	case LB_LANG_SH: o = esc_sh(o, p, end); break;
 	case LB_LANG_RAW:
 		memcpy(o, s, n);
 		o += n;

@@ -307,15 +307,14 @@ static int story_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static int tell(FILE *f, const struct lb_run_files *rf, int max,
-		void (*each)(void *arg, int64_t t_ns, const char *text), void *arg)
+/* Overlaps: the first section of another client that began while one was
+ * inside, told with why; a section that began inside an incident already
+ * told continues it (a chain). How many incidents. */
+static int tell_overlaps(struct story *st, const struct lb_run_files *rf)
 {
-	int found = 0, written = 0, skipped = 0;
-	double lost = lb_summary_num(&rf->sum, "lost_updates", 0);
 	struct chain chain = { 0 };
-	struct story st = { .direct = f };
-	FILE *o = NULL; /* the bullet being written */
 	int64_t window_end = -1;
+	int found = 0;
 
 	for (size_t i = 0; i < rf->n; i++) {
 		const struct lb_section *a = &rf->sec[i];
@@ -329,7 +328,6 @@ static int tell(FILE *f, const struct lb_run_files *rf, int max,
 				first = j;
 		if (!others)
 			continue;
-		/* a section that began inside an incident already told continues it */
 		if (a->enter_ns <= window_end) {
 			if (!chain.count++) /* told at the moment it goes on */
 				chain.from = rf->sec[first].enter_ns;
@@ -338,11 +336,11 @@ static int tell(FILE *f, const struct lb_run_files *rf, int max,
 			window_end = aexit > window_end ? aexit : window_end;
 			continue;
 		}
-		end_chain(&st, &chain);
+		end_chain(st, &chain);
 		window_end = aexit;
 		found++;
 		const struct lb_section *b = &rf->sec[first];
-		o = story_begin(&st, b->enter_ns);
+		FILE *o = story_begin(st, b->enter_ns);
 		fprintf(o, "- **%.3f s: client %d and client %d inside at once.** Client %d acquired the "
 			   "lock at %.3f s", sec(b->enter_ns), a->client, b->client, a->client,
 			sec(a->enter_ns));
@@ -357,19 +355,26 @@ static int tell(FILE *f, const struct lb_run_files *rf, int max,
 		fprintf(o, " before client %d left at %.3f s.", a->client, sec(aexit));
 		release_words(o, rf, a);
 		fprintf(o, "\n");
-		story_end(&st, o);
+		story_end(st, o);
 	}
-	end_chain(&st, &chain);
-	/* foreign releases made after the releaser had left (check-then-delete) */
+	end_chain(st, &chain);
+	return found;
+}
+
+/* Foreign releases made after the releaser had left (check-then-delete). */
+static int tell_foreign(struct story *st, const struct lb_run_files *rf)
+{
+	int found = 0;
+
 	for (size_t i = 0; i < rf->n; i++) {
 		const struct lb_section *a = &rf->sec[i];
 		if (a->outcome != LB_OUT_FOREIGN)
 			continue;
 		const struct lb_section *h = holder_at(rf, a->key, a->client, a->release_ns);
 		if (h && h->enter_ns < a->exit_ns)
-			continue; /* told above, as an overlap */
+			continue; /* told as an overlap */
 		found++;
-		o = story_begin(&st, a->release_ns);
+		FILE *o = story_begin(st, a->release_ns);
 		fprintf(o, "- **%.3f s: client %d deleted another client's lock.** It left its section "
 			   "at %.3f s and released at %.3f s.", sec(a->release_ns), a->client,
 			sec(a->exit_ns), sec(a->release_ns));
@@ -378,9 +383,18 @@ static int tell(FILE *f, const struct lb_run_files *rf, int max,
 			fprintf(o, " By then client %d held the lock (since %.3f s); the release deleted it.",
 				h->client, sec(h->enter_ns));
 		fprintf(o, "\n");
-		story_end(&st, o);
+		story_end(st, o);
 	}
-	/* deaths */
+	return found;
+}
+
+/* Clients that died holding the lock, unless another came in at once; a
+ * death nobody came back from is an incident. */
+static int tell_deaths(struct story *st, const struct lb_run_files *rf)
+{
+	const char *rec = lb_summary_get(&rf->sum, "recovered");
+	int found = 0;
+
 	for (size_t i = 0; i < rf->n; i++) {
 		const struct lb_section *a = &rf->sec[i];
 		if (a->outcome != LB_OUT_KILLED)
@@ -394,9 +408,8 @@ static int tell(FILE *f, const struct lb_run_files *rf, int max,
 		if (next >= 0 && (double)(next - death) < 0.25e9)
 			continue; /* came back at once: nothing to tell */
 		found += next < 0;
-		o = story_begin(&st, death);
+		FILE *o = story_begin(st, death);
 		fprintf(o, "- **%.3f s: client %d died holding the lock.**", sec(death), a->client);
-		const char *rec = lb_summary_get(&rf->sum, "recovered");
 		if (next < 0)
 			fprintf(o, " Nobody acquired it again before the run ended %.1f s later: %s.\n",
 				rf->elapsed_s - sec(death), rec && !strcmp(rec, "no") ? "the lock was "
@@ -405,9 +418,50 @@ static int tell(FILE *f, const struct lb_run_files *rf, int max,
 		else
 			fprintf(o, " Client %d acquired it again at %.3f s, %.2f s later.\n", who,
 				sec(next), sec(next - death));
-		story_end(&st, o);
+		story_end(st, o);
 	}
-	/* told in time order, the first @max of them */
+	return found;
+}
+
+/* What the resource says: lost updates, refused and aborted writes. */
+static void tell_resource(FILE *f, const struct lb_run_files *rf)
+{
+	double lost = lb_summary_num(&rf->sum, "lost_updates", 0);
+	double stale = lb_summary_num(&rf->sum, "stale_writes_rejected", 0);
+	double aborted = lb_summary_num(&rf->sum, "writes_aborted", 0);
+
+	if (lost > 0) {
+		double ov_ms = lb_summary_num(&rf->sum, "overlap_ms", 0);
+		fprintf(f, "\nThe protected counter lost **%.0f update%s**: every overlap where both "
+			   "clients read before either wrote costs one.", lost, lost == 1 ? "" : "s");
+		/* why a long red stretch can cost few updates */
+		if (ov_ms >= 100 && lost * 50 < ov_ms)
+			fprintf(f, " Few, for %.0f ms with two or more inside: a stale write costs "
+				   "only what it overwrites before the next write lands, and a client "
+				   "that read before the stale write and writes after it puts the "
+				   "count back, less one.", ov_ms);
+		fprintf(f, "\n");
+	}
+	if (stale > 0)
+		fprintf(f, "\nThe fenced resource **refused %.0f stale read%s or write%s**: each carried a "
+			   "fence below the highest the resource had accepted.\n", stale,
+			stale == 1 ? "" : "s", stale == 1 ? "" : "s");
+	if (aborted > 0)
+		fprintf(f, "\n**%.0f section%s aborted** before writing: the lock told them their lease "
+			   "was gone.\n", aborted, aborted == 1 ? "" : "s");
+}
+
+/* The incidents in time order, the first @max of them: to @each, or as a
+ * list into @f with what the resource says. How many incidents. */
+static int tell(FILE *f, const struct lb_run_files *rf, int max,
+		void (*each)(void *arg, int64_t t_ns, const char *text), void *arg)
+{
+	struct story st = { .direct = f };
+	int written = 0, skipped = 0;
+	int found = tell_overlaps(&st, rf);
+
+	found += tell_foreign(&st, rf);
+	found += tell_deaths(&st, rf);
 	if (st.n)
 		qsort(st.v, st.n, sizeof(*st.v), story_cmp);
 	for (size_t i = 0; i < st.n; i++) {
@@ -428,27 +482,7 @@ static int tell(FILE *f, const struct lb_run_files *rf, int max,
 	if (skipped)
 		fprintf(f, "- ... and %d more incident%s (see the timeline and history.csv).\n", skipped,
 			skipped == 1 ? "" : "s");
-	if (lost > 0) {
-		double ov_ms = lb_summary_num(&rf->sum, "overlap_ms", 0);
-		fprintf(f, "\nThe protected counter lost **%.0f update%s**: every overlap where both "
-			   "clients read before either wrote costs one.", lost, lost == 1 ? "" : "s");
-		/* why a long red stretch can cost few updates */
-		if (ov_ms >= 100 && lost * 50 < ov_ms)
-			fprintf(f, " Few, for %.0f ms with two or more inside: a stale write costs "
-				   "only what it overwrites before the next write lands, and a client "
-				   "that read before the stale write and writes after it puts the "
-				   "count back, less one.", ov_ms);
-		fprintf(f, "\n");
-	}
-	double stale = lb_summary_num(&rf->sum, "stale_writes_rejected", 0);
-	double aborted = lb_summary_num(&rf->sum, "writes_aborted", 0);
-	if (stale > 0)
-		fprintf(f, "\nThe fenced resource **refused %.0f stale read%s or write%s**: each carried a "
-			   "fence below the highest the resource had accepted.\n", stale,
-			stale == 1 ? "" : "s", stale == 1 ? "" : "s");
-	if (aborted > 0)
-		fprintf(f, "\n**%.0f section%s aborted** before writing: the lock told them their lease "
-			   "was gone.\n", aborted, aborted == 1 ? "" : "s");
+	tell_resource(f, rf);
 	return found;
 }
 

@@ -230,132 +230,180 @@ static void outcome(struct ctx *c, const struct lb_verdict *v, double lost, doub
 	text(c, "observed_why", why);
 }
 
-int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
+/* What a run directory holds, read back. */
+struct run_in {
+	struct lb_summary s;
+	struct lb_run_shape shape;
+	struct lb_section *sec;
+	struct lb_event *ev;
+	struct lb_waiter *w;
+	struct lb_key_event *ke;
+	size_t n, n_ev, n_w, n_ke;
+	struct lb_hist lat, cens;
+};
+
+static void run_in_free(struct run_in *in)
+{
+	free(in->sec);
+	free(in->ev);
+	free(in->w);
+	free(in->ke);
+}
+
+/* The summary, the history, the events, the waiters and the latencies:
+ * 0 or an error (said by the reader, with the file). */
+static int read_run(const char *dir, struct run_in *in)
 {
 	char path[4096];
-	struct lb_summary s;
-	struct lb_section *sec = NULL;
-	struct lb_event *ev = NULL;
-	struct lb_waiter *w = NULL;
-	struct lb_key_event *ke = NULL;
-	struct lb_hist lat, cens;
+	int rc;
+
+	snprintf(path, sizeof(path), "%.4000s/summary.csv", dir);
+	if ((rc = lb_summary_read(path, &in->s)) < 0 ||
+	    (rc = lb_summary_shape(&in->s, path, &in->shape)) < 0)
+		return rc;
+	snprintf(path, sizeof(path), "%.4000s/history.csv", dir);
+	if ((rc = lb_history_read(path, in->shape.clients, in->shape.keys, &in->sec, &in->n)) < 0)
+		return rc;
+	snprintf(path, sizeof(path), "%.4000s/events.csv", dir);
+	if ((rc = lb_events_read(path, in->shape.clients, &in->ev, &in->n_ev)) < 0)
+		return rc;
+	/* who was still trying (absent in older runs: no death is then "never came back") */
+	snprintf(path, sizeof(path), "%.4000s/waiters.csv", dir);
+	if ((rc = lb_waiters_read(path, in->shape.clients, in->shape.keys, &in->w, &in->n_w)) < 0)
+		return rc;
+	snprintf(path, sizeof(path), "%.4000s/latency.csv", dir);
+	if ((rc = lb_latency_read(path, &in->lat)) < 0)
+		return rc;
+	/* the calls that never entered (absent in older runs: none counted) */
+	memset(&in->cens, 0, sizeof(in->cens));
+	snprintf(path, sizeof(path), "%.4000s/latency-censored.csv", dir);
+	if (access(path, F_OK) == 0 && (rc = lb_latency_read(path, &in->cens)) < 0)
+		return rc;
+	return 0;
+}
+
+/* The oracle's verdict on the history again, and the foreign releases:
+ * those the servers saw, judged again from keyevents.csv; else the
+ * releases' own count; n/a as the run said. */
+static int judge_again(const char *dir, struct run_in *in, struct lb_verdict *v)
+{
+	char path[4096];
+	int64_t end_ns = (int64_t)(in->shape.elapsed_s * 1e9);
+	struct lb_history h = { .s = in->sec, .n = in->n, .w = in->w, .n_w = in->n_w,
+				.clients = in->shape.clients, .end_ns = end_ns,
+				.ttl_ns = in->shape.ttl_ms * LB_NS_PER_MS };
+	int rc = lb_oracle_judge_history(&h, v, NULL);
+
+	if (rc < 0)
+		return rc;
+	const char *src = lb_summary_get(&in->s, "foreign_source");
+	bool server = src && !strcmp(src, "server");
+	snprintf(path, sizeof(path), "%.4000s/keyevents.csv", dir);
+	if (server && (rc = lb_key_events_read(path, in->shape.keys, &in->ke, &in->n_ke)) < 0)
+		return rc;
+	struct lb_foreign_opts fo = { LB_KEYWATCH_SLOP_NS, in->shape.ttl_ms * LB_NS_PER_MS, end_ns };
+	struct lb_foreign_result fr;
+	rc = lb_foreign_verdict(v, in->sec, in->n, server ? in->ke : NULL, in->n_ke,
+				src && !strcmp(src, "n/a"), &fo, &fr);
+	lb_foreign_result_free(&fr);
+	return rc;
+}
+
+static void check_foreign(struct ctx *c, const struct lb_verdict *v, size_t n_ke)
+{
+	const char *src = lb_summary_get(c->s, "foreign_source");
+
+	if (src) {
+		text(c, "foreign_source", lb_foreign_source_name(v->foreign_source));
+		figure(c, "foreign_releases", (double)v->foreign_releases,
+		       v->foreign_source != LB_FOREIGN_NA, 0);
+		figure(c, "foreign_unattributed", (double)v->foreign_unattributed,
+		       v->foreign_source == LB_FOREIGN_SERVER, 0);
+		figure(c, "foreign_releases_client", (double)v->foreign_client, known(c,
+		       "foreign_releases_client"), 0);
+		figure(c, "key_events", (double)n_ke, !strcmp(src, "server"), 0);
+	} else if (!known(c, "foreign_releases")) { /* an older run: a library's, not seen */
+		if (c->out)
+			fprintf(c->out, "  %-22s summary n/a            (not measured: nothing to "
+					"compare)\n", "foreign_releases");
+	} else {
+		figure(c, "foreign_releases", (double)v->foreign_releases, true, 0);
+	}
+}
+
+/* The safety and liveness figures the oracle gives. */
+static void check_verdict(struct ctx *c, const struct run_in *in, const struct lb_verdict *v)
+{
+	double elapsed = in->shape.elapsed_s;
+
+	figure(c, "sections", (double)v->sections, true, 0);
+	/* elapsed_s is written to the microsecond, which the throughput inherits */
+	double tput = elapsed > 0 ? (double)v->sections / elapsed : 0;
+	figure(c, "throughput_per_s", tput, true, elapsed > 0 ? tput * 0.5e-6 / elapsed : 0);
+	figure(c, "overlaps", (double)v->overlaps, true, 0);
+	figure(c, "overlap_ms", v->overlap_ms, true, 0);
+	figure(c, "max_holders", v->max_holders, true, 0);
+	check_foreign(c, v, in->n_ke);
+	figure(c, "lost_leases", (double)v->lost_leases, true, 0);
+	figure(c, "holder_deaths", (double)v->holder_deaths, true, 0);
+	figure(c, "orphan_ms", v->orphan_ms, true, 0);
+	text(c, "recovered", lb_recovered_name(v->recovered));
+	figure(c, "fairness", v->fairness, true, 0);
+	figure(c, "handoffs", (double)v->handoffs, true, 0);
+	figure(c, "handoff_p50_us", v->handoff_p50_us, v->handoffs > 0, 0);
+	figure(c, "handoff_p99_us", v->handoff_p99_us, v->handoffs > 0, 0);
+	canary(c, v);
+}
+
+/* Lost updates: the counter is not in the history; the arithmetic is
+ * checked, its range into *@lost and *@lost_max. */
+static void check_lost(struct ctx *c, double *lost, double *lost_max)
+{
+	const char *work = lb_summary_get(c->s, "work");
+	bool counter = work && !strcmp(work, "counter");
+	bool exact = known(c, "applied_writes"); /* the resource counted what it applied */
+	double final = num(c, "counter_final");
+
+	*lost = !counter ? 0 : exact ? num(c, "applied_writes") - final :
+		num(c, "counter_writes") - final;
+	*lost_max = *lost + (counter && !exact ? num(c, "uncertain_writes") : 0);
+	if (*lost < 0)
+		*lost = 0;
+	if (*lost_max < 0)
+		*lost_max = 0;
+	figure(c, "lost_updates", *lost, true, 0);
+	figure(c, "lost_updates_max", *lost_max, true, 0);
+}
+
+int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
+{
+	struct run_in in = { .n = 0 };
 	struct lb_verdict v;
-	struct lb_run_shape shape;
-	size_t n = 0, n_ev = 0, n_w = 0, n_ke = 0;
+	double lost, lost_max;
 	int rc;
 
 	memset(result, 0, sizeof(*result));
-	snprintf(path, sizeof(path), "%.4000s/summary.csv", dir);
-	if ((rc = lb_summary_read(path, &s)) < 0 || (rc = lb_summary_shape(&s, path, &shape)) < 0)
+	if ((rc = read_run(dir, &in)) < 0 || (rc = judge_again(dir, &in, &v)) < 0) {
+		run_in_free(&in);
 		return rc;
-	snprintf(path, sizeof(path), "%.4000s/history.csv", dir);
-	if ((rc = lb_history_read(path, shape.clients, shape.keys, &sec, &n)) < 0)
-		return rc;
-	snprintf(path, sizeof(path), "%.4000s/events.csv", dir);
-	if ((rc = lb_events_read(path, shape.clients, &ev, &n_ev)) < 0)
-		goto out;
-	/* who was still trying (absent in older runs: no death is then "never came back") */
-	snprintf(path, sizeof(path), "%.4000s/waiters.csv", dir);
-	if ((rc = lb_waiters_read(path, shape.clients, shape.keys, &w, &n_w)) < 0)
-		goto out;
-	snprintf(path, sizeof(path), "%.4000s/latency.csv", dir);
-	if ((rc = lb_latency_read(path, &lat)) < 0)
-		goto out;
-	/* the calls that never entered (absent in older runs: none counted) */
-	memset(&cens, 0, sizeof(cens));
-	snprintf(path, sizeof(path), "%.4000s/latency-censored.csv", dir);
-	if (access(path, F_OK) == 0 && (rc = lb_latency_read(path, &cens)) < 0)
-		goto out;
-	struct lb_history h = { .s = sec, .n = n, .w = w, .n_w = n_w, .clients = shape.clients,
-				.end_ns = (int64_t)(shape.elapsed_s * 1e9),
-				.ttl_ns = shape.ttl_ms * LB_NS_PER_MS };
-	if ((rc = lb_oracle_judge_history(&h, &v, NULL)) < 0)
-		goto out;
-	/* foreign releases: those the servers saw, judged again from keyevents.csv;
-	 * else the releases' own count; n/a as the run said */
-	const char *src = lb_summary_get(&s, "foreign_source");
-	bool server = src && !strcmp(src, "server");
-	snprintf(path, sizeof(path), "%.4000s/keyevents.csv", dir);
-	if (server && (rc = lb_key_events_read(path, shape.keys, &ke, &n_ke)) < 0)
-		goto out;
-	struct lb_foreign_opts fo = { LB_KEYWATCH_SLOP_NS, shape.ttl_ms * LB_NS_PER_MS,
-				      (int64_t)(shape.elapsed_s * 1e9) };
-	struct lb_foreign_result fr;
-	rc = lb_foreign_verdict(&v, sec, n, server ? ke : NULL, n_ke, src && !strcmp(src, "n/a"), &fo,
-				&fr);
-	lb_foreign_result_free(&fr);
-	if (rc < 0)
-		goto out;
-
-	struct ctx c = { .s = &s, .out = out, .v = result };
-	if (out)
-		lb_esc_fprintf(out, LB_LANG_TERM, "check %s (%zu sections, %d clients, %d keys)\n", dir, n, shape.clients,
-			shape.keys);
-	ranges(&c);
-	figure(&c, "sections", (double)v.sections, true, 0);
-	/* elapsed_s is written to the microsecond, which the throughput inherits */
-	double tput = shape.elapsed_s > 0 ? (double)v.sections / shape.elapsed_s : 0;
-	figure(&c, "throughput_per_s", tput, true,
-	       shape.elapsed_s > 0 ? tput * 0.5e-6 / shape.elapsed_s : 0);
-	figure(&c, "overlaps", (double)v.overlaps, true, 0);
-	figure(&c, "overlap_ms", v.overlap_ms, true, 0);
-	figure(&c, "max_holders", v.max_holders, true, 0);
-	if (lb_summary_get(&s, "foreign_source")) {
-		text(&c, "foreign_source", lb_foreign_source_name(v.foreign_source));
-		figure(&c, "foreign_releases", (double)v.foreign_releases,
-		       v.foreign_source != LB_FOREIGN_NA, 0);
-		figure(&c, "foreign_unattributed", (double)v.foreign_unattributed,
-		       v.foreign_source == LB_FOREIGN_SERVER, 0);
-		figure(&c, "foreign_releases_client", (double)v.foreign_client, known(&c,
-		       "foreign_releases_client"), 0);
-		figure(&c, "key_events", (double)n_ke, server, 0);
-	} else if (!known(&c, "foreign_releases")) { /* an older run: a library's, not seen */
-		if (out)
-			fprintf(out, "  %-22s summary n/a            (not measured: nothing to compare)\n",
-				"foreign_releases");
-	} else {
-		figure(&c, "foreign_releases", (double)v.foreign_releases, true, 0);
 	}
-	figure(&c, "lost_leases", (double)v.lost_leases, true, 0);
-	figure(&c, "holder_deaths", (double)v.holder_deaths, true, 0);
-	figure(&c, "orphan_ms", v.orphan_ms, true, 0);
-	text(&c, "recovered", lb_recovered_name(v.recovered));
-	figure(&c, "fairness", v.fairness, true, 0);
-	figure(&c, "handoffs", (double)v.handoffs, true, 0);
-	figure(&c, "handoff_p50_us", v.handoff_p50_us, v.handoffs > 0, 0);
-	figure(&c, "handoff_p99_us", v.handoff_p99_us, v.handoffs > 0, 0);
-	canary(&c, &v);
-
-	acquire_figures(&c, &lat, &cens);
+	struct ctx c = { .s = &in.s, .out = out, .v = result };
+	if (out)
+		lb_esc_fprintf(out, LB_LANG_TERM, "check %s (%zu sections, %d clients, %d keys)\n", dir,
+			       in.n, in.shape.clients, in.shape.keys);
+	ranges(&c);
+	check_verdict(&c, &in, &v);
+	acquire_figures(&c, &in.lat, &in.cens);
 	double attempts = num(&c, "attempts"), acquires = num(&c, "acquires");
 	figure(&c, "retries_per_acquire", acquires > 0 ? (attempts - acquires) / acquires : 0,
 	       acquires > 0, 0);
-
-	/* lost updates: the counter is not in the history; check the arithmetic */
-	const char *work = lb_summary_get(&s, "work");
-	bool counter = work && !strcmp(work, "counter");
-	bool exact = known(&c, "applied_writes"); /* the resource counted what it applied */
-	double final = num(&c, "counter_final");
-	double lost = !counter ? 0 : exact ? num(&c, "applied_writes") - final :
-		      num(&c, "counter_writes") - final;
-	double lost_max = lost + (counter && !exact ? num(&c, "uncertain_writes") : 0);
-	if (lost < 0)
-		lost = 0;
-	if (lost_max < 0)
-		lost_max = 0;
-	figure(&c, "lost_updates", lost, true, 0);
-	figure(&c, "lost_updates_max", lost_max, true, 0);
-
+	check_lost(&c, &lost, &lost_max);
 	int64_t sb_from = 0, sb_to = 0;
 	int sb_server;
-	bool split = lb_split_brain_window(sec, n, ev, n_ev, &sb_from, &sb_to, &sb_server);
+	bool split = lb_split_brain_window(in.sec, in.n, in.ev, in.n_ev, &sb_from, &sb_to, &sb_server);
 	figure(&c, "split_brain_ms", (double)(sb_to - sb_from) / 1e6, split, 0);
-	cost(&c, sec, n, &shape);
+	cost(&c, in.sec, in.n, &in.shape);
 	outcome(&c, &v, lost, lost_max);
-out:
-	free(sec);
-	free(ev);
-	free(w);
-	free(ke);
+	run_in_free(&in);
 	return rc;
 }

@@ -1,0 +1,321 @@
+/*
+ * test_structure.c - the map of the code holds (docs/architecture.md):
+ * layers point one way (no two modules of harness/ and strategies/ include
+ * each other's headers, directly or around a ring), strategies see the
+ * harness through one header (strategy.h), and no function is over 120
+ * lines. A module is a stem: harness/run.c and harness/run.h are "run".
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+TestSuite(structure, .timeout = 60);
+
+#define MAX_FILES 160
+#define MAX_LONGEST 120
+
+struct file {
+	char dir[16];   /* "harness" or "strategies" */
+	char name[64];  /* "run.c" */
+	char *text;
+};
+
+static struct file files[MAX_FILES];
+static int n_files;
+
+static void root(char *out, size_t len)
+{
+	const char *scen = getenv("LOCKBENCH_SCENARIOS");
+	char buf[PATH_MAX];
+
+	cr_assert_not_null(scen, "run through make test");
+	snprintf(buf, sizeof(buf), "%s", scen);
+	snprintf(out, len, "%s", dirname(buf));
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "cannot read %s", path);
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	long n = ftell(f);
+	cr_assert(n >= 0);
+	rewind(f);
+	char *s = malloc((size_t)n + 1);
+	cr_assert_not_null(s);
+	cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+static void load_dir(const char *top, const char *dir)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", top, dir);
+	DIR *d = opendir(path);
+	cr_assert_not_null(d, "no %s", path);
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (l < 3 || e->d_name[l - 2] != '.' || !strchr("ch", e->d_name[l - 1]))
+			continue;
+		cr_assert_lt(n_files, MAX_FILES, "more than %d sources: raise MAX_FILES", MAX_FILES);
+		cr_assert_lt(l, sizeof(files[0].name));
+		struct file *f = &files[n_files++];
+		snprintf(f->dir, sizeof(f->dir), "%s", dir);
+		snprintf(f->name, sizeof(f->name), "%s", e->d_name);
+		snprintf(path, sizeof(path), "%s/%s/%s", top, dir, e->d_name);
+		f->text = slurp(path);
+	}
+	closedir(d);
+}
+
+static void load(void)
+{
+	char top[PATH_MAX];
+	root(top, sizeof(top));
+	n_files = 0;
+	load_dir(top, "harness");
+	load_dir(top, "strategies");
+	cr_assert_gt(n_files, 40, "found only %d sources under %s", n_files, top);
+}
+
+static void unload(void)
+{
+	for (int i = 0; i < n_files; i++)
+		free(files[i].text);
+	n_files = 0;
+}
+
+static const struct file *find(const char *name)
+{
+	for (int i = 0; i < n_files; i++)
+		if (!strcmp(files[i].name, name))
+			return &files[i];
+	return NULL;
+}
+
+/* The next `#include "NAME"` of a project header at or after @s: @s moves
+ * past it; NULL at the end. */
+static const struct file *next_include(const char **s)
+{
+	const char *p = *s;
+	while ((p = strstr(p, "#include \""))) {
+		if (p != *s && p[-1] != '\n') {
+			p++;
+			continue;
+		}
+		char name[64];
+		const char *q = p + 10, *end = strchr(q, '"');
+		p = q;
+		if (!end || (size_t)(end - q) >= sizeof(name))
+			continue;
+		memcpy(name, q, (size_t)(end - q));
+		name[end - q] = '\0';
+		const struct file *f = find(name);
+		if (f) {
+			*s = end;
+			return f;
+		}
+	}
+	*s = NULL;
+	return NULL;
+}
+
+/* The modules (stems) and which includes which. */
+#define MAX_MODS MAX_FILES
+static char mods[MAX_MODS][64];
+static int n_mods;
+static unsigned char edge[MAX_MODS][MAX_MODS];
+static const char *why[MAX_MODS][MAX_MODS]; /* a file of the edge */
+
+static int mod_of(const char *name)
+{
+	char stem[64];
+	snprintf(stem, sizeof(stem), "%s", name);
+	stem[strlen(stem) - 2] = '\0';
+	for (int i = 0; i < n_mods; i++)
+		if (!strcmp(mods[i], stem))
+			return i;
+	snprintf(mods[n_mods], sizeof(mods[0]), "%s", stem);
+	return n_mods++;
+}
+
+static void graph(void)
+{
+	n_mods = 0;
+	memset(edge, 0, sizeof(edge));
+	for (int i = 0; i < n_files; i++) {
+		int a = mod_of(files[i].name);
+		const char *s = files[i].text;
+		for (const struct file *h; (h = next_include(&s));) {
+			int b = mod_of(h->name);
+			if (a != b) {
+				edge[a][b] = 1;
+				why[a][b] = files[i].name;
+			}
+		}
+	}
+}
+
+static int color[MAX_MODS], stack[MAX_MODS], depth;
+
+/* Depth first: a module met again while on the stack closes a ring, said
+ * into @out. */
+static bool ring_from(int u, char *out, size_t len)
+{
+	color[u] = 1;
+	stack[depth++] = u;
+	for (int v = 0; v < n_mods; v++) {
+		if (!edge[u][v])
+			continue;
+		if (color[v] == 1) {
+			size_t used = 0;
+			int k = 0;
+			while (stack[k] != v)
+				k++;
+			for (; k < depth; k++) {
+				int to = k + 1 < depth ? stack[k + 1] : v;
+				used += (size_t)snprintf(out + used, len - used, "%s (%s includes %s.h) -> ",
+							 mods[stack[k]], why[stack[k]][to], mods[to]);
+				if (used >= len)
+					return true;
+			}
+			snprintf(out + used, len - used, "%s", mods[v]);
+			return true;
+		}
+		if (!color[v] && ring_from(v, out, len))
+			return true;
+	}
+	depth--;
+	color[u] = 2;
+	return false;
+}
+
+Test(structure, no_two_modules_include_each_other)
+{
+	char ring[4096] = "";
+	load();
+	graph();
+	memset(color, 0, sizeof(color));
+	depth = 0;
+	bool found = false;
+	for (int u = 0; u < n_mods && !found; u++)
+		if (!color[u])
+			found = ring_from(u, ring, sizeof(ring));
+	unload();
+	cr_assert(!found, "an include ring among harness/ and strategies/: %s", ring);
+}
+
+/* The ring finder finds a ring: two made-up modules that include each other. */
+Test(structure, the_ring_finder_finds_a_ring)
+{
+	char ring[512] = "";
+	n_files = 2;
+	snprintf(files[0].name, sizeof(files[0].name), "a.c");
+	snprintf(files[1].name, sizeof(files[1].name), "b.h");
+	files[0].text = strdup("#include \"b.h\"\n");
+	files[1].text = strdup("#include <stdio.h>\n#include \"a.c\"\n");
+	graph();
+	memset(color, 0, sizeof(color));
+	depth = 0;
+	bool found = ring_from(0, ring, sizeof(ring));
+	unload();
+	cr_assert(found);
+	cr_assert(strstr(ring, "a (a.c includes b.h) -> b (b.h includes a.h) -> a"), "%s", ring);
+}
+
+/* Strategies see the harness through strategy.h alone: no other file of
+ * strategies/ includes a harness header. */
+Test(structure, strategies_see_the_harness_through_strategy_h)
+{
+	char bad[2048] = "";
+	size_t used = 0;
+	int harness_in_strategy_h = 0;
+
+	load();
+	for (int i = 0; i < n_files; i++) {
+		if (strcmp(files[i].dir, "strategies"))
+			continue;
+		const char *s = files[i].text;
+		for (const struct file *h; (h = next_include(&s));) {
+			if (strcmp(h->dir, "harness"))
+				continue;
+			if (!strcmp(files[i].name, "strategy.h"))
+				harness_in_strategy_h++;
+			else if (used < sizeof(bad))
+				used += (size_t)snprintf(bad + used, sizeof(bad) - used, " %s includes %s;",
+							 files[i].name, h->name);
+		}
+	}
+	unload();
+	cr_assert(harness_in_strategy_h > 0, "strategy.h includes no harness header: "
+		  "is the checker reading the includes?");
+	cr_assert_eq(used, 0, "strategies/ reaches past strategy.h:%s", bad);
+}
+
+/* Every function body: its opening brace alone at the start of a line, its
+ * closing one at the start of another (the house style). */
+static int longest(const char *text, char *name, size_t len)
+{
+	int line = 1, open = 0, most = 0;
+	const char *sig = text, *prev = text, *cur = text;
+	for (const char *p = text; *p; p++) {
+		if (p == cur) {
+			if (p[0] == '{' && p[1] == '\n') {
+				open = line;
+				sig = prev;
+			} else if (open && p[0] == '}' && p[1] != ';') {
+				int n = line - open + 1;
+				if (n > most) {
+					most = n;
+					snprintf(name, len, "%.*s (line %d)", (int)strcspn(sig, "\n"), sig,
+						 open);
+				}
+				open = 0;
+			}
+		}
+		if (*p == '\n') {
+			line++;
+			if (p[1] != '{')
+				prev = p + 1;
+			cur = p + 1;
+		}
+	}
+	return most;
+}
+
+Test(structure, no_function_is_over_120_lines)
+{
+	char bad[4096] = "", name[200];
+	size_t used = 0;
+	int seen = 0;
+
+	load();
+	for (int i = 0; i < n_files; i++) {
+		int n = longest(files[i].text, name, sizeof(name));
+		seen += n > 0;
+		if (n > MAX_LONGEST && used < sizeof(bad))
+			used += (size_t)snprintf(bad + used, sizeof(bad) - used, "\n  %s/%s: %s, %d lines",
+						 files[i].dir, files[i].name, name, n);
+	}
+	unload();
+	cr_assert_gt(seen, 30, "found function bodies in only %d files", seen);
+	cr_assert_eq(used, 0, "functions over %d lines:%s", MAX_LONGEST, bad);
+}
+
+/* The measure counts: a made-up function of 121 lines is found as such. */
+Test(structure, the_measure_counts_lines)
+{
+	char text[4096], name[200];
+	size_t used = (size_t)snprintf(text, sizeof(text), "static int f(void)\n{\n");
+	for (int i = 0; i < 119; i++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "\tx();\n");
+	snprintf(text + used, sizeof(text) - used, "}\n\nstruct s {\n\tint a;\n};\n");
+	cr_assert_eq(longest(text, name, sizeof(name)), 121);
+	cr_assert(strstr(name, "static int f(void) (line 2)"), "%s", name);
+}
