@@ -45,9 +45,12 @@ struct parser {
 	struct lb_fault *fault;
 };
 
-static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The first error of a scenario file is kept with its line (p->err,
+ * p->err_line: the caller says it, with the path); 0 is what an inih
+ * handler returns to stop the parse. */
+static int ini_error(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static int fail(struct parser *p, const char *fmt, ...)
+static int ini_error(struct parser *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -173,11 +176,11 @@ static int add_strategies(struct parser *p, const char *key, const char *v, char
 	if (!append)
 		list[0] = '\0';
 	if (strlen(list) + 1 + strlen(v) >= size || strlen(v) >= sizeof(buf))
-		return fail(p, "%s: list too long", key);
+		return ini_error(p, "%s: list too long", key);
 	snprintf(buf, sizeof(buf), "%s", v);
 	for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
 		if (!known_strategy(t))
-			return fail(p, "%s: unknown strategy '%s'%s", key, t, hint(t, "", h, sizeof(h)));
+			return ini_error(p, "%s: unknown strategy '%s'%s", key, t, hint(t, "", h, sizeof(h)));
 		size_t used = strlen(list);
 		snprintf(list + used, size - used, "%s%s", used ? "," : "", t);
 	}
@@ -194,7 +197,7 @@ static int on_scenario(struct parser *p, const char *name, const char *v)
 			 used ? " " : "", v);
 	} else if (!strcmp(name, "summary")) {
 		if (strlen(v) >= sizeof(sc->summary))
-			return fail(p, "summary: at most %zu characters", sizeof(sc->summary) - 1);
+			return ini_error(p, "summary: at most %zu characters", sizeof(sc->summary) - 1);
 		strcpy(sc->summary, v);
 	} else if (!strcmp(name, "only")) {
 		/* A list may go on over indented lines: they add to it. */
@@ -205,9 +208,9 @@ static int on_scenario(struct parser *p, const char *name, const char *v)
 		return add_strategies(p, name, v, sc->lessons, sizeof(sc->lessons), p->continued);
 	} else if (!strcmp(name, "probabilistic")) {
 		if (!get_bool(v, &sc->probabilistic))
-			return fail(p, "probabilistic: expected yes or no, got '%s'", v);
+			return ini_error(p, "probabilistic: expected yes or no, got '%s'", v);
 	} else {
-		return fail(p, "unknown key '%s' in [scenario]: expected summary, description, "
+		return ini_error(p, "unknown key '%s' in [scenario]: expected summary, description, "
 			    "only, except, lessons or probabilistic", name);
 	}
 	return 1;
@@ -222,11 +225,11 @@ static int on_run_param(struct parser *p, const struct lb_param *prm, const char
 	char why[300];
 
 	if (lb_param_from_run(prm, v, &val, why, sizeof(why)) < 0)
-		return fail(p, "%s: %s, got '%s'", prm->run_key, why, v);
+		return ini_error(p, "%s: %s, got '%s'", prm->run_key, why, v);
 	lb_param_set(prm, &sc->run, &val);
 	sc->run_given |= lb_param_bit(id);
 	if (id == LB_P_TOPOLOGY && (sc->run.sentinel || sc->run.cluster) && sc->replica)
-		return fail(p, "topology = %s has its own replicas: leave out replica = yes", v);
+		return ini_error(p, "topology = %s has its own replicas: leave out replica = yes", v);
 	if ((id == LB_P_MAX_LAG || id == LB_P_DOWN_AFTER) && !sc->run_line)
 		sc->run_line = p->line;
 	return 1;
@@ -242,7 +245,7 @@ static int unknown_run_key(struct parser *p, const char *name)
 	for (size_t i = 0; i < n; i++)
 		if (t[i].run_key)
 			o += (size_t)snprintf(keys + o, sizeof(keys) - o, "%s, ", t[i].run_key);
-	return fail(p, "unknown key '%s' in [run]: expected %sreplica or min_replicas", name, keys);
+	return ini_error(p, "unknown key '%s' in [run]: expected %sreplica or min_replicas", name, keys);
 }
 
 static int on_run(struct parser *p, const char *name, const char *v)
@@ -255,13 +258,13 @@ static int on_run(struct parser *p, const char *name, const char *v)
 		return on_run_param(p, prm, v);
 	if (!strcmp(name, "replica")) {
 		if (!get_bool(v, &sc->replica))
-			return fail(p, "replica: expected yes or no, got '%s'", v);
+			return ini_error(p, "replica: expected yes or no, got '%s'", v);
 		if ((sc->run.sentinel || sc->run.cluster) && sc->replica)
-			return fail(p, "topology = %s has its own replicas: leave out replica = yes",
+			return ini_error(p, "topology = %s has its own replicas: leave out replica = yes",
 				    sc->run.sentinel ? "sentinel" : "cluster");
 	} else if (!strcmp(name, "min_replicas")) {
 		if (!get_i64(v, 1, LB_TOPO_REPLICAS, &x))
-			return fail(p, "min_replicas: expected min-replicas-to-write, 1 to %d, got '%s'",
+			return ini_error(p, "min_replicas: expected min-replicas-to-write, 1 to %d, got '%s'",
 				    LB_TOPO_REPLICAS, v);
 		sc->min_replicas = (int)x, sc->run_line = sc->run_line ? sc->run_line : p->line;
 	} else {
@@ -376,7 +379,7 @@ static int on_fault_more(struct parser *p, struct lb_fault *f, const char *secti
 		else if (!strcmp(v, "failover-chosen"))
 			f->then_failover_chosen = true;
 		else
-			return fail(p, "then: expected other-inside, idle or failover-chosen, got '%s'",
+			return ini_error(p, "then: expected other-inside, idle or failover-chosen, got '%s'",
 				    v);
 	} else if (!strcmp(name, "when")) {
 		if (!strcmp(v, "waiting"))
@@ -384,22 +387,22 @@ static int on_fault_more(struct parser *p, struct lb_fault *f, const char *secti
 		else if (!strcmp(v, "after-read"))
 			f->when_after_read = true;
 		else
-			return fail(p, "when: expected waiting or after-read, got '%s'", v);
+			return ini_error(p, "when: expected waiting or after-read, got '%s'", v);
 	} else if (!strcmp(name, "sides")) {
 		snprintf(f->sides, sizeof(f->sides), "%s", v);
 		/* checked again once the topology is known (check_fault) */
 		if (!get_sides(v, f, sc->run.cluster) && (sc->run.sentinel || !get_sides(v, f, true)))
-			return fail(p, "sides: expected two lists separated by |, of primary, "
+			return ini_error(p, "sides: expected two lists separated by |, of primary, "
 				    "replica:N, replicas, sentinel:N, sentinels (topology = sentinel) "
 				    "or primary:N, primaries, replica:N, replicas (cluster), client:N "
 				    "(N < 64), clients, or rest alone (everyone else), like 'primary, "
 				    "client:0 | rest'; got '%s'", v);
 	} else if (!strcmp(name, "fallback")) {
 		if (strcmp(v, "holder"))
-			return fail(p, "fallback: expected holder, got '%s'", v);
+			return ini_error(p, "fallback: expected holder, got '%s'", v);
 		f->fallback_holder = true;
 	} else {
-		return fail(p, "unknown key '%s' in [%s]: expected action, at, target, nodes, "
+		return ini_error(p, "unknown key '%s' in [%s]: expected action, at, target, nodes, "
 			    "resource, inside, within, when, failpoint, duration, delay, hold, offset, then, "
 			    "sides or fallback", name, section);
 	}
@@ -414,10 +417,10 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 
 	if (!f || strcmp(f->name, section)) {
 		if (strlen(section) >= sizeof(f->name))
-			return fail(p, "section name '%.60s...' longer than %zu bytes", section,
+			return ini_error(p, "section name '%.60s...' longer than %zu bytes", section,
 				    sizeof(f->name) - 1);
 		if (sc->n_faults == LB_MAX_FAULTS)
-			return fail(p, "too many faults: at most %d", LB_MAX_FAULTS);
+			return ini_error(p, "too many faults: at most %d", LB_MAX_FAULTS);
 		f = p->fault = &sc->faults[sc->n_faults++];
 		memset(f, 0, sizeof(*f));
 		snprintf(f->name, sizeof(f->name), "%s", section);
@@ -431,12 +434,12 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 			if (!strcmp(v, action_names[a]))
 				f->action = (enum lb_action)a;
 		if (f->action == LB_ACT_COUNT)
-			return fail(p, "action: expected one of slow, crash, sleep, clock, partition, "
+			return ini_error(p, "action: expected one of slow, crash, sleep, clock, partition, "
 				    "kill, pause, node-kill, node-restart, node-pause, node-clock, "
 				    "failover, net-delay, net-blackhole, net-cut, net-partition; got '%s'", v);
 	} else if (!strcmp(name, "at")) {
 		if (!get_seconds(v, &f->at_s))
-			return fail(p, "at: expected seconds from the start, from 0 to 86400, got '%s'", v);
+			return ini_error(p, "at: expected seconds from the start, from 0 to 86400, got '%s'", v);
 	} else if (!strcmp(name, "target")) {
 		if (!strcmp(v, "holder"))
 			f->target = LB_TGT_HOLDER;
@@ -445,42 +448,42 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 		else if (!strncmp(v, "client:", 7) && get_i64(v + 7, 0, LB_MAX_CLIENTS - 1, &x))
 			f->target = LB_TGT_CLIENT, f->client = (int)x;
 		else
-			return fail(p, "target: expected holder, any or client:N, got '%s'", v);
+			return ini_error(p, "target: expected holder, any or client:N, got '%s'", v);
 	} else if (!strcmp(name, "nodes")) {
 		if (!strcmp(v, "all"))
 			f->all_nodes = true;
 		else if (!get_nodes(v, &f->nodes))
-			return fail(p, "nodes: expected all, or node indexes from 0 like 2 or 2,3,4; "
+			return ini_error(p, "nodes: expected all, or node indexes from 0 like 2 or 2,3,4; "
 				    "got '%s'", v);
 	} else if (!strcmp(name, "resource")) {
 		if (!get_bool(v, &f->resource))
-			return fail(p, "resource: expected yes or no, got '%s'", v);
+			return ini_error(p, "resource: expected yes or no, got '%s'", v);
 	} else if (!strcmp(name, "within")) {
 		if (!get_i64(v, 1, 86400000, &f->within_ms))
-			return fail(p, "within: expected milliseconds, got '%s'", v);
+			return ini_error(p, "within: expected milliseconds, got '%s'", v);
 	} else if (!strcmp(name, "inside")) {
 		if (!get_i64(v, 0, 86400000, &f->inside_ms))
-			return fail(p, "inside: expected milliseconds, got '%s'", v);
+			return ini_error(p, "inside: expected milliseconds, got '%s'", v);
 	} else if (!strcmp(name, "failpoint")) {
 		if (strlen(v) >= sizeof(f->failpoint))
-			return fail(p, "failpoint: name too long");
+			return ini_error(p, "failpoint: name too long");
 		strcpy(f->failpoint, v);
 	} else if (!strcmp(name, "duration")) {
 		if (!get_i64(v, 0, 86400000, &f->duration_ms))
-			return fail(p, "duration: expected milliseconds, got '%s'", v);
+			return ini_error(p, "duration: expected milliseconds, got '%s'", v);
 	} else if (!strcmp(name, "delay")) {
 		if (!get_i64(v, 0, 86400000, &f->delay_ms))
-			return fail(p, "delay: expected milliseconds, got '%s'", v);
+			return ini_error(p, "delay: expected milliseconds, got '%s'", v);
 	} else if (!strcmp(name, "direction")) {
 		if (strcmp(v, "requests") && strcmp(v, "replies"))
-			return fail(p, "direction: expected requests or replies, got '%s'", v);
+			return ini_error(p, "direction: expected requests or replies, got '%s'", v);
 		f->replies = !strcmp(v, "replies");
 	} else if (!strcmp(name, "hold")) {
 		if (!get_i64(v, 0, 86400000, &f->hold_ms))
-			return fail(p, "hold: expected milliseconds, got '%s'", v);
+			return ini_error(p, "hold: expected milliseconds, got '%s'", v);
 	} else if (!strcmp(name, "offset")) {
 		if (!get_i64(v, -INT64_C(86400000000), INT64_C(86400000000), &f->offset_ms))
-			return fail(p, "offset: expected milliseconds (may be negative), got '%s'", v);
+			return ini_error(p, "offset: expected milliseconds (may be negative), got '%s'", v);
 	} else {
 		return on_fault_more(p, f, section, name, v);
 	}
@@ -504,31 +507,31 @@ static int on_expect(struct parser *p, const char *name, const char *value)
 			*e = '\0';
 		if (sscanf(comma + 1, " %31[a-z-] >= %lld %n", what, &min, &used) != 2 ||
 		    comma[1 + used] != '\0' || min < 1)
-			return fail(p, "[expect] %s: after the class, expected FIGURE >= N (N at least "
+			return ini_error(p, "[expect] %s: after the class, expected FIGURE >= N (N at least "
 				    "1; FIGURE foreign-releases, overlaps or lost-updates), got '%s'",
 				    name, comma + 1);
 		for (int i = 1; i < 4; i++)
 			if (!strcmp(what, figure_names[i]))
 				at_least = i;
 		if (at_least == LB_FIG_NONE)
-			return fail(p, "[expect] %s: unknown figure '%s': expected foreign-releases, "
+			return ini_error(p, "[expect] %s: unknown figure '%s': expected foreign-releases, "
 				    "overlaps or lost-updates", name, what);
 	}
 	int c = lb_class_parse(v);
 
 	char h[96];
 	if (!known_strategy(name))
-		return fail(p, "[expect]: unknown strategy '%s'%s", name,
+		return ini_error(p, "[expect]: unknown strategy '%s'%s", name,
 			    hint(name, " (see lockbench list)", h, sizeof(h)));
 	if (c < 0 || c == LB_CLASS_INCONCLUSIVE || c == LB_CLASS_INTERRUPTED)
-		return fail(p, "[expect] %s: expected safe, contained, overlap, foreign-release, "
+		return ini_error(p, "[expect] %s: expected safe, contained, overlap, foreign-release, "
 			    "deadlock or unavailable, got '%s'%s", name, v, c < 0 ? "" :
 			    c == LB_CLASS_INTERRUPTED ? " (a run cut short is never compared)" :
 			    " (a run that shows nothing is never what a scenario expects)");
 	if (lb_scenario_expected(sc, name) >= 0)
-		return fail(p, "[expect]: %s is given twice", name);
+		return ini_error(p, "[expect]: %s is given twice", name);
 	if (sc->n_expect == LB_MAX_EXPECT)
-		return fail(p, "[expect]: too many lines");
+		return ini_error(p, "[expect]: too many lines");
 	struct lb_scenario_expect *e = &sc->expect[sc->n_expect++];
 	snprintf(e->strategy, sizeof(e->strategy), "%s", name);
 	e->cls = (enum lb_class)c;
@@ -559,19 +562,19 @@ static int on_chaos(struct parser *p, const char *name, const char *v)
 	c->on = true;
 	if (!strcmp(name, "kills") || !strcmp(name, "pauses") || !strcmp(name, "restarts")) {
 		if (!get_i64(v, 0, LB_MAX_FAULTS, &x))
-			return fail(p, "%s: expected a count from 0 to %d, got '%s'", name, LB_MAX_FAULTS, v);
+			return ini_error(p, "%s: expected a count from 0 to %d, got '%s'", name, LB_MAX_FAULTS, v);
 		*(name[0] == 'k' ? &c->kills : name[0] == 'p' ? &c->pauses : &c->restarts) = (int)x;
 	} else if (!strcmp(name, "pause")) {
 		if (!get_range(v, &c->pause_min_ms, &c->pause_max_ms))
-			return fail(p, "pause: expected MIN-MAX milliseconds, got '%s'", v);
+			return ini_error(p, "pause: expected MIN-MAX milliseconds, got '%s'", v);
 	} else if (!strcmp(name, "from") || !strcmp(name, "until")) {
 		double d;
 		if (!get_seconds(v, &d))
-			return fail(p, "%s: expected seconds from the start, from 0 to 86400, got '%s'",
+			return ini_error(p, "%s: expected seconds from the start, from 0 to 86400, got '%s'",
 				    name, v);
 		*(name[0] == 'f' ? &c->from_s : &c->until_s) = d;
 	} else {
-		return fail(p, "unknown key '%s' in [chaos]: expected kills, pauses, pause, restarts, "
+		return ini_error(p, "unknown key '%s' in [chaos]: expected kills, pauses, pause, restarts, "
 			    "from or until", name);
 	}
 	return 1;
@@ -586,7 +589,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	 * other value would be replaced by its continuation without a word. */
 	if (p->continued && strcmp(name, "description") && strcmp(name, "only") &&
 	    strcmp(name, "lessons"))
-		return fail(p, "%s: the value goes on over an indented line; only description, "
+		return ini_error(p, "%s: the value goes on over an indented line; only description, "
 			    "only and lessons may span lines", name);
 	if (!strcmp(section, "scenario"))
 		return on_scenario(p, name, value);
@@ -599,9 +602,9 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (!strcmp(section, "chaos"))
 		return on_chaos(p, name, value);
 	if (!section[0])
-		return fail(p, "'%s' outside any section: expected [scenario], [run], [fault NAME], "
+		return ini_error(p, "'%s' outside any section: expected [scenario], [run], [fault NAME], "
 			    "[chaos] or [expect] first", name);
-	return fail(p, "unknown section [%s]: expected [scenario], [run], [fault NAME], [chaos] "
+	return ini_error(p, "unknown section [%s]: expected [scenario], [run], [fault NAME], [chaos] "
 		    "or [expect]", section);
 }
 
@@ -611,18 +614,18 @@ static int check_net_partition(struct parser *p, struct lb_fault *f)
 	const struct lb_scenario *sc = p->sc;
 
 	if (!sc->run.sentinel && !sc->run.cluster)
-		return fail(p, "[%s] net-partition draws its sides across the links of "
+		return ini_error(p, "[%s] net-partition draws its sides across the links of "
 			    "topology = sentinel or cluster: set it in [run]", f->name);
 	if (!get_sides(f->sides, f, sc->run.cluster))
-		return fail(p, "[%s] sides '%s' names servers topology = %s does not have",
+		return ini_error(p, "[%s] sides '%s' names servers topology = %s does not have",
 			    f->name, f->sides, sc->run.cluster ? "cluster" : "sentinel");
 	if (!f->side_parts[0] && !f->side_parts[1])
-		return fail(p, "[%s] net-partition needs sides = A | B, with servers or "
+		return ini_error(p, "[%s] net-partition needs sides = A | B, with servers or "
 			    "Sentinels on one side at least", f->name);
 	for (int c = 0; c < 64; c++)
 		if (lb_scenario_gives(sc, LB_P_CLIENTS) && c >= sc->run.clients &&
 		    ((f->side_clients[0] | f->side_clients[1]) >> c) & 1u)
-			return fail(p, "[%s] sides names client:%d but [run] has %d clients",
+			return ini_error(p, "[%s] sides names client:%d but [run] has %d clients",
 				    f->name, c, sc->run.clients);
 	return 1;
 }
@@ -633,22 +636,22 @@ static int check_net_link(struct parser *p, const struct lb_fault *f)
 	const struct lb_scenario *sc = p->sc;
 
 	if ((sc->run.sentinel || sc->run.cluster) && (f->nodes || f->all_nodes))
-		return fail(p, "[%s] on a %s topology, network faults between its "
+		return ini_error(p, "[%s] on a %s topology, network faults between its "
 			    "parts are drawn with action = net-partition and sides = A | B "
 			    "(the lock node has no fixed address there)", f->name,
 			    sc->run.sentinel ? "Sentinel" : "Cluster");
 	if (!f->nodes && !f->all_nodes && !f->resource)
-		return fail(p, "[%s] %s needs nodes = LIST|all or resource = yes", f->name,
+		return ini_error(p, "[%s] %s needs nodes = LIST|all or resource = yes", f->name,
 			    lb_action_name(f->action));
 	if (f->action == LB_ACT_NET_DELAY && f->delay_ms <= 0)
-		return fail(p, "[%s] net-delay needs delay = MS (> 0)", f->name);
+		return ini_error(p, "[%s] net-delay needs delay = MS (> 0)", f->name);
 	if (f->when_waiting && f->target != LB_TGT_CLIENT)
-		return fail(p, "[%s] when = waiting needs target = client:N", f->name);
+		return ini_error(p, "[%s] when = waiting needs target = client:N", f->name);
 	if (f->replies && (f->action != LB_ACT_NET_DELAY || f->then_idle))
-		return fail(p, "[%s] direction = replies is for net-delay without then = idle",
+		return ini_error(p, "[%s] direction = replies is for net-delay without then = idle",
 			    f->name);
 	if (lb_scenario_gives(sc, LB_P_NODES) && f->nodes >> sc->run.nodes)
-		return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name,
+		return ini_error(p, "[%s] names a node beyond the %d of [run] nodes", f->name,
 			    sc->run.nodes);
 	return 1;
 }
@@ -659,61 +662,61 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 	const struct lb_scenario *sc = p->sc;
 	p->line = f->line;
 	if (f->when_after_read && f->action != LB_ACT_PAUSE && f->action != LB_ACT_KILL)
-		return fail(p, "[%s] when = after-read is for pause and kill", f->name);
+		return ini_error(p, "[%s] when = after-read is for pause and kill", f->name);
 	if (f->when_after_read && lb_scenario_gives(sc, LB_P_WORK) && sc->run.work == LB_WORK_NONE)
-		return fail(p, "[%s] when = after-read needs work = counter (there is no read)", f->name);
+		return ini_error(p, "[%s] when = after-read needs work = counter (there is no read)", f->name);
 	if (f->then_failover_chosen && (f->action != LB_ACT_NODE_KILL || !sc->run.sentinel))
-		return fail(p, "[%s] then = failover-chosen is for node-kill on topology = sentinel "
+		return ini_error(p, "[%s] then = failover-chosen is for node-kill on topology = sentinel "
 			    "(the Sentinels choose the replica)", f->name);
 	switch (f->action) {
 	case LB_ACT_COUNT:
-		return fail(p, "[%s] has no action", f->name);
+		return ini_error(p, "[%s] has no action", f->name);
 	case LB_ACT_SLOW:
 		if (!f->hold_ms)
-			return fail(p, "[%s] slow needs hold = MS", f->name);
+			return ini_error(p, "[%s] slow needs hold = MS", f->name);
 		break;
 	case LB_ACT_CRASH:
 	case LB_ACT_SLEEP:
 		if (!f->failpoint[0])
-			return fail(p, "[%s] %s needs failpoint = NAME", f->name, lb_action_name(f->action));
+			return ini_error(p, "[%s] %s needs failpoint = NAME", f->name, lb_action_name(f->action));
 		if (f->action == LB_ACT_SLEEP && f->duration_ms < 0)
-			return fail(p, "[%s] sleep needs duration = MS", f->name);
+			return ini_error(p, "[%s] sleep needs duration = MS", f->name);
 		break;
 	case LB_ACT_CLOCK:
 		if (f->target != LB_TGT_CLIENT)
-			return fail(p, "[%s] clock needs target = client:N", f->name);
+			return ini_error(p, "[%s] clock needs target = client:N", f->name);
 		break;
 	case LB_ACT_PARTITION:
 		if (sc->run.sentinel || sc->run.cluster)
-			return fail(p, "[%s] on a %s topology, a partition is drawn across its "
+			return ini_error(p, "[%s] on a %s topology, a partition is drawn across its "
 				    "links: action = net-partition with sides = A | B", f->name,
 				    sc->run.sentinel ? "Sentinel" : "Cluster");
 		if (f->target != LB_TGT_CLIENT || !f->nodes)
-			return fail(p, "[%s] partition needs target = client:N and nodes = LIST", f->name);
+			return ini_error(p, "[%s] partition needs target = client:N and nodes = LIST", f->name);
 		break;
 	case LB_ACT_KILL:
 	case LB_ACT_PAUSE:
 		if (f->target == LB_TGT_ANY)
-			return fail(p, "[%s] %s needs target = holder or client:N", f->name,
+			return ini_error(p, "[%s] %s needs target = holder or client:N", f->name,
 				    lb_action_name(f->action));
 		if (f->action == LB_ACT_PAUSE && f->duration_ms < 0)
-			return fail(p, "[%s] pause needs duration = MS", f->name);
+			return ini_error(p, "[%s] pause needs duration = MS", f->name);
 		break;
 	case LB_ACT_NODE_KILL:
 	case LB_ACT_NODE_RESTART:
 	case LB_ACT_NODE_PAUSE:
 	case LB_ACT_NODE_CLOCK:
 		if (!f->nodes)
-			return fail(p, "[%s] %s needs nodes = LIST", f->name, lb_action_name(f->action));
+			return ini_error(p, "[%s] %s needs nodes = LIST", f->name, lb_action_name(f->action));
 		if (f->action == LB_ACT_NODE_PAUSE && f->duration_ms < 0)
-			return fail(p, "[%s] node-pause needs duration = MS", f->name);
+			return ini_error(p, "[%s] node-pause needs duration = MS", f->name);
 		if (lb_scenario_gives(sc, LB_P_NODES) && f->nodes >> sc->run.nodes)
-			return fail(p, "[%s] names a node beyond the %d of [run] nodes", f->name,
+			return ini_error(p, "[%s] names a node beyond the %d of [run] nodes", f->name,
 				    sc->run.nodes);
 		break;
 	case LB_ACT_FAILOVER:
 		if (!sc->replica && !sc->run.sentinel && !sc->run.cluster)
-			return fail(p, "[%s] failover needs replica = yes or topology = sentinel or "
+			return ini_error(p, "[%s] failover needs replica = yes or topology = sentinel or "
 				    "cluster in [run]", f->name);
 		break;
 	case LB_ACT_NET_PARTITION:
@@ -729,7 +732,7 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 	}
 	if (f->target == LB_TGT_CLIENT && lb_scenario_gives(sc, LB_P_CLIENTS) &&
 	    f->client >= sc->run.clients)
-		return fail(p, "[%s] targets client:%d but [run] has %d clients", f->name, f->client,
+		return ini_error(p, "[%s] targets client:%d but [run] has %d clients", f->name, f->client,
 			    sc->run.clients);
 	return 1;
 }
@@ -813,11 +816,11 @@ static bool check_header(struct parser *p, int i)
 	if (!strcmp(name, "fault") || !strncmp(name, "fault ", 6)) {
 		const char *n = skip_ws(name + 5);
 		if (!*n)
-			return fail(p, "[%s]: a fault needs a name, [fault NAME]", name), false;
+			return ini_error(p, "[%s]: a fault needs a name, [fault NAME]", name), false;
 	}
 	for (int k = 0; k < i; k++)
 		if (header_name(p->lines[k], other, sizeof(other)) && !strcmp(name, other))
-			return fail(p, "section [%.60s] again (first at line %d): each section once", name,
+			return ini_error(p, "section [%.60s] again (first at line %d): each section once", name,
 				    k + 1), false;
 	return true;
 }
@@ -870,17 +873,17 @@ int lb_scenario_parse_text(const char *text, const char *path, struct lb_scenari
 		if (strlen(p.lines[i]) > LB_SCENARIO_LINE_MAX) {
 			/* inih would read the rest of it as a line of its own */
 			p.line = i + 1;
-			fail(&p, "a line longer than %d bytes", LB_SCENARIO_LINE_MAX);
+			ini_error(&p, "a line longer than %d bytes", LB_SCENARIO_LINE_MAX);
 			rc = i + 1;
 		} else if (*t == '[' && !strchr(t, ']')) {
 			p.line = i + 1;
-			fail(&p, "section header '%.60s' has no closing ']'", t);
+			ini_error(&p, "section header '%.60s' has no closing ']'", t);
 			rc = i + 1;
 		}
 	}
 	if (!rc && !content) { /* keys outside any section are inih's to name */
 		p.line = p.n_lines > 0 ? 1 : 0;
-		fail(&p, "empty: expected [scenario], [run], [fault NAME], [chaos] or [expect]");
+		ini_error(&p, "empty: expected [scenario], [run], [fault NAME], [chaos] or [expect]");
 		rc = 1;
 	}
 	if (!rc)

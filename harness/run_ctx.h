@@ -1,0 +1,87 @@
+/*
+ * run_ctx.h - what the files of a run share (run.c and run_*.c, nothing
+ * else): the parent's state during a run and the steps each file gives.
+ */
+#ifndef LB_RUN_CTX_H
+#define LB_RUN_CTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cluster.h"
+#include "faults.h"
+#include "keywatch.h"
+#include "metrics.h"
+#include "params.h"
+#include "plumbing.h"
+#include "topology.h"
+
+struct lb_run_result; /* run.h's; not included, so that run.c, run_ctx.h and run.h make no ring */
+
+/* Everything the parent holds during a run, released by run_cleanup. */
+struct run_ctx {
+	const struct lb_run_cfg *cfg;
+	struct lb_run_result *res;
+	struct lb_server *srv[LB_MAX_NODES + 1];
+	size_t n_srv;
+	struct lb_node lock[LB_MAX_NODES];
+	size_t n_lock;
+	struct lb_node resource;
+	struct lb_server *replica;
+	struct lb_sentinel_topo topo; /* cfg->sentinel: its primary is srv[0] */
+	struct lb_cluster cluster;    /* cfg->cluster: its node 0 is srv[0] */
+	pid_t watcher;             /* what the Sentinels publish, as events; or 0 */
+	struct lb_shared *sh;
+	size_t sh_bytes;
+	char prefix[48];
+	char mark[32];              /* LOCKBENCH_RUN of what this run starts (signals.h) */
+	unsigned long long started_ticks; /* when the run began starting things (lb_kill_adopted) */
+	char shim[PATH_MAX];
+	struct lb_injector inj;
+	pid_t relay;               /* the relay process of network faults, or 0 */
+	bool strategy_failed;      /* a client's strategy broke (an adapter): the run fails */
+	struct lb_keywatch kw;     /* what the lock servers do to the lock keys */
+	uint64_t kw_cmds;          /* the watcher's commands on the lock nodes when counted */
+};
+
+/* The servers the lock lives on, before and after the run. */
+struct lock_snaps {
+	struct lb_srv_snap before[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
+	struct lb_srv_snap after[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
+	char name[LB_MAX_NODES + LB_TOPO_REPLICAS + 1][48]; /* as their logs are named */
+	size_t n;
+};
+
+/* run_preflight.c */
+bool run_scenario_has(const struct lb_scenario *sc, enum lb_action a);
+bool run_needs_relay(const struct lb_run_cfg *cfg);
+int run_preflight(struct run_ctx *r, bool theirs);
+int run_check_replica(struct run_ctx *r);
+int run_check_maxclients(struct lb_node *n, int clients);
+int run_check_reachable(struct lb_node *n);
+
+/* run_setup.c */
+void run_load_resource_scripts(struct run_ctx *r);
+void run_redis_version(struct run_ctx *r);
+int run_setup_servers(struct run_ctx *r, bool theirs);
+void run_setup_keywatch(struct run_ctx *r, bool theirs);
+void run_delete_own_keys(struct run_ctx *r);
+void run_keep_logs(struct run_ctx *r);
+
+/* run_supervise.c */
+void run_reap_strays(void);
+void run_supervise(struct run_ctx *r);
+void run_wait_started(struct run_ctx *r);
+
+/* run_collect.c */
+uint64_t run_keywatch_cmds(const struct run_ctx *r);
+size_t run_lock_snapshot(struct run_ctx *r, struct lb_srv_snap *snap, char (*name)[48]);
+int run_collect(struct run_ctx *r);
+void run_read_counters(struct run_ctx *r);
+void run_count_lost_updates(const struct lb_run_cfg *cfg, struct lb_run_result *res);
+int run_judge(struct run_ctx *r);
+void run_count_lock_commands(struct run_ctx *r, struct lock_snaps *snap);
+
+#endif

@@ -1,0 +1,444 @@
+/*
+ * run_setup.c - a run's servers: lockbench's own (with the relay, Sentinels,
+ * a cluster, a replica, the key watcher) or the user's; the shared region;
+ * the run's keys deleted from servers it did not start; the servers' logs kept.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "run.h"
+#include "run_ctx.h"
+
+#define RECORD_BUDGET_BYTES (INT64_C(8) << 30) /* virtual, MAP_NORESERVE */
+
+static int map_shared(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	int64_t cap = (int64_t)(cfg->duration_s * 50000) + 1024;
+	int64_t limit = RECORD_BUDGET_BYTES / cfg->clients / (int64_t)sizeof(struct lb_record);
+
+	if (cap > limit)
+		cap = limit;
+	r->sh_bytes = sizeof(struct lb_shared) +
+		      (size_t)cfg->clients * (size_t)cap * sizeof(struct lb_record);
+	r->sh = mmap(NULL, r->sh_bytes, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r->sh == MAP_FAILED) {
+		r->sh = NULL;
+		lb_errorf("cannot map %zu bytes of shared memory: %s", r->sh_bytes, strerror(errno));
+		return LB_ESYS;
+	}
+	r->sh->cap = (size_t)cap;
+	r->sh->clients = cfg->clients;
+	r->sh->keys = cfg->keys;
+	return 0;
+}
+
+static int parse_urls(struct run_ctx *r, const char *urls)
+{
+	char buf[2048], *save = NULL;
+	struct lb_node all[LB_MAX_NODES + 1];
+	size_t n = 0, need = r->n_lock;
+
+	if (strlen(urls) >= sizeof(buf))
+		return LB_EINVAL;
+	strcpy(buf, urls);
+	for (char *u = strtok_r(buf, ",", &save); u; u = strtok_r(NULL, ",", &save)) {
+		if (n == LB_MAX_NODES + 1 || lb_node_parse_url(u, &all[n]) < 0) {
+			lb_errorf("bad --redis URL '%s': expected redis://[user:pass@]host:port", u);
+			return LB_EINVAL;
+		}
+		n++;
+	}
+	if (n < need) {
+		lb_errorf("%s needs %zu lock nodes but --redis names %zu",
+			  r->cfg->strategy->name, need, n);
+		return LB_EINVAL;
+	}
+	for (size_t i = 0; i < need; i++)
+		r->lock[i] = all[i];
+	/* the resource: a further URL if given, else the first node (own keys) */
+	r->resource = n > need ? all[need] : all[0];
+	return 0;
+}
+
+/* --sentinel: lock node 0 is the primary the user's Sentinels name (asked on
+ * every connect, node.h); the resource is the first --redis URL if given,
+ * else that primary (its own keys, under the run's prefix). */
+static int use_their_sentinels(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+
+	if (r->n_lock != 1) {
+		lb_errorf("--sentinel: %s needs %zu lock nodes; a Sentinel deployment has one primary",
+			  cfg->strategy->name, r->n_lock);
+		return LB_EINVAL;
+	}
+	lb_node_init_local(&r->lock[0], 0, 2000);
+	if (lb_node_use_sentinels(&r->lock[0], cfg->sentinel_urls, cfg->sentinel_master) < 0) {
+		lb_errorf("bad --sentinel list '%s': expected host:port[,host:port...] (redis:// "
+			  "optional, at most %d)", cfg->sentinel_urls, LB_MAX_SENTINELS);
+		return LB_EINVAL;
+	}
+	r->resource = r->lock[0];
+	if (cfg->redis_urls) {
+		char first[256];
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(cfg->redis_urls, ","),
+			 cfg->redis_urls);
+		lb_node_init_local(&r->resource, 0, 2000);
+		if (lb_node_parse_url(first, &r->resource) < 0) {
+			lb_errorf("bad --redis URL '%s': expected redis://[user:pass@]host:port", first);
+			return LB_EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The relay of network faults: one link per (client, lock node) and per
+ * client to the resource, and the replication link of a failover; on the
+ * Sentinel topology, one link per part instead of the lock node's, shared
+ * by every party (relay.h) and following the part's port once it starts. */
+static int start_relay(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	size_t per = r->n_lock + 1, n = (size_t)cfg->clients * per + 1 + 2 * LB_TOPO_PARTS, k = 0;
+	bool mesh = cfg->sentinel || cfg->cluster;
+	struct lb_relay_link *links = calloc(n, sizeof(*links));
+
+	if (!links)
+		return LB_ENOMEM;
+	for (int c = 0; c < cfg->clients; c++) {
+		for (size_t i = 0; i < r->n_lock && !mesh; i++)
+			links[k++] = (struct lb_relay_link){ .ctl = &r->sh->link[c][i],
+							     .follow = &r->sh->node_port[i] };
+		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->link[c][LB_RELAY_RESOURCE],
+						     .upstream = r->resource.port };
+	}
+	for (int j = 0; j < LB_TOPO_PARTS && mesh; j++)
+		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->mesh_front[j],
+						     .follow = &r->sh->topo_port[j],
+						     .party_ctl = &r->sh->mesh[0][j],
+						     .party_stride = LB_TOPO_PARTS,
+						     .n_parties = LB_TOPO_PARTS + cfg->clients };
+	for (int j = 0; j < LB_TOPO_PARTS && cfg->cluster; j++) /* the bus, cut with the data */
+		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->mesh_bus_front[j],
+						     .follow = &r->sh->topo_bus_port[j],
+						     .party_ctl = &r->sh->mesh[0][j],
+						     .party_stride = LB_TOPO_PARTS,
+						     .n_parties = LB_TOPO_PARTS + cfg->clients };
+	if (!mesh && run_scenario_has(cfg->scenario, LB_ACT_FAILOVER)) /* the primary's port */
+		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->repl_link,
+						     .upstream = r->srv[0]->port };
+	pid_t pid = lb_relay_start(links, k, &r->sh->relay_epoch);
+	free(links);
+	if (pid < 0)
+		return (int)pid;
+	r->relay = pid;
+	return 0;
+}
+
+/* A replica of node 0, in sync before the run starts; through the relay
+ * when a failover will hold its link back. */
+static int start_replica(struct run_ctx *r)
+{
+	int link = atomic_load(&r->sh->repl_link.port);
+
+	r->replica = lb_server_start_replica(r->srv[0]->port, link > 0 ? link : r->srv[0]->port, 5000);
+	return r->replica ? 0 : LB_ESYS;
+}
+
+/* In the watcher: what a Sentinel published, on the history's clock; the
+ * value is the part it names (topology.h). */
+static void sentinel_news(void *arg, enum lb_sentinel_news what, int port)
+{
+	static const int kinds[] = { LB_EV_SDOWN, LB_EV_ODOWN, LB_EV_SWITCH_MASTER, LB_EV_DEMOTE,
+				     LB_EV_FAILOVER_CHOSEN };
+	struct run_ctx *r = arg;
+	lb_event_emit(r->sh, kinds[what], -1, 0, lb_sentinel_topo_part_at(&r->topo, port));
+}
+
+/* Lock node 0 as people deploy it: a primary, two replicas, three Sentinels,
+ * every link through the relay, which is up first (its listeners are the
+ * addresses the parts announce); every client finds the primary through the
+ * Sentinels (node.h), and a watcher records what they publish. The primary
+ * is srv[0], so that node faults act on it. */
+static int start_sentinel(struct run_ctx *r)
+{
+	struct lb_topo_net net;
+	char urls[256];
+	size_t o = 0;
+
+	for (int j = 0; j < LB_TOPO_PARTS; j++) {
+		net.front[j] = atomic_load(&r->sh->mesh_front[j].port);
+		net.port[j] = &r->sh->topo_port[j];
+	}
+	const struct lb_scenario *sc = r->cfg->scenario;
+	const struct lb_run_cfg *cfg = r->cfg;
+	struct lb_sentinel_opts so = { /* a scenario's, or sweep's (lb_run_opts_apply_scenario) */
+		.down_after_ms = cfg->down_after_ms,
+		.min_replicas = sc ? sc->min_replicas : 0,
+		.min_replicas_max_lag = cfg->min_replicas_max_lag,
+	};
+	if (lb_sentinel_topo_start_net(&r->topo, &so, &net) < 0)
+		return LB_ESYS;
+	r->srv[0] = r->topo.primary;
+	lb_node_init_local(&r->lock[0], r->topo.primary->port, 2000);
+	atomic_store(&r->sh->node_port[0], r->topo.primary->port);
+	for (int i = 0; i < LB_TOPO_SENTINELS; i++)
+		o += (size_t)snprintf(urls + o, sizeof(urls) - o, "%s127.0.0.1:%d", i ? "," : "",
+				      r->topo.front[LB_PART_SENTINEL0 + i]);
+	if (lb_node_use_sentinels(&r->lock[0], urls, LB_SENTINEL_MASTER) < 0)
+		return LB_EINVAL;
+	r->watcher = lb_sentinel_topo_watch(&r->topo, sentinel_news, r);
+	return r->watcher < 0 ? (int)r->watcher : 0;
+}
+
+/* In the watcher: what the cluster agreed on, on the history's clock. */
+static void cluster_news(void *arg, enum lb_cluster_news what, int node)
+{
+	struct run_ctx *r = arg;
+	static const enum lb_event_kind kind[] = {
+		[LB_CLUSTER_FAIL] = LB_EV_NODE_FAILED,
+		[LB_CLUSTER_SWITCH] = LB_EV_SWITCH_MASTER,
+		[LB_CLUSTER_DOWN] = LB_EV_CLUSTER_DOWN,
+	};
+	lb_event_emit(r->sh, kind[what], -1, 0, LB_CLUSTER_PART0 + node);
+}
+
+/* Lock node 0 in a cluster: six servers behind the relay, the run's keys in
+ * one slot that primary 0 serves (the prefix was chosen for it), found by
+ * every client through the seeds and MOVED (node.h); a watcher reports the
+ * failures and failovers the cluster agrees on. Node 0 is srv[0], so that
+ * node faults act on the lock's primary. */
+static int start_cluster(struct run_ctx *r)
+{
+	struct lb_cluster_net net;
+	char seeds[256];
+
+	for (int j = 0; j < LB_CLUSTER_NODES; j++) {
+		net.front[j] = atomic_load(&r->sh->mesh_front[j].port);
+		net.bus_front[j] = atomic_load(&r->sh->mesh_bus_front[j].port);
+		net.port[j] = &r->sh->topo_port[j];
+		net.bus_port[j] = &r->sh->topo_bus_port[j];
+	}
+	if (lb_cluster_start(&r->cluster, NULL, &net) < 0)
+		return LB_ESYS;
+	r->srv[0] = r->cluster.node[0];
+	lb_node_init_local(&r->lock[0], r->cluster.node[0]->port, 2000);
+	atomic_store(&r->sh->node_port[0], r->cluster.node[0]->port);
+	lb_cluster_seeds(&r->cluster, seeds, sizeof(seeds));
+	if (lb_node_use_cluster(&r->lock[0], seeds, lb_key_slot(r->prefix, strlen(r->prefix))) < 0)
+		return LB_EINVAL;
+	r->watcher = lb_cluster_watch(&r->cluster, cluster_news, r);
+	return r->watcher < 0 ? (int)r->watcher : 0;
+}
+
+/* The key watcher (keywatch.h) on every server lockbench started that holds
+ * the lock as a primary, or may: the lock nodes, a failover's replica, a
+ * Sentinel topology's primary and replicas, a cluster's shard of the lock. */
+static void start_keywatch(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	struct lb_keywatch_server srv[LB_KEYWATCH_MAX_SERVERS];
+	int n = 0;
+
+	if (cfg->sentinel) {
+		srv[n++] = (struct lb_keywatch_server){ r->topo.primary->port,
+							r->topo.front[LB_PART_PRIMARY], 0, true };
+		for (int i = 0; i < LB_TOPO_REPLICAS; i++)
+			srv[n++] = (struct lb_keywatch_server){ r->topo.replica[i]->port,
+								r->topo.front[LB_PART_REPLICA0 + i], 0,
+								true };
+	} else if (cfg->cluster) {
+		for (int i = 0; i < LB_CLUSTER_NODES; i += LB_CLUSTER_SHARDS)
+			srv[n++] = (struct lb_keywatch_server){ r->cluster.node[i]->port,
+								r->cluster.front[i], 0, true };
+	} else {
+		for (size_t i = 0; i < r->n_lock; i++)
+			srv[n++] = (struct lb_keywatch_server){ r->srv[i]->port, 0, (int)i, false };
+		if (r->replica)
+			srv[n++] = (struct lb_keywatch_server){ r->replica->port, 0, 0, true };
+	}
+	lb_keywatch_start_run(&r->kw, srv, n, cfg->strategy, r->prefix, cfg->keys, cfg->duration_s,
+			      r->res->foreign_why, sizeof(r->res->foreign_why));
+}
+
+static int start_servers(struct run_ctx *r)
+{
+	const struct lb_scenario *sc = r->cfg->scenario;
+	struct lb_server_opts lock_opts = { 0 };
+
+	if (sc && lb_scenario_needs_clock_shim(sc))
+		lock_opts.clock_shim = r->shim; /* found by run_drawn */
+	for (size_t i = 0; i < r->n_lock + 1; i++) {
+		if (i == 0 && (r->cfg->sentinel || r->cfg->cluster)) {
+			r->n_srv++; /* srv[0], the primary: started after the relay */
+			continue;
+		}
+		r->srv[i] = lb_server_start(i < r->n_lock ? &lock_opts : NULL);
+		if (!r->srv[i])
+			return LB_ESYS;
+		r->n_srv++;
+		if (i < r->n_lock)
+			lb_node_init_local(&r->lock[i], r->srv[i]->port, 2000);
+		else
+			lb_node_init_local(&r->resource, r->srv[i]->port, 2000);
+	}
+	return 0;
+}
+
+/* The resource's scripts, loaded before the clients start: every counter
+ * write is then one EVALSHA, never a NOSCRIPT and a second round trip (a
+ * write held in the network would otherwise land as a NOSCRIPT error). */
+void run_load_resource_scripts(struct run_ctx *r)
+{
+	const struct lb_script *const scripts[] = { &lb_script_counted_write, &lb_script_fenced_read,
+						    &lb_script_fenced_write };
+	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
+		redisReply *rep = lb_node_cmd(&r->resource, "SCRIPT LOAD %s", scripts[i]->src);
+		if (rep)
+			freeReplyObject(rep);
+	}
+	lb_node_close(&r->resource);
+}
+
+void run_redis_version(struct run_ctx *r)
+{
+	redisReply *rep = lb_node_cmd(&r->lock[0], "INFO server");
+	const char *v;
+
+	if (rep && rep->type == REDIS_REPLY_STRING && (v = strstr(rep->str, "redis_version:")))
+		sscanf(v + 14, "%31[^\r\n]", r->res->redis_version);
+	if (rep)
+		freeReplyObject(rep);
+	lb_node_close(&r->lock[0]);
+}
+
+/* The run's keys, its shared memory and its servers: lockbench's own (with
+ * the relay, Sentinels, a cluster or a replica as the run asks) or the
+ * user's, each reachable and with room for every client. */
+int run_setup_servers(struct run_ctx *r, bool theirs)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	char rnd[LB_TOKEN_HEX + 1];
+	int rc;
+
+	if ((rc = lb_token_new(rnd)) < 0)
+		return rc;
+	snprintf(r->prefix, sizeof(r->prefix), "lb:%.8s:", rnd);
+	/* in a cluster every key of the run shares one slot, primary 0's */
+	if (cfg->cluster && (rc = lb_cluster_prefix(r->prefix, sizeof(r->prefix))) < 0)
+		return rc;
+	strcpy(r->res->run_prefix, r->prefix);
+	if ((rc = map_shared(r)) < 0)
+		return rc;
+	if (cfg->cluster && (cfg->redis_urls || cfg->sentinel_urls || r->n_lock != 1)) {
+		lb_errorf("topology = cluster %s", r->n_lock != 1 ? "has one primary for the lock: "
+			  "one lock node" : "starts its own servers: it does not go with --redis or "
+			  "--sentinel");
+		return LB_EINVAL;
+	}
+	if (cfg->sentinel && (cfg->redis_urls || r->n_lock != 1)) {
+		lb_errorf("topology = sentinel %s", cfg->redis_urls ? "starts its own servers and "
+			  "Sentinels: it does not go with --redis" : "has one primary: one lock node");
+		return LB_EINVAL;
+	}
+	rc = cfg->sentinel_urls ? use_their_sentinels(r) :
+	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) : start_servers(r);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < r->n_lock; i++)
+		atomic_store(&r->sh->node_port[i], r->lock[i].port);
+	if (run_needs_relay(cfg) && (rc = start_relay(r)) < 0)
+		return rc;
+	if (cfg->sentinel && (rc = start_sentinel(r)) < 0)
+		return rc;
+	if (cfg->cluster && (rc = start_cluster(r)) < 0)
+		return rc;
+	if (!theirs && !cfg->sentinel && !cfg->cluster && ((cfg->scenario && cfg->scenario->replica) ||
+				 cfg->strategy->needs_replica) && (rc = start_replica(r)) < 0)
+		return rc;
+	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
+		rc = run_check_reachable(&r->lock[i]);
+	if (rc == 0)
+		rc = run_check_reachable(&r->resource);
+	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
+		rc = run_check_maxclients(&r->lock[i], cfg->clients);
+	if (rc == 0)
+		rc = run_check_maxclients(&r->resource, cfg->clients);
+	if (rc == 0 && theirs && cfg->strategy->needs_replica)
+		rc = run_check_replica(r);
+	return rc;
+}
+
+/* The key watcher on lockbench's own servers, or why there is none. */
+void run_setup_keywatch(struct run_ctx *r, bool theirs)
+{
+	struct lb_run_result *res = r->res;
+	const char *no_watch = getenv("LOCKBENCH_NO_KEYWATCH");
+
+	if (!theirs && !(no_watch && *no_watch)) {
+		start_keywatch(r);
+		if (!r->kw.log)
+			lb_errorf("warning: the servers' count of foreign releases is not measured: %s",
+				  res->foreign_why);
+		return;
+	}
+	snprintf(res->foreign_why, sizeof(res->foreign_why), "%s", !theirs ?
+		 "LOCKBENCH_NO_KEYWATCH is set: the servers were not watched" : r->cfg->own_urls ?
+		 "a benchmark does not watch its servers (the watcher costs throughput)" :
+		 "the servers are not lockbench's: it does not watch them");
+}
+
+/* On servers we did not start, remove exactly the keys this run created. */
+void run_delete_own_keys(struct run_ctx *r)
+{
+	for (int k = 0; k < r->cfg->keys; k++) {
+		for (size_t i = 0; i < r->n_lock; i++) {
+			redisReply *rep = lb_node_cmd(&r->lock[i], "DEL %slock:%d %slock:%d:fence",
+						      r->prefix, k, r->prefix, k);
+			if (rep)
+				freeReplyObject(rep);
+		}
+		redisReply *rep = lb_node_cmd(&r->resource, "DEL %scounter:%d %scounter:%d:fence "
+					      "%scounter:%d:stale %scounter:%d:applied", r->prefix, k,
+					      r->prefix, k, r->prefix, k, r->prefix, k);
+		if (rep)
+			freeReplyObject(rep);
+	}
+}
+
+/* Every server's and Sentinel's log, into the run's directory: what the
+ * servers said while the faults went on (a Sentinel's +sdown, +vote-for-leader,
+ * +selected-slave; a replica's full syncs) sits beside the history. A copy
+ * that fails says so and costs nothing else. */
+void run_keep_logs(struct run_ctx *r)
+{
+	char name[64];
+
+	if (!r->cfg->out_dir[0])
+		return;
+	for (size_t i = 0; i < r->n_srv; i++) {
+		if (i == 0 && r->cfg->cluster)
+			continue; /* cluster node 0, below */
+		if (i < r->n_lock)
+			snprintf(name, sizeof(name), "redis-lock-%zu.log", i);
+		else
+			snprintf(name, sizeof(name), "redis-resource.log");
+		lb_server_copy_log(r->srv[i], r->cfg->out_dir, name);
+	}
+	lb_server_copy_log(r->replica, r->cfg->out_dir, "redis-replica.log");
+	for (int i = 0; i < LB_TOPO_REPLICAS; i++) {
+		snprintf(name, sizeof(name), "redis-replica-%d.log", i);
+		lb_server_copy_log(r->topo.replica[i], r->cfg->out_dir, name);
+	}
+	for (int i = 0; i < LB_TOPO_SENTINELS; i++) {
+		snprintf(name, sizeof(name), "sentinel-%d.log", i);
+		lb_server_copy_log(r->topo.sentinel[i], r->cfg->out_dir, name);
+	}
+	for (int i = 0; i < LB_CLUSTER_NODES; i++) {
+		snprintf(name, sizeof(name), "redis-cluster-%d.log", i);
+		lb_server_copy_log(r->cluster.node[i], r->cfg->out_dir, name);
+	}
+}

@@ -1,0 +1,186 @@
+/*
+ * run_supervise.c - the parent while the clients run: faults on cue, the
+ * status line, the samples (connections, memory), Ctrl-C, and reaping.
+ */
+#include <string.h>
+#include <sys/wait.h>
+
+#include "run.h"
+#include "run_ctx.h"
+#include "signals.h"
+
+static int64_t rel_now(const struct run_ctx *r)
+{
+	return lb_now_ns() - r->sh->t0_ns;
+}
+
+/* Reap clients that exited; returns how many are still alive. */
+static int reap(struct run_ctx *r, bool cut)
+{
+	int alive = 0, status;
+
+	for (int i = 0; i < r->cfg->clients; i++) {
+		struct lb_client_slot *c = &r->sh->client[i];
+		if (!atomic_load(&c->alive))
+			continue;
+		if (waitpid(c->pid, &status, WNOHANG) != c->pid) {
+			alive++;
+			continue;
+		}
+		atomic_store(&c->alive, 0);
+		lb_signals_untrack_child(c->pid);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == LB_CLIENT_EXIT_STRATEGY &&
+		    !r->strategy_failed) {
+			/* its strategy (an adapter) broke: what it measured is void */
+			r->strategy_failed = true;
+			atomic_store(&r->sh->stop, 1);
+		}
+		if (WIFSIGNALED(status) && atomic_load(&c->death_ns) == 0) {
+			c->cut = cut;
+			if (!cut)
+				lb_event_emit(r->sh, LB_EV_DEATH, i, -1, WTERMSIG(status));
+		}
+		lb_shared_mark_dead(r->sh, i, rel_now(r)); /* keeps an earlier kill time */
+	}
+	return alive;
+}
+
+static void status_line(struct run_ctx *r, int64_t now)
+{
+	double el = (double)(now - r->sh->t0_ns) / 1e9;
+	uint64_t n = atomic_load(&r->sh->sections);
+
+	printf("\r  %5.1f s  %8llu sections  %9.1f /s  violations so far: %llu   ", el,
+	       (unsigned long long)n, el > 0 ? (double)n / el : 0.0,
+	       (unsigned long long)atomic_load(&r->sh->canary_violations));
+	fflush(stdout);
+}
+
+static uint64_t rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long kb = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* Connections the servers hold, from their own count (INFO clients), minus
+ * the one asking: what a client costs the servers. */
+static void sample_connections(struct run_ctx *r)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i <= r->n_lock; i++) {
+		struct lb_node *n = i < r->n_lock ? &r->lock[i] : &r->resource;
+		redisReply *rep = lb_node_cmd(n, "INFO clients");
+		const char *p = rep && rep->type == REDIS_REPLY_STRING ?
+				strstr(rep->str, "connected_clients:") : NULL;
+		if (p && atoll(p + 18) > 0)
+			total += (uint64_t)atoll(p + 18) - 1;
+		if (rep)
+			freeReplyObject(rep);
+		lb_node_close(n);
+	}
+	r->res->server_connections = total;
+}
+
+/* Mean RSS of the live clients (each maps the shared region; only the pages
+ * it touched count). */
+static void sample_rss(struct run_ctx *r)
+{
+	uint64_t sum = 0, n = 0;
+
+	for (int i = 0; i < r->cfg->clients; i++)
+		if (atomic_load(&r->sh->client[i].alive)) {
+			uint64_t kb = rss_kb(r->sh->client[i].pid);
+			if (kb) {
+				sum += kb;
+				n++;
+			}
+		}
+	if (n)
+		r->res->client_rss_kb = sum / n;
+}
+
+/* Adapters of clients that were killed are orphans; lockbench is their
+ * subreaper (lb_run), so they come here to be reaped, not left as zombies. */
+void run_reap_strays(void)
+{
+	int st;
+	while (waitpid(-1, &st, WNOHANG) > 0)
+		;
+}
+
+void run_supervise(struct run_ctx *r)
+{
+	int64_t rss_at = r->sh->t0_ns + (r->sh->end_ns - r->sh->t0_ns) / 2;
+	int64_t next_status = r->sh->t0_ns + LB_NS_PER_S;
+	int64_t grace_ns = (r->cfg->hold_max_ms + 3 * 2000 + 2000) * LB_NS_PER_MS;
+
+	for (;;) {
+		int64_t now = lb_now_ns();
+		if (lb_stop_requested() && !atomic_load(&r->sh->stop)) {
+			r->res->interrupted = true;
+			atomic_store(&r->sh->stop, 1);
+		}
+		if (now >= r->sh->end_ns || atomic_load(&r->sh->stop))
+			break;
+		if (reap(r, false) == 0)
+			break;
+		lb_faults_tick(&r->inj, now - r->sh->t0_ns);
+		if (rss_at && now >= rss_at) {
+			sample_rss(r);
+			sample_connections(r);
+			rss_at = 0;
+		}
+		if (r->cfg->status_line && now >= next_status) {
+			status_line(r, now);
+			next_status += LB_NS_PER_S;
+		}
+		/* 2 ms while faults are due (their timing matters); otherwise wake
+		 * rarely: on 2 cores the parent competes with clients and servers */
+		lb_sleep_ns((r->cfg->scenario ? 2 : 10) * LB_NS_PER_MS);
+	}
+	atomic_store(&r->sh->stop, 1);
+	/* whole microseconds: what summary.csv writes is then exactly what the
+	 * figures were computed from, and check computes them again from it */
+	r->res->elapsed_s = (double)((lb_now_ns() - r->sh->t0_ns + 500) / 1000) / 1e6;
+	if (lb_faults_unfired(&r->inj, r->res->unfired, sizeof(r->res->unfired)) > 0)
+		lb_errorf("warning: %s: the scenario's fault %s never fired in this run: it shows "
+			  "nothing about it (inconclusive)", r->cfg->strategy->name, r->res->unfired);
+	lb_faults_finish(&r->inj); /* resume what is paused before waiting for it */
+	if (r->cfg->status_line)
+		printf("\n");
+	int64_t give_up = lb_now_ns() + grace_ns;
+	while (reap(r, false) > 0 && lb_now_ns() < give_up)
+		lb_sleep_ns(2 * LB_NS_PER_MS);
+	for (int i = 0; i < r->cfg->clients; i++)
+		if (atomic_load(&r->sh->client[i].alive)) {
+			r->sh->client[i].cut = 1;
+			lb_client_signal(r->sh, i, SIGKILL);
+			lb_shared_mark_dead(r->sh, i, rel_now(r));
+		}
+	while (reap(r, true) > 0)
+		lb_sleep_ns(LB_NS_PER_MS);
+	run_reap_strays();
+}
+
+/* The run's clock starts when every client has its strategy ready (an
+ * adapter's process started and configured: a Node library takes a few
+ * hundred ms), so that t = 0 means the same for recipes and libraries and no
+ * client runs alone while the others start. A client whose strategy failed
+ * counts as started (supervise reports it); Ctrl-C or 60 s end the wait. */
+void run_wait_started(struct run_ctx *r)
+{
+	int64_t limit = lb_now_ns() + 60 * LB_NS_PER_S;
+	while (atomic_load(&r->sh->started) < r->cfg->clients && !atomic_load(&r->sh->stop) &&
+	       !lb_stop_requested() && lb_now_ns() < limit)
+		lb_sleep_ns(LB_NS_PER_MS);
+}
