@@ -1,0 +1,217 @@
+/*
+ * results_print.c - a run's result on the terminal: the load, the figures,
+ * the safety lines and the outcome against the scenario's expectation.
+ */
+#include "esc.h"
+#include "results.h"
+#include "scenario.h"
+#include "shared.h"
+
+
+void lb_foreign_text(const struct lb_verdict *v, char *buf, size_t len)
+{
+	if (v->foreign_source == LB_FOREIGN_NA)
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v->foreign_releases);
+}
+
+/* Where the foreign releases were seen, what they were, and where the
+ * releases' own count differs from the servers'. */
+static void print_foreign(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
+{
+	const struct lb_verdict *v = &res->verdict;
+	const struct lb_foreign_result *fr = &res->foreign;
+
+	if (v->foreign_source != LB_FOREIGN_SERVER) {
+		fprintf(f, "  foreign      %s: %s\n", v->foreign_source == LB_FOREIGN_NA ? "n/a" :
+			"as the releases said (a GETDEL's old value)", res->foreign_why[0] ?
+			res->foreign_why : "not measured");
+		return;
+	}
+	fprintf(f, "  foreign      seen by the servers: %zu key events, %llu sets (%llu of a section), "
+		   "%llu dels, %llu of another client's lock (%llu with no release in flight)",
+		res->n_key_events, (unsigned long long)fr->sets, (unsigned long long)fr->sets_owned,
+		(unsigned long long)fr->dels, (unsigned long long)fr->releases,
+		(unsigned long long)fr->unattributed);
+	if (!cfg->strategy->blind_release && v->foreign_client != v->foreign_releases)
+		fprintf(f, "; the releases themselves said %llu", (unsigned long long)v->foreign_client);
+	fputc('\n', f);
+	for (size_t i = 0; i < fr->releases && i < 3; i++) {
+		const struct lb_foreign_release *x = &fr->list[i];
+		char by[32];
+		if (x->by >= 0)
+			snprintf(by, sizeof(by), "client %d's release", x->by);
+		else
+			snprintf(by, sizeof(by), "a del (no release in flight)");
+		fprintf(f, "               %.3f s: %s deleted client %d's lock", (double)x->t_ns / 1e9, by,
+			x->owner);
+		if (cfg->nodes > 1 || cfg->strategy->min_nodes > 1)
+			fprintf(f, " on node %d", x->node);
+		fputc('\n', f);
+	}
+	if (fr->releases > 3)
+		fprintf(f, "               ... %llu more\n", (unsigned long long)(fr->releases - 3));
+}
+
+void lb_acquire_text(const struct lb_run_result *res, double q, char *buf, size_t len)
+{
+	bool lower;
+	double us = lb_acquire_quantile_us(res, q, &lower);
+	if (res->latency.n + res->censored.n == 0)
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%s%.2f ms", lower ? ">= " : "", us / 1000.0);
+}
+
+static void print_acquire(FILE *f, const struct lb_run_result *res, const char *label, double q)
+{
+	char text[48];
+	lb_acquire_text(res, q, text, sizeof(text));
+	fprintf(f, " %s %s", label, text);
+}
+
+/* The outcome against the scenario's expectation, the warnings, the faults. */
+static void print_outcome(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res,
+			  const struct lb_lock_cost *cost, const char *wait)
+{
+	const struct lb_verdict *v = &res->verdict;
+	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
+	lb_esc_fprintf(f, LB_LANG_TERM, "  outcome      %s: %s", lb_class_name(res->observed),
+		       res->observed_why);
+	if (expected >= 0 && res->observed == LB_CLASS_INTERRUPTED) {
+		char want[128];
+		lb_scenario_expect_text(cfg->scenario, cfg->strategy->name, want, sizeof(want));
+		lb_esc_fprintf(f, LB_LANG_TERM, " (scenario %s expects %s: not compared, the run was cut short)",
+			cfg->scenario_name, want);
+	} else if (expected >= 0) {
+		struct lb_observed ob = { res->observed, v->foreign_releases, v->overlaps,
+					  res->lost_updates };
+		char want[128], why[256];
+		lb_scenario_expect_text(cfg->scenario, cfg->strategy->name, want, sizeof(want));
+		bool met = lb_scenario_expect_met(cfg->scenario, cfg->strategy->name, &ob, why,
+						  sizeof(why));
+		lb_esc_fprintf(f, LB_LANG_TERM, " (scenario %s expects %s: %s%s)", cfg->scenario_name, want,
+			met ? "as expected" : "DIFFERENT: ", met ? "" : why);
+	}
+	if (cost->flagged)
+		fprintf(f, "\n  WARNING      the lock's own traffic: %llu commands at the lock servers, "
+			   "%.0f times the most a recipe of its shape sends (%.0f: %d clients, wait "
+			   "%s, TTL %lld ms, docs/running.md): a spinning retry or extension",
+			(unsigned long long)res->lock_commands, (double)res->lock_commands /
+			res->cost_bound, res->cost_bound, cfg->clients, wait, (long long)cfg->ttl_ms);
+	if (res->events_dropped)
+		fprintf(f, "\n  WARNING      %llu events were not recorded (the run's table holds %d): "
+			   "events.csv and the timeline miss them; the counts above do not",
+			(unsigned long long)res->events_dropped, LB_MAX_EVENTS);
+	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < res->n_events; i++) {
+		if (res->events[i].kind == LB_EV_PRIMARY_SEEN)
+			continue; /* not a fault: the timeline's strip and the story tell it */
+		if (shown == 12) {
+			more++;
+			continue;
+		}
+		fprintf(f, "%s%s %.3fs", shown++ ? ", " : "\n  faults       ",
+			lb_event_name(res->events[i].kind), (double)res->events[i].t_ns / 1e9);
+	}
+	fprintf(f, "%s\n", more ? ", ..." : "");
+}
+
+/* Overlaps, lost updates, foreign releases, and what kept the holders alive. */
+static void print_safety(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
+{
+	const struct lb_verdict *v = &res->verdict;
+	char lost[128];
+	if (res->lost_updates_max > res->lost_updates)
+		snprintf(lost, sizeof(lost), "%lld..%lld (%llu writes of unknown outcome)",
+			 res->lost_updates, res->lost_updates_max,
+			 (unsigned long long)res->uncertain_writes);
+	else
+		snprintf(lost, sizeof(lost), "%lld", res->lost_updates);
+	char foreign[64];
+	lb_foreign_text(v, foreign, sizeof(foreign));
+	fprintf(f, "  safety       overlaps %llu (%.1f ms, max %d holders, canary %llu), "
+		   "lost updates %s, foreign releases %s, lost leases %llu\n",
+		(unsigned long long)v->overlaps, v->overlap_ms, v->max_holders,
+		(unsigned long long)res->canary_violations, lost, foreign,
+		(unsigned long long)v->lost_leases);
+	print_foreign(f, cfg, res);
+	if (res->stale_writes_rejected || res->writes_aborted)
+		fprintf(f, "  stopped      %llu stale reads/writes refused by the fenced resource, "
+			   "%llu sections aborted on a lost lease\n",
+			(unsigned long long)res->stale_writes_rejected,
+			(unsigned long long)res->writes_aborted);
+	fprintf(f, "  liveness     holder deaths %llu, orphaned %.1f ms, recovered %s, fairness %.3f, "
+		   "%llu acquire attempts found a node down\n",
+		(unsigned long long)v->holder_deaths, v->orphan_ms, lb_recovered_name(v->recovered),
+		v->fairness, (unsigned long long)res->acquire_errors);
+}
+
+void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
+{
+	const struct lb_verdict *v = &res->verdict;
+	char hold[48], wait[48], work[16];
+
+	lb_param_column_text(lb_param_row(LB_P_HOLD), cfg, hold, sizeof(hold));
+	lb_param_column_text(lb_param_row(LB_P_WAIT), cfg, wait, sizeof(wait));
+	lb_param_column_text(lb_param_row(LB_P_WORK), cfg, work, sizeof(work));
+	lb_esc_fprintf(f, LB_LANG_TERM, "%s: %d clients on %d key%s, %.1f s%s, ttl %lld ms, hold %s ms, "
+		       "wait %s, work %s, seed %llu\n", cfg->strategy->name, cfg->clients, cfg->keys,
+		cfg->keys == 1 ? "" : "s", res->elapsed_s, res->interrupted ? " (interrupted)" : "",
+		(long long)cfg->ttl_ms, hold, wait, work, (unsigned long long)cfg->seed);
+	fprintf(f, "  throughput   %llu sections, %.1f /s, ", (unsigned long long)v->sections,
+		res->throughput_per_s);
+	if (res->lock_commands_known && v->sections)
+		fprintf(f, "%.2f redis commands per section\n", res->cmds_per_section);
+	else
+		fprintf(f, "redis commands per section n/a (%s)\n", res->lock_commands_known ?
+			"no section" : res->lock_commands_why);
+	if (v->handoffs)
+		fprintf(f, "  hand-off     %llu releases taken over by a waiter: p50 %.2f ms, p99 %.2f ms\n",
+			(unsigned long long)v->handoffs, v->handoff_p50_us / 1000,
+			v->handoff_p99_us / 1000);
+	else
+		fprintf(f, "  hand-off     0 releases taken over by a waiter: p50 n/a, p99 n/a\n");
+	fprintf(f, "  acquire     ");
+	print_acquire(f, res, "p50", 0.5);
+	print_acquire(f, res, "p90", 0.9);
+	print_acquire(f, res, "p99", 0.99);
+	print_acquire(f, res, "max", 1);
+	if (res->acquires)
+		fprintf(f, ", %.2f retries each", (double)(res->attempts - res->acquires) /
+			(double)res->acquires);
+	else
+		fprintf(f, ", retries each n/a");
+	fprintf(f, ", %llu gave up", (unsigned long long)res->acquire_timeouts);
+	if (res->censored.n)
+		fprintf(f, ", %llu never entered (counted as long as they waited)",
+			(unsigned long long)res->censored.n);
+	fputc('\n', f);
+	struct lb_lock_cost cost;
+	lb_lock_cost_figures(res->lock_commands, res->lock_commands_known, res->cost_bound,
+			     res->cost_bound_known, res->held_s, &cost);
+	fprintf(f, "  lock cost    ");
+	if (cost.rate_known)
+		fprintf(f, "%.0f commands per second held", cost.per_held_s);
+	else
+		fprintf(f, "commands per second held n/a (%s)", res->lock_commands_known ?
+			"no section was held" : "not counted");
+	if (cost.bound_known)
+		fprintf(f, "; a recipe of its shape sends at most %.0f\n", cost.bound_per_held_s);
+	else
+		fprintf(f, "; bound n/a (%s)\n", res->cost_bound_known ? "no section was held" :
+			res->cost_bound_why);
+	print_safety(f, cfg, res);
+	int64_t sb_from, sb_to;
+	int sb_server;
+	if ((cfg->sentinel || cfg->cluster) && lb_split_brain_window(res->sections, res->n_sections, res->events,
+						   res->n_events, &sb_from, &sb_to, &sb_server))
+		fprintf(f, "  split brain  the first primary and %s both granted the lock from %.3f s "
+			   "to %.3f s: %.3f s\n", lb_topo_part_name(sb_server), (double)sb_from / 1e9,
+			(double)sb_to / 1e9, (double)(sb_to - sb_from) / 1e9);
+	else if (cfg->sentinel || cfg->cluster)
+		fprintf(f, "  split brain  none measured: the first primary granted no lock once "
+			   "another server had granted one\n");
+	print_outcome(f, cfg, res, &cost, wait);
+}

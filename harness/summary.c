@@ -1,0 +1,329 @@
+/*
+ * summary.c - a run's summary (summary.csv's columns), built from the
+ * run's result: each figure through its row of the figure table (figures.h),
+ * each setting through its row of the run parameters (params.h).
+ */
+#include "figures.h"
+#include "results.h"
+#include "scenario.h"
+#include "shared.h"
+#include "signals.h"
+
+#include <string.h>
+
+static void put(struct lb_summary *s, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void put(struct lb_summary *s, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->n >= LB_SUMMARY_MAX_FIELDS)
+		return;
+	snprintf(s->name[s->n], sizeof(s->name[0]), "%s", name);
+	va_start(ap, fmt);
+	vsnprintf(s->value[s->n], sizeof(s->value[0]), fmt, ap);
+	va_end(ap);
+	s->n++;
+}
+
+/* A number through its row of the figure table (figures.h): the row's
+ * decimals, or n/a when not measured. A value the row refuses is written as
+ * it is, for the check at the end of lb_summary_build to report. */
+static void put_num(struct lb_summary *s, const char *name, double v, bool known)
+{
+	const struct lb_figdef *f = lb_figdef_find(name);
+	char buf[64];
+
+	if (!f || lb_figdef_format(f, v, known, buf, sizeof(buf), NULL, 0) < 0)
+		snprintf(buf, sizeof(buf), known ? "%.17g" : "n/a", v);
+	put(s, name, "%s", buf);
+}
+
+/* Every column against its row of the figure table: a value outside its
+ * range is a bug (a wrapped counter), never a figure. It is reported, written
+ * n/a, and counted in s->invalid: the run then fails. */
+static void validate(struct lb_summary *s)
+{
+	char why[200];
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct lb_figdef *f = lb_figdef_find(s->name[i]);
+		if (f && lb_figdef_check(f, s->value[i], why, sizeof(why)) == 0)
+			continue;
+		lb_errorf("bug: summary.csv column %s: %s; written n/a, and the run fails", s->name[i],
+			  f ? why : "no row in harness/figures.c (no unit, no range)");
+		snprintf(s->value[i], sizeof(s->value[0]), "n/a");
+		s->invalid++;
+	}
+}
+
+/* Text for a CSV value: commas become semicolons. */
+static void put_text(struct lb_summary *s, const char *name, const char *text)
+{
+	char buf[sizeof(s->value[0])];
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (char *p = buf; *p; p++)
+		if (*p == ',')
+			*p = ';';
+	put(s, name, "%s", buf);
+}
+
+const char *lb_summary_get(const struct lb_summary *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->name[i], name))
+			return s->value[i];
+	return NULL;
+}
+
+double lb_summary_num(const struct lb_summary *s, const char *name, double dflt)
+{
+	const char *v = lb_summary_get(s, name);
+	return v ? strtod(v, NULL) : dflt;
+}
+
+/* A run parameter's column (params.h: its row formats it). */
+static void put_param(struct lb_summary *s, const struct lb_run_cfg *cfg, const char *column)
+{
+	char buf[sizeof(s->value[0])];
+
+	lb_param_column_text(lb_param_by_column(column), cfg, buf, sizeof(buf));
+	put(s, column, "%s", buf);
+}
+
+/* The columns of the run parameters added since: after every other, in
+ * table order (figures.c lists them there too). */
+static void put_newer_params(struct lb_summary *s, const struct lb_run_cfg *cfg)
+{
+	size_t n;
+	const struct lb_param *t = lb_params(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].column && !lb_summary_get(s, t[i].column))
+			put_param(s, cfg, t[i].column);
+}
+
+/* The part client @c took for the primary at @t (its latest primary-seen
+ * event before), or -1. */
+static int primary_at(const struct lb_event *ev, size_t n_ev, int c, int64_t t)
+{
+	int part = -1;
+
+	for (size_t i = 0; i < n_ev && ev[i].t_ns <= t; i++)
+		if (ev[i].kind == LB_EV_PRIMARY_SEEN && ev[i].client == c)
+			part = (int)ev[i].value;
+	return part;
+}
+
+bool lb_split_brain_window(const struct lb_section *sec, size_t n, const struct lb_event *ev,
+			   size_t n_ev, int64_t *from, int64_t *to, int *server)
+{
+	int64_t first = -1, last = -1;
+
+	for (size_t i = 0; i < n; i++) { /* sorted by enter */
+		int part = primary_at(ev, n_ev, sec[i].client, sec[i].enter_ns);
+		bool first_primary = part == LB_PART_PRIMARY || part == LB_CLUSTER_PART0;
+		if (part >= 0 && !first_primary && first < 0) {
+			first = sec[i].enter_ns;
+			*server = part;
+		}
+		if (first_primary && first >= 0)
+			last = sec[i].enter_ns;
+	}
+	if (first < 0 || last <= first)
+		return false;
+	*from = first;
+	*to = last;
+	return true;
+}
+
+double lb_acquire_quantile_us(const struct lb_run_result *res, double q, bool *lower)
+{
+	return lb_hist_quantile_censored_us(&res->latency, &res->censored, q, lower);
+}
+
+/* An acquire figure for summary.csv: a number (acquire_lower_bounds says
+ * which are lower bounds). */
+static void put_acquire(struct lb_summary *s, const struct lb_run_result *res, const char *name,
+			double q, bool known)
+{
+	bool lower;
+	put_num(s, name, lb_acquire_quantile_us(res, q, &lower), known);
+}
+
+/* The acquire figures that are lower bounds, "p99;max", or "-". */
+static void lower_bounds(const struct lb_run_result *res, char *buf, size_t len)
+{
+	static const struct { const char *tag; double q; } fig[] = {
+		{ "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p999", 0.999 }, { "max", 1 },
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(fig) / sizeof(fig[0]) && n < len; i++) {
+		bool lower;
+		lb_acquire_quantile_us(res, fig[i].q, &lower);
+		if (lower)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ";" : "", fig[i].tag);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
+
+/* The columns every run writes first: the load, then the figures. */
+static void put_required(struct lb_summary *s, const struct lb_run_cfg *cfg,
+			 const struct lb_run_result *res)
+{
+	const struct lb_verdict *v = &res->verdict;
+
+	put(s, "strategy", "%s", cfg->strategy->name);
+	put(s, "scenario", "%s", cfg->scenario_name);
+	put_param(s, cfg, "clients");
+	put_param(s, cfg, "duration_s");
+	put_param(s, cfg, "ttl_ms");
+	put_param(s, cfg, "hold_ms");
+	put(s, "sections", "%llu", (unsigned long long)v->sections);
+	bool acquired = res->latency.n + res->censored.n > 0; /* no call: no latency to tell */
+	put_num(s, "throughput_per_s", res->throughput_per_s, true);
+	put_acquire(s, res, "acquire_p50_us", 0.50, acquired);
+	put_acquire(s, res, "acquire_p99_us", 0.99, acquired);
+	put_acquire(s, res, "acquire_max_us", 1, acquired);
+	put(s, "acquire_timeouts", "%llu", (unsigned long long)res->acquire_timeouts);
+	put(s, "overlaps", "%llu", (unsigned long long)v->overlaps);
+	put_num(s, "overlap_ms", v->overlap_ms, true);
+	put(s, "max_holders", "%d", v->max_holders);
+	put(s, "lost_updates", "%lld", res->lost_updates);
+	put(s, "lost_updates_max", "%lld", res->lost_updates_max);
+	if (v->foreign_source == LB_FOREIGN_NA) /* a library's release, servers not watched */
+		put(s, "foreign_releases", "n/a");
+	else
+		put(s, "foreign_releases", "%llu", (unsigned long long)v->foreign_releases);
+	put(s, "lost_leases", "%llu", (unsigned long long)v->lost_leases);
+	put_num(s, "orphan_ms", v->orphan_ms, true);
+	put(s, "recovered", "%s", lb_recovered_name(v->recovered));
+	put_num(s, "cmds_per_section", res->cmds_per_section,
+		res->lock_commands_known && res->n_sections > 0);
+	put_num(s, "fairness", v->fairness, true);
+}
+
+/* The rest of the load (beyond the required columns). */
+static void put_settings(struct lb_summary *s, const struct lb_run_cfg *cfg)
+{
+	put_param(s, cfg, "keys");
+	put_param(s, cfg, "nodes");
+	put_param(s, cfg, "wait");
+	put_param(s, cfg, "work");
+	put_param(s, cfg, "think_ms");
+	put_param(s, cfg, "seed");
+	char variant[200];
+	lb_param_variant_text(cfg, variant, sizeof(variant));
+	if (cfg->adapter_args[0])
+		snprintf(variant + strlen(variant), sizeof(variant) - strlen(variant), "%sadapter-args=%s",
+			 variant[0] ? ";" : "", cfg->adapter_args);
+	for (char *p = variant; *p; p++) /* a CSV value */
+		if (*p == ',')
+			*p = ';';
+	put(s, "variant", "%s", variant[0] ? variant : "-");
+}
+
+static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
+		       const struct lb_run_result *res)
+{
+	const struct lb_verdict *v = &res->verdict;
+	bool acquired = res->latency.n + res->censored.n > 0;
+
+	put_num(s, "elapsed_s", res->elapsed_s, true);
+	put_acquire(s, res, "acquire_p90_us", 0.90, acquired);
+	put_acquire(s, res, "acquire_p999_us", 0.999, acquired);
+	put_num(s, "retries_per_acquire",
+		res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0,
+		res->acquires > 0);
+	put(s, "canary_violations", "%llu", (unsigned long long)res->canary_violations);
+	put(s, "counter_writes", "%llu", (unsigned long long)res->counter_writes);
+	put(s, "counter_final", "%lld", res->counter_final);
+	if (res->applied_known)
+		put(s, "applied_writes", "%llu", (unsigned long long)res->applied_writes);
+	else
+		put(s, "applied_writes", "n/a");
+	put(s, "holder_deaths", "%llu", (unsigned long long)v->holder_deaths);
+	put(s, "interrupted", "%s", res->interrupted ? "yes" : "no");
+	put(s, "stop_signal", "%s", !res->interrupted ? "-" : lb_stop_signal() == SIGTERM ? "SIGTERM" :
+	    "SIGINT");
+	put(s, "acquire_errors", "%llu", (unsigned long long)res->acquire_errors);
+	put(s, "uncertain_writes", "%llu", (unsigned long long)res->uncertain_writes);
+	put(s, "stale_writes_rejected", "%llu", (unsigned long long)res->stale_writes_rejected);
+	put(s, "writes_aborted", "%llu", (unsigned long long)res->writes_aborted);
+	put(s, "handoffs", "%llu", (unsigned long long)v->handoffs);
+	put_num(s, "handoff_p50_us", v->handoff_p50_us, v->handoffs > 0); /* none: nothing to time */
+	put_num(s, "handoff_p99_us", v->handoff_p99_us, v->handoffs > 0);
+	put_num(s, "client_rss_kb", (double)res->client_rss_kb, res->client_rss_kb > 0);
+	put_num(s, "connections_per_client", (double)res->server_connections / (double)cfg->clients,
+		res->server_connections > 0);
+	int64_t sb_from, sb_to;
+	int sb_server;
+	if (lb_split_brain_window(res->sections, res->n_sections, res->events, res->n_events,
+				  &sb_from, &sb_to, &sb_server))
+		put_num(s, "split_brain_ms", (double)(sb_to - sb_from) / 1e6, true);
+	else
+		put(s, "split_brain_ms", "n/a");
+}
+
+/* The lock's cost, the outcome, the foreign releases' source, the censored waits. */
+static void put_outcome(struct lb_summary *s, const struct lb_run_cfg *cfg,
+			const struct lb_run_result *res)
+{
+	const struct lb_verdict *v = &res->verdict;
+	char bounds[64];
+
+	struct lb_lock_cost cost;
+	lb_lock_cost_figures(res->lock_commands, res->lock_commands_known, res->cost_bound,
+			     res->cost_bound_known, res->held_s, &cost);
+	put(s, "attempts", "%llu", (unsigned long long)res->attempts);
+	put(s, "acquires", "%llu", (unsigned long long)res->acquires);
+	put_num(s, "lock_commands", (double)res->lock_commands, res->lock_commands_known);
+	put_text(s, "lock_commands_note", res->lock_commands_known ? "-" : res->lock_commands_why);
+	put_num(s, "lock_cmds_per_held_s", cost.per_held_s, cost.rate_known);
+	put_num(s, "lock_cmds_bound_per_s", cost.bound_per_held_s, cost.bound_known);
+	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
+	put(s, "expected", "%s", expected >= 0 ? lb_class_name((enum lb_class)expected) : "-");
+	put(s, "observed", "%s", lb_class_name(res->observed));
+	char why[sizeof(res->observed_why)];
+	snprintf(why, sizeof(why), "%s", res->observed_why);
+	for (char *p = why; *p; p++) /* a CSV value: no commas */
+		if (*p == ',')
+			*p = ';';
+	put(s, "observed_why", "%s", why);
+	put(s, "faults_unfired", "%s", res->unfired[0] ? res->unfired : "-");
+	/* foreign releases: from where, the releases' own count beside the servers' */
+	put(s, "foreign_source", "%s", lb_foreign_source_name(v->foreign_source));
+	if (cfg->strategy->blind_release)
+		put(s, "foreign_releases_client", "n/a");
+	else
+		put(s, "foreign_releases_client", "%llu", (unsigned long long)v->foreign_client);
+	if (v->foreign_source == LB_FOREIGN_SERVER) {
+		put(s, "foreign_unattributed", "%llu", (unsigned long long)v->foreign_unattributed);
+		put(s, "key_events", "%zu", res->n_key_events);
+	} else {
+		put(s, "foreign_unattributed", "n/a");
+		put(s, "key_events", "n/a");
+	}
+	/* waits that never entered are in the acquire figures at their length so far */
+	put(s, "acquire_censored", "%llu", (unsigned long long)res->censored.n);
+	put(s, "events_dropped", "%llu", (unsigned long long)res->events_dropped);
+	lower_bounds(res, bounds, sizeof(bounds));
+	put(s, "acquire_lower_bounds", "%s", bounds);
+}
+
+void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
+		      struct lb_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	put_required(s, cfg, res);
+	put_settings(s, cfg);
+	put_counts(s, cfg, res);
+	put_outcome(s, cfg, res);
+	put_newer_params(s, cfg);
+	validate(s);
+}
