@@ -69,7 +69,9 @@ struct adapter {
 
 /* ---- lines ---- */
 
-static int fail(struct adapter *a, const char *what, const char *line)
+/* The adapter broke the protocol: said once, with what it sent, and every
+ * later call fails (LB_EPROTO). */
+static int protocol_error(struct adapter *a, const char *what, const char *line)
 {
 	char shown[220] = "";
 
@@ -103,7 +105,7 @@ static int gone(struct adapter *a, const char *how)
 		char msg[200];
 		snprintf(msg, sizeof(msg), "%s before its hello%s; its stderr is in %s", how, why,
 			 a->base.cfg.log_path ? a->base.cfg.log_path : "/dev/null");
-		return fail(a, msg, NULL);
+		return protocol_error(a, msg, NULL);
 	}
 	lb_errorf("adapter %s (client %d) %s%s: the library took its process down; recorded as "
 		  "that client's death", a->def->name, a->base.cfg.client, how, why);
@@ -129,7 +131,7 @@ static int wait_fd(struct adapter *a, int fd, short events, int64_t deadline_ns)
 		struct pollfd p = { .fd = fd, .events = events };
 		int r = poll(&p, 1, (int)wait_ms);
 		if (r < 0 && errno != EINTR)
-			return fail(a, "poll failed", NULL);
+			return protocol_error(a, "poll failed", NULL);
 		if (r > 0)
 			return 1;
 		if (deadline_ns && lb_now_ns() >= deadline_ns)
@@ -147,7 +149,7 @@ static int send_line(struct adapter *a, const char *line, int64_t deadline_ns)
 	char out[LB_PROTO_LINE_MAX + 2];
 
 	if (n > LB_PROTO_LINE_MAX)
-		return fail(a, "request too long", NULL);
+		return protocol_error(a, "request too long", NULL);
 	memcpy(out, line, n);
 	out[n++] = '\n';
 	while (off < n) {
@@ -167,7 +169,7 @@ static int send_line(struct adapter *a, const char *line, int64_t deadline_ns)
 			char msg[120];
 			snprintf(msg, sizeof(msg), "did not read its request '%.20s' in time: it "
 				 "stopped reading its standard input", line);
-			return fail(a, msg, NULL);
+			return protocol_error(a, msg, NULL);
 		}
 	}
 	return 0;
@@ -202,7 +204,7 @@ static int next_line(struct adapter *a, int64_t deadline_ns, char *line)
 		if (got > 0)
 			return 1;
 		if (got < 0)
-			return fail(a, "a line longer than 4096 bytes", line);
+			return protocol_error(a, "a line longer than 4096 bytes", line);
 		int rc = take_bytes(a);
 		if (rc > 0)
 			continue;
@@ -271,7 +273,7 @@ static int request(struct adapter *a, const char *req, enum lb_proto_req asked, 
 		return a->greeted ? LB_EDIED : LB_EPROTO;
 	drain(a);
 	if (a->pending[0])
-		return fail(a, a->pending, NULL);
+		return protocol_error(a, a->pending, NULL);
 	if (a->eof)
 		return gone(a, "exited");
 	int64_t deadline = limit_ms > 0 ? lb_now_ns() + limit_ms * LB_NS_PER_MS : 0;
@@ -286,10 +288,10 @@ static int request(struct adapter *a, const char *req, enum lb_proto_req asked, 
 		if (rc == 0) {
 			char msg[96];
 			snprintf(msg, sizeof(msg), "no answer to '%s' within %lld ms", req, (long long)limit_ms);
-			return fail(a, msg, NULL);
+			return protocol_error(a, msg, NULL);
 		}
 		if (lb_proto_parse(line, asked, a->version, a->can_lost, m, why, sizeof(why)) < 0)
-			return fail(a, why, line);
+			return protocol_error(a, why, line);
 		if (!m->notice)
 			break;
 		take_notice(a, m);
@@ -421,7 +423,7 @@ static int handshake(struct adapter *a)
 		return rc;
 	a->greeted = true;
 	if (m.kind == LB_MSG_ERROR)
-		return fail(a, "refused its configuration", m.text);
+		return protocol_error(a, "refused its configuration", m.text);
 	return 0;
 }
 
