@@ -3,10 +3,13 @@
  * layers point one way (no two modules of harness/ and strategies/ include
  * each other's headers, directly or around a ring), strategies see the
  * harness through one header (strategy.h), and no function is over 120
- * lines. A module is a stem: harness/run.c and harness/run.h are "run".
+ * lines, and every #include points to its own layer or one below, as the
+ * table of layers in docs/architecture.md says. A module is a stem:
+ * harness/run.c and harness/run.h are "run".
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fnmatch.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -131,7 +134,7 @@ static const struct file *next_include(const char **s)
 static char mods[MAX_MODS][64];
 static int n_mods;
 static unsigned char edge[MAX_MODS][MAX_MODS];
-static const char *why[MAX_MODS][MAX_MODS]; /* a file of the edge */
+static const char *edge_file[MAX_MODS][MAX_MODS]; /* a file of the edge */
 
 static int mod_of(const char *name)
 {
@@ -156,7 +159,7 @@ static void graph(void)
 			int b = mod_of(h->name);
 			if (a != b) {
 				edge[a][b] = 1;
-				why[a][b] = files[i].name;
+				edge_file[a][b] = files[i].name;
 			}
 		}
 	}
@@ -181,7 +184,7 @@ static bool ring_from(int u, char *out, size_t len)
 			for (; k < depth; k++) {
 				int to = k + 1 < depth ? stack[k + 1] : v;
 				used += (size_t)snprintf(out + used, len - used, "%s (%s includes %s.h) -> ",
-							 mods[stack[k]], why[stack[k]][to], mods[to]);
+							 mods[stack[k]], edge_file[stack[k]][to], mods[to]);
 				if (used >= len)
 					return true;
 			}
@@ -318,4 +321,147 @@ Test(structure, the_measure_counts_lines)
 	snprintf(text + used, sizeof(text) - used, "}\n\nstruct s {\n\tint a;\n};\n");
 	cr_assert_eq(longest(text, name, sizeof(name)), 121);
 	cr_assert(strstr(name, "static int f(void) (line 2)"), "%s", name);
+}
+
+/* The table of layers in docs/architecture.md, top to bottom: each row's
+ * files as written (`run.c`: harness/run.c and run.h; `strategies/...`: a
+ * pattern over the path). */
+#define MAX_LAYERS 16
+#define MAX_TOKENS 48
+struct layer {
+	char name[32];
+	char token[MAX_TOKENS][64];
+	int n;
+};
+
+static int read_layers(struct layer *l)
+{
+	char top[PATH_MAX], path[PATH_MAX + 32];
+	root(top, sizeof(top));
+	snprintf(path, sizeof(path), "%s/docs/architecture.md", top);
+	char *doc = slurp(path);
+	const char *p = strstr(doc, "\n## Layers\n");
+	cr_assert_not_null(p, "docs/architecture.md has no section 'Layers'");
+	p = strstr(p, "\n|---");
+	cr_assert_not_null(p, "docs/architecture.md: the Layers section has no table");
+	p = strchr(p + 1, '\n') + 1;
+	int n = 0;
+	while (*p == '|') {
+		const char *end = strchr(p, '\n');
+		cr_assert_not_null(end);
+		cr_assert_lt(n, MAX_LAYERS);
+		struct layer *x = &l[n++];
+		const char *c1 = strchr(p + 1, '|'), *c2 = c1 ? strchr(c1 + 1, '|') : NULL;
+		cr_assert(c1 && c2 && c2 < end, "docs/architecture.md: a row of the Layers table "
+			  "without its columns");
+		const char *nm = p + 1;
+		while (*nm == ' ')
+			nm++;
+		int nl = (int)(c1 - nm);
+		while (nl > 0 && nm[nl - 1] == ' ')
+			nl--;
+		snprintf(x->name, sizeof(x->name), "%.*s", nl, nm);
+		x->n = 0;
+		for (const char *q = c1; (q = strchr(q, '`')) && q < c2;) {
+			const char *e = strchr(q + 1, '`');
+			cr_assert(e && e < c2);
+			cr_assert_lt(x->n, MAX_TOKENS);
+			snprintf(x->token[x->n++], sizeof(x->token[0]), "%.*s", (int)(e - q - 1), q + 1);
+			q = e + 1;
+		}
+		p = end + 1;
+	}
+	free(doc);
+	cr_assert_gt(n, 3, "docs/architecture.md: the Layers table has %d rows", n);
+	return n;
+}
+
+/* Whether @f is one of @x's files: a token without a directory names a
+ * harness module (its .c and .h); one with a directory is a pattern over
+ * the path. */
+static bool in_layer(const struct layer *x, const struct file *f)
+{
+	char path[96], stem[64], tok[64];
+
+	snprintf(path, sizeof(path), "%s/%s", f->dir, f->name);
+	snprintf(stem, sizeof(stem), "%s", f->name);
+	stem[strlen(stem) - 2] = '\0';
+	for (int i = 0; i < x->n; i++) {
+		if (strchr(x->token[i], '/')) {
+			if (!fnmatch(x->token[i], path, FNM_PATHNAME))
+				return true;
+			continue;
+		}
+		snprintf(tok, sizeof(tok), "%s", x->token[i]);
+		size_t l = strlen(tok);
+		if (l > 2 && tok[l - 2] == '.')
+			tok[l - 2] = '\0';
+		if (!strcmp(f->dir, "harness") && !fnmatch(tok, stem, 0))
+			return true;
+	}
+	return false;
+}
+
+static int layer_of(const struct layer *l, int n, const struct file *f, char *why, size_t len)
+{
+	int found = -1;
+	for (int i = 0; i < n; i++)
+		if (in_layer(&l[i], f)) {
+			if (found >= 0)
+				snprintf(why, len, "%s/%s is in two layers: %s and %s", f->dir, f->name,
+					 l[found].name, l[i].name);
+			found = found >= 0 ? -2 : i;
+			if (found == -2)
+				return -2;
+		}
+	if (found < 0)
+		snprintf(why, len, "%s/%s is in no layer of docs/architecture.md", f->dir, f->name);
+	return found;
+}
+
+Test(structure, includes_point_down_the_layers_of_the_architecture_doc)
+{
+	static struct layer l[MAX_LAYERS];
+	char bad[4096] = "", why[200];
+	size_t used = 0;
+	int n = read_layers(l), checked = 0;
+
+	load();
+	for (int i = 0; i < n_files; i++) {
+		int a = layer_of(l, n, &files[i], why, sizeof(why));
+		if (a < 0) {
+			used += (size_t)snprintf(bad + used, sizeof(bad) - used, "\n  %s", why);
+			if (used >= sizeof(bad))
+				break;
+			continue;
+		}
+		const char *s = files[i].text;
+		for (const struct file *h; (h = next_include(&s));) {
+			int b = layer_of(l, n, h, why, sizeof(why));
+			checked++;
+			if (b >= 0 && b < a && used < sizeof(bad))
+				used += (size_t)snprintf(bad + used, sizeof(bad) - used,
+							 "\n  %s/%s (%s) includes %s (%s, above it)",
+							 files[i].dir, files[i].name, l[a].name, h->name,
+							 l[b].name);
+		}
+	}
+	unload();
+	cr_assert_gt(checked, 100, "only %d includes checked", checked);
+	cr_assert_eq(used, 0, "the layers of docs/architecture.md do not hold:%s", bad);
+}
+
+/* The layer check can fail: a base file that includes a command's header. */
+Test(structure, an_include_up_the_layers_is_found)
+{
+	struct layer l[2] = { { .name = "top", .token = { "cmd_*.c" }, .n = 1 },
+			      { .name = "bottom", .token = { "util.c" }, .n = 1 } };
+	struct file up = { .dir = "harness", .name = "util.c" };
+	struct file cmd = { .dir = "harness", .name = "cmd_run.h" };
+	char why[200];
+	cr_assert_eq(layer_of(l, 2, &up, why, sizeof(why)), 1);
+	cr_assert_eq(layer_of(l, 2, &cmd, why, sizeof(why)), 0);
+	struct file other = { .dir = "strategies", .name = "util.c" };
+	cr_assert_eq(layer_of(l, 2, &other, why, sizeof(why)), -1);
+	cr_assert(strstr(why, "strategies/util.c is in no layer"), "%s", why);
 }
