@@ -75,29 +75,42 @@ static int write_report(const char *dir, bool drawn)
 	return lb_outfile_close(&o);
 }
 
-int lb_report_matrix(const char *dir)
-{
-	char path[PATH_MAX], *line = NULL, f[6][NAME_LEN], label[48];
-	size_t cap = 0;
-	static char sc[MAX_NAMES][NAME_LEN], st[MAX_NAMES][NAME_LEN];
-	int n_sc = 0, n_st = 0, bad = 0;
-	FILE *in, *d, *gp;
-	struct lb_outfile od, og;
+/* The grid's rows and columns, by name in the order first met. */
+struct grid {
+	char sc[MAX_NAMES][NAME_LEN], st[MAX_NAMES][NAME_LEN];
+	int n_sc, n_st;
+};
 
-	snprintf(path, sizeof(path), "%.4000s/matrix.csv", dir);
-	if (!(in = fopen(path, "r"))) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		return LB_ESYS;
-	}
-	if (lb_outfile_open(&od, dir, "matrix-grid.dat", true) < 0) {
-		fclose(in);
-		return LB_ESYS;
-	}
-	d = od.f;
-	fprintf(d, "# strategy_index scenario_index class_index label\n");
+/* Why a row of matrix.csv (its fields in @f) is not what cmd_matrix writes,
+ * or NULL; its repetition and class into *@rep and *@cls (-1: skipped). */
+static const char *bad_row(const char *line, char (*f)[NAME_LEN], int64_t *rep, int *cls)
+{
+	*cls = -1;
+	if (!row_fields(line, f))
+		return "fewer than 6 fields, or a quote not closed";
+	if (!lb_parse_i64(f[4], 1, 1000000, rep))
+		return "repeat: expected a number from 1";
+	if (strcmp(f[3], "skipped") && (*cls = lb_class_parse(f[3])) < 0)
+		return "observed: expected a class or skipped";
+	if (strcmp(f[5], "yes") && strcmp(f[5], "no") && strcmp(f[5], "-") && strcmp(f[5], "skipped"))
+		return "pass: expected yes, no, - or skipped";
+	return NULL;
+}
+
+/* matrix.csv's first repetitions into matrix-grid.dat, one square per
+ * cell; malformed rows said with their line and left out. */
+static int grid_data(const char *dir, const char *path, FILE *in, struct grid *g)
+{
+	char *line = NULL, f[6][NAME_LEN];
+	size_t cap = 0;
+	int bad = 0, at = 1, next = 1, first_bad = 0, crowded = 0; /* a record may span lines */
 	bool header = true;
-	int at = 1, next = 1, first_bad = 0, crowded = 0; /* lines: a record may span several */
 	const char *why = "";
+	struct lb_outfile od;
+
+	if (lb_outfile_open(&od, dir, "matrix-grid.dat", true) < 0)
+		return LB_ESYS;
+	fprintf(od.f, "# strategy_index scenario_index class_index label\n");
 	while (lb_csv_record(&line, &cap, in) >= 0) {
 		at = next;
 		for (const char *c = line; *c; c++)
@@ -107,15 +120,9 @@ int lb_report_matrix(const char *dir)
 			header = false;
 			continue;
 		}
-		/* what cmd_matrix writes, or the row is left out and said */
 		int64_t rep;
-		int cls = -1;
-		const char *w = !row_fields(line, f) ? "fewer than 6 fields, or a quote not closed" :
-				!lb_parse_i64(f[4], 1, 1000000, &rep) ? "repeat: expected a number from 1" :
-				strcmp(f[3], "skipped") && (cls = lb_class_parse(f[3])) < 0 ?
-				"observed: expected a class or skipped" :
-				strcmp(f[5], "yes") && strcmp(f[5], "no") && strcmp(f[5], "-") &&
-				strcmp(f[5], "skipped") ? "pass: expected yes, no, - or skipped" : NULL;
+		int cls;
+		const char *w = bad_row(line, f, &rep, &cls);
 		if (w) {
 			if (!bad++) {
 				first_bad = at;
@@ -125,15 +132,14 @@ int lb_report_matrix(const char *dir)
 		}
 		if (rep != 1 || cls < 0)
 			continue; /* first repetition only: one square per cell; skipped: none */
-		int x = index_of(st, &n_st, f[1]), y = index_of(sc, &n_sc, f[0]);
+		int x = index_of(g->st, &g->n_st, f[1]), y = index_of(g->sc, &g->n_sc, f[0]);
 		if (x < 0 || y < 0) {
 			crowded++;
 			continue;
 		}
-		fprintf(d, "%d %d %d \"%s%s\"\n", x, y, cls, !strcmp(f[5], "yes") ? "✔ " :
+		fprintf(od.f, "%d %d %d \"%s%s\"\n", x, y, cls, !strcmp(f[5], "yes") ? "✔ " :
 			!strcmp(f[5], "-") ? "" : "✘ ", f[3]); /* "-": interrupted, not compared */
 	}
-	fclose(in);
 	free(line);
 	if (bad)
 		lb_errorf("%s:%d: %s (%d malformed row%s left out of the chart)", path, first_bad, why,
@@ -141,38 +147,66 @@ int lb_report_matrix(const char *dir)
 	if (crowded)
 		lb_errorf("%s: more than %d strategies or scenarios: %d cell%s not drawn", path, MAX_NAMES,
 			  crowded, crowded == 1 ? "" : "s");
-	if (lb_outfile_close(&od) < 0 || lb_outfile_open(&og, dir, "matrix.gp", true) < 0)
+	return lb_outfile_close(&od);
+}
+
+/* matrix.gp: the grid, its names as tics, sized to its labels. */
+static int grid_script(const char *dir, const struct grid *g)
+{
+	char label[48];
+	struct lb_outfile og;
+
+	if (lb_outfile_open(&og, dir, "matrix.gp", true) < 0)
 		return LB_ESYS;
-	gp = og.f;
+	FILE *gp = og.f;
 	fprintf(gp, "# lockbench matrix: observed outcome per cell (✔ as expected, ✘ not)\n"
 		    "set title 'observed outcome of each strategy in each scenario (✔ = as expected)'\n"
 		    "set palette maxcolors 8\nset palette defined (0 '#44aa77', 1 '#ee7733', 2 '#cc3311', 3 '#882255', 4 '#bbbbbb', 5 '#88ccee', 6 '#ffee88', 7 '#ffffff')\nset rmargin 18\n"
 		    "set cbrange [-0.5:7.5]\nset cbtics ('safe' 0, 'overlap' 1, 'foreign-release' 2, "
 		    "'deadlock' 3, 'unavailable' 4, 'contained' 5, 'inconclusive' 6, 'interrupted' 7)\nunset key\nset xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
-		    "set xtics rotate by -30 left (", n_st - 1, n_sc - 1);
-	for (int i = 0; i < n_st; i++)
-		lb_esc_fprintf(gp, LB_LANG_GNUPLOT, i ? ", %s %d" : "%s %d", tic(st[i], label, sizeof(label)), i);
+		    "set xtics rotate by -30 left (", g->n_st - 1, g->n_sc - 1);
+	for (int i = 0; i < g->n_st; i++)
+		lb_esc_fprintf(gp, LB_LANG_GNUPLOT, i ? ", %s %d" : "%s %d",
+			       tic(g->st[i], label, sizeof(label)), i);
 	fprintf(gp, ")\nset ytics (");
-	for (int i = 0; i < n_sc; i++)
-		lb_esc_fprintf(gp, LB_LANG_GNUPLOT, i ? ", %s %d" : "%s %d", tic(sc[i], label, sizeof(label)), i);
+	for (int i = 0; i < g->n_sc; i++)
+		lb_esc_fprintf(gp, LB_LANG_GNUPLOT, i ? ", %s %d" : "%s %d",
+			       tic(g->sc[i], label, sizeof(label)), i);
 	/* room for the labels: the scenarios' beside the grid, the strategies'
 	 * slanted under it (at most 33 characters each, tic()) */
 	int ylen = 0, xlen = 0;
-	for (int i = 0; i < n_sc; i++)
-		ylen = (int)strlen(tic(sc[i], label, sizeof(label))) > ylen ? (int)strlen(label) : ylen;
-	for (int i = 0; i < n_st; i++)
-		xlen = (int)strlen(tic(st[i], label, sizeof(label))) > xlen ? (int)strlen(label) : xlen;
-	int h = 160 + 38 * n_sc + 4 * (xlen > 16 ? xlen - 16 : 0);
-	int w = 260 + 136 * n_st + 7 * (ylen > 24 ? ylen - 24 : 0);
+	for (int i = 0; i < g->n_sc; i++)
+		ylen = (int)strlen(tic(g->sc[i], label, sizeof(label))) > ylen ? (int)strlen(label) : ylen;
+	for (int i = 0; i < g->n_st; i++)
+		xlen = (int)strlen(tic(g->st[i], label, sizeof(label))) > xlen ? (int)strlen(label) : xlen;
+	int h = 160 + 38 * g->n_sc + 4 * (xlen > 16 ? xlen - 16 : 0);
+	int w = 260 + 136 * g->n_st + 7 * (ylen > 24 ? ylen - 24 : 0);
 	fprintf(gp, ")\nset tics scale 0\n");
 	lb_chart_png(gp, "matrix", w, h);
 	/* one box per cell: 'with image' needs a full grid, and n/a cells leave holes */
 	fprintf(gp, "plot 'matrix-grid.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
 		    "lc palette, '' using 1:2:4 with labels font ',8'\n");
 	lb_chart_svg(gp, "matrix", w, h);
-	if (lb_outfile_close(&og) < 0)
+	return lb_outfile_close(&og);
+}
+
+int lb_report_matrix(const char *dir)
+{
+	static struct grid g;
+	char path[PATH_MAX];
+	FILE *in;
+
+	memset(&g, 0, sizeof(g));
+	snprintf(path, sizeof(path), "%.4000s/matrix.csv", dir);
+	if (!(in = fopen(path, "r"))) {
+		lb_errorf("cannot read %s: %s", path, strerror(errno));
 		return LB_ESYS;
-	int rc = lb_gnuplot(dir, "matrix.gp");
+	}
+	int rc = grid_data(dir, path, in, &g);
+	fclose(in);
+	if (rc < 0 || grid_script(dir, &g) < 0)
+		return LB_ESYS;
+	rc = lb_gnuplot(dir, "matrix.gp");
 	if (rc < 0 && rc != LB_ENOTSUP) {
 		lb_errorf("gnuplot failed on %s/matrix.gp; see %s/gnuplot.log", dir, dir);
 		return rc;
