@@ -64,6 +64,8 @@ struct adapter {
 	bool eof;                  /* its stdout closed (seen inside a section) */
 	char pending[320];         /* a protocol error seen inside a section, for the
 				      next request to report */
+	enum lb_proto_req abandoned; /* a request given up on when the run stopped: its
+					late answer is dropped, not taken for another's */
 	int64_t lease_end_ns;      /* the lease's end as the adapter told it, 0 unknown */
 };
 
@@ -226,6 +228,21 @@ static void take_notice(struct adapter *a, const struct lb_proto_msg *m)
 		a->lease_end_ns = lb_now_ns() + m->ttl_ms * LB_NS_PER_MS;
 }
 
+/* Is @line the late answer to the request given up on when the run
+ * stopped? Then it is dropped (once). */
+static bool late_answer(struct adapter *a, const char *line)
+{
+	struct lb_proto_msg m;
+	char why[200];
+
+	if (a->abandoned == LB_REQ_NONE ||
+	    lb_proto_parse(line, a->abandoned, a->version, a->can_lost, &m, why, sizeof(why)) < 0 ||
+	    m.notice)
+		return false;
+	a->abandoned = LB_REQ_NONE;
+	return true;
+}
+
 /* Take every line that has come unasked, without waiting: notices are taken;
  * anything else is a protocol error, kept in a->pending for the next request
  * (inside a section nothing is reported: the section goes on). */
@@ -248,6 +265,8 @@ static void drain(struct adapter *a)
 				return;
 			continue;
 		}
+		if (late_answer(a, line))
+			continue;
 		if (lb_proto_parse(line, LB_REQ_NONE, a->version, a->can_lost, &m, why, sizeof(why)) < 0) {
 			char shown[120];
 			lb_proto_printable(line, shown, sizeof(shown));
@@ -283,6 +302,8 @@ static int request(struct adapter *a, const char *req, enum lb_proto_req asked, 
 		rc = next_line(a, deadline, line);
 		if (rc == -1)
 			return gone(a, "exited");
+		if (rc == LB_ECANCELED)
+			a->abandoned = asked; /* its answer may still come */
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {
@@ -290,6 +311,8 @@ static int request(struct adapter *a, const char *req, enum lb_proto_req asked, 
 			snprintf(msg, sizeof(msg), "no answer to '%s' within %lld ms", req, (long long)limit_ms);
 			return protocol_error(a, msg, NULL);
 		}
+		if (late_answer(a, line))
+			continue;
 		if (lb_proto_parse(line, asked, a->version, a->can_lost, m, why, sizeof(why)) < 0)
 			return protocol_error(a, why, line);
 		if (!m->notice)

@@ -302,6 +302,22 @@ Test(adapters, an_adapter_that_hangs, .init = setup)
 	broken("hangs.sh", "no answer to 'acquire' within");
 }
 
+/* The run stops while the library is still retrying an acquire: its late
+ * answer ("busy") comes after quit was sent. It is the answer to the request
+ * given up on, dropped, not a protocol error in answer to quit. */
+Test(adapters, a_late_answer_to_an_abandoned_acquire_is_dropped, .init = setup)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/late", tmpdir);
+	const char *args[] = { "run", "--strategy", adapter("answers-late.sh"), "--clients", "1",
+			       "--duration", "0.5", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	cr_assert_null(strstr(out(), "answers-late.sh (client"), "a late answer was taken for a "
+		       "protocol error: %s", out());
+	cr_assert_geq(field("late", "sections"), 1, "%s", out());
+	nothing_left("answers-late.sh");
+}
+
 Test(adapters, a_missing_program_is_a_usage_error, .init = setup)
 {
 	const char *args[] = { "run", "--strategy", "exec:/nonexistent/adapter", "--no-status", NULL };
