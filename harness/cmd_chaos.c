@@ -40,17 +40,19 @@ struct tally {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: lockbench chaos [--scenario NAME] [--strategies a,b] [--seeds K]\n"
-		   "                       [--seed N] [--check] [--allow-skipped] [--out DIR]\n"
-		   "                       [--chart-scale X]\n\n"
+	fprintf(f, "usage: lockbench chaos [--scenario NAME] [--strategies a,b] [--strategy NAME]\n"
+		   "                       [--seeds K] [--seed N] [--check] [--allow-skipped]\n"
+		   "                       [--out DIR] [--chart-scale X]\n\n"
 		   "Runs a probabilistic scenario (chaos by default) K times (5) per strategy,\n"
 		   "seeds N..N+K-1, each seed drawing its own faults, and reports per strategy the\n"
 		   "share of runs with an overlap, a lost update, a foreign release and a\n"
-		   "deadlock, each with a 95%% Wilson interval. Writes DIR/chaos.csv, chaos.md\n"
-		   "and chaos.png (default DIR: results/chaos/<UTC time>). --check: exit 1 when a\n"
-		   "strategy's worst run is more severe than the scenario's [expect] line, or\n"
-		   "when a seed could not run here (skipped, with its reason) unless\n"
-		   "--allow-skipped.\n\n"
+		   "deadlock, each with a 95%% Wilson interval. --strategy takes one name whole\n"
+		   "(an exec: path with a comma) and may repeat, beside --strategies' list;\n"
+		   "without either, every strategy the scenario applies to. Writes\n"
+		   "DIR/chaos.csv, chaos.md and chaos.png (default DIR: results/chaos/<UTC\n"
+		   "time>). --check: exit 1 when a strategy's worst run is more severe than the\n"
+		   "scenario's [expect] line, or when a seed could not run here (skipped, with\n"
+		   "its reason) unless --allow-skipped.\n\n"
 		   "Exit status: 0 done, 1 a check failed or a runtime failure, 2 usage, 130 or\n"
 		   "143 interrupted (Ctrl-C, SIGTERM): the run cut short is not counted.\n");
 }
@@ -179,12 +181,45 @@ static int write_chart(const char *out, struct tally *t, size_t n, const char *t
 }
 
 struct chaos_opts {
-	const char *sc_name, *list;
+	const char *sc_name;
+	const struct lock_strategy *given[LB_MAX_STRATEGIES]; /* --strategies, --strategy */
+	int n_given;
 	char out[PATH_MAX - 300];
 	int seeds;
 	bool check, allow_skipped;
 	uint64_t seed;
 };
+
+/* One strategy, its name whole (a name may hold a comma): 0 or -1 (said). */
+static int add_one(struct chaos_opts *co, const char *name)
+{
+	const struct lock_strategy *st = lb_strategy_or_usage(name);
+
+	if (!st)
+		return -1;
+	if (co->n_given == LB_MAX_STRATEGIES) {
+		lb_errorf("more than %d strategies", LB_MAX_STRATEGIES);
+		return -1;
+	}
+	co->given[co->n_given++] = st;
+	return 0;
+}
+
+/* A comma list of strategies: 0 or -1 (said). */
+static int add_list(struct chaos_opts *co, const char *list)
+{
+	char buf[1024];
+
+	if (strlen(list) >= sizeof(buf)) {
+		lb_errorf("--strategies: longer than %zu bytes", sizeof(buf) - 1);
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (add_one(co, t) < 0)
+			return -1;
+	return 0;
+}
 
 /* The command line: 0, 1 after --help, or 2 (said). */
 static int parse(int argc, char **argv, struct chaos_opts *co)
@@ -194,6 +229,7 @@ static int parse(int argc, char **argv, struct chaos_opts *co)
 		{ "seeds", required_argument, NULL, 'k' }, { "seed", required_argument, NULL, 'n' },
 		{ "check", no_argument, NULL, 'c' }, { "out", required_argument, NULL, 'o' },
 		{ "allow-skipped", no_argument, NULL, 'a' }, { "chart-scale", required_argument, NULL, 'x' },
+		{ "strategy", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int64_t v;
@@ -208,7 +244,14 @@ static int parse(int argc, char **argv, struct chaos_opts *co)
 			if (lb_chart_scale_arg(optarg) < 0)
 				return 2;
 			break;
-		case 's': co->list = optarg; break;
+		case 's':
+			if (add_list(co, optarg) < 0)
+				return 2;
+			break;
+		case 't':
+			if (add_one(co, optarg) < 0)
+				return 2;
+			break;
 		case 'k':
 			if (!lb_parse_i64(optarg, 1, MAX_SEEDS, &v)) {
 				lb_errorf("--seeds '%s': expected 1 to %d", optarg, MAX_SEEDS);
@@ -241,24 +284,17 @@ static int parse(int argc, char **argv, struct chaos_opts *co)
 	return 0;
 }
 
-/* The strategies: --strategies' list, or every one the scenario applies to;
- * how many, or -1 (said). */
+/* The strategies: those given (--strategies, --strategy), or every one the
+ * scenario applies to; how many. */
 static int pick(const struct chaos_opts *co, const struct lb_scenario *sc, struct tally *t)
 {
-	char buf[1024];
 	int n = 0;
 
-	snprintf(buf, sizeof(buf), "%s", co->list ? co->list : "");
-	for (size_t i = 0; !co->list && i < lb_strategy_count(); i++)
+	for (int i = 0; i < co->n_given; i++)
+		t[n++] = (struct tally){ .s = co->given[i] };
+	for (size_t i = 0; !co->n_given && i < lb_strategy_count(); i++)
 		if (lb_scenario_applies(sc, lb_strategy_at(i)->name))
 			t[n++] = (struct tally){ .s = lb_strategy_at(i) };
-	for (char *save = NULL, *s = co->list ? strtok_r(buf, ",", &save) : NULL; s;
-	     s = strtok_r(NULL, ",", &save)) {
-		const struct lock_strategy *st = lb_strategy_or_usage(s);
-		if (!st || n == LB_MAX_STRATEGIES)
-			return -1;
-		t[n++] = (struct tally){ .s = st };
-	}
 	return n;
 }
 
@@ -404,8 +440,9 @@ static int chaos(struct chaos_opts *co, struct lb_scenario *sc)
 	char cmdline[512], seeds_text[16], seed_text[24];
 	int n, skipped;
 
-	if (lb_scenario_load(co->sc_name, sc) < 0 || (n = pick(co, sc, t)) < 0)
+	if (lb_scenario_load(co->sc_name, sc) < 0)
 		return 2;
+	n = pick(co, sc, t);
 	if (!co->out[0]) {
 		char when[32];
 		time_t now = time(NULL);

@@ -109,6 +109,28 @@ Test(chaos, check_fails_when_the_worst_run_is_worse, .init = mktmp)
 	cr_assert(strstr(slurp("c/chaos.csv"), "\nnone,"));
 }
 
+/* --strategy takes one name whole and adds to --strategies, in the order
+ * given: the runs are of those strategies alone. */
+Test(chaos, strategy_names_one_whole, .init = mktmp)
+{
+	char sc[128], out[128];
+	snprintf(sc, sizeof(sc), "%s/short-chaos.ini", tmpdir);
+	snprintf(out, sizeof(out), "%s/c", tmpdir);
+	write_scenario(sc, "none = overlap\nfenced = contained\n");
+	const char *args[] = { "chaos", "--scenario", sc, "--strategy", "fenced", "--strategies",
+			       "none", "--seeds", "1", "--seed", "5", "--out", out, NULL };
+	cr_assert_eq(lb(args), 0, "%s", slurp("output"));
+	const char *csv = slurp("c/chaos.csv");
+	const char *f = strstr(csv, "\nfenced,5,"), *n = strstr(csv, "\nnone,5,");
+	cr_assert(f && n && f < n, "fenced, then none, one seed each: %s", csv);
+	int rows;
+	csv_sum(csv, "fenced", 3, &rows);
+	cr_assert_eq(rows, 1, "%s", csv);
+	const char *bad[] = { "chaos", "--strategy", "fenced,none", NULL };
+	cr_assert_eq(lb(bad), 2, "a comma list given to --strategy is one name: %s", slurp("output"));
+	cr_assert(strstr(slurp("output"), "unknown strategy 'fenced,none'"), "%s", slurp("output"));
+}
+
 Test(chaos, bad_arguments_are_refused, .init = mktmp)
 {
 	const char *seeds[] = { "chaos", "--seeds", "0", NULL };
