@@ -489,12 +489,124 @@ static void net_partition(struct lb_injector *inj, const struct lb_fault *f,
 	rt->phase = -1;
 }
 
+/* kill: the target client (or the holder), SIGKILL, once. */
+static void tick_kill(struct lb_injector *inj, const struct lb_fault *f, struct lb_fault_rt *rt)
+{
+	int c = pick_client(inj, f);
+
+	if (c < 0)
+		return; /* nobody holds yet: try again next tick */
+	if (f->when_waiting && lb_shared_inside(inj->sh, c))
+		return; /* kill a waiter, not a holder: next tick */
+	lb_client_signal(inj->sh, c, SIGKILL);
+	/* stamped after the kill, not at the top of the tick: the holder may have
+	 * entered in between */
+	lb_shared_mark_dead(inj->sh, c, lb_now_ns() - inj->sh->t0_ns);
+	lb_event_emit(inj->sh, LB_EV_KILL, c, -1, 0);
+	rt->phase = -1;
+}
+
+/* pause: SIGSTOP the client, then SIGCONT after the duration (or, with
+ * then = other-inside, as the next one enters). */
+static void tick_pause(struct lb_injector *inj, const struct lb_fault *f, struct lb_fault_rt *rt,
+		       int64_t now)
+{
+	if (rt->phase == 0) {
+		int c = pick_client(inj, f);
+		if (c < 0)
+			return;
+		if (f->when_waiting && lb_shared_holding(inj->sh, c))
+			return; /* freeze a client between sections, not a holder (nor one
+				   still releasing): next tick */
+		lb_client_signal(inj->sh, c, SIGSTOP);
+		lb_event_emit(inj->sh, LB_EV_PAUSE, c, -1, f->duration_ms);
+		rt->client = c;
+		rt->phase = 1;
+		rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
+		return;
+	}
+	/* then = other-inside: if someone got in during the pause (the lease ran
+	 * out), resume as the next one enters; else on time */
+	if (f->then_other_inside &&
+	    lb_shared_other_entered_since(inj->sh, inj->cfg->clients, rt->client,
+					  rt->next_ns - f->duration_ms * LB_NS_PER_MS) &&
+	    !lb_shared_other_just_entered(inj->sh, inj->cfg->clients, rt->client, now) &&
+	    now < rt->next_ns + SYNC_LIMIT_NS)
+		return;
+	lb_client_signal(inj->sh, rt->client, SIGCONT);
+	lb_event_emit(inj->sh, LB_EV_RESUME, rt->client, -1, 0);
+	rt->phase = -1;
+}
+
+/* node-kill and node-restart: kill -9 the nodes, then start them again
+ * (empty) when they are due back, a step per tick. */
+static void tick_node_restart(struct lb_injector *inj, const struct lb_fault *f,
+			      struct lb_fault_rt *rt, int64_t now)
+{
+	int64_t back = f->action == LB_ACT_NODE_RESTART ? f->delay_ms : f->duration_ms;
+
+	/* antirez's delayed restart: a node comes back only after the max TTL,
+	 * so every lock it knew of has expired everywhere meanwhile */
+	if (back >= 0 && inj->cfg->delayed_restarts)
+		back += inj->cfg->ttl_ms;
+	if (rt->phase == 0) {
+		if (!holder_ready(inj, f))
+			return;
+		each_node(inj, f, node_kill);
+		rt->phase = back >= 0 ? 1 : -1;
+		rt->next_ns = now + back * LB_NS_PER_MS;
+		if (back != 0)
+			return;
+	}
+	if (rt->phase == 1 && f->then_failover_chosen &&
+	    !event_since(inj->sh, LB_EV_FAILOVER_CHOSEN, rt->next_ns - back * LB_NS_PER_MS) &&
+	    now < rt->next_ns + CHOSEN_LIMIT_NS)
+		return; /* not before the failover is past turning back */
+	if (rt->phase == 1) { /* a step, not a wait: the supervisor keeps ticking */
+		nodes_start_begin(inj, f, rt);
+		rt->phase = 2;
+		rt->cut_ns = now + NODE_START_LIMIT_NS;
+	}
+	if (nodes_start_poll(inj, rt, now))
+		rt->phase = -1;
+}
+
+/* node-pause: SIGSTOP the nodes, SIGCONT after the duration. */
+static void tick_node_pause(struct lb_injector *inj, const struct lb_fault *f,
+			    struct lb_fault_rt *rt, int64_t now)
+{
+	if (rt->phase == 0) {
+		each_node(inj, f, node_pause);
+		rt->phase = 1;
+		rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
+		return;
+	}
+	each_node(inj, f, node_resume);
+	rt->phase = -1;
+}
+
+/* node-clock: the nodes' clock jumps, and back after the duration (without
+ * one: for good). */
+static void tick_node_clock(struct lb_injector *inj, const struct lb_fault *f,
+			    struct lb_fault_rt *rt, int64_t now)
+{
+	if (rt->phase == 0) {
+		if (!holder_ready(inj, f))
+			return;
+		each_node(inj, f, node_clock);
+		rt->phase = f->duration_ms >= 0 ? 1 : -1;
+		rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
+		return;
+	}
+	each_node(inj, f, node_clock_reset);
+	rt->phase = -1;
+}
+
 static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct lb_fault_rt *rt,
 		     int64_t now)
 {
 	bool fallback = f->fallback_holder &&
 			!lb_strategy_has_failpoint(inj->cfg->strategy, f->failpoint);
-	int c;
 
 	if (rt->phase < 0 || now < (int64_t)(f->at_s * 1e9) || (rt->phase > 0 && now < rt->next_ns))
 		return;
@@ -502,93 +614,20 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 		return;
 	switch (fallback ? LB_ACT_KILL : f->action) {
 	case LB_ACT_KILL:
-		if ((c = pick_client(inj, f)) < 0)
-			return; /* nobody holds yet: try again next tick */
-		if (f->when_waiting && lb_shared_inside(inj->sh, c))
-			return; /* kill a waiter, not a holder: next tick */
-		lb_client_signal(inj->sh, c, SIGKILL);
-		/* stamped after the kill, not at the top of the tick: the holder may
-		 * have entered in between */
-		lb_shared_mark_dead(inj->sh, c, lb_now_ns() - inj->sh->t0_ns);
-		lb_event_emit(inj->sh, LB_EV_KILL, c, -1, 0);
-		rt->phase = -1;
+		tick_kill(inj, f, rt);
 		break;
 	case LB_ACT_PAUSE:
-		if (rt->phase == 0) {
-			if ((c = pick_client(inj, f)) < 0)
-				return;
-			if (f->when_waiting && lb_shared_holding(inj->sh, c))
-				return; /* freeze a client between sections, not a holder (nor one
-					   still releasing): next tick */
-			lb_client_signal(inj->sh, c, SIGSTOP);
-			lb_event_emit(inj->sh, LB_EV_PAUSE, c, -1, f->duration_ms);
-			rt->client = c;
-			rt->phase = 1;
-			rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
-			return;
-		}
-		/* then = other-inside: if someone got in during the pause (the lease
-		 * ran out), resume as the next one enters; else on time */
-		if (f->then_other_inside &&
-		    lb_shared_other_entered_since(inj->sh, inj->cfg->clients, rt->client,
-						  rt->next_ns - f->duration_ms * LB_NS_PER_MS) &&
-		    !lb_shared_other_just_entered(inj->sh, inj->cfg->clients, rt->client, now) &&
-		    now < rt->next_ns + SYNC_LIMIT_NS)
-			return;
-		lb_client_signal(inj->sh, rt->client, SIGCONT);
-		lb_event_emit(inj->sh, LB_EV_RESUME, rt->client, -1, 0);
-		rt->phase = -1;
+		tick_pause(inj, f, rt, now);
 		break;
 	case LB_ACT_NODE_KILL:
-	case LB_ACT_NODE_RESTART: {
-		int64_t back = f->action == LB_ACT_NODE_RESTART ? f->delay_ms : f->duration_ms;
-		/* antirez's delayed restart: a node comes back only after the max TTL,
-		 * so every lock it knew of has expired everywhere meanwhile */
-		if (back >= 0 && inj->cfg->delayed_restarts)
-			back += inj->cfg->ttl_ms;
-		if (rt->phase == 0) {
-			if (!holder_ready(inj, f))
-				return;
-			each_node(inj, f, node_kill);
-			rt->phase = back >= 0 ? 1 : -1;
-			rt->next_ns = now + back * LB_NS_PER_MS;
-			if (back != 0)
-				return;
-		}
-		if (rt->phase == 1 && f->then_failover_chosen &&
-		    !event_since(inj->sh, LB_EV_FAILOVER_CHOSEN, rt->next_ns - back * LB_NS_PER_MS) &&
-		    now < rt->next_ns + CHOSEN_LIMIT_NS)
-			return; /* not before the failover is past turning back */
-		if (rt->phase == 1) { /* a step, not a wait: the supervisor keeps ticking */
-			nodes_start_begin(inj, f, rt);
-			rt->phase = 2;
-			rt->cut_ns = now + NODE_START_LIMIT_NS;
-		}
-		if (nodes_start_poll(inj, rt, now))
-			rt->phase = -1;
+	case LB_ACT_NODE_RESTART:
+		tick_node_restart(inj, f, rt, now);
 		break;
-	}
 	case LB_ACT_NODE_PAUSE:
-		if (rt->phase == 0) {
-			each_node(inj, f, node_pause);
-			rt->phase = 1;
-			rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
-			return;
-		}
-		each_node(inj, f, node_resume);
-		rt->phase = -1;
+		tick_node_pause(inj, f, rt, now);
 		break;
 	case LB_ACT_NODE_CLOCK:
-		if (rt->phase == 0) {
-			if (!holder_ready(inj, f))
-				return;
-			each_node(inj, f, node_clock);
-			rt->phase = f->duration_ms >= 0 ? 1 : -1;
-			rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
-			return;
-		}
-		each_node(inj, f, node_clock_reset);
-		rt->phase = -1;
+		tick_node_clock(inj, f, rt, now);
 		break;
 	case LB_ACT_FAILOVER:
 		failover(inj, rt, now);
