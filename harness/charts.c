@@ -437,9 +437,10 @@ static int write_timeline(const struct lb_run_files *rf)
 	double lo_s, hi_s;
 
 	timeline_window(&tl);
-	int rc = timeline_data(&tl);
+	if (timeline_data(&tl) < 0)
+		return LB_ESYS;
 	bool primaries = write_primaries(rf) > 0;
-	if (rc < 0 || lb_outfile_open(&gp, rf->dir, "timeline.gp", true) < 0)
+	if (lb_outfile_open(&gp, rf->dir, "timeline.gp", true) < 0)
 		return LB_ESYS;
 	timeline_axes(&tl, gp.f, &lo_s, &hi_s);
 	timeline_faults(rf, gp.f, lo_s, hi_s);

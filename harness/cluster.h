@@ -29,7 +29,6 @@
 
 #include "rserver.h"
 
-
 #define LB_CLUSTER_SHARDS 3
 #define LB_CLUSTER_NODES (2 * LB_CLUSTER_SHARDS)
 #define LB_CLUSTER_SLOTS 16384

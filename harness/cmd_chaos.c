@@ -215,9 +215,14 @@ static int add_list(struct chaos_opts *co, const char *list)
 		return -1;
 	}
 	snprintf(buf, sizeof(buf), "%s", list);
-	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+	int added = 0;
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), added++)
 		if (add_one(co, t) < 0)
 			return -1;
+	if (!added) {
+		lb_errorf("--strategies: empty list");
+		return -1;
+	}
 	return 0;
 }
 
@@ -437,7 +442,7 @@ static int run_all(struct lb_outfile *csv_out, const struct chaos_opts *co,
 static int chaos(struct chaos_opts *co, struct lb_scenario *sc)
 {
 	struct tally t[LB_MAX_STRATEGIES];
-	char cmdline[512], seeds_text[16], seed_text[24];
+	char cmdline[4096], seeds_text[16], seed_text[24];
 	int n, skipped;
 
 	if (lb_scenario_load(co->sc_name, sc) < 0)
@@ -451,9 +456,15 @@ static int chaos(struct chaos_opts *co, struct lb_scenario *sc)
 	}
 	snprintf(seeds_text, sizeof(seeds_text), "%d", co->seeds);
 	snprintf(seed_text, sizeof(seed_text), "%llu", (unsigned long long)co->seed);
-	char *words[] = { "chaos", "--scenario", (char *)lb_scenario_arg(sc), "--seeds", seeds_text,
-			  "--seed", seed_text };
-	lb_sh_cmdline(cmdline, sizeof(cmdline), "lockbench", 7, words);
+	/* the command that repeats it: the strategies given, each whole */
+	char *words[7 + 2 * LB_MAX_STRATEGIES] = { "chaos", "--scenario", (char *)lb_scenario_arg(sc),
+						   "--seeds", seeds_text, "--seed", seed_text };
+	int n_words = 7;
+	for (int i = 0; i < co->n_given; i++) {
+		words[n_words++] = "--strategy";
+		words[n_words++] = (char *)co->given[i]->name;
+	}
+	lb_sh_cmdline(cmdline, sizeof(cmdline), "lockbench", n_words, words);
 	struct lb_outfile csv_out; /* in place: an interrupted run keeps its rows */
 	if (lb_results_prepare_dir(co->out) < 0 ||
 	    lb_outfile_open(&csv_out, co->out, "chaos.csv", false) < 0)

@@ -52,7 +52,7 @@ static void point_row(FILE *csv, const struct lb_run_opts *o, int k, const struc
 }
 
 /* Strategy @i at value @k, into its own directory under @base; what the
- * sweep's exit status becomes (@exit_code, or worse). */
+ * sweep's exit status becomes (@exit_code, or worse: a failure, then a skip). */
 static int point(const struct lb_run_opts *o, size_t i, int k, const char *base, FILE *csv,
 		 int *done, int total, int exit_code)
 {
@@ -76,7 +76,8 @@ static int point(const struct lb_run_opts *o, size_t i, int k, const char *base,
 			       ++*done, total, cfg.strategy->name, o->vary_name,
 			       (long long)o->vary[k], res.skipped);
 		lb_run_result_free(&res);
-		return cfg.allow_skipped ? exit_code : LB_EXIT_SKIPPED;
+		/* a failure stays the sweep's status: a later skip does not hide it */
+		return cfg.allow_skipped || exit_code == LB_EXIT_FAIL ? exit_code : LB_EXIT_SKIPPED;
 	}
 	lb_summary_build(&cfg, &res, &sum);
 	if (lb_results_write(&cfg, &res, &sum) < 0)

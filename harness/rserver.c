@@ -37,7 +37,6 @@ static const char *const dir_files[] = { "redis.log", "clock_offset_ms", "dump.r
 
 static void track(pid_t pid)
 {
-	lb_signals_on_fatal(lb_server_kill_all_signal_safe);
 	for (int i = 0; i < MAX_LIVE; i++)
 		if (live_pids[i] == 0) {
 			live_pids[i] = pid;
@@ -387,6 +386,8 @@ static void sweep_stale_dirs(const char *tmp)
 struct lb_server *lb_server_start(const struct lb_server_opts *opts)
 {
 	lb_janitor_start(); /* first: its copy of this process holds nothing of the server's */
+	/* before its directory exists: a fatal signal from then on removes it */
+	lb_signals_on_fatal(lb_server_kill_all_signal_safe);
 	struct lb_server *s = calloc(1, sizeof(*s));
 	const char *tmp = getenv("TMPDIR");
 

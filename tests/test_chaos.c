@@ -126,6 +126,12 @@ Test(chaos, strategy_names_one_whole, .init = mktmp)
 	int rows;
 	csv_sum(csv, "fenced", 3, &rows);
 	cr_assert_eq(rows, 1, "%s", csv);
+	/* the command that repeats it names them */
+	cr_assert(strstr(slurp("c/chaos.md"), "--strategy fenced --strategy none"), "%s",
+		  slurp("c/chaos.md"));
+	const char *empty[] = { "chaos", "--strategies", ",", NULL };
+	cr_assert_eq(lb(empty), 2, "an empty list runs nothing, not everything: %s", slurp("output"));
+	cr_assert(strstr(slurp("output"), "--strategies: empty list"), "%s", slurp("output"));
 	const char *bad[] = { "chaos", "--strategy", "fenced,none", NULL };
 	cr_assert_eq(lb(bad), 2, "a comma list given to --strategy is one name: %s", slurp("output"));
 	cr_assert(strstr(slurp("output"), "unknown strategy 'fenced,none'"), "%s", slurp("output"));
