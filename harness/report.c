@@ -733,11 +733,15 @@ static int report_index(const char *dir, struct stacked *runs)
 			fputs("    ", f);
 			for (const unsigned char *p = (const unsigned char *)line; *p; p++)
 				fputc(*p < 0x20 && *p != '\n' ? ' ' : *p, f);
-			char first[256] = "";
+			char first[256] = "", word[72];
 			if (sscanf(line, "%255s", first) != 1 || !strcmp(first, "strategy"))
 				continue;
+			/* a run's directory is its name as a path word (an exec: path's
+			 * slashes and colon replaced, lb_path_word) */
+			lb_path_word(first, word, sizeof(word));
 			for (int i = 0; rank && i < n; i++)
-				if (!strcmp(ents[i]->d_name, first) && !rank[i])
+				if ((!strcmp(ents[i]->d_name, first) || !strcmp(ents[i]->d_name, word)) &&
+				    !rank[i])
 					rank[i] = ++ranked;
 		}
 		fclose(cmp);

@@ -318,6 +318,25 @@ Test(adapters, a_late_answer_to_an_abandoned_acquire_is_dropped, .init = setup)
 	nothing_left("answers-late.sh");
 }
 
+/* compare's report lists the runs in the order given, an exec: program's
+ * too (its directory is its name as a path word, not its name). */
+Test(adapters, compare_report_keeps_the_order_given_for_exec_names, .init = setup)
+{
+	char dir[PATH_MAX], want[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/order", tmpdir);
+	const char *args[] = { "compare", "--strategy", adapter("plain-del.py"), "--strategies",
+			       "set-nx-px", "--clients", "2", "--duration", "0.5", "--out", dir,
+			       "--no-status", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	const char *md = fx_slurp(dir, "report.md");
+	char word[80];
+	lb_path_word(adapter("plain-del.py"), word, sizeof(word));
+	snprintf(want, sizeof(want), "\n## [%s]", word);
+	const char *exec = strstr(md, want), *recipe = strstr(md, "\n## [set-nx-px]");
+	cr_assert(exec && recipe && exec < recipe, "the exec: program was given first: %s", md);
+	nothing_left("plain-del.py");
+}
+
 Test(adapters, a_missing_program_is_a_usage_error, .init = setup)
 {
 	const char *args[] = { "run", "--strategy", "exec:/nonexistent/adapter", "--no-status", NULL };
