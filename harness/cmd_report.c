@@ -1,4 +1,4 @@
-/* cmd_report.c - `lockbench report DIR`: charts and report.md for a run or a matrix. */
+/* cmd_report.c - `lockbench report DIR`: charts and report.md for a run or a directory of runs. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,7 +10,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: lockbench report [--chart-scale X] DIR\n"
-		   "       (DIR: a run, compare, matrix, sweep or demo directory)\n\n"
+		   "       (DIR: a run, compare, matrix, sweep, chaos or demo directory)\n\n"
 		   "Draws the charts (gnuplot, PNG and SVG) from DIR's files, writes the\n"
 		   "gnuplot scripts beside them, and writes DIR/report.md. --chart-scale X\n"
 		   "draws them X times the size, fonts and lines (0.5 to 4; 2 for slides).\n"

@@ -771,6 +771,74 @@ static int report_index(const char *dir, struct stacked *runs)
 	return 0;
 }
 
+/* A chaos directory (chaos.csv): its rates and chart as chaos wrote them,
+ * then every run, strategy by strategy, seed by seed, each with its own
+ * report drawn now (chaos draws none while it runs). A run's directory is
+ * found where chaos puts it, <strategy as a path word>/<seed>, not by the
+ * path chaos.csv holds (the directory may have moved). */
+static int report_chaos(const char *dir)
+{
+	char path[PATH_MAX], *line = NULL, f[12][320], word[72];
+	size_t cap = 0;
+	int runs = 0, bad = 0, failed = 0;
+	struct lb_outfile out;
+
+	snprintf(path, sizeof(path), "%.4000s/chaos.csv", dir);
+	FILE *in = fopen(path, "r");
+	if (!in) {
+		lb_errorf("cannot read %s: %s", path, strerror(errno));
+		return LB_ESYS;
+	}
+	if (lb_outfile_open(&out, dir, "report.md", true) < 0) {
+		fclose(in);
+		return LB_ESYS;
+	}
+	lb_esc_fprintf(out.f, LB_LANG_MD, "# lockbench chaos in %s\n\n", dir);
+	snprintf(path, sizeof(path), "%.4000s/chaos.png", dir);
+	if (access(path, R_OK) == 0)
+		fprintf(out.f, "![share of runs with each violation](chaos.png)\n\n");
+	fprintf(out.f, "The rates and their intervals are in [chaos.md](chaos.md); the figures of "
+		       "every run in `chaos.csv`.\n\n## Every run\n\n");
+	for (bool header = true; lb_csv_record(&line, &cap, in) >= 0; header = false) {
+		size_t pos = 0;
+		int k = 0;
+		for (; k < 12 && line[pos]; k++)
+			if (lb_csv_field(line, &pos, f[k], sizeof(f[k])) < 0)
+				break;
+		int64_t seed;
+		if (header)
+			continue;
+		if (k < 3 || !lb_parse_i64(f[1], 0, INT64_MAX, &seed)) {
+			bad++;
+			continue;
+		}
+		lb_path_word(f[0], word, sizeof(word));
+		snprintf(path, sizeof(path), "%.3800s/%s/%lld/summary.csv", dir, word, (long long)seed);
+		bool has_run = access(path, R_OK) == 0;
+		lb_esc_fprintf(out.f, LB_LANG_MD, "- %s, seed %lld: %s", f[0], (long long)seed, f[2]);
+		if (has_run) {
+			snprintf(path, sizeof(path), "%.3800s/%s/%lld", dir, word, (long long)seed);
+			if (report_run(path) < 0)
+				failed++;
+			fprintf(out.f, " ([report](%s/%lld/report.md))", word, (long long)seed);
+		}
+		fprintf(out.f, "\n");
+		runs++;
+	}
+	fclose(in);
+	free(line);
+	if (bad)
+		lb_errorf("%s/chaos.csv: %d malformed row%s left out (expected strategy,seed,observed,...)",
+			  dir, bad, bad == 1 ? "" : "s");
+	if (lb_outfile_close(&out) < 0)
+		return LB_ESYS;
+	if (!runs) {
+		lb_errorf("%s/chaos.csv holds no run: nothing to report", dir);
+		return LB_EINVAL;
+	}
+	return failed ? LB_EINVAL : 0;
+}
+
 int lb_report_dir(const char *dir)
 {
 	char path[PATH_MAX];
@@ -782,6 +850,8 @@ int lb_report_dir(const char *dir)
 	snprintf(path, sizeof(path), "%.4000s/matrix.csv", dir);
 	if (access(path, R_OK) == 0)
 		rc = lb_report_matrix(dir);
+	else if (snprintf(path, sizeof(path), "%.4000s/chaos.csv", dir), access(path, R_OK) == 0)
+		rc = report_chaos(dir);
 	else if (snprintf(path, sizeof(path), "%.4000s/sweep.csv", dir), access(path, R_OK) == 0)
 		rc = lb_report_sweep(dir);
 	else {

@@ -126,6 +126,15 @@ Test(chaos, strategy_names_one_whole, .init = mktmp)
 	int rows;
 	csv_sum(csv, "fenced", 3, &rows);
 	cr_assert_eq(rows, 1, "%s", csv);
+	/* report draws each run's page and lists them, in chaos.csv's order */
+	const char *report[] = { "report", out, NULL };
+	cr_assert_eq(lb(report), 0, "%s", slurp("output"));
+	const char *page = slurp("c/report.md");
+	const char *rf = strstr(page, "- fenced, seed 5: contained ([report](fenced/5/report.md))");
+	const char *rn = strstr(page, "- none, seed 5: overlap ([report](none/5/report.md))");
+	cr_assert(rf && rn && rf < rn, "%s", page);
+	cr_assert(strstr(slurp("c/none/5/report.md"), "# none under"), "%s",
+		  slurp("c/none/5/report.md"));
 	/* the command that repeats it names them */
 	cr_assert(strstr(slurp("c/chaos.md"), "--strategy fenced --strategy none"), "%s",
 		  slurp("c/chaos.md"));
