@@ -515,7 +515,8 @@ static int bench_libraries(struct bench *b)
 static const char *const set_cmd[] = { "SET", "lbbench:k", "tok", "NX", "PX", "2000", NULL };
 static const char *cad_cmd[] = { "EVALSHA", NULL, "1", "lbbench:k", "tok", NULL };
 
-/* The command line: 0, or the exit status to return now. */
+/* The command line: 0, -1 after --help (exit 0 now), or the usage error's
+ * exit status. */
 static int parse(int argc, char **argv, struct bench *b)
 {
 	for (int i = 1; i < argc; i++) {
@@ -533,7 +534,7 @@ static int parse(int argc, char **argv, struct bench *b)
 					"adapter protocol against a redis-py@4.3.4 section, and redis-py beside\n"
 					"token-lua, on the same servers; writes DIR/bench.csv,\n"
 					"DIR/bench.md and a scaling sweep (default DIR: results/bench/<UTC time>).\n");
-			return strcmp(argv[i], "--help") ? LB_EXIT_USAGE : LB_EXIT_OK;
+			return strcmp(argv[i], "--help") ? LB_EXIT_USAGE : -1;
 		}
 	}
 	return 0;
@@ -709,7 +710,7 @@ int lb_cmd_bench(int argc, char **argv)
 	int rc = parse(argc, argv, &b);
 
 	if (rc)
-		return rc;
+		return rc < 0 ? LB_EXIT_OK : rc;
 	rc = LB_EXIT_FAIL;
 	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
 	if (!b.out[0])

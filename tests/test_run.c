@@ -948,3 +948,45 @@ Test(run, a_directory_too_long_is_refused_not_cut, .init = mktmp)
 	cr_assert_eq(lb(check), 2);
 	cr_assert(file_has("stderr", "at most 2048"), "no reason given");
 }
+
+/* Every command's --help prints its usage and exits 0 at once: it starts
+ * nothing (make install and the man page run each of them; bench --help once
+ * ran the whole bench). The commands are those `lockbench help` lists. */
+Test(run, every_help_prints_usage_and_runs_nothing, .init = mktmp)
+{
+	char out[128], list[8192] = "";
+	snprintf(out, sizeof(out), "%s/help", tmpdir);
+	const char *help[] = { "help", NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, help), 0);
+	snprintf(list, sizeof(list), "%s", fx_slurp(tmpdir, "output"));
+	const char *p = strstr(list, "commands:\n");
+	cr_assert_not_null(p, "%s", list);
+	int seen = 0;
+	for (p = strchr(p, '\n') + 1; p && !strncmp(p, "  ", 2); p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		char cmd[32];
+		if (sscanf(p, " %31s", cmd) != 1 || !strcmp(cmd, "help"))
+			continue;
+		const char *args[] = { cmd, "--help", NULL };
+		pid_t pid = fx_spawn_lockbench(args, out, out);
+		int status = 0;
+		int64_t until = lb_now_ns() + 10 * LB_NS_PER_S;
+		while (waitpid(pid, &status, WNOHANG) == 0) {
+			if (lb_now_ns() > until) {
+				kill(pid, SIGTERM);
+				waitpid(pid, &status, 0);
+				fx_nothing_left(pid);
+				cr_assert_fail("%s --help still ran after 10 s: it did more than print", cmd);
+			}
+			lb_sleep_ns(10 * LB_NS_PER_MS);
+		}
+		fx_nothing_left(pid);
+		char want[64];
+		snprintf(want, sizeof(want), "usage: lockbench %s", cmd);
+		const char *said = fx_slurp(tmpdir, "help");
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s --help: exit %d: %s", cmd,
+			  WIFEXITED(status) ? WEXITSTATUS(status) : -1, said);
+		cr_assert(strstr(said, want), "%s --help does not say '%s': %s", cmd, want, said);
+		seen++;
+	}
+	cr_assert_geq(seen, 10, "only %d commands in lockbench help: %s", seen, list);
+}
