@@ -46,6 +46,7 @@ struct judge {
 	size_t n_token;
 	size_t *by_enter;   /* every section, by (key, enter, client, seq) */
 	uint32_t *claimed;  /* per section: the servers whose set it was given (bit) */
+	int64_t *lost_ns;   /* per server: when the watcher last lost it (unwatch), or -1 */
 };
 
 static int cmp_token(const void *pa, const void *pb, void *arg)
@@ -111,6 +112,11 @@ static int64_t find_by_time(struct judge *j, int server, int node, int key, int6
 		if ((c->token && !any) || c->acquire_start_ns > t || !on_node(c, node) ||
 		    (j->claimed[k] >> server & 1))
 			continue;
+		/* a section that entered before the watcher last lost this server
+		 * (it restarted, or the link broke) made its set before then: a set
+		 * seen since is not its own */
+		if (j->lost_ns && c->enter_ns < j->lost_ns[server])
+			continue;
 		/* a set whose value is unknown (@any, one lock node) is not made by a
 		 * section whose own set was seen on another server of that node: its
 		 * lock lives there (the primary before a failover) */
@@ -168,10 +174,20 @@ static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne
 	holder *h = malloc(sizeof(*h) * (size_t)servers * (size_t)keys);
 	if (!h)
 		return LB_ENOMEM;
+	int64_t *lost = malloc(sizeof(*lost) * (size_t)servers);
+	if (!lost) {
+		free(h);
+		return LB_ENOMEM;
+	}
+	for (int sv = 0; sv < servers; sv++)
+		lost[sv] = -1;
+	j->lost_ns = lost;
 	for (size_t i = 0; i < (size_t)servers * (size_t)keys; i++)
 		h[i] = (holder){ OWN_UNKNOWN, false };
 	for (size_t i = 0; i < ne; i++) {
 		const struct lb_key_event *ev = &e[i];
+		if (ev->kind == LB_KEY_UNWATCH)
+			lost[ev->server] = ev->t_ns;
 		if (ev->kind == LB_KEY_WATCH || ev->kind == LB_KEY_UNWATCH || ev->key < 0) {
 			for (int k = 0; k < keys; k++)
 				h[(size_t)ev->server * (size_t)keys + (size_t)k] =
@@ -219,6 +235,8 @@ static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne
 			struct lb_foreign_release *nl = realloc(out->list, ncap * sizeof(*nl));
 			if (!nl) {
 				free(h);
+				free(lost);
+				j->lost_ns = NULL;
 				return LB_ENOMEM;
 			}
 			out->list = nl;
@@ -233,6 +251,8 @@ static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne
 		out->unattributed += by < 0;
 	}
 	free(h);
+	free(lost);
+	j->lost_ns = NULL;
 	return 0;
 }
 

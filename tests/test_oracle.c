@@ -540,6 +540,30 @@ Test(foreign, not_measured_is_not_no_foreign_release)
  * on the other server (its lock lives there): client 0's own DEL is not a
  * foreign release. (The nearest enter is not the rule: with sections of a
  * millisecond the watcher's delay puts the next section nearer.) */
+/* fence-reset under load (a matrix run): node 0 restarts while client 1 is
+ * inside; the watcher never saw client 1's set, and after the restart it
+ * could not read the value of client 0's next set. That set is not client
+ * 1's: client 1 entered before the watcher lost the server (its unwatch), so
+ * its set went to the old process. Client 0's own DEL is not a foreign
+ * release. */
+Test(foreign, a_set_seen_after_a_restart_is_not_a_section_that_entered_before_it)
+{
+	struct lb_section s[] = {
+		held(0, 1, 1230, 1232, 1532, 1532, 0xa),
+		held(1, 1, 1533, 1537, 1837, 1837, 0xb),
+		held(0, 2, 1561, 1562, 1563, 1564, 0xc),
+	};
+	struct lb_key_event e[] = {
+		kev(0, LB_KEY_WATCH, 0), kev(1231, LB_KEY_SET, 0xa), kev(1532, LB_KEY_DEL, 0),
+		kev(1538, LB_KEY_UNWATCH, 0), /* node 0 is killed */
+		kev(1548, LB_KEY_WATCH, 0), kev(1562, LB_KEY_SET, 0), kev(1564, LB_KEY_DEL, 0),
+	};
+	struct lb_foreign_result r = judge_keys(s, 3, e, sizeof(e) / sizeof(e[0]));
+	cr_assert_eq(r.releases, 0, "client 0's own release was counted as foreign");
+	cr_assert_eq(r.sets_owned, 2, "the value-less set is client 0's second section's");
+	lb_foreign_result_free(&r);
+}
+
 Test(foreign, a_set_without_its_value_is_not_a_section_set_on_another_server)
 {
 	struct lb_section s[] = {

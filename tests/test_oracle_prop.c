@@ -489,6 +489,11 @@ static void ref_foreign(const struct khist *k, struct lb_foreign_result *r,
 					best = &h->s[j];
 			if (!best) { /* by time: the first to enter, not given one on this server */
 				bool any = !e->value && one_node;
+				/* when the watcher last lost this server, before this set */
+				int64_t lost = -1;
+				for (size_t q = 0; q < i; q++)
+					if (k->e[q].kind == LB_KEY_UNWATCH && k->e[q].server == e->server)
+						lost = k->e[q].t_ns;
 				by_time[i] = true;
 				for (size_t j = 0; j < h->n; j++) {
 					const struct lb_section *c = &h->s[j];
@@ -502,7 +507,7 @@ static void ref_foreign(const struct khist *k, struct lb_foreign_result *r,
 					    c->acquire_start_ns <= e->t_ns &&
 					    c->enter_ns >= e->t_ns - k->o.slop_ns &&
 					    c->enter_ns <= e->t_ns + k->o.ttl_ns && !claimed[e->server][j] &&
-					    ref_first(c, best))
+					    c->enter_ns >= lost && ref_first(c, best))
 						best = c;
 				}
 			}
