@@ -799,17 +799,28 @@ static int report_chaos(const char *dir)
 		fprintf(out.f, "![share of runs with each violation](chaos.png)\n\n");
 	fprintf(out.f, "The rates and their intervals are in [chaos.md](chaos.md); the figures of "
 		       "every run in `chaos.csv`.\n\n## Every run\n\n");
+	int at = 1, next = 1, first_bad = 0; /* lines: a record may span several */
+	const char *why = "";
 	for (bool header = true; lb_csv_record(&line, &cap, in) >= 0; header = false) {
 		size_t pos = 0;
 		int k = 0;
+		at = next;
+		for (const char *c = line; *c; c++)
+			next += *c == '\n';
+		next++;
 		for (; k < 12 && line[pos]; k++)
 			if (lb_csv_field(line, &pos, f[k], sizeof(f[k])) < 0)
 				break;
 		int64_t seed;
 		if (header)
 			continue;
-		if (k < 3 || !lb_parse_i64(f[1], 0, INT64_MAX, &seed)) {
-			bad++;
+		const char *w = k < 3 ? "fewer than 3 fields, or a quote not closed" :
+				!lb_parse_i64(f[1], 0, INT64_MAX, &seed) ? "seed: expected a number" : NULL;
+		if (w) {
+			if (!bad++) {
+				first_bad = at;
+				why = w;
+			}
 			continue;
 		}
 		lb_path_word(f[0], word, sizeof(word));
@@ -828,8 +839,8 @@ static int report_chaos(const char *dir)
 	fclose(in);
 	free(line);
 	if (bad)
-		lb_errorf("%s/chaos.csv: %d malformed row%s left out (expected strategy,seed,observed,...)",
-			  dir, bad, bad == 1 ? "" : "s");
+		lb_errorf("%s/chaos.csv:%d: %s (%d malformed row%s left out)", dir, first_bad, why, bad,
+			  bad == 1 ? "" : "s");
 	if (lb_outfile_close(&out) < 0)
 		return LB_ESYS;
 	if (!runs) {
