@@ -562,3 +562,29 @@ Test(report, a_crowded_history_draws_one_bar_per_stretch, .init = mktmp)
 	cr_assert_leq(lines, 3001, "%d overlap bars for a window of 3000 sections", lines);
 	cr_assert_geq(lines, 2000, "the overlaps are still drawn: %d", lines);
 }
+
+/* A crafted chaos.csv: names are Markdown text on the page (no link, no
+ * tag), a malformed row is named by its line, and the rest is reported. */
+Test(report, a_hostile_chaos_csv_is_text_and_its_bad_rows_are_named, .init = mktmp)
+{
+	char dir[128], path[200];
+	snprintf(dir, sizeof(dir), "%s/chaos", tmpdir);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/chaos.csv", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "strategy,seed,observed,overlaps\n"
+		   "\"x](javascript:alert(1))\n<img src=x onerror=alert(1)>\",1,overlap,3\n"
+		   "none,abc,overlap\n");
+	fclose(f);
+	const char *report[] = { "report", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, report), 0, "%s", fx_slurp(tmpdir, "output"));
+	cr_assert(strstr(fx_slurp(tmpdir, "output"), "chaos.csv:4: seed: expected a number"), "%s",
+		  fx_slurp(tmpdir, "output"));
+	const char *md = fx_slurp(dir, "report.md");
+	cr_assert(strstr(md, "x\\](javascript:alert(1)) \\<img src=x onerror=alert(1)\\>, seed 1"),
+		  "%s", md);
+	const char *html = fx_slurp(dir, "report.html");
+	cr_assert_null(strstr(html, "<img src=x"), "%s", html);
+	cr_assert_null(strstr(html, "href=\"javascript"), "%s", html);
+}
