@@ -70,7 +70,7 @@ static void load_dir(const char *top, const char *dir)
 		cr_assert_lt(l, sizeof(files[0].name));
 		struct file *f = &files[n_files++];
 		snprintf(f->dir, sizeof(f->dir), "%s", dir);
-		snprintf(f->name, sizeof(f->name), "%s", e->d_name);
+		memcpy(f->name, e->d_name, l + 1);
 		snprintf(path, sizeof(path), "%s/%s/%s", top, dir, e->d_name);
 		f->text = slurp(path);
 	}
