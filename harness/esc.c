@@ -483,3 +483,15 @@ ssize_t lb_csv_record(char **buf, size_t *cap, FILE *f)
 		(*buf)[--n] = '\0';
 	return n;
 }
+
+ssize_t lb_csv_record_at(char **buf, size_t *cap, FILE *f, int *line)
+{
+	ssize_t n = lb_csv_record(buf, cap, f);
+
+	if (n >= 0) {
+		for (const char *c = *buf; *c; c++)
+			*line += *c == '\n';
+		(*line)++;
+	}
+	return n;
+}

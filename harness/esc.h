@@ -61,6 +61,10 @@ int lb_md_code(FILE *f, const char *s);
  * quotes is data), without the final line break. Its length, or -1 at the
  * end or on failure. */
 ssize_t lb_csv_record(char **buf, size_t *cap, FILE *f);
+/* lb_csv_record, counting lines: *@line is the line the record starts on,
+ * moved past it (to the line the next one starts on), for messages that name
+ * the line of a bad record. */
+ssize_t lb_csv_record_at(char **buf, size_t *cap, FILE *f, int *line);
 
 /* A CSV field as lb_esc_fprintf writes it, read back (RFC 4180): @in is one
  * line, @pos where the field starts; the field into @out (cut to fit @len,

@@ -801,13 +801,10 @@ static int report_chaos(const char *dir)
 		       "every run in `chaos.csv`.\n\n## Every run\n\n");
 	int at = 1, next = 1, first_bad = 0; /* lines: a record may span several */
 	const char *why = "";
-	for (bool header = true; lb_csv_record(&line, &cap, in) >= 0; header = false) {
+	for (bool header = true; (at = next, lb_csv_record_at(&line, &cap, in, &next)) >= 0;
+	     header = false) {
 		size_t pos = 0;
 		int k = 0;
-		at = next;
-		for (const char *c = line; *c; c++)
-			next += *c == '\n';
-		next++;
 		for (; k < 12 && line[pos]; k++)
 			if (lb_csv_field(line, &pos, f[k], sizeof(f[k])) < 0)
 				break;

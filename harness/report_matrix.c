@@ -111,11 +111,7 @@ static int grid_data(const char *dir, const char *path, FILE *in, struct grid *g
 	if (lb_outfile_open(&od, dir, "matrix-grid.dat", true) < 0)
 		return LB_ESYS;
 	fprintf(od.f, "# strategy_index scenario_index class_index label\n");
-	while (lb_csv_record(&line, &cap, in) >= 0) {
-		at = next;
-		for (const char *c = line; *c; c++)
-			next += *c == '\n';
-		next++;
+	while ((at = next, lb_csv_record_at(&line, &cap, in, &next)) >= 0) {
 		if (header) {
 			header = false;
 			continue;

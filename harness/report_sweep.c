@@ -44,11 +44,7 @@ static int points(const char *dir, const char *path, FILE *in, struct lines *l)
 		return LB_ESYS;
 	fprintf(od.f, "# value throughput_per_s acquire_p99_us cmds_per_section overlaps "
 		      "split_brain_ms (NaN: n/a); block i is line i of sweep.gp\n");
-	while (lb_csv_record(&line, &cap, in) >= 0) {
-		at = next;
-		for (const char *c = line; *c; c++)
-			next += *c == '\n';
-		next++;
+	while ((at = next, lb_csv_record_at(&line, &cap, in, &next)) >= 0) {
 		if (header) {
 			header = false;
 			continue;
