@@ -104,25 +104,42 @@ static char *esc_md(char *o, const unsigned char *p, const unsigned char *end)
 	return o;
 }
 
+/* The length of the whole UTF-8 sequence at @p, its code point in *@cp; 0
+ * when it is not one (a stray byte, a cut sequence, an overlong form, a
+ * surrogate). */
+static size_t utf8_seq(const unsigned char *p, const unsigned char *end, uint32_t *cp)
+{
+	size_t len = *p < 0x80 ? 1 : *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 && *p < 0xf0 ? 3 :
+		     *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
+	uint32_t c = len == 1 ? *p : len == 2 ? *p & 0x1f : len == 3 ? *p & 0x0f : *p & 0x07;
+
+	if (!len || (size_t)(end - p) < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) || c > 0x10ffff ||
+	    (c >= 0xd800 && c < 0xe000))
+		return 0;
+	*cp = c;
+	return len;
+}
+
 /* How many bytes the terminal may show as they are at @p (a whole UTF-8
  * sequence of a printable code point), or 0. */
 static size_t term_printable(const unsigned char *p, const unsigned char *end)
 {
-	size_t len = *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 && *p < 0xe0 ? 2 : 1;
-	bool ok = *p >= 0x20 && *p != 0x7f && (*p < 0x80 || len > 1) && (size_t)(end - p) >= len;
-	uint32_t cp = len == 1 ? *p : len == 2 ? *p & 0x1f : len == 3 ? *p & 0x0f : *p & 0x07;
+	uint32_t cp = 0;
+	size_t len = utf8_seq(p, end, &cp);
 
-	for (size_t i = 1; ok && i < len; i++) {
-		ok = (p[i] & 0xc0) == 0x80;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if (ok && len > 1 && (cp < 0xa0 || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-			      cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)))
-		ok = false; /* C1 controls, overlong forms, surrogates */
-	if (ok && ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-		   cp == 0x200e || cp == 0x200f || cp == 0x061c))
-		ok = false; /* bidirectional controls: they reorder what follows */
-	return ok ? len : 0;
+	if (!len || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+		return 0; /* C0 and C1 controls */
+	if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e ||
+	    cp == 0x200f || cp == 0x061c)
+		return 0; /* bidirectional controls: they reorder what follows */
+	return len;
 }
 
 static char *esc_term(char *o, const unsigned char *p, const unsigned char *end)
@@ -179,6 +196,33 @@ static char *esc_sh(char *o, const unsigned char *p, const unsigned char *end)
 	return o;
 }
 
+/* A JSON string: at most 6 bytes a byte (\u00XX, \ufffd), and the quotes. */
+static char *esc_json(char *o, const unsigned char *p, const unsigned char *end)
+{
+	*o++ = '"';
+	while (p < end) {
+		uint32_t cp = 0;
+		size_t len = utf8_seq(p, end, &cp);
+		if (!len) {
+			o += sprintf(o, "\\ufffd");
+			p++;
+		} else if (len > 1) {
+			memcpy(o, p, len);
+			o += len;
+			p += len;
+		} else if (*p == '"' || *p == '\\') {
+			*o++ = '\\';
+			*o++ = (char)*p++;
+		} else if (*p < 0x20 || *p == 0x7f || *p == '<' || *p == '>' || *p == '&') {
+			o += sprintf(o, "\\u%04x", *p++);
+		} else {
+			*o++ = (char)*p++;
+		}
+	}
+	*o++ = '"';
+	return o;
+}
+
 /* Escaped text of @s[0..n) for @lang into a new string (freed by the caller). */
 static char *escape(enum lb_lang lang, const char *s, size_t n)
 {
@@ -194,6 +238,7 @@ static char *escape(enum lb_lang lang, const char *s, size_t n)
 	case LB_LANG_MD: o = esc_md(o, p, end); break;
 	case LB_LANG_TERM: o = esc_term(o, p, end); break;
 	case LB_LANG_SH: o = esc_sh(o, p, end); break;
+	case LB_LANG_JSON: o = esc_json(o, p, end); break;
 	case LB_LANG_RAW:
 		memcpy(o, s, n);
 		o += n;

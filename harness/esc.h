@@ -24,6 +24,10 @@
  *                    it is when made of letters, digits and _-./=:,@%+ only;
  *                    else '...' (a ' as '\''), or bash's $'...' with \xNN
  *                    when it holds a control byte (a newline stays one line)
+ *   LB_LANG_JSON     a whole JSON string ("..." included, RFC 8259): " and \
+ *                    escaped, control bytes and < > & as \u00XX (so that no
+ *                    text can close a page's script element), each byte of
+ *                    invalid UTF-8 as \ufffd: the output is always valid JSON
  *   LB_LANG_RAW      as printf (text lockbench made itself)
  * Precision (%.20s) cuts the data before escaping, never an escape in two.
  */
@@ -36,7 +40,7 @@
 #include <sys/types.h>
 
 enum lb_lang { LB_LANG_RAW, LB_LANG_CSV, LB_LANG_GNUPLOT, LB_LANG_HTML, LB_LANG_MD, LB_LANG_TERM,
-	       LB_LANG_SH };
+	       LB_LANG_SH, LB_LANG_JSON };
 
 /* fprintf to @f with %s escaped for @lang; the count written, or -1. */
 int lb_esc_fprintf(FILE *f, enum lb_lang lang, const char *fmt, ...)

@@ -17,21 +17,11 @@
 #include "report.h"
 #include "shared.h"
 
-/* @s as JSON string content (quotes, backslashes and control characters
- * escaped; '<' too, so that no text can close the script element). */
+/* @s as a JSON string (esc.h: '<' escaped too, so that no text can close the
+ * script element; invalid UTF-8 as U+FFFD). */
 static void json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	lb_esc_fprintf(f, LB_LANG_JSON, "%s", s);
 }
 
 /* @s as HTML text. */

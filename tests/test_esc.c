@@ -234,3 +234,49 @@ Test(esc, gnuplot_parses_every_literal)
 	cr_assert_eq(n, 0, "gnuplot said: %s", out);
 	cr_assert_neq(access("/tmp/PWNED", F_OK), 0, "a literal ran a command");
 }
+
+/* A JSON string is valid JSON whatever the bytes, and reads back as they
+ * were (Python's json module, a reader the writer does not share); invalid
+ * UTF-8 reads back as U+FFFD, and no text can close a script element. */
+Test(esc, json_strings_read_back_through_python)
+{
+	static const char *const broken[] = { "cut \xe2\x9c", "stray \x80 byte", "\xff\xfe", "\xf8\x80\x80",
+					      "surrogate \xed\xa0\x80" };
+	size_t nh = sizeof(hostile) / sizeof(hostile[0]), nb = sizeof(broken) / sizeof(broken[0]);
+	char path[] = "/tmp/lbtest-esc-json-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputc('[', f);
+	for (size_t i = 0; i < nh + nb; i++) {
+		const char *s = i < nh ? hostile[i] : broken[i - nh];
+		char one[600];
+		lb_esc_snprintf(one, sizeof(one), LB_LANG_JSON, "%s", s);
+		cr_assert_null(strpbrk(one, "<>\n"), "[%s]", one);
+		fprintf(f, "%s%s", i ? "," : "", one);
+	}
+	fputs("]\n", f);
+	fclose(f);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys\n"
+		 "for s in json.load(open(sys.argv[1], encoding=\"utf-8\")): print(s.encode().hex())' %s",
+		 path);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	char line[1300];
+	for (size_t i = 0; i < nh + nb; i++) {
+		cr_assert_not_null(fgets(line, sizeof(line), p), "entry %zu not read back", i);
+		line[strcspn(line, "\n")] = '\0';
+		if (i < nh) {
+			char want[1300] = "";
+			for (const unsigned char *q = (const unsigned char *)hostile[i]; *q; q++)
+				sprintf(want + strlen(want), "%02x", *q);
+			cr_assert_str_eq(line, want, "[%s] read back otherwise", hostile[i]);
+		} else {
+			cr_assert_not_null(strstr(line, "efbfbd"), "[%s]: no U+FFFD in %s", broken[i - nh],
+					   line);
+		}
+	}
+	cr_assert_eq(pclose(p), 0, "python3 could not read the JSON");
+	unlink(path);
+}
