@@ -109,7 +109,7 @@ int lb_cmd_compare(int argc, char **argv)
 		char word[72];
 		lb_path_word(cfg.strategy->name, word, sizeof(word));
 		snprintf(cfg.out_dir, sizeof(cfg.out_dir), "%.3900s/%s", base, word);
-		int rc_one = lb_run_and_report(&cfg, &res);
+		int rc_one = lb_run_and_report(&cfg, &res, &o.gate, false);
 		lb_esc_snprintf(shown, sizeof(shown), LB_LANG_TERM, "%s", cfg.strategy->name);
 		if (rc_one == LB_EXIT_SKIPPED) {
 			lb_esc_fprintf(table, LB_LANG_TERM, "%-*s skipped: %s\n", width, shown, res.skipped);

@@ -2,16 +2,49 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "esc.h"
 #include "commands.h"
+#include "esc.h"
+#include "gate.h"
 #include "options.h"
 #include "report.h"
 #include "results.h"
 
-/* Run @cfg, write its files and print its table. Exit code. */
-int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res)
+/* The files of a run that completed, its table on @out, its report. Exit code. */
+static int write_and_print(struct lb_run_cfg *cfg, struct lb_run_result *res,
+			   struct lb_summary *sum, FILE *out, bool json)
+{
+	lb_summary_build(cfg, res, sum);
+	lb_results_print(out, cfg, res, sum);
+	if (lb_results_write(cfg, res, sum) < 0) {
+		if (sum->invalid)
+			lb_errorf("%d figure%s outside %s range (above): written n/a in %s/summary.csv; "
+				  "a bug in lockbench, and the run fails", sum->invalid,
+				  sum->invalid == 1 ? " was" : "s were", sum->invalid == 1 ? "its" : "their",
+				  cfg->out_dir);
+		else
+			lb_errorf("the figures above were measured but not all files could be written");
+		return LB_EXIT_FAIL;
+	}
+	lb_esc_fprintf(out, LB_LANG_TERM, "  results in %s/\n", cfg->out_dir);
+	if (json) {
+		lb_summary_json(stdout, sum);
+		fflush(stdout);
+	}
+	if (!cfg->no_report) {
+		if (lb_report_dir(cfg->out_dir) < 0)
+			return LB_EXIT_FAIL;
+		lb_esc_fprintf(out, LB_LANG_TERM, "  report in %s/report.md (step through it: "
+			       "%s/report.html)\n", cfg->out_dir, cfg->out_dir);
+	}
+	return LB_EXIT_OK;
+}
+
+int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res,
+		      const struct lb_gate *gate, bool json)
 {
 	struct lb_summary sum;
+	FILE *out = json ? stderr : stdout; /* with --json, standard output is the JSON alone */
+	bool gated = gate && lb_gate_active(gate);
 	int rc;
 
 	if (lb_results_prepare_dir(cfg->out_dir) < 0)
@@ -19,34 +52,28 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res)
 	rc = lb_run(cfg, res);
 	if (rc < 0) {
 		lb_errorf("run of %s failed: %s", cfg->strategy->name, lb_strerror(rc));
+		if (gated)
+			lb_gate_unjudged(gate, cfg->scenario, cfg->strategy->name, "the run failed", out);
 		return LB_EXIT_FAIL;
 	}
 	if (res->skipped[0]) {
-		lb_esc_fprintf(stdout, LB_LANG_TERM, "%s under %s: SKIPPED (could not run here): %s\n",
+		lb_esc_fprintf(out, LB_LANG_TERM, "%s under %s: SKIPPED (could not run here): %s\n",
 			       cfg->strategy->name, cfg->scenario_name, res->skipped);
+		if (gated) { /* skipped is never passed, --allow-skipped or not */
+			lb_gate_unjudged(gate, cfg->scenario, cfg->strategy->name,
+					 "the run was skipped: nothing was measured", out);
+			return LB_EXIT_FAIL;
+		}
 		return cfg->allow_skipped ? LB_EXIT_OK : LB_EXIT_SKIPPED;
 	}
-	lb_results_print(stdout, cfg, res);
-	lb_summary_build(cfg, res, &sum);
-	if (lb_results_write(cfg, res, &sum) < 0) {
-		if (sum.invalid)
-			lb_errorf("%d figure%s outside %s range (above): written n/a in %s/summary.csv; "
-				  "a bug in lockbench, and the run fails", sum.invalid,
-				  sum.invalid == 1 ? " was" : "s were", sum.invalid == 1 ? "its" : "their",
-				  cfg->out_dir);
-		else
-			lb_errorf("the figures above were measured but not all files could be written");
-		return LB_EXIT_FAIL;
-	}
-	lb_esc_fprintf(stdout, LB_LANG_TERM, "  results in %s/\n", cfg->out_dir);
-	if (!cfg->no_report) {
-		if (lb_report_dir(cfg->out_dir) < 0)
-			return LB_EXIT_FAIL;
-		lb_esc_fprintf(stdout, LB_LANG_TERM, "  report in %s/report.md (step through it: %s/report.html)\n",
-			       cfg->out_dir,
-		       cfg->out_dir);
-	}
-	return LB_EXIT_OK;
+	rc = write_and_print(cfg, res, &sum, out, json);
+	if (gated && rc == LB_EXIT_OK &&
+	    lb_gate_judge(gate, cfg->scenario, cfg->strategy->name, &sum, out) > 0)
+		rc = LB_EXIT_FAIL;
+	else if (gated && rc != LB_EXIT_OK)
+		lb_gate_unjudged(gate, cfg->scenario, cfg->strategy->name,
+				 "the run's files could not all be written", out);
+	return rc;
 }
 
 int lb_cmd_run(int argc, char **argv)
@@ -61,7 +88,7 @@ int lb_cmd_run(int argc, char **argv)
 	if (!o.out_given)
 		lb_default_out_dir("results/runs", o.cfg.strategy->name, o.cfg.out_dir,
 				   sizeof(o.cfg.out_dir));
-	rc = lb_run_and_report(&o.cfg, &res);
+	rc = lb_run_and_report(&o.cfg, &res, &o.gate, o.json);
 	lb_run_result_free(&res);
 	return rc;
 }

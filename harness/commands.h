@@ -2,6 +2,8 @@
 #ifndef LB_COMMANDS_H
 #define LB_COMMANDS_H
 
+#include <stdbool.h>
+
 /* Exit codes: 0 done (violations are results, not errors), 1 runtime
  * failure (or a failed --check), 2 usage error, 3 skipped: the run could
  * not happen here (the reason is printed; --allow-skipped makes it 0),
@@ -24,7 +26,11 @@ int lb_cmd_bench(int argc, char **argv);
 
 struct lb_run_cfg;
 struct lb_run_result;
-/* Run, write the files, print the table: the body of `run`, shared by compare. */
-int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res);
+struct lb_gate;
+/* Run, write the files, print the table, judge @gate (gate.h): the body of
+ * `run`, shared by compare. @json: summary.json on standard output, the
+ * table on standard error. */
+int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res,
+		      const struct lb_gate *gate, bool json);
 
 #endif

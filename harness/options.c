@@ -18,7 +18,8 @@
 enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_OUT, OPT_REDIS, OPT_NO_STATUS, OPT_HELP,
 	OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY, OPT_SENTINEL, OPT_SENTINEL_MASTER,
-	OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE,
+	OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE, OPT_CHECK, OPT_EXPECT, OPT_THRESHOLD,
+	OPT_JSON,
 	OPT_PARAM = 512,
 };
 
@@ -37,6 +38,10 @@ static const struct option fixed_opts[] = {
 	{ "sentinel-master", required_argument, NULL, OPT_SENTINEL_MASTER },
 	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
 	{ "adapter-arg", required_argument, NULL, OPT_ADAPTER_ARG },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "expect", required_argument, NULL, OPT_EXPECT },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "json", no_argument, NULL, OPT_JSON },
 };
 
 #define N_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
@@ -146,9 +151,28 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"  --allow-skipped        exit 0, not 3, when the run cannot happen here\n"
 		"  --adapter-arg ARG      an argument for an external strategy's program, after\n"
 		"                         its path (repeatable; exec:PATH and library adapters,\n"
-		"                         e.g. redis-py@4.3.4 takes `defaults`: its own no-TTL default)\n"
+		"                         e.g. redis-py@4.3.4 takes `defaults`: its own no-TTL default)\n");
+	if (mode != LB_OPTS_SWEEP)
+		fprintf(f,
+		"  --check                exit 1 unless the run meets the scenario's [expect]\n"
+		"                         section: its line for the strategy, its thresholds\n"
+		"  --expect CLASS[,FIGURE OP N]  exit 1 unless the run is of CLASS (safe,\n"
+		"                         contained, overlap, foreign-release, deadlock,\n"
+		"                         unavailable) and FIGURE OP N holds; with --check it\n"
+		"                         takes the place of the scenario's line\n"
+		"  --threshold 'FIGURE OP N'  exit 1 unless it holds, e.g. 'acquire_p99_ms<50'\n"
+		"                         (a figure of summary.csv; OP < <= > >= == !=; a\n"
+		"                         figure in us or ms may be named in ms or s);\n"
+		"                         repeatable. n/a never holds; nor does a skipped run\n"
+		"                         (docs/running.md, \"Failing a build\")\n");
+	if (mode == LB_OPTS_RUN)
+		fprintf(f, "  --json                 print summary.json (every figure, its unit; null and\n"
+			   "                         the reason for n/a) on standard output, the table on\n"
+			   "                         standard error\n");
+	fprintf(f,
 		"\nExit status: 0 the run completed (violations are results), 1 runtime failure\n"
-		"(or a figure outside its range: a bug, named and written n/a), 2 usage error,\n"
+		"(or a figure outside its range: a bug, named and written n/a), or a condition\n"
+		"of --check, --expect or --threshold not held, 2 usage error,\n"
 		"3 skipped: the scenario could not run here (a missing part; the reason is\n"
 		"printed, and nothing was measured), 130 or 143 interrupted by Ctrl-C (SIGINT)\n"
 		"or SIGTERM: what ran is written, classed `interrupted`, and compared with no\n"
@@ -303,6 +327,40 @@ static int adapter_arg(struct lb_run_opts *o, const char *a)
 	return 0;
 }
 
+/* --check, --expect, --threshold (gate.h) and --json: for run and compare
+ * (--json for run alone). */
+static int gate_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const char *a)
+{
+	struct lb_gate *g = &o->gate;
+	char why[400];
+
+	if (mode != LB_OPTS_RUN && mode != LB_OPTS_COMPARE)
+		return usage_error("--check, --expect, --threshold and --json are for run and compare");
+	switch (c) {
+	case OPT_CHECK:
+		g->check = true;
+		return 0;
+	case OPT_EXPECT:
+		if (lb_expect_parse(a, &g->expect, why, sizeof(why)) < 0)
+			return usage_error("--expect '%s': %s", a, why);
+		g->has_expect = true;
+		return 0;
+	case OPT_THRESHOLD:
+		if (g->n_thresholds == LB_MAX_THRESHOLDS)
+			return usage_error("--threshold: at most %d", LB_MAX_THRESHOLDS);
+		if (lb_threshold_parse(a, &g->thresholds[g->n_thresholds], why, sizeof(why)) < 0)
+			return usage_error("--threshold %s", why);
+		g->n_thresholds++;
+		return 0;
+	default: /* OPT_JSON */
+		if (mode != LB_OPTS_RUN)
+			return usage_error("--json is for run (compare writes each run's summary.json "
+					   "in its directory)");
+		o->json = true;
+		return 0;
+	}
+}
+
 /* An option that is not a run parameter: 0, 1 after --help, or an error. */
 static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const char *a,
 		     const char *word)
@@ -357,6 +415,11 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 		return 0;
 	case OPT_CHART_SCALE:
 		return lb_chart_scale_arg(a) < 0 ? LB_EINVAL : 0;
+	case OPT_CHECK:
+	case OPT_EXPECT:
+	case OPT_THRESHOLD:
+	case OPT_JSON:
+		return gate_arg(o, mode, c, a);
 	case OPT_HELP:
 		lb_run_opts_usage(stdout, mode);
 		return 1;
@@ -466,9 +529,14 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 			return usage_error("--vary %s=%lld is out of range", o->vary_name,
 					   (long long)o->vary[i]);
 	}
-	for (size_t i = 0; i < (mode == LB_OPTS_RUN ? 1 : o->n_strategies); i++)
-		if ((rc = check_strategy(cfg, mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i])) < 0)
+	for (size_t i = 0; i < (mode == LB_OPTS_RUN ? 1 : o->n_strategies); i++) {
+		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
+		if ((rc = check_strategy(cfg, s)) < 0)
 			return rc;
+		if (lb_gate_ready(&o->gate, o->has_scenario ? &o->scenario : NULL, s->name, why,
+				  sizeof(why)) < 0)
+			return usage_error("%s", why);
+	}
 	return 0;
 }
 

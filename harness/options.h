@@ -6,6 +6,7 @@
 #ifndef LB_OPTIONS_H
 #define LB_OPTIONS_H
 
+#include "gate.h"
 #include "run.h"
 #include "scenario.h"
 
@@ -18,6 +19,9 @@ struct lb_run_opts {
 				      of each row (params.h) */
 	bool has_scenario;
 	struct lb_scenario scenario;
+	/* run, compare: what the exit status answers to (gate.h), and --json */
+	struct lb_gate gate;
+	bool json;
 	/* compare: the strategies to run, in order */
 	const struct lock_strategy *strategies[LB_MAX_STRATEGIES];
 	size_t n_strategies;

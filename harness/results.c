@@ -1,6 +1,6 @@
 /*
  * results.c - a run's files: the directory, history.csv, waiters.csv,
- * latency.csv, events.csv, keyevents.csv, meta.txt and summary.csv, each
+ * latency.csv, events.csv, keyevents.csv, meta.txt, summary.json and summary.csv, each
  * whole or absent (outfile.h).
  */
 #include "esc.h"
@@ -236,6 +236,11 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 	}
 	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "meta.txt", true)) == 0) {
 		lb_meta_write(o.f, cfg, res);
+		rc = lb_outfile_close(&o);
+	}
+	/* summary.json before summary.csv: a summary.csv is never without it */
+	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "summary.json", true)) == 0) {
+		lb_summary_json(o.f, s);
 		rc = lb_outfile_close(&o);
 	}
 	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "summary.csv", true)) == 0) {

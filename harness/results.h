@@ -24,6 +24,8 @@ struct lb_summary {
 	size_t n;
 	char name[LB_SUMMARY_MAX_FIELDS][32];
 	char value[LB_SUMMARY_MAX_FIELDS][200];
+	char why[LB_SUMMARY_MAX_FIELDS][320]; /* for a value "n/a": why it was not measured
+						 (summary.json says it) */
 	int invalid;               /* lb_summary_build: values outside their range (a bug;
 				      figures.h), written n/a; the run fails */
 };
@@ -51,8 +53,22 @@ double lb_acquire_quantile_us(const struct lb_run_result *res, double q, bool *l
 void lb_acquire_text(const struct lb_run_result *res, double q, char *buf, size_t len);
 /* NULL when absent. */
 const char *lb_summary_get(const struct lb_summary *s, const char *name);
+/* lb_summary_get for struct lb_observed (scenario.h): @summary is a struct
+ * lb_summary. */
+const char *lb_summary_value(const void *summary, const char *name);
 /* The field as a number, or @dflt when absent. */
 double lb_summary_num(const struct lb_summary *s, const char *name, double dflt);
+
+/*
+ * summary.json: the summary for scripts, every column of summary.csv in its
+ * order, with its unit (figures.h) and, for n/a, null and the reason:
+ *   {"format": "lockbench-summary/1",
+ *    "figures": {"clients": {"value": 8, "unit": "clients"},
+ *                "acquire_p99_us": {"value": null, "unit": "us", "why": "..."},
+ *                "strategy": {"value": "set-nx-px"}, ...}}
+ * A number is the text summary.csv holds, so the two read the same.
+ */
+void lb_summary_json(FILE *f, const struct lb_summary *s);
 
 /* Create @dir (and parents) and prove it writable; message on failure. */
 int lb_results_prepare_dir(const char *dir);
@@ -62,8 +78,10 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 		     const struct lb_summary *s);
 /* foreign_releases as printed: the number, or n/a (foreign_source). */
 void lb_foreign_text(const struct lb_verdict *v, char *buf, size_t len);
-/* Print the readable summary table. */
-void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res);
+/* Print the readable summary table (@s: the run's summary, its figures as
+ * the expectation reads them). */
+void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res,
+		      const struct lb_summary *s);
 
 /* keyevents.csv: what the lock servers did to the lock keys (foreign.h), in
  * the watcher's order; the set's value is its hash. */

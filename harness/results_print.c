@@ -73,9 +73,9 @@ static void print_acquire(FILE *f, const struct lb_run_result *res, const char *
 
 /* The outcome against the scenario's expectation, the warnings, the faults. */
 static void print_outcome(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res,
-			  const struct lb_lock_cost *cost, const char *wait)
+			  const struct lb_summary *s, const struct lb_lock_cost *cost,
+			  const char *wait)
 {
-	const struct lb_verdict *v = &res->verdict;
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	lb_esc_fprintf(f, LB_LANG_TERM, "  outcome      %s: %s", lb_class_name(res->observed),
 		       res->observed_why);
@@ -85,14 +85,21 @@ static void print_outcome(FILE *f, const struct lb_run_cfg *cfg, const struct lb
 		lb_esc_fprintf(f, LB_LANG_TERM, " (scenario %s expects %s: not compared, the run was cut short)",
 			cfg->scenario_name, want);
 	} else if (expected >= 0) {
-		struct lb_observed ob = { res->observed, v->foreign_releases, v->overlaps,
-					  res->lost_updates };
+		const struct lb_scenario_expect *e = lb_scenario_expect_of(cfg->scenario,
+									   cfg->strategy->name);
+		struct lb_observed ob = { res->observed, lb_summary_value, s };
 		char want[128], why[256];
-		lb_scenario_expect_text(cfg->scenario, cfg->strategy->name, want, sizeof(want));
-		bool met = lb_scenario_expect_met(cfg->scenario, cfg->strategy->name, &ob, why,
-						  sizeof(why));
+		lb_expect_text(e, want, sizeof(want));
+		bool met = lb_expect_met(e, &ob, why, sizeof(why));
 		lb_esc_fprintf(f, LB_LANG_TERM, " (scenario %s expects %s: %s%s)", cfg->scenario_name, want,
 			met ? "as expected" : "DIFFERENT: ", met ? "" : why);
+	}
+	for (int i = 0; cfg->scenario && i < cfg->scenario->n_thresholds; i++) {
+		const struct lb_threshold *t = &cfg->scenario->thresholds[i];
+		char line[200];
+		int held = lb_threshold_judge(t, lb_summary_get(s, t->column), line, sizeof(line));
+		lb_esc_fprintf(f, LB_LANG_TERM, "\n  threshold    %s: %s (scenario %s)", line,
+			       held == 1 ? "held" : "NOT HELD", cfg->scenario_name);
 	}
 	if (cost->flagged)
 		fprintf(f, "\n  WARNING      the lock's own traffic: %llu commands at the lock servers, "
@@ -148,7 +155,8 @@ static void print_safety(FILE *f, const struct lb_run_cfg *cfg, const struct lb_
 		v->fairness, (unsigned long long)res->acquire_errors);
 }
 
-void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
+void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res,
+		      const struct lb_summary *s)
 {
 	const struct lb_verdict *v = &res->verdict;
 	char hold[48], wait[48], work[16];
@@ -213,5 +221,5 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 	else if (cfg->sentinel || cfg->cluster)
 		fprintf(f, "  split brain  none measured: the first primary granted no lock once "
 			   "another server had granted one\n");
-	print_outcome(f, cfg, res, &cost, wait);
+	print_outcome(f, cfg, res, s, &cost, wait);
 }

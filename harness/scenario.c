@@ -81,9 +81,9 @@ static void follow(struct parser *p, const char *section, const char *name)
 	for (int i = p->line; i < p->n_lines; i++) {
 		const char *s = p->lines[i];
 		const char *t = skip_ws(s);
-		if (continuation ? (t != s && *t && *t != ';' && *t != '#')
-				 : (!strncmp(t, name, len) &&
-				    strchr(" \t=:", t[len]) && t[len] != '\0')) {
+		bool key = !strncmp(t, name, len) && strchr(" \t=:", t[len]) && t[len] != '\0';
+		/* the same key again (threshold) is found as a continuation is */
+		if (continuation ? (t != s && *t && *t != ';' && *t != '#') || key : key) {
 			p->line = i + 1;
 			break;
 		}
@@ -490,54 +490,65 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 	return 1;
 }
 
-static const char *const figure_names[] = { "", "foreign-releases", "overlaps", "lost-updates" };
+int lb_expect_parse(const char *text, struct lb_scenario_expect *e, char *why, size_t len)
+{
+	char v[128], fig[160];
+
+	memset(e, 0, sizeof(*e));
+	snprintf(v, sizeof(v), "%s", text);
+	char *comma = strchr(v, ',');
+	if (comma) {
+		*comma = '\0';
+		for (char *t = comma - 1; t >= v && *t == ' '; t--)
+			*t = '\0';
+		if (lb_threshold_parse(comma + 1, &e->figure, fig, sizeof(fig)) < 0) {
+			snprintf(why, len, "after the class, expected FIGURE OP N (e.g. "
+				 "foreign-releases >= 10): %s", fig);
+			return LB_EINVAL;
+		}
+		e->has_figure = true;
+	}
+	char *s = v;
+	while (*s == ' ')
+		s++;
+	int c = lb_class_parse(s);
+	if (c < 0 || c == LB_CLASS_INCONCLUSIVE || c == LB_CLASS_INTERRUPTED) {
+		snprintf(why, len, "expected safe, contained, overlap, foreign-release, deadlock or "
+			 "unavailable, got '%.40s'%s", s, c < 0 ? "" : c == LB_CLASS_INTERRUPTED ?
+			 " (a run cut short is never compared)" :
+			 " (a run that shows nothing is never what a scenario expects)");
+		return LB_EINVAL;
+	}
+	e->cls = (enum lb_class)c;
+	return 0;
+}
 
 static int on_expect(struct parser *p, const char *name, const char *value)
 {
 	struct lb_scenario *sc = p->sc;
-	char v[128], what[32];
-	long long min = 0;
-	int at_least = LB_FIG_NONE, used = 0;
+	struct lb_scenario_expect e;
+	char why[400], h[96];
 
-	snprintf(v, sizeof(v), "%s", value);
-	char *comma = strchr(v, ',');
-	if (comma) {
-		*comma = '\0';
-		for (char *e = comma - 1; e >= v && *e == ' '; e--)
-			*e = '\0';
-		if (sscanf(comma + 1, " %31[a-z-] >= %lld %n", what, &min, &used) != 2 ||
-		    comma[1 + used] != '\0' || min < 1)
-			return ini_error(p, "[expect] %s: after the class, expected FIGURE >= N (N at least "
-				    "1; FIGURE foreign-releases, overlaps or lost-updates), got '%s'",
-				    name, comma + 1);
-		for (int i = 1; i < 4; i++)
-			if (!strcmp(what, figure_names[i]))
-				at_least = i;
-		if (at_least == LB_FIG_NONE)
-			return ini_error(p, "[expect] %s: unknown figure '%s': expected foreign-releases, "
-				    "overlaps or lost-updates", name, what);
+	if (!strcmp(name, "threshold")) {
+		if (sc->n_thresholds == LB_MAX_THRESHOLDS)
+			return ini_error(p, "[expect] threshold: at most %d", LB_MAX_THRESHOLDS);
+		if (lb_threshold_parse(value, &sc->thresholds[sc->n_thresholds], why, sizeof(why)) < 0)
+			return ini_error(p, "[expect] threshold: %s", why);
+		sc->n_thresholds++;
+		return 1;
 	}
-	int c = lb_class_parse(v);
-
-	char h[96];
+	if (lb_expect_parse(value, &e, why, sizeof(why)) < 0)
+		return ini_error(p, "[expect] %s: %s", name, why);
 	if (!known_strategy(name))
 		return ini_error(p, "[expect]: unknown strategy '%s'%s", name,
 			    hint(name, " (see lockbench list)", h, sizeof(h)));
-	if (c < 0 || c == LB_CLASS_INCONCLUSIVE || c == LB_CLASS_INTERRUPTED)
-		return ini_error(p, "[expect] %s: expected safe, contained, overlap, foreign-release, "
-			    "deadlock or unavailable, got '%s'%s", name, v, c < 0 ? "" :
-			    c == LB_CLASS_INTERRUPTED ? " (a run cut short is never compared)" :
-			    " (a run that shows nothing is never what a scenario expects)");
 	if (lb_scenario_expected(sc, name) >= 0)
 		return ini_error(p, "[expect]: %s is given twice", name);
 	if (sc->n_expect == LB_MAX_EXPECT)
 		return ini_error(p, "[expect]: too many lines");
-	struct lb_scenario_expect *e = &sc->expect[sc->n_expect++];
-	snprintf(e->strategy, sizeof(e->strategy), "%s", name);
-	e->cls = (enum lb_class)c;
-	e->at_least = (enum lb_figure)at_least;
-	e->min = min;
-	e->line = p->line;
+	snprintf(e.strategy, sizeof(e.strategy), "%s", name);
+	e.line = p->line;
+	sc->expect[sc->n_expect++] = e;
 	return 1;
 }
 
@@ -588,9 +599,10 @@ static int handler(void *user, const char *section, const char *name, const char
 	/* Only a description or an `only` list may go on over indented lines; any
 	 * other value would be replaced by its continuation without a word. */
 	if (p->continued && strcmp(name, "description") && strcmp(name, "only") &&
-	    strcmp(name, "lessons"))
-		return ini_error(p, "%s: the value goes on over an indented line; only description, "
-			    "only and lessons may span lines", name);
+	    strcmp(name, "lessons") && strcmp(name, "threshold"))
+		return ini_error(p, "%s: the value goes on over an indented line, or is given twice; "
+			    "only description, only and lessons may span lines (and threshold, "
+			    "one a line)", name);
 	if (!strcmp(section, "scenario"))
 		return on_scenario(p, name, value);
 	if (!strcmp(section, "run"))
@@ -973,8 +985,8 @@ static bool list_has(const char *list, const char *strategy)
 	return false;
 }
 
-static const struct lb_scenario_expect *expect_of(const struct lb_scenario *sc,
-						  const char *strategy)
+const struct lb_scenario_expect *lb_scenario_expect_of(const struct lb_scenario *sc,
+						       const char *strategy)
 {
 	for (int i = 0; i < sc->n_expect; i++)
 		if (!strcmp(sc->expect[i].strategy, strategy))
@@ -982,45 +994,66 @@ static const struct lb_scenario_expect *expect_of(const struct lb_scenario *sc,
 	return NULL;
 }
 
-bool lb_scenario_expect_met(const struct lb_scenario *sc, const char *strategy,
-			    const struct lb_observed *o, char *why, size_t len)
+bool lb_expect_met(const struct lb_scenario_expect *e, const struct lb_observed *o, char *why,
+		   size_t len)
 {
-	const struct lb_scenario_expect *e = expect_of(sc, strategy);
+	char line[200];
 
 	if (why && len)
 		why[0] = '\0';
-	if (!e)
-		return true;
 	if (e->cls != o->cls) {
 		if (why)
 			snprintf(why, len, "expected %s, observed %s", lb_class_name(e->cls),
 				 lb_class_name(o->cls));
 		return false;
 	}
-	long long got = e->at_least == LB_FIG_FOREIGN ? (long long)o->foreign :
-			e->at_least == LB_FIG_OVERLAPS ? (long long)o->overlaps :
-			e->at_least == LB_FIG_LOST_UPDATES ? o->lost_updates : 0;
-	if (e->at_least != LB_FIG_NONE && got < e->min) {
+	if (e->has_figure && lb_threshold_judge(&e->figure, o->value(o->src, e->figure.column),
+						line, sizeof(line)) != 1) {
 		if (why)
-			snprintf(why, len, "%s as expected, but %lld %s where at least %lld were expected",
-				 lb_class_name(o->cls), got, figure_names[e->at_least], e->min);
+			snprintf(why, len, "%s as expected, but not %s", lb_class_name(o->cls), line);
 		return false;
 	}
 	return true;
 }
 
+bool lb_scenario_expect_met(const struct lb_scenario *sc, const char *strategy,
+			    const struct lb_observed *o, char *why, size_t len)
+{
+	const struct lb_scenario_expect *e = lb_scenario_expect_of(sc, strategy);
+	char line[200];
+
+	if (why && len)
+		why[0] = '\0';
+	if (e && !lb_expect_met(e, o, why, len))
+		return false;
+	for (int i = 0; i < sc->n_thresholds; i++) {
+		const struct lb_threshold *t = &sc->thresholds[i];
+		if (lb_threshold_judge(t, o->value(o->src, t->column), line, sizeof(line)) != 1) {
+			if (why)
+				snprintf(why, len, "threshold not held: %s", line);
+			return false;
+		}
+	}
+	return true;
+}
+
+void lb_expect_text(const struct lb_scenario_expect *e, char *out, size_t len)
+{
+	if (!e->has_figure)
+		snprintf(out, len, "%s", lb_class_name(e->cls));
+	else
+		snprintf(out, len, "%s, %s", lb_class_name(e->cls), e->figure.text);
+}
+
 void lb_scenario_expect_text(const struct lb_scenario *sc, const char *strategy, char *out,
 			     size_t len)
 {
-	const struct lb_scenario_expect *e = expect_of(sc, strategy);
+	const struct lb_scenario_expect *e = lb_scenario_expect_of(sc, strategy);
 
 	if (!e)
 		snprintf(out, len, "-");
-	else if (e->at_least == LB_FIG_NONE)
-		snprintf(out, len, "%s", lb_class_name(e->cls));
 	else
-		snprintf(out, len, "%s, %s >= %lld", lb_class_name(e->cls), figure_names[e->at_least],
-			 e->min);
+		lb_expect_text(e, out, len);
 }
 
 bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, char *why, size_t len)

@@ -15,6 +15,7 @@
 
 #include "oracle.h"
 #include "params.h"
+#include "threshold.h"
 #include "wait.h"
 
 #define LB_MAX_FAULTS 16
@@ -99,23 +100,23 @@ struct lb_chaos {
 	double from_s, until_s;   /* the window faults are drawn in */
 };
 
-/* A figure an expectation may ask a least of ("foreign-release,
- * foreign-releases >= 10": the cascade, not one foreign release). */
-enum lb_figure { LB_FIG_NONE, LB_FIG_FOREIGN, LB_FIG_OVERLAPS, LB_FIG_LOST_UPDATES };
-
+/* An [expect] line: the class, and perhaps a figure it asks of too
+ * ("foreign-release, foreign-releases >= 10": the cascade, not one foreign
+ * release). */
 struct lb_scenario_expect {
 	char strategy[32];
 	enum lb_class cls;
-	enum lb_figure at_least;  /* LB_FIG_NONE: the class alone */
-	long long min;
+	bool has_figure;
+	struct lb_threshold figure;  /* FIGURE OP N (threshold.h) */
 	int line;
 };
 
-/* What a run measured, as an expectation looks at it. */
+/* What a run measured, as an expectation looks at it: its class, and each
+ * figure as summary.csv holds it (@value(@src, column): the text, or NULL). */
 struct lb_observed {
 	enum lb_class cls;
-	unsigned long long foreign, overlaps;
-	long long lost_updates;
+	const char *(*value)(const void *src, const char *column);
+	const void *src;
 };
 
 struct lb_scenario {
@@ -146,6 +147,11 @@ struct lb_scenario {
 	struct lb_chaos chaos;
 	struct lb_scenario_expect expect[LB_MAX_EXPECT];
 	int n_expect;
+	/* [expect] threshold = FIGURE OP N: of every strategy it runs, judged by
+	 * `run --check` and `matrix --check` (threshold.h) */
+#define LB_MAX_THRESHOLDS 16
+	struct lb_threshold thresholds[LB_MAX_THRESHOLDS];
+	int n_thresholds;
 	char error[700];          /* after a failed load: "file:line: what was expected" */
 };
 
@@ -175,14 +181,25 @@ bool lb_scenario_dir(char *out, size_t len);
 int lb_scenario_names(char (*names)[64], int max);
 /* Expected class for @strategy, or -1 when the file has none. */
 int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy);
-/* Does @o meet the scenario's expectation of @strategy (its class, and the
- * figure it asks at least of)? When not, @why says how it differs. True
- * when there is no expectation. */
+/* The [expect] line of @strategy, or NULL. */
+const struct lb_scenario_expect *lb_scenario_expect_of(const struct lb_scenario *sc,
+						       const char *strategy);
+/* Does @o meet the scenario's [expect] section: its line for @strategy (the
+ * class, and the figure it asks of; none: no condition) and every
+ * `threshold =`? When not, @why says how it differs. */
 bool lb_scenario_expect_met(const struct lb_scenario *sc, const char *strategy,
 			    const struct lb_observed *o, char *why, size_t len);
 /* The expectation of @strategy as written: "foreign-release, foreign-releases >= 10". */
 void lb_scenario_expect_text(const struct lb_scenario *sc, const char *strategy, char *out,
 			     size_t len);
+/* An expectation as --expect gives it, "CLASS[, FIGURE OP N]" (an [expect]
+ * line's value), into @e; 0, or LB_EINVAL with what was expected in @why. */
+int lb_expect_parse(const char *text, struct lb_scenario_expect *e, char *why, size_t len);
+/* Does @o meet @e? When not, @why says how it differs. */
+bool lb_expect_met(const struct lb_scenario_expect *e, const struct lb_observed *o, char *why,
+		   size_t len);
+/* @e as written: "overlap" or "overlap, overlaps >= 1". */
+void lb_expect_text(const struct lb_scenario_expect *e, char *out, size_t len);
 /* Is @strategy one of the scenario's `lessons` (and does the scenario apply to it)? */
 bool lb_scenario_is_lesson(const struct lb_scenario *sc, const char *strategy);
 /* Does the scenario apply to @strategy (its `only` list; for an external

@@ -3,12 +3,14 @@
  * run's result: each figure through its row of the figure table (figures.h),
  * each setting through its row of the run parameters (params.h).
  */
+#include "esc.h"
 #include "figures.h"
 #include "results.h"
 #include "scenario.h"
 #include "shared.h"
 #include "signals.h"
 
+#include <ctype.h>
 #include <string.h>
 
 static void put(struct lb_summary *s, const char *name, const char *fmt, ...)
@@ -54,8 +56,51 @@ static void validate(struct lb_summary *s)
 		lb_errorf("bug: summary.csv column %s: %s; written n/a, and the run fails", s->name[i],
 			  f ? why : "no row in harness/figures.c (no unit, no range)");
 		snprintf(s->value[i], sizeof(s->value[0]), "n/a");
+		snprintf(s->why[i], sizeof(s->why[0]), "a bug in lockbench: the value measured was "
+			 "outside the figure's range (%.100s)", f ? why : "no row in the figure table");
 		s->invalid++;
 	}
+}
+
+/* Why a column reads n/a, for summary.json: what the run did not have to
+ * measure it with. */
+static const char *na_reason(const char *name, const struct lb_run_result *res)
+{
+	static const struct { const char *prefix, *why; } fixed[] = {
+		{ "acquire_", "no acquire call was made in this run" },
+		{ "retries_per_acquire", "no acquire call succeeded in this run" },
+		{ "handoff_", "no section was handed from a releaser to a waiting client" },
+		{ "applied_writes", "the resource server did not answer when its counters were read" },
+		{ "client_rss_kb", "no client's memory could be read while it ran" },
+		{ "connections_per_client", "the servers' connection counts could not be read" },
+		{ "split_brain_ms", "no section was entered on a second primary before the last one on "
+				    "the first: no split brain to time" },
+		{ "recovered", "no holder died inside, or none died long enough before the end to tell "
+			       "whether its lock came back" },
+		{ "foreign_releases_client", "the strategy's release deletes without asking whose the "
+					     "lock is: it cannot tell a foreign release" },
+	};
+
+	if (!strcmp(name, "cmds_per_section") || !strncmp(name, "lock_c", 6))
+		return !res->lock_commands_known ? res->lock_commands_why :
+		       res->n_sections == 0 ? "no section was entered in this run" :
+		       "the lock was never held, so there is no rate per second held";
+	if (!strcmp(name, "foreign_releases") || !strcmp(name, "foreign_unattributed") ||
+	    !strcmp(name, "key_events"))
+		return res->foreign_why[0] ? res->foreign_why :
+		       "the lock servers' key events were not watched in this run";
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (!strncmp(name, fixed[i].prefix, strlen(fixed[i].prefix)))
+			return fixed[i].why;
+	return "not measured in this run";
+}
+
+/* The reason of each n/a that has none yet (validate() gives its own). */
+static void explain_na(struct lb_summary *s, const struct lb_run_result *res)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->value[i], "n/a") && !s->why[i][0])
+			snprintf(s->why[i], sizeof(s->why[0]), "%s", na_reason(s->name[i], res));
 }
 
 /* Text for a CSV value: commas become semicolons. */
@@ -76,6 +121,11 @@ const char *lb_summary_get(const struct lb_summary *s, const char *name)
 		if (!strcmp(s->name[i], name))
 			return s->value[i];
 	return NULL;
+}
+
+const char *lb_summary_value(const void *summary, const char *name)
+{
+	return lb_summary_get(summary, name);
 }
 
 double lb_summary_num(const struct lb_summary *s, const char *name, double dflt)
@@ -326,4 +376,54 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 	put_outcome(s, cfg, res);
 	put_newer_params(s, cfg);
 	validate(s);
+	explain_na(s, res);
+}
+
+/* Is @v a JSON number (RFC 8259: -?int frac? exp?) as it is? */
+static bool json_number(const char *v)
+{
+	const char *p = v + (*v == '-');
+
+	if (!isdigit((unsigned char)*p) || (*p == '0' && isdigit((unsigned char)p[1])))
+		return false;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == '.') {
+		if (!isdigit((unsigned char)*++p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p += p[1] == '+' || p[1] == '-' ? 2 : 1;
+		if (!isdigit((unsigned char)*p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return *p == '\0';
+}
+
+void lb_summary_json(FILE *f, const struct lb_summary *s)
+{
+	fputs("{\n  \"format\": \"lockbench-summary/1\",\n  \"figures\": {", f);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct lb_figdef *d = lb_figdef_find(s->name[i]);
+		bool na = !strcmp(s->value[i], "n/a");
+		fputs(i ? ",\n    " : "\n    ", f);
+		lb_esc_fprintf(f, LB_LANG_JSON, "%s", s->name[i]);
+		fputs(": {\"value\": ", f);
+		if (na)
+			fputs("null", f);
+		else if (d && d->kind != LB_FD_TEXT && json_number(s->value[i]))
+			fputs(s->value[i], f);
+		else
+			lb_esc_fprintf(f, LB_LANG_JSON, "%s", s->value[i]);
+		if (d && d->unit[0])
+			lb_esc_fprintf(f, LB_LANG_JSON, ", \"unit\": %s", d->unit);
+		if (na)
+			lb_esc_fprintf(f, LB_LANG_JSON, ", \"why\": %s", s->why[i]);
+		fputc('}', f);
+	}
+	fputs("\n  }\n}\n", f);
 }

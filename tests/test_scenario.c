@@ -467,8 +467,22 @@ Test(scenario, every_lesson_cell_has_an_expectation)
 	cr_assert_gt(lessons, 30, "only %d lesson cells found", lessons);
 }
 
-/* An expectation may ask a figure of at least N besides the class (the
- * cascade): met only when both hold, and the reason says which did not. */
+/* A summary as an expectation reads it: "column=value" pairs. */
+static const char *pairs_value(const void *src, const char *column)
+{
+	static char v[64];
+	size_t n = strlen(column);
+
+	for (const char *const *p = src; *p; p++)
+		if (!strncmp(*p, column, n) && (*p)[n] == '=') {
+			snprintf(v, sizeof(v), "%s", *p + n + 1);
+			return v;
+		}
+	return NULL;
+}
+
+/* An expectation may ask a figure besides the class (the cascade): met
+ * only when both hold, and the reason says which did not. */
 Test(scenario, an_expectation_can_ask_a_figure_at_least)
 {
 	char why[256], text[128];
@@ -478,22 +492,58 @@ Test(scenario, an_expectation_can_ask_a_figure_at_least)
 	cr_assert_eq(lb_scenario_expected(&sc, "set-nx-px"), LB_CLASS_FOREIGN);
 	lb_scenario_expect_text(&sc, "set-nx-px", text, sizeof(text));
 	cr_assert_str_eq(text, "foreign-release, foreign-releases >= 10");
-	struct lb_observed cascade = { LB_CLASS_FOREIGN, 31, 60, 19 };
-	struct lb_observed once = { LB_CLASS_FOREIGN, 1, 28, 1 };
-	struct lb_observed other = { LB_CLASS_OVERLAP, 0, 28, 1 };
+	static const char *const many[] = { "foreign_releases=31", "overlaps=60", NULL };
+	static const char *const one[] = { "foreign_releases=1", "overlaps=28", NULL };
+	static const char *const na[] = { "foreign_releases=n/a", "overlaps=28", NULL };
+	struct lb_observed cascade = { LB_CLASS_FOREIGN, pairs_value, many };
+	struct lb_observed once = { LB_CLASS_FOREIGN, pairs_value, one };
+	struct lb_observed unmeasured = { LB_CLASS_FOREIGN, pairs_value, na };
+	struct lb_observed other = { LB_CLASS_OVERLAP, pairs_value, one };
 	cr_assert(lb_scenario_expect_met(&sc, "set-nx-px", &cascade, why, sizeof(why)), "%s", why);
 	cr_assert_not(lb_scenario_expect_met(&sc, "set-nx-px", &once, why, sizeof(why)));
-	cr_assert_str_eq(why, "foreign-release as expected, but 1 foreign-releases where at least 10 "
-			      "were expected");
+	cr_assert_str_eq(why, "foreign-release as expected, but not foreign-releases >= 10: 1 releases");
+	cr_assert_not(lb_scenario_expect_met(&sc, "set-nx-px", &unmeasured, why, sizeof(why)),
+		      "a figure not measured met an expectation");
 	cr_assert_not(lb_scenario_expect_met(&sc, "set-nx-px", &other, why, sizeof(why)));
 	cr_assert_str_eq(why, "expected foreign-release, observed overlap");
 	cr_assert(lb_scenario_expect_met(&sc, "token-lua", &other, why, sizeof(why)));
 	cr_assert(lb_scenario_expect_met(&sc, "fenced", &other, why, sizeof(why)), "no expectation");
 	fails_at("[expect]\nset-nx-px = foreign-release, foreign >= 3\n", 2,
-		 "unknown figure 'foreign'");
-	fails_at("[expect]\nset-nx-px = foreign-release, overlaps > 3\n", 2,
-		 "after the class, expected FIGURE >= N");
-	fails_at("[expect]\nset-nx-px = foreign-release, overlaps >= 0\n", 2, "N at least 1");
+		 "foreign is not a figure of summary.csv (near: foreign_releases");
+	fails_at("[expect]\nset-nx-px = foreign-release, overlaps >> 3\n", 2,
+		 "after the class, expected FIGURE OP N");
+	fails_at("[expect]\nset-nx-px = foreign-release, strategy == 3\n", 2,
+		 "strategy is not a figure of summary.csv");
+}
+
+/* [expect] threshold = FIGURE OP N: of every strategy, with the rest of the
+ * section; a bad one is named by its line. */
+Test(scenario, thresholds_are_part_of_the_expect_section)
+{
+	char why[256];
+	cr_assert_eq(parse_text("[scenario]\nsummary = s\ndescription = d\n[expect]\n"
+				"token-lua = safe\nthreshold = acquire_p99_ms < 50\n"
+				"threshold = lost-updates == 0\n"), 0, "%s", sc.error);
+	cr_assert_eq(sc.n_thresholds, 2);
+	cr_assert_str_eq(sc.thresholds[0].column, "acquire_p99_us");
+	static const char *const fast[] = { "acquire_p99_us=12000", "lost_updates=0", NULL };
+	static const char *const slow[] = { "acquire_p99_us=51000", "lost_updates=0", NULL };
+	static const char *const none[] = { "acquire_p99_us=n/a", "lost_updates=0", NULL };
+	struct lb_observed ok = { LB_CLASS_SAFE, pairs_value, fast };
+	struct lb_observed late = { LB_CLASS_SAFE, pairs_value, slow };
+	struct lb_observed unmeasured = { LB_CLASS_SAFE, pairs_value, none };
+	cr_assert(lb_scenario_expect_met(&sc, "token-lua", &ok, why, sizeof(why)), "%s", why);
+	cr_assert(lb_scenario_expect_met(&sc, "fenced", &ok, why, sizeof(why)), "%s", why);
+	cr_assert_not(lb_scenario_expect_met(&sc, "fenced", &late, why, sizeof(why)));
+	cr_assert_str_eq(why, "threshold not held: acquire_p99_ms < 50: 51 ms");
+	cr_assert_not(lb_scenario_expect_met(&sc, "token-lua", &unmeasured, why, sizeof(why)));
+	cr_assert_eq(parse_text("[scenario]\nsummary = s\ndescription = d\n[expect]\n"
+				"threshold = overlaps == 0\n  acquire_p99_ms < 5\n"), 0, "%s", sc.error);
+	cr_assert_eq(sc.n_thresholds, 2, "a threshold on an indented line is one more");
+	fails_at("[expect]\nthreshold = p99 < 5\n", 2, "p99 is not a figure of summary.csv");
+	fails_at("[expect]\nthreshold = overlaps == 0\nthreshold = p99 < 5\n", 3,
+		 "p99 is not a figure of summary.csv");
+	fails_at("[expect]\nthreshold = acquire_p99_ms < fast\n", 2, "expected a number");
 }
 
 /* The cell of @scenario x @strategy in docs/reference-matrix.md, "<br>" as
@@ -581,10 +631,14 @@ Test(scenario, lesson_pages_quote_their_reference_run)
 			cr_assert(!strncmp(cell, "✔ ", strlen("✔ ")),
 				  "%s x %s: the reference run did not show the expected class: %s",
 				  names[i], t, cell);
-			struct lb_observed ob = { (enum lb_class)lb_scenario_expected(&sc, t),
-						  (unsigned long long)cell_figure(cell, "foreign"),
-						  (unsigned long long)cell_figure(cell, "overlaps"),
-						  cell_figure(cell, "lost updates") };
+			char fig[3][48];
+			snprintf(fig[0], sizeof(fig[0]), "foreign_releases=%lld", cell_figure(cell, "foreign"));
+			snprintf(fig[1], sizeof(fig[1]), "overlaps=%lld", cell_figure(cell, "overlaps"));
+			snprintf(fig[2], sizeof(fig[2]), "lost_updates=%lld",
+				 cell_figure(cell, "lost updates"));
+			const char *pairs[] = { fig[0], fig[1], fig[2], NULL };
+			struct lb_observed ob = { (enum lb_class)lb_scenario_expected(&sc, t), pairs_value,
+						  pairs };
 			char why[256];
 			cr_assert(lb_scenario_expect_met(&sc, t, &ob, why, sizeof(why)),
 				  "%s x %s: the reference run's figures miss the expectation: %s",

@@ -1,0 +1,224 @@
+/*
+ * test_gate.c - a lock in a pipeline: --check, --expect and --threshold set
+ * the exit status as docs/running.md says ("Failing a build"), each both
+ * ways on real runs; a skipped run never passes; summary.json reads back as
+ * summary.csv, through a JSON reader lockbench does not share (Python's).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "util.h"
+
+TestSuite(gate, .timeout = 120);
+
+static char tmpdir[64];
+
+static void mktmp(void)
+{
+	strcpy(tmpdir, "/tmp/lbtest-gate-XXXXXX");
+	cr_assert_not_null(fx_mkdtemp(tmpdir));
+}
+
+/* Run lockbench to the end, its output in tmpdir/output; its exit code. */
+static int lb(const char *const *args)
+{
+	return fx_lockbench(tmpdir, args);
+}
+
+static const char *output(void)
+{
+	return fx_slurp(tmpdir, "output");
+}
+
+/* A short run of set-nx-px, 2 clients, with @extra options (NULL-ended). */
+static int short_run(const char *name, const char *const *extra)
+{
+	char dir[128];
+	const char *args[32] = { "run", "--strategy", "set-nx-px", "--clients", "2", "--duration",
+				 "0.5", "--no-status", "--no-report", "--out", dir };
+	int n = 11;
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, name);
+	for (int i = 0; extra[i] && n < 31; i++)
+		args[n++] = extra[i];
+	args[n] = NULL;
+	return lb(args);
+}
+
+/* The scenario's own expectation, both ways: holder-pause expects a cascade
+ * of foreign releases of set-nx-px; a run cut before the pause ends shows
+ * none and fails the check, the whole scenario meets it. */
+Test(gate, check_judges_the_scenarios_expectation_both_ways, .init = mktmp)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/whole", tmpdir);
+	const char *whole[] = { "run", "--scenario", "holder-pause", "--strategy", "set-nx-px", "--check",
+				"--seed", "1", "--no-status", "--no-report", "--out", dir, NULL };
+	cr_assert_eq(lb(whole), 0, "%s", output());
+	cr_assert(strstr(output(), "check        held:     expect foreign-release, foreign-releases >= 3 "
+				   "(the scenario's [expect] line)"), "%s", output());
+	cr_assert(strstr(output(), "check        passed: 1 condition held"), "%s", output());
+	snprintf(dir, sizeof(dir), "%s/cut", tmpdir);
+	const char *cut[] = { "run", "--scenario", "holder-pause", "--strategy", "set-nx-px", "--check",
+			      "--duration", "1", "--seed", "1", "--no-status", "--no-report", "--out", dir,
+			      NULL };
+	cr_assert_eq(lb(cut), 1, "a run that missed the expectation passed --check:\n%s", output());
+	cr_assert(strstr(output(), "check        NOT HELD: expect foreign-release"), "%s", output());
+	cr_assert(strstr(output(), "check        FAILED: 1 of 1 condition not held (exit status 1)"),
+		  "%s", output());
+	/* the same run without --check is a result, not a failure */
+	snprintf(dir, sizeof(dir), "%s/plain", tmpdir);
+	const char *plain[] = { "run", "--scenario", "holder-pause", "--strategy", "set-nx-px",
+				"--duration", "1", "--seed", "1", "--no-status", "--no-report", "--out", dir,
+				NULL };
+	cr_assert_eq(lb(plain), 0, "%s", output());
+	cr_assert_null(strstr(output(), "  check  "), "%s", output());
+}
+
+/* --expect and --threshold: each held and not held sets the status; n/a
+ * holds nothing. */
+Test(gate, expect_and_thresholds_set_the_exit_status, .init = mktmp)
+{
+	const char *held[] = { "--expect", "safe", "--threshold", "throughput_per_s >= 1",
+			       "--threshold", "lost-updates==0", NULL };
+	cr_assert_eq(short_run("held", held), 0, "%s", output());
+	cr_assert(strstr(output(), "check        held:     throughput_per_s >= 1: "), "%s", output());
+	cr_assert(strstr(output(), "check        held:     lost-updates == 0: 0 writes (--threshold)"),
+		  "%s", output());
+	cr_assert(strstr(output(), "check        passed: 3 conditions held"), "%s", output());
+
+	const char *slow[] = { "--threshold", "acquire_max_ms < 0.000001", NULL };
+	cr_assert_eq(short_run("slow", slow), 1, "%s", output());
+	cr_assert(strstr(output(), "check        NOT HELD: acquire_max_ms < 1e-06: "), "%s", output());
+	cr_assert(strstr(output(), " ms (--threshold)"), "the figure is not in the unit named: %s",
+		  output());
+
+	const char *wrong[] = { "--expect", "overlap", NULL };
+	cr_assert_eq(short_run("wrong", wrong), 1, "%s", output());
+	cr_assert(strstr(output(), "NOT HELD: expect overlap (--expect): expected overlap, observed safe"),
+		  "%s", output());
+
+	/* one client hands nothing off: handoff_p50_us is n/a, and n/a holds nothing */
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/alone", tmpdir);
+	const char *alone[] = { "run", "--strategy", "token-lua", "--clients", "1", "--duration", "0.5",
+				"--threshold", "handoff_p50_us < 1000000000", "--no-status", "--no-report",
+				"--out", dir, NULL };
+	cr_assert_eq(lb(alone), 1, "%s", output());
+	cr_assert(strstr(output(), "NOT HELD: handoff_p50_us < 1e+09: n/a, not measured"), "%s", output());
+}
+
+/* A run that could not happen holds no condition, --allow-skipped or not. */
+Test(gate, a_skipped_run_never_passes, .init = mktmp)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/r", tmpdir);
+	setenv("LOCKBENCH_CLOCK_SHIM", "/nonexistent/libfakeclock.so", 1);
+	const char *args[] = { "run", "--scenario", "redlock-clock-jump", "--strategy", "redlock",
+			       "--check", "--allow-skipped", "--no-status", "--out", dir, NULL };
+	cr_assert_eq(lb(args), 1, "a skipped run passed --check:\n%s", output());
+	cr_assert(strstr(output(), "check        FAILED: the run was skipped: nothing was measured"),
+		  "%s", output());
+	const char *cmp[] = { "compare", "--scenario", "redlock-clock-jump", "--strategies", "redlock",
+			      "--expect", "overlap", "--allow-skipped", "--no-status", "--out", dir, NULL };
+	cr_assert_eq(lb(cmp), 1, "%s", output());
+}
+
+/* What cannot be judged is refused before anything runs, with the reason. */
+Test(gate, conditions_that_cannot_be_judged_are_usage_errors, .init = mktmp)
+{
+	const char *no_scenario[] = { "run", "--strategy", "token-lua", "--check", NULL };
+	cr_assert_eq(lb(no_scenario), 2);
+	cr_assert(strstr(output(), "--check judges a run against its scenario's [expect] section"),
+		  "%s", output());
+	const char *nothing[] = { "run", "--strategy", "exec:/bin/true", "--scenario", "baseline", "--check",
+				  NULL };
+	cr_assert_eq(lb(nothing), 2);
+	cr_assert(strstr(output(), "--check: scenario baseline expects nothing of exec:/bin/true"), "%s",
+		  output());
+	const char *unknown[] = { "run", "--strategy", "token-lua", "--threshold", "acquire_p98_ms<5", NULL };
+	cr_assert_eq(lb(unknown), 2);
+	cr_assert(strstr(output(), "acquire_p98_ms is not a figure of summary.csv (near: acquire_p50_us"),
+		  "%s", output());
+	const char *text[] = { "run", "--strategy", "token-lua", "--threshold", "observed == 1", NULL };
+	cr_assert_eq(lb(text), 2);
+	const char *op[] = { "run", "--strategy", "token-lua", "--threshold", "overlaps => 1", NULL };
+	cr_assert_eq(lb(op), 2);
+	cr_assert(strstr(output(), "expected FIGURE OP N"), "%s", output());
+	const char *num[] = { "run", "--strategy", "token-lua", "--threshold", "overlaps < 1x", NULL };
+	cr_assert_eq(lb(num), 2);
+	cr_assert(strstr(output(), "after <, expected a number, got '1x'"), "%s", output());
+	const char *cls[] = { "run", "--strategy", "token-lua", "--expect", "inconclusive", NULL };
+	cr_assert_eq(lb(cls), 2);
+	cr_assert(strstr(output(), "a run that shows nothing is never what a scenario expects"), "%s",
+		  output());
+	const char *json[] = { "compare", "--strategies", "token-lua", "--json", NULL };
+	cr_assert_eq(lb(json), 2);
+	const char *sweep[] = { "sweep", "--vary", "clients=1,2", "--check", NULL };
+	cr_assert_eq(lb(sweep), 2);
+}
+
+/* compare judges every strategy: one that breaks fails the command. */
+Test(gate, compare_fails_when_one_of_its_locks_breaks, .init = mktmp)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/c", tmpdir);
+	const char *args[] = { "compare", "--strategies", "token-lua,none", "--expect", "safe",
+			       "--clients", "4", "--duration", "0.5", "--no-status", "--no-report",
+			       "--out", dir, NULL };
+	cr_assert_eq(lb(args), 1, "%s", output());
+	const char *o = output();
+	const char *none = strstr(o, "NOT HELD: expect safe (--expect): expected safe, observed overlap");
+	cr_assert_not_null(none, "%s", o);
+	cr_assert(strstr(o, "held:     expect safe (--expect): observed as expected"), "%s", o);
+}
+
+/* --json: standard output is summary.json alone, and it reads back (Python's
+ * json module) as summary.csv, column for column, n/a as null with a reason. */
+Test(gate, summary_json_round_trips_summary_csv, .init = mktmp)
+{
+	char dir[128], out[160], err[160], cmd[2048];
+	snprintf(dir, sizeof(dir), "%s/j", tmpdir);
+	snprintf(out, sizeof(out), "%s/stdout", tmpdir);
+	snprintf(err, sizeof(err), "%s/stderr", tmpdir);
+	const char *args[] = { "run", "--strategy", "token-lua", "--clients", "1", "--duration", "0.5",
+			       "--json", "--no-status", "--no-report", "--out", dir, NULL };
+	pid_t pid = fx_spawn_lockbench(args, out, err);
+	cr_assert_eq(fx_wait_lockbench(pid, args), 0, "%s", fx_slurp(tmpdir, "stderr"));
+	cr_assert(strstr(fx_slurp(tmpdir, "stderr"), "  outcome      safe"), "the table is not on stderr");
+	snprintf(cmd, sizeof(cmd),
+		 "python3 - %s/summary.json %s/summary.csv %s <<'EOF'\n"
+		 "import csv, json, sys\n"
+		 "doc = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+		 "printed = json.load(open(sys.argv[3], encoding='utf-8'))\n"
+		 "assert printed == doc, 'stdout is not summary.json'\n"
+		 "assert doc['format'] == 'lockbench-summary/1'\n"
+		 "fig = doc['figures']\n"
+		 "row = next(csv.DictReader(open(sys.argv[2], encoding='utf-8')))\n"
+		 "assert list(fig) == list(row), 'columns differ'\n"
+		 "nulls = 0\n"
+		 "for k, v in row.items():\n"
+		 "    j = fig[k]['value']\n"
+		 "    if v == 'n/a':\n"
+		 "        assert j is None and fig[k]['why'], k\n"
+		 "        nulls += 1\n"
+		 "    elif isinstance(j, str):\n"
+		 "        assert j == v, (k, v, j)\n"
+		 "    else:\n"
+		 "        assert not isinstance(j, bool) and float(v) == j, (k, v, j)\n"
+		 "assert fig['clients']['unit'] == 'clients' and fig['clients']['value'] == 1\n"
+		 "assert fig['handoff_p50_us']['value'] is None\n"
+		 "assert 'handed' in fig['handoff_p50_us']['why'], fig['handoff_p50_us']\n"
+		 "print('columns', len(row), 'null', nulls)\n"
+		 "EOF\n", dir, dir, out);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	char line[256] = "";
+	cr_assert_not_null(fgets(line, sizeof(line), p));
+	cr_assert_eq(pclose(p), 0, "summary.json does not read back as summary.csv: %s", line);
+	cr_assert(strstr(line, "columns "), "%s", line);
+}
