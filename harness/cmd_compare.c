@@ -93,6 +93,14 @@ int lb_cmd_compare(int argc, char **argv)
 		return LB_EXIT_FAIL;
 	FILE *table = out.f;
 	snprintf(table_path, sizeof(table_path), "%s", out.path);
+	struct lb_junit junit;
+	if (o.junit_path[0]) {
+		if (lb_junit_open(&junit, o.junit_path, "lockbench compare") < 0) {
+			lb_outfile_abort(&out);
+			return LB_EXIT_FAIL;
+		}
+		o.gate.junit = &junit;
+	}
 	int width = 8; /* the longest name as shown: no column slips */
 	char shown[1024]; /* a name as the table shows it: one line, no control byte */
 	for (size_t i = 0; i < o.n_strategies; i++) {
@@ -115,7 +123,7 @@ int lb_cmd_compare(int argc, char **argv)
 			lb_esc_fprintf(table, LB_LANG_TERM, "%-*s skipped: %s\n", width, shown, res.skipped);
 			if (exit_code == LB_EXIT_OK)
 				exit_code = LB_EXIT_SKIPPED;
-		} else if (rc_one != LB_EXIT_OK) {
+		} else if (rc_one != LB_EXIT_OK && rc_one != LB_EXIT_NOT_HELD) {
 			exit_code = LB_EXIT_FAIL;
 			fprintf(table, "%-*s failed (above)\n", width, shown);
 		} else if (res.skipped[0]) { /* --allow-skipped */
@@ -127,10 +135,14 @@ int lb_cmd_compare(int argc, char **argv)
 			row(table, width, shown, cfg.out_dir);
 			reported += !cfg.no_report;
 		}
+		if (rc_one == LB_EXIT_NOT_HELD) /* a result, and a failed condition */
+			exit_code = LB_EXIT_FAIL;
 		lb_run_result_free(&res);
 		printf("\n");
 	}
 	if (lb_outfile_close(&out) < 0)
+		exit_code = LB_EXIT_FAIL;
+	if (o.gate.junit && lb_junit_close(&junit) < 0)
 		exit_code = LB_EXIT_FAIL;
 	printf("Side by side (%d clients, %g s each, ttl %lld ms, same seed %llu):\n\n",
 	       o.cfg.clients, o.cfg.duration_s, (long long)o.cfg.ttl_ms,

@@ -18,6 +18,7 @@
 
 #include "esc.h"
 #include "commands.h"
+#include "junit.h"
 #include "options.h"
 #include "outfile.h"
 #include "report.h"
@@ -56,6 +57,7 @@ struct matrix {
 	bool check;
 	bool allow_skipped;
 	bool no_report;
+	char junit[4096];      /* --junit FILE: each cell a test case, or "" */
 	uint64_t seed;
 	char out[PATH_MAX - 256];
 	struct cell *cells;
@@ -68,7 +70,7 @@ static void usage(FILE *f)
 		   "                        [--strategy NAME] [--scenario NAME|PATH]\n"
 		   "                        [--lesson-repeat L] [--jobs J] [--check]\n"
 		   "                        [--allow-skipped] [--seed N] [--out DIR]\n"
-		   "                        [--no-report] [--chart-scale X]\n\n"
+		   "                        [--no-report] [--chart-scale X] [--junit FILE]\n\n"
 		   "Runs every strategy against every scenario that applies to it, each cell on\n"
 		   "fresh servers, K times (1); the cells lesson pages show (`lessons` in the\n"
 		   "scenario, `lockbench list --lessons`) L times (default K, never fewer).\n"
@@ -79,7 +81,8 @@ static void usage(FILE *f)
 		   "keeps timing honest). Writes DIR/matrix.csv and DIR/matrix.md (default\n"
 		   "DIR: results/matrix/<UTC time>). --check: exit 1 when any repetition of any\n"
 		   "cell observed another class than the scenario expects, or when a cell could\n"
-		   "not run here (skipped, with its reason) unless --allow-skipped. Probabilistic\n"
+		   "not run here (skipped, with its reason) unless --allow-skipped; --junit FILE\n"
+		   "writes what it judged as JUnit XML, a test case a cell. Probabilistic\n"
 		   "scenarios (chaos) are left out unless named: see `lockbench chaos`.\n"
 		   "Each cell's run gets its charts and report.md, the matrix a matrix.png,\n"
 		   "unless --no-report; --chart-scale X draws them X times larger (0.5 to 4).\n\n"
@@ -142,6 +145,7 @@ static int parse(int argc, char **argv, struct matrix *m)
 		{ "out", required_argument, NULL, 'o' },
 		{ "no-report", no_argument, NULL, 'n' },
 		{ "chart-scale", required_argument, NULL, 'x' },
+		{ "junit", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -202,6 +206,11 @@ static int parse(int argc, char **argv, struct matrix *m)
 			if (lb_chart_scale_arg(optarg) < 0)
 				return LB_EINVAL;
 			break;
+		case 'J':
+			if (!lb_file_arg_ok("--junit", optarg))
+				return LB_EINVAL;
+			snprintf(m->junit, sizeof(m->junit), "%s", optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -213,6 +222,10 @@ static int parse(int argc, char **argv, struct matrix *m)
 	}
 	if (optind < argc) {
 		lb_errorf("unexpected argument '%s'", argv[optind]);
+		return LB_EINVAL;
+	}
+	if (m->junit[0] && !m->check) {
+		lb_errorf("--junit FILE records what --check judges: add --check");
 		return LB_EINVAL;
 	}
 	if (m->n_sc == 0) {
@@ -661,6 +674,45 @@ static int write_md(struct matrix *m, const char *cmdline)
 	return failures;
 }
 
+/* --junit FILE: a test case a cell, as --check judged it (junit.h). */
+static int write_junit(const struct matrix *m)
+{
+	struct lb_junit j;
+
+	if (lb_junit_open(&j, m->junit, "lockbench matrix") < 0)
+		return LB_ESYS;
+	for (int k = 0; k < m->n_cells; k++) {
+		const struct cell *c = &m->cells[k];
+		const struct lb_scenario *sc = &m->sc[c->scenario];
+		char want[128], msg[600], text[1600], scw[72], stw[72];
+		enum lb_junit_outcome o = LB_JUNIT_FAIL;
+
+		lb_scenario_expect_text(sc, c->s->name, want, sizeof(want));
+		lb_path_word(sc->name, scw, sizeof(scw));
+		lb_path_word(c->s->name, stw, sizeof(stw));
+		snprintf(text, sizeof(text), "expected: %s\nruns: %d, as expected: %d\nsummed over "
+			 "them: overlaps=%llu foreign_releases=%llu%s lost_updates=%lld\nrun "
+			 "directories: %.900s/%s/%s/1..%d\n", want, c->runs, c->passes,
+			 (unsigned long long)c->overlaps, (unsigned long long)c->foreign,
+			 c->foreign_na ? " (n/a in some)" : "", c->lost_updates, m->out, scw, stw,
+			 c->runs);
+		if (c->skipped[0]) {
+			o = m->allow_skipped ? LB_JUNIT_SKIPPED : LB_JUNIT_FAIL;
+			snprintf(msg, sizeof(msg), "skipped: %.500s", c->skipped);
+		} else if (c->runs == 0) {
+			snprintf(msg, sizeof(msg), "not run: the matrix was interrupted");
+		} else if (c->passes == c->runs) {
+			o = LB_JUNIT_PASS;
+			snprintf(msg, sizeof(msg), "%d of %d runs as expected", c->passes, c->runs);
+		} else {
+			snprintf(msg, sizeof(msg), "%d of %d runs differ from the expectation (%s): %.300s",
+				 c->runs - c->passes, c->runs, want, c->differs);
+		}
+		lb_junit_case(&j, sc->name, c->s->name, -1, o, msg, text);
+	}
+	return lb_junit_close(&j);
+}
+
 int lb_cmd_matrix(int argc, char **argv)
 {
 	struct matrix m;
@@ -712,6 +764,8 @@ int lb_cmd_matrix(int argc, char **argv)
 		exit_code = LB_EXIT_FAIL;
 	int failures = write_md(&m, cmdline);
 	if (failures < 0)
+		exit_code = LB_EXIT_FAIL;
+	if (m.junit[0] && write_junit(&m) < 0)
 		exit_code = LB_EXIT_FAIL;
 	if (!m.no_report && lb_report_dir(m.out) < 0) /* matrix.png, report.md and .html */
 		exit_code = LB_EXIT_FAIL;

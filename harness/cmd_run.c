@@ -53,7 +53,8 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res,
 	if (rc < 0) {
 		lb_errorf("run of %s failed: %s", cfg->strategy->name, lb_strerror(rc));
 		if (gated)
-			lb_gate_unjudged(gate, cfg->scenario, cfg->strategy->name, "the run failed", out);
+			lb_gate_unjudged(gate, cfg->scenario, cfg->strategy->name, "the run failed",
+					 cfg->out_dir, out);
 		return LB_EXIT_FAIL;
 	}
 	if (res->skipped[0]) {
@@ -61,18 +62,18 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res,
 			       cfg->strategy->name, cfg->scenario_name, res->skipped);
 		if (gated) { /* skipped is never passed, --allow-skipped or not */
 			lb_gate_unjudged(gate, cfg->scenario, cfg->strategy->name,
-					 "the run was skipped: nothing was measured", out);
+					 "the run was skipped: nothing was measured", cfg->out_dir, out);
 			return LB_EXIT_FAIL;
 		}
 		return cfg->allow_skipped ? LB_EXIT_OK : LB_EXIT_SKIPPED;
 	}
 	rc = write_and_print(cfg, res, &sum, out, json);
 	if (gated && rc == LB_EXIT_OK &&
-	    lb_gate_judge(gate, cfg->scenario, cfg->strategy->name, &sum, out) > 0)
-		rc = LB_EXIT_FAIL;
+	    lb_gate_judge(gate, cfg->scenario, cfg->strategy->name, &sum, cfg->out_dir, out) > 0)
+		rc = LB_EXIT_NOT_HELD;
 	else if (gated && rc != LB_EXIT_OK)
 		lb_gate_unjudged(gate, cfg->scenario, cfg->strategy->name,
-				 "the run's files could not all be written", out);
+				 "the run's files could not all be written", cfg->out_dir, out);
 	return rc;
 }
 
@@ -88,7 +89,17 @@ int lb_cmd_run(int argc, char **argv)
 	if (!o.out_given)
 		lb_default_out_dir("results/runs", o.cfg.strategy->name, o.cfg.out_dir,
 				   sizeof(o.cfg.out_dir));
+	struct lb_junit junit;
+	if (o.junit_path[0]) {
+		if (lb_junit_open(&junit, o.junit_path, "lockbench run") < 0)
+			return LB_EXIT_FAIL;
+		o.gate.junit = &junit;
+	}
 	rc = lb_run_and_report(&o.cfg, &res, &o.gate, o.json);
+	if (rc == LB_EXIT_NOT_HELD)
+		rc = LB_EXIT_FAIL;
 	lb_run_result_free(&res);
+	if (o.gate.junit && lb_junit_close(&junit) < 0)
+		rc = LB_EXIT_FAIL;
 	return rc;
 }

@@ -11,7 +11,10 @@
  * turns any of them into 128 + the signal when Ctrl-C or SIGTERM cut the
  * command short (130, 143). */
 enum { LB_EXIT_OK = 0, LB_EXIT_FAIL = 1, LB_EXIT_USAGE = 2, LB_EXIT_SKIPPED = 3,
-       LB_EXIT_INPUT = 4 };
+       LB_EXIT_INPUT = 4,
+       /* lb_run_and_report alone, never an exit status: the run completed and
+	* a condition of --check, --expect or --threshold did not hold (1) */
+       LB_EXIT_NOT_HELD = 101 };
 
 int lb_cmd_list(int argc, char **argv);
 int lb_cmd_servers(int argc, char **argv);
@@ -28,7 +31,7 @@ struct lb_run_cfg;
 struct lb_run_result;
 struct lb_gate;
 /* Run, write the files, print the table, judge @gate (gate.h): the body of
- * `run`, shared by compare. @json: summary.json on standard output, the
+ * `run`, shared by compare; an exit code, or LB_EXIT_NOT_HELD. @json: summary.json on standard output, the
  * table on standard error. */
 int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res,
 		      const struct lb_gate *gate, bool json);

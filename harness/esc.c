@@ -223,6 +223,31 @@ static char *esc_json(char *o, const unsigned char *p, const unsigned char *end)
 	return o;
 }
 
+/* XML 1.0: the HTML entities; U+FFFD for what no XML document may hold. */
+static char *esc_xml(char *o, const unsigned char *p, const unsigned char *end)
+{
+	static const char bad[] = "\xef\xbf\xbd"; /* U+FFFD */
+
+	while (p < end) {
+		uint32_t cp = 0;
+		size_t len = utf8_seq(p, end, &cp);
+		if (!len || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xfffe ||
+		    cp == 0xffff) {
+			memcpy(o, bad, 3);
+			o += 3;
+			p += len ? len : 1;
+		} else if (len == 1) {
+			o = esc_html(o, p, p + 1);
+			p++;
+		} else {
+			memcpy(o, p, len);
+			o += len;
+			p += len;
+		}
+	}
+	return o;
+}
+
 /* Escaped text of @s[0..n) for @lang into a new string (freed by the caller). */
 static char *escape(enum lb_lang lang, const char *s, size_t n)
 {
@@ -239,6 +264,7 @@ static char *escape(enum lb_lang lang, const char *s, size_t n)
 	case LB_LANG_TERM: o = esc_term(o, p, end); break;
 	case LB_LANG_SH: o = esc_sh(o, p, end); break;
 	case LB_LANG_JSON: o = esc_json(o, p, end); break;
+	case LB_LANG_XML: o = esc_xml(o, p, end); break;
 	case LB_LANG_RAW:
 		memcpy(o, s, n);
 		o += n;

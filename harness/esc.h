@@ -28,6 +28,10 @@
  *                    escaped, control bytes and < > & as \u00XX (so that no
  *                    text can close a page's script element), each byte of
  *                    invalid UTF-8 as \ufffd: the output is always valid JSON
+ *   LB_LANG_XML      XML 1.0 text or a quoted attribute value: as HTML, and
+ *                    what XML does not allow even as an entity (control
+ *                    bytes but tab and line breaks, invalid UTF-8, U+FFFE,
+ *                    U+FFFF) as U+FFFD, so that a strict parser reads it
  *   LB_LANG_RAW      as printf (text lockbench made itself)
  * Precision (%.20s) cuts the data before escaping, never an escape in two.
  */
@@ -40,7 +44,7 @@
 #include <sys/types.h>
 
 enum lb_lang { LB_LANG_RAW, LB_LANG_CSV, LB_LANG_GNUPLOT, LB_LANG_HTML, LB_LANG_MD, LB_LANG_TERM,
-	       LB_LANG_SH, LB_LANG_JSON };
+	       LB_LANG_SH, LB_LANG_JSON, LB_LANG_XML };
 
 /* fprintf to @f with %s escaped for @lang; the count written, or -1. */
 int lb_esc_fprintf(FILE *f, enum lb_lang lang, const char *fmt, ...)

@@ -4,6 +4,7 @@
  */
 #include "gate.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "esc.h"
@@ -52,61 +53,104 @@ int lb_gate_ready(const struct lb_gate *g, const struct lb_scenario *sc, const c
 	return 0;
 }
 
-/* One condition's line: "  check        held: ..." or "NOT HELD". */
-static int condition(FILE *f, bool held, const char *what)
+/* One condition's line: "  check        held: ..." or "NOT HELD", on @f and
+ * in @log (what a JUnit case carries). */
+static int condition(FILE *f, FILE *log, bool held, const char *what)
 {
 	lb_esc_fprintf(f, LB_LANG_TERM, "  check        %s %s\n", held ? "held:    " : "NOT HELD:",
 		       what);
+	fprintf(log, "%s %s\n", held ? "held:" : "NOT HELD:", what);
 	return !held;
 }
 
+/* The figures a JUnit case shows beside its conditions. */
+static void figures(FILE *log, const struct lb_summary *s)
+{
+	static const char *const shown[] = { "observed", "overlaps", "lost_updates",
+					     "foreign_releases", "acquire_p99_us", "throughput_per_s",
+					     "seed" };
+
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		const char *v = lb_summary_get(s, shown[i]);
+		fprintf(log, "%s%s=%s", i ? " " : "figures: ", shown[i], v ? v : "-");
+	}
+	fputc('\n', log);
+}
+
+/* The JUnit case of a run, if --junit was given. */
+static void junit_case(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,
+		       double seconds, int failed, const char *message, const char *log,
+		       const char *dir)
+{
+	char text[8192];
+
+	if (!g->junit)
+		return;
+	snprintf(text, sizeof(text), "%.7000srun directory: %.1000s\n", log, dir);
+	lb_junit_case(g->junit, sc ? sc->name : "none", strategy, seconds,
+		      failed ? LB_JUNIT_FAIL : LB_JUNIT_PASS, message, text);
+}
+
 int lb_gate_judge(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,
-		  const struct lb_summary *s, FILE *f)
+		  const struct lb_summary *s, const char *dir, FILE *f)
 {
 	const struct lb_scenario_expect *e = expectation(g, sc, strategy);
 	const char *observed = lb_summary_get(s, "observed");
 	int cls = observed ? lb_class_parse(observed) : -1;
 	int failed = 0, n = conditions(g, sc, strategy);
-	char line[800], text[200], why[300];
+	char line[800], text[200], why[300], first[800] = "";
+	char *buf = NULL;
+	size_t len = 0;
 
 	if (cls < 0 || cls == LB_CLASS_INTERRUPTED)
 		return lb_gate_unjudged(g, sc, strategy, cls < 0 ? "the summary has no class" :
 					"the run was cut short: what it measured is not a whole run",
-					f);
+					dir, f);
+	FILE *log = open_memstream(&buf, &len);
+	if (!log)
+		return lb_gate_unjudged(g, sc, strategy, "out of memory", dir, f);
 	struct lb_observed ob = { (enum lb_class)cls, lb_summary_value, s };
 	if (e) {
 		lb_expect_text(e, text, sizeof(text));
 		bool met = lb_expect_met(e, &ob, why, sizeof(why));
 		snprintf(line, sizeof(line), "expect %s (%s): %s", text, g->has_expect ? "--expect" :
 			 "the scenario's [expect] line", met ? "observed as expected" : why);
-		failed += condition(f, met, line);
+		if (condition(f, log, met, line) && !failed++)
+			snprintf(first, sizeof(first), "%s", line);
 	}
-	for (int i = 0; g->check && sc && i < sc->n_thresholds; i++) {
-		const struct lb_threshold *t = &sc->thresholds[i];
+	for (int i = 0; i < g->n_thresholds + (g->check && sc ? sc->n_thresholds : 0); i++) {
+		bool own = i < g->n_thresholds;
+		const struct lb_threshold *t = own ? &g->thresholds[i] :
+						     &sc->thresholds[i - g->n_thresholds];
 		int held = lb_threshold_judge(t, lb_summary_get(s, t->column), text, sizeof(text));
-		snprintf(line, sizeof(line), "%s (the scenario's threshold)", text);
-		failed += condition(f, held == 1, line);
-	}
-	for (int i = 0; i < g->n_thresholds; i++) {
-		const struct lb_threshold *t = &g->thresholds[i];
-		int held = lb_threshold_judge(t, lb_summary_get(s, t->column), text, sizeof(text));
-		snprintf(line, sizeof(line), "%s (--threshold)", text);
-		failed += condition(f, held == 1, line);
+		snprintf(line, sizeof(line), "%s (%s)", text, own ? "--threshold" :
+			 "the scenario's threshold");
+		if (condition(f, log, held == 1, line) && !failed++)
+			snprintf(first, sizeof(first), "%s", line);
 	}
 	if (failed)
 		fprintf(f, "  check        FAILED: %d of %d condition%s not held (exit status 1)\n",
 			failed, n, n == 1 ? "" : "s");
 	else
 		fprintf(f, "  check        passed: %d condition%s held\n", n, n == 1 ? "" : "s");
+	figures(log, s);
+	fclose(log);
+	snprintf(line, sizeof(line), "%d of %d conditions held", n - failed, n);
+	junit_case(g, sc, strategy, lb_summary_num(s, "elapsed_s", -1), failed, failed ? first : line,
+		   buf ? buf : "", dir);
+	free(buf);
 	return failed;
 }
 
 int lb_gate_unjudged(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,
-		     const char *why, FILE *f)
+		     const char *why, const char *dir, FILE *f)
 {
 	int n = conditions(g, sc, strategy);
+	char message[400];
 
 	lb_esc_fprintf(f, LB_LANG_TERM, "  check        FAILED: %s; none of the %d condition%s can "
 		       "hold (exit status 1)\n", why, n, n == 1 ? "" : "s");
+	snprintf(message, sizeof(message), "%s%s", strstr(why, "skipped") ? "skipped: " : "", why);
+	junit_case(g, sc, strategy, -1, 1, message, "", dir);
 	return n > 0 ? n : 1;
 }

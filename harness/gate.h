@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "junit.h"
 #include "results.h"
 #include "scenario.h"
 
@@ -24,6 +25,7 @@ struct lb_gate {
 	struct lb_scenario_expect expect;
 	struct lb_threshold thresholds[LB_MAX_THRESHOLDS];
 	int n_thresholds;
+	struct lb_junit *junit;   /* --junit FILE: each run judged is a test case there */
 };
 
 /* Is there anything to judge? */
@@ -33,13 +35,14 @@ bool lb_gate_active(const struct lb_gate *g);
  * to check against). */
 int lb_gate_ready(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,
 		  char *why, size_t len);
-/* Judge the written summary @s of @strategy's run under @sc: one line per
- * condition on @f, then the verdict. The number of conditions not held. */
+/* Judge the written summary @s of @strategy's run under @sc (its files in
+ * @dir): one line per condition on @f, then the verdict, and a JUnit case.
+ * The number of conditions not held. */
 int lb_gate_judge(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,
-		  const struct lb_summary *s, FILE *f);
+		  const struct lb_summary *s, const char *dir, FILE *f);
 /* A run that did not complete (skipped, failed): every condition fails, and
- * @f says why. The number of conditions. */
+ * @f (and the JUnit case) says why. The number of conditions. */
 int lb_gate_unjudged(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,
-		     const char *why, FILE *f);
+		     const char *why, const char *dir, FILE *f);
 
 #endif

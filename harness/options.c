@@ -19,7 +19,7 @@ enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_OUT, OPT_REDIS, OPT_NO_STATUS, OPT_HELP,
 	OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY, OPT_SENTINEL, OPT_SENTINEL_MASTER,
 	OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE, OPT_CHECK, OPT_EXPECT, OPT_THRESHOLD,
-	OPT_JSON,
+	OPT_JSON, OPT_JUNIT,
 	OPT_PARAM = 512,
 };
 
@@ -42,6 +42,7 @@ static const struct option fixed_opts[] = {
 	{ "expect", required_argument, NULL, OPT_EXPECT },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "junit", required_argument, NULL, OPT_JUNIT },
 };
 
 #define N_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
@@ -164,7 +165,9 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"                         (a figure of summary.csv; OP < <= > >= == !=; a\n"
 		"                         figure in us or ms may be named in ms or s);\n"
 		"                         repeatable. n/a never holds; nor does a skipped run\n"
-		"                         (docs/running.md, \"Failing a build\")\n");
+		"                         (docs/running.md, \"Failing a build\")\n"
+		"  --junit FILE           write what they judged as JUnit XML, one test case a\n"
+		"                         run, for a CI system's test report\n");
 	if (mode == LB_OPTS_RUN)
 		fprintf(f, "  --json                 print summary.json (every figure, its unit; null and\n"
 			   "                         the reason for n/a) on standard output, the table on\n"
@@ -335,7 +338,8 @@ static int gate_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const 
 	char why[400];
 
 	if (mode != LB_OPTS_RUN && mode != LB_OPTS_COMPARE)
-		return usage_error("--check, --expect, --threshold and --json are for run and compare");
+		return usage_error("--check, --expect, --threshold, --junit and --json are for run and "
+				   "compare");
 	switch (c) {
 	case OPT_CHECK:
 		g->check = true;
@@ -351,6 +355,11 @@ static int gate_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const 
 		if (lb_threshold_parse(a, &g->thresholds[g->n_thresholds], why, sizeof(why)) < 0)
 			return usage_error("--threshold %s", why);
 		g->n_thresholds++;
+		return 0;
+	case OPT_JUNIT:
+		if (!lb_file_arg_ok("--junit", a))
+			return LB_EINVAL;
+		snprintf(o->junit_path, sizeof(o->junit_path), "%s", a);
 		return 0;
 	default: /* OPT_JSON */
 		if (mode != LB_OPTS_RUN)
@@ -419,6 +428,7 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 	case OPT_EXPECT:
 	case OPT_THRESHOLD:
 	case OPT_JSON:
+	case OPT_JUNIT:
 		return gate_arg(o, mode, c, a);
 	case OPT_HELP:
 		lb_run_opts_usage(stdout, mode);
@@ -529,6 +539,9 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 			return usage_error("--vary %s=%lld is out of range", o->vary_name,
 					   (long long)o->vary[i]);
 	}
+	if (o->junit_path[0] && !lb_gate_active(&o->gate))
+		return usage_error("--junit FILE records what --check, --expect and --threshold judge: "
+				   "give one of them");
 	for (size_t i = 0; i < (mode == LB_OPTS_RUN ? 1 : o->n_strategies); i++) {
 		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
 		if ((rc = check_strategy(cfg, s)) < 0)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -88,6 +89,32 @@ bool lb_dir_arg_ok(const char *what, const char *dir)
 	lb_errorf("%s: a directory path of %zu bytes; lockbench takes at most %d (docs/running.md, "
 		  "Limits): %.80s...", what, n, LB_DIR_MAX, dir);
 	return false;
+}
+
+bool lb_file_arg_ok(const char *what, const char *path)
+{
+	char dir[LB_DIR_MAX + 1];
+	struct stat st;
+
+	if (!lb_dir_arg_ok(what, path))
+		return false;
+	if (!*path || path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+		lb_errorf("%s '%s': expected a file to write, not a directory", what, path);
+		return false;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (access(dir, W_OK) != 0) {
+		lb_errorf("%s '%s': cannot write in %s: %s", what, path, dir, strerror(errno));
+		return false;
+	}
+	return true;
 }
 
 bool lb_exe_dir(char *out, size_t len)

@@ -79,6 +79,11 @@ void lb_path_word(const char *name, char *out, size_t len);
 /* Is @dir, given as @what ("--out", "report"), at most LB_DIR_MAX bytes?
  * If not, says so (its length and the limit) and returns false. */
 bool lb_dir_arg_ok(const char *what, const char *dir);
+/* A file a command will write at its end (--junit FILE): not empty, not a
+ * directory, in a directory that exists and may be written, so that no run
+ * is made for a report that cannot be written; else say why (@what names
+ * the option). */
+bool lb_file_arg_ok(const char *what, const char *path);
 
 /* "lockbench: <message>\n" on stderr. */
 void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

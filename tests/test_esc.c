@@ -280,3 +280,52 @@ Test(esc, json_strings_read_back_through_python)
 	cr_assert_eq(pclose(p), 0, "python3 could not read the JSON");
 	unlink(path);
 }
+
+/* XML text and attribute values: every hostile name, and bytes no XML
+ * document may hold, parse (Python's xml module, a strict parser) and read
+ * back: as they were, or with U+FFFD where XML allows nothing. */
+Test(esc, xml_text_and_attributes_parse_through_python)
+{
+	static const char *const broken[] = { "bell \x07 byte", "stray \x80", "nul-less \x1b[31m",
+					      "\xef\xbf\xbf nonchar" };
+	size_t nh = sizeof(hostile) / sizeof(hostile[0]), nb = sizeof(broken) / sizeof(broken[0]);
+	char path[] = "/tmp/lbtest-esc-xml-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<r>", f);
+	for (size_t i = 0; i < nh + nb; i++) {
+		const char *s = i < nh ? hostile[i] : broken[i - nh];
+		lb_esc_fprintf(f, LB_LANG_XML, "<c a=\"%s\">%s</c>", s, s);
+	}
+	fputs("</r>\n", f);
+	fclose(f);
+	char cmd[400];
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import sys, xml.etree.ElementTree as E\n"
+		 "for c in E.parse(sys.argv[1]).getroot(): print(c.get(\"a\").encode().hex(), "
+		 "(c.text or \"\").encode().hex())' %s", path);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	char line[2600];
+	for (size_t i = 0; i < nh + nb; i++) {
+		cr_assert_not_null(fgets(line, sizeof(line), p), "entry %zu not read back", i);
+		line[strcspn(line, "\n")] = '\0';
+		char *text = strchr(line, ' ');
+		cr_assert_not_null(text);
+		*text++ = '\0';
+		if (i < nh) {
+			char want[1300] = "";
+			for (const unsigned char *q = (const unsigned char *)hostile[i]; *q; q++)
+				if (*q < 0x20 && *q != '\t' && *q != '\n' && *q != '\r')
+					strcat(want, "efbfbd"); /* no XML holds it */
+				else
+					sprintf(want + strlen(want), "%02x", *q == '\r' ? ' ' : *q);
+			cr_assert_str_eq(text, want, "[%s] read back otherwise", hostile[i]);
+		} else {
+			cr_assert_not_null(strstr(text, "efbfbd"), "[%s]: no U+FFFD in %s",
+					   broken[i - nh], text);
+		}
+	}
+	cr_assert_eq(pclose(p), 0, "python3 could not parse the XML");
+	unlink(path);
+}

@@ -222,3 +222,108 @@ Test(gate, summary_json_round_trips_summary_csv, .init = mktmp)
 	cr_assert_eq(pclose(p), 0, "summary.json does not read back as summary.csv: %s", line);
 	cr_assert(strstr(line, "columns "), "%s", line);
 }
+
+/* A JUnit report read by Python's xml module against the element names CI
+ * systems read (testsuites > testsuite > testcase, failure, skipped): its
+ * counts agree with its cases; prints "tests failures skipped" and each
+ * case as "classname name outcome message". */
+static char *junit_read(const char *file)
+{
+	static char out[8192];
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "python3 - %s <<'EOF'\n"
+		 "import sys, xml.etree.ElementTree as E\n"
+		 "root = E.parse(sys.argv[1]).getroot()\n"
+		 "assert root.tag == 'testsuites', root.tag\n"
+		 "suites = list(root)\n"
+		 "assert suites and all(s.tag == 'testsuite' for s in suites)\n"
+		 "cases = [c for s in suites for c in s]\n"
+		 "assert all(c.tag == 'testcase' for c in cases)\n"
+		 "for el in [root] + suites:\n"
+		 "    for a in ('tests', 'failures', 'errors', 'skipped'):\n"
+		 "        int(el.get(a))\n"
+		 "    float(el.get('time'))\n"
+		 "fail = [c for c in cases if c.find('failure') is not None]\n"
+		 "skip = [c for c in cases if c.find('skipped') is not None]\n"
+		 "assert int(root.get('tests')) == len(cases)\n"
+		 "assert int(root.get('failures')) == len(fail)\n"
+		 "assert int(root.get('skipped')) == len(skip)\n"
+		 "print(len(cases), len(fail), len(skip))\n"
+		 "for c in cases:\n"
+		 "    float(c.get('time'))\n"
+		 "    f = c.find('failure')\n"
+		 "    o = 'failure' if f is not None else 'skipped' if c.find('skipped') is not None else 'pass'\n"
+		 "    m = f.get('message') if f is not None else ''\n"
+		 "    t = (f.text or '') if f is not None else (c.findtext('system-out') or '')\n"
+		 "    print(c.get('classname'), c.get('name'), o, m, '|', t.replace('\\n', ' / '))\n"
+		 "EOF\n", file);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	cr_assert_eq(pclose(p), 0, "%s is not a JUnit report: %s", file, out);
+	return out;
+}
+
+Test(gate, junit_reports_what_was_judged, .init = mktmp)
+{
+	char dir[128], xml[128], sc[128];
+
+	/* run: a failed condition is a failure with the figures and the directory */
+	snprintf(xml, sizeof(xml), "%s/run.xml", tmpdir);
+	const char *extra[] = { "--expect", "overlap", "--junit", xml, NULL };
+	cr_assert_eq(short_run("r", extra), 1, "%s", output());
+	const char *r = junit_read(xml);
+	cr_assert(!strncmp(r, "1 1 0\n", 6), "%s", r);
+	cr_assert(strstr(r, "none set-nx-px failure expect overlap (--expect): expected overlap, "
+			    "observed safe | NOT HELD: expect overlap"), "%s", r);
+	cr_assert(strstr(r, "figures: observed=safe overlaps=0"), "%s", r);
+	snprintf(dir, sizeof(dir), "run directory: %s/r", tmpdir);
+	cr_assert(strstr(r, dir), "%s", r);
+
+	/* matrix: a case a cell, the one that differs a failure */
+	snprintf(sc, sizeof(sc), "%s/wrong.ini", tmpdir);
+	FILE *f = fopen(sc, "w");
+	cr_assert_not_null(f);
+	fputs("[scenario]\nsummary = a wrong expectation\ndescription = token-lua is safe here\n"
+	      "[run]\nclients = 2\nduration = 0.5\n[expect]\ntoken-lua = overlap\n"
+	      "set-nx-px = safe\n", f);
+	fclose(f);
+	snprintf(xml, sizeof(xml), "%s/matrix.xml", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/m", tmpdir);
+	const char *m[] = { "matrix", "--scenario", sc, "--strategies", "token-lua,set-nx-px", "--check",
+			    "--junit", xml, "--no-report", "--out", dir, NULL };
+	cr_assert_eq(lb(m), 1, "%s", output());
+	r = junit_read(xml);
+	cr_assert(!strncmp(r, "2 1 0\n", 6), "%s", r);
+	cr_assert(strstr(r, "wrong token-lua failure 1 of 1 runs differ from the expectation "
+			    "(overlap): #1: expected overlap, observed safe"), "%s", r);
+	cr_assert(strstr(r, "wrong set-nx-px pass"), "%s", r);
+
+	/* skipped is never passed: a failure, or <skipped> with --allow-skipped */
+	setenv("LOCKBENCH_CLOCK_SHIM", "/nonexistent/libfakeclock.so", 1);
+	const char *s[] = { "matrix", "--scenarios", "redlock-clock-jump", "--strategies", "redlock",
+			    "--check", "--junit", xml, "--no-report", "--out", dir, NULL };
+	cr_assert_eq(lb(s), 1, "%s", output());
+	r = junit_read(xml);
+	cr_assert(strstr(r, "redlock-clock-jump redlock failure skipped: "), "%s", r);
+	const char *a[] = { "matrix", "--scenarios", "redlock-clock-jump", "--strategies", "redlock",
+			    "--check", "--allow-skipped", "--junit", xml, "--no-report", "--out", dir,
+			    NULL };
+	cr_assert_eq(lb(a), 0, "%s", output());
+	r = junit_read(xml);
+	cr_assert(!strncmp(r, "1 0 1\n", 6), "%s", r);
+
+	/* a report that could not be written is refused before anything runs */
+	const char *bad[] = { "run", "--strategy", "token-lua", "--expect", "safe", "--junit",
+			      "/nonexistent/dir/r.xml", NULL };
+	cr_assert_eq(lb(bad), 2);
+	cr_assert(strstr(output(), "--junit '/nonexistent/dir/r.xml': cannot write in /nonexistent/dir"),
+		  "%s", output());
+	const char *alone[] = { "run", "--strategy", "token-lua", "--junit", xml, NULL };
+	cr_assert_eq(lb(alone), 2);
+	const char *nocheck[] = { "matrix", "--junit", xml, NULL };
+	cr_assert_eq(lb(nocheck), 2);
+}
