@@ -129,6 +129,34 @@ static int int_arg(const char *name, int max, int *out)
 	return 0;
 }
 
+/* What the command line left out: every scenario but the probabilistic
+ * ones, every strategy, a directory named by the time. */
+static int defaults(struct matrix *m)
+{
+	if (m->n_sc == 0) {
+		char names[MAX_SCENARIOS][64];
+		int n = lb_scenario_names(names, MAX_SCENARIOS);
+		for (int i = 0; i < n; i++)
+			if (lb_scenario_load(names[i], &m->sc[m->n_sc]) == 0 &&
+			    !m->sc[m->n_sc].probabilistic) /* chaos: see lockbench chaos */
+				m->n_sc++;
+		if (m->n_sc == 0) {
+			lb_errorf("no scenarios found");
+			return LB_EINVAL;
+		}
+	}
+	if (m->n_strategies == 0)
+		for (size_t i = 0; i < lb_strategy_count(); i++)
+			m->strategies[m->n_strategies++] = lb_strategy_at(i);
+	if (!m->out[0]) {
+		char when[32];
+		time_t now = time(NULL);
+		strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
+		snprintf(m->out, sizeof(m->out), "results/matrix/%s", when);
+	}
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct matrix *m)
 {
 	static const struct option opts[] = {
@@ -228,28 +256,7 @@ static int parse(int argc, char **argv, struct matrix *m)
 		lb_errorf("--junit FILE records what --check judges: add --check");
 		return LB_EINVAL;
 	}
-	if (m->n_sc == 0) {
-		char names[MAX_SCENARIOS][64];
-		int n = lb_scenario_names(names, MAX_SCENARIOS);
-		for (int i = 0; i < n; i++)
-			if (lb_scenario_load(names[i], &m->sc[m->n_sc]) == 0 &&
-			    !m->sc[m->n_sc].probabilistic) /* chaos: see lockbench chaos */
-				m->n_sc++;
-		if (m->n_sc == 0) {
-			lb_errorf("no scenarios found");
-			return LB_EINVAL;
-		}
-	}
-	if (m->n_strategies == 0)
-		for (size_t i = 0; i < lb_strategy_count(); i++)
-			m->strategies[m->n_strategies++] = lb_strategy_at(i);
-	if (!m->out[0]) {
-		char when[32];
-		time_t now = time(NULL);
-		strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
-		snprintf(m->out, sizeof(m->out), "results/matrix/%s", when);
-	}
-	return 0;
+	return defaults(m);
 }
 
 /* What one repetition of one cell measured: made in the process that ran
