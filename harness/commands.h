@@ -26,6 +26,7 @@ int lb_cmd_chaos(int argc, char **argv);
 int lb_cmd_report(int argc, char **argv);
 int lb_cmd_sweep(int argc, char **argv);
 int lb_cmd_bench(int argc, char **argv);
+int lb_cmd_audit(int argc, char **argv);
 
 struct lb_run_cfg;
 struct lb_run_result;

@@ -16,6 +16,7 @@ static const struct {
 	{ "run", lb_cmd_run, "run one strategy under contention and judge it" },
 	{ "compare", lb_cmd_compare, "run several strategies under the same load, side by side" },
 	{ "check", lb_cmd_check, "recompute a run's figures and class from its files (or every run in a DIR)" },
+	{ "audit", lb_cmd_audit, "test the claims a lock makes (M D F O L) with the scenarios that break them" },
 	{ "matrix", lb_cmd_matrix, "every strategy against every scenario, checked against expectations" },
 	{ "chaos", lb_cmd_chaos, "a probabilistic scenario over K seeds: violation rates with intervals" },
 	{ "sweep", lb_cmd_sweep, "vary clients, hold, ttl or keys for several strategies" },

@@ -698,6 +698,29 @@ static void index_entry(FILE *f, const char *dir, const char *name, const char *
 /* A directory of reports (compare, demo): an index with what each one is,
  * what went wrong in it and its main charts. A compare directory keeps its
  * table and the order its strategies were given in (compare.txt). */
+/* An audit's directory: its card (audit.md, Markdown lockbench wrote, read as
+ * any report.md is: the page escapes what it holds) heads the index. */
+static bool copy_card(FILE *f, const char *dir)
+{
+	char path[PATH_MAX], line[4096];
+	snprintf(path, sizeof(path), "%.4000s/audit.md", dir);
+	FILE *card = fopen(path, "r");
+	size_t n = 0;
+
+	if (!card)
+		return false;
+	while (n < 200 && fgets(line, sizeof(line), card)) {
+		for (unsigned char *p = (unsigned char *)line; *p; p++)
+			if (*p < 0x20 && *p != '\n')
+				*p = ' ';
+		fputs(line, f);
+		n++;
+	}
+	fclose(card);
+	fputc('\n', f);
+	return true;
+}
+
 static int report_index(const char *dir, struct stacked *runs)
 {
 	static const char *const charts[] = { "matrix.png", "timeline.png", "sweep-throughput.png",
@@ -746,7 +769,7 @@ static int report_index(const char *dir, struct stacked *runs)
 		}
 		fclose(cmp);
 		fprintf(f, "\n");
-	} else {
+	} else if (!copy_card(f, dir)) {
 		lb_esc_fprintf(f, LB_LANG_MD, "# lockbench reports in %s\n\n", dir);
 	}
 	/* the ones compare.txt names first, in its order; then the rest by name */

@@ -1,4 +1,5 @@
 #include "scenario.h"
+#include "adapter.h"
 #include "cluster.h"
 #include "strategy.h"
 #include "topology.h"
@@ -1056,6 +1057,20 @@ void lb_scenario_expect_text(const struct lb_scenario *sc, const char *strategy,
 		lb_expect_text(e, out, len);
 }
 
+/* Does external strategy @s announce failpoint @name? Its hello is asked
+ * (once per process) only when a scenario has such a fault. */
+static bool external_has_failpoint(const struct lock_strategy *s, const char *name)
+{
+	char usable[400];
+
+	if (!lb_adapter_usable(s, usable, sizeof(usable)) || lb_adapter_greet(s) < 0)
+		return false;
+	for (const char *const *f = s->failpoints; f && *f; f++)
+		if (!strcmp(*f, name))
+			return true;
+	return false;
+}
+
 bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, char *why, size_t len)
 {
 	const struct lock_strategy *s = lb_strategy_find(strategy);
@@ -1081,13 +1096,15 @@ bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, cha
 			 sc->name);
 		return true;
 	}
-	/* a fault at a failpoint lives inside a C recipe: library code has none */
+	/* a fault at a failpoint lives inside a C recipe, or in an adapter's code
+	 * that announces it (protocol version 3: its hello names it) */
 	for (int i = 0; s && lb_strategy_is_external(s) && i < sc->n_faults; i++) {
 		const struct lb_fault *f = &sc->faults[i];
-		if ((f->action == LB_ACT_CRASH || f->action == LB_ACT_SLEEP) && !f->fallback_holder) {
-			snprintf(why, len, "scenario %s's fault [%s] acts at the failpoint %s inside a C "
-				 "recipe, which %s's code does not have (and the fault has no fallback): n/a",
-				 sc->name, f->name, f->failpoint, strategy);
+		if ((f->action == LB_ACT_CRASH || f->action == LB_ACT_SLEEP) && !f->fallback_holder &&
+		    !external_has_failpoint(s, f->failpoint)) {
+			snprintf(why, len, "scenario %s's fault [%s] acts at the failpoint %s, which %s's "
+				 "code does not announce (its hello names no such failpoint, and the "
+				 "fault has no fallback): n/a", sc->name, f->name, f->failpoint, strategy);
 			return true;
 		}
 	}

@@ -5,9 +5,9 @@
  * which adapters there are (manifests, exec:, --check) adapter_registry.c's.
  *
  *   lockbench                      adapter
- *   hello 2                    ->
- *                              <-  hello 2 library=L version=V language=X extend=yes lost=no
- *                                  extends=never|reported|silently
+ *   hello 3                    ->
+ *                              <-  hello 3 library=L version=V language=X extend=yes lost=no
+ *                                  extends=never|reported|silently claims=MDO failpoints=A,B
  *   config nodes=URL,.. [sentinels=H:P,.. master=NAME] key=K ttl_ms=T wait=one|library
  *          timeout_ms=N client=C
  *                              <-  ok | error MESSAGE
@@ -17,6 +17,9 @@
  *   quit                       ->  bye
  *                              <-  lost MESSAGE   (at any time: the library says the lock is gone)
  *                              <-  extended ttl_ms=N (at any time, v2: it extended the lease)
+ *                              <-  at NAME  (v3, while acquire, release or extend is
+ *                                  answered: its code is at failpoint NAME)
+ *   go                         ->  (it goes on)
  *
  * What goes wrong, and what lockbench does (docs/adapters.md says the same):
  * a program that is missing, exits before its hello, speaks another version,
@@ -67,6 +70,8 @@ struct adapter {
 	enum lb_proto_req abandoned; /* a request given up on when the run stopped: its
 					late answer is dropped, not taken for another's */
 	int64_t lease_end_ns;      /* the lease's end as the adapter told it, 0 unknown */
+	char failpoints[LB_PROTO_FAILPOINTS_MAX][LB_PROTO_FAILPOINT_LEN]; /* its hello's (v3) */
+	int n_failpoints;
 };
 
 /* ---- lines ---- */
@@ -278,6 +283,21 @@ static void drain(struct adapter *a)
 	}
 }
 
+/* "at NAME": the adapter's code is at failpoint NAME (one its hello named).
+ * What a scenario armed there acts now, in this client (a stall, a crash),
+ * exactly as at a C recipe's failpoint; then the adapter is told to go on. */
+static int at_failpoint(struct adapter *a, const char *name)
+{
+	bool named = false;
+
+	for (int i = 0; i < a->n_failpoints; i++)
+		named |= !strcmp(a->failpoints[i], name);
+	if (!named)
+		return protocol_error(a, "announced a failpoint its hello did not name", name);
+	lb_failpoint(name);
+	return send_line(a, "go", lb_now_ns() + START_LIMIT_MS * LB_NS_PER_MS);
+}
+
 /* Send @req (asking @asked) and read its answer into @m (notices taken on
  * the way). Anything that came unasked since the last answer is looked at
  * first: a stray reply is a protocol error here, never taken for this
@@ -315,6 +335,14 @@ static int request(struct adapter *a, const char *req, enum lb_proto_req asked, 
 			continue;
 		if (lb_proto_parse(line, asked, a->version, a->can_lost, m, why, sizeof(why)) < 0)
 			return protocol_error(a, why, line);
+		if (m->kind == LB_MSG_AT) {
+			int64_t spent = lb_now_ns();
+			if ((rc = at_failpoint(a, m->at)) < 0)
+				return rc;
+			if (deadline) /* the stall is the scenario's, not the adapter's slowness */
+				deadline += lb_now_ns() - spent;
+			continue;
+		}
 		if (!m->notice)
 			break;
 		take_notice(a, m);
@@ -426,6 +454,8 @@ static int handshake(struct adapter *a)
 	a->can_extend = m.can_extend;
 	a->can_lost = m.can_lost;
 	a->extends = m.extends;
+	a->n_failpoints = m.n_failpoints;
+	memcpy(a->failpoints, m.failpoints, sizeof(a->failpoints));
 	n += (size_t)snprintf(req, sizeof(req), "config nodes=");
 	for (size_t i = 0; i < cfg->n_nodes && n < sizeof(req) - 200; i++)
 		n += (size_t)snprintf(req + n, sizeof(req) - n, "%sredis://%s:%d", i ? "," : "",
@@ -501,6 +531,28 @@ static void *adapter_create(const struct lb_lock_cfg *cfg)
 		return NULL;
 	}
 	return a;
+}
+
+int lb_adapter_hello(const struct lb_adapter_def *d, struct lb_proto_msg *hello)
+{
+	struct adapter a = { .def = d, .to = -1, .from = -1 };
+	struct lb_proto_msg bye;
+	char req[32];
+	int rc;
+
+	a.base.cfg.client = -1;
+	snprintf(req, sizeof(req), "hello %d", LB_ADAPTER_PROTOCOL);
+	if ((rc = spawn(&a)) == 0 && (rc = request(&a, req, LB_REQ_HELLO, START_LIMIT_MS, hello)) == 0) {
+		a.greeted = true;
+		a.version = hello->version;
+		request(&a, "quit", LB_REQ_QUIT, QUIT_LIMIT_MS, &bye); /* "bye", or not: reaped */
+	}
+	if (a.to >= 0)
+		close(a.to);
+	if (a.from >= 0)
+		close(a.from);
+	reap(&a);
+	return rc;
 }
 
 /* ---- the ops ---- */

@@ -43,8 +43,26 @@ struct lb_adapter_def {
 	unsigned min_nodes;
 	bool exec;                   /* exec:PATH, not a manifest */
 	int usable;                  /* its --check: 0 not run yet, 1 passed, -1 failed */
+	int greeted;                 /* lb_adapter_greet: 0 not asked, 1 answered, -1 failed */
+	bool claims_declared;        /* its hello gave claims= */
+	char failpoint[8][32];       /* its hello's failpoints= (version 3) */
+	const char *failpoint_list[9]; /* the same, NULL-ended, for lock_strategy.failpoints */
 	char unusable[400];          /* why, when it failed */
 };
+
+struct lb_proto_msg;
+/* Start @d's program, ask its hello and let it go: what it says of itself
+ * (version 3: its claims and failpoints) in @hello. 0, or a status with a
+ * message naming the adapter. */
+int lb_adapter_hello(const struct lb_adapter_def *d, struct lb_proto_msg *hello);
+/* What an external strategy says of itself in its hello, asked once per
+ * process (a program is started for it): its failpoints go into
+ * s->failpoints, and its claims into s->claims when it has none of its own
+ * (an exec: program; a manifest's claims stand). 0, or a status (said). */
+int lb_adapter_greet(const struct lock_strategy *s);
+/* Its claims as its hello gave them: false when it gave none (version < 3,
+ * or no claims= field) or was not asked. */
+bool lb_adapter_claims_declared(const struct lock_strategy *s);
 
 /* The library adapters found (loaded once). */
 size_t lb_adapter_count(void);

@@ -130,6 +130,54 @@ static int yes_no(const char *key, const char *v, bool *out, char *why, size_t l
 	return bad(why, len, "hello: %s= takes yes or no, got '%.40s'", key, v);
 }
 
+/* claims=LETTERS: each of M D F O L at most once (or "-": none). */
+static int hello_claims(const char *v, struct lb_proto_msg *m, char *why, size_t len)
+{
+	static const char letters[] = "MDFOL"; /* enum lb_claim's order */
+
+	m->claims_given = true;
+	if (!strcmp(v, "-"))
+		return 0;
+	for (const char *c = v; *c; c++) {
+		const char *at = strchr(letters, *c);
+		if (!*c || !at || (m->claims & 1u << (at - letters)))
+			return bad(why, len, "hello: claims= takes letters of MDFOL, each once (or - "
+				   "for none), got '%.40s'", v);
+		m->claims |= 1u << (at - letters);
+	}
+	return *v ? 0 : bad(why, len, "hello: claims= takes letters of MDFOL (or - for none)");
+}
+
+/* A failpoint's name: 1 to 31 of a-z, 0-9 and '-'. */
+static bool failpoint_name(const char *s, size_t n)
+{
+	if (n == 0 || n >= LB_PROTO_FAILPOINT_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return false;
+	return true;
+}
+
+/* failpoints=A,B: at most LB_PROTO_FAILPOINTS_MAX names, each once. */
+static int hello_failpoints(const char *v, struct lb_proto_msg *m, char *why, size_t len)
+{
+	for (const char *p = v;; p++) {
+		size_t n = strcspn(p, ",");
+		if (!failpoint_name(p, n) || m->n_failpoints == LB_PROTO_FAILPOINTS_MAX)
+			return bad(why, len, "hello: failpoints= takes 1 to %d names of a-z, 0-9 and "
+				   "'-' (at most %d characters), separated by commas, got '%.60s'",
+				   LB_PROTO_FAILPOINTS_MAX, LB_PROTO_FAILPOINT_LEN - 1, v);
+		for (int i = 0; i < m->n_failpoints; i++)
+			if (strlen(m->failpoints[i]) == n && !strncmp(m->failpoints[i], p, n))
+				return bad(why, len, "hello: failpoint '%.*s' named twice", (int)n, p);
+		snprintf(m->failpoints[m->n_failpoints++], LB_PROTO_FAILPOINT_LEN, "%.*s", (int)n, p);
+		p += n;
+		if (!*p)
+			return 0;
+	}
+}
+
 static int parse_hello(const char *line, struct lb_proto_msg *m, char *why, size_t len)
 {
 	const char *p = line + 5;
@@ -145,17 +193,19 @@ static int parse_hello(const char *line, struct lb_proto_msg *m, char *why, size
 		return bad(why, len, "speaks protocol version %d; this lockbench speaks %d (and "
 			   "accepts %d)", m->version, LB_ADAPTER_PROTOCOL, LB_ADAPTER_PROTOCOL_MIN);
 	static const char *const keys[] = { "library", "version", "language", "extend", "lost",
-					    "extends" };
+					    "extends", "claims", "failpoints" };
+	static const int since[] = { 1, 1, 1, 1, 1, 2, 3, 3 };
 	while (next_word(&p, w, sizeof(w), &full)) {
 		if (!split_kv(w, &v))
 			return bad(why, len, "hello: expected KEY=VALUE words, got '%.40s'", w);
 		size_t k = 0;
 		while (k < sizeof(keys) / sizeof(keys[0]) && strcmp(keys[k], w))
 			k++;
-		if (k == sizeof(keys) / sizeof(keys[0]) || (k == 5 && m->version < 2))
+		if (k == sizeof(keys) / sizeof(keys[0]) || m->version < since[k])
 			return bad(why, len, "hello: unknown field '%.40s' (version %d has library, "
-				   "version, language, extend, lost%s)", w, m->version,
-				   m->version >= 2 ? ", extends" : "");
+				   "version, language, extend, lost%s%s)", w, m->version,
+				   m->version >= 2 ? ", extends" : "",
+				   m->version >= 3 ? ", claims, failpoints" : "");
 		if (seen & 1u << k)
 			return bad(why, len, "hello: field '%s' given twice", w);
 		seen |= 1u << k;
@@ -174,6 +224,10 @@ static int parse_hello(const char *line, struct lb_proto_msg *m, char *why, size
 				return bad(why, len, "hello: extends= takes never, reported or silently, "
 					   "got '%.40s'", v);
 		}
+		if (k == 6 && hello_claims(v, m, why, len) < 0)
+			return -1;
+		if (k == 7 && hello_failpoints(v, m, why, len) < 0)
+			return -1;
 	}
 	m->kind = LB_MSG_HELLO;
 	return 0;
@@ -274,6 +328,26 @@ static int parse_notice(const char *line, int version, bool can_lost, struct lb_
 	return 0;
 }
 
+/* "at NAME" (version 3), while an acquire, release or extend is answered. */
+static int parse_at(const char *line, enum lb_proto_req asked, int version, struct lb_proto_msg *m,
+		    char *why, size_t len)
+{
+	const char *name = line + 3;
+
+	if (version < 3)
+		return bad(why, len, "'at NAME' is a message of protocol version 3; this adapter's "
+			   "hello said %d", version);
+	if (asked != LB_REQ_ACQUIRE && asked != LB_REQ_RELEASE && asked != LB_REQ_EXTEND)
+		return bad(why, len, "'at NAME' comes only while an acquire, release or extend is "
+			   "answered, not in answer to '%s'", lb_proto_req_name(asked));
+	if (line[2] != ' ' || !failpoint_name(name, strlen(name)))
+		return bad(why, len, "expected 'at NAME' (a failpoint's name: a-z, 0-9 and '-', at "
+			   "most %d characters)", LB_PROTO_FAILPOINT_LEN - 1);
+	snprintf(m->at, sizeof(m->at), "%s", name);
+	m->kind = LB_MSG_AT;
+	return 0;
+}
+
 int lb_proto_parse(const char *line, enum lb_proto_req asked, int version, bool can_lost,
 		   struct lb_proto_msg *m, char *why, size_t len)
 {
@@ -299,6 +373,8 @@ int lb_proto_parse(const char *line, enum lb_proto_req asked, int version, bool 
 			   "message may hold any text)");
 	if (asked == LB_REQ_HELLO && first(line, "hello"))
 		return parse_hello(line, m, why, len);
+	if (first(line, "at"))
+		return parse_at(line, asked, version, m, why, len);
 	if (asked == LB_REQ_ACQUIRE && first(line, "acquired"))
 		return parse_acquired(line, m, why, len);
 	for (size_t i = 0; i < sizeof(bare) / sizeof(bare[0]); i++) {

@@ -15,6 +15,15 @@
  *                       runs out N ms from when the extension succeeded
  * A version 1 adapter is still accepted: it cannot send the notice, and what
  * its library does to the lease after the grant is unknown.
+ *
+ * Version 3 adds two hello fields and one message:
+ *   hello 3 ... claims=LETTERS    what the lock claims, of M D F O L (lockbench
+ *                                 list's letters; `lockbench audit` tests them)
+ *               failpoints=A,B    the named instants its code announces
+ *   at NAME    (while it answers acquire, release or extend) its code reached
+ *              the failpoint NAME, one of those its hello named; it then
+ *              waits for lockbench's "go" before it goes on, so that a
+ *              scenario can stall or crash it there, as at a C recipe's
  */
 #ifndef LB_ADAPTER_PROTO_H
 #define LB_ADAPTER_PROTO_H
@@ -23,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LB_ADAPTER_PROTOCOL 2       /* what lockbench speaks */
+#define LB_ADAPTER_PROTOCOL 3       /* what lockbench speaks */
 #define LB_ADAPTER_PROTOCOL_MIN 1   /* the oldest it accepts */
 #define LB_PROTO_LINE_MAX 4096      /* bytes of one line, without its \n */
 #define LB_PROTO_TEXT_MAX 240       /* bytes kept of a message (error, lost) */
@@ -56,7 +65,11 @@ enum lb_proto_kind {
 	LB_MSG_NOT_OWNED, LB_MSG_EXTENDED, LB_MSG_UNSUPPORTED, LB_MSG_BYE,
 	LB_MSG_LOST,                /* notice: the library says the lock is gone */
 	LB_MSG_LEASE,               /* notice (v2): "extended ttl_ms=N" */
+	LB_MSG_AT,                  /* (v3) "at NAME": its code is at a failpoint */
 };
+
+#define LB_PROTO_FAILPOINTS_MAX 8   /* failpoints one hello may name */
+#define LB_PROTO_FAILPOINT_LEN 32   /* bytes of a failpoint's name */
 
 enum lb_proto_extends { LB_EXTENDS_SILENTLY, LB_EXTENDS_NEVER, LB_EXTENDS_REPORTED };
 
@@ -67,6 +80,12 @@ struct lb_proto_msg {
 	int version;
 	bool can_extend, can_lost;
 	enum lb_proto_extends extends;
+	unsigned claims;            /* (v3) enum lb_claim bits; 0 when not given */
+	bool claims_given;
+	char failpoints[LB_PROTO_FAILPOINTS_MAX][LB_PROTO_FAILPOINT_LEN]; /* (v3) */
+	int n_failpoints;
+	/* at NAME */
+	char at[LB_PROTO_FAILPOINT_LEN];
 	/* acquired */
 	char token[LB_PROTO_TOKEN_MAX + 1]; /* "" when not given */
 	int64_t fence;              /* -1 when not given */
@@ -82,7 +101,9 @@ struct lb_proto_msg {
  * @why (it names the request it does not answer). Strict: every word is one
  * the protocol has for that reply, each field once, numbers whole and in
  * range; only 'lost' and (version 2) 'extended ttl_ms=N' may come unasked;
- * 'lost' only from an adapter whose hello said lost=yes. @can_lost: that hello's word. */
+ * 'lost' only from an adapter whose hello said lost=yes. @can_lost: that hello's word.
+ * (version 3) 'at NAME' only while an acquire, release or extend waits for
+ * its answer; whether NAME is one its hello named is the caller's to check. */
 int lb_proto_parse(const char *line, enum lb_proto_req asked, int version, bool can_lost,
 		   struct lb_proto_msg *m, char *why, size_t len);
 

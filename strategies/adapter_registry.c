@@ -349,6 +349,53 @@ const struct lb_adapter_def *lb_adapter_def_of(const struct lock_strategy *s)
 
 static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len);
 
+_Static_assert(LB_PROTO_FAILPOINTS_MAX == 8 && LB_PROTO_FAILPOINT_LEN == 32,
+	       "adapter.h keeps a hello's failpoints in arrays of these sizes");
+
+/* The strategy of @s, writable: one of ours. */
+static struct loaded *loaded_of(const struct lock_strategy *s)
+{
+	for (size_t i = 0; i < n_adapters; i++)
+		if (&adapters[i].s == s)
+			return &adapters[i];
+	for (size_t i = 0; i < n_execs; i++)
+		if (&execs[i].s == s)
+			return &execs[i];
+	return NULL;
+}
+
+int lb_adapter_greet(const struct lock_strategy *s)
+{
+	struct loaded *l = loaded_of(s);
+	struct lb_proto_msg hello;
+	int rc;
+
+	if (!l)
+		return LB_EINVAL;
+	if (l->def.greeted)
+		return l->def.greeted > 0 ? 0 : LB_EPROTO;
+	if ((rc = lb_adapter_hello(&l->def, &hello)) < 0) {
+		l->def.greeted = -1;
+		return rc;
+	}
+	l->def.greeted = 1;
+	for (int i = 0; i < hello.n_failpoints && i < 8; i++) {
+		snprintf(l->def.failpoint[i], sizeof(l->def.failpoint[i]), "%s", hello.failpoints[i]);
+		l->def.failpoint_list[i] = l->def.failpoint[i];
+	}
+	l->s.failpoints = hello.n_failpoints ? l->def.failpoint_list : NULL;
+	l->def.claims_declared = hello.claims_given;
+	if (hello.claims_given && l->def.exec)
+		l->s.claims = l->def.claims = hello.claims;
+	return 0;
+}
+
+bool lb_adapter_claims_declared(const struct lock_strategy *s)
+{
+	const struct lb_adapter_def *d = lb_adapter_def_of(s);
+	return d && d->claims_declared;
+}
+
 bool lb_adapter_usable(const struct lock_strategy *s, char *why, size_t len)
 {
 	struct lb_adapter_def *d = (struct lb_adapter_def *)lb_adapter_def_of(s);

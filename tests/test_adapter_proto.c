@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "adapter_proto.h"
+#include "strategy.h"
 
 static const char *const stream = "hello 2 library=x version=1 language=sh extend=no lost=yes "
 				  "extends=reported\r\nok\nlost gone\nacquired token=ab fence=7\n\n";
@@ -80,7 +81,16 @@ Test(adapter_proto, malformed_replies_are_refused_with_the_reason)
 		enum lb_proto_req asked;
 		const char *why;
 	} bad[] = {
-		{ "hello 3 library=x", LB_REQ_HELLO, "speaks protocol version 3" },
+		{ "hello 4 library=x", LB_REQ_HELLO, "speaks protocol version 4; this lockbench speaks 3" },
+		{ "hello 2 claims=MD", LB_REQ_HELLO, "unknown field 'claims'" },
+		{ "hello 3 claims=MX", LB_REQ_HELLO, "claims= takes letters of MDFOL" },
+		{ "hello 3 claims=MM", LB_REQ_HELLO, "claims= takes letters of MDFOL, each once" },
+		{ "hello 3 claims=", LB_REQ_HELLO, "claims= takes letters" },
+		{ "hello 3 failpoints=", LB_REQ_HELLO, "failpoints= takes 1 to 8 names" },
+		{ "hello 3 failpoints=a,,b", LB_REQ_HELLO, "failpoints= takes" },
+		{ "hello 3 failpoints=Between", LB_REQ_HELLO, "failpoints= takes" },
+		{ "hello 3 failpoints=a,b,a", LB_REQ_HELLO, "failpoint 'a' named twice" },
+		{ "hello 3 failpoints=a,b,c,d,e,f,g,h,i", LB_REQ_HELLO, "failpoints= takes 1 to 8" },
 		{ "hello", LB_REQ_HELLO, "expected 'hello VERSION" },
 		{ "hello two", LB_REQ_HELLO, "expected 'hello VERSION" },
 		{ "hello 1 extends=never", LB_REQ_HELLO, "unknown field 'extends'" },
@@ -163,6 +173,42 @@ Test(adapter_proto, notices)
 	cr_assert(strstr(why, "version 2"), "%s", why);
 	cr_assert_eq(lb_proto_parse("lost x", LB_REQ_NONE, 2, false, &m, why, sizeof(why)), -1);
 	cr_assert(strstr(why, "lost=no"), "%s", why);
+}
+
+/* Version 3: a hello's claims and failpoints; "at NAME" only while an
+ * acquire, release or extend is answered, and only from a version 3 hello. */
+Test(adapter_proto, version_3_claims_failpoints_and_at)
+{
+	struct lb_proto_msg m;
+	char why[300];
+	cr_assert_eq(parse("hello 3 library=a version=1 language=py extend=no lost=no extends=never "
+			   "claims=DO failpoints=between-get-del,after-set", LB_REQ_HELLO, 0, &m, why), 0,
+		     "%s", why);
+	cr_assert_eq(m.version, 3);
+	cr_assert(m.claims_given);
+	cr_assert_eq(m.claims, LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE);
+	cr_assert_eq(m.n_failpoints, 2);
+	cr_assert_str_eq(m.failpoints[0], "between-get-del");
+	cr_assert_str_eq(m.failpoints[1], "after-set");
+	cr_assert_eq(parse("hello 3 claims=-", LB_REQ_HELLO, 0, &m, why), 0, "%s", why);
+	cr_assert(m.claims_given && m.claims == 0);
+	cr_assert_eq(parse("hello 3", LB_REQ_HELLO, 0, &m, why), 0, "%s", why);
+	cr_assert(!m.claims_given && m.n_failpoints == 0);
+	static const enum lb_proto_req during[] = { LB_REQ_ACQUIRE, LB_REQ_RELEASE, LB_REQ_EXTEND };
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(parse("at between-get-del", during[i], 3, &m, why), 0, "%s", why);
+		cr_assert_eq(m.kind, LB_MSG_AT);
+		cr_assert_str_eq(m.at, "between-get-del");
+		cr_assert_not(m.notice, "not a notice: it comes only inside a request");
+	}
+	cr_assert_eq(parse("at between-get-del", LB_REQ_RELEASE, 2, &m, why), -1);
+	cr_assert(strstr(why, "protocol version 3"), "%s", why);
+	cr_assert_eq(parse("at between-get-del", LB_REQ_NONE, 3, &m, why), -1, "unasked");
+	cr_assert_eq(parse("at between-get-del", LB_REQ_CONFIG, 3, &m, why), -1);
+	cr_assert(strstr(why, "not in answer to 'config'"), "%s", why);
+	cr_assert_eq(parse("at", LB_REQ_RELEASE, 3, &m, why), -1);
+	cr_assert_eq(parse("at Two Words", LB_REQ_RELEASE, 3, &m, why), -1);
+	cr_assert(strstr(why, "expected 'at NAME'"), "%s", why);
 }
 
 Test(adapter_proto, printable)

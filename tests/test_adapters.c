@@ -97,31 +97,47 @@ static const char *adapter(const char *name)
 	return spec;
 }
 
-/* The example of docs/adapters.md, exactly as printed there, run as exec:. */
-Test(adapters, the_documented_example_runs, .init = setup)
+/* The example of docs/adapters.md, exactly as printed there, into
+ * tmpdir/@name; with @from replaced by @to when they are given (a copy with
+ * one line changed). */
+static void write_example(const char *name, const char *from, const char *to)
 {
-	char doc[PATH_MAX + 32], path[PATH_MAX], spec[PATH_MAX + 8], dir[PATH_MAX];
+	char doc[PATH_MAX + 32], path[PATH_MAX];
 	snprintf(doc, sizeof(doc), "%s/docs/adapters.md", root);
 	FILE *f = fopen(doc, "r");
 	cr_assert_not_null(f);
-	snprintf(path, sizeof(path), "%s/my_lock.py", tmpdir);
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
 	FILE *o = fopen(path, "w");
 	char line[1024];
-	int state = 0; /* 0 before the marker, 1 before the fence, 2 inside, 3 done */
+	int state = 0, replaced = 0; /* 0 before the marker, 1 before the fence, 2 inside, 3 done */
 	while (fgets(line, sizeof(line), f) && state < 3) {
-		if (state == 0 && strstr(line, "<!-- example: adapter -->"))
+		char *at = from && state == 2 ? strstr(line, from) : NULL;
+		if (at) {
+			fprintf(o, "%.*s%s%s", (int)(at - line), line, to, at + strlen(from));
+			replaced++;
+		} else if (state == 0 && strstr(line, "<!-- example: adapter -->")) {
 			state = 1;
-		else if (state == 1 && !strncmp(line, "```python", 9))
+		} else if (state == 1 && !strncmp(line, "```python", 9)) {
 			state = 2;
-		else if (state == 2 && !strncmp(line, "```", 3))
+		} else if (state == 2 && !strncmp(line, "```", 3)) {
 			state = 3;
-		else if (state == 2)
+		} else if (state == 2) {
 			fputs(line, o);
+		}
 	}
 	fclose(f);
 	fclose(o);
 	cr_assert_eq(state, 3, "no complete example block in docs/adapters.md");
+	cr_assert_eq(replaced, from ? 1 : 0, "the example has no line with '%s'", from);
 	chmod(path, 0755);
+}
+
+/* The example of docs/adapters.md, exactly as printed there, run as exec:. */
+Test(adapters, the_documented_example_runs, .init = setup)
+{
+	char path[PATH_MAX], spec[PATH_MAX + 8], dir[PATH_MAX];
+	write_example("my_lock.py", NULL, NULL);
+	snprintf(path, sizeof(path), "%s/my_lock.py", tmpdir);
 	snprintf(spec, sizeof(spec), "exec:%s", path);
 	snprintf(dir, sizeof(dir), "%s/ex", tmpdir);
 	const char *args[] = { "run", "--strategy", spec, "--scenario", "holder-pause", "--out", dir,
@@ -135,6 +151,69 @@ Test(adapters, the_documented_example_runs, .init = setup)
 	cr_assert_str_eq(text("ex", "foreign_source"), "server");
 	cr_assert_str_eq(text("ex", "observed"), "overlap");
 	nothing_left("my_lock.py");
+}
+
+/* The claims audit of the documented example (claims D and O in its hello,
+ * protocol 3) and of a copy of it whose release is a plain DEL: the example
+ * holds both; the copy breaks O with a foreign release, staged at the
+ * failpoint its code announces (check-then-delete's stall, `at
+ * between-get-del`). The JUnit report is read by Python's xml module. */
+Test(adapters, the_audit_passes_the_example_and_fails_its_plain_del_copy, .init = setup)
+{
+	char spec[PATH_MAX + 8], dir[PATH_MAX], xml[PATH_MAX], cmd[PATH_MAX * 2], res[4096];
+	static const char *const which[] = { "my_lock.py", "my_lock_del.py" };
+
+	write_example(which[0], NULL, NULL);
+	write_example(which[1], "r.eval(RELEASE, 1, key, token) == 1", "r.delete(key) >= 0");
+	for (int k = 0; k < 2; k++) {
+		snprintf(spec, sizeof(spec), "exec:%s/%s", tmpdir, which[k]);
+		snprintf(dir, sizeof(dir), "%s/audit-%d", tmpdir, k);
+		snprintf(xml, sizeof(xml), "%s/audit-%d.xml", tmpdir, k);
+		const char *args[] = { "audit", spec, "--seed", "1", "--junit", xml, "--no-report",
+				       "--out", dir, NULL };
+		cr_assert_eq(lb(args), k, "%s: %s", which[k], out());
+		cr_assert(strstr(out(), "claims from its hello"), "%s", out());
+		snprintf(cmd, sizeof(cmd),
+			 "python3 -c 'import sys, xml.etree.ElementTree as E\n"
+			 "r = E.parse(sys.argv[1]).getroot(); assert r.tag == \"testsuites\"\n"
+			 "s = r.find(\"testsuite\"); print(s.get(\"tests\"), s.get(\"failures\"))\n"
+			 "for c in s.iter(\"testcase\"):\n"
+			 "    f = c.find(\"failure\")\n"
+			 "    print(c.get(\"name\"), \"|\", f.get(\"message\") + \" | \" + f.text if f is not None "
+			 "else \"held\")' %s", xml);
+		FILE *p = popen(cmd, "r");
+		cr_assert_not_null(p);
+		size_t n = fread(res, 1, sizeof(res) - 1, p);
+		res[n] = '\0';
+		cr_assert_eq(pclose(p), 0, "%s is not a JUnit report: %s", xml, res);
+		cr_assert(strstr(res, "D deadlock-free | held"), "%s: %s", which[k], res);
+		if (k == 0) {
+			cr_assert(!strncmp(res, "2 0\n", 4), "%s", res);
+			cr_assert(strstr(res, "O owner-release | held"), "%s", res);
+			continue;
+		}
+		cr_assert(!strncmp(res, "2 1\n", 4), "%s", res);
+		cr_assert(strstr(res, "O owner-release | check-then-delete: foreign_releases == 0: "),
+			  "O must break at the failpoint's scenario: %s", res);
+		cr_assert(strstr(res, "(observed foreign-release)"), "%s", res);
+		snprintf(cmd, sizeof(cmd), "run directory: %s/check-then-delete", dir);
+		cr_assert(strstr(res, cmd), "%s", res);
+		/* the stall was at the adapter's own failpoint, in its release */
+		snprintf(cmd, sizeof(cmd), "audit-%d/check-then-delete", k);
+		cr_assert_str_eq(text(cmd, "faults_unfired"), "-");
+		cr_assert_gt(field(cmd, "foreign_releases"), 0);
+		char ev[PATH_MAX + 64];
+		snprintf(ev, sizeof(ev), "%s/check-then-delete/events.csv", dir);
+		FILE *e = fopen(ev, "r");
+		cr_assert_not_null(e);
+		char line[256];
+		bool slept = false;
+		while (fgets(line, sizeof(line), e))
+			slept |= strstr(line, ",sleep,") && strstr(line, ",1500");
+		fclose(e);
+		cr_assert(slept, "no sleep at the failpoint in %s", ev);
+	}
+	nothing_left("my_lock");
 }
 
 Test(adapters, redis_py_is_a_library_strategy, .init = setup)
@@ -289,7 +368,7 @@ Test(adapters, an_adapter_that_exits_at_start, .init = setup)
 
 Test(adapters, an_adapter_of_another_version, .init = setup)
 {
-	broken("wrong-version.sh", "speaks protocol version 3; this lockbench speaks 2 (and accepts 1)");
+	broken("wrong-version.sh", "speaks protocol version 4; this lockbench speaks 3 (and accepts 1)");
 }
 
 Test(adapters, an_adapter_that_prints_a_malformed_line, .init = setup)

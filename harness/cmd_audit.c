@@ -1,0 +1,418 @@
+/*
+ * cmd_audit.c - `lockbench audit STRATEGY`: a lock against the claims it
+ * makes. For each claim (M D F O L, `lockbench list`'s letters: a recipe's
+ * from its table, an adapter's from its hello, or --claims), the scenarios
+ * that test it run once each on fresh servers, and each claim is judged on
+ * what they wrote: held, broken (by which scenario, in which run, with the
+ * figure), or not tested (no scenario of it applies here, and why). A report
+ * card on the terminal, in DIR/audit.md (and report.html), and with --junit
+ * in JUnit XML; exit 1 when a claim broke or went untested (skipped is never
+ * passed) unless --allow-skipped lets the untested ones by.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "adapter.h"
+#include "commands.h"
+#include "esc.h"
+#include "faults.h"
+#include "junit.h"
+#include "options.h"
+#include "outfile.h"
+#include "report.h"
+#include "results.h"
+#include "signals.h"
+
+/* What breaks a claim in one scenario: a figure's condition (threshold.h),
+ * or a class it must not be. */
+static const struct audit_test {
+	unsigned claim;            /* the claim's bit (enum lb_claim) */
+	const char *scenario;
+	const char *holds;         /* FIGURE OP N that must hold, or NULL */
+	int not_class, not_class2; /* classes the run must not be (-1: none) */
+} tests[] = {
+	{ LB_CLAIM_MUTEX, "holder-pause", "overlaps == 0", -1, -1 },
+	{ LB_CLAIM_MUTEX, "slow-holder", "overlaps == 0", -1, -1 },
+	{ LB_CLAIM_MUTEX, "check-then-delete", "overlaps == 0", -1, -1 },
+	{ LB_CLAIM_DEADLOCK_FREE, "holder-crash", NULL, LB_CLASS_DEADLOCK, -1 },
+	{ LB_CLAIM_FAULT_TOLERANT, "redlock-minority-down", NULL, LB_CLASS_UNAVAILABLE,
+	  LB_CLASS_DEADLOCK },
+	{ LB_CLAIM_OWNER_RELEASE, "check-then-delete", "foreign_releases == 0", -1, -1 },
+	{ LB_CLAIM_OWNER_RELEASE, "holder-pause", "foreign_releases == 0", -1, -1 },
+	{ LB_CLAIM_NO_LAPSE, "holder-pause", "lost_leases == 0", -1, -1 },
+	{ LB_CLAIM_NO_LAPSE, "slow-holder", "lost_leases == 0", -1, -1 },
+};
+#define N_TESTS (sizeof(tests) / sizeof(tests[0]))
+
+/* What the claims mean, for the card. */
+static const char *const meaning[LB_CLAIM_COUNT] = {
+	"at most one holder at any moment",
+	"a crashed holder's lock comes back",
+	"works while a majority of its nodes is up",
+	"only the holder can release it",
+	"the lease does not lapse while the holder works",
+};
+
+struct audit {
+	const struct lock_strategy *s;
+	unsigned claims;
+	const char *claims_from;
+	uint64_t seed;
+	bool allow_skipped, no_report;
+	char out[LB_DIR_MAX + 1];
+	char junit[LB_DIR_MAX + 1];
+	/* per test: -1 not tested, 0 broken, 1 held; what it saw; its run */
+	int verdict[N_TESTS];
+	char saw[N_TESTS][600];
+	char dir[N_TESTS][LB_DIR_MAX + 128];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: lockbench audit STRATEGY [--claims LETTERS] [--seed N] [--out DIR]\n"
+		   "                       [--junit FILE] [--allow-skipped] [--no-report]\n\n"
+		   "Tests each claim STRATEGY makes (any strategy: a recipe, a library, exec:PATH)\n"
+		   "with the scenarios that test it, each run once on fresh servers, and prints a\n"
+		   "report card: the claim, held or broken, the scenario and run that broke it.\n"
+		   "  M mutex           holder-pause, slow-holder, check-then-delete: overlaps == 0\n"
+		   "  D deadlock-free   holder-crash: not deadlock\n"
+		   "  F fault-tolerant  redlock-minority-down: not unavailable, not deadlock\n"
+		   "  O owner-release   check-then-delete, holder-pause: foreign_releases == 0\n"
+		   "  L no-lapse        holder-pause, slow-holder: lost_leases == 0\n"
+		   "The claims are the strategy's (`lockbench list`; an adapter's hello says them,\n"
+		   "protocol version 3), or --claims LETTERS (of MDFOL). A scenario that does not\n"
+		   "apply to the strategy (check-then-delete needs the failpoint between-get-del in\n"
+		   "its code: an adapter announces it) tests nothing, and says why.\n"
+		   "  --seed N          every run's seed (1)\n"
+		   "  --out DIR         where the runs and audit.md go\n"
+		   "                    (results/audit/<UTC time>-<strategy>)\n"
+		   "  --junit FILE      the card as JUnit XML, a test case a claim\n"
+		   "  --allow-skipped   a claim no scenario could test does not fail the audit\n"
+		   "  --no-report       no charts, report.md or report.html\n\n"
+		   "Exit status: 0 every claim held, 1 a claim broke, or could not be tested\n"
+		   "(unless --allow-skipped), or a run failed, 2 usage, 130 or 143 interrupted.\n");
+}
+
+/* LETTERS of MDFOL into claim bits; false when another letter is in it. */
+static bool claim_letters(const char *v, unsigned *out)
+{
+	static const char letters[] = "MDFOL";
+
+	*out = 0;
+	for (const char *c = v; *c; c++) {
+		const char *at = strchr(letters, *c);
+		if (!at)
+			return false;
+		*out |= 1u << (at - letters);
+	}
+	return *v != '\0';
+}
+
+static int parse(int argc, char **argv, struct audit *a)
+{
+	static const struct option opts[] = {
+		{ "claims", required_argument, NULL, 'c' }, { "seed", required_argument, NULL, 's' },
+		{ "out", required_argument, NULL, 'o' },    { "junit", required_argument, NULL, 'j' },
+		{ "allow-skipped", no_argument, NULL, 'a' }, { "no-report", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+	};
+	int64_t v;
+	int c;
+
+	a->seed = 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (!claim_letters(optarg, &a->claims)) {
+				lb_errorf("--claims '%s': expected letters of MDFOL (lockbench list's)",
+					  optarg);
+				return LB_EINVAL;
+			}
+			a->claims_from = "--claims";
+			break;
+		case 's':
+			if (!lb_parse_i64(optarg, 0, INT64_MAX, &v)) {
+				lb_errorf("--seed '%s': expected a non-negative integer", optarg);
+				return LB_EINVAL;
+			}
+			a->seed = (uint64_t)v;
+			break;
+		case 'o':
+			if (!lb_dir_arg_ok("--out", optarg))
+				return LB_EINVAL;
+			snprintf(a->out, sizeof(a->out), "%s", optarg);
+			break;
+		case 'j':
+			if (!lb_file_arg_ok("--junit", optarg))
+				return LB_EINVAL;
+			snprintf(a->junit, sizeof(a->junit), "%s", optarg);
+			break;
+		case 'a':
+			a->allow_skipped = true;
+			break;
+		case 'n':
+			a->no_report = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			lb_errorf("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+			return LB_EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		lb_errorf(optind < argc ? "audit takes one strategy, got '%s' too (see --help)" :
+			  "audit needs a STRATEGY (see --help)%s", optind < argc ? argv[optind + 1] : "");
+		return LB_EINVAL;
+	}
+	return (a->s = lb_strategy_or_usage(argv[optind])) ? 0 : LB_EINVAL;
+}
+
+/* The claims to test: --claims, else the adapter's hello, else its table's. */
+static int find_claims(struct audit *a)
+{
+	if (a->claims_from)
+		return 0;
+	if (lb_strategy_is_external(a->s)) {
+		char why[400];
+		if (!lb_adapter_usable(a->s, why, sizeof(why))) {
+			lb_esc_fprintf(stderr, LB_LANG_TERM, "lockbench: %s\n", why);
+			return LB_EINVAL;
+		}
+		if (lb_adapter_greet(a->s) < 0)
+			return LB_EPROTO;
+	}
+	a->claims = a->s->claims;
+	a->claims_from = lb_adapter_claims_declared(a->s) ? "its hello" : "its table";
+	if (!a->claims) {
+		lb_esc_fprintf(stderr, LB_LANG_TERM, "lockbench: %s makes no claim to test (%s); say "
+			       "which with --claims LETTERS (of MDFOL)\n", a->s->name,
+			       lb_strategy_is_external(a->s) ? "its hello has no claims=, protocol "
+			       "version 3" : "lockbench list");
+		return LB_EINVAL;
+	}
+	return 0;
+}
+
+/* Run @scenario once into a->out/@scenario; its summary in @sum. 1 ran, 0
+ * did not apply or was skipped (why in @why), negative: failed. */
+static int run_scenario(struct audit *a, const char *scenario, struct lb_summary *sum,
+			char *dir, size_t dir_len, char *why, size_t why_len)
+{
+	struct lb_run_opts o;
+	struct lb_run_result res = { 0 };
+	char *argv[] = { "audit", NULL }, seed[24], path[LB_DIR_MAX + 160];
+
+	lb_run_opts_parse(1, argv, LB_OPTS_RUN_DEFAULTS, &o);
+	if (lb_scenario_load(scenario, &o.scenario) < 0)
+		return LB_EINVAL;
+	if (lb_scenario_why_not(&o.scenario, a->s->name, why, why_len))
+		return 0;
+	for (int i = 0; i < o.scenario.n_faults; i++) { /* a stall at an instant it does not have */
+		const struct lb_fault *f = &o.scenario.faults[i];
+		if ((f->action == LB_ACT_CRASH || f->action == LB_ACT_SLEEP) && !f->fallback_holder &&
+		    !lb_strategy_has_failpoint(a->s, f->failpoint)) {
+			snprintf(why, why_len, "%s has no failpoint %s (the instant the scenario's fault "
+				 "acts at): it would test nothing", a->s->name, f->failpoint);
+			return 0;
+		}
+	}
+	o.cfg.strategy = a->s;
+	o.cfg.seed = a->seed;
+	o.cfg.status_line = false;
+	o.cfg.no_report = a->no_report;
+	lb_run_opts_apply_scenario(&o, &o.scenario);
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)a->seed);
+	char *words[] = { "run", "--scenario", (char *)scenario, "--strategy", (char *)a->s->name,
+			  "--seed", seed };
+	lb_sh_cmdline(o.cfg.cmdline, sizeof(o.cfg.cmdline), "lockbench", 7, words);
+	snprintf(dir, dir_len, "%s/%s", a->out, scenario);
+	snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%s", dir);
+	int rc = lb_run_and_report(&o.cfg, &res, NULL, false);
+	bool skipped = res.skipped[0] != '\0';
+	if (skipped)
+		snprintf(why, why_len, "%s", res.skipped);
+	lb_run_result_free(&res);
+	if (rc != LB_EXIT_OK && rc != LB_EXIT_SKIPPED)
+		return LB_EPROTO;
+	if (skipped || rc == LB_EXIT_SKIPPED)
+		return 0;
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	return lb_summary_read(path, sum) < 0 ? LB_EPROTO : 1;
+}
+
+/* Judge test @t on the summary @s: 1 held, 0 broken; what it saw in @saw. */
+static int judge(const struct audit_test *t, const struct lb_summary *s, char *saw, size_t len)
+{
+	const char *observed = lb_summary_get(s, "observed");
+	int cls = observed ? lb_class_parse(observed) : -1;
+
+	if (t->holds) {
+		struct lb_threshold th;
+		char why[300];
+		if (lb_threshold_parse(t->holds, &th, why, sizeof(why)) < 0)
+			return 0;
+		int held = lb_threshold_judge(&th, lb_summary_get(s, th.column), saw, len);
+		size_t n = strlen(saw);
+		snprintf(saw + n, len - n, " (observed %s)", observed ? observed : "?");
+		return held == 1;
+	}
+	bool held = cls >= 0 && cls != t->not_class && cls != t->not_class2 &&
+		    cls != LB_CLASS_INTERRUPTED;
+	snprintf(saw, len, "observed %s", observed ? observed : "no class");
+	return held;
+}
+
+/* Run every scenario the claims need (each once) and judge each test. */
+static int run_tests(struct audit *a)
+{
+	for (size_t i = 0; i < N_TESTS && !lb_stop_requested(); i++) {
+		a->verdict[i] = -1;
+		if (!(a->claims & tests[i].claim))
+			continue;
+		size_t same = 0; /* an earlier test of the same scenario: its run serves */
+		while (same < i && (strcmp(tests[same].scenario, tests[i].scenario) ||
+				    !(a->claims & tests[same].claim)))
+			same++;
+		struct lb_summary sum;
+		char path[LB_DIR_MAX + 160];
+		int rc;
+		if (same < i && a->verdict[same] < 0) {
+			snprintf(a->saw[i], sizeof(a->saw[i]), "%s", a->saw[same]);
+			continue;
+		}
+		if (same < i) {
+			snprintf(a->dir[i], sizeof(a->dir[i]), "%s", a->dir[same]);
+			snprintf(path, sizeof(path), "%s/summary.csv", a->dir[i]);
+			rc = lb_summary_read(path, &sum) < 0 ? LB_EPROTO : 1;
+		} else {
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "\n== %s under %s\n", a->s->name,
+				       tests[i].scenario);
+			rc = run_scenario(a, tests[i].scenario, &sum, a->dir[i], sizeof(a->dir[i]),
+					  a->saw[i], sizeof(a->saw[i]));
+		}
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			a->verdict[i] = judge(&tests[i], &sum, a->saw[i], sizeof(a->saw[i]));
+	}
+	return lb_stop_requested() ? LB_ECANCELED : 0;
+}
+
+/* A claim's verdict over its tests: the first that broke it, else held if
+ * one ran, else not tested. -1 untested | 0 broken | 1 held; @which: the
+ * test that decides (the first broken, or the first untested). */
+static int claim_verdict(const struct audit *a, unsigned bit, size_t *which)
+{
+	int v = -1;
+
+	*which = N_TESTS;
+	for (size_t i = 0; i < N_TESTS; i++) {
+		if (tests[i].claim != bit)
+			continue;
+		if (*which == N_TESTS)
+			*which = i;
+		if (a->verdict[i] == 0) {
+			*which = i;
+			return 0;
+		}
+		if (a->verdict[i] == 1)
+			v = 1;
+	}
+	return v;
+}
+
+/* The card: the terminal, audit.md, and JUnit. Failed claims (broken, or
+ * untested unless allowed). */
+static int card(const struct audit *a, FILE *md, struct lb_junit *j)
+{
+	int failed = 0;
+
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "\naudit of %s (claims from %s, seed %llu):\n",
+		       a->s->name, a->claims_from, (unsigned long long)a->seed);
+	lb_esc_fprintf(md, LB_LANG_MD, "# lockbench audit: %s\n\nEach claim %s makes (from %s), "
+		       "tested by the scenarios that can break it, each run once (seed %llu).\n\n"
+		       "| claim | what it promises | verdict | scenario: what the run showed |\n"
+		       "|---|---|---|---|\n", a->s->name, a->s->name, a->claims_from,
+		       (unsigned long long)a->seed);
+	for (unsigned c = 0; c < LB_CLAIM_COUNT; c++) {
+		if (!(a->claims & 1u << c))
+			continue;
+		size_t w;
+		int v = claim_verdict(a, 1u << c, &w);
+		const char *verdict = v > 0 ? "held" : v == 0 ? "BROKEN" : "not tested";
+		char detail[1024] = "";
+		for (size_t i = 0; i < N_TESTS; i++)
+			if (tests[i].claim == 1u << c)
+				snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), "%s%s: %s%s",
+					 detail[0] ? "; " : "", tests[i].scenario,
+					 a->verdict[i] < 0 ? "not run: " : "", a->saw[i]);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "  %c %-15s %-10s %s\n", "MDFOL"[c], lb_claim_name(c),
+			       verdict, detail);
+		lb_esc_fprintf(md, LB_LANG_MD, "| %c (%s) | %s | %s | %s |\n", "MDFOL"[c],
+			       lb_claim_name(c), meaning[c], verdict, detail);
+		bool fails = v == 0 || (v < 0 && !a->allow_skipped);
+		failed += fails;
+		if (!j)
+			continue;
+		char name[64], msg[700], text[1600];
+		snprintf(name, sizeof(name), "%c %s", "MDFOL"[c], lb_claim_name(c));
+		snprintf(msg, sizeof(msg), "%s%s: %.600s", v < 0 ? "skipped: " : "",
+			 w < N_TESTS ? tests[w].scenario : "-", w < N_TESTS ? a->saw[w] : "");
+		snprintf(text, sizeof(text), "%s\n%s%s\n", detail, w < N_TESTS && a->dir[w][0] ?
+			 "run directory: " : "", w < N_TESTS ? a->dir[w] : "");
+		lb_junit_case(j, a->s->name, name, -1, fails ? LB_JUNIT_FAIL : v < 0 ? LB_JUNIT_SKIPPED :
+			      LB_JUNIT_PASS, v > 0 ? "held" : msg, text);
+	}
+	fprintf(md, "\nThe runs are in the directories below, one a scenario.\n\n");
+	return failed;
+}
+
+int lb_cmd_audit(int argc, char **argv)
+{
+	static struct audit a; /* the runs' directories: too large for the stack */
+	struct lb_junit junit;
+	struct lb_outfile md;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	if ((rc = parse(argc, argv, &a)) != 0)
+		return rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
+	if ((rc = find_claims(&a)) < 0)
+		return rc == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
+	if (!a.out[0])
+		lb_default_out_dir("results/audit", a.s->name, a.out, sizeof(a.out));
+	if (lb_results_prepare_dir(a.out) < 0)
+		return LB_EXIT_FAIL;
+	if ((rc = run_tests(&a)) < 0) {
+		lb_errorf("the audit of %s stopped%s: no card is written", a.s->name,
+			  rc == LB_ECANCELED ? " (interrupted)" : " (a run failed, above)");
+		return LB_EXIT_FAIL;
+	}
+	if (a.junit[0] && lb_junit_open(&junit, a.junit, "lockbench audit") < 0)
+		return LB_EXIT_FAIL;
+	if (lb_outfile_open(&md, a.out, "audit.md", true) < 0) {
+		if (a.junit[0])
+			lb_junit_close(&junit);
+		return LB_EXIT_FAIL;
+	}
+	int failed = card(&a, md.f, a.junit[0] ? &junit : NULL);
+	int exit_code = failed ? LB_EXIT_FAIL : LB_EXIT_OK;
+	if (lb_outfile_close(&md) < 0 || (a.junit[0] && lb_junit_close(&junit) < 0))
+		exit_code = LB_EXIT_FAIL;
+	if (!a.no_report && lb_report_dir(a.out) < 0)
+		exit_code = LB_EXIT_FAIL;
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "%s: %d claim%s %s; the card in %s/audit.md%s\n",
+		       failed ? "FAILED" : "passed", failed ? failed : __builtin_popcount(a.claims),
+		       (failed ? failed : __builtin_popcount(a.claims)) == 1 ? "" : "s",
+		       failed ? "broken or not tested" : "held", a.out,
+		       a.no_report ? "" : " (and report.html)");
+	return exit_code;
+}
