@@ -413,12 +413,17 @@ void lb_summary_json(FILE *f, const struct lb_summary *s)
 		fputs(i ? ",\n    " : "\n    ", f);
 		lb_esc_fprintf(f, LB_LANG_JSON, "%s", s->name[i]);
 		fputs(": {\"value\": ", f);
+		char v[sizeof(s->value[0])]; /* as summary.csv holds it: a control byte a space */
+		snprintf(v, sizeof(v), "%s", s->value[i]);
+		for (char *p = v; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = ' ';
 		if (na)
 			fputs("null", f);
-		else if (d && d->kind != LB_FD_TEXT && json_number(s->value[i]))
-			fputs(s->value[i], f);
+		else if (d && d->kind != LB_FD_TEXT && json_number(v))
+			fputs(v, f);
 		else
-			lb_esc_fprintf(f, LB_LANG_JSON, "%s", s->value[i]);
+			lb_esc_fprintf(f, LB_LANG_JSON, "%s", v);
 		if (d && d->unit[0])
 			lb_esc_fprintf(f, LB_LANG_JSON, ", \"unit\": %s", d->unit);
 		if (na)

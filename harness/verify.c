@@ -1,6 +1,7 @@
 #include "esc.h"
 #include "verify.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <signal.h>
 #include <unistd.h>
@@ -375,6 +376,85 @@ static void check_lost(struct ctx *c, double *lost, double *lost_max)
 	figure(c, "lost_updates_max", *lost_max, true, 0);
 }
 
+/* Is @p a JSON string ("...": no raw control byte, only JSON's escapes), and
+ * where does it end? NULL when it is not one. */
+static const char *json_string_end(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	for (; *p && *p != '"'; p++) {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p != '\\')
+			continue;
+		p++;
+		if (*p == 'u') {
+			for (int i = 1; i <= 4; i++)
+				if (!isxdigit((unsigned char)p[i]))
+					return NULL;
+			p += 4;
+		} else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+			return NULL;
+		}
+	}
+	return *p == '"' ? p + 1 : NULL;
+}
+
+/* summary.json against summary.csv: line for line what lockbench writes from
+ * the summary it read (results.h), a reason of n/a aside (any JSON string;
+ * summary.csv does not hold it). A run written before summary.json existed
+ * has none: said, not counted. */
+static void check_json(struct ctx *c, const char *dir)
+{
+	char path[4096], *want = NULL, line[4096];
+	size_t want_len = 0;
+	int n = 0, bad = 0;
+
+	snprintf(path, sizeof(path), "%.4000s/summary.json", dir);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		if (c->out)
+			fprintf(c->out, "  %-22s absent (a run written before lockbench wrote it)\n",
+				"summary.json");
+		return;
+	}
+	FILE *m = open_memstream(&want, &want_len);
+	if (m) {
+		lb_summary_json(m, c->s); /* a reason read back is "": any string stands there */
+		fclose(m);
+	}
+	const char *w = want;
+	while (w && *w && !bad) {
+		size_t k = strcspn(w, "\n");
+		n++;
+		if (!fgets(line, sizeof(line), f))
+			bad = n;
+		line[strcspn(line, "\n")] = '\0';
+		const char *hole = strstr(w, ", \"why\": \"\"}");
+		if (!bad && hole && hole < w + k) { /* the reason: any JSON string */
+			size_t pre = (size_t)(hole - w) + strlen(", \"why\": ");
+			const char *end = strncmp(line, w, pre) ? NULL : json_string_end(line + pre);
+			bool tail_ok = end && (!strcmp(end, "}") || !strcmp(end, "},"));
+			bad = tail_ok && (end[1] == ',') == (w[k - 1] == ',') ? 0 : n;
+		} else if (!bad) {
+			bad = strlen(line) == k && !strncmp(line, w, k) ? 0 : n;
+		}
+		w += k + (w[k] == '\n');
+	}
+	if (!bad && fgets(line, sizeof(line), f))
+		bad = n + 1; /* more than the summary holds */
+	fclose(f);
+	free(want);
+	c->v->figures++;
+	if (c->out)
+		fprintf(c->out, "  %-22s %s", "summary.json", bad ? "DIFFERS from summary.csv at line " :
+			"agrees with summary.csv\n");
+	if (bad && c->out)
+		fprintf(c->out, "%d\n", bad);
+	if (bad)
+		differs(c, "summary.json");
+}
+
 int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 {
 	struct run_in in = { .n = 0 };
@@ -404,6 +484,7 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	figure(&c, "split_brain_ms", (double)(sb_to - sb_from) / 1e6, split, 0);
 	cost(&c, in.sec, in.n, &in.shape);
 	outcome(&c, &v, lost, lost_max);
+	check_json(&c, dir);
 	run_in_free(&in);
 	return rc;
 }

@@ -327,3 +327,41 @@ Test(gate, junit_reports_what_was_judged, .init = mktmp)
 	const char *nocheck[] = { "matrix", "--junit", xml, NULL };
 	cr_assert_eq(lb(nocheck), 2);
 }
+
+/* lockbench check holds summary.json to summary.csv: a figure changed in
+ * it is a difference; the reason of an n/a may be any JSON string, but a
+ * string that is not one is a difference too. */
+Test(gate, check_holds_summary_json_to_summary_csv, .init = mktmp)
+{
+	char dir[128], path[160];
+	snprintf(dir, sizeof(dir), "%s/j", tmpdir);
+	const char *args[] = { "run", "--strategy", "token-lua", "--clients", "1", "--duration", "0.3",
+			       "--no-status", "--no-report", "--out", dir, NULL };
+	cr_assert_eq(lb(args), 0, "%s", output());
+	const char *check[] = { "check", dir, NULL };
+	cr_assert_eq(lb(check), 0, "%s", output());
+	cr_assert(strstr(output(), "summary.json           agrees with summary.csv"), "%s", output());
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	char *text = strdup(fx_slurp(tmpdir, "j/summary.json"));
+	static const struct { const char *from, *to; int rc; } edits[] = {
+		{ "\"clients\": {\"value\": 1,", "\"clients\": {\"value\": 2,", 1 },
+		{ "\"handoff_p50_us\": {\"value\": null, \"unit\": \"us\", \"why\": \"",
+		  "\"handoff_p50_us\": {\"value\": null, \"unit\": \"us\", \"why\": \"edited: ", 0 },
+		{ "\"handoff_p50_us\": {\"value\": null, \"unit\": \"us\", \"why\": \"",
+		  "\"handoff_p50_us\": {\"value\": null, \"unit\": \"us\", \"why\": \"\\q", 1 },
+		{ "\"handoff_p50_us\": {\"value\": null,", "\"handoff_p50_us\": {\"value\": 0,", 1 },
+	};
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		char *at = strstr(text, edits[i].from);
+		cr_assert_not_null(at, "no '%s' in summary.json:\n%s", edits[i].from, text);
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fprintf(f, "%.*s%s%s", (int)(at - text), text, edits[i].to, at + strlen(edits[i].from));
+		fclose(f);
+		cr_assert_eq(lb(check), edits[i].rc, "edit %zu: %s", i, output());
+		if (edits[i].rc)
+			cr_assert(strstr(output(), "summary.json           DIFFERS from summary.csv at line"),
+				  "%s", output());
+	}
+	free(text);
+}
