@@ -1100,8 +1100,10 @@ bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, cha
 	 * that announces it (protocol version 3: its hello names it) */
 	for (int i = 0; s && lb_strategy_is_external(s) && i < sc->n_faults; i++) {
 		const struct lb_fault *f = &sc->faults[i];
-		if ((f->action == LB_ACT_CRASH || f->action == LB_ACT_SLEEP) && !f->fallback_holder &&
-		    !external_has_failpoint(s, f->failpoint)) {
+		/* asked with a fallback too: the run must know whether the fault acts at
+		 * the failpoint (lb_strategy_has_failpoint) or falls back on the holder */
+		if ((f->action == LB_ACT_CRASH || f->action == LB_ACT_SLEEP) &&
+		    !external_has_failpoint(s, f->failpoint) && !f->fallback_holder) {
 			snprintf(why, len, "scenario %s's fault [%s] acts at the failpoint %s, which %s's "
 				 "code does not announce (its hello names no such failpoint, and the "
 				 "fault has no fallback): n/a", sc->name, f->name, f->failpoint, strategy);

@@ -294,7 +294,13 @@ static int at_failpoint(struct adapter *a, const char *name)
 		named |= !strcmp(a->failpoints[i], name);
 	if (!named)
 		return protocol_error(a, "announced a failpoint its hello did not name", name);
+	/* held still meanwhile: a crash here closes its pipe before the kernel
+	 * kills it (PDEATHSIG comes after the dying client's files are closed),
+	 * and an adapter that took that end of file for "go on" would send the
+	 * command after the failpoint. Stopped, it sends nothing, and dies so. */
+	kill(a->pid, SIGSTOP);
 	lb_failpoint(name);
+	kill(a->pid, SIGCONT);
 	return send_line(a, "go", lb_now_ns() + START_LIMIT_MS * LB_NS_PER_MS);
 }
 

@@ -216,6 +216,32 @@ Test(adapters, the_audit_passes_the_example_and_fails_its_plain_del_copy, .init 
 	nothing_left("my_lock");
 }
 
+/* A crash at an adapter's own failpoint: crash-before-expire kills the client
+ * between its program's SETNX and PEXPIRE (`at after-setnx`), so the lock is
+ * left with no TTL and never comes back: deadlock, every time, and nothing
+ * of the program is left. Its `at` goes on at end of file on purpose: only
+ * lockbench's holding it still keeps the PEXPIRE from going out. */
+Test(adapters, a_crash_at_an_adapters_failpoint_leaves_its_lock_without_a_ttl, .init = setup)
+{
+	char dir[PATH_MAX], name[32];
+	for (int seed = 1; seed <= 3; seed++) {
+		snprintf(name, sizeof(name), "crash-%d", seed);
+		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, name);
+		char seed_text[8];
+		snprintf(seed_text, sizeof(seed_text), "%d", seed);
+		const char *args[] = { "run", "--strategy", adapter("setnx-then-expire.py"), "--scenario",
+				       "crash-before-expire", "--seed", seed_text, "--out", dir,
+				       "--no-status", "--no-report", NULL };
+		cr_assert_eq(lb(args), 0, "%s", out());
+		cr_assert_str_eq(text(name, "observed"), "deadlock", "seed %d: %s", seed, out());
+		cr_assert_str_eq(text(name, "faults_unfired"), "-");
+		cr_assert(strstr(out(), "faults       crash "), "the crash was not at the failpoint "
+			  "(a kill is the fallback's): %s", out());
+		cr_assert_null(strstr(out(), "faults       kill"), "%s", out());
+	}
+	nothing_left("setnx-then-expire.py");
+}
+
 Test(adapters, redis_py_is_a_library_strategy, .init = setup)
 {
 	const char *list[] = { "list", NULL };
