@@ -69,6 +69,7 @@ struct audit {
 	int verdict[N_TESTS];
 	char saw[N_TESTS][600];
 	char dir[N_TESTS][LB_DIR_MAX + 128];
+	int count[4];              /* claims by verdict + 2: run failed, untested, broken, held */
 };
 
 static void usage(FILE *f)
@@ -180,20 +181,19 @@ static int find_claims(struct audit *a)
 {
 	if (a->claims_from)
 		return 0;
-	if (lb_strategy_is_external(a->s)) {
-		char why[400];
-		if (!lb_adapter_usable(a->s, why, sizeof(why))) {
-			lb_esc_fprintf(stderr, LB_LANG_TERM, "lockbench: %s\n", why);
-			return LB_EINVAL;
-		}
-		if (lb_adapter_greet(a->s) < 0)
-			return LB_EPROTO;
-	}
+	char why[400];
+	/* a library that cannot run here keeps its manifest's claims: each is then
+	 * not tested, with the reason its runs are skipped */
+	if (lb_strategy_is_external(a->s) && lb_adapter_usable(a->s, why, sizeof(why)) &&
+	    lb_adapter_greet(a->s) < 0)
+		return LB_EPROTO;
 	a->claims = a->s->claims;
-	a->claims_from = lb_adapter_claims_declared(a->s) ? "its hello" : "its table";
+	a->claims_from = lb_adapter_claims_declared(a->s) ? "its hello" :
+			 lb_strategy_is_external(a->s) ? "its manifest" : "its table";
 	if (!a->claims) {
 		lb_esc_fprintf(stderr, LB_LANG_TERM, "lockbench: %s makes no claim to test (%s); say "
 			       "which with --claims LETTERS (of MDFOL)\n", a->s->name,
+			       lb_adapter_claims_declared(a->s) ? "its hello says claims=-" :
 			       lb_strategy_is_external(a->s) ? "its hello has no claims=, protocol "
 			       "version 3" : "lockbench list");
 		return LB_EINVAL;
@@ -248,35 +248,48 @@ static int run_scenario(struct audit *a, const char *scenario, struct lb_summary
 	return lb_summary_read(path, sum) < 0 ? LB_EPROTO : 1;
 }
 
-/* Judge test @t on the summary @s: 1 held, 0 broken; what it saw in @saw. */
+/* Judge test @t on the summary @s: 1 held, 0 broken, -1 not tested (a run
+ * that shows nothing: inconclusive, cut short); what it saw in @saw. */
 static int judge(const struct audit_test *t, const struct lb_summary *s, char *saw, size_t len)
 {
 	const char *observed = lb_summary_get(s, "observed");
 	int cls = observed ? lb_class_parse(observed) : -1;
 
+	if (cls < 0 || cls == LB_CLASS_INCONCLUSIVE || cls == LB_CLASS_INTERRUPTED) {
+		const char *why = lb_summary_get(s, "observed_why");
+		snprintf(saw, len, "the run is %.20s, it shows nothing to judge: %.400s",
+			 observed ? observed : "without a class", why ? why : "");
+		return -1;
+	}
 	if (t->holds) {
 		struct lb_threshold th;
 		char why[300];
 		if (lb_threshold_parse(t->holds, &th, why, sizeof(why)) < 0)
 			return 0;
-		int held = lb_threshold_judge(&th, lb_summary_get(s, th.column), saw, len);
+		int held = lb_threshold_judge(&th, lb_summary_value(s, th.column), saw, len);
 		size_t n = strlen(saw);
 		snprintf(saw + n, len - n, " (observed %s)", observed ? observed : "?");
 		return held == 1;
 	}
-	bool held = cls >= 0 && cls != t->not_class && cls != t->not_class2 &&
-		    cls != LB_CLASS_INTERRUPTED;
+	bool held = cls != t->not_class && cls != t->not_class2;
 	snprintf(saw, len, "observed %s", observed ? observed : "no class");
 	return held;
 }
 
-/* Run every scenario the claims need (each once) and judge each test. */
-static int run_tests(struct audit *a)
+/* Run every scenario the claims need (each once) and judge each test; a
+ * run that failed is -2 (it said why), and what an interrupt left is not
+ * run. */
+static void run_tests(struct audit *a)
 {
-	for (size_t i = 0; i < N_TESTS && !lb_stop_requested(); i++) {
+	for (size_t i = 0; i < N_TESTS; i++)
 		a->verdict[i] = -1;
+	for (size_t i = 0; i < N_TESTS; i++) {
 		if (!(a->claims & tests[i].claim))
 			continue;
+		if (lb_stop_requested()) {
+			snprintf(a->saw[i], sizeof(a->saw[i]), "the audit was interrupted");
+			continue;
+		}
 		size_t same = 0; /* an earlier test of the same scenario: its run serves */
 		while (same < i && (strcmp(tests[same].scenario, tests[i].scenario) ||
 				    !(a->claims & tests[same].claim)))
@@ -284,7 +297,8 @@ static int run_tests(struct audit *a)
 		struct lb_summary sum;
 		char path[LB_DIR_MAX + 160];
 		int rc;
-		if (same < i && a->verdict[same] < 0) {
+		if (same < i && a->verdict[same] < 0 && !a->dir[same][0]) { /* it did not run */
+			a->verdict[i] = a->verdict[same];
 			snprintf(a->saw[i], sizeof(a->saw[i]), "%s", a->saw[same]);
 			continue;
 		}
@@ -298,17 +312,20 @@ static int run_tests(struct audit *a)
 			rc = run_scenario(a, tests[i].scenario, &sum, a->dir[i], sizeof(a->dir[i]),
 					  a->saw[i], sizeof(a->saw[i]));
 		}
-		if (rc < 0)
-			return rc;
+		if (rc < 0 && !lb_stop_requested()) {
+			a->verdict[i] = -2;
+			snprintf(a->saw[i], sizeof(a->saw[i]), "the run failed (lockbench said why above)");
+		} else if (rc < 0) {
+			snprintf(a->saw[i], sizeof(a->saw[i]), "the audit was interrupted");
+		}
 		if (rc > 0)
 			a->verdict[i] = judge(&tests[i], &sum, a->saw[i], sizeof(a->saw[i]));
 	}
-	return lb_stop_requested() ? LB_ECANCELED : 0;
 }
 
-/* A claim's verdict over its tests: the first that broke it, else held if
- * one ran, else not tested. -1 untested | 0 broken | 1 held; @which: the
- * test that decides (the first broken, or the first untested). */
+/* A claim's verdict over its tests: a run that failed, else the first test
+ * that broke it, else held if one held, else not tested. -2 a run failed |
+ * -1 untested | 0 broken | 1 held; @which: the test that decides. */
 static int claim_verdict(const struct audit *a, unsigned bit, size_t *which)
 {
 	int v = -1;
@@ -319,11 +336,11 @@ static int claim_verdict(const struct audit *a, unsigned bit, size_t *which)
 			continue;
 		if (*which == N_TESTS)
 			*which = i;
-		if (a->verdict[i] == 0) {
+		if ((a->verdict[i] == -2 && v != -2) || (a->verdict[i] == 0 && v != -2 && v != 0)) {
 			*which = i;
-			return 0;
+			v = a->verdict[i];
 		}
-		if (a->verdict[i] == 1)
+		if (a->verdict[i] == 1 && v == -1)
 			v = 1;
 	}
 	return v;
@@ -331,7 +348,7 @@ static int claim_verdict(const struct audit *a, unsigned bit, size_t *which)
 
 /* The card: the terminal, audit.md, and JUnit. Failed claims (broken, or
  * untested unless allowed). */
-static int card(const struct audit *a, FILE *md, struct lb_junit *j)
+static int card(struct audit *a, FILE *md, struct lb_junit *j)
 {
 	int failed = 0;
 
@@ -347,28 +364,31 @@ static int card(const struct audit *a, FILE *md, struct lb_junit *j)
 			continue;
 		size_t w;
 		int v = claim_verdict(a, 1u << c, &w);
-		const char *verdict = v > 0 ? "held" : v == 0 ? "BROKEN" : "not tested";
+		const char *verdict = v > 0 ? "held" : v == 0 ? "BROKEN" : v == -2 ? "RUN FAILED" :
+				      "not tested";
 		char detail[1024] = "";
 		for (size_t i = 0; i < N_TESTS; i++)
 			if (tests[i].claim == 1u << c)
 				snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), "%s%s: %s%s",
 					 detail[0] ? "; " : "", tests[i].scenario,
-					 a->verdict[i] < 0 ? "not run: " : "", a->saw[i]);
+					 a->verdict[i] < 0 && !a->dir[i][0] ? "not run: " : "",
+					 a->saw[i]);
 		lb_esc_fprintf(stdout, LB_LANG_TERM, "  %c %-15s %-10s %s\n", "MDFOL"[c], lb_claim_name(c),
 			       verdict, detail);
 		lb_esc_fprintf(md, LB_LANG_MD, "| %c (%s) | %s | %s | %s |\n", "MDFOL"[c],
 			       lb_claim_name(c), meaning[c], verdict, detail);
-		bool fails = v == 0 || (v < 0 && !a->allow_skipped);
+		bool fails = v == 0 || v == -2 || (v == -1 && !a->allow_skipped);
 		failed += fails;
+		a->count[v + 2]++;
 		if (!j)
 			continue;
 		char name[64], msg[700], text[1600];
 		snprintf(name, sizeof(name), "%c %s", "MDFOL"[c], lb_claim_name(c));
-		snprintf(msg, sizeof(msg), "%s%s: %.600s", v < 0 ? "skipped: " : "",
+		snprintf(msg, sizeof(msg), "%s%s: %.600s", v == -1 ? "skipped: " : "",
 			 w < N_TESTS ? tests[w].scenario : "-", w < N_TESTS ? a->saw[w] : "");
 		snprintf(text, sizeof(text), "%s\n%s%s\n", detail, w < N_TESTS && a->dir[w][0] ?
 			 "run directory: " : "", w < N_TESTS ? a->dir[w] : "");
-		lb_junit_case(j, a->s->name, name, -1, fails ? LB_JUNIT_FAIL : v < 0 ? LB_JUNIT_SKIPPED :
+		lb_junit_case(j, a->s->name, name, -1, fails ? LB_JUNIT_FAIL : v == -1 ? LB_JUNIT_SKIPPED :
 			      LB_JUNIT_PASS, v > 0 ? "held" : msg, text);
 	}
 	fprintf(md, "\nThe runs are in the directories below, one a scenario.\n\n");
@@ -391,11 +411,7 @@ int lb_cmd_audit(int argc, char **argv)
 		lb_default_out_dir("results/audit", a.s->name, a.out, sizeof(a.out));
 	if (lb_results_prepare_dir(a.out) < 0)
 		return LB_EXIT_FAIL;
-	if ((rc = run_tests(&a)) < 0) {
-		lb_errorf("the audit of %s stopped%s: no card is written", a.s->name,
-			  rc == LB_ECANCELED ? " (interrupted)" : " (a run failed, above)");
-		return LB_EXIT_FAIL;
-	}
+	run_tests(&a); /* what failed or was not run is on the card too */
 	if (a.junit[0] && lb_junit_open(&junit, a.junit, "lockbench audit") < 0)
 		return LB_EXIT_FAIL;
 	if (lb_outfile_open(&md, a.out, "audit.md", true) < 0) {
@@ -407,12 +423,12 @@ int lb_cmd_audit(int argc, char **argv)
 	int exit_code = failed ? LB_EXIT_FAIL : LB_EXIT_OK;
 	if (lb_outfile_close(&md) < 0 || (a.junit[0] && lb_junit_close(&junit) < 0))
 		exit_code = LB_EXIT_FAIL;
-	if (!a.no_report && lb_report_dir(a.out) < 0)
+	if (!a.no_report && !lb_stop_requested() && lb_report_dir(a.out) < 0)
 		exit_code = LB_EXIT_FAIL;
-	lb_esc_fprintf(stdout, LB_LANG_TERM, "%s: %d claim%s %s; the card in %s/audit.md%s\n",
-		       failed ? "FAILED" : "passed", failed ? failed : __builtin_popcount(a.claims),
-		       (failed ? failed : __builtin_popcount(a.claims)) == 1 ? "" : "s",
-		       failed ? "broken or not tested" : "held", a.out,
-		       a.no_report ? "" : " (and report.html)");
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "%s: %d held, %d broken, %d not tested%s, %d whose run "
+		       "failed%s; the card in %s/audit.md%s\n", failed ? "FAILED" : "passed",
+		       a.count[3], a.count[2], a.count[1], a.count[1] && a.allow_skipped ?
+		       " (allowed)" : "", a.count[0], lb_stop_requested() ? " (interrupted)" : "",
+		       a.out, a.no_report ? "" : " (and report.html)");
 	return exit_code;
 }

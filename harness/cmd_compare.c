@@ -86,6 +86,11 @@ int lb_cmd_compare(int argc, char **argv)
 		snprintf(base, sizeof(base), "%.3900s", o.cfg.out_dir);
 	else
 		lb_default_out_dir("results/runs", "compare", base, sizeof(base));
+	if (o.junit_path[0] && !strcmp(o.junit_path, base)) {
+		lb_errorf("--junit %s is the comparison's directory (--out): name a file beside it",
+			  o.junit_path);
+		return LB_EXIT_USAGE;
+	}
 	if (lb_results_prepare_dir(base) < 0)
 		return LB_EXIT_FAIL;
 	struct lb_outfile out;

@@ -38,6 +38,7 @@ struct cell {
 	int observed[MAX_REPEAT];
 	char skipped[512];     /* non-empty: the cell could not run here, and why */
 	char differs[300];     /* how the first repetition that differed did */
+	bool failed;           /* a run of it failed (it said why): the matrix stopped there */
 	/* figures of the repetitions, summed */
 	uint64_t overlaps, foreign, lost_leases, errors, stale, aborted;
 	bool foreign_na;       /* a repetition could not measure foreign releases */
@@ -256,6 +257,11 @@ static int parse(int argc, char **argv, struct matrix *m)
 		lb_errorf("--junit FILE records what --check judges: add --check");
 		return LB_EINVAL;
 	}
+	if (m->junit[0] && !strcmp(m->junit, m->out)) {
+		lb_errorf("--junit %s is the matrix's directory (--out): name a file beside it",
+			  m->junit);
+		return LB_EINVAL;
+	}
 	return defaults(m);
 }
 
@@ -345,8 +351,10 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 	const struct lb_scenario *sc = &m->sc[cell->scenario];
 	const char *expected = cell->expected >= 0 ? lb_class_name((enum lb_class)cell->expected) : "-";
 
-	if (r->rc < 0)
+	if (r->rc < 0) {
+		cell->failed = true;
 		return r->rc;
+	}
 	if (r->skipped[0]) {
 		snprintf(cell->skipped, sizeof(cell->skipped), "%s", r->skipped);
 		lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%s,%s,skipped,%d,skipped,,,,,,,,,,,%llu,%s\n",
@@ -706,8 +714,12 @@ static int write_junit(const struct matrix *m)
 		if (c->skipped[0]) {
 			o = m->allow_skipped ? LB_JUNIT_SKIPPED : LB_JUNIT_FAIL;
 			snprintf(msg, sizeof(msg), "skipped: %.500s", c->skipped);
+		} else if (c->failed) {
+			snprintf(msg, sizeof(msg), "a run failed (lockbench said why): the matrix "
+				 "stopped there");
 		} else if (c->runs == 0) {
-			snprintf(msg, sizeof(msg), "not run: the matrix was interrupted");
+			snprintf(msg, sizeof(msg), "not run: %s", lb_stop_requested() ? "the matrix was "
+				 "interrupted" : "the matrix stopped before it (a run failed)");
 		} else if (c->passes == c->runs) {
 			o = LB_JUNIT_PASS;
 			snprintf(msg, sizeof(msg), "%d of %d runs as expected", c->passes, c->runs);

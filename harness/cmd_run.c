@@ -1,5 +1,6 @@
 /* cmd_run.c - `lockbench run`: one strategy under contention, judged. */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -85,11 +86,16 @@ int lb_cmd_run(int argc, char **argv)
 
 	if (rc != 0)
 		return rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
-	o.cfg.status_line = o.cfg.status_line && isatty(STDOUT_FILENO);
+	o.cfg.status_line = o.cfg.status_line && isatty(STDOUT_FILENO) && !o.json; /* stdout: JSON */
 	if (!o.out_given)
 		lb_default_out_dir("results/runs", o.cfg.strategy->name, o.cfg.out_dir,
 				   sizeof(o.cfg.out_dir));
 	struct lb_junit junit;
+	if (o.junit_path[0] && !strcmp(o.junit_path, o.cfg.out_dir)) {
+		lb_errorf("--junit %s is the run's directory (--out): name a file beside it",
+			  o.junit_path);
+		return LB_EXIT_USAGE;
+	}
 	if (o.junit_path[0]) {
 		if (lb_junit_open(&junit, o.junit_path, "lockbench run") < 0)
 			return LB_EXIT_FAIL;

@@ -102,10 +102,15 @@ int lb_gate_judge(const struct lb_gate *g, const struct lb_scenario *sc, const c
 	char *buf = NULL;
 	size_t len = 0;
 
-	if (cls < 0 || cls == LB_CLASS_INTERRUPTED)
-		return lb_gate_unjudged(g, sc, strategy, cls < 0 ? "the summary has no class" :
-					"the run was cut short: what it measured is not a whole run",
-					dir, f);
+	if (cls < 0 || cls == LB_CLASS_INTERRUPTED || cls == LB_CLASS_INCONCLUSIVE) {
+		char why_not[400];
+		const char *told = lb_summary_get(s, "observed_why");
+		snprintf(why_not, sizeof(why_not), "%s%.300s", cls < 0 ? "the summary has no class" :
+			 cls == LB_CLASS_INTERRUPTED ? "the run was cut short: what it measured is not "
+			 "a whole run" : "the run is inconclusive, it shows nothing to judge: ",
+			 cls == LB_CLASS_INCONCLUSIVE && told ? told : "");
+		return lb_gate_unjudged(g, sc, strategy, why_not, dir, f);
+	}
 	FILE *log = open_memstream(&buf, &len);
 	if (!log)
 		return lb_gate_unjudged(g, sc, strategy, "out of memory", dir, f);
@@ -122,15 +127,15 @@ int lb_gate_judge(const struct lb_gate *g, const struct lb_scenario *sc, const c
 		bool own = i < g->n_thresholds;
 		const struct lb_threshold *t = own ? &g->thresholds[i] :
 						     &sc->thresholds[i - g->n_thresholds];
-		int held = lb_threshold_judge(t, lb_summary_get(s, t->column), text, sizeof(text));
+		int held = lb_threshold_judge(t, lb_summary_value(s, t->column), text, sizeof(text));
 		snprintf(line, sizeof(line), "%s (%s)", text, own ? "--threshold" :
 			 "the scenario's threshold");
 		if (condition(f, log, held == 1, line) && !failed++)
 			snprintf(first, sizeof(first), "%s", line);
 	}
 	if (failed)
-		fprintf(f, "  check        FAILED: %d of %d condition%s not held (exit status 1)\n",
-			failed, n, n == 1 ? "" : "s");
+		fprintf(f, "  check        FAILED: %d of %d condition%s not held (the exit status is "
+			"not 0)\n", failed, n, n == 1 ? "" : "s");
 	else
 		fprintf(f, "  check        passed: %d condition%s held\n", n, n == 1 ? "" : "s");
 	figures(log, s);
@@ -149,7 +154,7 @@ int lb_gate_unjudged(const struct lb_gate *g, const struct lb_scenario *sc, cons
 	char message[400];
 
 	lb_esc_fprintf(f, LB_LANG_TERM, "  check        FAILED: %s; none of the %d condition%s can "
-		       "hold (exit status 1)\n", why, n, n == 1 ? "" : "s");
+		       "hold (the exit status is not 0)\n", why, n, n == 1 ? "" : "s");
 	snprintf(message, sizeof(message), "%s%s", strstr(why, "skipped") ? "skipped: " : "", why);
 	junit_case(g, sc, strategy, -1, 1, message, "", dir);
 	return n > 0 ? n : 1;

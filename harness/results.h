@@ -53,8 +53,9 @@ double lb_acquire_quantile_us(const struct lb_run_result *res, double q, bool *l
 void lb_acquire_text(const struct lb_run_result *res, double q, char *buf, size_t len);
 /* NULL when absent. */
 const char *lb_summary_get(const struct lb_summary *s, const char *name);
-/* lb_summary_get for struct lb_observed (scenario.h): @summary is a struct
- * lb_summary. */
+/* lb_summary_get for struct lb_observed (scenario.h) and thresholds:
+ * @summary is a struct lb_summary; an acquire figure acquire_lower_bounds
+ * names comes as ">=VALUE" (threshold.h). Valid until the next call. */
 const char *lb_summary_value(const void *summary, const char *name);
 /* The field as a number, or @dflt when absent. */
 double lb_summary_num(const struct lb_summary *s, const char *name, double dflt);

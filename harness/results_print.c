@@ -97,7 +97,7 @@ static void print_outcome(FILE *f, const struct lb_run_cfg *cfg, const struct lb
 	for (int i = 0; cfg->scenario && i < cfg->scenario->n_thresholds; i++) {
 		const struct lb_threshold *t = &cfg->scenario->thresholds[i];
 		char line[200];
-		int held = lb_threshold_judge(t, lb_summary_get(s, t->column), line, sizeof(line));
+		int held = lb_threshold_judge(t, lb_summary_value(s, t->column), line, sizeof(line));
 		lb_esc_fprintf(f, LB_LANG_TERM, "\n  threshold    %s: %s (scenario %s)", line,
 			       held == 1 ? "held" : "NOT HELD", cfg->scenario_name);
 	}

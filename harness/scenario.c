@@ -493,10 +493,17 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 
 int lb_expect_parse(const char *text, struct lb_scenario_expect *e, char *why, size_t len)
 {
-	char v[128], fig[160];
+	char v[256], fig[160];
 
 	memset(e, 0, sizeof(*e));
+	if (strlen(text) >= sizeof(v)) {
+		snprintf(why, len, "%zu characters; an expectation is at most %zu", strlen(text),
+			 sizeof(v) - 1);
+		return LB_EINVAL;
+	}
 	snprintf(v, sizeof(v), "%s", text);
+	for (size_t n = strlen(v); n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'); n--)
+		v[n - 1] = '\0';
 	char *comma = strchr(v, ',');
 	if (comma) {
 		*comma = '\0';
@@ -1058,13 +1065,19 @@ void lb_scenario_expect_text(const struct lb_scenario *sc, const char *strategy,
 }
 
 /* Does external strategy @s announce failpoint @name? Its hello is asked
- * (once per process) only when a scenario has such a fault. */
+ * (once per process) only when a scenario has such a fault. A program whose
+ * hello cannot be read (it said why) is taken at its word that it might:
+ * the run then starts it, and fails on it loudly, rather than leaving the
+ * scenario out as if it did not apply. An unusable library is left for the
+ * run to skip, with its reason. */
 static bool external_has_failpoint(const struct lock_strategy *s, const char *name)
 {
 	char usable[400];
 
-	if (!lb_adapter_usable(s, usable, sizeof(usable)) || lb_adapter_greet(s) < 0)
+	if (!lb_adapter_usable(s, usable, sizeof(usable)))
 		return false;
+	if (lb_adapter_greet(s) < 0)
+		return true;
 	for (const char *const *f = s->failpoints; f && *f; f++)
 		if (!strcmp(*f, name))
 			return true;

@@ -125,7 +125,25 @@ const char *lb_summary_get(const struct lb_summary *s, const char *name)
 
 const char *lb_summary_value(const void *summary, const char *name)
 {
-	return lb_summary_get(summary, name);
+	static char marked[sizeof(((struct lb_summary *)0)->value[0]) + 2];
+	const char *v = lb_summary_get(summary, name), *bounds;
+	static const char *const tag[][2] = { { "acquire_p50_us", "p50" }, { "acquire_p90_us", "p90" },
+					       { "acquire_p99_us", "p99" }, { "acquire_p999_us", "p999" },
+					       { "acquire_max_us", "max" } };
+
+	if (!v || !(bounds = lb_summary_get(summary, "acquire_lower_bounds")))
+		return v;
+	for (size_t i = 0; i < sizeof(tag) / sizeof(tag[0]); i++) {
+		size_t n = strlen(tag[i][1]);
+		if (strcmp(name, tag[i][0]))
+			continue;
+		for (const char *p = bounds; (p = strstr(p, tag[i][1])); p += n)
+			if ((p == bounds || p[-1] == ';') && (p[n] == ';' || !p[n])) {
+				snprintf(marked, sizeof(marked), ">=%s", v);
+				return marked;
+			}
+	}
+	return v;
 }
 
 double lb_summary_num(const struct lb_summary *s, const char *name, double dflt)

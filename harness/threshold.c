@@ -35,9 +35,9 @@ const char *lb_cmp_text(enum lb_cmp op)
 	return cmp_text[op];
 }
 
-/* The units a column may be named in by its suffix, each in seconds. */
-static const struct { const char *suffix, *unit; double s; } units[] = {
-	{ "_us", "us", 1e-6 }, { "_ms", "ms", 1e-3 }, { "_s", "s", 1 },
+/* The units a column may be named in by its suffix: 10^exp seconds. */
+static const struct { const char *suffix, *unit; int exp; } units[] = {
+	{ "_us", "us", -6 }, { "_ms", "ms", -3 }, { "_s", "s", 0 },
 };
 
 /* Which of units[] ends @name, or -1. */
@@ -64,6 +64,7 @@ static bool find_column(struct lb_threshold *t, const char *name)
 		snprintf(t->column, sizeof(t->column), "%s", f->name);
 		snprintf(t->unit, sizeof(t->unit), "%s", f->unit);
 		t->scale = 1;
+		t->divide = false;
 		return true;
 	}
 	if (f || u < 0)
@@ -76,7 +77,12 @@ static bool find_column(struct lb_threshold *t, const char *name)
 		if (i != u && f && f->kind != LB_FD_TEXT && !strcmp(f->unit, units[i].unit)) {
 			snprintf(t->column, sizeof(t->column), "%s", f->name);
 			snprintf(t->unit, sizeof(t->unit), "%s", units[u].unit);
-			t->scale = units[i].s / units[u].s;
+			/* a power of ten, exact: multiply by it, or divide by its inverse */
+			int e = units[i].exp - units[u].exp;
+			t->scale = 1;
+			for (int k = 0; k < (e < 0 ? -e : e); k++)
+				t->scale *= 10;
+			t->divide = e < 0;
 			return true;
 		}
 	}
@@ -135,12 +141,17 @@ int lb_threshold_parse(const char *text, struct lb_threshold *t, char *why, size
 		name[i] = t->figure[i] == '-' ? '_' : t->figure[i];
 	if (!find_column(t, name)) {
 		char near[300];
+		const struct lb_figdef *f = lb_figdef_find(name);
+		if (f)
+			return refuse(why, why_len, "'%.60s': %s is a column of summary.csv that holds "
+				      "text, not a number%s", text, name, !strcmp(name, "observed") ?
+				      " (the class: --expect CLASS)" : "");
 		nearest(name, near, sizeof(near));
 		return refuse(why, why_len, "'%.60s': %s is not a figure of summary.csv%s%s%s",
-				       text, name, near[0] ? " (near: " : " (see lockbench check "
-				       "--columns)", near, near[0] ? ")" : "");
+				       text, name, near[0] ? " (near: " : " (docs/running.md lists "
+				       "its columns", near, ")");
 	}
-	snprintf(t->text, sizeof(t->text), "%s %s %g", t->figure, cmp_text[op], v);
+	snprintf(t->text, sizeof(t->text), "%s %s %.15g", t->figure, cmp_text[op], v);
 	return 0;
 }
 
@@ -153,16 +164,22 @@ int lb_threshold_judge(const struct lb_threshold *t, const char *value, char *li
 			 t->text);
 		return 0;
 	}
+	bool lower = !strncmp(value, ">=", 2); /* the true figure is this or more */
 	errno = 0;
-	double v = strtod(value, &end);
-	if (end == value || *end || errno || !isfinite(v)) {
+	double v = strtod(value + (lower ? 2 : 0), &end);
+	if (end == value + (lower ? 2 : 0) || *end || errno || !isfinite(v)) {
 		snprintf(line, len, "%s: '%.40s' is not a number", t->text, value);
 		return 0;
 	}
-	v *= t->scale;
+	v = t->divide ? v / t->scale : v * t->scale;
 	bool held = t->op == LB_CMP_LT ? v < t->bound : t->op == LB_CMP_LE ? v <= t->bound :
 		    t->op == LB_CMP_GT ? v > t->bound : t->op == LB_CMP_GE ? v >= t->bound :
 		    t->op == LB_CMP_EQ ? v == t->bound : v != t->bound;
-	snprintf(line, len, "%s: %.6g%s%s", t->text, v, t->unit[0] ? " " : "", t->unit);
+	/* a lower bound holds only what every larger value would hold: > and >= */
+	if (lower && t->op != LB_CMP_GT && t->op != LB_CMP_GE)
+		held = false;
+	snprintf(line, len, "%s: %s%.15g%s%s%s", t->text, lower ? ">= " : "", v, t->unit[0] ? " " : "",
+		 t->unit, lower && !held ? " (a lower bound: a wait that never entered is in it, so "
+		 "the true figure may be larger)" : "");
 	return held;
 }

@@ -8,7 +8,7 @@
  * reaches the code that measures.
  *
  * FIGURE is a column of summary.csv that holds a number (docs/running.md
- * lists them), written with _ or -; a column in µs or ms may be named in
+ * lists them), written with _ or -; a column in us, ms or s may be named in
  * another unit by its suffix (acquire_p99_ms is acquire_p99_us / 1000,
  * elapsed_ms is elapsed_s * 1000). OP is <, <=, >, >=, == or !=; N a number.
  * A figure that reads n/a holds no threshold: what was not measured cannot
@@ -27,7 +27,9 @@ struct lb_threshold {
 	char figure[40];    /* as named: acquire_p99_ms, foreign-releases */
 	char column[32];    /* the summary column: acquire_p99_us */
 	char unit[24];      /* the unit N is in: the column's, or the one named */
-	double scale;       /* the column's value times this is in that unit */
+	double scale;       /* the column's value times this (or divided by it, when
+			       @divide) is in that unit: a power of ten, exact */
+	bool divide;
 	enum lb_cmp op;
 	double bound;       /* N */
 };
@@ -36,7 +38,8 @@ struct lb_threshold {
  * expected in @why (an unknown figure names the nearest ones). */
 int lb_threshold_parse(const char *text, struct lb_threshold *t, char *why, size_t why_len);
 /*
- * Judge @t on @value, the column as summary.csv holds it (NULL: absent).
+ * Judge @t on @value, the column as summary.csv holds it (NULL: absent;
+ * ">=V": V is a lower bound of the figure, which then holds only > and >=).
  * 1 held, 0 not; @line gets "acquire_p99_ms < 50: 12.3 ms" (or ": n/a,
  * not measured"), what the report prints beside pass or FAIL.
  */

@@ -102,6 +102,19 @@ bool lb_file_arg_ok(const char *what, const char *path)
 		lb_errorf("%s '%s': expected a file to write, not a directory", what, path);
 		return false;
 	}
+	/* written whole through a temporary renamed over it: what is there must be
+	 * a plain file (a link, a device such as /dev/stdout, would be replaced) */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		lb_errorf("%s '%s': exists and is not a plain file (a link or a device is never "
+			  "written over): name a file", what, path);
+		return false;
+	}
+	const char *base = strrchr(path, '/');
+	if (strlen(base ? base + 1 : path) > 200) {
+		lb_errorf("%s: a file name of %zu bytes; lockbench writes at most 200", what,
+			  strlen(base ? base + 1 : path));
+		return false;
+	}
 	snprintf(dir, sizeof(dir), "%s", path);
 	char *slash = strrchr(dir, '/');
 	if (!slash)

@@ -49,6 +49,9 @@
 #include <unistd.h>
 
 #define START_LIMIT_MS 15000  /* hello and config: an interpreter loading a library */
+#define LB_AT_MAX 64          /* 'at' lines one request may send (Redlock: one a node) */
+#define LB_STR_(x) #x
+#define LB_STR(x) LB_STR_(x)
 #define QUIT_LIMIT_MS 2000
 
 struct adapter {
@@ -64,6 +67,7 @@ struct adapter {
 	bool lost;                 /* a lost notice since the last acquire */
 	bool can_extend, can_lost;
 	bool broken;               /* a protocol failure: every call fails */
+	bool own_group;            /* (a hello probe) its own process group, killed whole */
 	bool eof;                  /* its stdout closed (seen inside a section) */
 	char pending[320];         /* a protocol error seen inside a section, for the
 				      next request to report */
@@ -85,7 +89,12 @@ static int protocol_error(struct adapter *a, const char *what, const char *line)
 	a->broken = true;
 	if (line)
 		lb_proto_printable(line, shown, sizeof(shown));
-	lb_errorf("adapter %s (client %d): %s%s%s%s", a->def->name, a->base.cfg.client, what,
+	char who[48];
+	if (a->base.cfg.client >= 0)
+		snprintf(who, sizeof(who), "client %d", a->base.cfg.client);
+	else
+		snprintf(who, sizeof(who), "its hello, asked before the run");
+	lb_errorf("adapter %s (%s): %s%s%s%s", a->def->name, who, what,
 		  line ? ": got '" : "", shown, line ? "'" : "");
 	return LB_EPROTO;
 }
@@ -244,6 +253,10 @@ static bool late_answer(struct adapter *a, const char *line)
 	    lb_proto_parse(line, a->abandoned, a->version, a->can_lost, &m, why, sizeof(why)) < 0 ||
 	    m.notice)
 		return false;
+	if (m.kind == LB_MSG_AT) { /* it goes on with the request given up on: its answer follows */
+		send_line(a, "go", lb_now_ns() + QUIT_LIMIT_MS * LB_NS_PER_MS);
+		return true;
+	}
 	a->abandoned = LB_REQ_NONE;
 	return true;
 }
@@ -324,8 +337,12 @@ static int request(struct adapter *a, const char *req, enum lb_proto_req asked, 
 	int64_t deadline = limit_ms > 0 ? lb_now_ns() + limit_ms * LB_NS_PER_MS : 0;
 	if ((rc = send_line(a, req, deadline ? deadline : lb_now_ns() + START_LIMIT_MS * LB_NS_PER_MS)) < 0)
 		return rc;
-	for (;;) {
+	for (int ats = 0;;) {
 		rc = next_line(a, deadline, line);
+		if (rc > 0 && deadline && lb_now_ns() >= deadline)
+			rc = 0; /* a stream of lines does not outlast the deadline */
+		if (rc > 0 && cancelled(a) && asked != LB_REQ_QUIT)
+			rc = LB_ECANCELED;
 		if (rc == -1)
 			return gone(a, "exited");
 		if (rc == LB_ECANCELED)
@@ -337,12 +354,24 @@ static int request(struct adapter *a, const char *req, enum lb_proto_req asked, 
 			snprintf(msg, sizeof(msg), "no answer to '%s' within %lld ms", req, (long long)limit_ms);
 			return protocol_error(a, msg, NULL);
 		}
+		if (asked == LB_REQ_QUIT && !strncmp(line, "at ", 3)) {
+			/* the request given up on reached a failpoint and took our quit for
+			 * its go: it will answer that request, then wait for a request */
+			if (++ats > LB_AT_MAX)
+				return protocol_error(a, "kept announcing failpoints after 'quit'", line);
+			if ((rc = send_line(a, req, deadline)) < 0)
+				return rc;
+			continue;
+		}
 		if (late_answer(a, line))
 			continue;
 		if (lb_proto_parse(line, asked, a->version, a->can_lost, m, why, sizeof(why)) < 0)
 			return protocol_error(a, why, line);
 		if (m->kind == LB_MSG_AT) {
 			int64_t spent = lb_now_ns();
+			if (++ats > LB_AT_MAX)
+				return protocol_error(a, "announced more failpoints than one request may "
+						      "reach (" LB_STR(LB_AT_MAX) ")", line);
 			if ((rc = at_failpoint(a, m->at)) < 0)
 				return rc;
 			if (deadline) /* the stall is the scenario's, not the adapter's slowness */
@@ -376,6 +405,8 @@ static void child(const struct adapter *a, int in_fd, int out_fd, pid_t parent)
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(127);
+	if (a->own_group)
+		setpgid(0, 0); /* what it starts goes with it (lb_adapter_hello) */
 	dup2(in_fd, STDIN_FILENO);
 	dup2(out_fd, STDOUT_FILENO);
 	int log = open(cfg->log_path ? cfg->log_path : "/dev/null",
@@ -541,7 +572,7 @@ static void *adapter_create(const struct lb_lock_cfg *cfg)
 
 int lb_adapter_hello(const struct lb_adapter_def *d, struct lb_proto_msg *hello)
 {
-	struct adapter a = { .def = d, .to = -1, .from = -1 };
+	struct adapter a = { .def = d, .to = -1, .from = -1, .own_group = true };
 	struct lb_proto_msg bye;
 	char req[32];
 	int rc;
@@ -557,7 +588,10 @@ int lb_adapter_hello(const struct lb_adapter_def *d, struct lb_proto_msg *hello)
 		close(a.to);
 	if (a.from >= 0)
 		close(a.from);
+	pid_t group = a.pid;
 	reap(&a);
+	if (group > 0)
+		kill(-group, SIGKILL); /* anything it started and left behind */
 	return rc;
 }
 

@@ -242,6 +242,47 @@ Test(adapters, a_crash_at_an_adapters_failpoint_leaves_its_lock_without_a_ttl, .
 	nothing_left("setnx-then-expire.py");
 }
 
+/* The hostile side of protocol 3: a lock that never grants holds no claim
+ * (every run inconclusive: not tested, and the audit fails); a failpoint
+ * reached after the run gave up on its request does not take quit's answer;
+ * a flood of 'at' is stopped at the protocol's limit, not past the run's
+ * deadlines; and what a hello probe's program leaves running is killed. */
+Test(adapters, protocol_3_against_hostile_programs, .init = setup)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/busy", tmpdir);
+	const char *audit[] = { "audit", adapter("always-busy.sh"), "--no-report", "--out", dir, NULL };
+	cr_assert_eq(lb(audit), 1, "a lock that never grants passed its audit: %s", out());
+	cr_assert(strstr(out(), "0 held, 0 broken, 2 not tested"), "%s", out());
+	cr_assert(strstr(out(), "the run is inconclusive, it shows nothing to judge"), "%s", out());
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(dir, sizeof(dir), "%s/late-%d", tmpdir, i);
+		const char *late[] = { "run", "--strategy", adapter("late-at.sh"), "--clients", "1",
+				       "--duration", "1", "--no-status", "--no-report", "--out", dir, NULL };
+		cr_assert_eq(lb(late), 0, "%s", out());
+		cr_assert_null(strstr(out(), "in answer to 'quit'"), "%s", out());
+	}
+	nothing_left("late-at.sh");
+
+	snprintf(dir, sizeof(dir), "%s/flood", tmpdir);
+	const char *flood[] = { "run", "--strategy", adapter("at-flood.py"), "--clients", "1",
+				"--duration", "1", "--no-status", "--no-report", "--out", dir, NULL };
+	int64_t t0 = lb_now_ns();
+	cr_assert_eq(lb(flood), 1, "%s", out());
+	cr_assert_lt(lb_now_ns() - t0, 8 * LB_NS_PER_S, "the flood outlasted the request's deadline");
+	cr_assert(strstr(out(), "announced more failpoints than one request may reach"), "%s", out());
+	nothing_left("at-flood.py");
+
+	snprintf(dir, sizeof(dir), "%s/stays", tmpdir);
+	const char *stays[] = { "run", "--strategy", adapter("bye-stays.sh"), "--scenario",
+				"check-then-delete", "--duration", "1", "--no-status", "--no-report",
+				"--out", dir, NULL };
+	cr_assert_eq(lb(stays), 0, "%s", out());
+	nothing_left("sleep 777");
+}
+
 Test(adapters, redis_py_is_a_library_strategy, .init = setup)
 {
 	const char *list[] = { "list", NULL };

@@ -513,7 +513,7 @@ Test(scenario, an_expectation_can_ask_a_figure_at_least)
 	fails_at("[expect]\nset-nx-px = foreign-release, overlaps >> 3\n", 2,
 		 "after the class, expected FIGURE OP N");
 	fails_at("[expect]\nset-nx-px = foreign-release, strategy == 3\n", 2,
-		 "strategy is not a figure of summary.csv");
+		 "strategy is a column of summary.csv that holds text, not a number");
 }
 
 /* [expect] threshold = FIGURE OP N: of every strategy, with the rest of the
