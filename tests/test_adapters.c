@@ -227,7 +227,7 @@ Test(adapters, a_crash_at_an_adapters_failpoint_leaves_its_lock_without_a_ttl, .
 	for (int seed = 1; seed <= 3; seed++) {
 		snprintf(name, sizeof(name), "crash-%d", seed);
 		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, name);
-		char seed_text[8];
+		char seed_text[16];
 		snprintf(seed_text, sizeof(seed_text), "%d", seed);
 		const char *args[] = { "run", "--strategy", adapter("setnx-then-expire.py"), "--scenario",
 				       "crash-before-expire", "--seed", seed_text, "--out", dir,
