@@ -171,6 +171,7 @@ static int write_primaries(const struct lb_run_files *rf)
 	if (lb_outfile_open(&p, rf->dir, "timeline-primary.dat", true) < 0)
 		return 0;
 	fprintf(p.f, "# client from_s length_s server (0 the first primary, 1 replica 0, 2 another)\n");
+	int64_t first_port = -1, second_port = -1; /* the user's deployment: in order seen */
 	for (size_t i = 0; i < rf->n_ev; i++) {
 		const struct lb_event *e = &rf->ev[i];
 		if (e->kind != LB_EV_PRIMARY_SEEN)
@@ -186,6 +187,13 @@ static int write_primaries(const struct lb_run_files *rf)
 			 * the lock's first primary, the replica promoted first, another */
 			int v = (int)e->value, colour = v == LB_PART_PRIMARY || v == LB_CLUSTER_PART0 ? 0 :
 				v == LB_PART_REPLICA0 || v == LB_CLUSTER_PART0 + LB_CLUSTER_SHARDS ? 1 : 2;
+			if (e->value >= LB_PART_PORT0) {
+				if (first_port < 0)
+					first_port = e->value;
+				else if (second_port < 0 && e->value != first_port)
+					second_port = e->value;
+				colour = e->value == first_port ? 0 : e->value == second_port ? 1 : 2;
+			}
 			fprintf(p.f, "%d %.6f %.6f %d\n", e->client, s_of(e->t_ns),
 				s_of(until - e->t_ns), colour);
 			n++;

@@ -38,6 +38,7 @@ struct client {
 	void *lock_state;
 	struct lb_clock clock;    /* this client's wall clock (clock faults skew it) */
 	int node_gen;             /* the node_port generation our connections follow */
+	char run_id_seen[41];     /* --sentinel: the run_id of the primary last taken */
 	int primary_seen;         /* Sentinel topology: the part our lock commands last went
 				     to (topology.h), or -1 */
 	bool acquiring;           /* inside acquire: a crash there may leave the lock held */
@@ -352,6 +353,16 @@ static void note_primary(struct client *c)
 {
 	const struct lb_node *n = &c->lock[0];
 
+	if (c->cfg->sentinel_urls && n->ctx) { /* the user's: by its port, and servers.csv */
+		int part = LB_PART_PORT0 + n->port;
+		if (part != c->primary_seen || strcmp(n->run_id, c->run_id_seen)) {
+			lb_shared_note_server(c->sh, c->id, n->host, n->port, n->run_id);
+			lb_event_emit(c->sh, LB_EV_PRIMARY_SEEN, c->id, -1, part);
+			snprintf(c->run_id_seen, sizeof(c->run_id_seen), "%s", n->run_id);
+		}
+		c->primary_seen = part;
+		return;
+	}
 	if (!(c->cfg->sentinel || c->cfg->cluster) || !n->ctx)
 		return;
 	for (int j = 0; j < LB_TOPO_PARTS; j++)

@@ -125,7 +125,9 @@ int lb_cmd_compare(int argc, char **argv)
 		int rc_one = lb_run_and_report(&cfg, &res, &o.gate, false);
 		lb_esc_snprintf(shown, sizeof(shown), LB_LANG_TERM, "%s", cfg.strategy->name);
 		if (rc_one == LB_EXIT_SKIPPED) {
-			lb_esc_fprintf(table, LB_LANG_TERM, "%-*s skipped: %s\n", width, shown, res.skipped);
+			lb_esc_fprintf(table, LB_LANG_TERM, "%-*s %s: %s\n", width, shown,
+				       res.skipped[0] ? "skipped" : "could not run",
+				       res.skipped[0] ? res.skipped : "(above)");
 			if (exit_code == LB_EXIT_OK)
 				exit_code = LB_EXIT_SKIPPED;
 		} else if (rc_one != LB_EXIT_OK && rc_one != LB_EXIT_NOT_HELD) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "dryrun.h"
 #include "esc.h"
 #include "gate.h"
 #include "options.h"
@@ -51,6 +52,15 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res,
 	if (lb_results_prepare_dir(cfg->out_dir) < 0)
 		return LB_EXIT_FAIL;
 	rc = lb_run(cfg, res);
+	if (rc == LB_ENOTHERE) { /* the run cannot happen here: 3, never passed */
+		lb_errorf("run of %s could not happen: %s (above)", cfg->strategy->name,
+			  lb_strerror(rc));
+		if (gated)
+			lb_gate_unjudged(gate, cfg->scenario, cfg->strategy->name, "the run could not "
+					 "happen: a server it needs cannot be reached or refused it",
+					 cfg->out_dir, out);
+		return gated ? LB_EXIT_FAIL : LB_EXIT_SKIPPED;
+	}
 	if (rc < 0) {
 		lb_errorf("run of %s failed: %s", cfg->strategy->name, lb_strerror(rc));
 		if (gated)
@@ -86,6 +96,8 @@ int lb_cmd_run(int argc, char **argv)
 
 	if (rc != 0)
 		return rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
+	if (o.dry_run)
+		return lb_dry_run(stdout, &o.cfg) < 0 ? LB_EXIT_FAIL : LB_EXIT_OK;
 	o.cfg.status_line = o.cfg.status_line && isatty(STDOUT_FILENO) && !o.json; /* stdout: JSON */
 	if (!o.out_given)
 		lb_default_out_dir("results/runs", o.cfg.strategy->name, o.cfg.out_dir,

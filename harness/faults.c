@@ -2,6 +2,7 @@
 
 #include "adapter.h"
 #include "cluster.h"
+#include "faults_deploy.h"
 #include "node.h"
 
 #include <errno.h>
@@ -23,7 +24,7 @@ static const char *const event_names[LB_EV_COUNT] = {
 	"net-cut", "net-heal", "net-deliver", "node-start-failed", "adapter-died",
 	"sentinel-sdown", "sentinel-odown", "switch-master", "net-partition", "partition-healed",
 	"demoted", "primary-seen", "failover-chosen", "node-failed",
-	"cluster-down",
+	"cluster-down", "hook", "hook-end", "sentinel-failover", "client-kill",
 };
 
 /* Has an event of @kind been recorded at or after @t_ns (the history's clock)? */
@@ -51,6 +52,56 @@ bool lb_strategy_has_failpoint(const struct lock_strategy *s, const char *name)
 	return false;
 }
 
+
+/* Can fault @f act on this deployment? 0; LB_ENOTSUP (a skip) or LB_EINVAL
+ * (a mistake) with the reason in @why. On servers lockbench did not start,
+ * only with --allow-faults, and only what a client (or the user's hook) can
+ * do there: docs/running.md, "Faults on your deployment". */
+static int fault_fits(const struct lb_run_cfg *cfg, const struct lb_fault *f, bool embedded,
+		      char *why, size_t len)
+{
+	const struct lb_scenario *sc = cfg->scenario;
+	const char *what = lb_action_name(f->action), *no = NULL;
+	bool node_fault = f->action >= LB_ACT_NODE_KILL;
+	int rc = LB_ENOTSUP;
+
+	if (f->action == LB_ACT_HOOK && !lb_hook_command(cfg, f->hook, 0)) {
+		snprintf(why, len, "%s:%d: [%s] runs hook %s: give its command, --hook %s=COMMAND",
+			 sc->path, f->line, f->name, f->hook, f->hook);
+		return LB_EINVAL;
+	}
+	if (f->action == LB_ACT_SENTINEL_FAILOVER && !cfg->sentinel && !cfg->sentinel_urls)
+		no = "needs Sentinels: topology = sentinel, or yours with --sentinel";
+	else if (!node_fault || embedded)
+		return 0;
+	else if (!cfg->allow_faults)
+		no = "acts on the servers, and lockbench sends faults to servers it did not start "
+		     "only when asked: --allow-faults";
+	else if ((f->action == LB_ACT_NODE_KILL || f->action == LB_ACT_NODE_RESTART) &&
+		 !lb_hook_command(cfg, "node-kill", 0))
+		no = "kills a server process: on yours, give the command that does it, --hook "
+		     "node-kill=COMMAND (and node-start=COMMAND to bring it back)";
+	else if ((f->action == LB_ACT_NODE_RESTART ||
+		  (f->action == LB_ACT_NODE_KILL && f->duration_ms >= 0)) &&
+		 !lb_hook_command(cfg, "node-start", 0))
+		no = "brings the server back: give that command too, --hook node-start=COMMAND";
+	else if (f->action == LB_ACT_NODE_CLOCK)
+		no = "moves a server's clock through the shim lockbench preloads into the "
+		     "servers it starts";
+	else if (f->action == LB_ACT_FAILOVER)
+		no = "holds replication back through lockbench's relay: on a Sentinel deployment, "
+		     "action = sentinel-failover";
+	else if (f->action >= LB_ACT_NET_DELAY && f->action <= LB_ACT_NET_PARTITION)
+		no = "acts on the network through lockbench's relay, between clients and the servers "
+		     "it starts";
+	else
+		return 0;
+	if (f->action == LB_ACT_SENTINEL_FAILOVER && embedded)
+		rc = LB_EINVAL; /* on lockbench's own servers the scenario is wrong */
+	snprintf(why, len, "%s: [%s] %s %s", sc->name, f->name, what, no);
+	return rc;
+}
+
 int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size_t len)
 {
 	const struct lb_scenario *sc = cfg->scenario;
@@ -60,17 +111,9 @@ int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size
 		return 0;
 	for (int i = 0; i < sc->n_faults; i++) {
 		const struct lb_fault *f = &sc->faults[i];
-		if (f->action >= LB_ACT_NODE_KILL && !embedded && cfg->sentinel_urls) {
-			/* a deployment of the user's: the run cannot happen, it is skipped */
-			snprintf(why, len, "%s: [%s] %s needs servers and Sentinels lockbench starts "
-				 "itself, not --sentinel", sc->name, f->name, lb_action_name(f->action));
-			return LB_ENOTSUP;
-		}
-		if (f->action >= LB_ACT_NODE_KILL && !embedded) {
-			snprintf(why, len, "%s: [%s] %s needs servers lockbench starts, not --redis",
-				 sc->name, f->name, lb_action_name(f->action));
-			return LB_EINVAL;
-		}
+		int rc = fault_fits(cfg, f, embedded, why, len);
+		if (rc < 0)
+			return rc;
 		if (f->target == LB_TGT_CLIENT && f->client >= cfg->clients) {
 			snprintf(why, len, "%s:%d: [%s] targets client:%d but the run has %d clients",
 				 sc->path, f->line, f->name, f->client, cfg->clients);
@@ -538,6 +581,9 @@ static void tick_pause(struct lb_injector *inj, const struct lb_fault *f, struct
 	rt->phase = -1;
 }
 
+static void tick_theirs_restart(struct lb_injector *inj, const struct lb_fault *f,
+				struct lb_fault_rt *rt, int64_t now, int64_t back);
+
 /* node-kill and node-restart: kill -9 the nodes, then start them again
  * (empty) when they are due back, a step per tick. */
 static void tick_node_restart(struct lb_injector *inj, const struct lb_fault *f,
@@ -549,6 +595,10 @@ static void tick_node_restart(struct lb_injector *inj, const struct lb_fault *f,
 	 * so every lock it knew of has expired everywhere meanwhile */
 	if (back >= 0 && inj->cfg->delayed_restarts)
 		back += inj->cfg->ttl_ms;
+	if (inj->theirs) {
+		tick_theirs_restart(inj, f, rt, now, back);
+		return;
+	}
 	if (rt->phase == 0) {
 		if (!holder_ready(inj, f))
 			return;
@@ -575,14 +625,73 @@ static void tick_node_restart(struct lb_injector *inj, const struct lb_fault *f,
 static void tick_node_pause(struct lb_injector *inj, const struct lb_fault *f,
 			    struct lb_fault_rt *rt, int64_t now)
 {
-	if (rt->phase == 0) {
-		each_node(inj, f, node_pause);
-		rt->phase = 1;
-		rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
+	if (rt->phase == 2) { /* theirs: the hooks of the pause and the resume end */
+		if (!lb_deploy_hooks_running(inj, rt, now))
+			rt->phase = -1;
 		return;
 	}
-	each_node(inj, f, node_resume);
-	rt->phase = -1;
+	for (size_t i = 0; i < inj->n_lock; i++) {
+		if (!((f->nodes >> i) & 1u))
+			continue;
+		if (inj->theirs && rt->phase == 0)
+			lb_deploy_node_pause(inj, i, f, now);
+		else if (inj->theirs)
+			lb_deploy_node_resume(inj, i, f, now);
+		else
+			(rt->phase == 0 ? node_pause : node_resume)(inj, i, f);
+	}
+	if (rt->phase == 0)
+		rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
+	rt->phase = rt->phase == 0 ? 1 : inj->theirs ? 2 : -1;
+}
+
+/* node-kill and node-restart on servers lockbench did not start: the user's
+ * hooks, node-kill at the fault's moment, node-start when it is due back;
+ * done when the last hook has ended (or been killed at its deadline). */
+static void tick_theirs_restart(struct lb_injector *inj, const struct lb_fault *f,
+				struct lb_fault_rt *rt, int64_t now, int64_t back)
+{
+	if (rt->phase == 0) {
+		if (!holder_ready(inj, f))
+			return;
+		for (size_t i = 0; i < inj->n_lock; i++)
+			if ((f->nodes >> i) & 1u)
+				lb_deploy_node_hook(inj, i, f, "node-kill", now);
+		rt->phase = back >= 0 ? 1 : 3;
+		rt->next_ns = now + back * LB_NS_PER_MS;
+		return;
+	}
+	if (rt->phase == 1) {
+		if (lb_deploy_hooks_running(inj, rt, now))
+			return; /* node-start only after node-kill has done its work */
+		for (size_t i = 0; i < inj->n_lock; i++)
+			if ((f->nodes >> i) & 1u)
+				lb_deploy_node_hook(inj, i, f, "node-start", now);
+		rt->phase = 3;
+		return;
+	}
+	if (!lb_deploy_hooks_running(inj, rt, now))
+		rt->phase = -1;
+}
+
+/* hook: the user's command at the fault's moment, within `duration` ms
+ * (30 s when not given). */
+static void tick_hook(struct lb_injector *inj, const struct lb_fault *f, struct lb_fault_rt *rt,
+		      int64_t now)
+{
+	if (rt->phase == 0) {
+		if (!holder_ready(inj, f))
+			return;
+		lb_event_emit(inj->sh, LB_EV_HOOK, -1, -1, (int64_t)(f - inj->sc->faults));
+		rt->hook_pid[LB_MAX_NODES] = lb_hook_spawn(inj, f->hook, -1,
+							   lb_hook_command(inj->cfg, f->hook, 0), now);
+		rt->hook_deadline_ns = now + (f->duration_ms >= 0 ? f->duration_ms * LB_NS_PER_MS :
+					      30 * LB_NS_PER_S);
+		rt->phase = 1;
+		return;
+	}
+	if (!lb_deploy_hooks_running(inj, rt, now))
+		rt->phase = -1;
 }
 
 /* node-clock: the nodes' clock jumps, and back after the duration (without
@@ -640,6 +749,23 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 	case LB_ACT_NET_PARTITION:
 		net_partition(inj, f, rt, now);
 		break;
+	case LB_ACT_SENTINEL_FAILOVER:
+		if (holder_ready(inj, f)) {
+			lb_deploy_sentinel_failover(inj);
+			rt->phase = -1;
+		}
+		break;
+	case LB_ACT_CLIENT_KILL: {
+		int c = pick_client(inj, f);
+		if (c >= 0 && holder_ready(inj, f)) {
+			lb_deploy_client_kill(inj, f, c);
+			rt->phase = -1;
+		}
+		break;
+	}
+	case LB_ACT_HOOK:
+		tick_hook(inj, f, rt, now);
+		break;
 	default:
 		break;
 	}
@@ -696,13 +822,21 @@ void lb_faults_finish(struct lb_injector *inj)
 		if (f->action == LB_ACT_PAUSE) {
 			lb_client_signal(inj->sh, rt->client, SIGCONT);
 			lb_event_emit(inj->sh, LB_EV_RESUME, rt->client, -1, 0);
-		}
-		else if (f->action == LB_ACT_NODE_PAUSE)
-			each_node(inj, f, node_resume);
-		else if (rt->phase == 2 && rt->pending) /* a restart still under way */
+		} else if (f->action == LB_ACT_NODE_PAUSE && rt->phase == 1) {
+			for (size_t k = 0; k < inj->n_lock; k++)
+				if ((f->nodes >> k) & 1u) {
+					if (inj->theirs)
+						lb_deploy_node_resume(inj, k, f, lb_now_ns() -
+								      inj->sh->t0_ns);
+					else
+						node_resume(inj, k, f);
+				}
+		} else if (!inj->theirs && rt->phase == 2 && rt->pending) /* a restart under way */
 			for (size_t n = 0; n < inj->n_lock; n++)
 				if ((rt->pending >> n) & 1u && lb_server_poll_ready(inj->lock_srv[n]) != 0)
 					node_start_failed(inj, n, "still not answering when the run ended");
+		/* a hook still running when the run ends: the hook and what it started */
+		lb_deploy_hooks_running(inj, rt, INT64_MAX);
 		rt->phase = -1;
 	}
 }

@@ -8,31 +8,7 @@
 #ifndef LB_FAULTS_H
 #define LB_FAULTS_H
 
-#include "rserver.h"
-#include "params.h"
-#include "scenario.h"
-#include "shared.h"
-
-struct lb_fault_rt {
-	int phase;        /* 0 waiting, 1.. in progress, -1 done */
-	int64_t next_ns;  /* relative time of the next step */
-	int client;
-	int64_t cut_ns;   /* failover: when replication was held back; net faults: start */
-	uint64_t epoch;   /* failover: the relay's epoch when the hold was set */
-	uint32_t pending; /* restarts: nodes started but not answering yet */
-	int64_t hold_ns;  /* failover: when the replication hold was asked for */
-};
-
-struct lb_injector {
-	const struct lb_run_cfg *cfg;
-	const struct lb_scenario *sc;
-	struct lb_shared *sh;
-	struct lb_server **lock_srv;   /* n_lock entries; NULL with --redis */
-	size_t n_lock;
-	struct lb_server *replica;     /* of node 0, or NULL */
-	const char *prefix;            /* the run's key prefix */
-	struct lb_fault_rt rt[LB_MAX_FAULTS];
-};
+#include "injector.h"
 
 /* Can this scenario run here with this strategy? 0, or LB_ENOTSUP with the
  * reason in @why (a skip), or LB_EINVAL with the reason (a mistake). */

@@ -182,8 +182,9 @@ bool lb_lock_commands_between(const struct lb_srv_snap *before, const struct lb_
 				       "its last commands went uncounted",
 				       names[i]);
 			else if (!same)
-				reason(why, why_len, "%s restarted (run_id %.8s, then %.8s): its "
-				       "counters began again", names[i],
+				reason(why, why_len, "%s was another server process at the end "
+				       "(run_id %.8s, then %.8s: it restarted, or a failover put "
+				       "another in its place): the counters began again", names[i],
 				       b->run_id, a->run_id);
 			else if (!a->primary)
 				reason(why, why_len, "%s was demoted to a replica (a failover)", names[i]);

@@ -1,5 +1,6 @@
 #include "adapter.h"
 #include "esc.h"
+#include "node.h"
 #include "options.h"
 #include "params.h"
 #include "report.h"
@@ -19,7 +20,7 @@ enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_OUT, OPT_REDIS, OPT_NO_STATUS, OPT_HELP,
 	OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY, OPT_SENTINEL, OPT_SENTINEL_MASTER,
 	OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE, OPT_CHECK, OPT_EXPECT, OPT_THRESHOLD,
-	OPT_JSON, OPT_JUNIT,
+	OPT_JSON, OPT_JUNIT, OPT_MASTER_AUTH, OPT_ALLOW_FAULTS, OPT_HOOK, OPT_DRY_RUN,
 	OPT_PARAM = 512,
 };
 
@@ -36,6 +37,10 @@ static const struct option fixed_opts[] = {
 	{ "vary", required_argument, NULL, OPT_VARY },
 	{ "sentinel", required_argument, NULL, OPT_SENTINEL },
 	{ "sentinel-master", required_argument, NULL, OPT_SENTINEL_MASTER },
+	{ "master-auth", required_argument, NULL, OPT_MASTER_AUTH },
+	{ "allow-faults", no_argument, NULL, OPT_ALLOW_FAULTS },
+	{ "hook", required_argument, NULL, OPT_HOOK },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
 	{ "adapter-arg", required_argument, NULL, OPT_ADAPTER_ARG },
 	{ "check", no_argument, NULL, OPT_CHECK },
@@ -144,7 +149,19 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"                         your Sentinels name NAME; clients ask them, as with\n"
 		"                         --topology sentinel. Only keys under a per-run prefix;\n"
 		"                         the resource is --redis URL if given, else that primary.\n"
-		"                         Faults that need lockbench's own servers are skipped\n"
+		"                         Sentinel URLs may hold the Sentinels' own user:password\n"
+		"  --master-auth [USER]:PASSWORD  the AUTH of the primary behind --sentinel\n"
+		"  --allow-faults         let the scenario's faults act on servers lockbench did\n"
+		"                         not start (--redis, --sentinel): the commands each sends\n"
+		"                         are in docs/running.md; without it such runs are skipped\n"
+		"  --hook NAME=COMMAND    the command a fault runs (repeatable): a scenario's\n"
+		"                         [fault] with action = hook and hook = NAME, or how\n"
+		"                         node-kill, node-start, node-pause, node-resume (NAME\n"
+		"                         or NAME:N for node N) act on servers lockbench did not\n"
+		"                         start. Split into words as a shell would, never run by\n"
+		"                         one; its output goes to DIR/hook-NAME.log\n"
+		"  --dry-run              (run) print the servers, keys, commands and faults the\n"
+		"                         run would use, and send nothing\n"
 		"  --no-status            no status line while running\n"
 		"  --no-report            no charts and report.md at the end (see lockbench report)\n"
 		"  --chart-scale X        charts X times the size, fonts and lines (0.5 to 4; 1),\n"
@@ -232,6 +249,67 @@ static int strategies_list(struct lb_run_opts *o, const char *list)
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Every URL of a --redis or --sentinel list well-formed: a usage error, said
+ * with what is wrong, before anything starts. */
+static int check_urls(const char *opt, const char *list)
+{
+	size_t len = strlen(list), at = 0;
+
+	if (len == 0 || len >= 2048)
+		return usage_error("%s: expected URL[,URL...], at most 2047 bytes", opt);
+	while (at <= len) {
+		size_t k = strcspn(list + at, ",");
+		char url[2048], why[256];
+		struct lb_node n;
+		memcpy(url, list + at, k);
+		url[k] = '\0';
+		if (!k)
+			return usage_error("%s '%s': an empty address in the list", opt, list);
+		if (lb_node_parse_url(url, &n, why, sizeof(why)) < 0)
+			return usage_error("%s '%s': %s", opt, url, why);
+		if (!strcmp(opt, "--sentinel") && n.db)
+			return usage_error("%s '%s': a Sentinel has no database: drop /%d", opt, url,
+					   n.db);
+		at += k + 1;
+	}
+	return 0;
+}
+
+/* --hook NAME=COMMAND: a name a fault can use, a command that splits into words. */
+static int hook_arg(struct lb_run_cfg *cfg, const char *a)
+{
+	const char *eq = strchr(a, '=');
+	char name[40], buf[1024], *argv[64], why[80];
+
+	if (!eq || (size_t)(eq - a) >= sizeof(name))
+		return usage_error("--hook '%s': expected NAME=COMMAND", a);
+	memcpy(name, a, (size_t)(eq - a));
+	name[eq - a] = '\0';
+	char *colon = strchr(name, ':');
+	int64_t node;
+	if (colon && !lb_parse_i64(colon + 1, 0, LB_MAX_NODES - 1, &node))
+		return usage_error("--hook %s: expected NAME or NAME:N, N a node from 0", name);
+	if (colon)
+		*colon = '\0';
+	if (!lb_hook_name_ok(name))
+		return usage_error("--hook '%s': NAME is 1 to 31 letters, digits and '-'", name);
+	if (colon)
+		*colon = ':';
+	if (strlen(eq + 1) >= sizeof(cfg->hooks[0].command))
+		return usage_error("--hook %s: the command is longer than %zu bytes", name,
+				   sizeof(cfg->hooks[0].command) - 1);
+	if (lb_split_words(eq + 1, buf, sizeof(buf), argv, 64, why, sizeof(why)) < 0)
+		return usage_error("--hook %s: %s", name, why);
+	for (int i = 0; i < cfg->n_hooks; i++)
+		if (!strcmp(cfg->hooks[i].name, name))
+			return usage_error("--hook %s given twice", name);
+	if (cfg->n_hooks == LB_MAX_HOOKS)
+		return usage_error("more than %d --hook", LB_MAX_HOOKS);
+	strcpy(cfg->hooks[cfg->n_hooks].name, name);
+	strcpy(cfg->hooks[cfg->n_hooks++].command, eq + 1);
+	return 0;
+}
 
 /* --strategy NAME in compare and sweep: one more, taken whole (a name with a
  * comma, an exec: path, cannot be an item of a comma list). */
@@ -399,9 +477,13 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 		o->out_given = true;
 		return 0;
 	case OPT_REDIS:
+		if (check_urls("--redis", a) < 0)
+			return LB_EINVAL;
 		cfg->redis_urls = a;
 		return 0;
 	case OPT_SENTINEL:
+		if (check_urls("--sentinel", a) < 0)
+			return LB_EINVAL;
 		cfg->sentinel_urls = a;
 		return 0;
 	case OPT_SENTINEL_MASTER:
@@ -410,6 +492,28 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 					   "Sentinels monitor, 1 to %zu characters", a,
 					   sizeof(cfg->sentinel_master) - 1);
 		strcpy(cfg->sentinel_master, a);
+		return 0;
+	case OPT_MASTER_AUTH: {
+		const char *colon = strchr(a, ':');
+		if (!colon || !colon[1] || (size_t)(colon - a) >= sizeof(cfg->master_user) ||
+		    strlen(colon + 1) >= sizeof(cfg->master_pass))
+			return usage_error("--master-auth: expected [USER]:PASSWORD (a user name of at "
+					   "most %zu bytes, a password of 1 to %zu)",
+					   sizeof(cfg->master_user) - 1, sizeof(cfg->master_pass) - 1);
+		memcpy(cfg->master_user, a, (size_t)(colon - a));
+		cfg->master_user[colon - a] = '\0';
+		strcpy(cfg->master_pass, colon + 1);
+		return 0;
+	}
+	case OPT_ALLOW_FAULTS:
+		cfg->allow_faults = true;
+		return 0;
+	case OPT_HOOK:
+		return hook_arg(cfg, a);
+	case OPT_DRY_RUN:
+		if (mode != LB_OPTS_RUN)
+			return usage_error("--dry-run is for run");
+		o->dry_run = true;
 		return 0;
 	case OPT_NO_STATUS:
 		cfg->status_line = false;
@@ -451,6 +555,9 @@ static int check_sentinel(const struct lb_run_opts *o)
 	if (!cfg->sentinel_urls != !cfg->sentinel_master[0])
 		return usage_error("--sentinel URL[,URL...] and --sentinel-master NAME go together: "
 				   "the Sentinels to ask, and the name of the primary they monitor");
+	if (cfg->master_pass[0] && !cfg->sentinel_urls)
+		return usage_error("--master-auth is the password of the primary behind --sentinel; "
+				   "with --redis, give it in the URL (redis://[user]:password@host:port)");
 	if (cfg->sentinel_urls && (o->given & lb_param_bit(LB_P_TOPOLOGY)) && cfg->sentinel)
 		return usage_error("--topology sentinel starts lockbench's own Sentinels; "
 				   "--sentinel names yours: one or the other");
@@ -524,6 +631,13 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 	if (cfg->sentinel_urls && cfg->cluster)
 		return usage_error("--sentinel names a Sentinel deployment; topology cluster starts "
 				   "lockbench's own cluster: one or the other");
+	for (int i = 0; o->has_scenario && i < o->scenario.n_faults; i++) {
+		const struct lb_fault *f = &o->scenario.faults[i];
+		if (f->action == LB_ACT_HOOK && !lb_hook_command(cfg, f->hook, 0))
+			return usage_error("%s:%d: [%s] runs hook %s: give its command, --hook "
+					   "%s=COMMAND", o->scenario.path, f->line, f->name, f->hook,
+					   f->hook);
+	}
 	if (mode == LB_OPTS_RUN && o->has_scenario &&
 	    lb_scenario_why_not(&o->scenario, cfg->strategy->name, why, sizeof(why)))
 		return usage_error("%s", why);

@@ -22,6 +22,7 @@ struct lb_run_opts {
 	/* run, compare: what the exit status answers to (gate.h), and --json */
 	struct lb_gate gate;
 	bool json;
+	bool dry_run;              /* run: print what it would send, send nothing */
 	char junit_path[4096];     /* --junit FILE, or "" */
 	/* compare: the strategies to run, in order */
 	const struct lock_strategy *strategies[LB_MAX_STRATEGIES];

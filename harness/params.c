@@ -611,3 +611,15 @@ void lb_params_usage(FILE *f, enum lb_param_id from, enum lb_param_id to)
 		print_help(f, p);
 	}
 }
+
+const char *lb_hook_command(const struct lb_run_cfg *cfg, const char *name, int node)
+{
+	char one[48];
+
+	snprintf(one, sizeof(one), "%s:%d", name, node);
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < cfg->n_hooks; i++)
+			if (!strcmp(cfg->hooks[i].name, pass ? name : one))
+				return cfg->hooks[i].command;
+	return NULL;
+}

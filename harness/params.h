@@ -40,6 +40,8 @@ struct lb_scenario;
 
 enum lb_work { LB_WORK_COUNTER, LB_WORK_NONE };
 
+#define LB_MAX_HOOKS 8
+
 struct lb_run_cfg {
 	const struct lock_strategy *strategy;
 	const struct lb_scenario *scenario; /* NULL: no faults; borrowed */
@@ -67,6 +69,15 @@ struct lb_run_cfg {
 	const char *redis_urls;    /* NULL: embedded servers; borrowed */
 	const char *sentinel_urls; /* a user's Sentinels (--sentinel), or NULL; borrowed */
 	char sentinel_master[64];  /* the name they monitor (--sentinel-master) */
+	char master_user[64];      /* the primary's AUTH behind them (--master-auth), or "" */
+	char master_pass[128];
+	bool allow_faults;         /* faults may act on servers lockbench did not start */
+	struct lb_hook_cmd {       /* --hook NAME=COMMAND: a fault's action, run as words */
+		char name[32];     /* a hook fault's `hook`, or node-kill, node-start,
+				      node-pause, node-resume (optionally :N, one node) */
+		char command[512];
+	} hooks[LB_MAX_HOOKS];
+	int n_hooks;
 	bool own_urls;             /* redis_urls are servers this lockbench started (bench) */
 	char out_dir[PATH_MAX];
 	bool status_line;          /* refresh a status line every second */
@@ -204,5 +215,8 @@ void lb_param_variant_text(const struct lb_run_cfg *cfg, char *buf, size_t len);
 
 /* --help's lines for the rows @from to @to - 1 that have an option. */
 void lb_params_usage(FILE *f, enum lb_param_id from, enum lb_param_id to);
+
+/* The command of --hook @name:@node, else of --hook @name, else NULL. */
+const char *lb_hook_command(const struct lb_run_cfg *cfg, const char *name, int node);
 
 #endif

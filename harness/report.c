@@ -128,7 +128,7 @@ static void causes(FILE *f, const struct lb_run_files *rf, int c, int64_t from, 
 			case LB_EV_PRIMARY_SEEN:
 				fprintf(f, " From %.3f s it took its locks from %s, which the "
 					"%s named as the primary.", sec(e->t_ns),
-					lb_topo_part_phrase((int)e->value), e->value >= LB_CLUSTER_PART0 ?
+					lb_topo_part_phrase((int)e->value), e->value >= LB_CLUSTER_PART0 && e->value < LB_PART_PORT0 ?
 					"cluster" : "Sentinels");
 				break;
 			default:
@@ -160,7 +160,7 @@ static void causes(FILE *f, const struct lb_run_files *rf, int c, int64_t from, 
 				break;
 			case LB_EV_SWITCH_MASTER:
 				fprintf(f, " %s a new primary (%s) at %.3f s.",
-					e->value >= LB_CLUSTER_PART0 ? "The cluster promoted" :
+					e->value >= LB_CLUSTER_PART0 && e->value < LB_PART_PORT0 ? "The cluster promoted" :
 					"The Sentinels announced", lb_topo_part_phrase((int)e->value),
 					sec(e->t_ns));
 				break;

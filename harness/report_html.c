@@ -41,6 +41,41 @@ static bool safe_link(const char *link)
 	       strspn(link, "\t\n\r ") == 0;
 }
 
+/* What a fault on a deployment did (faults_deploy.c), as a sentence; false
+ * when @e is not one. */
+static bool deploy_sentence(const struct lb_event *e, const char *who, char *out, size_t len)
+{
+	switch (e->kind) {
+	case LB_EV_HOOK:
+		snprintf(out, len, "%s%s%s your command runs (--hook; its output is in the run's "
+			 "hook-*.log).", e->node >= 0 ? "For node " : "A hook: ", who[0] ? who + 5 : "",
+			 e->node >= 0 ? "," : "");
+		return true;
+	case LB_EV_HOOK_END:
+		if (e->value < 0)
+			snprintf(out, len, "The hook%s%s did not finish by its deadline: it was killed.",
+				 e->node >= 0 ? " for " : "", e->node >= 0 ? who : "");
+		else
+			snprintf(out, len, "The hook%s%s ended with exit status %lld.",
+				 e->node >= 0 ? " for " : "", e->node >= 0 ? who : "",
+				 (long long)e->value);
+		return true;
+	case LB_EV_SENTINEL_FAILOVER:
+		snprintf(out, len, e->value == 0 ? "A Sentinel is told to fail the primary over now "
+			 "(SENTINEL FAILOVER): it promotes a replica without waiting for the primary "
+			 "to fail." : "SENTINEL FAILOVER was refused by every Sentinel (the run's "
+			 "output says why): no failover was started.");
+		return true;
+	case LB_EV_CLIENT_KILL:
+		snprintf(out, len, "Client %d's connections are closed by the server (CLIENT KILL "
+			 "ADDR, %lld of them), as a proxy or a network blip would.", e->client,
+			 (long long)e->value);
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* What a fault did, as a sentence for the step-through. */
 static void event_sentence(const struct lb_event *e, char *out, size_t len)
 {
@@ -81,7 +116,7 @@ static void event_sentence(const struct lb_event *e, char *out, size_t len)
 			 "starts.");
 		break;
 	case LB_EV_SWITCH_MASTER:
-		if (e->value >= LB_CLUSTER_PART0)
+		if (e->value >= LB_CLUSTER_PART0 && e->value < LB_PART_PORT0)
 			snprintf(out, len, "The cluster's view changes: %s now serves the lock's slot "
 				 "(a replica's failover, voted by a majority of primaries): CLUSTER SLOTS "
 				 "and MOVED send clients there.", lb_topo_part_phrase((int)e->value));
@@ -120,7 +155,8 @@ static void event_sentence(const struct lb_event *e, char *out, size_t len)
 		break;
 	case LB_EV_PRIMARY_SEEN:
 		snprintf(out, len, "Client %d now takes its locks from %s: the server the %s",
-			 e->client, lb_topo_part_phrase((int)e->value), e->value >= LB_CLUSTER_PART0 ?
+			 e->client, lb_topo_part_phrase((int)e->value),
+			 e->value >= LB_CLUSTER_PART0 && e->value < LB_PART_PORT0 ?
 			 "cluster named for the lock's slot (CLUSTER SLOTS, or a MOVED reply)." :
 			 "Sentinels named, and ROLE confirmed, as the primary.");
 		break;
@@ -142,6 +178,8 @@ static void event_sentence(const struct lb_event *e, char *out, size_t len)
 		break;
 	}
 	default:
+		if (deploy_sentence(e, who, out, len))
+			break;
 		snprintf(out, len, "%s%s%s%s.", lb_event_name(e->kind), who[0] ? " (" : "", who,
 			 who[0] ? ")" : "");
 		break;

@@ -6,6 +6,7 @@
 #include "esc.h"
 #include "outfile.h"
 #include "results.h"
+#include "shared.h"
 
 #include <errno.h>
 #include <string.h>
@@ -199,6 +200,23 @@ static void write_summary(FILE *f, const struct lb_summary *s)
 	fputc('\n', f);
 }
 
+/* servers.csv: each server the clients took for the primary behind the
+ * user's Sentinels, with its process (run_id) and who took it first when. */
+static void write_seen(FILE *f, const struct lb_run_result *res)
+{
+	fprintf(f, "# the servers the clients took for the primary (the Sentinels named it, "
+		   "ROLE confirmed it); events.csv's primary-seen names them by port\n"
+		   "host,port,run_id,first_s,first_client\n");
+	for (int i = 0; i < res->n_seen; i++) {
+		const struct lb_server_seen_copy *s = &res->seen[i];
+		lb_esc_fprintf(f, LB_LANG_CSV, "%s,%d,%s,%.6f,%d\n", s->host, s->port,
+			       s->run_id[0] ? s->run_id : "n/a", (double)s->first_ns / 1e9,
+			       s->first_client);
+	}
+	if (res->seen_overflow)
+		fprintf(f, "# more servers than %d: the rest are not listed\n", LB_MAX_SEEN);
+}
+
 int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
 		     const struct lb_summary *s)
 {
@@ -232,6 +250,11 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 	if (rc == 0 && res->key_events &&
 	    (rc = lb_outfile_open(&o, cfg->out_dir, "keyevents.csv", true)) == 0) {
 		lb_key_events_write(o.f, res);
+		rc = lb_outfile_close(&o);
+	}
+	if (rc == 0 && res->n_seen &&
+	    (rc = lb_outfile_open(&o, cfg->out_dir, "servers.csv", true)) == 0) {
+		write_seen(o.f, res);
 		rc = lb_outfile_close(&o);
 	}
 	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "meta.txt", true)) == 0) {

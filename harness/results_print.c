@@ -155,6 +155,29 @@ static void print_safety(FILE *f, const struct lb_run_cfg *cfg, const struct lb_
 		v->fairness, (unsigned long long)res->acquire_errors);
 }
 
+/* A load that cannot show a race: one client did nearly every section (it
+ * releases and takes the lock again before a waiter's next poll), so the
+ * others were hardly ever in contention. Said, with what to change. */
+static void print_barging(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
+{
+	uint64_t most = 0, all = res->verdict.sections;
+	int who = -1;
+
+	for (int c = 0; c < cfg->clients && res->per_client; c++)
+		if (res->per_client[c] > most) {
+			most = res->per_client[c];
+			who = c;
+		}
+	if (cfg->clients < 2 || all < 20 || (double)most < 0.9 * (double)all)
+		return;
+	fprintf(f, "  warning      client %d did %llu of the %llu sections (%.0f %%): the others "
+		   "hardly contended, so a race has little chance to show. %s\n", who,
+		(unsigned long long)most, (unsigned long long)all, 100.0 * (double)most / (double)all,
+		cfg->think_ms == 0 ? "With think 0 a client takes the lock again as soon as it "
+		"releases it, before a waiter polls (barging): give --think (e.g. 20 ms)" :
+		"Give a longer --think or a shorter --wait poll");
+}
+
 void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res,
 		      const struct lb_summary *s)
 {
@@ -213,13 +236,15 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 	print_safety(f, cfg, res);
 	int64_t sb_from, sb_to;
 	int sb_server;
-	if ((cfg->sentinel || cfg->cluster) && lb_split_brain_window(res->sections, res->n_sections, res->events,
-						   res->n_events, &sb_from, &sb_to, &sb_server))
+	bool primaries = cfg->sentinel || cfg->cluster || cfg->sentinel_urls;
+	if (primaries && lb_split_brain_window(res->sections, res->n_sections, res->events,
+					       res->n_events, &sb_from, &sb_to, &sb_server))
 		fprintf(f, "  split brain  the first primary and %s both granted the lock from %.3f s "
 			   "to %.3f s: %.3f s\n", lb_topo_part_name(sb_server), (double)sb_from / 1e9,
 			(double)sb_to / 1e9, (double)(sb_to - sb_from) / 1e9);
-	else if (cfg->sentinel || cfg->cluster)
+	else if (primaries)
 		fprintf(f, "  split brain  none measured: the first primary granted no lock once "
 			   "another server had granted one\n");
 	print_outcome(f, cfg, res, s, &cost, wait);
+	print_barging(f, cfg, res);
 }

@@ -130,6 +130,7 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 	r->kw_cmds = run_keywatch_cmds(r);
 	r->inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r->sh,
 				       .lock_srv = theirs ? NULL : r->srv, .n_lock = r->n_lock,
+				       .lock = r->lock, .theirs = theirs,
 				       .replica = cfg->sentinel ? r->topo.replica[0] :
 						  cfg->cluster ? r->cluster.node[LB_CLUSTER_SHARDS] :
 						  r->replica,

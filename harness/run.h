@@ -24,6 +24,15 @@
 
 struct lb_run_result {
 	struct lb_verdict verdict;
+	struct lb_server_seen_copy { /* --sentinel: the servers taken for the primary */
+		char host[64];
+		int port;
+		char run_id[41];
+		int64_t first_ns;
+		int first_client;
+	} seen[16];
+	int n_seen;                /* 0: not recorded (servers.csv not written) */
+	bool seen_overflow;        /* more servers than seen[] holds */
 	uint64_t *per_client;      /* owned: cfg.clients section counts */
 	struct lb_section *sections; /* owned, sorted by enter_ns */
 	size_t n_sections;

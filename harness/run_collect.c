@@ -31,7 +31,11 @@ static size_t lock_servers(struct run_ctx *r, struct lb_node *n, char (*name)[48
 		for (size_t i = 0; i < r->n_lock; i++) {
 			n[i] = r->lock[i];
 			n[i].ctx = NULL;
-			snprintf(name[i], sizeof(name[0]), "redis://%.26s:%d", n[i].host, n[i].port);
+			if (n[i].n_sentinels)
+				snprintf(name[i], sizeof(name[0]), "the primary '%.26s'", n[i].master);
+			else
+				snprintf(name[i], sizeof(name[0]), "redis://%.26s:%d", n[i].host,
+					 n[i].port);
 		}
 		return r->n_lock;
 	}
@@ -106,8 +110,37 @@ static int event_cmp(const void *pa, const void *pb)
 	return a->t_ns < b->t_ns ? -1 : a->t_ns > b->t_ns;
 }
 
+/* The servers the clients took for the primary behind the user's Sentinels,
+ * each once (two clients may have added one at the same moment). */
+static void collect_seen(struct run_ctx *r)
+{
+	struct lb_run_result *res = r->res;
+	uint32_t n = atomic_load(&r->sh->n_seen);
+
+	res->seen_overflow = n > LB_MAX_SEEN;
+	for (uint32_t i = 0; i < n && i < LB_MAX_SEEN; i++) {
+		const struct lb_server_seen *s = &r->sh->seen[i];
+		bool dup = false;
+		if (!atomic_load(&s->ready))
+			continue;
+		for (int k = 0; k < res->n_seen && !dup; k++)
+			dup = res->seen[k].port == s->port && !strcmp(res->seen[k].host, s->host) &&
+			      !strcmp(res->seen[k].run_id, s->run_id);
+		if (dup || res->n_seen == (int)(sizeof(res->seen) / sizeof(res->seen[0])))
+			continue;
+		struct lb_server_seen_copy *c = &res->seen[res->n_seen++];
+		memcpy(c->host, s->host, sizeof(c->host));
+		memcpy(c->run_id, s->run_id, sizeof(c->run_id));
+		c->host[sizeof(c->host) - 1] = c->run_id[sizeof(c->run_id) - 1] = '\0';
+		c->port = s->port;
+		c->first_ns = s->first_ns;
+		c->first_client = s->first_client;
+	}
+}
+
 static int collect_events(struct run_ctx *r)
 {
+	collect_seen(r);
 	r->res->events = calloc(LB_MAX_EVENTS, sizeof(*r->res->events));
 	if (!r->res->events)
 		return LB_ENOMEM;

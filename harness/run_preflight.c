@@ -135,10 +135,10 @@ int run_preflight(struct run_ctx *r, bool theirs)
 	const struct lb_adapter_def *def =
 		lb_strategy_is_external(cfg->strategy) ? lb_adapter_def_of(cfg->strategy) : NULL;
 	if (theirs && !cfg->own_urls && def && def->outside_key[0]) {
-		lb_errorf("%s writes %s, outside the key lockbench gives it (the run's prefix): "
-			  "lockbench runs it only on servers it starts itself, never with --redis",
-			  cfg->strategy->name, def->outside_key);
-		return LB_EINVAL;
+		snprintf(res->skipped, sizeof(res->skipped), "%s writes %s, outside the key "
+			 "lockbench gives it (the run's prefix): lockbench runs it only on servers "
+			 "it starts itself, never on yours", cfg->strategy->name, def->outside_key);
+		return 1;
 	}
 	if (def && !lb_adapter_usable(cfg->strategy, res->skipped, sizeof(res->skipped)))
 		return 1;
@@ -227,11 +227,22 @@ int run_check_reachable(struct lb_node *n)
 {
 	redisReply *rep = lb_node_cmd(n, "PING");
 	bool ok = rep && rep->type == REDIS_REPLY_STATUS;
+	char where[1200];
 
-	if (!ok)
-		lb_errorf("cannot reach redis://%s:%d: %s", n->host, n->port,
-			  rep && rep->type == REDIS_REPLY_ERROR ? rep->str :
-			  n->why[0] ? n->why : "no answer");
+	if (n->n_sentinels > 0) {
+		snprintf(where, sizeof(where), "the primary '%s' through the Sentinels", n->master);
+	} else {
+		struct lb_node shown = *n; /* its address, never its password */
+		shown.pass[0] = shown.pass[0] ? '*' : '\0';
+		shown.pass[shown.pass[0] ? 1 : 0] = '\0';
+		lb_node_url(&shown, where, sizeof(where));
+	}
+	if (!ok && rep && rep->type == REDIS_REPLY_ERROR && !strncmp(rep->str, "NOAUTH", 6))
+		lb_errorf("cannot use %s: it needs a password (NOAUTH): give it in the URL, "
+			  "redis://[user]:password@host:port", where);
+	else if (!ok)
+		lb_errorf("cannot use %s: %s", where, rep && rep->type == REDIS_REPLY_ERROR ?
+			  rep->str : n->why[0] ? n->why : "no answer");
 	if (rep)
 		freeReplyObject(rep);
 	lb_node_close(n);

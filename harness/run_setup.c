@@ -45,8 +45,13 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 		return LB_EINVAL;
 	strcpy(buf, urls);
 	for (char *u = strtok_r(buf, ",", &save); u; u = strtok_r(NULL, ",", &save)) {
-		if (n == LB_MAX_NODES + 1 || lb_node_parse_url(u, &all[n]) < 0) {
-			lb_errorf("bad --redis URL '%s': expected redis://[user:pass@]host:port", u);
+		char why[256];
+		if (n == LB_MAX_NODES + 1) {
+			lb_errorf("--redis names more than %d servers", LB_MAX_NODES + 1);
+			return LB_EINVAL;
+		}
+		if (lb_node_parse_url(u, &all[n], why, sizeof(why)) < 0) {
+			lb_errorf("bad --redis URL '%s': %s", u, why);
 			return LB_EINVAL;
 		}
 		n++;
@@ -63,6 +68,16 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 	return 0;
 }
 
+/* In the watcher of the user's Sentinels: what they published, the server
+ * named by its port (LB_PART_PORT0 + port, topology.h). */
+static void their_sentinel_news(void *arg, enum lb_sentinel_news what, int port)
+{
+	static const int kinds[] = { LB_EV_SDOWN, LB_EV_ODOWN, LB_EV_SWITCH_MASTER, LB_EV_DEMOTE,
+				     LB_EV_FAILOVER_CHOSEN };
+	struct run_ctx *r = arg;
+	lb_event_emit(r->sh, kinds[what], -1, 0, LB_PART_PORT0 + port);
+}
+
 /* --sentinel: lock node 0 is the primary the user's Sentinels name (asked on
  * every connect, node.h); the resource is the first --redis URL if given,
  * else that primary (its own keys, under the run's prefix). */
@@ -76,10 +91,24 @@ static int use_their_sentinels(struct run_ctx *r)
 		return LB_EINVAL;
 	}
 	lb_node_init_local(&r->lock[0], 0, 2000);
-	if (lb_node_use_sentinels(&r->lock[0], cfg->sentinel_urls, cfg->sentinel_master) < 0) {
-		lb_errorf("bad --sentinel list '%s': expected host:port[,host:port...] (redis:// "
-			  "optional, at most %d)", cfg->sentinel_urls, LB_MAX_SENTINELS);
+	char why[256];
+	if (lb_node_use_sentinels_why(&r->lock[0], cfg->sentinel_urls, cfg->sentinel_master, why,
+				      sizeof(why)) < 0) {
+		lb_errorf("bad --sentinel list '%s': %s", cfg->sentinel_urls, why);
 		return LB_EINVAL;
+	}
+	strcpy(r->lock[0].user, cfg->master_user); /* fit: the same sizes */
+	strcpy(r->lock[0].pass, cfg->master_pass);
+	/* their account of the run, on its timeline, as on lockbench's own Sentinels */
+	r->watcher = lb_sentinel_watch_theirs(r->lock[0].sentinel, r->lock[0].n_sentinels,
+					      cfg->sentinel_master, their_sentinel_news, r, why,
+					      sizeof(why));
+	if (r->watcher < 0) {
+		r->watcher = 0;
+		lb_errorf("warning: no Sentinel could be subscribed to (%s): the Sentinels' account "
+			  "(+sdown, +odown, +switch-master) is not on the timeline", why);
+	} else if (why[0]) {
+		lb_errorf("warning: %s: the other Sentinels' account is recorded", why);
 	}
 	r->resource = r->lock[0];
 	if (cfg->redis_urls) {
@@ -87,8 +116,8 @@ static int use_their_sentinels(struct run_ctx *r)
 		snprintf(first, sizeof(first), "%.*s", (int)strcspn(cfg->redis_urls, ","),
 			 cfg->redis_urls);
 		lb_node_init_local(&r->resource, 0, 2000);
-		if (lb_node_parse_url(first, &r->resource) < 0) {
-			lb_errorf("bad --redis URL '%s': expected redis://[user:pass@]host:port", first);
+		if (lb_node_parse_url(first, &r->resource, why, sizeof(why)) < 0) {
+			lb_errorf("bad --redis URL '%s': %s", first, why);
 			return LB_EINVAL;
 		}
 	}
@@ -369,7 +398,7 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 		rc = run_check_maxclients(&r->resource, cfg->clients);
 	if (rc == 0 && theirs && cfg->strategy->needs_replica)
 		rc = run_check_replica(r);
-	return rc;
+	return rc == LB_EREDIS ? LB_ENOTHERE : rc; /* said above, naming the server */
 }
 
 /* The key watcher on lockbench's own servers, or why there is none. */
@@ -391,7 +420,51 @@ void run_setup_keywatch(struct run_ctx *r, bool theirs)
 		 "the servers are not lockbench's: it does not watch them");
 }
 
-/* On servers we did not start, remove exactly the keys this run created. */
+/* Every key under @prefix on @n: SCAN with MATCH (the server walks its
+ * keyspace, a thousand keys a call, and returns only the run's), each batch
+ * DELeted. A key of anyone else never matches: the prefix holds the run's
+ * random part. */
+static void delete_prefixed(struct lb_node *n, const char *prefix)
+{
+	char cursor[32] = "0", pattern[64];
+	int calls = 0;
+
+	snprintf(pattern, sizeof(pattern), "%s*", prefix);
+	do {
+		redisReply *r = lb_node_cmd(n, "SCAN %s MATCH %s COUNT 1000", cursor, pattern);
+		bool ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+			  r->element[0]->type == REDIS_REPLY_STRING &&
+			  r->element[0]->len < sizeof(cursor) &&
+			  r->element[1]->type == REDIS_REPLY_ARRAY;
+		if (ok) {
+			const redisReply *keys = r->element[1];
+			snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
+			for (size_t k = 0; k < keys->elements; k++) {
+				const redisReply *key = keys->element[k];
+				if (key->type != REDIS_REPLY_STRING ||
+				    strncmp(key->str, prefix, strlen(prefix)))
+					continue; /* never anything but the run's own */
+				const char *argv[] = { "DEL", key->str };
+				size_t lens[] = { 3, key->len };
+				redisReply *d = lb_node_cmd_argv(n, 2, argv, lens);
+				if (d)
+					freeReplyObject(d);
+			}
+		}
+		if (r)
+			freeReplyObject(r);
+		if (!ok) {
+			lb_errorf("warning: the run's keys (%s*) could not all be removed from %s:%d: %s; "
+				  "each has a TTL or is the run's own", prefix, n->host, n->port,
+				  n->why[0] ? n->why : "SCAN failed");
+			return;
+		}
+	} while (strcmp(cursor, "0") && ++calls < 1000000);
+}
+
+/* On servers we did not start, remove the keys this run created: its lock
+ * and counter keys by name, then whatever else its strategy made under the
+ * run's prefix (fair's queue, a library's own keys beside the lock's). */
 void run_delete_own_keys(struct run_ctx *r)
 {
 	for (int k = 0; k < r->cfg->keys; k++) {
@@ -407,6 +480,9 @@ void run_delete_own_keys(struct run_ctx *r)
 		if (rep)
 			freeReplyObject(rep);
 	}
+	for (size_t i = 0; i < r->n_lock; i++)
+		delete_prefixed(&r->lock[i], r->prefix);
+	delete_prefixed(&r->resource, r->prefix);
 }
 
 /* Every server's and Sentinel's log, into the run's directory: what the

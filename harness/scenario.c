@@ -19,11 +19,25 @@ static const char *const action_names[LB_ACT_COUNT] = {
 	"slow", "crash", "sleep", "clock", "partition", "kill", "pause",
 	"node-kill", "node-restart", "node-pause", "node-clock", "failover",
 	"net-delay", "net-blackhole", "net-cut", "net-partition",
+	"sentinel-failover", "client-kill", "hook",
 };
 
 const char *lb_action_name(enum lb_action a)
 {
 	return (unsigned)a < LB_ACT_COUNT ? action_names[a] : "?";
+}
+
+bool lb_hook_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > 31)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= '0' && name[i] <= '9') || name[i] == '-'))
+			return false;
+	return true;
 }
 
 bool lb_action_in_client(enum lb_action a)
@@ -402,10 +416,20 @@ static int on_fault_more(struct parser *p, struct lb_fault *f, const char *secti
 		if (strcmp(v, "holder"))
 			return ini_error(p, "fallback: expected holder, got '%s'", v);
 		f->fallback_holder = true;
+	} else if (!strcmp(name, "hook")) {
+		if (!lb_hook_name_ok(v))
+			return ini_error(p, "hook: expected a name of 1 to 31 letters, digits and '-', "
+				    "the NAME of --hook NAME=COMMAND; got '%s'", v);
+		strcpy(f->hook, v);
+	} else if (!strcmp(name, "mode")) {
+		if (strcmp(v, "all") && strcmp(v, "write"))
+			return ini_error(p, "mode: expected all or write (node-pause on servers lockbench "
+				    "did not start: CLIENT PAUSE ms ALL or WRITE), got '%s'", v);
+		f->pause_write = !strcmp(v, "write");
 	} else {
 		return ini_error(p, "unknown key '%s' in [%s]: expected action, at, target, nodes, "
 			    "resource, inside, within, when, failpoint, duration, delay, hold, offset, then, "
-			    "sides or fallback", name, section);
+			    "sides, fallback, hook or mode", name, section);
 	}
 	return 1;
 }
@@ -437,7 +461,8 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 		if (f->action == LB_ACT_COUNT)
 			return ini_error(p, "action: expected one of slow, crash, sleep, clock, partition, "
 				    "kill, pause, node-kill, node-restart, node-pause, node-clock, "
-				    "failover, net-delay, net-blackhole, net-cut, net-partition; got '%s'", v);
+				    "failover, net-delay, net-blackhole, net-cut, net-partition, "
+				    "sentinel-failover, client-kill, hook; got '%s'", v);
 	} else if (!strcmp(name, "at")) {
 		if (!get_seconds(v, &f->at_s))
 			return ini_error(p, "at: expected seconds from the start, from 0 to 86400, got '%s'", v);
@@ -742,6 +767,19 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 	case LB_ACT_NET_PARTITION:
 		if (!check_net_partition(p, f))
 			return 0;
+		break;
+	case LB_ACT_SENTINEL_FAILOVER:
+		break; /* Sentinels: lockbench's (topology = sentinel) or --sentinel, checked at the run */
+	case LB_ACT_CLIENT_KILL:
+		if (f->target == LB_TGT_ANY)
+			return ini_error(p, "[%s] client-kill needs target = holder or client:N", f->name);
+		if (!f->nodes)
+			f->all_nodes = true;
+		break;
+	case LB_ACT_HOOK:
+		if (!f->hook[0])
+			return ini_error(p, "[%s] hook needs hook = NAME (the command is given on the "
+				    "command line: --hook NAME=COMMAND)", f->name);
 		break;
 	case LB_ACT_NET_DELAY:
 	case LB_ACT_NET_BLACKHOLE:

@@ -45,10 +45,17 @@ enum lb_action {
 	/* topology = sentinel: every link between the two `sides` is held (for
 	 * `duration` ms, or for good), whoever opened it */
 	LB_ACT_NET_PARTITION,
+	/* on any deployment (servers lockbench did not start only with --allow-faults;
+	 * docs/running.md lists the commands each sends) */
+	LB_ACT_SENTINEL_FAILOVER, /* SENTINEL FAILOVER through the deployment's Sentinels */
+	LB_ACT_CLIENT_KILL, /* CLIENT KILL ADDR of the target client's connections to `nodes` */
+	LB_ACT_HOOK,        /* run the user's command `--hook NAME=COMMAND` (`hook = NAME`) */
 	LB_ACT_COUNT
 };
 const char *lb_action_name(enum lb_action a);
 bool lb_action_in_client(enum lb_action a);
+/* A hook's name: 1 to 31 letters, digits and '-'. */
+bool lb_hook_name_ok(const char *name);
 
 enum lb_target { LB_TGT_ANY, LB_TGT_HOLDER, LB_TGT_CLIENT };
 
@@ -80,6 +87,9 @@ struct lb_fault {
 	bool when_after_read;     /* kill/pause/slow only between the target's counter read
 				     and its write (the write will be stale) */
 	bool replies;             /* net-delay: delay the servers' replies, not the requests */
+	char hook[32];            /* hook: the name of the user's command (--hook NAME=...) */
+	bool pause_write;         /* node-pause on a server lockbench did not start: CLIENT
+				     PAUSE WRITE, not ALL (mode = write) */
 	/* net-partition: who is on each side. Parts of the topology (bit i: part
 	 * i, topology.h), clients 0..63 by bit or all of them, or `rest`:
 	 * everyone the other side does not name. Named on neither side: reaches both. */

@@ -1,5 +1,7 @@
 /* shared.c - what any process of a run may do to the shared region. */
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "shared.h"
 
@@ -78,4 +80,27 @@ void lb_record_section(const struct lb_record *rec, int client, int key, uint32_
 		s->exit_ns = death_ns > s->enter_ns ? death_ns : s->enter_ns;
 	s->release_ns = -1;
 	s->outcome = cut ? LB_OUT_CUT : LB_OUT_KILLED;
+}
+
+bool lb_shared_note_server(struct lb_shared *sh, int client, const char *host, int port,
+			   const char *run_id)
+{
+	uint32_t n = atomic_load(&sh->n_seen);
+
+	for (uint32_t i = 0; i < n && i < LB_MAX_SEEN; i++)
+		if (atomic_load(&sh->seen[i].ready) && sh->seen[i].port == port &&
+		    !strcmp(sh->seen[i].host, host) && !strcmp(sh->seen[i].run_id, run_id))
+			return true;
+	/* two clients may add the same server at once: servers.csv keeps one */
+	uint32_t i = atomic_fetch_add(&sh->n_seen, 1);
+	if (i >= LB_MAX_SEEN)
+		return false;
+	struct lb_server_seen *s = &sh->seen[i];
+	snprintf(s->host, sizeof(s->host), "%s", host);
+	snprintf(s->run_id, sizeof(s->run_id), "%s", run_id);
+	s->port = port;
+	s->first_client = client;
+	s->first_ns = lb_now_ns() - sh->t0_ns;
+	atomic_store(&s->ready, 1);
+	return true;
 }

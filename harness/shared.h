@@ -21,6 +21,8 @@
 
 enum lb_rec_state { LB_REC_EMPTY, LB_REC_ENTERED, LB_REC_EXITED, LB_REC_RELEASED };
 
+#define LB_MAX_SEEN 16 /* servers a run on the user's Sentinels records (servers.csv) */
+
 struct lb_record {
 	int64_t acquire_start_ns;
 	int64_t enter_ns;
@@ -101,6 +103,16 @@ struct lb_shared {
 	struct lb_link_ctl mesh_bus_front[LB_TOPO_PARTS];
 	_Atomic int topo_bus_port[LB_TOPO_PARTS];
 	_Atomic uint64_t relay_epoch;          /* rounds of the relay's loop (relay.h) */
+	/* --sentinel: each server the clients took for the primary (servers.csv) */
+	struct lb_server_seen {
+		char host[64];
+		int port;
+		char run_id[41];
+		int64_t first_ns;                /* first taken, by client first_client */
+		int first_client;
+		_Atomic int ready;               /* written in full */
+	} seen[LB_MAX_SEEN];
+	_Atomic uint32_t n_seen;
 	struct lb_record records[];            /* client i: records[i * cap ...] */
 };
 
@@ -108,6 +120,11 @@ static inline struct lb_record *lb_shared_record(struct lb_shared *sh, int clien
 {
 	return &sh->records[(size_t)client * sh->cap + i];
 }
+
+/* Record that client @client took @host:@port (@run_id) for the primary, once
+ * per server; false when the table is full. */
+bool lb_shared_note_server(struct lb_shared *sh, int client, const char *host, int port,
+			   const char *run_id);
 
 /* Append an event stamped now (any process may call it). */
 void lb_event_emit(struct lb_shared *sh, int kind, int client, int node, int64_t value);

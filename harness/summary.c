@@ -188,11 +188,17 @@ static int primary_at(const struct lb_event *ev, size_t n_ev, int c, int64_t t)
 bool lb_split_brain_window(const struct lb_section *sec, size_t n, const struct lb_event *ev,
 			   size_t n_ev, int64_t *from, int64_t *to, int *server)
 {
-	int64_t first = -1, last = -1;
+	int64_t first = -1, last = -1, theirs = -1;
 
+	/* on the user's deployment (servers by port, topology.h): the first
+	 * server any client took for the primary */
+	for (size_t i = 0; i < n_ev && theirs < 0; i++)
+		if (ev[i].kind == LB_EV_PRIMARY_SEEN && ev[i].value >= LB_PART_PORT0)
+			theirs = ev[i].value;
 	for (size_t i = 0; i < n; i++) { /* sorted by enter */
 		int part = primary_at(ev, n_ev, sec[i].client, sec[i].enter_ns);
-		bool first_primary = part == LB_PART_PRIMARY || part == LB_CLUSTER_PART0;
+		bool first_primary = part == LB_PART_PRIMARY || part == LB_CLUSTER_PART0 ||
+				     (theirs >= 0 && part == theirs);
 		if (part >= 0 && !first_primary && first < 0) {
 			first = sec[i].enter_ns;
 			*server = part;

@@ -85,6 +85,13 @@ int lb_sentinel_topo_master_port(const struct lb_sentinel_topo *t, int i)
 
 const char *lb_topo_part_name(int part)
 {
+	static char named[4][32];
+	static unsigned next;
+	if (part >= LB_PART_PORT0 && part <= LB_PART_PORT0 + 65535) { /* the user's deployment */
+		char *b = named[next++ % 4];
+		snprintf(b, sizeof(named[0]), "the server on port %d", part - LB_PART_PORT0);
+		return b;
+	}
 	static const char *const names[LB_TOPO_PARTS] = { "primary", "replica 0", "replica 1",
 							  "sentinel 0", "sentinel 1", "sentinel 2" };
 	if (part >= LB_CLUSTER_PART0 && part < LB_CLUSTER_PART0 + LB_CLUSTER_NODES)
@@ -263,24 +270,60 @@ void lb_sentinel_topo_destroy(struct lb_sentinel_topo *t)
 /* One message a Sentinel published: ["message", channel, payload];
  * sdown/odown payloads begin with the instance's kind ("master NAME IP PORT
  * ..."), a switch's with the name ("NAME OLDIP OLDPORT NEWIP NEWPORT"), a
- * demotion's with "slave IP:PORT IP PORT @ ...". */
-static void sentinel_message(const redisReply *r,
+ * demotion's and a choice's with "slave IP:PORT IP PORT @ NAME MIP MPORT".
+ * With @master, messages about another master are not ours. */
+static void sentinel_message(const redisReply *r, const char *master,
 			     void (*report)(void *arg, enum lb_sentinel_news what, int port), void *arg)
 {
 	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
 	    r->element[1]->type != REDIS_REPLY_STRING || r->element[2]->type != REDIS_REPLY_STRING)
 		return;
 	const char *ch = r->element[1]->str, *msg = r->element[2]->str;
-	char name[64], ip[64];
+	char name[64], ip[64], of[64] = "";
 	int port = 0, newport = 0;
 	if (!strcmp(ch, "+switch-master")) {
-		if (sscanf(msg, "%63s %63s %d %63s %d", name, ip, &port, ip, &newport) == 5)
+		if (sscanf(msg, "%63s %63s %d %63s %d", name, ip, &port, ip, &newport) == 5 &&
+		    (!master || !strcmp(name, master)))
 			report(arg, LB_SENTINEL_SWITCH, newport);
 	} else if (!strcmp(ch, "+convert-to-slave") || !strcmp(ch, "+selected-slave")) {
-		if (sscanf(msg, "slave %63s %63s %d", name, ip, &port) == 3)
+		if (sscanf(msg, "slave %63s %63s %d @ %63s", name, ip, &port, of) >= 3 &&
+		    (!master || !strcmp(of, master)))
 			report(arg, ch[1] == 'c' ? LB_SENTINEL_DEMOTE : LB_SENTINEL_CHOSEN, port);
-	} else if (sscanf(msg, "master %63s %63s %d", name, ip, &port) == 3) {
+	} else if (sscanf(msg, "master %63s %63s %d", name, ip, &port) == 3 &&
+		   (!master || !strcmp(name, master))) {
 		report(arg, !strcmp(ch, "+sdown") ? LB_SENTINEL_SDOWN : LB_SENTINEL_ODOWN, port);
+	}
+}
+
+#define SUB_ALL "SUBSCRIBE +sdown +odown +switch-master +convert-to-slave +selected-slave"
+#define SUB_SOME "SUBSCRIBE +convert-to-slave +selected-slave"
+
+/* The watcher's loop: every message of the @n subscribed connections @c. */
+static _Noreturn void watch_loop(redisContext **c, int n, const char *master,
+				 void (*report)(void *arg, enum lb_sentinel_news what, int port),
+				 void *arg)
+{
+	struct pollfd pf[LB_MAX_SENTINELS];
+
+	for (int i = 0; i < n; i++)
+		pf[i] = (struct pollfd){ .fd = c[i] ? c[i]->fd : -1, .events = POLLIN };
+	for (;;) {
+		if (poll(pf, (nfds_t)n, -1) < 0)
+			continue;
+		for (int i = 0; i < n; i++) {
+			redisReply *r = NULL;
+			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (redisBufferRead(c[i]) != REDIS_OK) {
+				pf[i].fd = -1; /* that Sentinel is gone; the others may speak */
+				continue;
+			}
+			while (redisGetReplyFromReader(c[i], (void **)&r) == REDIS_OK && r) {
+				sentinel_message(r, master, report, arg);
+				freeReplyObject(r);
+				r = NULL;
+			}
+		}
 	}
 }
 
@@ -295,33 +338,79 @@ pid_t lb_sentinel_topo_watch(const struct lb_sentinel_topo *t,
 	 * elected leader) and a demotion (by whichever Sentinel sees the returned
 	 * server first) can come from any of them: listen to all */
 	redisContext *c[LB_TOPO_SENTINELS];
-	struct pollfd pf[LB_TOPO_SENTINELS];
 	for (int i = 0; i < LB_TOPO_SENTINELS; i++) {
 		c[i] = redisConnect("127.0.0.1", t->sentinel[i]->port);
-		redisReply *r = c[i] && !c[i]->err ?
-			redisCommand(c[i], i == 0 ? "SUBSCRIBE +sdown +odown +switch-master "
-						    "+convert-to-slave +selected-slave" :
-					      "SUBSCRIBE +convert-to-slave +selected-slave")
-			: NULL;
+		redisReply *r = c[i] && !c[i]->err ? redisCommand(c[i], i == 0 ? SUB_ALL : SUB_SOME)
+						   : NULL;
 		if (!r)
 			_exit(1);
 		freeReplyObject(r);
-		pf[i] = (struct pollfd){ .fd = c[i]->fd, .events = POLLIN };
 	}
-	for (;;) {
-		if (poll(pf, LB_TOPO_SENTINELS, -1) < 0)
-			continue;
-		for (int i = 0; i < LB_TOPO_SENTINELS; i++) {
-			redisReply *r = NULL;
-			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			if (redisBufferRead(c[i]) != REDIS_OK)
-				_exit(0);
-			while (redisGetReplyFromReader(c[i], (void **)&r) == REDIS_OK && r) {
-				sentinel_message(r, report, arg);
-				freeReplyObject(r);
-				r = NULL;
-			}
+	watch_loop(c, LB_TOPO_SENTINELS, NULL, report, arg);
+}
+
+/* Subscribe to the user's Sentinel @s (its AUTH first): the connection, or
+ * NULL with why in @why. */
+static redisContext *subscribe_theirs(const struct lb_addr *s, bool all, char *why, size_t len)
+{
+	struct timeval tv = { 2, 0 };
+	redisContext *c = redisConnectWithTimeout(s->host, s->port, tv);
+	redisReply *r = NULL;
+
+	if (!c || c->err) {
+		snprintf(why, len, "Sentinel %s:%d: %s", s->host, s->port, c ? c->errstr : "no memory");
+		goto fail;
+	}
+	redisSetTimeout(c, tv);
+	if (s->pass[0]) {
+		r = s->user[0] ? redisCommand(c, "AUTH %s %s", s->user, s->pass)
+			       : redisCommand(c, "AUTH %s", s->pass);
+		bool ok = lb_reply_ok(r);
+		if (r)
+			freeReplyObject(r);
+		if (!ok) {
+			snprintf(why, len, "Sentinel %s:%d refused AUTH", s->host, s->port);
+			goto fail;
 		}
 	}
+	r = redisCommand(c, all ? SUB_ALL : SUB_SOME);
+	if (!r || r->type == REDIS_REPLY_ERROR) {
+		snprintf(why, len, "Sentinel %s:%d refused SUBSCRIBE", s->host, s->port);
+		goto fail;
+	}
+	freeReplyObject(r);
+	struct timeval forever = { 0, 0 };
+	redisSetTimeout(c, forever);
+	return c;
+fail:
+	if (r)
+		freeReplyObject(r);
+	if (c)
+		redisFree(c);
+	return NULL;
+}
+
+pid_t lb_sentinel_watch_theirs(const struct lb_addr *s, int n, const char *master,
+			       void (*report)(void *arg, enum lb_sentinel_news what, int port),
+			       void *arg, char *why, size_t len)
+{
+	redisContext *c[LB_MAX_SENTINELS];
+	int up = 0;
+
+	why[0] = '\0';
+	for (int i = 0; i < n && i < LB_MAX_SENTINELS; i++) {
+		char w[200];
+		c[i] = subscribe_theirs(&s[i], up == 0, w, sizeof(w)); /* the first that answers: all */
+		up += c[i] != NULL;
+		if (!c[i] && !why[0])
+			snprintf(why, len, "%s", w);
+	}
+	pid_t pid = up ? lb_fork_helper("the Sentinel watcher") : LB_EREDIS;
+	if (pid != 0) { /* the caller: the connections are the watcher's */
+		for (int i = 0; i < n && i < LB_MAX_SENTINELS; i++)
+			if (c[i])
+				redisFree(c[i]);
+		return pid;
+	}
+	watch_loop(c, n < LB_MAX_SENTINELS ? n : LB_MAX_SENTINELS, master, report, arg);
 }

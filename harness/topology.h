@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "node.h"
 #include "rserver.h"
 
 #define LB_SENTINEL_MASTER "lockbench"
@@ -109,5 +110,17 @@ enum lb_sentinel_news {
 pid_t lb_sentinel_topo_watch(const struct lb_sentinel_topo *t,
 			     void (*report)(void *arg, enum lb_sentinel_news what, int port),
 			     void *arg);
+/* The same on the user's Sentinels (--sentinel; each with its AUTH), about
+ * the master named @master only: the first Sentinel of the list tells of
+ * +sdown, +odown and +switch-master, every one of +selected-slave and
+ * +convert-to-slave. A Sentinel that cannot be reached is skipped, and said
+ * in @why; with none, no process: LB_EREDIS. */
+pid_t lb_sentinel_watch_theirs(const struct lb_addr *s, int n, const char *master,
+			       void (*report)(void *arg, enum lb_sentinel_news what, int port),
+			       void *arg, char *why, size_t len);
+
+/* An event's value (topology.h parts) naming a server of the user's
+ * deployment, by the port Sentinel gave: LB_PART_PORT0 + port. */
+#define LB_PART_PORT0 1000000
 
 #endif

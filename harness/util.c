@@ -30,6 +30,7 @@ const char *lb_strerror(int status)
 	case LB_ENOREPLICA: return "no replica acknowledged the lock in time";
 	case LB_EPROTO: return "the adapter broke the protocol";
 	case LB_EDIED: return "the adapter's process died";
+	case LB_ENOTHERE: return "a server it needs cannot be reached or refused it";
 	}
 	return "unknown status";
 }
@@ -200,4 +201,56 @@ void lb_path_word(const char *name, char *out, size_t len)
 		o += (size_t)snprintf(out + o, len - o, "-%08x", h);
 	if (len)
 		out[o < len ? o : len - 1] = '\0';
+}
+
+int lb_split_words(const char *s, char *buf, size_t len, char **argv, int max, char *why,
+		   size_t wlen)
+{
+	size_t o = 0;
+	int n = 0;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		if (n + 1 >= max) {
+			snprintf(why, wlen, "more than %d words", max - 1);
+			return -1;
+		}
+		argv[n++] = buf + o;
+		char quote = 0;
+		for (; *s && (quote || (*s != ' ' && *s != '\t')); s++) {
+			char c = *s;
+			if (!quote && (c == '\'' || c == '"')) {
+				quote = c;
+				continue;
+			}
+			if (quote && c == quote) {
+				quote = 0;
+				continue;
+			}
+			if (c == '\\' && quote != '\'' && s[1] &&
+			    (!quote || s[1] == '"' || s[1] == '\\'))
+				c = *++s;
+			if ((unsigned char)c < 0x20 && c != '\t') {
+				snprintf(why, wlen, "a control character in the command");
+				return -1;
+			}
+			if (o + 2 >= len) {
+				snprintf(why, wlen, "longer than %zu bytes", len - 2);
+				return -1;
+			}
+			buf[o++] = c;
+		}
+		if (quote) {
+			snprintf(why, wlen, "an open %c quote", quote);
+			return -1;
+		}
+		buf[o++] = '\0';
+	}
+	argv[n] = NULL;
+	if (!n)
+		snprintf(why, wlen, "no command");
+	return n ? n : -1;
 }

@@ -29,6 +29,7 @@ enum lb_status {
 	LB_ENOREPLICA = -13, /* no replica acknowledged the write in time */
 	LB_EPROTO = -14,   /* an external strategy broke the adapter protocol */
 	LB_EDIED = -15,    /* an external strategy's process died under its client */
+	LB_ENOTHERE = -16, /* a server the run needs cannot be reached, or refused it */
 };
 
 /* A static string describing @status; never NULL. */
@@ -90,5 +91,13 @@ void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parse a decimal integer in [min, max] that fills the whole of @s. */
 bool lb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* Split @s into words as a shell would, expanding nothing: blanks separate;
+ * '...' keeps all; "..." keeps all but \" and \\; \ escapes one character
+ * outside quotes. The words into @buf (@len bytes), pointers into @argv (at
+ * most @max - 1 of them, then NULL). How many, or -1 with why in @why (an
+ * open quote, no word, too many or too long, a control character). */
+int lb_split_words(const char *s, char *buf, size_t len, char **argv, int max, char *why,
+		   size_t wlen);
 
 #endif

@@ -494,9 +494,11 @@ static int handshake(struct adapter *a)
 	a->n_failpoints = m.n_failpoints;
 	memcpy(a->failpoints, m.failpoints, sizeof(a->failpoints));
 	n += (size_t)snprintf(req, sizeof(req), "config nodes=");
-	for (size_t i = 0; i < cfg->n_nodes && n < sizeof(req) - 200; i++)
-		n += (size_t)snprintf(req + n, sizeof(req) - n, "%sredis://%s:%d", i ? "," : "",
-				      cfg->nodes[i]->host, cfg->nodes[i]->port);
+	for (size_t i = 0; i < cfg->n_nodes && n < sizeof(req) - 1200; i++) {
+		char url[1024]; /* with the user, password and database of --redis */
+		lb_node_url(cfg->nodes[i], url, sizeof(url));
+		n += (size_t)snprintf(req + n, sizeof(req) - n, "%s%s", i ? "," : "", url);
+	}
 	/* on a Sentinel deployment: the library asks the Sentinels itself, through
 	 * its own Sentinel support (docs/adapters.md) */
 	const struct lb_node *n0 = cfg->n_nodes ? cfg->nodes[0] : NULL;

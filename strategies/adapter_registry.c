@@ -217,6 +217,7 @@ static void make_strategy(struct loaded *l)
 	l->s = lb_adapter_ops;
 	l->s.name = l->def.name;
 	l->s.summary = l->def.summary;
+	l->s.sends = l->def.sends;
 	l->s.claims = l->def.claims;
 	l->s.min_nodes = l->def.min_nodes ? l->def.min_nodes : 1;
 	l->s.impl = &l->def;
@@ -278,6 +279,7 @@ static void load_all(void)
 	for (size_t i = 0; i < n_adapters; i++) { /* qsort moved them: point at the new places */
 		struct lb_adapter_def *def = &adapters[i].def;
 		adapters[i].s.impl = def, adapters[i].s.name = def->name, adapters[i].s.summary = def->summary;
+		adapters[i].s.sends = def->sends;
 		/* argv pointed into the argbuf where the struct was: its words lie
 		 * one after another in argbuf, so walk them again */
 		const char *w = def->argbuf;

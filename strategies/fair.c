@@ -120,6 +120,7 @@ static int fair_release(void *self)
 const struct lock_strategy lb_strategy_fair = {
 	.name = "fair",
 	.summary = "FIFO queue in Redis: waiters keep their place; the release hands the lock on",
+	.sends = "acquire and release: EVALSHA of its scripts on KEY, KEY:q, KEY:lease, KEY:handed and KEY:w:token; wait: BLPOP KEY:w:token",
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE,
 	.min_nodes = 1,
 	.create = fair_create,

@@ -55,6 +55,7 @@ static int fenced_acquire(void *self, struct lb_grant *grant)
 const struct lock_strategy lb_strategy_fenced = {
 	.name = "fenced",
 	.summary = "token-lua plus a fencing token (INCR) the resource checks on every write",
+	.sends = "acquire: EVALSHA of SET KEY token NX PX ttl and INCR KEY:fence. release: EVALSHA compare-and-delete on KEY. The resource: EVALSHA of the fenced read and write (counter keys)",
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE,
 	.min_nodes = 1,
 	.create = fenced_create,

@@ -48,6 +48,7 @@ static const char *const get_del_failpoints[] = { "between-get-del", NULL };
 const struct lock_strategy lb_strategy_get_del = {
 	.name = "get-del",
 	.summary = "SET NX PX unique value; release GET, compare, DEL as two commands",
+	.sends = "acquire: SET KEY token NX PX ttl. release: GET KEY, then GETDEL KEY if it held the token",
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE,
 	.min_nodes = 1,
 	.failpoints = get_del_failpoints,

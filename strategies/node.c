@@ -13,42 +13,179 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <ctype.h>
 #include <stdarg.h>
+#include <strings.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int lb_node_parse_url(const char *url, struct lb_node *n)
+/* Copy @len bytes of @s into @out (@cap bytes), %XX decoded; false when it
+ * does not fit, a %XX is broken, or it decodes to a NUL or a control byte. */
+static bool url_decode(const char *s, size_t len, char *out, size_t cap)
 {
-	const char *p = url, *at, *colon;
-	char *end;
-	long port;
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned c = (unsigned char)s[i];
+		if (c == '%') {
+			if (i + 2 >= len || !isxdigit((unsigned char)s[i + 1]) ||
+			    !isxdigit((unsigned char)s[i + 2]))
+				return false;
+			char hex[3] = { s[i + 1], s[i + 2], '\0' };
+			c = (unsigned)strtoul(hex, NULL, 16);
+			i += 2;
+		}
+		if (c < 0x20 || c == 0x7f || o + 1 >= cap)
+			return false;
+		out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return true;
+}
+
+static int url_fail(char *why, size_t len, const char *fmt, const char *arg)
+{
+	if (why && len)
+		snprintf(why, len, fmt, arg);
+	return LB_EINVAL;
+}
+
+/* "[user]:pass@" before the host: percent-decoded into @n. */
+static int parse_userinfo(const char *p, size_t len, struct lb_node *n, char *why, size_t wlen)
+{
+	const char *sep = memchr(p, ':', len);
+
+	if (!sep)
+		return url_fail(why, wlen, "a user name needs a password: %s",
+				"redis://user:password@host:port (or redis://:password@host:port)");
+	if (!url_decode(p, (size_t)(sep - p), n->user, sizeof(n->user)))
+		return url_fail(why, wlen, "the user name is too long (at most %s bytes) or has a "
+				"broken %%XX or a control character", "63");
+	if (!url_decode(sep + 1, (size_t)(p + len - sep - 1), n->pass, sizeof(n->pass)) || !n->pass[0])
+		return url_fail(why, wlen, "the password is empty, too long (at most %s bytes) or has "
+				"a broken %%XX or a control character", "127");
+	return 0;
+}
+
+/* "host", "host:port", "[v6]" or "[v6]:port" of @len bytes at @p. */
+static int parse_hostport(const char *p, size_t len, struct lb_node *n, char *why, size_t wlen)
+{
+	const char *host = p, *rest;
+	size_t hlen;
+
+	if (len && *p == '[') {
+		const char *close = memchr(p, ']', len);
+		if (!close)
+			return url_fail(why, wlen, "an IPv6 address opens with '[' and no '%s' closes it", "]");
+		host = p + 1;
+		hlen = (size_t)(close - host);
+		rest = close + 1;
+	} else {
+		const char *colon = memchr(p, ':', len);
+		hlen = colon ? (size_t)(colon - p) : len;
+		rest = p + hlen;
+		if (colon && memchr(colon + 1, ':', len - hlen - 1))
+			return url_fail(why, wlen, "several ':' in the address: write an IPv6 address "
+					"in brackets, [%s]:port", "::1");
+	}
+	if (hlen == 0 || hlen >= sizeof(n->host))
+		return url_fail(why, wlen, "the host is empty or longer than %s bytes", "127");
+	for (size_t i = 0; i < hlen; i++)
+		if (!isalnum((unsigned char)host[i]) && !strchr(".-_:%", host[i]))
+			return url_fail(why, wlen, "the host has a character a host name or an IP "
+					"address does not have%s", "");
+	memcpy(n->host, host, hlen);
+	n->host[hlen] = '\0';
+	n->port = 6379;
+	if (rest == p + len)
+		return 0;
+	if (*rest != ':' || rest + 1 == p + len)
+		return url_fail(why, wlen, "expected ':port' after the host%s", "");
+	long port = 0;
+	for (const char *d = rest + 1; d < p + len; d++) {
+		if (!isdigit((unsigned char)*d) || port > 65535)
+			return url_fail(why, wlen, "the port is not a number from 1 to 65535%s", "");
+		port = port * 10 + (*d - '0');
+	}
+	if (port < 1 || port > 65535)
+		return url_fail(why, wlen, "the port is not a number from 1 to 65535%s", "");
+	n->port = (int)port;
+	n->port_given = true;
+	return 0;
+}
+
+int lb_node_parse_url(const char *url, struct lb_node *n, char *why, size_t wlen)
+{
+	const char *p = url, *scheme_end = strstr(url, "://");
 
 	memset(n, 0, sizeof(*n));
 	n->timeout_ms = 2000;
-	if (!strncmp(p, "redis://", 8))
-		p += 8;
-	at = strrchr(p, '@');
-	if (at) {
-		const char *sep = memchr(p, ':', (size_t)(at - p));
-		if (!sep || (size_t)(sep - p) >= sizeof(n->user) ||
-		    (size_t)(at - sep - 1) >= sizeof(n->pass))
-			return LB_EINVAL;
-		memcpy(n->user, p, (size_t)(sep - p));
-		memcpy(n->pass, sep + 1, (size_t)(at - sep - 1));
-		p = at + 1;
+	if (why && wlen)
+		why[0] = '\0';
+	if (scheme_end) {
+		size_t sl = (size_t)(scheme_end - url);
+		if (sl == 6 && !strncasecmp(url, "rediss", 6))
+			return url_fail(why, wlen, "rediss:// (TLS) is not supported: Debian 12's hiredis "
+					"%s is built without TLS. Reach the server through a TLS tunnel "
+					"(stunnel, Debian's package) and give lockbench the tunnel's "
+					"redis:// address", "0.14");
+		if (sl == 4 && !strncasecmp(url, "unix", 4))
+			return url_fail(why, wlen, "unix:// sockets are not supported: give %s",
+					"redis://host:port");
+		if (sl != 5 || strncasecmp(url, "redis", 5))
+			return url_fail(why, wlen, "an unknown scheme: expected %s",
+					"redis://[[user]:password@]host[:port][/db]");
+		p = scheme_end + 3;
 	}
-	colon = strrchr(p, ':');
-	if (!colon || colon == p || (size_t)(colon - p) >= sizeof(n->host))
+	size_t len = strcspn(p, "/?#");
+	const char *at = NULL;
+	for (const char *q = p; q < p + len; q++)
+		at = *q == '@' ? q : at; /* the last '@': a password may hold one, encoded or not */
+	if (at && parse_userinfo(p, (size_t)(at - p), n, why, wlen) < 0)
 		return LB_EINVAL;
-	memcpy(n->host, p, (size_t)(colon - p));
-	errno = 0;
-	port = strtol(colon + 1, &end, 10);
-	if (errno || *end || port < 1 || port > 65535)
+	const char *hp = at ? at + 1 : p;
+	if (parse_hostport(hp, (size_t)(p + len - hp), n, why, wlen) < 0)
 		return LB_EINVAL;
-	n->port = (int)port;
+	p += len;
+	if (*p == '?' || *p == '#')
+		return url_fail(why, wlen, "'%s...': options in the URL are not supported", p);
+	if (*p == '/' && p[1]) {
+		long db = 0;
+		for (const char *d = p + 1; *d; d++) {
+			if (!isdigit((unsigned char)*d) || db > 1000000)
+				return url_fail(why, wlen, "'%s': expected /DB, a database number", p);
+			db = db * 10 + (*d - '0');
+		}
+		n->db = (int)db;
+	}
 	return 0;
+}
+
+/* The URL of @n as lb_node_parse_url reads it, its user and password
+ * %XX-encoded (no space nor control byte), into @buf. */
+void lb_node_url(const struct lb_node *n, char *buf, size_t len)
+{
+	char user[3 * sizeof(n->user)], pass[3 * sizeof(n->pass)];
+	const char *fields[2] = { n->user, n->pass };
+	char *outs[2] = { user, pass };
+
+	for (int f = 0; f < 2; f++) {
+		size_t o = 0;
+		for (const char *c = fields[f]; *c; c++) {
+			if (isalnum((unsigned char)*c) || strchr("-._~*", *c))
+				outs[f][o++] = *c;
+			else
+				o += (size_t)sprintf(outs[f] + o, "%%%02X", (unsigned char)*c);
+		}
+		outs[f][o] = '\0';
+	}
+	bool v6 = strchr(n->host, ':') != NULL;
+	int k = snprintf(buf, len, "redis://%s%s%s%s%s%s%s:%d", user, pass[0] ? ":" : "", pass,
+			 pass[0] ? "@" : "", v6 ? "[" : "", n->host, v6 ? "]" : "", n->port);
+	if (n->db > 0 && k > 0 && (size_t)k < len)
+		snprintf(buf + k, len - (size_t)k, "/%d", n->db);
 }
 
 void lb_node_init_local(struct lb_node *n, int port, int64_t timeout_ms)
@@ -81,29 +218,46 @@ void lb_node_set_timeout(struct lb_node *n, int64_t ms)
 
 /* A comma-separated list of redis:// URLs into @out: how many (at least one,
  * at most @max), or LB_EINVAL. */
-static int parse_addrs(const char *urls, struct lb_addr *out, int max)
+/* A list of addresses; a port left out is @sentinel_port (26379 for
+ * Sentinels), or 6379 when that is 0. */
+static int parse_addrs(const char *urls, struct lb_addr *out, int max, int sentinel_port,
+		       char *why, size_t wlen)
 {
 	char buf[512], *save = NULL;
 	int n = 0;
 
 	if (strlen(urls) >= sizeof(buf))
-		return LB_EINVAL;
+		return url_fail(why, wlen, "the list is longer than %s bytes", "511");
 	snprintf(buf, sizeof(buf), "%s", urls);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		struct lb_node one;
-		if (n == max || lb_node_parse_url(t, &one) < 0 || strlen(one.host) >= sizeof(out[0].host))
+		char w[200];
+		if (n == max) {
+			char m[16];
+			snprintf(m, sizeof(m), "%d", max);
+			return url_fail(why, wlen, "more than %s addresses", m);
+		}
+		if (lb_node_parse_url(t, &one, w, sizeof(w)) < 0 || one.db ||
+		    strlen(one.host) >= sizeof(out[0].host)) {
+			if (why && wlen)
+				snprintf(why, wlen, "'%.100s': %s", t, one.db ? "a Sentinel or seed "
+					 "has no database: drop /DB" : w[0] ? w : "the host is too long");
 			return LB_EINVAL;
+		}
 		memcpy(out[n].host, one.host, strlen(one.host) + 1); /* fits: checked */
-		out[n++].port = one.port;
+		memcpy(out[n].user, one.user, sizeof(out[n].user));
+		memcpy(out[n].pass, one.pass, sizeof(out[n].pass));
+		out[n++].port = one.port_given || sentinel_port == 0 ? one.port : sentinel_port;
 	}
-	return n ? n : LB_EINVAL;
+	return n ? n : url_fail(why, wlen, "no address in the list%s", "");
 }
 
-int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *master)
+int lb_node_use_sentinels_why(struct lb_node *n, const char *urls, const char *master,
+			      char *why, size_t len)
 {
 	if (!master[0] || strlen(master) >= sizeof(n->master))
-		return LB_EINVAL;
-	int got = parse_addrs(urls, n->sentinel, LB_MAX_SENTINELS);
+		return url_fail(why, len, "the master name is empty or longer than %s bytes", "63");
+	int got = parse_addrs(urls, n->sentinel, LB_MAX_SENTINELS, 26379, why, len);
 	if (got < 0)
 		return got;
 	n->n_sentinels = got;
@@ -111,11 +265,16 @@ int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *maste
 	return 0;
 }
 
+int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *master)
+{
+	return lb_node_use_sentinels_why(n, urls, master, NULL, 0);
+}
+
 int lb_node_use_cluster(struct lb_node *n, const char *urls, int slot)
 {
 	if (slot < 0 || slot > 16383)
 		return LB_EINVAL;
-	int got = parse_addrs(urls, n->seed, LB_MAX_SEEDS);
+	int got = parse_addrs(urls, n->seed, LB_MAX_SEEDS, 0, NULL, 0);
 	if (got < 0)
 		return got;
 	n->n_seeds = got;
@@ -183,14 +342,88 @@ fail:
 	return NULL;
 }
 
-/* Ask Sentinel @i where the primary is: host and port. 0 or LB_EREDIS. */
-static int ask_sentinel(struct lb_node *n, int i)
+/* What a failed connect means, from hiredis's or the system's words. */
+static void say_connect_failure(const struct lb_node *n, const char *err, char *why, size_t len)
 {
-	redisContext *c = connect_from(n, n->sentinel[i].host, n->sentinel[i].port);
-	redisReply *r = NULL;
+	if (strstr(err, "refused"))
+		snprintf(why, len, "connection refused: nothing listens there");
+	else if (strstr(err, "not known") || strstr(err, "name resolution") ||
+		 strstr(err, "No address associated"))
+		snprintf(why, len, "unknown host: the name does not resolve");
+	else if (strstr(err, "timed out") || strstr(err, "temporarily unavailable") ||
+		 strstr(err, "in progress"))
+		snprintf(why, len, "no answer within %lld ms (connect timed out)",
+			 (long long)n->timeout_ms);
+	else
+		snprintf(why, len, "cannot connect: %.100s", err);
+}
+
+/* A connection to @host:@port with the node's timeout set, or NULL with
+ * the reason in @why. */
+static redisContext *open_conn(const struct lb_node *n, const char *host, int port, char *why,
+			       size_t len)
+{
+	errno = 0;
+	redisContext *c = connect_from(n, host, port);
 
 	if (c && !c->err && redisSetTimeout(c, ms_tv(n->timeout_ms)) == REDIS_OK)
-		r = redisCommand(c, "SENTINEL get-master-addr-by-name %s", n->master);
+		return c;
+	say_connect_failure(n, c && c->err ? c->errstr : errno ? strerror(errno) : "no reason given",
+			    why, len);
+	if (c)
+		redisFree(c);
+	return NULL;
+}
+
+/* AUTH (when @pass is set) and SELECT (when @db > 0) on a new connection:
+ * 0, or LB_EREDIS with what the server said, told as what to do, in @why. */
+static int hello_server(redisContext *c, const char *user, const char *pass, int db,
+			int64_t timeout_ms, char *why, size_t len)
+{
+	redisReply *r;
+	int rc = 0;
+
+	if (pass[0]) {
+		r = user[0] ? redisCommand(c, "AUTH %s %s", user, pass) : redisCommand(c, "AUTH %s", pass);
+		if (!r)
+			snprintf(why, len, "no answer to AUTH within %lld ms", (long long)timeout_ms);
+		else if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "WRONGPASS", 9))
+			snprintf(why, len, "authentication refused: the server does not accept this "
+				 "user name and password (WRONGPASS)");
+		else if (r->type == REDIS_REPLY_ERROR && strstr(r->str, "without any password"))
+			snprintf(why, len, "authentication refused: the URL gives a password but the "
+				 "server has none set (drop it from the URL)");
+		else if (r->type == REDIS_REPLY_ERROR)
+			snprintf(why, len, "authentication refused: %.100s", r->str);
+		rc = lb_reply_ok(r) ? 0 : LB_EREDIS;
+		if (r)
+			freeReplyObject(r);
+	}
+	if (rc == 0 && db > 0) {
+		r = redisCommand(c, "SELECT %d", db);
+		if (!lb_reply_ok(r)) {
+			snprintf(why, len, "SELECT %d: %.100s", db, !r ? "no answer" :
+				 r->type == REDIS_REPLY_ERROR ? r->str : "an unexpected reply");
+			rc = LB_EREDIS;
+		}
+		if (r)
+			freeReplyObject(r);
+	}
+	return rc;
+}
+
+/* Ask Sentinel @i where the primary is: host and port. 0, or LB_EREDIS
+ * with why not in n->why, naming the Sentinel. */
+static int ask_sentinel(struct lb_node *n, int i)
+{
+	const struct lb_addr *s = &n->sentinel[i];
+	char why[160] = "";
+	redisContext *c = open_conn(n, s->host, s->port, why, sizeof(why));
+	redisReply *r = NULL;
+
+	if (c && hello_server(c, s->user, s->pass, 0, n->timeout_ms, why, sizeof(why)) == 0 &&
+	    !(r = redisCommand(c, "SENTINEL get-master-addr-by-name %s", n->master)))
+		snprintf(why, sizeof(why), "no answer within %lld ms", (long long)n->timeout_ms);
 	bool ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
 		  r->element[0]->type == REDIS_REPLY_STRING &&
 		  r->element[1]->type == REDIS_REPLY_STRING && strlen(r->element[0]->str) < sizeof(n->host);
@@ -198,7 +431,16 @@ static int ask_sentinel(struct lb_node *n, int i)
 		snprintf(n->host, sizeof(n->host), "%s", r->element[0]->str);
 		n->port = atoi(r->element[1]->str);
 		n->lookups++;
+	} else if (r && r->type == REDIS_REPLY_NIL) {
+		snprintf(why, sizeof(why), "knows no master named '%.63s' (SENTINEL MASTERS lists "
+			 "the names it monitors)", n->master);
+	} else if (r) {
+		snprintf(why, sizeof(why), "%s: %.100s", r->type == REDIS_REPLY_ERROR ?
+			 "refused SENTINEL get-master-addr-by-name" : "an unexpected reply",
+			 r->type == REDIS_REPLY_ERROR ? r->str : "(not a Sentinel?)");
 	}
+	if (!ok)
+		snprintf(n->why, sizeof(n->why), "Sentinel %s:%d: %s", s->host, s->port, why);
 	if (r)
 		freeReplyObject(r);
 	if (c)
@@ -206,21 +448,66 @@ static int ask_sentinel(struct lb_node *n, int i)
 	return ok ? 0 : LB_EREDIS;
 }
 
+redisReply *lb_node_sentinel_cmd(const struct lb_node *n, int i, const char *cmd, char *why,
+				 size_t len)
+{
+	const struct lb_addr *s = &n->sentinel[i];
+	redisContext *c = open_conn(n, s->host, s->port, why, len);
+	redisReply *r = NULL;
+
+	if (c && hello_server(c, s->user, s->pass, 0, n->timeout_ms, why, len) == 0 &&
+	    !(r = redisCommand(c, "SENTINEL %s %s", cmd, n->master)))
+		snprintf(why, len, "no answer within %lld ms", (long long)n->timeout_ms);
+	if (c)
+		redisFree(c);
+	return r;
+}
+
 static int connect_once(struct lb_node *n);
 static bool is_primary(struct lb_node *n);
+
+/* Which server process the Sentinels led to (INFO server's run_id): a
+ * restart or another server behind the same address is told apart. */
+static void note_run_id(struct lb_node *n)
+{
+	redisReply *r = redisCommand(n->ctx, "INFO server");
+	const char *at = r && r->type == REDIS_REPLY_STRING ? strstr(r->str, "run_id:") : NULL;
+
+	n->run_id[0] = '\0';
+	if (at && sscanf(at + 7, "%40[0-9a-f]", n->run_id) != 1)
+		n->run_id[0] = '\0';
+	if (r)
+		freeReplyObject(r);
+}
 
 /* Through the Sentinels: ask each in turn, and keep the first answer that
  * leads to a server which says it is the primary (one Sentinel may not have
  * learnt of a failover yet, or name a server that is down). */
 static int connect_via_sentinels(struct lb_node *n)
 {
+	char first[sizeof(n->why)] = "";
+
 	for (int i = 0; i < n->n_sentinels; i++) {
-		if (ask_sentinel(n, i) < 0)
-			continue;
-		if (connect_once(n) == 0 && is_primary(n))
-			return 0;
-		lb_node_close(n);
+		if (ask_sentinel(n, i) == 0) {
+			if (connect_once(n) == 0 && is_primary(n)) {
+				note_run_id(n);
+				return 0;
+			}
+			{
+				char w[100];
+				snprintf(w, sizeof(w), "%.99s", n->why);
+				snprintf(n->why, sizeof(n->why), "Sentinel %s:%d names %.100s:%d as the "
+					 "primary of '%.63s': %s", n->sentinel[i].host, n->sentinel[i].port,
+					 n->host, n->port, n->master, w);
+			}
+			lb_node_close(n);
+		}
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", n->why);
 	}
+	if (n->n_sentinels > 1 && first[0]) /* the first Sentinel's reason, and how many */
+		snprintf(n->why, sizeof(n->why), "%s (and %d more Sentinels did not help)", first,
+			 n->n_sentinels - 1);
 	return LB_EREDIS;
 }
 
@@ -245,11 +532,15 @@ static int connect_via_cluster(struct lb_node *n)
 {
 	for (int tried = 0; tried < n->n_seeds; tried++) {
 		int i = (n->seed_at + tried) % n->n_seeds;
-		redisContext *c = connect_from(n, n->seed[i].host, n->seed[i].port);
+		const struct lb_addr *sd = &n->seed[i];
+		char why[160] = "";
+		redisContext *c = open_conn(n, sd->host, sd->port, why, sizeof(why));
 		redisReply *r = NULL;
 		bool found = false;
-		if (c && !c->err && redisSetTimeout(c, ms_tv(n->timeout_ms)) == REDIS_OK)
+		if (c && hello_server(c, sd->user, sd->pass, 0, n->timeout_ms, why, sizeof(why)) == 0)
 			r = redisCommand(c, "CLUSTER SLOTS");
+		if (!r && why[0])
+			snprintf(n->why, sizeof(n->why), "seed %s:%d: %s", sd->host, sd->port, why);
 		/* [[start, end, [host, port, id], replicas...], ...] */
 		for (size_t k = 0; r && r->type == REDIS_REPLY_ARRAY && k < r->elements && !found; k++) {
 			const redisReply *e = r->element[k];
@@ -289,6 +580,16 @@ static bool is_primary(struct lb_node *n)
 	redisReply *r = redisCommand(n->ctx, "ROLE");
 	bool ok = r && r->type == REDIS_REPLY_ARRAY && r->elements > 0 &&
 		  r->element[0]->type == REDIS_REPLY_STRING && !strcmp(r->element[0]->str, "master");
+	if (!r)
+		snprintf(n->why, sizeof(n->why), "no answer to ROLE within %lld ms",
+			 (long long)n->timeout_ms);
+	else if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6))
+		snprintf(n->why, sizeof(n->why), "it needs a password (NOAUTH): give it with "
+			 "--master-auth [USER]:PASSWORD");
+	else if (r->type == REDIS_REPLY_ERROR)
+		snprintf(n->why, sizeof(n->why), "ROLE: %.100s", r->str);
+	else if (!ok)
+		snprintf(n->why, sizeof(n->why), "it says it is not a primary (ROLE)");
 	if (r)
 		freeReplyObject(r);
 	return ok;
@@ -316,30 +617,11 @@ int lb_node_connect(struct lb_node *n)
 /* Connect to host:port as they are now (and AUTH). */
 static int connect_once(struct lb_node *n)
 {
-	redisReply *r;
-
-	n->ctx = connect_from(n, n->host, n->port);
-	if (!n->ctx || n->ctx->err) {
-		snprintf(n->why, sizeof(n->why), "%s", n->ctx ? n->ctx->errstr : "cannot connect");
-		goto fail;
-	}
-	if (redisSetTimeout(n->ctx, ms_tv(n->timeout_ms)) != REDIS_OK)
-		goto fail;
-	if (n->pass[0]) {
-		r = n->user[0] ? redisCommand(n->ctx, "AUTH %s %s", n->user, n->pass)
-			       : redisCommand(n->ctx, "AUTH %s", n->pass);
-		bool ok = lb_reply_ok(r);
-		snprintf(n->why, sizeof(n->why), "AUTH: %.100s", r && r->type == REDIS_REPLY_ERROR ?
-			 r->str : "no answer");
-		if (r)
-			freeReplyObject(r);
-		if (!ok)
-			goto fail;
-	}
-	return 0;
-fail:
-	lb_node_close(n);
-	return LB_EREDIS;
+	n->ctx = open_conn(n, n->host, n->port, n->why, sizeof(n->why));
+	if (n->ctx && hello_server(n->ctx, n->user, n->pass, n->db, n->timeout_ms, n->why,
+				   sizeof(n->why)) < 0)
+		lb_node_close(n);
+	return n->ctx ? 0 : LB_EREDIS;
 }
 
 void lb_node_note_reply(struct lb_node *n, const redisReply *r)

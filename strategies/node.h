@@ -23,6 +23,8 @@
 struct lb_addr {
 	char host[64];
 	int port;
+	char user[64];            /* the Sentinel's or seed's own AUTH, if its URL had one */
+	char pass[128];
 };
 
 /* One connection to one Redis server, reopened lazily after a failure. */
@@ -31,6 +33,8 @@ struct lb_node {
 	int port;
 	char user[64];            /* empty: no ACL user */
 	char pass[128];           /* empty: no AUTH */
+	int db;                   /* SELECTed after AUTH when > 0 */
+	bool port_given;          /* the URL said its port (else 6379; a Sentinel's 26379) */
 	int64_t timeout_ms;       /* connect and per-command timeout */
 	redisContext *ctx;        /* owned; NULL until connected or after a failure */
 	uint64_t commands;        /* commands this client sent through the node */
@@ -39,7 +43,7 @@ struct lb_node {
 	 * effect), or it was sent and no reply came (it may have taken effect).
 	 * @why: the last failure as hiredis or the server said it. */
 	enum lb_node_sent { LB_SENT_REPLIED, LB_SENT_NOT, LB_SENT_NO_REPLY } last;
-	char why[128];
+	char why[320];
 	const _Atomic int *blocked; /* a partition seam: while *blocked is set, every
 				       command fails and the connection is dropped.
 				       A pointer, so that every copy of the node (a
@@ -55,6 +59,7 @@ struct lb_node {
 	int n_sentinels;
 	struct lb_addr sentinel[LB_MAX_SENTINELS];
 	uint64_t lookups;         /* answers the Sentinels gave */
+	char run_id[41];          /* the primary they led to (INFO server), "" unknown */
 	char source[20];          /* connect from this local address ("": any); a party
 				     of the relay (relay.h) */
 	/* Cluster (lb_node_use_cluster): the node is "the primary serving
@@ -71,11 +76,25 @@ struct lb_node {
 	uint64_t redirects;       /* MOVED and ASK replies followed */
 };
 
-/* Parse "redis://[user:pass@]host:port" (or "host:port") into @n; 0 or LB_EINVAL. */
-int lb_node_parse_url(const char *url, struct lb_node *n);
+/* Parse "redis://[[user]:password@]host[:port][/db]" (or without "redis://"; an
+ * IPv6 host in brackets; user and password %XX-decoded; the port 6379 when
+ * not given) into @n: 0, or LB_EINVAL with what is wrong in @why (@wlen
+ * bytes; NULL for none). rediss:// and other schemes are refused, saying why. */
+int lb_node_parse_url(const char *url, struct lb_node *n, char *why, size_t wlen);
+/* @n's address as a URL lb_node_parse_url reads back: its user and password
+ * %XX-encoded (so the URL has no space), its database when not 0. */
+void lb_node_url(const struct lb_node *n, char *buf, size_t len);
 /* Make @n find its server through Sentinels: @urls "host:port[,host:port...]"
  * (redis:// optional), @master the name they monitor. 0 or LB_EINVAL. */
 int lb_node_use_sentinels(struct lb_node *n, const char *urls, const char *master);
+/* The same, saying in @why (@len bytes) which address is wrong and how. */
+int lb_node_use_sentinels_why(struct lb_node *n, const char *urls, const char *master,
+			      char *why, size_t len);
+/* Send "SENTINEL @cmd MASTER" (MASTER: @n's master name; @cmd "FAILOVER",
+ * say) to @n's Sentinel @i, with its AUTH, on a connection of its own: the
+ * reply, or NULL with why in @why. */
+redisReply *lb_node_sentinel_cmd(const struct lb_node *n, int i, const char *cmd, char *why,
+				 size_t len);
 /* Make @n the primary that serves @slot in the cluster the seeds @urls
  * ("host:port[,host:port...]", redis:// optional) belong to. 0 or LB_EINVAL. */
 int lb_node_use_cluster(struct lb_node *n, const char *urls, int slot);

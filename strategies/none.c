@@ -24,6 +24,7 @@ static int none_release(void *self)
 const struct lock_strategy lb_strategy_none = {
 	.name = "none",
 	.summary = "no lock at all: the baseline the oracle must catch",
+	.sends = "nothing: no lock",
 	.claims = 0,
 	.min_nodes = 1,
 	.create = lb_base_create,

@@ -131,6 +131,7 @@ static const char *const redlock_failpoints[] = { "after-send", NULL };
 const struct lock_strategy lb_strategy_redlock = {
 	.name = "redlock",
 	.summary = "Redlock: SET NX PX on N nodes in one round trip, quorum N/2+1, validity check",
+	.sends = "on every node: acquire: SET KEY token NX PX ttl; release (and a failed acquire): EVALSHA compare-and-delete on KEY",
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_FAULT_TOLERANT |
 		  LB_CLAIM_OWNER_RELEASE,
 	.min_nodes = 5,

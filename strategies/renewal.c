@@ -210,6 +210,7 @@ static void renewal_destroy(void *self)
 const struct lock_strategy lb_strategy_renewal = {
 	.name = "renewal",
 	.summary = "token-lua plus a watchdog renewing the lease every TTL/3; reports a lost lease",
+	.sends = "acquire: SET KEY token NX PX ttl. every ttl/3 while held: EVALSHA PEXPIRE KEY if it holds the token. release: EVALSHA compare-and-delete on KEY",
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE |
 		  LB_CLAIM_NO_LAPSE,
 	.min_nodes = 1,

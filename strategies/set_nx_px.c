@@ -34,6 +34,7 @@ static int set_nx_px_release(void *self)
 const struct lock_strategy lb_strategy_set_nx_px = {
 	.name = "set-nx-px",
 	.summary = "SET NX PX, release plain DEL: a late holder deletes the next one's lock",
+	.sends = "acquire: SET KEY token NX PX ttl. release: GETDEL KEY",
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE,
 	.min_nodes = 1,
 	.create = lb_base_create,

@@ -33,6 +33,7 @@ static int setnx_release(void *self)
 const struct lock_strategy lb_strategy_setnx = {
 	.name = "setnx",
 	.summary = "SETNX, release DEL, no TTL: a crashed holder's lock is never freed",
+	.sends = "acquire: SETNX KEY token. release: GETDEL KEY (a DEL that returns what it deleted)",
 	.claims = LB_CLAIM_MUTEX,
 	.min_nodes = 1,
 	.create = lb_base_create,

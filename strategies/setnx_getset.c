@@ -90,6 +90,7 @@ static const char *const setnx_getset_failpoints[] = { "between-get-getset", NUL
 const struct lock_strategy lb_strategy_setnx_getset = {
 	.name = "setnx-getset",
 	.summary = "SETNX expiry timestamp from the client clock; take over with GETSET",
+	.sends = "acquire: SETNX KEY expiry; if taken: GET KEY, and GETSET KEY expiry when the stored expiry has passed. release: GETDEL KEY while the client clock says the lease holds",
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE,
 	.min_nodes = 1,
 	.failpoints = setnx_getset_failpoints,

@@ -84,6 +84,8 @@ struct lb_grant {
 struct lock_strategy {
 	const char *name;
 	const char *summary;            /* one line for `lockbench list` */
+	const char *sends;              /* the commands it sends (KEY: the lock's key), for
+					   --dry-run; a library's from its manifest */
 	unsigned claims;                /* enum lb_claim bits */
 	unsigned min_nodes;             /* lock nodes it needs (1, or 5 for redlock) */
 	const char *const *failpoints;  /* NULL-terminated names it fires, or NULL */

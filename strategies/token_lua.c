@@ -74,6 +74,7 @@ static int token_lua_wait(void *self, int64_t timeout_ms)
 const struct lock_strategy lb_strategy_token_lua = {
 	.name = "token-lua",
 	.summary = "SET NX PX random token; release Lua compare-and-delete",
+	.sends = "acquire: SET KEY token NX PX ttl. release: EVALSHA compare-and-delete on KEY (EVAL on NOSCRIPT); wait notify: EVALSHA claim, BLPOP KEY:w",
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE,
 	.min_nodes = 1,
 	.create = token_lua_create,

@@ -51,6 +51,7 @@ static int wait_replicas_acquire(void *self, struct lb_grant *grant)
 const struct lock_strategy lb_strategy_wait_replicas = {
 	.name = "wait-replicas",
 	.summary = "token-lua on a primary, held only once WAIT 1 saw a replica acknowledge",
+	.sends = "acquire: SET KEY token NX PX ttl, then WAIT 1 timeout. release: EVALSHA compare-and-delete on KEY",
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE,
 	.min_nodes = 1,
 	.create = lb_base_create,

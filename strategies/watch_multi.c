@@ -56,6 +56,7 @@ static int watch_multi_release(void *self)
 const struct lock_strategy lb_strategy_watch_multi = {
 	.name = "watch-multi",
 	.summary = "optimistic WATCH/GET/MULTI/SET PX/EXEC; release WATCH/GET/MULTI/DEL/EXEC",
+	.sends = "acquire: WATCH KEY, GET KEY, then MULTI, SET KEY token PX ttl, EXEC (or UNWATCH). release: WATCH KEY, GET KEY, MULTI, DEL KEY, EXEC (or UNWATCH)",
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE,
 	.min_nodes = 1,
 	.create = lb_base_create,

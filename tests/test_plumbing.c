@@ -6,24 +6,69 @@
 
 TestSuite(plumbing, .timeout = 30);
 
+static int parse(const char *url, struct lb_node *n, char *why)
+{
+	return lb_node_parse_url(url, n, why, 256);
+}
+
 Test(plumbing, parse_urls)
 {
 	struct lb_node n;
+	char why[256], back[1200];
 
-	cr_assert_eq(lb_node_parse_url("redis://127.0.0.1:7000", &n), 0);
+	cr_assert_eq(parse("redis://127.0.0.1:7000", &n, why), 0);
 	cr_assert_str_eq(n.host, "127.0.0.1");
 	cr_assert_eq(n.port, 7000);
-	cr_assert_eq(lb_node_parse_url("redis://alice:s3cret@db.example:6380", &n), 0);
+	cr_assert_eq(n.db, 0);
+	cr_assert_eq(parse("redis://alice:s3cret@db.example:6380/5", &n, why), 0);
 	cr_assert_str_eq(n.user, "alice");
 	cr_assert_str_eq(n.pass, "s3cret");
 	cr_assert_str_eq(n.host, "db.example");
 	cr_assert_eq(n.port, 6380);
-	cr_assert_eq(lb_node_parse_url("localhost:1", &n), 0);
-	cr_assert_eq(lb_node_parse_url("redis://host", &n), LB_EINVAL);
-	cr_assert_eq(lb_node_parse_url("redis://host:0", &n), LB_EINVAL);
-	cr_assert_eq(lb_node_parse_url("redis://host:99999", &n), LB_EINVAL);
-	cr_assert_eq(lb_node_parse_url("redis://host:12x", &n), LB_EINVAL);
-	cr_assert_eq(lb_node_parse_url("redis://:7000", &n), LB_EINVAL);
+	cr_assert_eq(n.db, 5);
+	lb_node_url(&n, back, sizeof(back));
+	cr_assert_str_eq(back, "redis://alice:s3cret@db.example:6380/5");
+	/* a password with '@', ':' and a space, %XX-encoded, and back */
+	cr_assert_eq(parse("redis://:p%40ss%3Aw%20rd@h:1", &n, why), 0, "%s", why);
+	cr_assert_str_eq(n.user, "");
+	cr_assert_str_eq(n.pass, "p@ss:w rd");
+	lb_node_url(&n, back, sizeof(back));
+	cr_assert_str_eq(back, "redis://:p%40ss%3Aw%20rd@h:1");
+	cr_assert_eq(parse("redis://u:p@ss@h:2", &n, why), 0, "the last '@' ends the password");
+	cr_assert_str_eq(n.pass, "p@ss");
+	cr_assert_eq(parse("localhost:1", &n, why), 0);
+	cr_assert_eq(parse("redis://host", &n, why), 0, "the port is 6379 when not given");
+	cr_assert_eq(n.port, 6379);
+	cr_assert_eq(parse("redis://[::1]:7001/", &n, why), 0, "%s", why);
+	cr_assert_str_eq(n.host, "::1");
+	cr_assert_eq(n.port, 7001);
+	lb_node_url(&n, back, sizeof(back));
+	cr_assert_str_eq(back, "redis://[::1]:7001");
+	static const struct {
+		const char *url, *says;
+	} bad[] = {
+		{ "redis://host:0", "port" },
+		{ "redis://host:99999", "port" },
+		{ "redis://host:12x", "port" },
+		{ "redis://:7000", "host is empty" },
+		{ "rediss://host:6380", "TLS" },
+		{ "http://host:6379", "unknown scheme" },
+		{ "unix:///tmp/redis.sock", "unix" },
+		{ "redis://alice@host:1", "needs a password" },
+		{ "redis://alice:@host:1", "password is empty" },
+		{ "redis://u:%zz@host:1", "%XX" },
+		{ "redis://u:%00@host:1", "control" },
+		{ "redis://host:1/x", "database number" },
+		{ "redis://host:1/99999999999", "database number" },
+		{ "redis://host:1?ssl=true", "not supported" },
+		{ "redis://::1:7000", "brackets" },
+		{ "redis://[::1:7000", "']'" },
+		{ "redis://ho st:1", "character" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(parse(bad[i].url, &n, why), LB_EINVAL, "%s", bad[i].url);
+		cr_assert(strstr(why, bad[i].says), "%s: %s", bad[i].url, why);
+	}
 }
 
 Test(plumbing, tokens_random_and_hex)

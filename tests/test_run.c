@@ -250,9 +250,10 @@ Test(run, unreachable_redis_names_the_address, .init = mktmp)
 	snprintf(url, sizeof(url), "redis://127.0.0.1:%d", port);
 	snprintf(dir, sizeof(dir), "%s/unreach", tmpdir);
 	const char *args[] = { "run", "--strategy", "token-lua", "--redis", url, "--out", dir, NULL };
-	cr_assert_eq(lb(args), 1);
+	cr_assert_eq(lb(args), 3, "a run that cannot happen here exits 3");
 	snprintf(url, sizeof(url), "127.0.0.1:%d", port);
 	cr_assert(file_has("stderr", url), "the error must name the address");
+	cr_assert(file_has("stderr", "connection refused"), "and say why");
 }
 
 Test(run, unwritable_out_dir_names_the_path, .init = mktmp)

@@ -64,11 +64,18 @@ def main():
                     # docs show; master_for asks the Sentinels on every connect and
                     # again after a READONLY reply
                     from redis.sentinel import Sentinel
+                    from urllib.parse import unquote, urlsplit
                     hosts = [(hp.rsplit(":", 1)[0], int(hp.rsplit(":", 1)[1]))
                              for hp in cfg["sentinels"].split(",")]
+                    # the primary's AUTH and database (--master-auth), as nodes= says them
+                    url = urlsplit(cfg["nodes"].split(",")[0])
+                    auth = {"username": unquote(url.username) if url.username else None,
+                            "password": unquote(url.password) if url.password else None,
+                            "db": int(url.path.strip("/") or 0)}
                     client = Sentinel(hosts, socket_timeout=timeout,
                                       socket_connect_timeout=timeout).master_for(
-                        cfg["master"], socket_timeout=timeout, socket_connect_timeout=timeout)
+                        cfg["master"], socket_timeout=timeout, socket_connect_timeout=timeout,
+                        **auth)
                 else:
                     # the library talks to one Redis: the first node lockbench names
                     client = redis.Redis.from_url(cfg["nodes"].split(",")[0],

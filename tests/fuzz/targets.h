@@ -70,7 +70,7 @@ static inline void fuzz_args(const uint8_t *data, size_t len)
 	for (int i = 1; i < argc; i++) {
 		struct lb_node n;
 		struct lb_wait w;
-		lb_node_parse_url(argv[i], &n);
+		lb_node_parse_url(argv[i], &n, err, sizeof(err));
 		lb_wait_parse(argv[i], &w, err, sizeof(err));
 	}
 	lb_run_opts_parse(argc, argv, len && data[0] % 2 ? LB_OPTS_COMPARE : LB_OPTS_RUN, &o);

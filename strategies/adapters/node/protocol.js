@@ -49,7 +49,16 @@ function makeRedis(url, timeoutMs, sentinel) {
     commandTimeout: timeoutMs,
     maxRetriesPerRequest: 1,
   };
-  const client = sentinel ? new Redis({ ...opts, sentinels: sentinel.sentinels, name: sentinel.name })
+  /* behind Sentinels, the primary's AUTH and database (--master-auth) are
+   * those of the URL lockbench names for it */
+  const u = sentinel ? new URL(url) : null;
+  const auth = u ? {
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: Number(u.pathname.replace(/\//g, '') || 0),
+  } : {};
+  const client = sentinel
+    ? new Redis({ ...opts, ...auth, sentinels: sentinel.sentinels, name: sentinel.name })
     : new Redis(url, opts);
   client.on('error', (e) => process.stderr.write('ioredis: ' + errorText(e) + '\n'));
   return client;

@@ -1,0 +1,150 @@
+/*
+ * dryrun.c - `lockbench run --dry-run`: what a run will do to the servers,
+ * before anything is sent: which servers, which keys, every command
+ * lockbench and the strategy send, and what each of the scenario's faults
+ * will do there (or why it will be skipped). Nothing is connected to.
+ */
+#include "dryrun.h"
+
+#include "esc.h"
+#include "faults.h"
+#include "node.h"
+
+#include <string.h>
+
+/* The servers, their passwords never shown. */
+static void print_servers(FILE *f, const struct lb_run_cfg *cfg, size_t n_lock)
+{
+	char url[1200];
+
+	if (!cfg->redis_urls && !cfg->sentinel_urls) {
+		fprintf(f, "servers      lockbench's own: redis-server%s started on loopback, on free "
+			   "ports, in a temporary directory, and stopped after the run\n",
+			cfg->sentinel ? "s and Sentinels" : cfg->cluster ? "s as a cluster" : "");
+		return;
+	}
+	if (cfg->sentinel_urls)
+		lb_esc_fprintf(f, LB_LANG_TERM, "servers      yours: lock node 0 is the primary the "
+			       "Sentinels %s call '%s'%s\n", cfg->sentinel_urls, cfg->sentinel_master,
+			       cfg->master_pass[0] ? " (AUTH from --master-auth)" : "");
+	else
+		fprintf(f, "servers      yours (--redis):\n");
+	const char *list = cfg->redis_urls;
+	for (size_t k = 0, at = 0; list && list[at]; k++) {
+		size_t len = strcspn(list + at, ",");
+		char one[2048];
+		struct lb_node n;
+		snprintf(one, sizeof(one), "%.*s", (int)len, list + at);
+		at += len + (list[at + len] == ',');
+		if (lb_node_parse_url(one, &n, NULL, 0) < 0)
+			continue;
+		if (n.pass[0])
+			snprintf(n.pass, sizeof(n.pass), "*");
+		lb_node_url(&n, url, sizeof(url));
+		lb_esc_fprintf(f, LB_LANG_TERM, "             %s  %s\n", url,
+			       cfg->sentinel_urls ? "the resource (the counter)" :
+			       k < n_lock ? (k ? "a lock node" : "lock node 0") :
+			       "the resource (the counter)");
+	}
+}
+
+static void print_keys(FILE *f, const struct lb_run_cfg *cfg)
+{
+	char more[2][32] = { "", "" };
+
+	if (cfg->keys > 1) {
+		snprintf(more[0], sizeof(more[0]), " .. lock:%d", cfg->keys - 1);
+		snprintf(more[1], sizeof(more[1]), " .. counter:%d", cfg->keys - 1);
+	}
+	fprintf(f, "keys         only under the run's prefix lb:<8 random hex>:, drawn when it starts\n"
+		   "             lb:<8 hex>:lock:0%s (the lock; KEY below), with the keys the "
+		   "strategy makes beside it (KEY:...)\n"
+		   "             lb:<8 hex>:counter:0%s (the work), with :fence, :stale and :applied "
+		   "for a fenced resource\n", more[0], more[1]);
+}
+
+static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
+{
+	const char *sends = cfg->strategy->sends;
+
+	fprintf(f, "commands     lockbench, on each server: PING, CONFIG GET maxclients, INFO server, "
+		   "INFO server replication commandstats (before and after), INFO clients%s%s\n",
+		cfg->strategy->needs_replica ? ", INFO replication" : "",
+		cfg->work == LB_WORK_NONE ? "" : "; the work: GET and SET of the counter (EVALSHA "
+		"of the fenced scripts after SCRIPT LOAD for fenced work), MGET of the counters at the end");
+	fprintf(f, "             at the end: DEL of the run's lock and counter keys, then SCAN 0 MATCH "
+		   "lb:<8 hex>:* COUNT 1000 (to cursor 0) and DEL of each key it returns\n");
+	if (cfg->sentinel_urls)
+		fprintf(f, "             on the Sentinels: SENTINEL get-master-addr-by-name (each client, "
+			   "at each connect), SUBSCRIBE +sdown +odown +switch-master "
+			   "+convert-to-slave +selected-slave (a watcher); on the primary they name: "
+			   "ROLE and INFO server at each connect\n");
+	lb_esc_fprintf(f, LB_LANG_TERM, "             %s: %s\n", cfg->strategy->name,
+		       sends && sends[0] ? sends : "the commands of its own program: not known "
+		       "before it runs");
+}
+
+/* What fault @f will do on this deployment, or why it will not run. */
+static void print_fault(FILE *f, const struct lb_run_cfg *cfg, const struct lb_fault *ft,
+			bool embedded)
+{
+	struct lb_scenario one = *cfg->scenario;
+	struct lb_run_cfg c1 = *cfg;
+	char why[600] = "", what[700];
+	const char *act = lb_action_name(ft->action);
+
+	one.faults[0] = *ft;
+	one.n_faults = 1;
+	c1.scenario = &one;
+	int rc = lb_faults_check(&c1, embedded, why, sizeof(why));
+	const char *hook = NULL;
+	if (ft->action == LB_ACT_HOOK)
+		hook = lb_hook_command(cfg, ft->hook, 0);
+	else if (!embedded && (ft->action == LB_ACT_NODE_KILL || ft->action == LB_ACT_NODE_RESTART))
+		hook = lb_hook_command(cfg, "node-kill", 0);
+	else if (!embedded && ft->action == LB_ACT_NODE_PAUSE)
+		hook = lb_hook_command(cfg, "node-pause", 0);
+	if (rc < 0)
+		snprintf(what, sizeof(what), "%s: %s", rc == LB_ENOTSUP ? "skipped" : "refused", why);
+	else if (hook)
+		snprintf(what, sizeof(what), "runs your command: %s", hook);
+	else if (!embedded && ft->action == LB_ACT_NODE_PAUSE)
+		snprintf(what, sizeof(what), "CLIENT PAUSE %lld %s, then CLIENT UNPAUSE: every client "
+			 "of that server waits, yours too", (long long)ft->duration_ms,
+			 ft->pause_write ? "WRITE" : "ALL");
+	else if (ft->action == LB_ACT_SENTINEL_FAILOVER)
+		snprintf(what, sizeof(what), "SENTINEL FAILOVER %s, to each Sentinel in turn until "
+			 "one accepts", cfg->sentinel_urls ? cfg->sentinel_master : "the master");
+	else if (ft->action == LB_ACT_CLIENT_KILL)
+		snprintf(what, sizeof(what), "CLIENT KILL ADDR of each connection the client has "
+			 "open to the lock nodes");
+	else if (lb_action_in_client(ft->action) || ft->action == LB_ACT_KILL ||
+		 ft->action == LB_ACT_PAUSE)
+		snprintf(what, sizeof(what), "acts on lockbench's own client process, nothing is "
+			 "sent to the servers");
+	else
+		snprintf(what, sizeof(what), "on lockbench's own servers");
+	lb_esc_fprintf(f, LB_LANG_TERM, "             [%s] %s at %g s: %s\n", ft->name, act,
+		       ft->at_s, what);
+}
+
+int lb_dry_run(FILE *f, const struct lb_run_cfg *cfg)
+{
+	bool embedded = !cfg->redis_urls && !cfg->sentinel_urls;
+	size_t n_lock = (size_t)(cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
+
+	lb_esc_fprintf(f, LB_LANG_TERM, "dry run of %s under %s: nothing was sent to any server\n",
+		       cfg->strategy->name, cfg->scenario_name);
+	print_servers(f, cfg, n_lock);
+	print_keys(f, cfg);
+	print_commands(f, cfg);
+	if (!cfg->scenario || !cfg->scenario->n_faults) {
+		fprintf(f, "faults       none\n");
+		return 0;
+	}
+	fprintf(f, "faults%s\n", !embedded && !cfg->allow_faults ?
+		"       (none reaches your servers without --allow-faults)" : "");
+	for (int i = 0; i < cfg->scenario->n_faults; i++)
+		print_fault(f, cfg, &cfg->scenario->faults[i], embedded);
+	return 0;
+}

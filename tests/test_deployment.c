@@ -1,0 +1,552 @@
+/*
+ * test_deployment.c - lockbench on a deployment the user runs: servers and
+ * Sentinels this test starts itself with redis-server, as a user would (never
+ * through lockbench), reached with --redis and --sentinel. What it says when
+ * they refuse, what it touches (MONITOR), the faults it sends only when
+ * asked (--allow-faults, --hook), and the Sentinels' account of a failover
+ * with the server that granted each section.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+TestSuite(deployment, .timeout = 180);
+
+static char tmpdir[64];
+
+/* The user's servers: redis-server processes of this test's own. */
+struct theirs {
+	pid_t pid[8];
+	int port[8];
+	int n;
+};
+
+static struct theirs them;
+
+static void mktmp(void)
+{
+	strcpy(tmpdir, "/tmp/lbtest-dep-XXXXXX");
+	cr_assert_not_null(fx_mkdtemp(tmpdir));
+	memset(&them, 0, sizeof(them));
+}
+
+static void stop_theirs(void)
+{
+	for (int i = 0; i < them.n; i++)
+		if (them.pid[i] > 0) {
+			kill(them.pid[i], SIGKILL);
+			waitpid(them.pid[i], NULL, 0);
+			them.pid[i] = 0;
+		}
+}
+
+/* Start "redis-server ARGS..." (or with a Sentinel config), its log in the
+ * temporary directory; wait until it answers PING (AUTH @pass first). */
+static int start_server(const char *pass, const char *const *args)
+{
+	int port = lb_free_port(), i = them.n++;
+	char log[128], portarg[16];
+
+	cr_assert_gt(port, 0);
+	snprintf(log, sizeof(log), "%s/server-%d.log", tmpdir, port);
+	snprintf(portarg, sizeof(portarg), "%d", port);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		const char *argv[32] = { "redis-server" };
+		int k = 1;
+		for (; args && args[k - 1] && k < 26; k++)
+			argv[k] = args[k - 1];
+		argv[k++] = "--port";
+		argv[k++] = portarg;
+		argv[k++] = "--dir";
+		argv[k++] = tmpdir;
+		argv[k++] = "--logfile";
+		argv[k++] = log;
+		argv[k] = NULL;
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execvp("redis-server", (char **)argv);
+		_exit(127);
+	}
+	them.pid[i] = pid;
+	them.port[i] = port;
+	for (int t = 0; t < 200; t++) {
+		struct lb_node n;
+		lb_node_init_local(&n, port, 200);
+		if (pass)
+			snprintf(n.pass, sizeof(n.pass), "%s", pass);
+		redisReply *r = lb_node_cmd(&n, "PING");
+		bool up = r && r->type == REDIS_REPLY_STATUS;
+		if (r)
+			freeReplyObject(r);
+		lb_node_close(&n);
+		if (up)
+			return port;
+		usleep(25000);
+	}
+	cr_assert_fail("redis-server on port %d did not answer", port);
+	return -1;
+}
+
+/* A command to the server on @port (AUTH @pass first); the caller frees. */
+static redisReply *say(int port, const char *pass, const char *fmt, const char *arg)
+{
+	struct lb_node n;
+	lb_node_init_local(&n, port, 2000);
+	if (pass)
+		snprintf(n.pass, sizeof(n.pass), "%s", pass);
+	redisReply *r = lb_node_cmd(&n, fmt, arg);
+	lb_node_close(&n);
+	return r;
+}
+
+static int lb(const char *const *args)
+{
+	char out[128];
+	snprintf(out, sizeof(out), "%s/output", tmpdir);
+	return fx_wait_lockbench(fx_spawn_lockbench(args, out, out), args);
+}
+
+static const char *output(void)
+{
+	return fx_slurp(tmpdir, "output");
+}
+
+/* ---- what lockbench says when your servers will not have it ---- */
+
+Test(deployment, every_refusal_is_said_and_exits_by_one_rule, .init = mktmp, .fini = stop_theirs)
+{
+	static const char *const req[] = { "--requirepass", "s3cret", "--save", "", NULL };
+	int port = start_server("s3cret", req);
+	char url[160], dir[128];
+	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
+	/* a usage error: 2, before anything is sent */
+	static const struct { const char *url, *says; } bad[] = {
+		{ "rediss://127.0.0.1:6380", "TLS" },
+		{ "http://127.0.0.1:6379", "unknown scheme" },
+		{ "redis://127.0.0.1:6379/x", "database number" },
+		{ "redis://alice@127.0.0.1:1", "needs a password" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *a[] = { "run", "--strategy", "token-lua", "--redis", bad[i].url, "--out",
+				    dir, NULL };
+		cr_assert_eq(lb(a), 2, "%s: %s", bad[i].url, output());
+		cr_assert(strstr(output(), bad[i].says), "%s: %s", bad[i].url, output());
+	}
+	/* the run cannot happen: 3, naming the server and why */
+	static const struct { const char *auth, *says; } no[] = {
+		{ "", "needs a password (NOAUTH)" },
+		{ ":wrong@", "WRONGPASS" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(url, sizeof(url), "redis://%s127.0.0.1:%d", no[i].auth, port);
+		const char *a[] = { "run", "--strategy", "token-lua", "--redis", url, "--duration",
+				    "0.5", "--out", dir, NULL };
+		cr_assert_eq(lb(a), 3, "%s: %s", url, output());
+		cr_assert(strstr(output(), no[i].says), "%s", output());
+		snprintf(url, sizeof(url), "127.0.0.1:%d", port);
+		cr_assert(strstr(output(), url), "the server is named: %s", output());
+		cr_assert_null(strstr(output(), "wrong"), "a password is never shown: %s", output());
+	}
+	snprintf(url, sizeof(url), "redis://:s3cret@127.0.0.1:%d/99", port);
+	const char *db[] = { "run", "--strategy", "token-lua", "--redis", url, "--out", dir, NULL };
+	cr_assert_eq(lb(db), 3, "%s", output());
+	cr_assert(strstr(output(), "DB index is out of range"), "%s", output());
+	/* a fault on your servers is never sent unless asked: skipped, 3 */
+	snprintf(url, sizeof(url), "redis://:s3cret@127.0.0.1:%d", port);
+	const char *fault[] = { "run", "--strategy", "token-lua", "--redis", url, "--scenario",
+				"server-restart", "--out", dir, NULL };
+	cr_assert_eq(lb(fault), 3, "%s", output());
+	cr_assert(strstr(output(), "--allow-faults"), "%s", output());
+	const char *hook[] = { "run", "--strategy", "token-lua", "--redis", url, "--scenario",
+			       "server-restart", "--allow-faults", "--out", dir, NULL };
+	cr_assert_eq(lb(hook), 3, "%s", output());
+	cr_assert(strstr(output(), "--hook node-kill=COMMAND"), "%s", output());
+	/* --hook and --master-auth said wrong */
+	const char *quote[] = { "run", "--strategy", "token-lua", "--hook", "x=ssh 'db1", NULL };
+	cr_assert_eq(lb(quote), 2, "%s", output());
+	cr_assert(strstr(output(), "open ' quote"), "%s", output());
+	const char *ma[] = { "run", "--strategy", "token-lua", "--redis", url, "--master-auth",
+			     ":x", NULL };
+	cr_assert_eq(lb(ma), 2, "%s", output());
+	/* a dry run sends nothing: it runs against a port nobody listens on */
+	const char *dry[] = { "run", "--strategy", "fair", "--redis", "redis://u:pw@127.0.0.1:1/2",
+			      "--scenario", "holder-pause", "--dry-run", NULL };
+	cr_assert_eq(lb(dry), 0, "%s", output());
+	cr_assert(strstr(output(), "nothing was sent"), "%s", output());
+	cr_assert(strstr(output(), "redis://u:*@127.0.0.1:1/2"), "%s", output());
+	cr_assert(strstr(output(), "SCAN 0 MATCH lb:<8 hex>:*"), "%s", output());
+	cr_assert(strstr(output(), "KEY:q"), "fair's own keys: %s", output());
+	cr_assert_null(strstr(output(), ":pw@"), "%s", output());
+}
+
+/* ---- what lockbench touches on your server ---- */
+
+/* The next command MONITOR saw, as "CMD arg1 arg2 ..." (quotes off), into
+ * @line; false when none came within 300 ms. */
+static bool monitored(redisContext *c, char *line, size_t len)
+{
+	redisReply *r;
+
+	line[0] = '\0';
+	redisSetTimeout(c, (struct timeval){ 0, 300000 });
+	if (redisGetReply(c, (void **)&r) != REDIS_OK || !r)
+		return false;
+	const char *q = r->type == REDIS_REPLY_STATUS ? strchr(r->str, '"') : NULL;
+	size_t o = 0;
+	for (; q && *q && o + 1 < len; q++)
+		if (*q != '"')
+			line[o++] = *q;
+	line[o] = '\0';
+	freeReplyObject(r);
+	return true;
+}
+
+/* The value of the first @kind event of @dir's events.csv, or -1. */
+static long long event_value(const char *dir, const char *kind)
+{
+	char *ev = fx_slurp(dir, "events.csv"), needle[64];
+	snprintf(needle, sizeof(needle), ",%s,", kind);
+	char *at = strstr(ev, needle);
+	if (!at)
+		return -1;
+	char *nl = strchr(at, '\n'), *comma = at;
+	for (char *p = at; p && p < nl; p++)
+		if (*p == ',')
+			comma = p;
+	return atoll(comma + 1);
+}
+
+/* Is every key @line names (by the command's key positions) under "lb:"? */
+static bool keys_under_prefix(const char *line)
+{
+	char buf[512], *w[64];
+	int n = 0;
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (char *s = NULL, *t = strtok_r(buf, " ", &s); t && n < 64; t = strtok_r(NULL, " ", &s))
+		w[n++] = t;
+	if (n < 2)
+		return true;
+	static const char *const no_key[] = { "PING", "INFO", "TIME", "SCRIPT", "SCAN", "SELECT",
+					      "AUTH", "CLIENT", "CONFIG", "ROLE", "WAIT", NULL };
+	for (const char *const *k = no_key; *k; k++)
+		if (!strcasecmp(w[0], *k))
+			return !strcasecmp(w[0], "SCAN") ? n >= 4 && !strncmp(w[3], "lb:", 3) : true;
+	if (!strcasecmp(w[0], "EVALSHA") || !strcasecmp(w[0], "EVAL")) {
+		int keys = n > 2 ? atoi(w[2]) : 0;
+		for (int i = 0; i < keys && 3 + i < n; i++)
+			if (strncmp(w[3 + i], "lb:", 3))
+				return false;
+		return true;
+	}
+	bool all = !strcasecmp(w[0], "DEL") || !strcasecmp(w[0], "MGET") ||
+		   !strcasecmp(w[0], "EXISTS");
+	for (int i = 1; i < (all ? n : 2); i++)
+		if (strncmp(w[i], "lb:", 3))
+			return false;
+	return true;
+}
+
+/* An ACL user allowed only keys lb:* runs every kind of lock there (a recipe,
+ * fair's queue, a library), with faults; MONITOR sees no key outside the
+ * run's prefix and no command outside the documented ones; the user's own
+ * key is untouched, and nothing of the run is left. */
+Test(deployment, your_server_sees_only_the_runs_keys, .init = mktmp, .fini = stop_theirs)
+{
+	static const char *const req[] = { "--requirepass", "adm1n", "--save", "", NULL };
+	int port = start_server("adm1n", req);
+	redisReply *r = say(port, "adm1n", "ACL SETUSER alice on >w0nder ~lb:* &* +@all %s", "-@dangerous");
+	cr_assert(lb_reply_ok(r), "%s", r ? r->str : "no answer");
+	freeReplyObject(r);
+	r = say(port, "adm1n", "ACL SETUSER alice +info +client|kill +client|pause +client|unpause "
+		"+config|get +scan +%s", "select");
+	cr_assert(lb_reply_ok(r), "%s", r ? r->str : "no answer");
+	freeReplyObject(r);
+	r = say(port, "adm1n", "SET user:precious %s", "42");
+	freeReplyObject(r);
+
+	redisContext *mon = redisConnect("127.0.0.1", port);
+	cr_assert(mon && !mon->err);
+	freeReplyObject(redisCommand(mon, "AUTH adm1n"));
+	freeReplyObject(redisCommand(mon, "MONITOR"));
+
+	char sc[160], url[128], dir[160];
+	snprintf(sc, sizeof(sc), "%s/faults.ini", tmpdir);
+	FILE *f = fopen(sc, "w");
+	cr_assert_not_null(f);
+	fputs("[scenario]\nsummary = a node paused, a holder's connections killed\n[run]\n"
+	      "clients = 3\nduration = 1.5\nttl = 1000\nhold = 20\nthink = 10\n"
+	      "[fault freeze]\naction = node-pause\nnodes = 0\nat = 0.4\nduration = 200\n"
+	      "[fault cut]\naction = client-kill\ntarget = holder\nat = 0.8\n", f);
+	fclose(f);
+	snprintf(url, sizeof(url), "redis://alice:w0nder@127.0.0.1:%d/3", port);
+	static const char *const strategies[] = { "token-lua", "fair", "redis-py@4.3.4" };
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, strategies[i]);
+		const char *a[] = { "run", "--strategy", strategies[i], "--redis", url, "--scenario", sc,
+				    "--allow-faults", "--out", dir, "--no-status", "--no-report", NULL };
+		cr_assert_eq(lb(a), 0, "%s: %s", strategies[i], output());
+		cr_assert_geq(event_value(dir, "node-pause"), 200, "%s", fx_slurp(dir, "events.csv"));
+		cr_assert_gt(event_value(dir, "client-kill"), 0, "the holder's connections were "
+			     "closed: %s", fx_slurp(dir, "events.csv"));
+	}
+	/* docs/running.md, "What lockbench sends to your servers", and the
+	 * strategies' own (fair's scripts run HGET-free Redis commands inside) */
+	static const char *const allowed[] = {
+		"PING", "INFO", "SET", "GET", "GETDEL", "DEL", "MGET", "SCAN", "EVALSHA", "EVAL",
+		"SCRIPT", "TIME", "EXISTS", "LINDEX", "LPOP", "RPUSH", "ZADD", "ZREM", "ZSCORE",
+		"PEXPIRE", "INCR", "BLPOP", "LLEN", "ZRANGEBYSCORE", "ZRANGE", "LREM", "SELECT", "AUTH",
+		"CONFIG", "CLIENT", NULL };
+	char line[4096];
+	size_t n = 0;
+	while (monitored(mon, line, sizeof(line))) {
+		char cmd[64] = "";
+		if (!line[0] || sscanf(line, "%63s", cmd) != 1)
+			continue;
+		bool ok = false;
+		for (const char *const *a = allowed; *a && !ok; a++)
+			ok = !strcasecmp(cmd, *a);
+		cr_assert(ok, "a command lockbench does not document: %s", line);
+		cr_assert(keys_under_prefix(line), "a key outside the run's prefix: %s", line);
+		n++;
+	}
+	redisFree(mon);
+	cr_assert_gt(n, 100, "MONITOR saw the runs: %zu commands", n);
+	r = say(port, "adm1n", "GET %s", "user:precious");
+	cr_assert(lb_reply_str_eq(r, "42"));
+	freeReplyObject(r);
+	struct lb_node n3;
+	lb_node_init_local(&n3, port, 2000);
+	strcpy(n3.pass, "adm1n");
+	n3.db = 3;
+	r = lb_node_cmd(&n3, "DBSIZE");
+	long long size = -1;
+	cr_assert(lb_reply_int(r, &size));
+	freeReplyObject(r);
+	lb_node_close(&n3);
+	cr_assert_eq(size, 0, "the runs left %lld keys in database 3", size);
+}
+
+/* ---- a failover on your Sentinels ---- */
+
+/* A primary, a replica and three Sentinels watching them as "mymaster"
+ * (quorum 2, down-after 1000 ms): ports in them.port[0..4]. Waits until
+ * every Sentinel knows the replica and the two other Sentinels. */
+static void start_deployment(char *sentinels, size_t len)
+{
+	static const char *const plain[] = { "--save", "", "--appendonly", "no", NULL };
+	int primary = start_server(NULL, plain);
+	char of[16];
+	snprintf(of, sizeof(of), "%d", primary);
+	const char *rep[] = { "--save", "", "--replicaof", "127.0.0.1", of, NULL };
+	start_server(NULL, rep);
+	size_t o = 0;
+	for (int i = 0; i < 3; i++) {
+		char conf[160];
+		snprintf(conf, sizeof(conf), "%s/sentinel-%d.conf", tmpdir, i);
+		FILE *f = fopen(conf, "w");
+		cr_assert_not_null(f);
+		fprintf(f, "sentinel monitor mymaster 127.0.0.1 %d 2\n"
+			   "sentinel down-after-milliseconds mymaster 1000\n"
+			   "sentinel failover-timeout mymaster 5000\n", primary);
+		fclose(f);
+		const char *args[] = { conf, "--sentinel", NULL };
+		int port = start_server(NULL, args);
+		o += (size_t)snprintf(sentinels + o, len - o, "%s127.0.0.1:%d", i ? "," : "", port);
+	}
+	for (int t = 0; t < 300; t++) { /* up to 30 s: they find each other by hello messages */
+		bool all = true;
+		for (int i = 2; i < 5 && all; i++) {
+			redisReply *a = say(them.port[i], NULL, "SENTINEL SENTINELS %s", "mymaster");
+			redisReply *b = say(them.port[i], NULL, "SENTINEL REPLICAS %s", "mymaster");
+			all = a && a->type == REDIS_REPLY_ARRAY && a->elements == 2 && b &&
+			      b->type == REDIS_REPLY_ARRAY && b->elements == 1;
+			if (a)
+				freeReplyObject(a);
+			if (b)
+				freeReplyObject(b);
+		}
+		if (all)
+			return;
+		usleep(100000);
+	}
+	cr_assert_fail("the Sentinels did not see each other and the replica within 30 s");
+}
+
+/* Which of them.pid serves @port. */
+static pid_t pid_of(int port)
+{
+	for (int i = 0; i < them.n; i++)
+		if (them.port[i] == port)
+			return them.pid[i];
+	return -1;
+}
+
+/* The primary the Sentinels name now. */
+static int primary_now(void)
+{
+	redisReply *r = say(them.port[2], NULL, "SENTINEL GET-MASTER-ADDR-BY-NAME %s", "mymaster");
+	int port = r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 ? atoi(r->element[1]->str) : -1;
+	if (r)
+		freeReplyObject(r);
+	return port;
+}
+
+/* Two servers granted sections in @dir: two ports in its primary-seen
+ * events, two rows (address and a 40-hex run_id) in its servers.csv. */
+static void two_servers_granted(const char *dir, int first, int second)
+{
+	char *ev = fx_slurp(dir, "events.csv"), want[64];
+	snprintf(want, sizeof(want), "primary-seen,0,,%d\n", 1000000 + first);
+	cr_assert(strstr(ev, want), "%s: %s", want, ev);
+	snprintf(want, sizeof(want), ",%d\n", 1000000 + second);
+	cr_assert(strstr(ev, want), "%s: %s", want, ev);
+	char *csv = fx_slurp(dir, "servers.csv");
+	for (int k = 0; k < 2; k++) {
+		char row[64];
+		snprintf(row, sizeof(row), "\n127.0.0.1,%d,", k ? second : first);
+		const char *at = strstr(csv, row);
+		cr_assert(at, "%s: %s", row, csv);
+		at += strlen(row);
+		cr_assert_eq(strspn(at, "0123456789abcdef"), 40, "a run_id: %s", csv);
+	}
+}
+
+/* The Sentinels' account of a failover on a deployment lockbench did not
+ * start: first one asked for (SENTINEL FAILOVER), then the sentinel-failover
+ * scenario with the user's own command killing the primary. Each run has the
+ * Sentinels' events, and which server granted each section. */
+Test(deployment, a_failover_on_your_sentinels_is_on_the_timeline, .init = mktmp,
+     .fini = stop_theirs)
+{
+	char sentinels[256], dir[160], sc[160];
+	start_deployment(sentinels, sizeof(sentinels));
+	int first = them.port[0], second = them.port[1];
+
+	/* without --allow-faults nothing is sent: skipped, and said */
+	snprintf(dir, sizeof(dir), "%s/asked", tmpdir);
+	snprintf(sc, sizeof(sc), "%s/ask.ini", tmpdir);
+	FILE *f = fopen(sc, "w");
+	cr_assert_not_null(f);
+	/* long enough for the Sentinels to demote the old primary, which they do
+	 * about 10 s after the switch: until then it takes writes too */
+	fputs("[scenario]\nsummary = the Sentinels are asked to fail over while a lock is held\n"
+	      "[run]\nclients = 2\nduration = 14\nttl = 3000\nhold = 200\nthink = 20\n"
+	      "[fault ask]\naction = sentinel-failover\ntarget = holder\nat = 1\n", f);
+	fclose(f);
+	const char *no[] = { "run", "--strategy", "token-lua", "--scenario", sc, "--sentinel",
+			     sentinels, "--sentinel-master", "mymaster", "--out", dir, "--no-status",
+			     NULL };
+	cr_assert_eq(lb(no), 3, "%s", output());
+	cr_assert(strstr(output(), "--allow-faults"), "%s", output());
+	const char *ask[] = { "run", "--strategy", "token-lua", "--scenario", sc, "--sentinel",
+			      sentinels, "--sentinel-master", "mymaster", "--allow-faults", "--out",
+			      dir, "--no-status", NULL };
+	cr_assert_eq(lb(ask), 0, "%s", output());
+	cr_assert_eq(event_value(dir, "sentinel-failover"), 0, "a Sentinel accepted it: %s",
+		     fx_slurp(dir, "events.csv"));
+	cr_assert_eq(event_value(dir, "switch-master"), 1000000 + second, "%s",
+		     fx_slurp(dir, "events.csv"));
+	two_servers_granted(dir, first, second);
+	cr_assert(strstr(fx_slurp(dir, "report.html"), "SENTINEL FAILOVER"), "the step is told");
+	cr_assert_eq(primary_now(), second);
+
+	cr_assert_eq(event_value(dir, "demoted"), 1000000 + first, "the old primary, demoted: %s",
+		     fx_slurp(dir, "events.csv"));
+
+	/* the scenario as shipped: the primary killed by the user's command,
+	 * once the old primary replicates from it */
+	bool synced = false;
+	for (int t = 0; t < 150 && !synced; t++) {
+		redisReply *r = say(first, NULL, "INFO %s", "replication");
+		synced = r && r->type == REDIS_REPLY_STRING &&
+			 strstr(r->str, "master_link_status:up");
+		if (r)
+			freeReplyObject(r);
+		usleep(100000);
+	}
+	cr_assert(synced, "the old primary did not come back as a replica");
+	char hook[64];
+	snprintf(hook, sizeof(hook), "node-kill=kill -9 %ld", (long)pid_of(second));
+	snprintf(dir, sizeof(dir), "%s/killed", tmpdir);
+	const char *kill9[] = { "run", "--strategy", "token-lua", "--scenario", "sentinel-failover",
+				"--sentinel", sentinels, "--sentinel-master", "mymaster",
+				"--allow-faults", "--hook", hook, "--out", dir, "--no-status", NULL };
+	cr_assert_eq(lb(kill9), 0, "%s", output());
+	cr_assert_eq(event_value(dir, "hook-end"), 0, "the hook ran: %s", fx_slurp(dir, "events.csv"));
+	cr_assert(strstr(fx_slurp(dir, "hook-node-kill.log"), "kill -9"));
+	cr_assert_geq(event_value(dir, "sentinel-sdown"), 1000000 + second);
+	cr_assert_eq(event_value(dir, "switch-master"), 1000000 + first, "%s",
+		     fx_slurp(dir, "events.csv"));
+	two_servers_granted(dir, second, first);
+	cr_assert(strstr(fx_slurp(dir, "report.html"), "the server on port"), "the steps name it");
+	cr_assert(fx_pid_gone(pid_of(second)), "the user's command killed it");
+}
+
+/* A hook is the user's command, run as words (never by a shell), killed with
+ * what it started when its deadline passes; a command that cannot run is an
+ * exit status in the run's events, not a hang. */
+Test(deployment, a_hook_has_a_deadline_and_leaves_nothing, .init = mktmp)
+{
+	char sc[160], dir[160];
+	snprintf(sc, sizeof(sc), "%s/hook.ini", tmpdir);
+	FILE *f = fopen(sc, "w");
+	cr_assert_not_null(f);
+	fputs("[scenario]\nsummary = a hook that does not end\n[run]\nclients = 2\nduration = 1.5\n"
+	      "[fault slow]\naction = hook\nhook = slow\nat = 0.2\nduration = 300\n", f);
+	fclose(f);
+	snprintf(dir, sizeof(dir), "%s/slow", tmpdir);
+	const char *none[] = { "run", "--strategy", "token-lua", "--scenario", sc, "--out", dir, NULL };
+	cr_assert_eq(lb(none), 2, "its command was not given: %s", output());
+	cr_assert(strstr(output(), "--hook slow=COMMAND"), "%s", output());
+	const char *slow[] = { "run", "--strategy", "token-lua", "--scenario", sc, "--out", dir,
+			       "--no-status", "--hook", "slow=sh -c 'sleep 31; echo never' ; x", NULL };
+	cr_assert_eq(lb(slow), 0, "%s", output());
+	cr_assert_eq(event_value(dir, "hook-end"), -1, "killed at its deadline: %s",
+		     fx_slurp(dir, "events.csv"));
+	cr_assert(strstr(output(), "did not finish by its deadline"), "%s", output());
+	FILE *p = popen("pgrep -f 'slee[p] 31' | wc -l", "r");
+	int left = -1;
+	cr_assert_eq(fscanf(p, "%d", &left), 1);
+	pclose(p);
+	cr_assert_eq(left, 0, "the hook's own child was left running");
+	snprintf(dir, sizeof(dir), "%s/missing", tmpdir);
+	const char *missing[] = { "run", "--strategy", "token-lua", "--scenario", sc, "--out", dir,
+				  "--no-status", "--hook", "slow=/nonexistent/lockbench-hook", NULL };
+	cr_assert_eq(lb(missing), 0, "%s", output());
+	cr_assert_eq(event_value(dir, "hook-end"), 127, "%s", fx_slurp(dir, "events.csv"));
+	cr_assert(strstr(fx_slurp(dir, "hook-slow.log"), "cannot run /nonexistent/lockbench-hook"));
+}
+
+/* One client doing nearly every section cannot show a race: said. (Here
+ * client 1 is frozen for the whole run, so client 0 does them all.) */
+Test(deployment, a_load_that_cannot_race_is_said, .init = mktmp)
+{
+	char dir[160], sc[160];
+	snprintf(sc, sizeof(sc), "%s/alone.ini", tmpdir);
+	FILE *f = fopen(sc, "w");
+	cr_assert_not_null(f);
+	fputs("[scenario]\nsummary = client 1 never moves\n[run]\nclients = 2\nduration = 1.5\n"
+	      "[fault freeze]\naction = pause\ntarget = client:1\nat = 0\nduration = 5000\n", f);
+	fclose(f);
+	snprintf(dir, sizeof(dir), "%s/barge", tmpdir);
+	const char *a[] = { "run", "--strategy", "token-lua", "--scenario", sc, "--out", dir,
+			    "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(a), 0, "%s", output());
+	cr_assert(strstr(output(), "client 0 did"), "%s", output());
+	cr_assert(strstr(output(), "hardly contended"), "%s", output());
+	const char *b[] = { "run", "--strategy", "fair", "--clients", "2", "--duration", "1.5",
+			    "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(b), 0, "%s", output());
+	cr_assert_null(strstr(output(), "hardly contended"), "a fair lock shares: %s", output());
+}
