@@ -349,20 +349,26 @@ static int timeline_data(struct timeline *tl)
 static void timeline_axes(const struct timeline *tl, FILE *g, double *lo_s, double *hi_s)
 {
 	const struct lb_run_files *rf = tl->rf;
-	const char *strategy = lb_summary_get(&rf->sum, "strategy");
-	const char *scenario = lb_summary_get(&rf->sum, "scenario");
-	char title[200];
+	char title[400], what[160], lane[40];
 
-	snprintf(title, sizeof(title), "%s under %s: who was inside when (seconds since the start)%s",
-		 strategy ? strategy : "?", scenario ? scenario : "?", tl->window);
+	lb_run_title(rf, what, sizeof(what));
+	snprintf(title, sizeof(title), "%s: who was inside when (seconds since the start)%s", what,
+		 tl->window);
 	/* names are data: a gnuplot literal each (esc.h), never code */
 	lb_esc_fprintf(g, LB_LANG_GNUPLOT, "# lockbench timeline: edit and re-render with `gnuplot "
 		       "timeline.gp`\n"
 		       /* no xlabel: gnuplot draws it over a key below the plot */
 		       "set title %s\n"
 		       "set yrange [-0.8:%d]\nset ytics (", title, rf->clients);
-	for (int c = 0; c < rf->clients; c++)
-		fprintf(g, "%s\"client %d\" %d", c ? ", " : "", c, c);
+	for (int c = 0; c < rf->clients; c++) {
+		if (!rf->imp) {
+			fprintf(g, "%s\"client %d\" %d", c ? ", " : "", c, c);
+			continue;
+		}
+		lb_run_lane_label(rf, c, lane, sizeof(lane)); /* a client's name: data */
+		fprintf(g, "%s", c ? ", " : "");
+		lb_esc_fprintf(g, LB_LANG_GNUPLOT, "%s %d", lane, c);
+	}
 	fprintf(g, ")\nset grid xtics lc rgb '#dddddd'\nset key outside below horizontal\n"
 		   "set style line 1 lc rgb '#4477aa' lw 9\nset style line 2 lc rgb '#cc3311' lw 9\n");
 	int lw = rf->clients > 24 ? 3 : rf->clients > 8 ? 5 : 9;
@@ -531,10 +537,13 @@ int lb_charts_run(const struct lb_run_files *rf, bool *drawn)
 	int rc;
 
 	*drawn = false;
-	if ((rc = write_timeline(rf)) < 0 || (rc = write_latency(rf)) < 0 ||
+	/* an imported history has no acquire calls: no latency to draw */
+	if ((rc = write_timeline(rf)) < 0 || (!rf->imp && (rc = write_latency(rf)) < 0) ||
 	    (rc = write_fairness(rf)) < 0)
 		return rc;
 	for (size_t i = 0; i < 3; i++) {
+		if (rf->imp && i == 1)
+			continue;
 		rc = lb_gnuplot(rf->dir, scripts[i]);
 		if (rc == LB_ENOTSUP)
 			return 0; /* no gnuplot: the report says so */

@@ -3,6 +3,7 @@
  * from its files and compare them with its summary.csv (verify.h); for a
  * directory of runs (compare, matrix, sweep, chaos, demo), every run under it.
  * Exit 0 when they agree, 1 with the differences listed otherwise.
+ * `check --history FILE` is handed to cmd_check_history.c.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -26,7 +27,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: lockbench check DIR\n"
 		   "       (DIR: a run, or a compare, matrix, sweep, chaos or demo directory:\n"
-		   "       every run under it)\n\n"
+		   "       every run under it)\n"
+		   "       lockbench check --history FILE [--out DIR] [--clock-uncertainty MS]\n\n"
 		   "Recomputes every figure of a run from its own files and compares it with\n"
 		   "DIR/summary.csv at the precision the summary writes: from history.csv the\n"
 		   "sections, throughput, overlaps and overlap time, holders, foreign releases\n"
@@ -39,12 +41,34 @@ static void usage(FILE *f)
 		   "commands per section and the lock's own cost; and from all of them the\n"
 		   "outcome class and its reason. Every column must have a unit and a range\n"
 		   "(harness/figures.c) and a value inside it, and an overlap must have been\n"
-		   "seen by the canary (canary_violations >= 1 when overlaps >= 1).\n\n"
+		   "seen by the canary (canary_violations >= 1 when overlaps >= 1).\n"
+		   "A directory written by check --history --out is checked against the file\n"
+		   "it kept (imported.csv): every figure, history.csv, names.csv, overlaps.csv\n"
+		   "and fences.csv are derived from it again.\n\n"
 		   "For a directory of runs, one line per run that agrees and the full list for\n"
 		   "one that does not.\n\n"
-		   "Exit status: 0 every summary agrees with its files, 1 one differs (each\n"
-		   "difference is listed), 2 usage error, 4 an input cannot be read or is\n"
-		   "malformed (the file, line and field are named), or DIR holds no run.\n");
+		   "--history FILE: a production history through the oracle. FILE is a CSV of\n"
+		   "critical sections: a header naming client, enter and exit, and any of key,\n"
+		   "token, fence, server and clock_uncertainty_ms, in any order; one row per\n"
+		   "section; times as epoch seconds (1764072000.123456789) or RFC 3339\n"
+		   "(2026-11-25T12:00:00.123456Z, +01:00); blank lines and # comments allowed.\n"
+		   "Prints every overlap of two clients on one lock: CERTAIN when it holds even\n"
+		   "with each clock off by its uncertainty in the worst direction, possible when\n"
+		   "only some errors within the bounds make it (a short overlap, or a near miss);\n"
+		   "every fence that went backwards against the enters on its lock; and the\n"
+		   "totals. A clock's uncertainty is its row's clock_uncertainty_ms, else\n"
+		   "  --clock-uncertainty MS  (0 by default; up to 3600000, 6 decimals)\n"
+		   "  --out DIR              also write DIR (new, or empty) as a run directory,\n"
+		   "                         whole or not at all: the file as given\n"
+		   "                         (imported.csv), history.csv, names.csv,\n"
+		   "                         overlaps.csv, fences.csv, summary.csv, report.md and\n"
+		   "                         report.html; `lockbench check DIR` re-derives it\n"
+		   "(docs/running.md, \"Your production history through the oracle\")\n\n"
+		   "Exit status: 0 every summary agrees with its files (--history: no overlap is\n"
+		   "certain; how many are possible is said), 1 one differs, each difference\n"
+		   "listed (--history: an overlap is certain, or DIR could not be written),\n"
+		   "2 usage error, 4 an input cannot be read or is malformed (the file, line and\n"
+		   "field are named), or DIR holds no run.\n");
 }
 
 static bool is_run(const char *dir)
@@ -74,8 +98,9 @@ static void check_one(const char *dir, bool verbose, struct tally *t)
 		lb_esc_fprintf(stdout, LB_LANG_TERM, "%d difference%s in %s: %s\n", v.differences,
 			       v.differences == 1 ? "" : "s", dir, v.which);
 	} else if (verbose) {
-		printf("summary.csv agrees with history.csv, latency.csv and events.csv (%d figures)\n",
-		       v.figures);
+		printf("summary.csv agrees with %s (%d figures)\n", v.imported ?
+		       "imported.csv, the file it was imported from, and history.csv" :
+		       "history.csv, latency.csv and events.csv", v.figures);
 	} else {
 		lb_esc_fprintf(stdout, LB_LANG_TERM, "ok   %s (%d figures)\n", dir, v.figures);
 	}
@@ -118,6 +143,9 @@ int lb_cmd_check(int argc, char **argv)
 		usage(stdout);
 		return LB_EXIT_OK;
 	}
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "--history", 9) && (!argv[i][9] || argv[i][9] == '='))
+			return lb_check_history(argc, argv);
 	if (argc != 2 || argv[1][0] == '-') {
 		usage(stderr);
 		return LB_EXIT_USAGE;

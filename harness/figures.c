@@ -105,6 +105,15 @@ static const struct lb_figdef fixed[] = {
 	INT("foreign_unattributed", "releases", 0, COUNT, true, LB_FD_RECOMPUTED),
 	INT("key_events", "events", 0, COUNT, true, LB_FD_MEASURED),
 	INT("events_dropped", "events", 0, COUNT, false, LB_FD_MEASURED),
+	/* an imported production history (import_dir.h): its clients by name, the
+	 * clocks' uncertainty it was judged with, and what that judgement found */
+	TEXT("imported_from", NULL, LB_FD_SETTING),
+	INT("named_clients", "clients", 0, COUNT, false, LB_FD_RECOMPUTED),
+	NUM("clock_uncertainty_ms", "ms", 6, 0, 3600000, false, LB_FD_SETTING),
+	INT("overlaps_certain", "pairs", 0, COUNT, false, LB_FD_RECOMPUTED),
+	INT("overlaps_possible", "pairs", 0, COUNT, false, LB_FD_RECOMPUTED),
+	INT("fence_regressions", "sections", 0, COUNT, true, LB_FD_RECOMPUTED),
+	INT("fence_regressions_possible", "sections", 0, COUNT, true, LB_FD_RECOMPUTED),
 };
 
 #define N_FIXED (sizeof(fixed) / sizeof(fixed[0]))

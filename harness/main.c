@@ -15,7 +15,8 @@ static const struct {
 	{ "list", lb_cmd_list, "list strategies with their claims" },
 	{ "run", lb_cmd_run, "run one strategy under contention and judge it" },
 	{ "compare", lb_cmd_compare, "run several strategies under the same load, side by side" },
-	{ "check", lb_cmd_check, "recompute a run's figures and class from its files (or every run in a DIR)" },
+	{ "check", lb_cmd_check, "recompute a run's figures and class from its files (or every run in a DIR);\n"
+	  "             --history FILE: your production history through the oracle" },
 	{ "audit", lb_cmd_audit, "test the claims a lock makes (M D F O L) with the scenarios that break them" },
 	{ "matrix", lb_cmd_matrix, "every strategy against every scenario, checked against expectations" },
 	{ "chaos", lb_cmd_chaos, "a probabilistic scenario over K seeds: violation rates with intervals" },

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "esc.h"
+#include "import_dir.h"
 #include "metrics.h"
 #include "outfile.h"
 #include "report.h"
@@ -75,7 +76,20 @@ int lb_run_files_load(const char *dir, struct lb_run_files *rf)
 		lb_run_files_free(rf);
 		return rc;
 	}
-	return 0;
+	if (!lb_summary_get(&rf->sum, "imported_from"))
+		return 0;
+	/* an imported history: its names and its overlaps, from the file it kept */
+	rf->imp = calloc(1, sizeof(*rf->imp));
+	rf->uj = calloc(1, sizeof(*rf->uj));
+	rc = rf->imp && rf->uj ? lb_import_load_dir(dir, &rf->sum, rf->imp, rf->uj) : LB_ENOMEM;
+	if (rc == 0 && rf->imp->lanes != rf->clients) {
+		lb_errorf("%s: summary.csv says %d clients, imported.csv gives %d lanes (lockbench check "
+			  "%s lists what differs)", dir, rf->clients, rf->imp->lanes, dir);
+		rc = LB_EINVAL;
+	}
+	if (rc < 0)
+		lb_run_files_free(rf);
+	return rc;
 }
 
 void lb_run_files_free(struct lb_run_files *rf)
@@ -84,6 +98,33 @@ void lb_run_files_free(struct lb_run_files *rf)
 	free(rf->ev);
 	rf->sec = NULL;
 	rf->ev = NULL;
+	if (rf->uj)
+		lb_ujudgement_free(rf->uj);
+	if (rf->imp)
+		lb_import_free(rf->imp);
+	free(rf->uj);
+	free(rf->imp);
+	rf->uj = NULL;
+	rf->imp = NULL;
+}
+
+void lb_run_title(const struct lb_run_files *rf, char *buf, size_t len)
+{
+	const char *st = lb_summary_get(&rf->sum, "strategy"), *sc = lb_summary_get(&rf->sum, "scenario");
+	const char *from = lb_summary_get(&rf->sum, "imported_from");
+
+	if (from)
+		snprintf(buf, len, "imported history: %s", from);
+	else
+		snprintf(buf, len, "%s under %s", st ? st : "?", sc ? sc : "?");
+}
+
+void lb_run_lane_label(const struct lb_run_files *rf, int lane, char *buf, size_t len)
+{
+	if (rf->imp)
+		lb_import_lane_label(rf->imp, lane, buf, len);
+	else
+		snprintf(buf, len, "client %d", lane);
 }
 
 static double sec(int64_t ns)
@@ -502,6 +543,82 @@ int lb_report_story(const struct lb_run_files *rf, int max,
 	return found;
 }
 
+/* One overlap of an imported history, told (Markdown with @lang's names). */
+static void pair_text(FILE *m, const struct lb_run_files *rf, enum lb_lang lang,
+		      const struct lb_upair *p)
+{
+	const struct lb_import *imp = rf->imp;
+	const struct lb_isec *a = &imp->s[p->a], *b = &imp->s[p->b];
+	int64_t dur = p->to_ns - p->from_ns;
+	char d[48], u[48], mg[48], utc[48];
+
+	lb_import_ms(dur < 0 ? -dur : dur, d, sizeof(d));
+	lb_import_ms(p->unc_ns, u, sizeof(u));
+	lb_import_ms(p->margin_ns, mg, sizeof(mg));
+	lb_import_utc(p->from_ns, utc, sizeof(utc));
+	lb_esc_fprintf(m, lang, "- **%s overlap at %.3f s on lock %s: ", p->certain ? "Certain" :
+		       "Possible", sec(p->from_ns - imp->first_ns), imp->keys.name[a->key]);
+	lb_esc_fprintf(m, lang, "%s (client %d, line %zu) ", imp->clients.name[a->client], a->lane,
+		       a->line);
+	if (dur <= 0)
+		lb_esc_fprintf(m, lang, "left %s ms before %s (client %d, line %zu) entered**, closer "
+			       "than the clocks' uncertainty (%s ms): they may have overlapped", d,
+			       imp->clients.name[b->client], b->lane, b->line, u);
+	else
+		lb_esc_fprintf(m, lang, "and %s (client %d, line %zu) inside at once for %s ms**%s%s%s, "
+			       "%s the clocks' uncertainty (%s ms) could undo", imp->clients.name[b->client],
+			       b->lane, b->line, d, p->margin_ns != dur ? " (one inside the other's "
+			       "section by " : "", p->margin_ns != dur ? mg : "",
+			       p->margin_ns != dur ? " ms)" : "", p->certain ? "more than" : "which", u);
+	lb_esc_fprintf(m, lang, " (%s).", utc);
+}
+
+static void fence_text(FILE *m, const struct lb_run_files *rf, enum lb_lang lang,
+		       const struct lb_ufence *x)
+{
+	const struct lb_import *imp = rf->imp;
+	const struct lb_isec *s = &imp->s[x->at], *e = &imp->s[x->after];
+
+	lb_esc_fprintf(m, lang, "- **Fence %s at %.3f s on lock %s: %s (client %d, line %zu) entered "
+		       "with fence %lld after %s (client %d, line %zu) had entered with fence %lld**, %s.",
+		       s->fence == e->fence ? "repeated" : "backwards", sec(s->enter_ns - imp->first_ns),
+		       imp->keys.name[s->key], imp->clients.name[s->client], s->lane, s->line,
+		       (long long)s->fence, imp->clients.name[e->client], e->lane, e->line,
+		       (long long)e->fence, x->certain ? "certain: the order of the two enters holds "
+		       "whatever the clocks' error" : "possible: the enters are closer than the clocks' "
+		       "uncertainty");
+}
+
+int lb_report_imported_story(const struct lb_run_files *rf, enum lb_lang lang, int max,
+			     void (*each)(void *arg, int64_t t_ns, const char *text), void *arg)
+{
+	const struct lb_ujudgement *j = rf->uj;
+	size_t a = 0, b = 0;
+	int told = 0;
+
+	if (!rf->imp || !j)
+		return 0;
+	/* overlaps and fences merged in time order */
+	while ((a < j->n_pairs || b < j->n_fences) && told < max) {
+		int64_t ta = a < j->n_pairs ? j->pairs[a].from_ns : INT64_MAX;
+		int64_t tb = b < j->n_fences ? rf->imp->s[j->fences[b].at].enter_ns : INT64_MAX;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+		if (!m)
+			return LB_ENOMEM;
+		if (ta <= tb)
+			pair_text(m, rf, lang, &j->pairs[a++]);
+		else
+			fence_text(m, rf, lang, &j->fences[b++]);
+		fclose(m);
+		each(arg, (ta <= tb ? ta : tb) - rf->imp->first_ns, text ? text : "");
+		free(text);
+		told++;
+	}
+	return told;
+}
+
 static void summary_table(FILE *f, const struct lb_summary *s)
 {
 	static const char *const rows[][2] = {
@@ -521,6 +638,12 @@ static void summary_table(FILE *f, const struct lb_summary *s)
 		{ "recovered", "lock came back" }, { "acquire_errors", "attempts that found a node down" },
 		{ "acquire_timeouts", "acquires that gave up" }, { "fairness", "fairness (Jain)" },
 		{ "observed", "outcome class" }, { "expected", "expected by the scenario" },
+		{ "named_clients", "clients (by name)" },
+		{ "overlaps_certain", "overlaps certain, whatever the clocks' error" },
+		{ "overlaps_possible", "overlaps possible within the clocks' uncertainty" },
+		{ "clock_uncertainty_ms", "each clock's uncertainty unless its row says (ms)" },
+		{ "fence_regressions", "fences that went backwards (certain)" },
+		{ "fence_regressions_possible", "fences that went backwards (possible)" },
 	};
 	const char *bounds = lb_summary_get(s, "acquire_lower_bounds"); /* "p99;max" */
 	fprintf(f, "| figure | value |\n|---|---|\n");
@@ -556,6 +679,81 @@ static void summary_table(FILE *f, const struct lb_summary *s)
 			rate, strtod(rate, NULL) / strtod(bound, NULL), bound);
 }
 
+/* The first lines of a run's report.md: what ran, and how to check it. */
+static void run_head(FILE *f, const struct lb_run_files *rf, const char *check_cmd)
+{
+	char title[300];
+
+	lb_run_title(rf, title, sizeof(title));
+	lb_esc_fprintf(f, LB_LANG_MD, "# %s\n\n", title);
+	lb_esc_fprintf(f, LB_LANG_MD, "%d clients on %d lock%s for %.1f s, TTL %lld ms, hold %s ms, "
+		       "wait %s, seed %s. Everything below was measured in this run and is drawn from "
+		       "the files beside this report (", rf->clients, rf->keys, rf->keys == 1 ? "" : "s",
+		       rf->elapsed_s, (long long)rf->ttl_ms,
+		       lb_summary_get(&rf->sum, "hold_ms") ? lb_summary_get(&rf->sum, "hold_ms") : "?",
+		       lb_summary_get(&rf->sum, "wait") ? lb_summary_get(&rf->sum, "wait") : "?",
+		       lb_summary_get(&rf->sum, "seed") ? lb_summary_get(&rf->sum, "seed") : "?");
+	lb_md_code(f, check_cmd);
+	fprintf(f, " recomputes the summary from `history.csv`).\n\n");
+}
+
+/* The same for an imported history, and which lane is whose. */
+static void imported_head(FILE *f, const struct lb_run_files *rf, const char *check_cmd)
+{
+	const struct lb_import *imp = rf->imp;
+	char title[300], first[48], u[48];
+
+	lb_run_title(rf, title, sizeof(title));
+	lb_import_utc(imp->first_ns, first, sizeof(first));
+	lb_import_ms(imp->default_unc_ns, u, sizeof(u));
+	lb_esc_fprintf(f, LB_LANG_MD, "# %s\n\n%zu critical sections of %d client%s on %d lock%s over "
+		       "%.3f s from %s, as each client's own clock stamped them; each clock may be off "
+		       "by %s ms unless its row says. Everything below is drawn from the file as it was "
+		       "given (`imported.csv`) and the files made from it (", title, imp->n, imp->clients.n,
+		       imp->clients.n == 1 ? "" : "s", imp->keys.n, imp->keys.n == 1 ? "" : "s",
+		       rf->elapsed_s, first, u);
+	lb_md_code(f, check_cmd);
+	fprintf(f, " derives them again). Such a history holds when each section entered and exited, "
+		   "nothing more: acquire latencies, the lease and the protected data are not in it "
+		   "(`n/a`).\n\nOne lane (a \"client\" of `history.csv`) per client and lock:\n\n"
+		   "| lane | client | lock |\n|---|---|---|\n");
+	for (int l = 0; imp->lane_client && l < imp->lanes; l++)
+		if (imp->lane_client[l] >= 0)
+			lb_esc_fprintf(f, LB_LANG_MD, "| %d | %s | %s |\n", l,
+				       imp->clients.name[imp->lane_client[l]],
+				       imp->keys.name[l % imp->keys.n]);
+	fprintf(f, "\n");
+}
+
+static void md_item(void *arg, int64_t t_ns, const char *text)
+{
+	(void)t_ns;
+	fprintf(arg, "%s\n", text);
+}
+
+/* An imported history's overlaps, each clock allowed its uncertainty, then
+ * what its stamps alone show. */
+static void imported_wrong(FILE *f, const struct lb_run_files *rf)
+{
+	const struct lb_ujudgement *j = rf->uj;
+	int told = lb_report_imported_story(rf, LB_LANG_MD, 50, md_item, f);
+
+	if (told < 0)
+		return;
+	if ((size_t)told < j->n_pairs + j->n_fences)
+		fprintf(f, "- ... and %zu more (`overlaps.csv` and `fences.csv` list every one).\n",
+			j->n_pairs + j->n_fences - (size_t)told);
+	if (!j->n_pairs)
+		fprintf(f, "No overlap: no two clients were inside one lock at once, even with each "
+			   "clock off by its uncertainty in the worst direction.\n");
+	fprintf(f, "\n%zu overlap%s certain, %zu possible.%s\n\n### As the stamps show it\n\n",
+		j->certain, j->certain == 1 ? "" : "s", j->possible, !j->fenced ? "" :
+		j->n_fences ? " A fence went backwards against the enters on its lock." :
+		" The fences rise with the enters on every lock.");
+	if (lb_report_violations(f, rf, 12) == 0)
+		fprintf(f, "No two clients' stamps overlap on one lock.\n");
+}
+
 static int report_run(const char *dir)
 {
 	struct lb_run_files rf;
@@ -578,22 +776,15 @@ static int report_run(const char *dir)
 		return LB_ESYS;
 	}
 	FILE *f = out.f;
-	const char *st = lb_summary_get(&rf.sum, "strategy"), *sc = lb_summary_get(&rf.sum, "scenario");
 	/* names and values come from the run's files, which anyone may have
 	 * written: Markdown text, never markup */
 	char check_cmd[PATH_MAX + 32];
 	char *dir_word[] = { (char *)dir };
 	lb_sh_cmdline(check_cmd, sizeof(check_cmd), "lockbench check", 1, dir_word);
-	lb_esc_fprintf(f, LB_LANG_MD, "# %s under %s\n\n", st ? st : "?", sc ? sc : "?");
-	lb_esc_fprintf(f, LB_LANG_MD, "%d clients on %d lock%s for %.1f s, TTL %lld ms, hold %s ms, "
-		       "wait %s, seed %s. Everything below was measured in this run and is drawn from "
-		       "the files beside this report (", rf.clients, rf.keys, rf.keys == 1 ? "" : "s",
-		       rf.elapsed_s, (long long)rf.ttl_ms,
-		       lb_summary_get(&rf.sum, "hold_ms") ? lb_summary_get(&rf.sum, "hold_ms") : "?",
-		       lb_summary_get(&rf.sum, "wait") ? lb_summary_get(&rf.sum, "wait") : "?",
-		       lb_summary_get(&rf.sum, "seed") ? lb_summary_get(&rf.sum, "seed") : "?");
-	lb_md_code(f, check_cmd);
-	fprintf(f, " recomputes the summary from `history.csv`).\n\n");
+	if (rf.imp)
+		imported_head(f, &rf, check_cmd);
+	else
+		run_head(f, &rf, check_cmd);
 	if (rf.disagrees[0]) {
 		lb_esc_fprintf(f, LB_LANG_MD, "**Warning: summary.csv disagrees with this run's own "
 			       "files** on %s. The table below is summary.csv's; the charts and the story "
@@ -603,11 +794,18 @@ static int report_run(const char *dir)
 	}
 	summary_table(f, &rf.sum);
 	fprintf(f, "\n## What went wrong\n\n");
-	if (lb_report_violations(f, &rf, 12) == 0)
+	if (rf.imp)
+		imported_wrong(f, &rf);
+	else if (lb_report_violations(f, &rf, 12) == 0)
 		fprintf(f, "No violation: no two clients were ever inside at once, no release deleted "
 			   "another client's lock, and every lock whose holder died came back.\n");
 	fprintf(f, "\n## Charts\n\n");
-	if (drawn)
+	if (drawn && rf.imp)
+		fprintf(f, "![timeline](timeline.png)\n\nOne lane per client and lock, a bar per "
+			   "critical section (from its enter to its exit, as its client's clock "
+			   "stamped them); red where the stamps of two or more clients overlap.\n\n"
+			   "![sections per lane](fairness.png)\n");
+	else if (drawn)
 		fprintf(f, "![timeline](timeline.png)\n\nOne lane per client, a bar per critical "
 			   "section (from acquire returning to release being sent); red where two or "
 			   "more clients were inside; dashed lines are faults; × marks where a holder's "
@@ -616,7 +814,8 @@ static int report_run(const char *dir)
 	else
 		fprintf(f, "gnuplot is not installed (Debian package `gnuplot-nox`), so no chart was "
 			   "drawn. The data and the scripts are here: `gnuplot timeline.gp` draws them.\n");
-	fprintf(f, "\n[report.html](report.html) steps through this run in a browser.\n");
+	fprintf(f, "\n[report.html](report.html) steps through this %s in a browser.\n",
+		rf.imp ? "history" : "run");
 	if (lb_outfile_close(&out) < 0)
 		rc = LB_ESYS;
 	if (lb_report_html(&rf) < 0)

@@ -10,8 +10,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "esc.h"
 #include "readers.h"
 #include "results.h"
+
+struct lb_import;
+struct lb_ujudgement;
 
 /* A run directory, read back from its files. */
 struct lb_run_files {
@@ -27,10 +31,19 @@ struct lb_run_files {
 	double elapsed_s;
 	char disagrees[240];       /* report_run: the figures summary.csv states that its
 				      own files do not give (verify.h), or "" */
+	/* an imported history (import_dir.h): the file it kept, read and judged
+	 * again (its names, each overlap certain or possible); NULL for a run */
+	struct lb_import *imp;
+	struct lb_ujudgement *uj;
 };
 
 int lb_run_files_load(const char *dir, struct lb_run_files *rf);
 void lb_run_files_free(struct lb_run_files *rf);
+/* What the run is, as a title: "set-nx-px under holder-pause", or
+ * "imported history: prod.csv". */
+void lb_run_title(const struct lb_run_files *rf, char *buf, size_t len);
+/* A lane of the timeline: "client 2", or an imported history's "2: worker-b". */
+void lb_run_lane_label(const struct lb_run_files *rf, int lane, char *buf, size_t len);
 
 #define LB_GNUPLOT_LIMIT_MS 60000 /* one chart: gnuplot is killed past it */
 /* Run `gnuplot SCRIPT` inside @dir (stdin /dev/null, LB_ETIMEOUT past the
@@ -63,6 +76,13 @@ int lb_report_violations(FILE *f, const struct lb_run_files *rf, int max);
  * its markdown text ("- **1.494 s: ...** ..."); returns how many it found. */
 int lb_report_story(const struct lb_run_files *rf, int max,
 		    void (*each)(void *arg, int64_t t_ns, const char *text), void *arg);
+/* An imported history's overlaps (each clock allowed its uncertainty) and
+ * fences that went backwards, in time order, each handed to @each with its
+ * time (ns after the first enter) and its Markdown text, names escaped for
+ * @lang (LB_LANG_MD, or LB_LANG_RAW for a page that escapes them itself); at
+ * most @max. How many it told (0 for a run). */
+int lb_report_imported_story(const struct lb_run_files *rf, enum lb_lang lang, int max,
+			     void (*each)(void *arg, int64_t t_ns, const char *text), void *arg);
 /* report.html beside report.md (report_html.c): one self-contained page with
  * the timeline, the story and a step-through of the run. */
 int lb_report_html(const struct lb_run_files *rf);

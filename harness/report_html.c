@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "esc.h"
+#include "import_dir.h"
 #include "outfile.h"
 #include "report.h"
 #include "shared.h"
@@ -254,6 +255,7 @@ static const char page_js[] =
 	".replace(/&lt;(\\/?)b>/g,'<$1b>');li.appendChild(span);ol.appendChild(li);});\n"
 	"var NS='http://www.w3.org/2000/svg',svg=document.getElementById('tl');\n"
 	"var L=150,R=30,T=20,LANE=multi?38:56,NLANE=multi?26:34,W=1400,HEAD=multi?40:0,end=0,top=T;\n"
+	"RS.forEach(function(r){if(r.names)r.names.forEach(function(n){L=Math.max(L,Math.min(330,n.length*9+24));});});\n"
 	"var COL=['#4477aa','#228833','#aa3377','#ccbb44','#66ccee','#ee6677','#bbbbbb','#222255'];\n"
 	/* Redlock: a lane per lock node under the clients' lanes, showing which
 	 * client holds the lock there, and when a restart wiped it */
@@ -262,6 +264,8 @@ static const char page_js[] =
 	"end=end||1;var H=top+50;\n"
 	"function restartOf(r,n,a,b){var v=null;r.faults.forEach(function(f){if(v===null&&f[1]==='node-start'&&f[3]===n&&f[0]>=a&&f[0]<=b)v=f[0];});return v;}\n"
 	"function holds(s){var v=[];for(var n=0;n<32;n++)if(s[6]>>n&1)v.push(n);return v;}\n"
+	/* an imported history names its lanes: "2: worker-b" */
+	"function lane(r,c){return r.names&&r.names[c]?r.names[c]:'client '+c;}\n"
 	"svg.setAttribute('viewBox','0 0 '+W+' '+H);\n"
 	"function x(t){return L+(W-L-R)*t/end;}\n"
 	"function y(r,c){return r.top+LANE*(r.clients-1-c)+LANE/2;}\n"
@@ -274,7 +278,7 @@ static const char page_js[] =
 	"RS.forEach(function(r,ri){\n"
 	" if(multi){if(ri)el('line',{x1:0,x2:W,y1:r.top-HEAD+2,y2:r.top-HEAD+2,stroke:'#888','stroke-width':2});\n"
 	"  el('text',{x:8,y:r.top-12,'font-size':24,'font-weight':'bold',fill:'#222'},r.label);}\n"
-	" for(var c=0;c<r.clients;c++){el('text',{x:L-12,y:y(r,c)+7,'text-anchor':'end','font-size':22},'client '+c);"
+	" for(var c=0;c<r.clients;c++){el('text',{x:L-12,y:y(r,c)+7,'text-anchor':'end','font-size':r.names?16:22},lane(r,c));"
 	"el('line',{x1:L,x2:W-R,y1:y(r,c),y2:y(r,c),stroke:'#eee'});}\n"
 	" r.faults.forEach(function(f){el('line',{x1:x(f[0]),x2:x(f[0]),y1:r.top-(multi?8:0),y2:multi?r.low:H-40,stroke:'#888',"
 	"'stroke-dasharray':'6 5'});});\n"
@@ -312,13 +316,13 @@ static const char page_js[] =
 	"function paused(r,c,t){var p=false;r.faults.forEach(function(f){if(f[0]<=t&&f[2]===c){"
 	"if(f[1]==='pause')p=true;if(f[1]==='resume'||f[1]==='kill')p=false;}});return p;}\n"
 	"function who(r,t){var out=[],pre=multi?r.label+': ':'';r.sec.forEach(function(s){var a=s[0];\n"
-	" if(s[1]<=t&&t<s[2]){var w=pre+'client '+a+' is inside since '+s[1].toFixed(3)+' s';\n"
+	" if(s[1]<=t&&t<s[2]){var w=pre+lane(r,a)+' is inside since '+s[1].toFixed(3)+' s';\n"
 	"  if(s[7]!==null&&t>s[7])w+=', its lease ran out at '+s[7].toFixed(3)+' s';\n"
 	"  if(s[6]){var hn=holds(s),gone=hn.filter(function(n){return restartOf(r,n,s[1],t)!==null;});\n"
 	"   w+=', holding nodes '+hn.join(', ');if(gone.length)w+=' (node'+(gone.length>1?'s ':' ')+gone.join(', ')+\n"
 	"   ' restarted empty since, so only '+(hn.length-gone.length)+' of '+r.nodes+' nodes still know it)';}\n"
 	"  if(paused(r,a,t))w+=' (frozen)';out.push(w);}\n"
-	" else if(s[2]<=t&&t<s[3])out.push(pre+'client '+a+' has left its section and is still releasing');});\n"
+	" else if(s[2]<=t&&t<s[3])out.push(pre+lane(r,a)+' has left its section and is still releasing');});\n"
 	" if(multi&&!out.length)out.push(pre+'nobody holds the lock');return out;}\n"
 	"function show(k){if(!items.length)return;i=Math.max(0,Math.min(items.length-1,k));\n"
 	" var t=+items[i].dataset.t,r=RS[+items[i].dataset.run];items.forEach(function(li,j){li.classList.toggle('current',j===i);});\n"
@@ -355,6 +359,15 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 	const char *nodes = lb_summary_get(&rf->sum, "nodes");
 	fprintf(f, "{\"label\":");
 	json_str(f, label);
+	if (rf->imp) { /* an imported history: its lanes by name */
+		fprintf(f, ",\"names\":[");
+		for (int c = 0; c < rf->clients; c++) {
+			lb_run_lane_label(rf, c, line, 40);
+			fprintf(f, "%s", c ? "," : "");
+			json_str(f, line);
+		}
+		fprintf(f, "]");
+	}
 	fprintf(f, ",\"clients\":%d,\"ttl\":%.3f,\"end\":%.6f,\"nodes\":%d,\n\"sec\":[", rf->clients,
 		(double)rf->ttl_ms / 1000, end_s, nodes ? atoi(nodes) : 1);
 	for (size_t i = 0; i < rf->n; i++) {
@@ -385,6 +398,8 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 	FILE *sf = open_memstream(&story, &story_len);
 	struct steps steps = { sf, 0 };
 	if (sf) {
+		/* an imported history: first its overlaps with the clocks' uncertainty */
+		lb_report_imported_story(rf, LB_LANG_RAW, 1000, story_step, &steps);
 		lb_report_story(rf, 1000, story_step, &steps);
 		fclose(sf);
 	}
@@ -425,24 +440,45 @@ static void stepper(FILE *f, bool several)
 			  "the same moment is at the same place in every block. " : "");
 }
 
+/* The lead of an imported history's page. */
+static void imported_lead(FILE *f, const struct lb_run_files *rf)
+{
+	const char *observed = lb_summary_get(&rf->sum, "observed");
+	const struct lb_import *imp = rf->imp;
+
+	fprintf(f, "<p class=\"lead\">%zu critical sections of %d client%s on %d lock%s over %.3f s, "
+		   "as each client's own clock stamped them. Overlaps: <b>%zu certain</b>, %zu "
+		   "possible within the clocks' uncertainty. Observed: <b>", imp->n, imp->clients.n,
+		imp->clients.n == 1 ? "" : "s", imp->keys.n, imp->keys.n == 1 ? "" : "s",
+		rf->elapsed_s, rf->uj->certain, rf->uj->possible);
+	html_text(f, observed ? observed : "?");
+	fprintf(f, "</b>. Each lane is a client on a lock (report.md has the table); the story "
+		   "tells each overlap with the clocks' uncertainty first, then what the stamps "
+		   "alone show.</p>\n");
+}
+
 int lb_report_html(const struct lb_run_files *rf)
 {
 	struct lb_outfile out;
-	const char *st = lb_summary_get(&rf->sum, "strategy"), *sc = lb_summary_get(&rf->sum, "scenario");
+	const char *st = lb_summary_get(&rf->sum, "strategy");
 	const char *observed = lb_summary_get(&rf->sum, "observed");
 	char title[256];
 
 	if (lb_outfile_open(&out, rf->dir, "report.html", true) < 0)
 		return LB_ESYS;
 	FILE *f = out.f;
-	snprintf(title, sizeof(title), "%s under %s", st ? st : "?", sc ? sc : "?");
+	lb_run_title(rf, title, sizeof(title));
 	page_head(f, title, "");
-	fprintf(f, "<p class=\"lead\">%d client%s on %d lock%s for %.1f s, TTL %lld ms. "
-		   "Observed: <b>", rf->clients, rf->clients == 1 ? "" : "s", rf->keys,
-		rf->keys == 1 ? "" : "s", rf->elapsed_s, (long long)rf->ttl_ms);
-	html_text(f, observed ? observed : "?");
-	fprintf(f, "</b>. Everything here was measured in this run (report.md has the full "
-		   "table).</p>\n");
+	if (rf->imp) {
+		imported_lead(f, rf);
+	} else {
+		fprintf(f, "<p class=\"lead\">%d client%s on %d lock%s for %.1f s, TTL %lld ms. "
+			   "Observed: <b>", rf->clients, rf->clients == 1 ? "" : "s", rf->keys,
+			rf->keys == 1 ? "" : "s", rf->elapsed_s, (long long)rf->ttl_ms);
+		html_text(f, observed ? observed : "?");
+		fprintf(f, "</b>. Everything here was measured in this run (report.md has the full "
+			   "table).</p>\n");
+	}
 	if (rf->disagrees[0]) {
 		fprintf(f, "<p class=\"lead\"><b>Warning: summary.csv disagrees with this run's own "
 			   "files</b> on ");
@@ -452,7 +488,7 @@ int lb_report_html(const struct lb_run_files *rf)
 	}
 	stepper(f, false);
 	fprintf(f, "<script type=\"application/json\" id=\"data\">{\"runs\":[");
-	run_json(f, rf, st ? st : "?");
+	run_json(f, rf, rf->imp ? title : st ? st : "?");
 	fprintf(f, "]}</script>\n<script>\n%s</script>\n</body></html>\n", page_js);
 	return lb_outfile_close(&out);
 }

@@ -185,7 +185,7 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
  * name with a comma or a quote is quoted, never split. A control character
  * (a newline in a program's path) is written as a space: the file stays one
  * header line and one row. */
-static void write_summary(FILE *f, const struct lb_summary *s)
+void lb_summary_csv(FILE *f, const struct lb_summary *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		fprintf(f, "%s%c", s->name[i], i + 1 < s->n ? ',' : '\n');
@@ -267,7 +267,7 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 		rc = lb_outfile_close(&o);
 	}
 	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "summary.csv", true)) == 0) {
-		write_summary(o.f, s);
+		lb_summary_csv(o.f, s);
 		rc = lb_outfile_close(&o);
 	}
 	if (rc == 0 && s->invalid)

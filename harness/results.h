@@ -70,6 +70,9 @@ double lb_summary_num(const struct lb_summary *s, const char *name, double dflt)
  * A number is the text summary.csv holds, so the two read the same.
  */
 void lb_summary_json(FILE *f, const struct lb_summary *s);
+/* summary.csv: the header, then the row, each value a CSV field (RFC 4180);
+ * a control character in a value is written as a space (one row). */
+void lb_summary_csv(FILE *f, const struct lb_summary *s);
 
 /* Create @dir (and parents) and prove it writable; message on failure. */
 int lb_results_prepare_dir(const char *dir);

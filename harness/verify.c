@@ -10,6 +10,7 @@
 
 #include "figures.h"
 #include "foreign.h"
+#include "import_dir.h"
 #include "metrics.h"
 #include "oracle.h"
 #include "readers.h"
@@ -455,6 +456,118 @@ static void check_json(struct ctx *c, const char *dir)
 		differs(c, "summary.json");
 }
 
+/* A file of an imported directory against what lockbench writes from the
+ * file it kept: the first line that differs is named. */
+static void same_text(struct ctx *c, const char *dir, const char *name, const char *want,
+		      size_t want_len)
+{
+	char path[4200];
+	size_t line = 1, i = 0;
+	int ch;
+
+	snprintf(path, sizeof(path), "%.4000s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	for (; f && (ch = getc(f)) != EOF; i++) {
+		if (i >= want_len || ch != (unsigned char)want[i])
+			break;
+		line += ch == '\n';
+	}
+	bool ok = f && !ferror(f) && i == want_len && getc(f) == EOF;
+	if (f)
+		fclose(f);
+	c->v->figures++;
+	if (c->out && ok)
+		fprintf(c->out, "  %-22s agrees with imported.csv\n", name);
+	else if (c->out)
+		fprintf(c->out, "  %-22s DIFFERS from what imported.csv gives%s%zu\n", name,
+			f ? " at line " : " (missing)", f ? line : 0);
+	if (!ok)
+		differs(c, name);
+}
+
+/* @write's text for the imported history, into a buffer the caller frees. */
+static char *text_of(const struct lb_import *imp, const struct lb_ujudgement *j, int which,
+		     size_t *len)
+{
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+
+	if (!m)
+		return NULL;
+	if (which == 0)
+		lb_import_history_write(m, imp);
+	else if (which == 1)
+		lb_import_names_write(m, imp);
+	else if (which == 2)
+		lb_import_overlaps_write(m, imp, j);
+	else
+		lb_import_fences_write(m, imp, j);
+	fclose(m);
+	return buf;
+}
+
+/* An imported history (import_dir.h): the figures that such a history can
+ * give, derived again from the file it kept (imported.csv, read with the
+ * uncertainty its summary records) and from history.csv; each file lockbench
+ * wrote from it written again and compared. */
+static int verify_imported(const char *dir, FILE *out, struct lb_verify *result,
+			   const struct run_in *in)
+{
+	static const char *const files[] = { "history.csv", "names.csv", "overlaps.csv", "fences.csv" };
+	struct lb_import imp;
+	struct lb_ujudgement j;
+	struct lb_verdict v;
+	char why[200];
+	int rc = lb_import_load_dir(dir, &in->s, &imp, &j);
+
+	result->imported = true;
+	if (rc == 0)
+		rc = lb_oracle_judge(in->sec, in->n, in->shape.clients,
+				     (int64_t)(in->shape.elapsed_s * 1e9), &v, NULL);
+	if (rc < 0)
+		goto out;
+	struct ctx c = { .s = &in->s, .out = out, .v = result };
+	if (out)
+		lb_esc_fprintf(out, LB_LANG_TERM, "check %s (imported from %s: %zu sections, %d clients, "
+			       "%d keys)\n", dir, lb_summary_get(&in->s, "imported_from"), imp.n,
+			       imp.clients.n, imp.keys.n);
+	ranges(&c);
+	for (int k = 0; k < 4; k++) {
+		size_t len = 0;
+		char *want = text_of(&imp, &j, k, &len);
+		same_text(&c, dir, files[k], want ? want : "", want ? len : 0);
+		free(want);
+	}
+	double span = (double)(imp.last_ns - imp.first_ns) / 1e9;
+	figure(&c, "clients", imp.lanes, true, 0);
+	figure(&c, "keys", imp.keys.n, true, 0);
+	figure(&c, "named_clients", imp.clients.n, true, 0);
+	figure(&c, "elapsed_s", span, true, 0);
+	figure(&c, "sections", (double)v.sections, true, 0);
+	figure(&c, "throughput_per_s", span > 0 ? (double)imp.n / span : 0, true, 0);
+	for (int k = 0; k < 3; k++)
+		figure(&c, (const char *[]){ "acquire_p50_us", "acquire_p99_us", "acquire_max_us" }[k],
+		       0, false, 0);
+	figure(&c, "overlaps", (double)v.overlaps, true, 0);
+	figure(&c, "overlap_ms", v.overlap_ms, true, 0);
+	figure(&c, "max_holders", v.max_holders, true, 0);
+	figure(&c, "overlaps_certain", (double)j.certain, true, 0);
+	figure(&c, "overlaps_possible", (double)j.possible, true, 0);
+	figure(&c, "fence_regressions", (double)j.fence_certain, j.fenced, 0);
+	figure(&c, "fence_regressions_possible", (double)j.fence_possible, j.fenced, 0);
+	enum lb_class cls = lb_import_class(&imp, &j, why, sizeof(why));
+	for (char *p = why; *p; p++)
+		if (*p == ',')
+			*p = ';';
+	text(&c, "observed", lb_class_name(cls));
+	text(&c, "observed_why", why);
+	check_json(&c, dir);
+out:
+	lb_ujudgement_free(&j);
+	lb_import_free(&imp);
+	return rc;
+}
+
 int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 {
 	struct run_in in = { .n = 0 };
@@ -463,7 +576,12 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	int rc;
 
 	memset(result, 0, sizeof(*result));
-	if ((rc = read_run(dir, &in)) < 0 || (rc = judge_again(dir, &in, &v)) < 0) {
+	if ((rc = read_run(dir, &in)) == 0 && lb_summary_get(&in.s, "imported_from")) {
+		rc = verify_imported(dir, out, result, &in);
+		run_in_free(&in);
+		return rc;
+	}
+	if (rc < 0 || (rc = judge_again(dir, &in, &v)) < 0) {
 		run_in_free(&in);
 		return rc;
 	}

@@ -9,12 +9,15 @@
 #ifndef LB_VERIFY_H
 #define LB_VERIFY_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct lb_verify {
 	int figures;               /* figures compared */
 	int differences;           /* figures that disagree or are out of range (each once) */
 	char which[240];           /* their names, "a, b, c" (truncated) */
+	bool imported;             /* an imported history (import_dir.h), checked against
+				      the file it kept */
 };
 
 /*

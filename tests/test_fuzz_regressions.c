@@ -63,6 +63,7 @@ static const struct {
 	{ "scenario", "scenarios", fuzz_scenario },
 	{ "args", "tests/fuzz/corpus/args", fuzz_args },
 	{ "history", "tests/fuzz/corpus/history", fuzz_history },
+	{ "import", "tests/fuzz/corpus/import", fuzz_import },
 	{ "summary", "tests/fuzz/corpus/summary", fuzz_summary },
 	{ "events", "tests/fuzz/corpus/events", fuzz_events },
 	{ "adapter", "tests/fuzz/corpus/adapter", fuzz_adapter },

@@ -16,6 +16,7 @@
 #include "adapter.h"
 #include "esc.h"
 #include "adapter_proto.h"
+#include "import_dir.h"
 #include "options.h"
 #include "oracle.h"
 #include "plumbing.h"
@@ -90,6 +91,38 @@ static inline void fuzz_history(const uint8_t *data, size_t len)
 	if (lb_history_read_file(f, "history.csv", LB_MAX_CLIENTS, 1 + (int)(len % 3), &s, &n) == 0)
 		lb_oracle_judge(s, n, LB_MAX_CLIENTS, (int64_t)(len * 1000), &v, per);
 	free(s);
+	fclose(f);
+}
+
+/* A production history's CSV (check --history), and when it reads, judged
+ * with each clock's uncertainty, and every file of --out written (to memory). */
+static inline void fuzz_import(const uint8_t *data, size_t len)
+{
+	FILE *f = fmemopen((void *)data, len, "r");
+	static struct lb_summary s;
+	struct lb_import imp;
+	struct lb_ujudgement j = { 0 };
+	char *out = NULL;
+	size_t out_len = 0;
+	if (!f)
+		return;
+	if (lb_import_read_file(f, "import.csv", (int64_t)(len % 7) * 1000000, &imp) == 0) {
+		if (lb_import_judge(&imp, "import.csv", &j) == 0) {
+			FILE *m = open_memstream(&out, &out_len);
+			if (m) {
+				lb_import_history_write(m, &imp);
+				lb_import_names_write(m, &imp);
+				lb_import_overlaps_write(m, &imp, &j);
+				lb_import_fences_write(m, &imp, &j);
+				fclose(m);
+			}
+			if (lb_import_fits(&imp, "import.csv") == 0)
+				lb_import_summary(&imp, &j, "import.csv", &s);
+			free(out);
+		}
+		lb_ujudgement_free(&j);
+		lb_import_free(&imp);
+	}
 	fclose(f);
 }
 
