@@ -406,6 +406,8 @@ static void timeline_faults(const struct lb_run_files *rf, FILE *g, double lo_s,
 		char label[96];
 		if (ev->kind == LB_EV_PRIMARY_SEEN)
 			continue; /* drawn as the strip under the client's lane */
+		if (ev->kind == LB_EV_SERVER_DOWN || ev->kind == LB_EV_SERVER_BACK)
+			continue; /* one per client: in the step-through, not as lines */
 		double t = s_of(ev->t_ns), x = t > last_x + gap_s ? t : last_x + gap_s;
 		event_label(ev, label, sizeof(label));
 		last_x = x;

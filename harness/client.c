@@ -39,6 +39,8 @@ struct client {
 	struct lb_clock clock;    /* this client's wall clock (clock faults skew it) */
 	int node_gen;             /* the node_port generation our connections follow */
 	char run_id_seen[41];     /* --sentinel: the run_id of the primary last taken */
+	bool server_down;         /* on the user's servers: its last acquire found none that
+				     answered (a server-down event said so) */
 	int primary_seen;         /* Sentinel topology: the part our lock commands last went
 				     to (topology.h), or -1 */
 	bool acquiring;           /* inside acquire: a crash there may leave the lock held */
@@ -375,6 +377,19 @@ static void note_primary(struct client *c)
 		}
 }
 
+/* On the user's servers, where lockbench does not see the servers die: the
+ * first acquire that found no server answering, and the first that got an
+ * answer again, as events (a gap in the history, told). */
+static void note_server_down(void *arg, bool down)
+{
+	struct client *c = arg;
+
+	if (down == c->server_down)
+		return;
+	c->server_down = down;
+	lb_event_emit(c->sh, down ? LB_EV_SERVER_DOWN : LB_EV_SERVER_BACK, c->id, -1, 0);
+}
+
 /* When the lease of the lock just granted (at @granted, monotonic) runs
  * out, as the lock knows it, relative to t0; LB_LEASE_* as they are. */
 static int64_t lease_end(const struct client *c, int64_t granted)
@@ -429,7 +444,9 @@ static void one_section(struct client *c)
 	wait_begin(c->slot, t0);
 	c->acquiring = true;
 	struct lb_acquire_tally tally = { &c->slot->attempts, &c->slot->acquire_errors,
-					  &c->slot->wait_try_ns };
+					  &c->slot->wait_try_ns, NULL, c };
+	if (cfg->redis_urls || cfg->sentinel_urls)
+		tally.on_attempt = note_server_down;
 	rc = lb_acquire(cfg->strategy, c->lock_state, &cfg->wait,
 			t0 + cfg->acquire_timeout_ms * LB_NS_PER_MS, &sh->stop, &c->rng, &grant, &info,
 			&tally);

@@ -24,7 +24,8 @@ static const char *const event_names[LB_EV_COUNT] = {
 	"net-cut", "net-heal", "net-deliver", "node-start-failed", "adapter-died",
 	"sentinel-sdown", "sentinel-odown", "switch-master", "net-partition", "partition-healed",
 	"demoted", "primary-seen", "failover-chosen", "node-failed",
-	"cluster-down", "hook", "hook-end", "sentinel-failover", "client-kill",
+	"cluster-down", "hook", "hook-end", "sentinel-failover", "client-kill", "server-down",
+	"server-back",
 };
 
 /* Has an event of @kind been recorded at or after @t_ns (the history's clock)? */

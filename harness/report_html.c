@@ -67,6 +67,15 @@ static bool deploy_sentence(const struct lb_event *e, const char *who, char *out
 			 "to fail." : "SENTINEL FAILOVER was refused by every Sentinel (the run's "
 			 "output says why): no failover was started.");
 		return true;
+	case LB_EV_SERVER_DOWN:
+		snprintf(out, len, "Client %d's acquire finds no server that takes its lock (refused, "
+			 "no answer, or not a primary): until it finds one, every attempt fails.",
+			 e->client);
+		return true;
+	case LB_EV_SERVER_BACK:
+		snprintf(out, len, "Client %d reaches a server that answers its acquire again.",
+			 e->client);
+		return true;
 	case LB_EV_CLIENT_KILL:
 		snprintf(out, len, "Client %d's connections are closed by the server (CLIENT KILL "
 			 "ADDR, %lld of them), as a proxy or a network blip would.", e->client,

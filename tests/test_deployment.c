@@ -486,6 +486,10 @@ Test(deployment, a_failover_on_your_sentinels_is_on_the_timeline, .init = mktmp,
 	cr_assert_eq(event_value(dir, "hook-end"), 0, "the hook ran: %s", fx_slurp(dir, "events.csv"));
 	cr_assert(strstr(fx_slurp(dir, "hook-node-kill.log"), "kill -9"));
 	cr_assert_geq(event_value(dir, "sentinel-sdown"), 1000000 + second);
+	/* the gap told: the clients found no server, then one again */
+	cr_assert_eq(event_value(dir, "server-down"), 0, "%s", fx_slurp(dir, "events.csv"));
+	cr_assert_eq(event_value(dir, "server-back"), 0, "%s", fx_slurp(dir, "events.csv"));
+	cr_assert(strstr(fx_slurp(dir, "report.html"), "finds no server that takes its lock"));
 	cr_assert_eq(event_value(dir, "switch-master"), 1000000 + first, "%s",
 		     fx_slurp(dir, "events.csv"));
 	two_servers_granted(dir, second, first);
