@@ -355,7 +355,8 @@ static void note_primary(struct client *c)
 {
 	const struct lb_node *n = &c->lock[0];
 
-	if (c->cfg->sentinel_urls && n->ctx) { /* the user's: by its port, and servers.csv */
+	if ((c->cfg->sentinel_urls || c->cfg->cluster_urls) && n->ctx) { /* the user's: by its
+									       port, servers.csv */
 		int part = LB_PART_PORT0 + n->port;
 		if (part != c->primary_seen || strcmp(n->run_id, c->run_id_seen)) {
 			lb_shared_note_server(c->sh, c->id, n->host, n->port, n->run_id);
@@ -445,7 +446,7 @@ static void one_section(struct client *c)
 	c->acquiring = true;
 	struct lb_acquire_tally tally = { &c->slot->attempts, &c->slot->acquire_errors,
 					  &c->slot->wait_try_ns, NULL, c };
-	if (cfg->redis_urls || cfg->sentinel_urls)
+	if (lb_cfg_theirs(cfg))
 		tally.on_attempt = note_server_down;
 	rc = lb_acquire(cfg->strategy, c->lock_state, &cfg->wait,
 			t0 + cfg->acquire_timeout_ms * LB_NS_PER_MS, &sh->stop, &c->rng, &grant, &info,

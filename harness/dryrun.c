@@ -17,6 +17,13 @@ static void print_servers(FILE *f, const struct lb_run_cfg *cfg, size_t n_lock)
 {
 	char url[1200];
 
+	if (cfg->cluster_urls) {
+		lb_esc_fprintf(f, LB_LANG_TERM, "servers      yours: the lock and the counter live on "
+			       "the primary of the run's slot in the cluster of seeds %s (the prefix "
+			       "is a hash tag, {lb:<8 hex>}:, so every key of the run is in one slot)\n",
+			       cfg->cluster_urls);
+		return;
+	}
 	if (!cfg->redis_urls && !cfg->sentinel_urls) {
 		fprintf(f, "servers      lockbench's own: redis-server%s started on loopback, on free "
 			   "ports, in a temporary directory, and stopped after the run\n",
@@ -74,6 +81,9 @@ static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
 		"of the fenced scripts after SCRIPT LOAD for fenced work), MGET of the counters at the end");
 	fprintf(f, "             at the end: DEL of the run's lock and counter keys, then SCAN 0 MATCH "
 		   "lb:<8 hex>:* COUNT 1000 (to cursor 0) and DEL of each key it returns\n");
+	if (cfg->cluster_urls)
+		fprintf(f, "             on the seeds: CLUSTER SLOTS (each client, at each connect); on "
+			   "the primary they name: INFO server at each connect\n");
 	if (cfg->sentinel_urls)
 		fprintf(f, "             on the Sentinels: SENTINEL get-master-addr-by-name (each client, "
 			   "at each connect), SUBSCRIBE +sdown +odown +switch-master "
@@ -112,6 +122,9 @@ static void print_fault(FILE *f, const struct lb_run_cfg *cfg, const struct lb_f
 		snprintf(what, sizeof(what), "CLIENT PAUSE %lld %s, then CLIENT UNPAUSE: every client "
 			 "of that server waits, yours too", (long long)ft->duration_ms,
 			 ft->pause_write ? "WRITE" : "ALL");
+	else if (ft->action == LB_ACT_CLUSTER_FAILOVER)
+		snprintf(what, sizeof(what), "CLUSTER SLOTS, then CLUSTER FAILOVER on each replica of "
+			 "the run's slot's primary in turn until one accepts");
 	else if (ft->action == LB_ACT_SENTINEL_FAILOVER)
 		snprintf(what, sizeof(what), "SENTINEL FAILOVER %s, to each Sentinel in turn until "
 			 "one accepts", cfg->sentinel_urls ? cfg->sentinel_master : "the master");
@@ -130,7 +143,7 @@ static void print_fault(FILE *f, const struct lb_run_cfg *cfg, const struct lb_f
 
 int lb_dry_run(FILE *f, const struct lb_run_cfg *cfg)
 {
-	bool embedded = !cfg->redis_urls && !cfg->sentinel_urls;
+	bool embedded = !lb_cfg_theirs(cfg);
 	size_t n_lock = (size_t)(cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
 
 	lb_esc_fprintf(f, LB_LANG_TERM, "dry run of %s under %s: nothing was sent to any server\n",

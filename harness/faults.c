@@ -25,7 +25,7 @@ static const char *const event_names[LB_EV_COUNT] = {
 	"sentinel-sdown", "sentinel-odown", "switch-master", "net-partition", "partition-healed",
 	"demoted", "primary-seen", "failover-chosen", "node-failed",
 	"cluster-down", "hook", "hook-end", "sentinel-failover", "client-kill", "server-down",
-	"server-back",
+	"server-back", "cluster-failover",
 };
 
 /* Has an event of @kind been recorded at or after @t_ns (the history's clock)? */
@@ -73,6 +73,8 @@ static int fault_fits(const struct lb_run_cfg *cfg, const struct lb_fault *f, bo
 	}
 	if (f->action == LB_ACT_SENTINEL_FAILOVER && !cfg->sentinel && !cfg->sentinel_urls)
 		no = "needs Sentinels: topology = sentinel, or yours with --sentinel";
+	else if (f->action == LB_ACT_CLUSTER_FAILOVER && !cfg->cluster && !cfg->cluster_urls)
+		no = "needs a cluster: topology = cluster, or yours with --cluster";
 	else if (!node_fault || embedded)
 		return 0;
 	else if (!cfg->allow_faults)
@@ -97,7 +99,8 @@ static int fault_fits(const struct lb_run_cfg *cfg, const struct lb_fault *f, bo
 		     "it starts";
 	else
 		return 0;
-	if (f->action == LB_ACT_SENTINEL_FAILOVER && embedded)
+	if ((f->action == LB_ACT_SENTINEL_FAILOVER || f->action == LB_ACT_CLUSTER_FAILOVER) &&
+	    embedded)
 		rc = LB_EINVAL; /* on lockbench's own servers the scenario is wrong */
 	snprintf(why, len, "%s: [%s] %s %s", sc->name, f->name, what, no);
 	return rc;
@@ -751,8 +754,12 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 		net_partition(inj, f, rt, now);
 		break;
 	case LB_ACT_SENTINEL_FAILOVER:
+	case LB_ACT_CLUSTER_FAILOVER:
 		if (holder_ready(inj, f)) {
-			lb_deploy_sentinel_failover(inj);
+			if (f->action == LB_ACT_SENTINEL_FAILOVER)
+				lb_deploy_sentinel_failover(inj);
+			else
+				lb_deploy_cluster_failover(inj);
 			rt->phase = -1;
 		}
 		break;

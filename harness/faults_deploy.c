@@ -90,6 +90,8 @@ pid_t lb_hook_spawn(const struct lb_injector *inj, const char *label, int node,
 	dup2(nul, STDIN_FILENO);
 	dup2(fd >= 0 ? fd : nul, STDOUT_FILENO);
 	dup2(fd >= 0 ? fd : nul, STDERR_FILENO);
+	/* runs: (the user's) the command of --hook, which lockbench neither names nor
+	 * installs */
 	execvp(argv[0], argv);
 	dprintf(STDERR_FILENO, "lockbench: hook %s: cannot run %s: %s\n", label, argv[0],
 		strerror(errno));
@@ -221,6 +223,62 @@ void lb_deploy_sentinel_failover(struct lb_injector *inj)
 	}
 	lb_event_emit(inj->sh, LB_EV_SENTINEL_FAILOVER, -1, -1, 1);
 	lb_errorf("SENTINEL FAILOVER %s was refused: %s", n->master, all[0] ? all : "no Sentinel");
+}
+
+/* ---- cluster-failover ---- */
+
+/* CLUSTER FAILOVER on the replica @m ([host, port, id] of CLUSTER SLOTS),
+ * with @n's AUTH: true when it accepted; why not in @why. */
+static bool replica_failover(const struct lb_node *n, const redisReply *m, char *why, size_t len)
+{
+	struct lb_node one = *n;
+
+	if (m->type != REDIS_REPLY_ARRAY || m->elements < 2 ||
+	    m->element[0]->type != REDIS_REPLY_STRING || m->element[1]->type != REDIS_REPLY_INTEGER ||
+	    m->element[0]->len >= sizeof(one.host))
+		return false;
+	one.ctx = NULL;
+	one.n_seeds = 0;
+	one.redirected = false;
+	one.want_run_id = false;
+	memcpy(one.host, m->element[0]->str, m->element[0]->len + 1);
+	one.port = (int)m->element[1]->integer;
+	redisReply *r = lb_node_cmd(&one, "CLUSTER FAILOVER");
+	bool ok = lb_reply_ok(r);
+	snprintf(why, len, "%.64s:%d: %.150s", one.host, one.port, ok ? "" : r && r->type ==
+		 REDIS_REPLY_ERROR ? r->str : one.why[0] ? one.why : "no answer");
+	if (r)
+		freeReplyObject(r);
+	lb_node_close(&one);
+	return ok;
+}
+
+void lb_deploy_cluster_failover(struct lb_injector *inj)
+{
+	struct lb_node n;
+	char why[300] = "no replica serves the slot";
+	bool ok = false;
+
+	node_copy(inj, 0, &n);
+	redisReply *r = lb_node_cmd(&n, "CLUSTER SLOTS");
+	for (size_t k = 0; r && r->type == REDIS_REPLY_ARRAY && k < r->elements && !ok; k++) {
+		const redisReply *e = r->element[k];
+		if (e->type != REDIS_REPLY_ARRAY || e->elements < 3 ||
+		    e->element[0]->type != REDIS_REPLY_INTEGER ||
+		    e->element[1]->type != REDIS_REPLY_INTEGER || e->element[0]->integer > n.slot ||
+		    e->element[1]->integer < n.slot)
+			continue;
+		for (size_t i = 3; i < e->elements && !ok; i++) /* its replicas */
+			ok = replica_failover(&n, e->element[i], why, sizeof(why));
+	}
+	if (!r)
+		snprintf(why, sizeof(why), "CLUSTER SLOTS: %.200s", n.why[0] ? n.why : "no answer");
+	if (r)
+		freeReplyObject(r);
+	lb_node_close(&n);
+	lb_event_emit(inj->sh, LB_EV_CLUSTER_FAILOVER, -1, -1, ok ? 0 : 1);
+	if (!ok)
+		lb_errorf("CLUSTER FAILOVER for slot %d was not taken: %s", n.slot, why);
 }
 
 /* ---- client-kill: one client's connections, as the servers see them ---- */

@@ -33,6 +33,9 @@ void lb_deploy_node_hook(struct lb_injector *inj, size_t i, const struct lb_faul
 /* SENTINEL FAILOVER to each of lock node 0's Sentinels in turn until one
  * accepts; an event either way. */
 void lb_deploy_sentinel_failover(struct lb_injector *inj);
+/* CLUSTER FAILOVER on each replica of the primary of lock node 0's slot (as
+ * CLUSTER SLOTS lists them) in turn until one accepts; an event either way. */
+void lb_deploy_cluster_failover(struct lb_injector *inj);
 /* CLIENT KILL ADDR of each connection client @c (and its adapter) has open
  * to @f's nodes: how many the servers closed. */
 int lb_deploy_client_kill(struct lb_injector *inj, const struct lb_fault *f, int c);

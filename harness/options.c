@@ -20,7 +20,7 @@ enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_OUT, OPT_REDIS, OPT_NO_STATUS, OPT_HELP,
 	OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY, OPT_SENTINEL, OPT_SENTINEL_MASTER,
 	OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE, OPT_CHECK, OPT_EXPECT, OPT_THRESHOLD,
-	OPT_JSON, OPT_JUNIT, OPT_MASTER_AUTH, OPT_ALLOW_FAULTS, OPT_HOOK, OPT_DRY_RUN,
+	OPT_JSON, OPT_JUNIT, OPT_MASTER_AUTH, OPT_ALLOW_FAULTS, OPT_HOOK, OPT_DRY_RUN, OPT_CLUSTER,
 	OPT_PARAM = 512,
 };
 
@@ -41,6 +41,7 @@ static const struct option fixed_opts[] = {
 	{ "allow-faults", no_argument, NULL, OPT_ALLOW_FAULTS },
 	{ "hook", required_argument, NULL, OPT_HOOK },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "cluster", required_argument, NULL, OPT_CLUSTER },
 	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
 	{ "adapter-arg", required_argument, NULL, OPT_ADAPTER_ARG },
 	{ "check", no_argument, NULL, OPT_CHECK },
@@ -151,6 +152,10 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"                         the resource is --redis URL if given, else that primary.\n"
 		"                         Sentinel URLs may hold the Sentinels' own user:password\n"
 		"  --master-auth [USER]:PASSWORD  the AUTH of the primary behind --sentinel\n"
+		"  --cluster URL[,URL...] the lock lives on your Redis Cluster (these are seeds):\n"
+		"                         on the primary of the run's slot, found by CLUSTER\n"
+		"                         SLOTS and followed through MOVED and ASK; one-node C\n"
+		"                         recipes. The same promise as --redis\n"
 		"  --allow-faults         let the scenario's faults act on servers lockbench did\n"
 		"                         not start (--redis, --sentinel): the commands each sends\n"
 		"                         are in docs/running.md; without it such runs are skipped\n"
@@ -268,9 +273,9 @@ static int check_urls(const char *opt, const char *list)
 			return usage_error("%s '%s': an empty address in the list", opt, list);
 		if (lb_node_parse_url(url, &n, why, sizeof(why)) < 0)
 			return usage_error("%s '%s': %s", opt, url, why);
-		if (!strcmp(opt, "--sentinel") && n.db)
-			return usage_error("%s '%s': a Sentinel has no database: drop /%d", opt, url,
-					   n.db);
+		if (strcmp(opt, "--redis") && n.db)
+			return usage_error("%s '%s': %s has no database: drop /%d", opt, url,
+					   !strcmp(opt, "--sentinel") ? "a Sentinel" : "a cluster", n.db);
 		at += k + 1;
 	}
 	return 0;
@@ -486,6 +491,11 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 			return LB_EINVAL;
 		cfg->sentinel_urls = a;
 		return 0;
+	case OPT_CLUSTER:
+		if (check_urls("--cluster", a) < 0)
+			return LB_EINVAL;
+		cfg->cluster_urls = a;
+		return 0;
 	case OPT_SENTINEL_MASTER:
 		if (!*a || strlen(a) >= sizeof(cfg->sentinel_master))
 			return usage_error("--sentinel-master '%s': expected the name the "
@@ -631,6 +641,15 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 	if (cfg->sentinel_urls && cfg->cluster)
 		return usage_error("--sentinel names a Sentinel deployment; topology cluster starts "
 				   "lockbench's own cluster: one or the other");
+	if (cfg->cluster_urls && (cfg->cluster || cfg->sentinel || cfg->sentinel_urls ||
+				  cfg->redis_urls))
+		return usage_error("--cluster names your cluster: it goes with none of --redis, "
+				   "--sentinel, --topology sentinel or cluster");
+	if (cfg->cluster_urls && mode != LB_OPTS_SWEEP && cfg->strategy &&
+	    (cfg->strategy->min_nodes > 1 || cfg->nodes > 1 || lb_strategy_is_external(cfg->strategy)))
+		return usage_error("--cluster: %s is not a one-node C recipe (a Redlock needs "
+				   "independent nodes; a library needs its own cluster client)",
+				   cfg->strategy->name);
 	for (int i = 0; o->has_scenario && i < o->scenario.n_faults; i++) {
 		const struct lb_fault *f = &o->scenario.faults[i];
 		if (f->action == LB_ACT_HOOK && !lb_hook_command(cfg, f->hook, 0))
@@ -711,4 +730,6 @@ void lb_run_opts_apply_scenario(struct lb_run_opts *o, const struct lb_scenario 
 			lb_param_copy(&t[i], cfg, &sc->run);
 	if (cfg->sentinel_urls && !(o->given & lb_param_bit(LB_P_TOPOLOGY)))
 		cfg->sentinel = false; /* with --sentinel, the user's Sentinels take its place */
+	if (cfg->cluster_urls && !(o->given & lb_param_bit(LB_P_TOPOLOGY)))
+		cfg->cluster = false; /* with --cluster, the user's cluster takes its place */
 }

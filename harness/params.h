@@ -68,6 +68,7 @@ struct lb_run_cfg {
 	int min_replicas_max_lag;  /* > 0: min-replicas-max-lag, seconds (else Redis's 10) */
 	const char *redis_urls;    /* NULL: embedded servers; borrowed */
 	const char *sentinel_urls; /* a user's Sentinels (--sentinel), or NULL; borrowed */
+	const char *cluster_urls;  /* a user's Redis Cluster, its seeds (--cluster), or NULL */
 	char sentinel_master[64];  /* the name they monitor (--sentinel-master) */
 	char master_user[64];      /* the primary's AUTH behind them (--master-auth), or "" */
 	char master_pass[128];
@@ -215,6 +216,12 @@ void lb_param_variant_text(const struct lb_run_cfg *cfg, char *buf, size_t len);
 
 /* --help's lines for the rows @from to @to - 1 that have an option. */
 void lb_params_usage(FILE *f, enum lb_param_id from, enum lb_param_id to);
+
+/* Are the run's servers the user's (--redis, --sentinel, --cluster)? */
+static inline bool lb_cfg_theirs(const struct lb_run_cfg *cfg)
+{
+	return cfg->redis_urls || cfg->sentinel_urls || cfg->cluster_urls;
+}
 
 /* The command of --hook @name:@node, else of --hook @name, else NULL. */
 const char *lb_hook_command(const struct lb_run_cfg *cfg, const char *name, int node);

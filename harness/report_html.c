@@ -67,6 +67,12 @@ static bool deploy_sentence(const struct lb_event *e, const char *who, char *out
 			 "to fail." : "SENTINEL FAILOVER was refused by every Sentinel (the run's "
 			 "output says why): no failover was started.");
 		return true;
+	case LB_EV_CLUSTER_FAILOVER:
+		snprintf(out, len, e->value == 0 ? "A replica of the lock's primary is told to take "
+			 "over (CLUSTER FAILOVER): with its primary's agreement it is promoted, and "
+			 "the slot moves to it." : "CLUSTER FAILOVER was refused by every replica of "
+			 "the lock's primary (the run's output says why): nothing moved.");
+		return true;
 	case LB_EV_SERVER_DOWN:
 		snprintf(out, len, "Client %d's acquire finds no server that takes its lock (refused, "
 			 "no answer, or not a primary): until it finds one, every attempt fails.",

@@ -166,7 +166,10 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 	lb_esc_fprintf(f, LB_LANG_TERM, "seed: %llu\n", (unsigned long long)cfg->seed);
 	lb_esc_fprintf(f, LB_LANG_TERM, "lockbench: %s\n", LOCKBENCH_VERSION);
 	lb_esc_fprintf(f, LB_LANG_TERM, "redis: %s\n", res->redis_version[0] ? res->redis_version : "unknown");
-	if (cfg->sentinel_urls)
+	if (cfg->cluster_urls)
+		lb_esc_fprintf(f, LB_LANG_TERM, "servers: the primary of the run's slot in the cluster "
+			       "of seeds %s\n", cfg->cluster_urls);
+	else if (cfg->sentinel_urls)
 		lb_esc_fprintf(f, LB_LANG_TERM, "servers: the primary Sentinels %s name %s%s%s\n", cfg->sentinel_urls,
 			cfg->sentinel_master, cfg->redis_urls ? "; resource " : "",
 			cfg->redis_urls ? cfg->redis_urls : "");
@@ -204,8 +207,9 @@ void lb_summary_csv(FILE *f, const struct lb_summary *s)
  * user's Sentinels, with its process (run_id) and who took it first when. */
 static void write_seen(FILE *f, const struct lb_run_result *res)
 {
-	fprintf(f, "# the servers the clients took for the primary (the Sentinels named it, "
-		   "ROLE confirmed it); events.csv's primary-seen names them by port\n"
+	fprintf(f, "# the servers the clients took for the primary (the Sentinels or the "
+		   "cluster named it, and it answered); events.csv's primary-seen names them by "
+		   "port\n"
 		   "host,port,run_id,first_s,first_client\n");
 	for (int i = 0; i < res->n_seen; i++) {
 		const struct lb_server_seen_copy *s = &res->seen[i];

@@ -236,7 +236,7 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 	print_safety(f, cfg, res);
 	int64_t sb_from, sb_to;
 	int sb_server;
-	bool primaries = cfg->sentinel || cfg->cluster || cfg->sentinel_urls;
+	bool primaries = cfg->sentinel || cfg->cluster || cfg->sentinel_urls || cfg->cluster_urls;
 	if (primaries && lb_split_brain_window(res->sections, res->n_sections, res->events,
 					       res->n_events, &sb_from, &sb_to, &sb_server))
 		fprintf(f, "  split brain  the first primary and %s both granted the lock from %.3f s "

@@ -178,7 +178,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	/* the next tick: the janitor, started just before, is never taken */
 	r.started_ticks = lb_proc_ticks_now() + 1;
 	/* servers lockbench did not start: --redis, or the primary of --sentinel */
-	bool theirs = cfg->redis_urls || cfg->sentinel_urls;
+	bool theirs = lb_cfg_theirs(cfg);
 	if ((rc = run_preflight(&r, theirs)) != 0)
 		return rc > 0 ? 0 : rc; /* a skip: the caller reports it */
 	if ((rc = run_setup_servers(&r, theirs)) < 0)

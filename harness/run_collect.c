@@ -27,12 +27,14 @@ static size_t lock_servers(struct run_ctx *r, struct lb_node *n, char (*name)[48
 	struct lb_server *own[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
 	size_t k = 0;
 
-	if (r->cfg->redis_urls || r->cfg->sentinel_urls) { /* theirs: as the clients reach them */
+	if (lb_cfg_theirs(r->cfg)) { /* theirs: as the clients reach them */
 		for (size_t i = 0; i < r->n_lock; i++) {
 			n[i] = r->lock[i];
 			n[i].ctx = NULL;
 			if (n[i].n_sentinels)
 				snprintf(name[i], sizeof(name[0]), "the primary '%.26s'", n[i].master);
+			else if (n[i].n_seeds)
+				snprintf(name[i], sizeof(name[0]), "the primary of slot %d", n[i].slot);
 			else
 				snprintf(name[i], sizeof(name[0]), "redis://%.26s:%d", n[i].host,
 					 n[i].port);

@@ -99,6 +99,7 @@ static int use_their_sentinels(struct run_ctx *r)
 	}
 	strcpy(r->lock[0].user, cfg->master_user); /* fit: the same sizes */
 	strcpy(r->lock[0].pass, cfg->master_pass);
+	r->lock[0].want_run_id = true;
 	/* their account of the run, on its timeline, as on lockbench's own Sentinels */
 	r->watcher = lb_sentinel_watch_theirs(r->lock[0].sentinel, r->lock[0].n_sentinels,
 					      cfg->sentinel_master, their_sentinel_news, r, why,
@@ -121,6 +122,33 @@ static int use_their_sentinels(struct run_ctx *r)
 			return LB_EINVAL;
 		}
 	}
+	return 0;
+}
+
+/* --cluster: lock node 0 is the primary that serves the run's slot (its
+ * prefix is a hash tag) in the user's cluster, asked of the seeds (CLUSTER
+ * SLOTS) and followed through MOVED and ASK (node.h); the resource is that
+ * primary too, under the same prefix. The seeds' AUTH is the nodes'. */
+static int use_their_cluster(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+
+	if (r->n_lock != 1) {
+		lb_errorf("--cluster: %s needs %zu lock nodes; the lock lives on one slot's primary",
+			  cfg->strategy->name, r->n_lock);
+		return LB_EINVAL;
+	}
+	lb_node_init_local(&r->lock[0], 0, 2000);
+	if (lb_node_use_cluster(&r->lock[0], cfg->cluster_urls,
+				lb_key_slot(r->prefix, strlen(r->prefix))) < 0) {
+		lb_errorf("bad --cluster list '%s': expected URL[,URL...], at most %d", cfg->cluster_urls,
+			  LB_MAX_SEEDS);
+		return LB_EINVAL;
+	}
+	strcpy(r->lock[0].user, r->lock[0].seed[0].user); /* fit: the same sizes */
+	strcpy(r->lock[0].pass, r->lock[0].seed[0].pass);
+	r->lock[0].want_run_id = true;
+	r->resource = r->lock[0];
 	return 0;
 }
 
@@ -355,7 +383,8 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 
 	if ((rc = lb_token_new(rnd)) < 0)
 		return rc;
-	snprintf(r->prefix, sizeof(r->prefix), "lb:%.8s:", rnd);
+	/* on a cluster of the user's, every key of the run in one slot (a hash tag) */
+	snprintf(r->prefix, sizeof(r->prefix), cfg->cluster_urls ? "{lb:%.8s}:" : "lb:%.8s:", rnd);
 	/* in a cluster every key of the run shares one slot, primary 0's */
 	if (cfg->cluster && (rc = lb_cluster_prefix(r->prefix, sizeof(r->prefix))) < 0)
 		return rc;
@@ -373,7 +402,7 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 			  "Sentinels: it does not go with --redis" : "has one primary: one lock node");
 		return LB_EINVAL;
 	}
-	rc = cfg->sentinel_urls ? use_their_sentinels(r) :
+	rc = cfg->cluster_urls ? use_their_cluster(r) : cfg->sentinel_urls ? use_their_sentinels(r) :
 	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) : start_servers(r);
 	if (rc < 0)
 		return rc;

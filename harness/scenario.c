@@ -19,7 +19,7 @@ static const char *const action_names[LB_ACT_COUNT] = {
 	"slow", "crash", "sleep", "clock", "partition", "kill", "pause",
 	"node-kill", "node-restart", "node-pause", "node-clock", "failover",
 	"net-delay", "net-blackhole", "net-cut", "net-partition",
-	"sentinel-failover", "client-kill", "hook",
+	"sentinel-failover", "client-kill", "hook", "cluster-failover",
 };
 
 const char *lb_action_name(enum lb_action a)
@@ -462,7 +462,7 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 			return ini_error(p, "action: expected one of slow, crash, sleep, clock, partition, "
 				    "kill, pause, node-kill, node-restart, node-pause, node-clock, "
 				    "failover, net-delay, net-blackhole, net-cut, net-partition, "
-				    "sentinel-failover, client-kill, hook; got '%s'", v);
+				    "sentinel-failover, client-kill, hook, cluster-failover; got '%s'", v);
 	} else if (!strcmp(name, "at")) {
 		if (!get_seconds(v, &f->at_s))
 			return ini_error(p, "at: expected seconds from the start, from 0 to 86400, got '%s'", v);
@@ -769,7 +769,8 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 			return 0;
 		break;
 	case LB_ACT_SENTINEL_FAILOVER:
-		break; /* Sentinels: lockbench's (topology = sentinel) or --sentinel, checked at the run */
+	case LB_ACT_CLUSTER_FAILOVER:
+		break; /* lockbench's topology or the user's (--sentinel, --cluster): at the run */
 	case LB_ACT_CLIENT_KILL:
 		if (f->target == LB_TGT_ANY)
 			return ini_error(p, "[%s] client-kill needs target = holder or client:N", f->name);

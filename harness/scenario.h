@@ -50,6 +50,7 @@ enum lb_action {
 	LB_ACT_SENTINEL_FAILOVER, /* SENTINEL FAILOVER through the deployment's Sentinels */
 	LB_ACT_CLIENT_KILL, /* CLIENT KILL ADDR of the target client's connections to `nodes` */
 	LB_ACT_HOOK,        /* run the user's command `--hook NAME=COMMAND` (`hook = NAME`) */
+	LB_ACT_CLUSTER_FAILOVER, /* CLUSTER FAILOVER on a replica of the run's slot's primary */
 	LB_ACT_COUNT
 };
 const char *lb_action_name(enum lb_action a);

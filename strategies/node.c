@@ -490,7 +490,8 @@ static int connect_via_sentinels(struct lb_node *n)
 	for (int i = 0; i < n->n_sentinels; i++) {
 		if (ask_sentinel(n, i) == 0) {
 			if (connect_once(n) == 0 && is_primary(n)) {
-				note_run_id(n);
+				if (n->want_run_id)
+					note_run_id(n);
 				return 0;
 			}
 			{
@@ -566,8 +567,11 @@ static int connect_via_cluster(struct lb_node *n)
 		if (found) {
 			n->seed_at = i;
 			n->lookups++;
-			if (connect_once(n) == 0)
+			if (connect_once(n) == 0) {
+				if (n->want_run_id)
+					note_run_id(n);
 				return 0;
+			}
 		}
 	}
 	return LB_EREDIS;
@@ -611,7 +615,10 @@ int lb_node_connect(struct lb_node *n)
 	n->redirected = false;
 	if (n->follow_port && atomic_load(n->follow_port) > 0)
 		n->port = atomic_load(n->follow_port);
-	return connect_once(n);
+	int rc = connect_once(n);
+	if (rc == 0 && n->want_run_id) /* a MOVED may have led to another server */
+		note_run_id(n);
+	return rc;
 }
 
 /* Connect to host:port as they are now (and AUTH). */

@@ -60,6 +60,7 @@ struct lb_node {
 	struct lb_addr sentinel[LB_MAX_SENTINELS];
 	uint64_t lookups;         /* answers the Sentinels gave */
 	char run_id[41];          /* the primary they led to (INFO server), "" unknown */
+	bool want_run_id;         /* ask it (INFO server) at each connect: the user's servers */
 	char source[20];          /* connect from this local address ("": any); a party
 				     of the relay (relay.h) */
 	/* Cluster (lb_node_use_cluster): the node is "the primary serving

@@ -554,3 +554,85 @@ Test(deployment, a_load_that_cannot_race_is_said, .init = mktmp)
 	cr_assert_eq(lb(b), 0, "%s", output());
 	cr_assert_null(strstr(output(), "hardly contended"), "a fair lock shares: %s", output());
 }
+
+/* ---- your Redis Cluster ---- */
+
+/* Three primaries and three replicas made a cluster by redis-cli, as a user
+ * would; ports in them.port[0..5]. Waits until it is ok and every replica
+ * has its primary's data. */
+static void start_cluster(char *seeds, size_t len)
+{
+	char cmd[1024];
+	size_t o = (size_t)snprintf(cmd, sizeof(cmd), "redis-cli --cluster create");
+	for (int i = 0; i < 6; i++) {
+		char conf[160], bus[16];
+		snprintf(conf, sizeof(conf), "%s/nodes-%d.conf", tmpdir, i);
+		snprintf(bus, sizeof(bus), "%d", lb_free_port()); /* not port + 10000: past 65535 */
+		const char *args[] = { "--cluster-enabled", "yes", "--cluster-config-file", conf,
+				       "--cluster-port", bus, "--cluster-node-timeout", "2000",
+				       "--save", "", NULL };
+		int port = start_server(NULL, args);
+		o += (size_t)snprintf(cmd + o, sizeof(cmd) - o, " 127.0.0.1:%d", port);
+	}
+	snprintf(cmd + o, sizeof(cmd) - o, " --cluster-replicas 1 --cluster-yes > %s/create.log 2>&1",
+		 tmpdir);
+	cr_assert_eq(system(cmd), 0, "%s", fx_slurp(tmpdir, "create.log"));
+	snprintf(seeds, len, "redis://127.0.0.1:%d,127.0.0.1:%d", them.port[0], them.port[1]);
+	for (int t = 0; t < 300; t++) {
+		int ready = 0;
+		for (int i = 0; i < 6; i++) {
+			redisReply *a = say(them.port[i], NULL, "CLUSTER INFO%s", "");
+			redisReply *b = say(them.port[i], NULL, "INFO %s", "replication");
+			ready += a && a->type == REDIS_REPLY_STRING && strstr(a->str, "cluster_state:ok") &&
+				 b && b->type == REDIS_REPLY_STRING &&
+				 (strstr(b->str, "role:master") || strstr(b->str, "master_link_status:up"));
+			if (a)
+				freeReplyObject(a);
+			if (b)
+				freeReplyObject(b);
+		}
+		if (ready == 6)
+			return;
+		usleep(100000);
+	}
+	cr_assert_fail("the cluster was not ok within 30 s");
+}
+
+/* The lock on the primary of the run's slot in a cluster of the user's; a
+ * CLUSTER FAILOVER asked for while a client holds it moves the slot, the
+ * clients follow (MOVED), and the run says which server granted what. */
+Test(deployment, your_cluster_fails_over_and_the_clients_follow, .init = mktmp,
+     .fini = stop_theirs)
+{
+	char seeds[256], dir[160], sc[160];
+	start_cluster(seeds, sizeof(seeds));
+	snprintf(sc, sizeof(sc), "%s/cfo.ini", tmpdir);
+	FILE *f = fopen(sc, "w");
+	cr_assert_not_null(f);
+	fputs("[scenario]\nsummary = a replica of the lock's primary takes over\n[run]\n"
+	      "clients = 2\nduration = 5\nttl = 3000\nhold = 200\nthink = 20\n"
+	      "[fault ask]\naction = cluster-failover\ntarget = holder\nat = 1\n", f);
+	fclose(f);
+	snprintf(dir, sizeof(dir), "%s/cluster", tmpdir);
+	const char *lib[] = { "run", "--strategy", "redis-py@4.3.4", "--cluster", seeds, NULL };
+	cr_assert_eq(lb(lib), 2, "a library needs its own cluster client: %s", output());
+	const char *no[] = { "run", "--strategy", "token-lua", "--cluster", seeds, "--scenario", sc,
+			     "--out", dir, "--no-status", NULL };
+	cr_assert_eq(lb(no), 3, "%s", output());
+	const char *ask[] = { "run", "--strategy", "token-lua", "--cluster", seeds, "--scenario", sc,
+			      "--allow-faults", "--out", dir, "--no-status", NULL };
+	cr_assert_eq(lb(ask), 0, "%s", output());
+	cr_assert_eq(event_value(dir, "cluster-failover"), 0, "a replica took over: %s",
+		     fx_slurp(dir, "events.csv"));
+	char *csv = fx_slurp(dir, "servers.csv");
+	int rows = 0;
+	for (const char *p = csv; (p = strstr(p, "\n127.0.0.1,")); p++)
+		rows++;
+	cr_assert_eq(rows, 2, "the old primary, then its replica: %s", csv);
+	for (int i = 0; i < 6; i++) {
+		redisReply *r = say(them.port[i], NULL, "DBSIZE%s", "");
+		cr_assert(r && r->type == REDIS_REPLY_INTEGER && r->integer == 0,
+			  "node %d kept the run's keys", i);
+		freeReplyObject(r);
+	}
+}
