@@ -295,7 +295,9 @@ static const char page_js[] =
 	"  el('text',{x:8,y:r.top-12,'font-size':24,'font-weight':'bold',fill:'#222'},r.label);}\n"
 	" for(var c=0;c<r.clients;c++){el('text',{x:L-12,y:y(r,c)+7,'text-anchor':'end','font-size':r.names?16:22},lane(r,c));"
 	"el('line',{x1:L,x2:W-R,y1:y(r,c),y2:y(r,c),stroke:'#eee'});}\n"
-	" r.faults.forEach(function(f){el('line',{x1:x(f[0]),x2:x(f[0]),y1:r.top-(multi?8:0),y2:multi?r.low:H-40,stroke:'#888',"
+	/* one per client, or the end of what was just drawn: steps, not lines */
+	" var quiet={'server-down':1,'server-back':1,'hook-end':1};\n"
+	" r.faults.forEach(function(f){if(quiet[f[1]])return;el('line',{x1:x(f[0]),x2:x(f[0]),y1:r.top-(multi?8:0),y2:multi?r.low:H-40,stroke:'#888',"
 	"'stroke-dasharray':'6 5'});});\n"
 	" r.sec.forEach(function(s){var h=18;el('rect',{x:x(s[1]),y:y(r,s[0])-h/2,width:Math.max(1.5,x(s[2])-x(s[1])),"
 	"height:h,fill:'#4477aa'});if(s[3]>s[2]+0.001)el('rect',{x:x(s[2]),y:y(r,s[0])-4,"
@@ -310,7 +312,7 @@ static const char page_js[] =
 	"  if(s[4]==='killed')el('circle',{cx:x(s[2]),cy:c,r:8,fill:'#aa0000'});\n"
 	"  if(s[4]==='foreign'){var X2=x(s[3]);el('path',{d:'M'+(X2-8)+' '+(c+16)+'l8 -14l8 14z',fill:'#ee7733'});}});\n"
 	/* fault labels at the top of the block, side by side when close */
-	" var last=-1e9,k=0;r.faults.forEach(function(f){var X=x(f[0]);k=X-last<22?k+1:0;if(!k)last=X;\n"
+	" var last=-1e9,k=0;r.faults.forEach(function(f){if(quiet[f[1]])return;var X=x(f[0]);k=X-last<22?k+1:0;if(!k)last=X;\n"
 	"  var lbl=f[1]+(f[2]>=0?' c'+f[2]:f[3]>=0?' n'+f[3]:''),Y=r.top+2-(multi?6:0);\n"
 	"  el('text',{x:X+4+k*20,y:Y,'font-size':15,fill:'#555',transform:'rotate(90 '+(X+4+k*20)+' '+Y+')'},lbl);});\n"
 	" if(r.NL){el('text',{x:L-12,y:r.top+LANE*r.clients+22,'text-anchor':'end','font-size':16,fill:'#555'},'held on:');\n"
