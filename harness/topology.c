@@ -358,7 +358,7 @@ static redisContext *subscribe_theirs(const struct lb_addr *s, bool all, char *w
 	redisReply *r = NULL;
 
 	if (!c || c->err) {
-		snprintf(why, len, "Sentinel %s:%d: %s", s->host, s->port, c ? c->errstr : "no memory");
+		snprintf(why, len, "Sentinel %s:%d: %.100s", s->host, s->port, c ? c->errstr : "no memory");
 		goto fail;
 	}
 	redisSetTimeout(c, tv);

@@ -507,7 +507,7 @@ static int connect_via_sentinels(struct lb_node *n)
 			snprintf(first, sizeof(first), "%s", n->why);
 	}
 	if (n->n_sentinels > 1 && first[0]) /* the first Sentinel's reason, and how many */
-		snprintf(n->why, sizeof(n->why), "%s (and %d more Sentinels did not help)", first,
+		snprintf(n->why, sizeof(n->why), "%.200s (and %d more Sentinels did not help)", first,
 			 n->n_sentinels - 1);
 	return LB_EREDIS;
 }

@@ -230,7 +230,7 @@ static long long event_value(const char *dir, const char *kind)
 /* Is every key @line names (by the command's key positions) under "lb:"? */
 static bool keys_under_prefix(const char *line)
 {
-	char buf[512], *w[64];
+	char buf[4096], *w[64];
 	int n = 0;
 	snprintf(buf, sizeof(buf), "%s", line);
 	for (char *s = NULL, *t = strtok_r(buf, " ", &s); t && n < 64; t = strtok_r(NULL, " ", &s))
