@@ -305,31 +305,6 @@ static size_t socket_inodes(pid_t pid, unsigned long *ino, size_t n, size_t max)
 	return n;
 }
 
-/* The children of @pid (an adapter is its client's child). */
-static size_t children_of(pid_t pid, pid_t *out, size_t max)
-{
-	size_t n = 0;
-	DIR *d = opendir("/proc");
-
-	if (!d)
-		return 0;
-	for (struct dirent *e; (e = readdir(d)) && n < max;) {
-		char path[300], buf[512];
-		long ppid;
-		snprintf(path, sizeof(path), "/proc/%.200s/stat", e->d_name);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		size_t k = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[k] = '\0';
-		const char *rp = strrchr(buf, ')'); /* the name may hold anything */
-		if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == pid)
-			out[n++] = (pid_t)atol(e->d_name);
-	}
-	closedir(d);
-	return n;
-}
 
 /* The local addresses ("ip:port") of the TCP sockets @ino to port @port,
  * from /proc/net/tcp (IPv4 loopback and LAN addresses alike). */
@@ -363,11 +338,10 @@ int lb_deploy_client_kill(struct lb_injector *inj, const struct lb_fault *f, int
 {
 	pid_t pids[1 + 16];
 	unsigned long ino[256];
-	size_t np = 1, ni = 0;
+	size_t np, ni = 0;
 	long long killed = 0;
 
-	pids[0] = inj->sh->client[c].pid;
-	np += children_of(pids[0], pids + 1, 16);
+	np = lb_proc_descendants(inj->sh->client[c].pid, pids, 17); /* its adapter is a child */
 	for (size_t k = 0; k < np; k++)
 		ni = socket_inodes(pids[k], ino, ni, 256);
 	for (size_t i = 0; i < inj->n_lock; i++) {

@@ -162,14 +162,9 @@ static void put(struct lb_summary *s, const char *name, const char *why, const c
 {
 	va_list ap;
 
-	if (s->n >= LB_SUMMARY_MAX_FIELDS)
-		return;
-	snprintf(s->name[s->n], sizeof(s->name[0]), "%s", name);
 	va_start(ap, fmt);
-	vsnprintf(s->value[s->n], sizeof(s->value[0]), fmt, ap);
+	lb_summary_vput(s, name, why ? why : "", fmt, ap);
 	va_end(ap);
-	snprintf(s->why[s->n], sizeof(s->why[0]), "%s", why ? why : "");
-	s->n++;
 }
 
 /* A number through its row of the figure table; n/a (with @why) when not known. */

@@ -5,6 +5,7 @@
 #ifndef LB_RESULTS_H
 #define LB_RESULTS_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "run.h"
@@ -20,6 +21,12 @@
 #define LB_SUMMARY_MAX_FIELDS 80
 
 /* A summary as ordered name=value pairs. */
+struct lb_summary;
+/* Append the field @name (its value from @fmt, and @why it is n/a, when not
+ * NULL) to @s; nothing past LB_SUMMARY_MAX_FIELDS. */
+void lb_summary_vput(struct lb_summary *s, const char *name, const char *why, const char *fmt,
+		     va_list ap);
+
 struct lb_summary {
 	size_t n;
 	char name[LB_SUMMARY_MAX_FIELDS][32];

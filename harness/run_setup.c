@@ -68,14 +68,16 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 	return 0;
 }
 
+/* The event of each kind of Sentinel news. */
+static const int sentinel_kinds[] = { LB_EV_SDOWN, LB_EV_ODOWN, LB_EV_SWITCH_MASTER, LB_EV_DEMOTE,
+				      LB_EV_FAILOVER_CHOSEN };
+
 /* In the watcher of the user's Sentinels: what they published, the server
  * named by its port (LB_PART_PORT0 + port, topology.h). */
 static void their_sentinel_news(void *arg, enum lb_sentinel_news what, int port)
 {
-	static const int kinds[] = { LB_EV_SDOWN, LB_EV_ODOWN, LB_EV_SWITCH_MASTER, LB_EV_DEMOTE,
-				     LB_EV_FAILOVER_CHOSEN };
 	struct run_ctx *r = arg;
-	lb_event_emit(r->sh, kinds[what], -1, 0, LB_PART_PORT0 + port);
+	lb_event_emit(r->sh, sentinel_kinds[what], -1, 0, LB_PART_PORT0 + port);
 }
 
 /* --sentinel: lock node 0 is the primary the user's Sentinels name (asked on
@@ -209,10 +211,8 @@ static int start_replica(struct run_ctx *r)
  * value is the part it names (topology.h). */
 static void sentinel_news(void *arg, enum lb_sentinel_news what, int port)
 {
-	static const int kinds[] = { LB_EV_SDOWN, LB_EV_ODOWN, LB_EV_SWITCH_MASTER, LB_EV_DEMOTE,
-				     LB_EV_FAILOVER_CHOSEN };
 	struct run_ctx *r = arg;
-	lb_event_emit(r->sh, kinds[what], -1, 0, lb_sentinel_topo_part_at(&r->topo, port));
+	lb_event_emit(r->sh, sentinel_kinds[what], -1, 0, lb_sentinel_topo_part_at(&r->topo, port));
 }
 
 /* Lock node 0 as people deploy it: a primary, two replicas, three Sentinels,

@@ -36,6 +36,10 @@ void lb_signals_untrack_child(pid_t pid);
 /* In a forked child: PR_SET_PDEATHSIG=SIGKILL and default signal handling.
  * Returns false if the parent already died (the child must _exit). */
 bool lb_child_bind_to_parent(pid_t parent);
+/* @root and every process whose parent chain leads to it (from /proc), at
+ * most @max: how many. */
+size_t lb_proc_descendants(pid_t root, pid_t *out, size_t max);
+
 /* Fork a helper process (@what names it in the error, "the cluster
  * watcher"). In the parent: the child's pid, tracked, or LB_ESYS with a
  * message. In the child: 0, bound to the parent (it has _exited if the parent

@@ -16,17 +16,25 @@
 static void put(struct lb_summary *s, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+void lb_summary_vput(struct lb_summary *s, const char *name, const char *why, const char *fmt,
+		     va_list ap)
+{
+	if (s->n >= LB_SUMMARY_MAX_FIELDS)
+		return;
+	snprintf(s->name[s->n], sizeof(s->name[0]), "%s", name);
+	vsnprintf(s->value[s->n], sizeof(s->value[0]), fmt, ap);
+	if (why)
+		snprintf(s->why[s->n], sizeof(s->why[0]), "%s", why);
+	s->n++;
+}
+
 static void put(struct lb_summary *s, const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (s->n >= LB_SUMMARY_MAX_FIELDS)
-		return;
-	snprintf(s->name[s->n], sizeof(s->name[0]), "%s", name);
 	va_start(ap, fmt);
-	vsnprintf(s->value[s->n], sizeof(s->value[0]), fmt, ap);
+	lb_summary_vput(s, name, NULL, fmt, ap);
 	va_end(ap);
-	s->n++;
 }
 
 /* A number through its row of the figure table (figures.h): the row's

@@ -1,4 +1,5 @@
 #include "fixture.h"
+#include "signals.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -341,31 +342,7 @@ char *fx_slurp(const char *dir, const char *rel)
 /* Every process whose parent chain leads to @root. */
 int fx_descendants(pid_t root, pid_t *out, int max)
 {
-	int n = 0;
-	out[n++] = root;
-	for (int i = 0; i < n; i++) {
-		DIR *d = opendir("/proc");
-		struct dirent *e;
-		while (d && (e = readdir(d)) && n < max) {
-			char path[300], buf[512];
-			int pid = atoi(e->d_name), ppid;
-			if (pid <= 0)
-				continue;
-			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-			FILE *f = fopen(path, "r");
-			if (!f)
-				continue;
-			size_t k = fread(buf, 1, sizeof(buf) - 1, f);
-			fclose(f);
-			buf[k] = '\0';
-			char *p = strrchr(buf, ')');
-			if (p && sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == out[i])
-				out[n++] = pid;
-		}
-		if (d)
-			closedir(d);
-	}
-	return n;
+	return max > 0 ? (int)lb_proc_descendants(root, out, (size_t)max) : 0;
 }
 
 void fx_kill9_leaves_nothing(pid_t pid, const pid_t *pids, int n)
