@@ -327,14 +327,17 @@ int fx_wait_lockbench(pid_t pid, const char *const *args)
 
 char *fx_slurp(const char *dir, const char *rel)
 {
-	static char buf[1 << 16];
+	static char buf[1 << 22];
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	FILE *f = fopen(path, "r");
 	cr_assert_not_null(f, "no %s", path);
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	bool more = fgetc(f) != EOF;
 	fclose(f);
+	/* never a silent prefix: a search in it would miss what lies past it */
+	cr_assert_not(more, "%s is larger than the %zu bytes a test reads", path, sizeof(buf) - 1);
 	buf[n] = '\0';
 	return buf;
 }

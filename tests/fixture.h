@@ -74,7 +74,8 @@ int fx_lockbench(const char *dir, const char *const *args);
  * directory without a run (the run was skipped, void, or never wrote one)
  * has nothing to check. */
 void fx_recheck(const char *dir);
-/* The text of @dir/@rel (fails the test when missing); valid until the next call. */
+/* The text of @dir/@rel (fails the test when missing, or larger than 4 MiB);
+ * valid until the next call. */
 char *fx_slurp(const char *dir, const char *rel);
 
 /* Orphans of a crashed child come to this process (PID 1 in a container may
