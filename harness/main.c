@@ -15,8 +15,7 @@ static const struct {
 	{ "list", lb_cmd_list, "list strategies with their claims" },
 	{ "run", lb_cmd_run, "run one strategy under contention and judge it" },
 	{ "compare", lb_cmd_compare, "run several strategies under the same load, side by side" },
-	{ "check", lb_cmd_check, "recompute a run's figures and class from its files (or every run in a DIR);\n"
-	  "             --history FILE: your production history through the oracle" },
+	{ "check", lb_cmd_check, "recompute a run's figures from its files; --history FILE: yours" },
 	{ "audit", lb_cmd_audit, "test the claims a lock makes (M D F O L) with the scenarios that break them" },
 	{ "matrix", lb_cmd_matrix, "every strategy against every scenario, checked against expectations" },
 	{ "chaos", lb_cmd_chaos, "a probabilistic scenario over K seeds: violation rates with intervals" },
@@ -35,8 +34,9 @@ static void usage(FILE *f)
 	fprintf(f, "  %-10s %s\n\n", "help", "this text");
 	fprintf(f, "`lockbench COMMAND --help` describes each command, its options and its exit\n"
 		   "status. Exit status, every command: 0 done (violations are results, not\n"
-		   "errors), 1 runtime failure or a failed --check, 2 usage error, 3 skipped (the\n"
-		   "run could not happen here: the reason is printed; never a pass), 130 or 143\n"
+		   "errors), 1 runtime failure or a failed --check, 2 usage error (found before\n"
+		   "anything is sent), 3 the run could not happen here (a server unreachable or\n"
+		   "refusing, or skipped: the reason is printed; never a pass), 130 or 143\n"
 		   "interrupted by Ctrl-C (SIGINT) or SIGTERM: what ran is written and classed\n"
 		   "`interrupted`, compared with no expectation (`servers` exits 0).\n\n"
 		   "Files: scenarios are looked up in $LOCKBENCH_SCENARIOS, ./scenarios, the\n"
