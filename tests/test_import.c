@@ -388,7 +388,7 @@ Test(import, out_writes_a_run_directory_check_agrees_with, .init = mktmp)
 /* report.html in a real browser (Chromium, tests/browser/drive.js): the
  * page opens on the certain overlap, two inside, by name; the next steps are
  * what the stamps show and the near miss. */
-Test(import, the_page_steps_to_the_overlap_in_a_browser, .init = mktmp, .timeout = 180)
+Test(import, the_page_steps_to_the_overlap_in_a_browser, .init = mktmp)
 {
 	char dir[PATH_MAX], shot[PATH_MAX], cmd[PATH_MAX * 4];
 	static char out[1 << 16];
