@@ -563,6 +563,10 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 	arm_failpoints(&c);
 	c.lock_state = cfg->strategy->create(&lcfg);
 	atomic_store(&c.slot->idle, c.lock_state != NULL);
+	/* on the user's servers the counter's connection is made now, not in the
+	 * first section: a slow Sentinel or server must not lengthen a section */
+	if (c.lock_state && lb_cfg_theirs(cfg) && cfg->work == LB_WORK_COUNTER)
+		lb_node_connect(&c.resource);
 	atomic_fetch_add(&sh->started, 1); /* ready, or failed: the run's clock may start */
 	if (!c.lock_state) { /* the message is printed: the run is void */
 		status = LB_CLIENT_EXIT_STRATEGY;

@@ -74,7 +74,8 @@ static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
 {
 	const char *sends = cfg->strategy->sends;
 
-	fprintf(f, "commands     lockbench, on each server: PING, CONFIG GET maxclients, INFO server, "
+	fprintf(f, "commands     lockbench, on each server: PING (also on a connection of its own before "
+		   "each new one), ROLE (a lock node of --redis), CONFIG GET maxclients, INFO server, "
 		   "INFO server replication commandstats (before and after), INFO clients%s%s\n",
 		cfg->strategy->needs_replica ? ", INFO replication" : "",
 		cfg->work == LB_WORK_NONE ? "" : "; the work: GET and SET of the counter (EVALSHA "

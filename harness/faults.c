@@ -756,17 +756,16 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 	case LB_ACT_SENTINEL_FAILOVER:
 	case LB_ACT_CLUSTER_FAILOVER:
 		if (holder_ready(inj, f)) {
-			if (f->action == LB_ACT_SENTINEL_FAILOVER)
-				lb_deploy_sentinel_failover(inj);
-			else
-				lb_deploy_cluster_failover(inj);
+			rt->failed = !(f->action == LB_ACT_SENTINEL_FAILOVER ?
+				       lb_deploy_sentinel_failover(inj) :
+				       lb_deploy_cluster_failover(inj));
 			rt->phase = -1;
 		}
 		break;
 	case LB_ACT_CLIENT_KILL: {
 		int c = pick_client(inj, f);
 		if (c >= 0 && holder_ready(inj, f)) {
-			lb_deploy_client_kill(inj, f, c);
+			rt->failed = lb_deploy_client_kill(inj, f, c) == 0;
 			rt->phase = -1;
 		}
 		break;
@@ -806,8 +805,8 @@ int lb_faults_unfired(const struct lb_injector *inj, char *names, size_t len)
 			fired = has ? atomic_load(&inj->sh->fault_fired[i]) != 0 : inj->rt[i].phase != 0;
 		} else if (lb_action_in_client(f->action)) {
 			fired = atomic_load(&inj->sh->fault_fired[i]) != 0;
-		} else {
-			fired = inj->rt[i].phase != 0;
+		} else { /* on a deployment: it fired only if it took */
+			fired = inj->rt[i].phase != 0 && !inj->rt[i].failed;
 		}
 		if (fired)
 			continue;
@@ -843,8 +842,9 @@ void lb_faults_finish(struct lb_injector *inj)
 			for (size_t n = 0; n < inj->n_lock; n++)
 				if ((rt->pending >> n) & 1u && lb_server_poll_ready(inj->lock_srv[n]) != 0)
 					node_start_failed(inj, n, "still not answering when the run ended");
-		/* a hook still running when the run ends: the hook and what it started */
-		lb_deploy_hooks_running(inj, rt, INT64_MAX);
+		/* a hook still running when the run ends, or the resume just started:
+		 * each within its deadline */
+		lb_deploy_hooks_finish(inj, rt);
 		rt->phase = -1;
 	}
 }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -86,6 +87,11 @@ pid_t lb_hook_spawn(const struct lb_injector *inj, const char *label, int node,
 		return pid;
 	}
 	setpgid(0, 0); /* its own group: a deadline kills whatever it started */
+	/* its log, like the files it writes, at most 64 MiB: past that a write
+	 * fails (EFBIG), it does not fill the disk */
+	struct rlimit fsize = { 64u << 20, 64u << 20 };
+	setrlimit(RLIMIT_FSIZE, &fsize);
+	signal(SIGXFSZ, SIG_IGN);
 	int nul = open("/dev/null", O_RDWR);
 	dup2(nul, STDIN_FILENO);
 	dup2(fd >= 0 ? fd : nul, STDOUT_FILENO);
@@ -104,7 +110,7 @@ int lb_hook_poll(struct lb_injector *inj, pid_t *pid, int node, int64_t deadline
 	int status;
 
 	if (*pid <= 0)
-		return 0;
+		return *pid < 0 ? -1 : 0; /* -1: it could not be started */
 	pid_t got = waitpid(*pid, &status, WNOHANG);
 	if (got == 0 && now_ns < deadline_ns)
 		return 1;
@@ -127,7 +133,7 @@ int lb_hook_poll(struct lb_injector *inj, pid_t *pid, int node, int64_t deadline
 			  "failed (exit status above 0)");
 	}
 	*pid = 0;
-	return 0;
+	return status != 0 ? -1 : 0;
 }
 
 /* ---- node-pause on a server lockbench did not start ---- */
@@ -144,10 +150,17 @@ void lb_deploy_node_pause(struct lb_injector *inj, size_t i, const struct lb_fau
 		rt->hook_deadline_ns = now_ns + HOOK_LIMIT_NS;
 		lb_event_emit(inj->sh, LB_EV_HOOK, -1, (int)i, 0);
 	} else {
-		snprintf(ms, sizeof(ms), "%lld", (long long)f->duration_ms);
+		/* never past the run's end: under ALL the server holds back CLIENT
+		 * UNPAUSE too, so a pause cannot be lifted early */
+		int64_t left = (inj->sh->end_ns - inj->sh->t0_ns - now_ns) / LB_NS_PER_MS + 1;
+		int64_t pause = f->duration_ms < left ? f->duration_ms : left > 1 ? left : 1;
+		snprintf(ms, sizeof(ms), "%lld", (long long)pause);
+		rt->cut_ns = now_ns + pause * LB_NS_PER_MS; /* when the server resumes by itself */
 		const char *argv[] = { "CLIENT", "PAUSE", ms, f->pause_write ? "WRITE" : "ALL" };
-		if (!node_say(inj, i, 4, argv, NULL))
+		if (!node_say(inj, i, 4, argv, NULL)) {
+			rt->failed = true;
 			return;
+		}
 	}
 	lb_event_emit(inj->sh, LB_EV_NODE_PAUSE, -1, (int)i, f->duration_ms);
 }
@@ -158,11 +171,19 @@ void lb_deploy_node_resume(struct lb_injector *inj, size_t i, const struct lb_fa
 	const char *hook = lb_hook_command(inj->cfg, "node-resume", (int)i);
 	struct lb_fault_rt *rt = &inj->rt[f - inj->sc->faults];
 
+	if (rt->failed)
+		return; /* it was never paused */
 	if (hook) {
 		rt->hook_pid[i] = lb_hook_spawn(inj, "node-resume", (int)i, hook, now_ns);
 		rt->hook_deadline_ns = now_ns + HOOK_LIMIT_NS;
 		lb_event_emit(inj->sh, LB_EV_HOOK, -1, (int)i, 0);
 	} else if (!lb_hook_command(inj->cfg, "node-pause", (int)i)) {
+		if (!f->pause_write && now_ns < rt->cut_ns) { /* the run ends first (Ctrl-C) */
+			lb_errorf("warning: node %zu stays paused until %.3f s of the run (CLIENT PAUSE "
+				  "ALL holds back CLIENT UNPAUSE too), %.1f s from now", i,
+				  (double)rt->cut_ns / 1e9, (double)(rt->cut_ns - now_ns) / 1e9);
+			return;
+		}
 		const char *argv[] = { "CLIENT", "UNPAUSE" }; /* the pause also ends by itself */
 		node_say(inj, i, 2, argv, NULL);
 	}
@@ -186,21 +207,33 @@ void lb_deploy_node_hook(struct lb_injector *inj, size_t i, const struct lb_faul
 		      (int)i, 0);
 }
 
+void lb_deploy_hooks_finish(struct lb_injector *inj, struct lb_fault_rt *rt)
+{
+	/* a hook that undoes a fault (node-resume, node-start) must be let finish,
+	 * within its deadline: a server left frozen is worse than a late exit */
+	while (lb_deploy_hooks_running(inj, rt, lb_now_ns() - inj->sh->t0_ns))
+		lb_sleep_ns(10 * LB_NS_PER_MS);
+}
+
 bool lb_deploy_hooks_running(struct lb_injector *inj, struct lb_fault_rt *rt, int64_t now_ns)
 {
 	bool running = false;
 
-	for (size_t i = 0; i < LB_MAX_NODES; i++)
-		running |= lb_hook_poll(inj, &rt->hook_pid[i], (int)i, rt->hook_deadline_ns,
-					now_ns) > 0;
-	running |= lb_hook_poll(inj, &rt->hook_pid[LB_MAX_NODES], -1, rt->hook_deadline_ns,
-				now_ns) > 0;
+	for (size_t i = 0; i <= LB_MAX_NODES; i++) {
+		int st = lb_hook_poll(inj, &rt->hook_pid[i], i < LB_MAX_NODES ? (int)i : -1,
+				      rt->hook_deadline_ns, now_ns);
+		running |= st > 0;
+		if (st < 0) { /* a hook that failed: its fault did not take */
+			rt->failed = true;
+			rt->hook_pid[i] = 0;
+		}
+	}
 	return running;
 }
 
 /* ---- sentinel-failover ---- */
 
-void lb_deploy_sentinel_failover(struct lb_injector *inj)
+bool lb_deploy_sentinel_failover(struct lb_injector *inj)
 {
 	const struct lb_node *n = &inj->lock[0];
 	char why[200] = "", all[600] = "";
@@ -218,11 +251,12 @@ void lb_deploy_sentinel_failover(struct lb_injector *inj)
 			freeReplyObject(r);
 		if (ok) {
 			lb_event_emit(inj->sh, LB_EV_SENTINEL_FAILOVER, -1, i, 0);
-			return;
+			return true;
 		}
 	}
 	lb_event_emit(inj->sh, LB_EV_SENTINEL_FAILOVER, -1, -1, 1);
 	lb_errorf("SENTINEL FAILOVER %s was refused: %s", n->master, all[0] ? all : "no Sentinel");
+	return false;
 }
 
 /* ---- cluster-failover ---- */
@@ -253,7 +287,7 @@ static bool replica_failover(const struct lb_node *n, const redisReply *m, char 
 	return ok;
 }
 
-void lb_deploy_cluster_failover(struct lb_injector *inj)
+bool lb_deploy_cluster_failover(struct lb_injector *inj)
 {
 	struct lb_node n;
 	char why[300] = "no replica serves the slot";
@@ -279,6 +313,7 @@ void lb_deploy_cluster_failover(struct lb_injector *inj)
 	lb_event_emit(inj->sh, LB_EV_CLUSTER_FAILOVER, -1, -1, ok ? 0 : 1);
 	if (!ok)
 		lb_errorf("CLUSTER FAILOVER for slot %d was not taken: %s", n.slot, why);
+	return ok;
 }
 
 /* ---- client-kill: one client's connections, as the servers see them ---- */
@@ -367,5 +402,8 @@ int lb_deploy_client_kill(struct lb_injector *inj, const struct lb_fault *f, int
 		}
 	}
 	lb_event_emit(inj->sh, LB_EV_CLIENT_KILL, c, -1, killed);
+	if (killed == 0)
+		lb_errorf("warning: client-kill closed no connection of client %d (the servers said "
+			  "so, or refused CLIENT KILL: above)", c);
 	return (int)killed;
 }

@@ -562,7 +562,7 @@ static int row_fence(const struct ird *r, size_t k, int64_t *fence)
 	*fence = -1;
 	if (!n)
 		return 0;
-	if (n > 18 || strspn(r->field[k], "0123456789") != n ||
+	if (n > 19 || strspn(r->field[k], "0123456789") != n ||
 	    !lb_parse_i64(r->field[k], 0, INT64_MAX / 4, fence)) {
 		shown(r->field[k], n, show, sizeof(show));
 		return ird_fail(r, "field fence: expected an integer from 0 to %lld, or nothing, got '%s'",

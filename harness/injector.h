@@ -25,6 +25,7 @@ struct lb_fault_rt {
 	int64_t hold_ns;  /* failover: when the replication hold was asked for */
 	pid_t hook_pid[LB_MAX_NODES + 1]; /* hooks under way: per node, and a hook action's */
 	int64_t hook_deadline_ns;
+	bool failed;      /* a fault on a deployment that did not take (refused, not run) */
 };
 
 struct lb_injector {

@@ -259,26 +259,59 @@ static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)
  * with what is wrong, before anything starts. */
 static int check_urls(const char *opt, const char *list)
 {
-	size_t len = strlen(list), at = 0;
+	size_t len = strlen(list), at = 0, max = strcmp(opt, "--redis") ? 511 : 2047;
+	int count = 0;
 
-	if (len == 0 || len >= 2048)
-		return usage_error("%s: expected URL[,URL...], at most 2047 bytes", opt);
+	if (len == 0 || len > max)
+		return usage_error("%s: expected URL[,URL...], at most %zu bytes", opt, max);
 	while (at <= len) {
 		size_t k = strcspn(list + at, ",");
 		char url[2048], why[256];
 		struct lb_node n;
 		memcpy(url, list + at, k);
 		url[k] = '\0';
+		char shown[2048];
+		lb_url_list_masked(url, shown, sizeof(shown)); /* a message never shows a password */
 		if (!k)
-			return usage_error("%s '%s': an empty address in the list", opt, list);
+			return usage_error("%s: an empty address in the list", opt);
 		if (lb_node_parse_url(url, &n, why, sizeof(why)) < 0)
-			return usage_error("%s '%s': %s", opt, url, why);
+			return usage_error("%s '%s': %s", opt, shown, why);
 		if (strcmp(opt, "--redis") && n.db)
-			return usage_error("%s '%s': %s has no database: drop /%d", opt, url,
+			return usage_error("%s '%s': %s has no database: drop /%d", opt, shown,
 					   !strcmp(opt, "--sentinel") ? "a Sentinel" : "a cluster", n.db);
+		if (++count > (!strcmp(opt, "--sentinel") ? LB_MAX_SENTINELS :
+			       !strcmp(opt, "--cluster") ? LB_MAX_SEEDS : LB_MAX_NODES + 1))
+			return usage_error("%s: at most %d addresses", opt,
+					   !strcmp(opt, "--sentinel") ? LB_MAX_SENTINELS :
+					   !strcmp(opt, "--cluster") ? LB_MAX_SEEDS : LB_MAX_NODES + 1);
 		at += k + 1;
 	}
 	return 0;
+}
+
+/* The command line as meta.txt keeps it, its passwords masked: a URL's,
+ * and the whole of --master-auth's. */
+static void record_cmdline(struct lb_run_cfg *cfg, int argc, char **argv)
+{
+	enum { MAX_ARGS = 256 };
+	char *shown[MAX_ARGS];
+	static char masked[8][2048];
+	int n = argc < MAX_ARGS ? argc : MAX_ARGS, m = 0;
+
+	for (int i = 0; i < n; i++) {
+		shown[i] = argv[i];
+		const char *prev = i ? argv[i - 1] : "";
+		bool url = !strcmp(prev, "--redis") || !strcmp(prev, "--sentinel") ||
+			   !strcmp(prev, "--cluster");
+		if ((url || !strcmp(prev, "--master-auth")) && m < 8) {
+			if (url)
+				lb_url_list_masked(argv[i], masked[m], sizeof(masked[m]));
+			else
+				snprintf(masked[m], sizeof(masked[m]), "***");
+			shown[i] = masked[m++];
+		}
+	}
+	lb_sh_cmdline(cfg->cmdline, sizeof(cfg->cmdline), "lockbench", n, shown);
 }
 
 /* --hook NAME=COMMAND: a name a fault can use, a command that splits into words. */
@@ -482,16 +515,22 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 		o->out_given = true;
 		return 0;
 	case OPT_REDIS:
+		if (cfg->redis_urls)
+			return usage_error("--redis given twice: give one list, URL[,URL...]");
 		if (check_urls("--redis", a) < 0)
 			return LB_EINVAL;
 		cfg->redis_urls = a;
 		return 0;
 	case OPT_SENTINEL:
+		if (cfg->sentinel_urls)
+			return usage_error("--sentinel given twice: give one list, URL[,URL...]");
 		if (check_urls("--sentinel", a) < 0)
 			return LB_EINVAL;
 		cfg->sentinel_urls = a;
 		return 0;
 	case OPT_CLUSTER:
+		if (cfg->cluster_urls)
+			return usage_error("--cluster given twice: give one list, URL[,URL...]");
 		if (check_urls("--cluster", a) < 0)
 			return LB_EINVAL;
 		cfg->cluster_urls = a;
@@ -505,6 +544,11 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 		return 0;
 	case OPT_MASTER_AUTH: {
 		const char *colon = strchr(a, ':');
+		if (cfg->master_pass[0])
+			return usage_error("--master-auth given twice");
+		for (const char *q = a; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				return usage_error("--master-auth: a control character in it");
 		if (!colon || !colon[1] || (size_t)(colon - a) >= sizeof(cfg->master_user) ||
 		    strlen(colon + 1) >= sizeof(cfg->master_pass))
 			return usage_error("--master-auth: expected [USER]:PASSWORD (a user name of at "
@@ -625,6 +669,57 @@ static int check_strategy(const struct lb_run_cfg *cfg, const struct lock_strate
 	return 0;
 }
 
+/* Every --hook is one a fault can run: a scenario's hook, or a node action's
+ * for a node the run has (a mistyped name would be a fault that never acts). */
+static int check_hooks_used(const struct lb_run_opts *o)
+{
+	static const char *const node_hooks[] = { "node-kill", "node-start", "node-pause",
+						   "node-resume" };
+	const struct lb_run_cfg *cfg = &o->cfg;
+	int nodes = cfg->nodes > 0 ? cfg->nodes : cfg->strategy ? (int)cfg->strategy->min_nodes : 1;
+
+	for (int h = 0; h < cfg->n_hooks; h++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s", cfg->hooks[h].name);
+		char *colon = strchr(name, ':');
+		int node = colon ? atoi(colon + 1) : 0;
+		if (colon)
+			*colon = '\0';
+		bool used = false;
+		for (size_t k = 0; k < 4 && !used; k++)
+			used = !strcmp(name, node_hooks[k]) && node < nodes;
+		for (int i = 0; o->has_scenario && i < o->scenario.n_faults && !used; i++)
+			used = !colon && o->scenario.faults[i].action == LB_ACT_HOOK &&
+			       !strcmp(o->scenario.faults[i].hook, name);
+		if (!used)
+			return usage_error("--hook %s: no fault of this run would run it (a node hook "
+					   "is node-kill, node-start, node-pause or node-resume, :N for "
+					   "a node below %d; else a scenario's hook = NAME)",
+					   cfg->hooks[h].name, nodes);
+	}
+	return 0;
+}
+
+/* --redis names the lock nodes and at most one more server, the resource
+ * (with --sentinel: the resource alone); a server more would go unused. */
+static int check_redis_count(const struct lb_run_opts *o)
+{
+	const struct lb_run_cfg *cfg = &o->cfg;
+	int n = 1, need;
+
+	if (!cfg->redis_urls || !cfg->strategy)
+		return 0;
+	for (const char *p = cfg->redis_urls; *p; p++)
+		n += *p == ',';
+	need = cfg->sentinel_urls ? 0 : cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes;
+	if (n < need || n > need + 1)
+		return usage_error("--redis names %d server%s; %s needs %d lock node%s%s (and may "
+				   "have one more server for the resource)", n, n == 1 ? "" : "s",
+				   cfg->sentinel_urls ? "with --sentinel, the lock" : cfg->strategy->name,
+				   need, need == 1 ? "" : "s", cfg->sentinel_urls ? " there" : "");
+	return 0;
+}
+
 /* The options together: the scenario under them, then what does not go together. */
 static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 {
@@ -657,6 +752,8 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 					   "%s=COMMAND", o->scenario.path, f->line, f->name, f->hook,
 					   f->hook);
 	}
+	if ((rc = check_hooks_used(o)) < 0 || (rc = check_redis_count(o)) < 0)
+		return rc;
 	if (mode == LB_OPTS_RUN && o->has_scenario &&
 	    lb_scenario_why_not(&o->scenario, cfg->strategy->name, why, sizeof(why)))
 		return usage_error("%s", why);
@@ -694,7 +791,7 @@ int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_r
 
 	memset(o, 0, sizeof(*o));
 	lb_run_cfg_defaults(cfg);
-	lb_sh_cmdline(cfg->cmdline, sizeof(cfg->cmdline), "lockbench", argc, argv);
+	record_cmdline(cfg, argc, argv);
 	if (getrandom(&cfg->seed, sizeof(cfg->seed), 0) != sizeof(cfg->seed))
 		cfg->seed = (uint64_t)lb_now_ns();
 	cfg->seed %= UINT64_C(1000000000000); /* the seed row's default: drawn */

@@ -166,15 +166,18 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 	lb_esc_fprintf(f, LB_LANG_TERM, "seed: %llu\n", (unsigned long long)cfg->seed);
 	lb_esc_fprintf(f, LB_LANG_TERM, "lockbench: %s\n", LOCKBENCH_VERSION);
 	lb_esc_fprintf(f, LB_LANG_TERM, "redis: %s\n", res->redis_version[0] ? res->redis_version : "unknown");
+	char urls[3][2048]; /* never a password in a file */
+	lb_url_list_masked(cfg->cluster_urls ? cfg->cluster_urls : "", urls[0], sizeof(urls[0]));
+	lb_url_list_masked(cfg->sentinel_urls ? cfg->sentinel_urls : "", urls[1], sizeof(urls[1]));
+	lb_url_list_masked(cfg->redis_urls ? cfg->redis_urls : "", urls[2], sizeof(urls[2]));
 	if (cfg->cluster_urls)
 		lb_esc_fprintf(f, LB_LANG_TERM, "servers: the primary of the run's slot in the cluster "
-			       "of seeds %s\n", cfg->cluster_urls);
+			       "of seeds %s\n", urls[0]);
 	else if (cfg->sentinel_urls)
-		lb_esc_fprintf(f, LB_LANG_TERM, "servers: the primary Sentinels %s name %s%s%s\n", cfg->sentinel_urls,
-			cfg->sentinel_master, cfg->redis_urls ? "; resource " : "",
-			cfg->redis_urls ? cfg->redis_urls : "");
+		lb_esc_fprintf(f, LB_LANG_TERM, "servers: the primary Sentinels %s name %s%s%s\n", urls[1],
+			cfg->sentinel_master, cfg->redis_urls ? "; resource " : "", urls[2]);
 	else
-		lb_esc_fprintf(f, LB_LANG_TERM, "servers: %s\n", cfg->redis_urls ? cfg->redis_urls : "embedded (started by lockbench)");
+		lb_esc_fprintf(f, LB_LANG_TERM, "servers: %s\n", cfg->redis_urls ? urls[2] : "embedded (started by lockbench)");
 	lb_esc_fprintf(f, LB_LANG_TERM, "key_prefix: %s\n", res->run_prefix);
 	lb_esc_fprintf(f, LB_LANG_TERM, "written_utc: %s\n", when);
 	lb_esc_fprintf(f, LB_LANG_TERM, "machine: %s %s %s, %ld cores, %s\n", u.sysname, u.release, u.machine,

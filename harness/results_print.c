@@ -130,7 +130,9 @@ static void print_safety(FILE *f, const struct lb_run_cfg *cfg, const struct lb_
 {
 	const struct lb_verdict *v = &res->verdict;
 	char lost[128];
-	if (res->lost_updates_max > res->lost_updates)
+	if (cfg->work == LB_WORK_COUNTER && !res->counter_known)
+		snprintf(lost, sizeof(lost), "n/a (the resource did not answer the final read)");
+	else if (res->lost_updates_max > res->lost_updates)
 		snprintf(lost, sizeof(lost), "%lld..%lld (%llu writes of unknown outcome)",
 			 res->lost_updates, res->lost_updates_max,
 			 (unsigned long long)res->uncertain_writes);

@@ -32,6 +32,7 @@ struct lb_run_result {
 		int first_client;
 	} seen[16];
 	int n_seen;                /* 0: not recorded (servers.csv not written) */
+	bool counter_known;        /* the final counter was read (else its figures are n/a) */
 	bool seen_overflow;        /* more servers than seen[] holds */
 	uint64_t *per_client;      /* owned: cfg.clients section counts */
 	struct lb_section *sections; /* owned, sorted by enter_ns */

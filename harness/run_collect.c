@@ -239,6 +239,7 @@ void run_read_counters(struct run_ctx *r)
 	r->res->counter_final = 0;
 	r->res->applied_writes = 0;
 	r->res->applied_known = true;
+	r->res->counter_known = true;
 	for (int k = 0; k < r->cfg->keys; k++) {
 		redisReply *rep = lb_node_cmd(&r->resource, "MGET %scounter:%d %scounter:%d:stale "
 					      "%scounter:%d:applied", r->prefix, k, r->prefix, k,
@@ -250,8 +251,9 @@ void run_read_counters(struct run_ctx *r)
 				r->res->stale_writes_rejected += (uint64_t)atoll(rep->element[1]->str);
 			if (rep->element[2]->type == REDIS_REPLY_STRING)
 				r->res->applied_writes += (uint64_t)atoll(rep->element[2]->str);
-		} else {
-			r->res->applied_known = false; /* the resource did not answer */
+		} else { /* the resource did not answer: the final count is not known */
+			r->res->applied_known = false;
+			r->res->counter_known = false;
 		}
 		if (rep)
 			freeReplyObject(rep);
@@ -271,8 +273,8 @@ void run_count_lost_updates(const struct lb_run_cfg *cfg, struct lb_run_result *
 		res->lost_updates = (long long)res->counter_writes - res->counter_final;
 		res->lost_updates_max = res->lost_updates + (long long)res->uncertain_writes;
 	}
-	if (cfg->work != LB_WORK_COUNTER)
-		res->lost_updates = res->lost_updates_max = 0;
+	if (cfg->work != LB_WORK_COUNTER || !res->counter_known)
+		res->lost_updates = res->lost_updates_max = 0; /* none claimed; n/a when unknown */
 	if (res->lost_updates < 0)
 		res->lost_updates = 0;
 	if (res->lost_updates_max < 0)

@@ -60,6 +60,9 @@ bool run_needs_relay(const struct lb_run_cfg *cfg);
 int run_preflight(struct run_ctx *r, bool theirs);
 int run_check_replica(struct run_ctx *r);
 int run_check_maxclients(struct lb_node *n, int clients);
+/* A lock node of --redis must be a primary (ROLE): a replica or a Sentinel
+ * is said, naming it; LB_EREDIS. */
+int run_check_primary(struct lb_node *n);
 int run_check_reachable(struct lb_node *n);
 
 /* run_setup.c */

@@ -223,6 +223,35 @@ int run_check_maxclients(struct lb_node *n, int clients)
 }
 
 /* PING every node; name the one that does not answer. */
+int run_check_primary(struct lb_node *n)
+{
+	redisReply *rep = lb_node_cmd(n, "ROLE");
+	const char *role = rep && rep->type == REDIS_REPLY_ARRAY && rep->elements > 0 &&
+			   rep->element[0]->type == REDIS_REPLY_STRING ? rep->element[0]->str : NULL;
+	char where[1200];
+	struct lb_node shown = *n;
+
+	if (shown.pass[0])
+		snprintf(shown.pass, sizeof(shown.pass), "*");
+	lb_node_url(&shown, where, sizeof(where));
+	bool ok = role && !strcmp(role, "master");
+	if (!ok && role && !strcmp(role, "slave") && rep->elements > 2 &&
+	    rep->element[1]->type == REDIS_REPLY_STRING && rep->element[2]->type == REDIS_REPLY_INTEGER)
+		lb_errorf("cannot use %s: it is a replica (of %.64s:%lld), and a lock lives on a "
+			  "primary: give the primary's address", where, rep->element[1]->str,
+			  rep->element[2]->integer);
+	else if (!ok && role && !strcmp(role, "sentinel"))
+		lb_errorf("cannot use %s: it is a Sentinel: give it with --sentinel URL "
+			  "--sentinel-master NAME", where);
+	else if (!ok)
+		lb_errorf("cannot use %s: ROLE: %.100s", where, rep && rep->type == REDIS_REPLY_ERROR ?
+			  rep->str : role ? role : "no answer");
+	if (rep)
+		freeReplyObject(rep);
+	lb_node_close(n);
+	return ok ? 0 : LB_EREDIS;
+}
+
 int run_check_reachable(struct lb_node *n)
 {
 	redisReply *rep = lb_node_cmd(n, "PING");

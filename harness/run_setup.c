@@ -51,16 +51,19 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 			return LB_EINVAL;
 		}
 		if (lb_node_parse_url(u, &all[n], why, sizeof(why)) < 0) {
-			lb_errorf("bad --redis URL '%s': %s", u, why);
+			lb_errorf("bad --redis URL: %s", why); /* never the URL: its password */
 			return LB_EINVAL;
 		}
 		n++;
 	}
-	if (n < need) {
-		lb_errorf("%s needs %zu lock nodes but --redis names %zu",
-			  r->cfg->strategy->name, need, n);
+	if (n < need || n > need + 1) {
+		lb_errorf("%s needs %zu lock node%s (and may have one more server for the resource), "
+			  "but --redis names %zu", r->cfg->strategy->name, need, need == 1 ? "" : "s",
+			  n);
 		return LB_EINVAL;
 	}
+	for (size_t i = 0; i < n; i++)
+		all[i].probe = true; /* the user's: a whole reply in time, or not used */
 	for (size_t i = 0; i < need; i++)
 		r->lock[i] = all[i];
 	/* the resource: a further URL if given, else the first node (own keys) */
@@ -96,12 +99,13 @@ static int use_their_sentinels(struct run_ctx *r)
 	char why[256];
 	if (lb_node_use_sentinels_why(&r->lock[0], cfg->sentinel_urls, cfg->sentinel_master, why,
 				      sizeof(why)) < 0) {
-		lb_errorf("bad --sentinel list '%s': %s", cfg->sentinel_urls, why);
+		lb_errorf("bad --sentinel list: %s", why);
 		return LB_EINVAL;
 	}
 	strcpy(r->lock[0].user, cfg->master_user); /* fit: the same sizes */
 	strcpy(r->lock[0].pass, cfg->master_pass);
 	r->lock[0].want_run_id = true;
+	r->lock[0].probe = true;
 	/* their account of the run, on its timeline, as on lockbench's own Sentinels */
 	r->watcher = lb_sentinel_watch_theirs(r->lock[0].sentinel, r->lock[0].n_sentinels,
 					      cfg->sentinel_master, their_sentinel_news, r, why,
@@ -120,9 +124,10 @@ static int use_their_sentinels(struct run_ctx *r)
 			 cfg->redis_urls);
 		lb_node_init_local(&r->resource, 0, 2000);
 		if (lb_node_parse_url(first, &r->resource, why, sizeof(why)) < 0) {
-			lb_errorf("bad --redis URL '%s': %s", first, why);
+			lb_errorf("bad --redis URL: %s", why);
 			return LB_EINVAL;
 		}
+		r->resource.probe = true;
 	}
 	return 0;
 }
@@ -143,13 +148,13 @@ static int use_their_cluster(struct run_ctx *r)
 	lb_node_init_local(&r->lock[0], 0, 2000);
 	if (lb_node_use_cluster(&r->lock[0], cfg->cluster_urls,
 				lb_key_slot(r->prefix, strlen(r->prefix))) < 0) {
-		lb_errorf("bad --cluster list '%s': expected URL[,URL...], at most %d", cfg->cluster_urls,
-			  LB_MAX_SEEDS);
+		lb_errorf("bad --cluster list: expected URL[,URL...], at most %d", LB_MAX_SEEDS);
 		return LB_EINVAL;
 	}
 	strcpy(r->lock[0].user, r->lock[0].seed[0].user); /* fit: the same sizes */
 	strcpy(r->lock[0].pass, r->lock[0].seed[0].pass);
 	r->lock[0].want_run_id = true;
+	r->lock[0].probe = true;
 	r->resource = r->lock[0];
 	return 0;
 }
@@ -421,6 +426,8 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 		rc = run_check_reachable(&r->lock[i]);
 	if (rc == 0)
 		rc = run_check_reachable(&r->resource);
+	for (size_t i = 0; i < r->n_lock && rc == 0 && cfg->redis_urls && !cfg->sentinel_urls; i++)
+		rc = run_check_primary(&r->lock[i]);
 	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
 		rc = run_check_maxclients(&r->lock[i], cfg->clients);
 	if (rc == 0)
@@ -484,8 +491,9 @@ static void delete_prefixed(struct lb_node *n, const char *prefix)
 			freeReplyObject(r);
 		if (!ok) {
 			lb_errorf("warning: the run's keys (%s*) could not all be removed from %s:%d: %s; "
-				  "each has a TTL or is the run's own", prefix, n->host, n->port,
-				  n->why[0] ? n->why : "SCAN failed");
+				  "its locks expire, its counters stay: redis-cli --scan --pattern '%s*' "
+				  "lists them", prefix, n->host, n->port, n->why[0] ? n->why : "SCAN failed",
+				  prefix);
 			return;
 		}
 	} while (strcmp(cursor, "0") && ++calls < 1000000);
@@ -509,9 +517,15 @@ void run_delete_own_keys(struct run_ctx *r)
 		if (rep)
 			freeReplyObject(rep);
 	}
-	for (size_t i = 0; i < r->n_lock; i++)
+	bool resource_apart = true;
+	for (size_t i = 0; i < r->n_lock; i++) {
 		delete_prefixed(&r->lock[i], r->prefix);
-	delete_prefixed(&r->resource, r->prefix);
+		resource_apart = resource_apart && (r->resource.port != r->lock[i].port ||
+						    strcmp(r->resource.host, r->lock[i].host) ||
+						    r->resource.db != r->lock[i].db);
+	}
+	if (resource_apart)
+		delete_prefixed(&r->resource, r->prefix);
 }
 
 /* Every server's and Sentinel's log, into the run's directory: what the

@@ -87,6 +87,8 @@ static const char *na_reason(const char *name, const struct lb_run_result *res)
 			       "whether its lock came back" },
 		{ "foreign_releases_client", "the strategy's release deletes without asking whose the "
 					     "lock is: it cannot tell a foreign release" },
+		{ "lost_updates", "the resource did not answer the final read of the counter" },
+		{ "counter_final", "the resource did not answer the final read of the counter" },
 	};
 
 	if (!strcmp(name, "cmds_per_section") || !strncmp(name, "lock_c", 6))
@@ -276,8 +278,13 @@ static void put_required(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put(s, "overlaps", "%llu", (unsigned long long)v->overlaps);
 	put_num(s, "overlap_ms", v->overlap_ms, true);
 	put(s, "max_holders", "%d", v->max_holders);
-	put(s, "lost_updates", "%lld", res->lost_updates);
-	put(s, "lost_updates_max", "%lld", res->lost_updates_max);
+	if (cfg->work == LB_WORK_COUNTER && !res->counter_known) {
+		put(s, "lost_updates", "n/a");
+		put(s, "lost_updates_max", "n/a");
+	} else {
+		put(s, "lost_updates", "%lld", res->lost_updates);
+		put(s, "lost_updates_max", "%lld", res->lost_updates_max);
+	}
 	if (v->foreign_source == LB_FOREIGN_NA) /* a library's release, servers not watched */
 		put(s, "foreign_releases", "n/a");
 	else
@@ -324,7 +331,10 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 		res->acquires > 0);
 	put(s, "canary_violations", "%llu", (unsigned long long)res->canary_violations);
 	put(s, "counter_writes", "%llu", (unsigned long long)res->counter_writes);
-	put(s, "counter_final", "%lld", res->counter_final);
+	if (cfg->work == LB_WORK_COUNTER && !res->counter_known)
+		put(s, "counter_final", "n/a"); /* the resource did not answer the final read */
+	else
+		put(s, "counter_final", "%lld", res->counter_final);
 	if (res->applied_known)
 		put(s, "applied_writes", "%llu", (unsigned long long)res->applied_writes);
 	else

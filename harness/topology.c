@@ -298,6 +298,32 @@ static void sentinel_message(const redisReply *r, const char *master,
 #define SUB_ALL "SUBSCRIBE +sdown +odown +switch-master +convert-to-slave +selected-slave"
 #define SUB_SOME "SUBSCRIBE +convert-to-slave +selected-slave"
 
+/* The user's Sentinels all tell of everything (so that the first to see it
+ * is heard, not the first of the list): each (news, server) once between two
+ * switches of the primary. */
+struct once {
+	void (*report)(void *arg, enum lb_sentinel_news what, int port);
+	void *arg;
+	int seen[32][2];
+	int n;
+};
+
+static void report_once(void *arg, enum lb_sentinel_news what, int port)
+{
+	struct once *o = arg;
+
+	for (int i = 0; i < o->n; i++)
+		if (o->seen[i][0] == (int)what && o->seen[i][1] == port)
+			return;
+	if (what == LB_SENTINEL_SWITCH)
+		o->n = 0; /* a new primary: what comes next is news again */
+	if (o->n < 32) {
+		o->seen[o->n][0] = (int)what;
+		o->seen[o->n++][1] = port;
+	}
+	o->report(o->arg, what, port);
+}
+
 /* The watcher's loop: every message of the @n subscribed connections @c. */
 static _Noreturn void watch_loop(redisContext **c, int n, const char *master,
 				 void (*report)(void *arg, enum lb_sentinel_news what, int port),
@@ -354,6 +380,14 @@ pid_t lb_sentinel_topo_watch(const struct lb_sentinel_topo *t,
 static redisContext *subscribe_theirs(const struct lb_addr *s, bool all, char *why, size_t len)
 {
 	struct timeval tv = { 2, 0 };
+	struct lb_node probe;
+	char w[160];
+
+	lb_node_init_local(&probe, 0, 2000);
+	if (!lb_node_probe(&probe, s->host, s->port, w, sizeof(w))) {
+		snprintf(why, len, "Sentinel %s:%d: %.100s", s->host, s->port, w);
+		return NULL;
+	}
 	redisContext *c = redisConnectWithTimeout(s->host, s->port, tv);
 	redisReply *r = NULL;
 
@@ -366,16 +400,19 @@ static redisContext *subscribe_theirs(const struct lb_addr *s, bool all, char *w
 		r = s->user[0] ? redisCommand(c, "AUTH %s %s", s->user, s->pass)
 			       : redisCommand(c, "AUTH %s", s->pass);
 		bool ok = lb_reply_ok(r);
+		if (!ok)
+			snprintf(why, len, "Sentinel %s:%d refused AUTH: %.100s", s->host, s->port,
+				 r && r->type == REDIS_REPLY_ERROR ? r->str : "no answer");
 		if (r)
 			freeReplyObject(r);
-		if (!ok) {
-			snprintf(why, len, "Sentinel %s:%d refused AUTH", s->host, s->port);
+		r = NULL;
+		if (!ok)
 			goto fail;
-		}
 	}
 	r = redisCommand(c, all ? SUB_ALL : SUB_SOME);
 	if (!r || r->type == REDIS_REPLY_ERROR) {
-		snprintf(why, len, "Sentinel %s:%d refused SUBSCRIBE", s->host, s->port);
+		snprintf(why, len, "Sentinel %s:%d: SUBSCRIBE: %.100s", s->host, s->port,
+			 r ? r->str : c->errstr[0] ? c->errstr : "no answer");
 		goto fail;
 	}
 	freeReplyObject(r);
@@ -400,7 +437,7 @@ pid_t lb_sentinel_watch_theirs(const struct lb_addr *s, int n, const char *maste
 	why[0] = '\0';
 	for (int i = 0; i < n && i < LB_MAX_SENTINELS; i++) {
 		char w[200];
-		c[i] = subscribe_theirs(&s[i], up == 0, w, sizeof(w)); /* the first that answers: all */
+		c[i] = subscribe_theirs(&s[i], true, w, sizeof(w));
 		up += c[i] != NULL;
 		if (!c[i] && !why[0])
 			snprintf(why, len, "%s", w);
@@ -412,5 +449,7 @@ pid_t lb_sentinel_watch_theirs(const struct lb_addr *s, int n, const char *maste
 				redisFree(c[i]);
 		return pid;
 	}
-	watch_loop(c, n < LB_MAX_SENTINELS ? n : LB_MAX_SENTINELS, master, report, arg);
+	static struct once o;
+	o = (struct once){ .report = report, .arg = arg };
+	watch_loop(c, n < LB_MAX_SENTINELS ? n : LB_MAX_SENTINELS, master, report_once, &o);
 }

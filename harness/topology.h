@@ -111,10 +111,10 @@ pid_t lb_sentinel_topo_watch(const struct lb_sentinel_topo *t,
 			     void (*report)(void *arg, enum lb_sentinel_news what, int port),
 			     void *arg);
 /* The same on the user's Sentinels (--sentinel; each with its AUTH), about
- * the master named @master only: the first Sentinel of the list tells of
- * +sdown, +odown and +switch-master, every one of +selected-slave and
- * +convert-to-slave. A Sentinel that cannot be reached is skipped, and said
- * in @why; with none, no process: LB_EREDIS. */
+ * the master named @master only: every Sentinel is heard, and each piece of
+ * news about a server is reported once, by the first to tell it, between two
+ * switches of the primary. A Sentinel that cannot be reached is skipped, and
+ * said in @why; with none, no process: LB_EREDIS. */
 pid_t lb_sentinel_watch_theirs(const struct lb_addr *s, int n, const char *master,
 			       void (*report)(void *arg, enum lb_sentinel_news what, int port),
 			       void *arg, char *why, size_t len);

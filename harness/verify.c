@@ -373,8 +373,11 @@ static void check_lost(struct ctx *c, double *lost, double *lost_max)
 		*lost = 0;
 	if (*lost_max < 0)
 		*lost_max = 0;
-	figure(c, "lost_updates", *lost, true, 0);
-	figure(c, "lost_updates_max", *lost_max, true, 0);
+	bool read = !counter || known(c, "counter_final"); /* the final read answered */
+	if (!read)
+		*lost = *lost_max = 0;
+	figure(c, "lost_updates", *lost, read, 0);
+	figure(c, "lost_updates_max", *lost_max, read, 0);
 }
 
 /* Is @p a JSON string ("...": no raw control byte, only JSON's escapes), and

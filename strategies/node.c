@@ -239,8 +239,10 @@ static int parse_addrs(const char *urls, struct lb_addr *out, int max, int senti
 		}
 		if (lb_node_parse_url(t, &one, w, sizeof(w)) < 0 || one.db ||
 		    strlen(one.host) >= sizeof(out[0].host)) {
+			char shown[128];
+			lb_url_list_masked(t, shown, sizeof(shown));
 			if (why && wlen)
-				snprintf(why, wlen, "'%.100s': %s", t, one.db ? "a Sentinel or seed "
+				snprintf(why, wlen, "'%.100s': %s", shown, one.db ? "a Sentinel or seed "
 					 "has no database: drop /DB" : w[0] ? w : "the host is too long");
 			return LB_EINVAL;
 		}
@@ -358,11 +360,66 @@ static void say_connect_failure(const struct lb_node *n, const char *err, char *
 		snprintf(why, len, "cannot connect: %.100s", err);
 }
 
+/* Does the server at @c answer a PING with a whole reply line within the
+ * node's timeout? hiredis's timeout restarts with every byte, so a server
+ * that trickles bytes (or is not Redis, or is stopped half-way) would hold a
+ * blocking connection for ever: the user's servers are probed on a
+ * connection of their own first. Any reply is whole enough: +PONG, -NOAUTH. */
+static bool probe_ok(const struct lb_node *n, redisContext *c, char *why, size_t len)
+{
+	static const char ping[] = "PING\r\n";
+	char buf[256];
+	size_t got = 0;
+	int64_t until = lb_now_ns() + n->timeout_ms * LB_NS_PER_MS;
+
+	if (write(c->fd, ping, sizeof(ping) - 1) != (ssize_t)(sizeof(ping) - 1)) {
+		snprintf(why, len, "the connection closed at once");
+		return false;
+	}
+	while (got < sizeof(buf) - 1 && !memchr(buf, '\n', got)) {
+		int64_t left = (until - lb_now_ns()) / LB_NS_PER_MS;
+		struct pollfd pf = { .fd = c->fd, .events = POLLIN };
+		if (left <= 0 || poll(&pf, 1, (int)left) != 1) {
+			snprintf(why, len, "%s within %lld ms", got ? "no whole reply to PING (it sends "
+				 "bytes, not Redis replies)" : "no answer to PING",
+				 (long long)n->timeout_ms);
+			return false;
+		}
+		ssize_t k = read(c->fd, buf + got, sizeof(buf) - 1 - got);
+		if (k <= 0) {
+			snprintf(why, len, "the server closed the connection");
+			return false;
+		}
+		got += (size_t)k;
+	}
+	if (!strchr("+-:$*_,#!=(%~>|", buf[0])) {
+		snprintf(why, len, "it does not speak Redis's protocol (its reply began with '%s%c')",
+			 (unsigned char)buf[0] < 0x20 ? "\\x" : "", buf[0] >= 0x20 ? buf[0] : '?');
+		return false;
+	}
+	return true;
+}
+
+bool lb_node_probe(const struct lb_node *n, const char *host, int port, char *why, size_t len)
+{
+	errno = 0;
+	redisContext *p = connect_from(n, host, port);
+	bool ok = p && !p->err && probe_ok(n, p, why, len);
+	if (!ok && (!p || p->err))
+		say_connect_failure(n, p && p->err ? p->errstr : errno ? strerror(errno) :
+				    "no reason given", why, len);
+	if (p)
+		redisFree(p);
+	return ok;
+}
+
 /* A connection to @host:@port with the node's timeout set, or NULL with
  * the reason in @why. */
 static redisContext *open_conn(const struct lb_node *n, const char *host, int port, char *why,
 			       size_t len)
 {
+	if (n->probe && !lb_node_probe(n, host, port, why, len))
+		return NULL;
 	errno = 0;
 	redisContext *c = connect_from(n, host, port);
 
@@ -385,7 +442,9 @@ static int hello_server(redisContext *c, const char *user, const char *pass, int
 
 	if (pass[0]) {
 		r = user[0] ? redisCommand(c, "AUTH %s %s", user, pass) : redisCommand(c, "AUTH %s", pass);
-		if (!r)
+		if (!r && c->err && !strstr(c->errstr, "temporarily unavailable"))
+			snprintf(why, len, "AUTH: %.100s", c->errstr); /* closed, not Redis */
+		else if (!r)
 			snprintf(why, len, "no answer to AUTH within %lld ms", (long long)timeout_ms);
 		else if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "WRONGPASS", 9))
 			snprintf(why, len, "authentication refused: the server does not accept this "
@@ -487,11 +546,16 @@ static int connect_via_sentinels(struct lb_node *n)
 {
 	char first[sizeof(n->why)] = "";
 
-	for (int i = 0; i < n->n_sentinels; i++) {
+	for (int tried = 0; tried < n->n_sentinels; tried++) {
+		/* on the user's Sentinels, the one that answered last first: a
+		 * stopped Sentinel costs one timeout, not one at every reconnect
+		 * (lockbench's own keep their order: the lessons count on it) */
+		int i = n->probe ? (n->sentinel_at + tried) % n->n_sentinels : tried;
 		if (ask_sentinel(n, i) == 0) {
 			if (connect_once(n) == 0 && is_primary(n)) {
 				if (n->want_run_id)
 					note_run_id(n);
+				n->sentinel_at = i;
 				return 0;
 			}
 			{
@@ -784,4 +848,36 @@ bool lb_reply_str_eq(const redisReply *r, const char *s)
 {
 	return r && r->type == REDIS_REPLY_STRING && r->len == strlen(s) &&
 	       !memcmp(r->str, s, r->len);
+}
+
+void lb_url_list_masked(const char *list, char *out, size_t len)
+{
+	size_t o = 0;
+
+	if (!len)
+		return;
+	while (*list && o + 1 < len) {
+		size_t k = strcspn(list, ",");
+		const char *scheme = strstr(list, "://"), *start = list;
+		if (scheme && (size_t)(scheme - list) < k)
+			start = scheme + 3;
+		size_t auth = strcspn(start, "/?#,");
+		const char *at = NULL;
+		for (const char *q = start; q < start + auth; q++)
+			at = *q == '@' ? q : at;
+		const char *colon = at ? memchr(start, ':', (size_t)(at - start)) : NULL;
+		if (colon) { /* up to the password, "***", then from the '@' on */
+			o += (size_t)snprintf(out + o, len - o, "%.*s***", (int)(colon + 1 - list), list);
+			if (o < len)
+				o += (size_t)snprintf(out + o, len - o, "%.*s", (int)(list + k - at), at);
+		} else {
+			o += (size_t)snprintf(out + o, len - o, "%.*s", (int)k, list);
+		}
+		list += k;
+		if (*list == ',' && o + 1 < len) {
+			out[o++] = ',';
+			list++;
+		}
+	}
+	out[o < len ? o : len - 1] = '\0';
 }

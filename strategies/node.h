@@ -59,8 +59,11 @@ struct lb_node {
 	int n_sentinels;
 	struct lb_addr sentinel[LB_MAX_SENTINELS];
 	uint64_t lookups;         /* answers the Sentinels gave */
+	int sentinel_at;          /* the Sentinel asked first: the last that led to the primary */
 	char run_id[41];          /* the primary they led to (INFO server), "" unknown */
 	bool want_run_id;         /* ask it (INFO server) at each connect: the user's servers */
+	bool probe;               /* a server of the user's: each new connection first proves
+				     it gets a whole reply to PING in time (node.c) */
 	char source[20];          /* connect from this local address ("": any); a party
 				     of the relay (relay.h) */
 	/* Cluster (lb_node_use_cluster): the node is "the primary serving
@@ -82,6 +85,14 @@ struct lb_node {
  * not given) into @n: 0, or LB_EINVAL with what is wrong in @why (@wlen
  * bytes; NULL for none). rediss:// and other schemes are refused, saying why. */
 int lb_node_parse_url(const char *url, struct lb_node *n, char *why, size_t wlen);
+/* Does the server at @host:@port give a whole reply to a PING within @n's
+ * timeout, on a connection of its own? (A server that trickles bytes would
+ * hold a blocking connection for ever: hiredis's timeout restarts with each
+ * byte.) Why not in @why. */
+bool lb_node_probe(const struct lb_node *n, const char *host, int port, char *why, size_t len);
+/* @list (URLs separated by commas) with every password replaced by "***",
+ * into @out: what a message or a file may show of it. */
+void lb_url_list_masked(const char *list, char *out, size_t len);
 /* @n's address as a URL lb_node_parse_url reads back: its user and password
  * %XX-encoded (so the URL has no space), its database when not 0. */
 void lb_node_url(const struct lb_node *n, char *buf, size_t len);
