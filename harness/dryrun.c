@@ -88,7 +88,7 @@ static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
 	if (cfg->sentinel_urls)
 		fprintf(f, "             on the Sentinels: SENTINEL get-master-addr-by-name (each client, "
 			   "at each connect), SUBSCRIBE +sdown +odown +switch-master "
-			   "+convert-to-slave +selected-slave (a watcher); on the primary they name: "
+			   "+convert-to-slave +selected-slave +failover-end (a watcher, on each); on the primary they name: "
 			   "ROLE and INFO server at each connect\n");
 	lb_esc_fprintf(f, LB_LANG_TERM, "             %s: %s\n", cfg->strategy->name,
 		       sends && sends[0] ? sends : "the commands of its own program: not known "

@@ -73,6 +73,10 @@ static bool deploy_sentence(const struct lb_event *e, const char *who, char *out
 			 "the slot moves to it." : "CLUSTER FAILOVER was refused by every replica of "
 			 "the lock's primary (the run's output says why): nothing moved.");
 		return true;
+	case LB_EV_FAILOVER_END:
+		snprintf(out, len, "The Sentinels' failover of %s is over (+failover-end): the "
+			 "replicas are told of the new primary.", lb_topo_part_phrase((int)e->value));
+		return true;
 	case LB_EV_SERVER_DOWN:
 		snprintf(out, len, "Client %d's acquire finds no server that takes its lock (refused, "
 			 "no answer, or not a primary): until it finds one, every attempt fails.",

@@ -73,7 +73,7 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 
 /* The event of each kind of Sentinel news. */
 static const int sentinel_kinds[] = { LB_EV_SDOWN, LB_EV_ODOWN, LB_EV_SWITCH_MASTER, LB_EV_DEMOTE,
-				      LB_EV_FAILOVER_CHOSEN };
+				      LB_EV_FAILOVER_CHOSEN, LB_EV_FAILOVER_END };
 
 /* In the watcher of the user's Sentinels: what they published, the server
  * named by its port (LB_PART_PORT0 + port, topology.h). */

@@ -291,12 +291,14 @@ static void sentinel_message(const redisReply *r, const char *master,
 			report(arg, ch[1] == 'c' ? LB_SENTINEL_DEMOTE : LB_SENTINEL_CHOSEN, port);
 	} else if (sscanf(msg, "master %63s %63s %d", name, ip, &port) == 3 &&
 		   (!master || !strcmp(name, master))) {
-		report(arg, !strcmp(ch, "+sdown") ? LB_SENTINEL_SDOWN : LB_SENTINEL_ODOWN, port);
+		report(arg, !strcmp(ch, "+sdown") ? LB_SENTINEL_SDOWN : !strcmp(ch, "+odown") ?
+		       LB_SENTINEL_ODOWN : LB_SENTINEL_FAILOVER_END, port);
 	}
 }
 
 #define SUB_ALL "SUBSCRIBE +sdown +odown +switch-master +convert-to-slave +selected-slave"
 #define SUB_SOME "SUBSCRIBE +convert-to-slave +selected-slave"
+#define SUB_THEIRS SUB_ALL " +failover-end"
 
 /* The user's Sentinels all tell of everything (so that the first to see it
  * is heard, not the first of the list): each (news, server) once between two
@@ -409,7 +411,7 @@ static redisContext *subscribe_theirs(const struct lb_addr *s, bool all, char *w
 		if (!ok)
 			goto fail;
 	}
-	r = redisCommand(c, all ? SUB_ALL : SUB_SOME);
+	r = redisCommand(c, all ? SUB_THEIRS : SUB_SOME);
 	if (!r || r->type == REDIS_REPLY_ERROR) {
 		snprintf(why, len, "Sentinel %s:%d: SUBSCRIBE: %.100s", s->host, s->port,
 			 r ? r->str : c->errstr[0] ? c->errstr : "no answer");

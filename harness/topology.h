@@ -96,7 +96,8 @@ int lb_sentinel_topo_master_port(const struct lb_sentinel_topo *t, int i);
 /* What a Sentinel published, as the watcher reports it. */
 enum lb_sentinel_news {
 	LB_SENTINEL_SDOWN, LB_SENTINEL_ODOWN, LB_SENTINEL_SWITCH, LB_SENTINEL_DEMOTE,
-	LB_SENTINEL_CHOSEN /* the leader picked the replica it promotes (+selected-slave) */
+	LB_SENTINEL_CHOSEN, /* the leader picked the replica it promotes (+selected-slave) */
+	LB_SENTINEL_FAILOVER_END /* the failover is over (+failover-end; the user's Sentinels) */
 };
 
 /*

@@ -497,6 +497,8 @@ Test(deployment, a_failover_on_your_sentinels_is_on_the_timeline, .init = mktmp,
 	cr_assert_eq(event_value(dir, "hook-end"), 0, "the hook ran: %s", fx_slurp(dir, "events.csv"));
 	cr_assert(strstr(fx_slurp(dir, "hook-node-kill.log"), "kill -9"));
 	cr_assert_geq(event_value(dir, "sentinel-sdown"), 1000000 + second);
+	cr_assert_eq(event_value(dir, "failover-end"), 1000000 + second, "+failover-end names the "
+		     "old primary: %s", fx_slurp(dir, "events.csv"));
 	/* the gap told: the clients found no server, then one again */
 	cr_assert_eq(event_value(dir, "server-down"), 0, "%s", fx_slurp(dir, "events.csv"));
 	cr_assert_eq(event_value(dir, "server-back"), 0, "%s", fx_slurp(dir, "events.csv"));
