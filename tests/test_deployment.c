@@ -37,7 +37,6 @@ struct theirs {
 };
 
 static struct theirs them;
-static int avoid_port; /* a port start_server must not take (a cluster bus's, not bound yet) */
 
 static void mktmp(void)
 {
@@ -56,18 +55,17 @@ static void stop_theirs(void)
 		}
 }
 
-/* Start "redis-server ARGS..." (or with a Sentinel config), its log in the
- * temporary directory; wait until it answers PING (AUTH @pass first). */
-static int start_server(const char *pass, const char *const *args)
+/* One try at "redis-server ARGS..." on a free port (an argument "@BUS":
+ * another free port, a cluster bus's): its port once it answers PING (AUTH
+ * @pass first), or -1 when it exited first (a port taken meanwhile, by a
+ * test running beside this one: free ports are only free when asked). */
+static int try_server(const char *pass, const char *const *args, int i)
 {
-	int port, i = them.n++;
-	char log[128], portarg[16];
-
-	do
-		port = lb_free_port();
-	while (port == avoid_port);
+	char log[128], portarg[16], bus[16];
+	int port = lb_free_port();
 
 	cr_assert_gt(port, 0);
+	snprintf(bus, sizeof(bus), "%d", lb_free_port());
 	snprintf(log, sizeof(log), "%s/server-%d.log", tmpdir, port);
 	snprintf(portarg, sizeof(portarg), "%d", port);
 	pid_t pid = fork();
@@ -76,7 +74,7 @@ static int start_server(const char *pass, const char *const *args)
 		const char *argv[32] = { "redis-server" };
 		int k = 1;
 		for (; args && args[k - 1] && k < 26; k++)
-			argv[k] = args[k - 1];
+			argv[k] = strcmp(args[k - 1], "@BUS") ? args[k - 1] : bus;
 		argv[k++] = "--port";
 		argv[k++] = portarg;
 		argv[k++] = "--dir";
@@ -102,9 +100,28 @@ static int start_server(const char *pass, const char *const *args)
 		lb_node_close(&n);
 		if (up)
 			return port;
+		if (waitpid(pid, NULL, WNOHANG) == pid) {
+			them.pid[i] = 0;
+			return -1;
+		}
 		usleep(25000);
 	}
-	cr_assert_fail("redis-server on port %d did not answer", port);
+	cr_assert_fail("redis-server on port %d did not answer within 5 s", port);
+	return -1;
+}
+
+/* Start "redis-server ARGS..." (or with a Sentinel config), its log in the
+ * temporary directory, on a free port: a few tries. */
+static int start_server(const char *pass, const char *const *args)
+{
+	int i = them.n++;
+
+	for (int tries = 0; tries < 5; tries++) {
+		int port = try_server(pass, args, i);
+		if (port > 0)
+			return port;
+	}
+	cr_assert_fail("redis-server exited at start five times (see %s/server-*.log)", tmpdir);
 	return -1;
 }
 
@@ -578,12 +595,11 @@ static void start_cluster(char *seeds, size_t len)
 	char cmd[1024];
 	size_t o = (size_t)snprintf(cmd, sizeof(cmd), "redis-cli --cluster create");
 	for (int i = 0; i < 6; i++) {
-		char conf[160], bus[16];
+		char conf[160];
 		snprintf(conf, sizeof(conf), "%s/nodes-%d.conf", tmpdir, i);
-		avoid_port = lb_free_port(); /* not port + 10000: past 65535 */
-		snprintf(bus, sizeof(bus), "%d", avoid_port);
+		/* its bus on a port of its own: not port + 10000, past 65535 */
 		const char *args[] = { "--cluster-enabled", "yes", "--cluster-config-file", conf,
-				       "--cluster-port", bus, "--cluster-node-timeout", "2000",
+				       "--cluster-port", "@BUS", "--cluster-node-timeout", "2000",
 				       "--save", "", NULL };
 		int port = start_server(NULL, args);
 		o += (size_t)snprintf(cmd + o, sizeof(cmd) - o, " 127.0.0.1:%d", port);
