@@ -113,9 +113,12 @@ Test(keywatch, redlock_libraries_using_are_judged_on_five_nodes, .init = mktmp)
 		cr_assert_str_eq(text(dir, "nodes"), "5", "%s", libs[i]);
 		cr_assert_str_eq(text(dir, "foreign_source"), "server", "%s", libs[i]);
 		cr_assert_eq(num(dir, "foreign_releases"), 0, "%s", libs[i]);
+		/* each section's acquire wrote at least a majority of the five nodes (a set
+		 * and its del each): under load an acquire may get 3 or 4 of them, so "all
+		 * five, nine times in ten" failed once under ASan in make check */
 		double sets = num(dir, "key_events") / 2;
-		cr_assert_gt(sets, 5 * num(dir, "sections") * 0.9, "%s: a set on each node per section",
-			     libs[i]);
+		cr_assert_geq(sets, 3 * num(dir, "sections"), "%s: a set on a majority of the nodes "
+			      "per section (%g sets, %g sections)", libs[i], sets, num(dir, "sections"));
 		const char *hist = fx_slurp(dir, "history.csv");
 		const char *row = strchr(hist, '\n');
 		cr_assert(row && strchr(row + 1, '\n') && strchr(row + 1, '\n')[-1] != ',',
