@@ -10,10 +10,12 @@ set -euo pipefail
 # the full-disk test a private tmpfs. nodejs runs the Node lock libraries'
 # adapters (strategies/adapters/node); npm installs them, below. chromium
 # (headless) is the real browser the test suite opens report.html in
-# (tests/test_browser.c, tests/browser/drive.js).
+# (tests/test_browser.c, tests/browser/drive.js). procps gives kill and pgrep,
+# which tests/test_deployment.c's hooks and checks run (a minimal Debian image
+# lacks them).
 packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           redis-server redis-tools gnuplot-nox python3 python3-minimal python3-redis
-          man-db util-linux nodejs chromium)
+          man-db util-linux nodejs chromium procps)
 
 # `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang).
 [[ ${1:-} == fuzz ]] && packages+=(afl++)

@@ -549,6 +549,8 @@ Test(deployment, a_hook_has_a_deadline_and_leaves_nothing, .init = mktmp)
 	cr_assert_eq(event_value(dir, "hook-end"), -1, "killed at its deadline: %s",
 		     fx_slurp(dir, "events.csv"));
 	cr_assert(strstr(output(), "did not finish by its deadline"), "%s", output());
+	/* runs: pgrep (procps); its absence must fail, not count 0 */
+	cr_assert_eq(system("command -v pgrep >/dev/null"), 0, "pgrep: procps, from deps.sh");
 	FILE *p = popen("pgrep -f 'slee[p] 31' | wc -l", "r");
 	int left = -1;
 	cr_assert_eq(fscanf(p, "%d", &left), 1);
