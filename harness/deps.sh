@@ -12,10 +12,13 @@ set -euo pipefail
 # (headless) is the real browser the test suite opens report.html in
 # (tests/test_browser.c, tests/browser/drive.js). procps gives kill and pgrep,
 # which tests/test_deployment.c's hooks and checks run (a minimal Debian image
-# lacks them).
+# lacks them). php-cli, php-symfony-lock and php-redis run Symfony Lock's adapter
+# (strategies/adapters/symfony_lock.php); python3-tooz runs OpenStack tooz's
+# (strategies/adapters/tooz_lock.py). None of them starts a service.
 packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           redis-server redis-tools gnuplot-nox python3 python3-minimal python3-redis
-          man-db util-linux nodejs chromium procps)
+          man-db util-linux nodejs chromium procps php-cli php-symfony-lock php-redis
+          python3-tooz)
 
 # `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang).
 [[ ${1:-} == fuzz ]] && packages+=(afl++)
