@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attempts.h"
 #include "failpoint.h"
 #include "rserver.h"
 #include "run.h"
@@ -54,6 +55,8 @@ struct client {
 	_Atomic int cut_off[LB_MAX_NODES]; /* partitions: lock node i unreachable (every
 					      copy of the node, a watchdog's too, reads it) */
 	char section[32];         /* "<client>/<seq>": who presents a fence to the resource */
+	size_t n_lock;            /* lock nodes (the relay's links 0..n_lock-1 are ours) */
+	uint64_t cmds_seen;       /* the relay's count of our lock commands, last read */
 	const char *clock_file;   /* an adapter's clock offset file (client clock faults) */
 };
 
@@ -391,6 +394,49 @@ static void note_server_down(void *arg, bool down)
 	lb_event_emit(c->sh, down ? LB_EV_SERVER_DOWN : LB_EV_SERVER_BACK, c->id, -1, 0);
 }
 
+/* An attempt begins: under way until its end is logged (a death in it
+ * leaves try_open_ns for the collector: an attempt nobody saw end). */
+static void try_begin(void *arg)
+{
+	struct client *c = arg;
+
+	atomic_store(&c->slot->try_open_ns, lb_now_ns());
+}
+
+/* An attempt ends with status @rc: into the client's attempt log (shared.h),
+ * or, the log full, counted as lost (the figure is then n/a). */
+static void try_end(void *arg, int rc)
+{
+	struct client *c = arg;
+	struct lb_client_slot *s = c->slot;
+	uint32_t n = atomic_load(&s->n_tries);
+	int64_t start = atomic_load(&s->try_open_ns);
+
+	if (n >= c->sh->try_cap) {
+		atomic_store(&s->tries_full, 1);
+	} else {
+		struct lb_try_rec *t = lb_shared_try(c->sh, c->id, n);
+		t->start_ns = start - c->sh->t0_ns;
+		t->end_ns = lb_now_ns() - c->sh->t0_ns;
+		t->result = rc == 0 ? LB_TRY_ACQUIRED : rc == LB_EBUSY ? LB_TRY_BUSY :
+			    rc == LB_EREDIS ? LB_TRY_ERROR : LB_TRY_REFUSED;
+		atomic_store(&s->n_tries, n + 1);
+	}
+	atomic_store(&s->try_open_ns, 0);
+}
+
+/* The lock commands the relay passed on for this client (and its adapter)
+ * since the last call, into @into: what a phase of it cost (shared.h). */
+static void count_phase(struct client *c, _Atomic uint64_t *into)
+{
+	uint64_t now = 0;
+
+	for (size_t i = 0; i < c->n_lock && i < LB_RELAY_RESOURCE; i++)
+		now += atomic_load(&c->sh->link[c->id][i].requests);
+	atomic_fetch_add(into, now - c->cmds_seen);
+	c->cmds_seen = now;
+}
+
 /* When the lease of the lock just granted (at @granted, monotonic) runs
  * out, as the lock knows it, relative to t0; LB_LEASE_* as they are. */
 static int64_t lease_end(const struct client *c, int64_t granted)
@@ -445,7 +491,7 @@ static void one_section(struct client *c)
 	wait_begin(c->slot, t0);
 	c->acquiring = true;
 	struct lb_acquire_tally tally = { &c->slot->attempts, &c->slot->acquire_errors,
-					  &c->slot->wait_try_ns, NULL, c };
+					  &c->slot->wait_try_ns, NULL, c, try_begin, try_end };
 	if (lb_cfg_theirs(cfg))
 		tally.on_attempt = note_server_down;
 	rc = lb_acquire(cfg->strategy, c->lock_state, &cfg->wait,
@@ -466,6 +512,7 @@ static void one_section(struct client *c)
 			lb_sleep_ns(10 * LB_NS_PER_MS);
 		return;
 	}
+	count_phase(c, &c->slot->cmds_waiting);
 	struct lb_record *rec = lb_shared_record(sh, c->id, n);
 	if (lb_shared_canary_enter(sh, c->id))
 		atomic_fetch_add(&sh->canary_violations, 1);
@@ -500,6 +547,7 @@ static void one_section(struct client *c)
 	rc = cfg->strategy->release(c->lock_state);
 	check_fatal(c, rc); /* a death leaves the record exited, not released: killed */
 	rec->release_ns = lb_now_ns() - sh->t0_ns;
+	count_phase(c, &c->slot->cmds_held);
 	rec->outcome = outcome_of(rc);
 	atomic_store(&rec->state, LB_REC_RELEASED);
 	atomic_fetch_add(&sh->sections, 1);
@@ -512,7 +560,7 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		    const struct lb_node *resource, const char *prefix, const char *clock_shim)
 {
 	struct client c = { .cfg = cfg, .sh = sh, .slot = &sh->client[id], .id = id,
-			    .primary_seen = -1 };
+			    .primary_seen = -1, .n_lock = n_lock };
 	int status = 0, port;
 
 	c.key = id % cfg->keys;

@@ -12,6 +12,11 @@
  *  4. scaling: a sweep over 1..64 clients of every strategy (throughput, p99,
  *     commands per section, client RSS);
  *  5. Redlock fan-out: redlock's (5 nodes) acquire latency / token-lua's (1 node);
+ *  7. what each library costs the lock's servers while a client holds the lock
+ *     and while it does not, per client-second, counted by the relay per
+ *     client (--count-commands): 3 clients, sections of 1.5 s, its own wait,
+ *     at the scenarios' TTL (1 s) and at its own defaults (where its adapter
+ *     takes `defaults`), against the recipe of its shape polling every 10 ms;
  *  6. fairness at scale: 8, 64, 256 and 1024 clients on one lock (hold 5 ms),
  *     fair (a FIFO hand-off) against token-lua's polling and notify policies:
  *     throughput, p99 and Jain's index over the steady state; and the time a
@@ -48,6 +53,7 @@ struct bench {
 	struct lb_outfile csv_out, md_out; /* in place: an interrupted bench keeps its rows */
 	int misses;
 	double serial;   /* the serial limit: PING/4 */
+	bool cost_only;  /* --only 7: item 7 alone (it needs nothing the others measure) */
 	double ping, r_set, r_cad; /* redis-benchmark -c 1: PING, SET NX PX, EVALSHA per s */
 	double token_mean; /* token-lua's mean acquire at 1 client, us (item 1) */
 };
@@ -452,6 +458,119 @@ static int bench_every_library(struct bench *b)
 	return 0;
 }
 
+/* One cost run (item 7): 3 clients on one key, hold 1.5 s (past the TTL:
+ * a lease must be extended to last), TTL 1 s, 4.5 s, on
+ * lockbench's own servers (the relay counts each client's commands there);
+ * a library under its own wait, with `defaults` when @defaults. 0, or the
+ * run failed; *@known false when the phases could not be counted. */
+static int cost_run(struct bench *b, const struct lock_strategy *s, bool defaults, const char *name,
+		    double rate[2], bool *known)
+{
+	static const char *const def[] = { "defaults" };
+	struct lb_run_cfg cfg;
+	struct lb_run_result res = { 0 };
+	int rc;
+
+	base_cfg(b, &cfg, "token-lua");
+	cfg.strategy = s;
+	cfg.redis_urls = NULL;
+	cfg.own_urls = false;
+	cfg.clients = 3;
+	cfg.ttl_ms = 1000;
+	cfg.hold_min_ms = cfg.hold_max_ms = 1500;
+	cfg.duration_s = 4.5;
+	cfg.count_commands = true;
+	if (lb_strategy_is_external(s))
+		cfg.wait = (struct lb_wait){ .kind = LB_WAIT_LIBRARY };
+	if (defaults) {
+		lb_adapter_set_exec_args(def, 1);
+		snprintf(cfg.adapter_args, sizeof(cfg.adapter_args), "defaults");
+	}
+	rc = bench_run(b, &cfg, name, &res);
+	lb_adapter_set_exec_args(NULL, 0);
+	*known = rc == 0 && res.phase_known && res.holding_s > 0 && res.waiting_s > 0;
+	rate[0] = *known ? (double)res.cmds_holding / res.holding_s : 0;
+	rate[1] = *known ? (double)res.cmds_waiting / res.waiting_s : 0;
+	lb_run_result_free(&res);
+	return rc;
+}
+
+/* Item 7's rows for @s (one cost run, or two with its defaults). */
+static int cost_rows(struct bench *b, const struct lock_strategy *s, double base[2][2])
+{
+	const struct lb_adapter_def *d = lb_adapter_def_of(s);
+	int five = s->min_nodes > 1;
+	static const char *const phase[] = { "holding", "waiting" };
+
+	for (int def = 0; def < 2 && !lb_stop_requested(); def++) {
+		double rate[2];
+		bool known;
+		char name[96], what[400], base_what[96];
+		if (def && (!d || !d->defaults[0]))
+			break; /* it takes no `defaults` */
+		snprintf(name, sizeof(name), "7-cost-%s%s", s->name, def ? "-defaults" : "");
+		for (char *q = name; *q; q++)
+			*q = *q == '@' || *q == '/' ? '-' : *q;
+		if (cost_run(b, s, def, name, rate, &known) < 0)
+			return LB_ESYS;
+		for (int p = 0; p < 2; p++) {
+			snprintf(what, sizeof(what), "%s, %s, commands sent per client-second %s",
+				 s->name, def ? d->defaults : "TTL 1 s", phase[p]);
+			snprintf(base_what, sizeof(base_what), "%s polling every 10 ms",
+				 five ? "redlock" : "token-lua");
+			if (!known) {
+				fprintf(b->md, "| 7 | %s | n/a (not counted: see %s/runs/%s) | | | |\n", what,
+					b->out, name);
+				printf("  7. %s: n/a\n", what);
+				b->misses++;
+				continue;
+			}
+			row(b, "7", what, rate[p], "commands/s", base[five][p], base_what,
+			    base[five][p] > 0 ? rate[p] / base[five][p] : 0, "", -1);
+		}
+	}
+	return 0;
+}
+
+/* 7. Every library's commands while holding and while waiting (cost_run). */
+static int bench_cost(struct bench *b)
+{
+	double base[2][2] = { { 0 } };
+	bool known;
+
+	for (int n = 0; n < 2 && !lb_stop_requested(); n++) {
+		const char *recipe = n ? "redlock" : "token-lua";
+		char name[64];
+		snprintf(name, sizeof(name), "7-cost-%s", recipe);
+		if (cost_run(b, lb_strategy_find(recipe), false, name, base[n], &known) < 0)
+			return LB_ESYS;
+		if (!known) {
+			lb_errorf("bench: %s's commands by phase were not counted (see %s/runs/%s)",
+				  recipe, b->out, name);
+			return LB_EINVAL;
+		}
+		for (int p = 0; p < 2; p++) {
+			char what[160];
+			snprintf(what, sizeof(what), "%s (the recipe, polling every 10 ms), commands sent "
+				 "per client-second %s", recipe, p ? "waiting" : "holding");
+			row(b, "7", what, base[n][p], "commands/s", base[n][p], recipe, 1.0, "", -1);
+		}
+	}
+	for (size_t i = 0; i < lb_adapter_count() && !lb_stop_requested(); i++) {
+		const struct lock_strategy *s = lb_adapter_at(i);
+		char why[600];
+		if (!lb_adapter_usable(s, why, sizeof(why))) {
+			printf("  7. SKIPPED %s: %s\n", s->name, why);
+			fprintf(b->md, "| 7 | %s: SKIPPED (%s) | n/a | n/a | n/a | |\n", s->name, why);
+			b->misses++;
+			continue;
+		}
+		if (cost_rows(b, s, base) < 0)
+			return LB_ESYS;
+	}
+	return 0;
+}
+
 static int bench_libraries(struct bench *b)
 {
 	static const char lib_name[] = "redis-py@4.3.4";
@@ -528,12 +647,21 @@ static int parse(int argc, char **argv, struct bench *b)
 				lb_errorf("--duration: expected seconds in (0, 600]");
 				return LB_EXIT_USAGE;
 			}
+		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			if (strcmp(argv[++i], "7")) {
+				lb_errorf("--only: item 7 (each library's cost by phase) is the one that "
+					  "runs alone; got '%.40s'", argv[i]);
+				return LB_EXIT_USAGE;
+			}
+			b->cost_only = true;
 		} else {
-			fprintf(stderr, "usage: lockbench bench [--duration S] [--out DIR]\n\n"
+			fprintf(stderr, "usage: lockbench bench [--duration S] [--out DIR] [--only 7]\n\n"
 					"Measures lockbench against redis-benchmark and the serial limit, the\n"
 					"adapter protocol against a redis-py@4.3.4 section, and redis-py beside\n"
-					"token-lua, on the same servers; writes DIR/bench.csv,\n"
-					"DIR/bench.md and a scaling sweep (default DIR: results/bench/<UTC time>).\n");
+					"token-lua, on the same servers, and what each library's extensions and\n"
+					"retries cost while it holds and while it waits (item 7; --only 7 runs it\n"
+					"alone); writes DIR/bench.csv, DIR/bench.md and a scaling sweep\n"
+					"(default DIR: results/bench/<UTC time>).\n");
 			return strcmp(argv[i], "--help") ? LB_EXIT_USAGE : -1;
 		}
 	}
@@ -717,14 +845,23 @@ int lb_cmd_bench(int argc, char **argv)
 		snprintf(b.out, sizeof(b.out), "results/bench/%s", when);
 	if (lb_results_prepare_dir(b.out) < 0)
 		return LB_EXIT_FAIL;
-	if (start(&b, when) < 0 || baselines(&b) < 0 || bench_overhead(&b) < 0 ||
-	    bench_handoff(&b) < 0)
+	if (start(&b, when) < 0)
+		goto out;
+	if (b.cost_only) {
+		if (bench_cost(&b) == 0)
+			rc = LB_EXIT_OK;
+		goto out;
+	}
+	if (baselines(&b) < 0 || bench_overhead(&b) < 0 || bench_handoff(&b) < 0)
 		goto out;
 	/* 3. a library through the adapter, beside the recipes: what the adapter
 	 * costs (the null adapter, which sends nothing to Redis, against a
 	 * redis-py section at 1 client, interleaved), then redis-py and
 	 * token-lua under the same contended load */
 	if (bench_libraries(&b) < 0 || bench_fanout(&b) < 0)
+		goto out;
+	/* 7. what each library's extensions and retries cost, by phase */
+	if (!lb_stop_requested() && bench_cost(&b) < 0)
 		goto out;
 	/* 6. fairness at scale, and a waiter that dies in the queue */
 	if (!lb_stop_requested() && bench_fairness(&b) < 0)

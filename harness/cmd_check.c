@@ -100,7 +100,7 @@ static void check_one(const char *dir, bool verbose, struct tally *t)
 	} else if (verbose) {
 		printf("summary.csv agrees with %s (%d figures)\n", v.imported ?
 		       "imported.csv, the file it was imported from, and history.csv" :
-		       "history.csv, latency.csv and events.csv", v.figures);
+		       "history.csv, latency.csv, events.csv and attempts.csv", v.figures);
 	} else {
 		lb_esc_fprintf(stdout, LB_LANG_TERM, "ok   %s (%d figures)\n", dir, v.figures);
 	}

@@ -41,6 +41,7 @@ struct cell {
 	bool failed;           /* a run of it failed (it said why): the matrix stopped there */
 	/* figures of the repetitions, summed */
 	uint64_t overlaps, foreign, lost_leases, errors, stale, aborted;
+	uint64_t hidden;       /* busy answers given with no quorum of nodes up */
 	bool foreign_na;       /* a repetition could not measure foreign releases */
 	long long lost_updates;
 	double orphan_ms;      /* worst */
@@ -274,6 +275,8 @@ struct rep_result {
 	int recovered;         /* enum lb_recovered */
 	char skipped[512];
 	uint64_t seed, sections, overlaps, foreign, lost_leases, errors, timeouts, stale, aborted;
+	uint64_t hidden;       /* busy answers with no quorum of nodes up (attempts.h) */
+	bool hidden_na;        /* not measured there (printed n/a, never 0) */
 	bool foreign_na;       /* foreign releases not measured (printed n/a, never 0) */
 	bool pass;             /* the scenario's [expect] section met (its summary read) */
 	char why[256];         /* if not, how it differs */
@@ -338,6 +341,8 @@ static void measure(const struct matrix *m, const struct cell *cell, int rep,
 	out->orphan_ms = v->orphan_ms;
 	out->errors = res.acquire_errors;
 	out->timeouts = res.acquire_timeouts;
+	out->hidden = res.busy.down;
+	out->hidden_na = !res.tries_known;
 	out->stale = res.stale_writes_rejected;
 	out->aborted = res.writes_aborted;
 	out->lost_updates = res.lost_updates;
@@ -357,7 +362,7 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 	}
 	if (r->skipped[0]) {
 		snprintf(cell->skipped, sizeof(cell->skipped), "%s", r->skipped);
-		lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%s,%s,skipped,%d,skipped,,,,,,,,,,,%llu,%s\n",
+		lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%s,%s,skipped,%d,skipped,,,,,,,,,,,,%llu,%s\n",
 			       sc->name, cell->s->name, expected, rep + 1, (unsigned long long)r->seed,
 			       r->dir);
 		fflush(csv);
@@ -384,6 +389,7 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 	cell->foreign += r->foreign;
 	cell->lost_leases += r->lost_leases;
 	cell->errors += r->errors;
+	cell->hidden += r->hidden_na ? 0 : r->hidden;
 	cell->stale += r->stale;
 	cell->aborted += r->aborted;
 	cell->lost_updates += r->lost_updates;
@@ -393,14 +399,16 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 	char foreign[24];
 	snprintf(foreign, sizeof(foreign), r->foreign_na ? "n/a" : "%llu", (unsigned long long)r->foreign);
 	cell->foreign_na |= r->foreign_na;
+	char hidden[24];
+	snprintf(hidden, sizeof(hidden), r->hidden_na ? "n/a" : "%llu", (unsigned long long)r->hidden);
 	lb_esc_fprintf(csv, LB_LANG_CSV,
-		       "%s,%s,%s,%s,%d,%s,%llu,%llu,%.3f,%lld,%s,%llu,%.1f,%s,%llu,%llu,%llu,%s\n",
+		       "%s,%s,%s,%s,%d,%s,%llu,%llu,%.3f,%lld,%s,%llu,%.1f,%s,%llu,%llu,%s,%llu,%s\n",
 		sc->name, cell->s->name, expected, lb_class_name((enum lb_class)r->observed), rep + 1,
 		pass ? "yes" : "no", (unsigned long long)r->sections,
 		(unsigned long long)r->overlaps, r->overlap_ms, r->lost_updates,
 		foreign, (unsigned long long)r->lost_leases, r->orphan_ms,
 		lb_recovered_name((enum lb_recovered)r->recovered), (unsigned long long)r->errors,
-		(unsigned long long)r->timeouts, (unsigned long long)r->seed, r->dir);
+		(unsigned long long)r->timeouts, hidden, (unsigned long long)r->seed, r->dir);
 	fflush(csv);
 	lb_esc_fprintf(stdout, LB_LANG_TERM, "[%d/%d] %-28s x %-13s #%d: %-15s %s%s\n", done, total,
 		       sc->name, cell->s->name,
@@ -601,6 +609,9 @@ static void figures(const struct cell *c, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, "orphaned ≤ %.1f s · ", c->orphan_ms / 1000);
 	if (c->errors && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%llu failed attempts · ", (unsigned long long)c->errors);
+	if (c->hidden && n < len) /* a failure reported as busy: its class hides it */
+		n += (size_t)snprintf(buf + n, len - n, "hidden: %llu busy with no quorum up · ",
+				      (unsigned long long)c->hidden);
 	if (n >= 4 && n < len)
 		buf[n - 4] = '\0'; /* drop the last " · " (4 bytes: the dot is 2) */
 }
@@ -773,7 +784,7 @@ int lb_cmd_matrix(int argc, char **argv)
 	FILE *csv = csv_out.f;
 	fprintf(csv, "scenario,strategy,expected,observed,repeat,pass,sections,overlaps,overlap_ms,"
 		     "lost_updates,foreign_releases,lost_leases,orphan_ms,recovered,acquire_errors,"
-		     "acquire_timeouts,seed,dir\n");
+		     "acquire_timeouts,busy_while_down,seed,dir\n");
 	total = 0;
 	for (int k = 0; k < m.n_cells; k++)
 		total += m.cells[k].repeat;

@@ -20,7 +20,7 @@ static const struct {
 	{ "matrix", lb_cmd_matrix, "every strategy against every scenario, checked against expectations" },
 	{ "chaos", lb_cmd_chaos, "a probabilistic scenario over K seeds: violation rates with intervals" },
 	{ "sweep", lb_cmd_sweep, "vary clients, hold, ttl or keys for several strategies" },
-	{ "bench", lb_cmd_bench, "harness and adapter overhead, hand-off, a library, as ratios" },
+	{ "bench", lb_cmd_bench, "harness and adapter overhead, hand-off, libraries and their cost, as ratios" },
 	{ "report", lb_cmd_report, "draw the charts and report.md of a run or matrix directory" },
 	{ "servers", lb_cmd_servers, "start N embedded redis-servers (or --sentinel) until Ctrl-C" },
 };

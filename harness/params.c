@@ -156,6 +156,15 @@ static const struct lb_param table[LB_P_COUNT] = {
 			"(antirez's delayed restart)",
 		.offset = AT(delayed_restarts),
 	},
+	[LB_P_COUNT_COMMANDS] = {
+		.name = "count-commands", .cli = "count-commands", .run_key = "count_commands",
+		.variant = true, .type = LB_PT_FLAG, .unit = "flag", .max = 1,
+		.help = "every client's lock commands through the relay, which\n"
+			"counts them inside sections and outside\n"
+			"(cmds_per_s_holding, cmds_per_s_waiting); one more hop\n"
+			"on every command",
+		.offset = AT(count_commands),
+	},
 	[LB_P_TOPOLOGY] = {
 		.name = "topology", .cli = "topology", .run_key = "topology", .type = LB_PT_WORDS,
 		.unit = "topology", .words = topologies,

@@ -60,6 +60,8 @@ struct lb_run_cfg {
 	bool no_validity_check;    /* redlock's naive variant (--no-validity-check) */
 	int max_renewals;          /* renewal's bound on extensions; 0: none */
 	bool delayed_restarts;     /* a restarted node stays down one more TTL */
+	bool count_commands;       /* every lock link through the relay, which counts each
+				      client's commands by phase (--count-commands) */
 	bool sentinel;             /* lock node 0 is a primary with 2 replicas behind 3
 				      Sentinels, found through them (topology.h) */
 	bool cluster;              /* lock node 0 is the primary of the run's slot in a
@@ -110,6 +112,7 @@ enum lb_param_id {
 	LB_P_TOPOLOGY,
 	LB_P_MAX_LAG,
 	LB_P_DOWN_AFTER,
+	LB_P_COUNT_COMMANDS,
 	LB_P_COUNT
 };
 

@@ -510,6 +510,71 @@ int lb_waiters_read(const char *path, int clients, int keys, struct lb_waiter **
 	return rc;
 }
 
+/* ---- attempts.csv ---- */
+
+int lb_attempts_read(const char *path, int clients, struct lb_try **out, size_t *n)
+{
+	static const long long T = INT64_MAX / 4;
+	char buf[LB_READ_MAX_LINE];
+	struct lb_try *v = NULL;
+	size_t k = 0, cap = 0;
+	struct rd r;
+	int rc;
+	FILE *f = open_in(path, false, &rc);
+
+	*out = NULL;
+	*n = 0;
+	if (!f) /* absent: an older run (rc 0), or unreadable */
+		return rc;
+	rd_init(&r, f, path, buf, sizeof(buf));
+	if ((rc = rd_next(&r)) <= 0 || strcmp(buf, LB_ATTEMPTS_HEADER)) {
+		if (rc == 0)
+			rc = rd_fail(&r, "expected the header %s", LB_ATTEMPTS_HEADER);
+		else if (rc > 0)
+			rc = rd_fail(&r, "expected the header %s", LB_ATTEMPTS_HEADER);
+		fclose(f);
+		return rc;
+	}
+	while ((rc = rd_next(&r)) > 0) {
+		char *fl[4];
+		long long c, start, end;
+		int result;
+		if ((rc = rd_fields(&r, buf, fl, 4, LB_ATTEMPTS_HEADER)) < 0 ||
+		    (rc = rd_int(&r, "client", fl[0], false, 0, clients - 1, &c)) < 0 ||
+		    (rc = rd_int(&r, "start_ns", fl[1], false, -T, T, &start)) < 0 ||
+		    (rc = rd_int(&r, "end_ns", fl[2], false, -T, T, &end)) < 0)
+			break;
+		if ((result = lb_try_result_parse(fl[3])) < 0) {
+			rc = rd_fail(&r, "field result: expected acquired, busy, error, refused or "
+				     "unknown, got '%.40s'", fl[3]);
+			break;
+		}
+		if (end < start) {
+			rc = rd_fail(&r, "field end_ns: %lld is before start_ns %lld", end, start);
+			break;
+		}
+		if (k == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			struct lb_try *nv = realloc(v, ncap * sizeof(*nv));
+			if (!nv) {
+				rc = LB_ENOMEM;
+				break;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		v[k++] = (struct lb_try){ (int)c, start, end, (enum lb_try_result)result };
+	}
+	fclose(f);
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
 /* ---- events.csv ---- */
 
 static int event_kind(const char *name)

@@ -18,6 +18,7 @@
 
 #include <stdio.h>
 
+#include "attempts.h"
 #include "foreign.h"
 #include "history.h"
 #include "metrics.h"
@@ -51,6 +52,10 @@ int lb_summary_shape(const struct lb_summary *s, const char *path, struct lb_run
 int lb_history_read(const char *path, int clients, int keys, struct lb_section **out, size_t *n);
 int lb_history_read_file(FILE *f, const char *path, int clients, int keys,
 			 struct lb_section **out, size_t *n);
+
+/* attempts.csv of a run of @clients clients: a malloc'd array; absent: none
+ * and 0 (a run older than the file). */
+int lb_attempts_read(const char *path, int clients, struct lb_try **out, size_t *n);
 
 /* waiters.csv of a run of @clients clients on @keys keys: a malloc'd array
  * the caller frees, at most one row a client. Absent (a run written before

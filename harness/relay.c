@@ -44,6 +44,7 @@ struct conn {
 	struct lb_link_ctl *ctl;  /* the control word it obeys (relay.h: parties) */
 	int flush_seen;
 	short ev[2];              /* revents of the last poll, per side */
+	struct lb_resp_parse parse; /* the client's requests, counted */
 };
 
 struct relay {
@@ -212,6 +213,69 @@ static void on_accept(struct relay *r, size_t link)
 	r->conns[r->n_conns++] = c;
 }
 
+enum { P_START, P_ARRAY_LEN, P_BULK_HEAD, P_BULK_LEN, P_BULK_DATA, P_INLINE };
+
+/* A length's digits, up to its LF (a CR before it, and anything not a digit,
+ * skipped): true when the LF came. Capped: a hostile length is still finite. */
+static bool length_digit(struct lb_resp_parse *p, char ch)
+{
+	if (ch == '\n')
+		return true;
+	if (ch >= '0' && ch <= '9' && p->num < (1LL << 40))
+		p->num = p->num * 10 + (ch - '0');
+	return false;
+}
+
+uint64_t lb_resp_count(struct lb_resp_parse *p, const char *buf, size_t n)
+{
+	uint64_t count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char ch = buf[i];
+		switch (p->state) {
+		case P_START:
+			if (ch == '*') {
+				count++;
+				p->state = P_ARRAY_LEN;
+				p->num = 0;
+			} else if (ch != '\r' && ch != '\n') {
+				count++; /* an inline command, to its LF */
+				p->state = P_INLINE;
+			}
+			break;
+		case P_ARRAY_LEN:
+			if (length_digit(p, ch)) {
+				p->elems = p->num;
+				p->state = p->elems > 0 ? P_BULK_HEAD : P_START;
+			}
+			break;
+		case P_BULK_HEAD:
+			p->num = 0;
+			p->state = ch == '$' ? P_BULK_LEN : P_START;
+			break;
+		case P_BULK_LEN:
+			if (length_digit(p, ch)) {
+				p->left = p->num + 2;
+				p->state = P_BULK_DATA;
+			}
+			break;
+		case P_BULK_DATA: {
+			size_t take = n - i < (size_t)p->left ? n - i : (size_t)p->left;
+			p->left -= (long long)take;
+			i += take - 1;
+			if (p->left == 0)
+				p->state = --p->elems > 0 ? P_BULK_HEAD : P_START;
+			break;
+		}
+		case P_INLINE:
+			if (ch == '\n')
+				p->state = P_START;
+			break;
+		}
+	}
+	return count;
+}
+
 /* Read what side @s has for the other side: dropped (blackhole) or queued. */
 static void read_side(struct conn *c, int s)
 {
@@ -237,6 +301,8 @@ static void read_side(struct conn *c, int s)
 		free(ch);
 		return;
 	}
+	if (s == 0) /* what the server will be asked */
+		atomic_fetch_add(&k->requests, lb_resp_count(&c->parse, ch->data, (size_t)n));
 	int delay = atomic_load(s == 0 ? &k->delay_ms : &k->reply_delay_ms);
 	struct chunk *small = realloc(ch, sizeof(*ch) + (size_t)n);
 	if (small)

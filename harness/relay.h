@@ -45,7 +45,21 @@ struct lb_link_ctl {
 	_Atomic int reply_delay_ms; /* server-to-client delay in pass mode */
 	_Atomic int port;         /* where the client connects; 0: no relay */
 	_Atomic int flush_gen;    /* bumped: send every delayed byte now */
+	_Atomic uint64_t requests; /* commands the relay passed on to the server, counted
+				      in the client's RESP stream (lb_resp_count) */
 };
+
+/* A RESP request stream's parser state: lb_resp_count counts the commands
+ * (arrays of bulk strings, or inline lines) that begin in each piece. */
+struct lb_resp_parse {
+	int state;
+	long long num;            /* the length being read */
+	long long left;           /* bytes of the bulk string (and its CRLF) to skip */
+	long long elems;          /* bulk strings of the array still to come */
+};
+
+/* Feed @n bytes of a client's stream; returns the commands that began in them. */
+uint64_t lb_resp_count(struct lb_resp_parse *p, const char *buf, size_t n);
 
 /* One link: where the relay forwards what arrives on ctl->port. */
 struct lb_relay_link {

@@ -240,6 +240,11 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 		write_waiters(o.f, res);
 		rc = lb_outfile_close(&o);
 	}
+	/* every attempt and its answer: check recomputes busy_while_free */
+	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "attempts.csv", true)) == 0) {
+		lb_attempts_write(o.f, res->tries, res->n_tries);
+		rc = lb_outfile_close(&o);
+	}
 	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "latency.csv", true)) == 0) {
 		write_latency(o.f, &res->latency);
 		rc = lb_outfile_close(&o);

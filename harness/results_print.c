@@ -155,6 +155,14 @@ static void print_safety(FILE *f, const struct lb_run_cfg *cfg, const struct lb_
 		   "%llu acquire attempts found a node down\n",
 		(unsigned long long)v->holder_deaths, v->orphan_ms, lb_recovered_name(v->recovered),
 		v->fairness, (unsigned long long)res->acquire_errors);
+	if (!res->tries_known)
+		fprintf(f, "  busy         %llu busy answers; while the nodes were down: n/a (%s)\n",
+			(unsigned long long)res->busy.busy, res->tries_why);
+	else if (res->busy.down > 0)
+		fprintf(f, "  busy         %llu busy answers, %llu of them while fewer than a quorum of "
+			   "the lock's nodes were up and nobody held it: a failure reported as busy "
+			   "(hidden)\n", (unsigned long long)res->busy.busy,
+			(unsigned long long)res->busy.down);
 }
 
 /* A load that cannot show a race: one client did nearly every section (it

@@ -206,6 +206,8 @@ void lb_run_result_free(struct lb_run_result *res)
 	free(res->events);
 	free(res->waiters);
 	res->waiters = NULL;
+	free(res->tries);
+	res->tries = NULL;
 	free(res->key_events);
 	lb_foreign_result_free(&res->foreign);
 	res->key_events = NULL;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "attempts.h"
 #include "foreign.h"
 #include "metrics.h"
 #include "shared_event.h"
@@ -44,6 +45,18 @@ struct lb_run_result {
 	struct lb_waiter *waiters; /* owned: each client's calls after its last enter that
 				      did not enter (history.h), at most one a client */
 	size_t n_waiters;
+	struct lb_try *tries;      /* owned: every acquire attempt (attempts.h), by client */
+	size_t n_tries;
+	bool tries_known;          /* the logs held them all, and a node down is the lock down */
+	char tries_why[120];       /* why busy_while_down is n/a, or "" */
+	struct lb_busy busy;       /* busy answers, and those given with no quorum up */
+	/* the lock's commands by phase, as the relay counted them per client
+	 * (relay.h): inside a section (enter to release) and outside it, and the
+	 * client-seconds of each; known only where every lock command of a client
+	 * went through its own links of the relay */
+	bool phase_known;
+	uint64_t cmds_holding, cmds_waiting;
+	double holding_s, waiting_s;
 	double elapsed_s;          /* from the first client's start to the stop */
 	double throughput_per_s;
 	uint64_t acquire_timeouts; /* acquires that gave up */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "attempts.h"
 #include "run.h"
 #include "run_ctx.h"
 #include "signals.h"
@@ -188,6 +189,83 @@ static int collect_waiters(struct run_ctx *r, int64_t end)
 	return 0;
 }
 
+/* Each client's attempt log (shared.h), and the attempt it died or was cut
+ * in, whose end nobody saw: at its death or the run's end. */
+static int collect_tries(struct run_ctx *r, int64_t end)
+{
+	struct lb_run_result *res = r->res;
+	size_t total = 0;
+	bool full = false;
+
+	for (int i = 0; i < r->cfg->clients; i++)
+		total += atomic_load(&r->sh->client[i].n_tries) + 1;
+	res->tries = calloc(total ? total : 1, sizeof(*res->tries));
+	if (!res->tries)
+		return LB_ENOMEM;
+	for (int i = 0; i < r->cfg->clients; i++) {
+		struct lb_client_slot *c = &r->sh->client[i];
+		uint32_t n = atomic_load(&c->n_tries);
+		int64_t open = atomic_load(&c->try_open_ns), death = atomic_load(&c->death_ns);
+		for (uint32_t j = 0; j < n; j++) {
+			const struct lb_try_rec *t = lb_shared_try(r->sh, i, j);
+			res->tries[res->n_tries++] = (struct lb_try){ i, t->start_ns, t->end_ns,
+				(enum lb_try_result)t->result };
+		}
+		if (open && open - r->sh->t0_ns <= (death ? death : end))
+			res->tries[res->n_tries++] = (struct lb_try){ i, open - r->sh->t0_ns,
+				death ? death : end, LB_TRY_UNKNOWN };
+		full |= atomic_load(&c->tries_full) != 0;
+	}
+	/* a node down is the lock down only where no replica takes its place,
+	 * and only lockbench's own servers' faults are all in the events */
+	const struct lb_run_cfg *cfg = r->cfg;
+	bool replicas = r->replica || cfg->sentinel || cfg->cluster || lb_cfg_theirs(cfg);
+	res->tries_known = !full && !replicas;
+	if (full)
+		snprintf(res->tries_why, sizeof(res->tries_why), "a client's attempt log filled "
+			 "(%zu attempts)", r->sh->try_cap);
+	else if (replicas)
+		snprintf(res->tries_why, sizeof(res->tries_why), "%s", lb_cfg_theirs(cfg) ?
+			 "the servers are the user's: lockbench does not see every fault" :
+			 "replicas: a node down is not the lock down");
+	return 0;
+}
+
+/* The lock's commands by phase (run.h): what each client counted at its
+ * enters and releases, and what the relay passed on after its last count,
+ * to the phase it ended in; the client-seconds of each phase from its
+ * sections and its life. */
+static void collect_phases(struct run_ctx *r, int64_t end)
+{
+	struct lb_run_result *res = r->res;
+
+	res->phase_known = r->relay > 0 && !r->cfg->sentinel && !r->cfg->cluster &&
+			   !lb_cfg_theirs(r->cfg);
+	if (!res->phase_known)
+		return;
+	for (int i = 0; i < r->cfg->clients; i++) {
+		struct lb_client_slot *c = &r->sh->client[i];
+		uint64_t all = 0, held = atomic_load(&c->cmds_held), waited = atomic_load(&c->cmds_waiting);
+		int64_t death = atomic_load(&c->death_ns), life = death ? death : end, inside = 0;
+		bool open = false;
+		for (size_t j = 0; j < r->n_lock && j < LB_RELAY_RESOURCE; j++)
+			all += atomic_load(&r->sh->link[i][j].requests);
+		for (size_t k = 0; k < res->n_sections; k++) {
+			const struct lb_section *s = &res->sections[k];
+			if (s->client != i)
+				continue;
+			int64_t to = s->release_ns >= 0 ? s->release_ns : s->exit_ns;
+			inside += to > s->enter_ns ? to - s->enter_ns : 0;
+			open |= s->release_ns < 0;
+		}
+		uint64_t rest = all > held + waited ? all - held - waited : 0;
+		res->cmds_holding += held + (open ? rest : 0);
+		res->cmds_waiting += waited + (open ? 0 : rest);
+		res->holding_s += (double)inside / 1e9;
+		res->waiting_s += (double)(life > inside ? life - inside : 0) / 1e9;
+	}
+}
+
 /* Shared records -> sections; a record's state says how far it got. */
 int run_collect(struct run_ctx *r)
 {
@@ -228,7 +306,10 @@ int run_collect(struct run_ctx *r)
 	}
 	res->n_sections = k;
 	qsort(res->sections, k, sizeof(*res->sections), section_cmp);
-	return collect_waiters(r, end) < 0 ? LB_ENOMEM : collect_events(r);
+	if (collect_waiters(r, end) < 0 || collect_tries(r, end) < 0)
+		return LB_ENOMEM;
+	collect_phases(r, end);
+	return collect_events(r);
 }
 
 /* The counters' final values, the writes the resource applied, and what the
@@ -314,6 +395,9 @@ int run_judge(struct run_ctx *r)
 		.interrupted = res->interrupted ? lb_stop_signal() : 0,
 	};
 	res->observed = lb_classify(&ci, res->observed_why, sizeof(res->observed_why));
+	if (rc == 0)
+		rc = lb_busy_down(res->tries, res->n_tries, res->sections, res->n_sections,
+				  res->events, res->n_events, (int)r->n_lock, &res->busy);
 	res->throughput_per_s = res->elapsed_s > 0 ? (double)res->n_sections / res->elapsed_s : 0;
 	res->cmds_per_section = res->lock_commands_known && res->n_sections ?
 				(double)res->lock_commands / (double)res->n_sections : NAN;

@@ -110,7 +110,8 @@ bool run_scenario_has(const struct lb_scenario *sc, enum lb_action a)
  * lockbench's own recipes are told of directly. */
 bool run_needs_relay(const struct lb_run_cfg *cfg)
 {
-	return cfg->sentinel || cfg->cluster || (cfg->scenario && (lb_scenario_needs_relay(cfg->scenario) ||
+	return cfg->sentinel || cfg->cluster || cfg->count_commands ||
+	       (cfg->scenario && (lb_scenario_needs_relay(cfg->scenario) ||
 				 (lb_strategy_is_external(cfg->strategy) &&
 				  run_scenario_has(cfg->scenario, LB_ACT_PARTITION))));
 }

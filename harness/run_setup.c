@@ -11,6 +11,7 @@
 #include "run_ctx.h"
 
 #define RECORD_BUDGET_BYTES (INT64_C(8) << 30) /* virtual, MAP_NORESERVE */
+#define TRY_BUDGET_BYTES (INT64_C(4) << 30)    /* the attempt logs: the same */
 
 static int map_shared(struct run_ctx *r)
 {
@@ -18,10 +19,17 @@ static int map_shared(struct run_ctx *r)
 	int64_t cap = (int64_t)(cfg->duration_s * 50000) + 1024;
 	int64_t limit = RECORD_BUDGET_BYTES / cfg->clients / (int64_t)sizeof(struct lb_record);
 
+	/* attempts: a spinning wait tries every few tens of microseconds */
+	int64_t try_cap = (int64_t)(cfg->duration_s * 20000) + 1024;
+	int64_t try_limit = TRY_BUDGET_BYTES / cfg->clients / (int64_t)sizeof(struct lb_try_rec);
+
 	if (cap > limit)
 		cap = limit;
+	if (try_cap > try_limit)
+		try_cap = try_limit;
 	r->sh_bytes = sizeof(struct lb_shared) +
-		      (size_t)cfg->clients * (size_t)cap * sizeof(struct lb_record);
+		      (size_t)cfg->clients * (size_t)cap * sizeof(struct lb_record) +
+		      (size_t)cfg->clients * (size_t)try_cap * sizeof(struct lb_try_rec);
 	r->sh = mmap(NULL, r->sh_bytes, PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (r->sh == MAP_FAILED) {
@@ -30,6 +38,7 @@ static int map_shared(struct run_ctx *r)
 		return LB_ESYS;
 	}
 	r->sh->cap = (size_t)cap;
+	r->sh->try_cap = (size_t)try_cap;
 	r->sh->clients = cfg->clients;
 	r->sh->keys = cfg->keys;
 	return 0;

@@ -36,6 +36,14 @@ struct lb_record {
 	_Atomic int32_t state;     /* enum lb_rec_state */
 };
 
+/* An acquire attempt (attempts.h), times relative to t0. */
+struct lb_try_rec {
+	int64_t start_ns;
+	int64_t end_ns;
+	int32_t result;            /* enum lb_try_result */
+	int32_t unused;
+};
+
 struct lb_client_slot {
 	pid_t pid;
 	_Atomic uint32_t n_records;
@@ -68,6 +76,16 @@ struct lb_client_slot {
 	_Atomic int64_t wait_end_ns;    /* the last returned; 0 while it runs */
 	_Atomic int wait_cut;           /* the last was stopped by the run's end */
 	struct lb_hist censored;        /* the length of each call that did not enter */
+	/* its attempts (lb_shared_try): how many, whether the log filled, and
+	 * when the one under way began (absolute; 0: none) */
+	_Atomic uint32_t n_tries;
+	_Atomic int tries_full;
+	_Atomic int64_t try_open_ns;
+	/* the lock commands the relay counted for it (relay.h), by phase: from
+	 * an enter to its release's return, and the rest (the parent adds what
+	 * came after the last count, to the phase the client was in) */
+	_Atomic uint64_t cmds_held;
+	_Atomic uint64_t cmds_waiting;
 };
 
 
@@ -83,6 +101,7 @@ struct lb_shared {
 	_Atomic uint64_t canary_violations;
 	int clients, keys;                     /* of the run, for the helpers below */
 	size_t cap;                            /* records per client */
+	size_t try_cap;                        /* attempts per client, after the records */
 	_Atomic uint32_t n_events;
 	struct lb_event events[LB_MAX_EVENTS];
 	_Atomic int event_ready[LB_MAX_EVENTS]; /* set once the slot is written */
@@ -119,6 +138,14 @@ struct lb_shared {
 static inline struct lb_record *lb_shared_record(struct lb_shared *sh, int client, size_t i)
 {
 	return &sh->records[(size_t)client * sh->cap + i];
+}
+
+/* Client @client's attempt @i: the attempt logs follow every client's records. */
+static inline struct lb_try_rec *lb_shared_try(struct lb_shared *sh, int client, size_t i)
+{
+	struct lb_try_rec *log = (struct lb_try_rec *)(void *)(sh->records +
+							       (size_t)sh->clients * sh->cap);
+	return &log[(size_t)client * sh->try_cap + i];
 }
 
 /* Record that client @client took @host:@port (@run_id) for the primary, once

@@ -344,6 +344,8 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put(s, "stop_signal", "%s", !res->interrupted ? "-" : lb_stop_signal() == SIGTERM ? "SIGTERM" :
 	    "SIGINT");
 	put(s, "acquire_errors", "%llu", (unsigned long long)res->acquire_errors);
+	put(s, "busy_answers", "%llu", (unsigned long long)res->busy.busy);
+	put_num(s, "busy_while_down", (double)res->busy.down, res->tries_known);
 	put(s, "uncertain_writes", "%llu", (unsigned long long)res->uncertain_writes);
 	put(s, "stale_writes_rejected", "%llu", (unsigned long long)res->stale_writes_rejected);
 	put(s, "writes_aborted", "%llu", (unsigned long long)res->writes_aborted);
@@ -378,6 +380,10 @@ static void put_outcome(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put_text(s, "lock_commands_note", res->lock_commands_known ? "-" : res->lock_commands_why);
 	put_num(s, "lock_cmds_per_held_s", cost.per_held_s, cost.rate_known);
 	put_num(s, "lock_cmds_bound_per_s", cost.bound_per_held_s, cost.bound_known);
+	put_num(s, "cmds_per_s_holding", res->holding_s > 0 ? (double)res->cmds_holding / res->holding_s :
+		0, res->phase_known && res->holding_s > 0);
+	put_num(s, "cmds_per_s_waiting", res->waiting_s > 0 ? (double)res->cmds_waiting / res->waiting_s :
+		0, res->phase_known && res->waiting_s > 0);
 	int expected = cfg->scenario ? lb_scenario_expected(cfg->scenario, cfg->strategy->name) : -1;
 	put(s, "expected", "%s", expected >= 0 ? lb_class_name((enum lb_class)expected) : "-");
 	put(s, "observed", "%s", lb_class_name(res->observed));

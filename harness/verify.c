@@ -244,6 +244,30 @@ struct run_in {
 	struct lb_hist lat, cens;
 };
 
+/* The busy answers, and those given with no quorum of nodes up, from
+ * attempts.csv, the history and the events again (a run older than
+ * attempts.csv has neither column: nothing to compare). */
+static void check_busy(struct ctx *c, const char *dir, const struct run_in *in)
+{
+	char path[4096];
+	struct lb_try *t = NULL;
+	size_t n = 0;
+	struct lb_busy b;
+
+	if (!lb_summary_get(c->s, "busy_answers"))
+		return;
+	snprintf(path, sizeof(path), "%.4000s/attempts.csv", dir);
+	if (lb_attempts_read(path, in->shape.clients, &t, &n) < 0 ||
+	    lb_busy_down(t, n, in->sec, in->n, in->ev, in->n_ev, (int)num(c, "nodes"), &b) < 0) {
+		free(t);
+		differs(c, "busy_answers");
+		return;
+	}
+	free(t);
+	figure(c, "busy_answers", (double)b.busy, true, 0);
+	figure(c, "busy_while_down", (double)b.down, known(c, "busy_while_down"), 0);
+}
+
 static void run_in_free(struct run_in *in)
 {
 	free(in->sec);
@@ -599,6 +623,7 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	figure(&c, "retries_per_acquire", acquires > 0 ? (attempts - acquires) / acquires : 0,
 	       acquires > 0, 0);
 	check_lost(&c, &lost, &lost_max);
+	check_busy(&c, dir, &in);
 	int64_t sb_from = 0, sb_to = 0;
 	int sb_server;
 	bool split = lb_split_brain_window(in.sec, in.n, in.ev, in.n_ev, &sb_from, &sb_to, &sb_server);

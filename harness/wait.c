@@ -154,7 +154,11 @@ int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb
 		*grant = (struct lb_grant){ .fence = -1, .validity_ms = -1 };
 		if (tally && tally->last_try_ns)
 			atomic_store(tally->last_try_ns, lb_now_ns());
+		if (tally && tally->on_try_begin)
+			tally->on_try_begin(tally->arg);
 		rc = strategy->acquire(self, grant);
+		if (tally && tally->on_try_end)
+			tally->on_try_end(tally->arg, rc);
 		bool error = rc == LB_EREDIS || rc == LB_ENOREPLICA;
 		info->attempts++;
 		info->errors += error;

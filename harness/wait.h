@@ -66,6 +66,9 @@ struct lb_acquire_tally {
 	/* optional: told after each attempt whether it found a server down */
 	void (*on_attempt)(void *arg, bool error);
 	void *arg;
+	/* optional: told before each attempt, and after it with its status */
+	void (*on_try_begin)(void *arg);
+	void (*on_try_end)(void *arg, int rc);
 };
 
 /*

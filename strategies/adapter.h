@@ -37,6 +37,8 @@ struct lb_adapter_def {
 	char manifest[512];          /* where it was read from, or "" for exec: */
 	char requires[512];          /* shell command: exits 0 when usable; "" none */
 	char outside_key[96];        /* a key it writes beyond its own; "" none */
+	char defaults[200];          /* what `--adapter-arg defaults` keeps of the library's
+				        own settings, or "" when it takes no such argument */
 	const char *argv[LB_ADAPTER_MAX_ARGS + 1]; /* program and its arguments */
 	char argbuf[2048];           /* storage for argv */
 	unsigned claims;

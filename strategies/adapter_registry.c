@@ -67,6 +67,7 @@ static const struct key {
 	{ "source", true, offsetof(struct lb_adapter_def, source), sizeof(((struct lb_adapter_def *)0)->source) },
 	{ "outside_key", true, offsetof(struct lb_adapter_def, outside_key), sizeof(((struct lb_adapter_def *)0)->outside_key) },
 	{ "sends", true, offsetof(struct lb_adapter_def, sends), sizeof(((struct lb_adapter_def *)0)->sends) },
+	{ "defaults", true, offsetof(struct lb_adapter_def, defaults), sizeof(((struct lb_adapter_def *)0)->defaults) },
 	{ "interpreter", false, offsetof(struct manifest, interpreter), sizeof(((struct manifest *)0)->interpreter) },
 	{ "program", false, offsetof(struct manifest, program), sizeof(((struct manifest *)0)->program) },
 	{ "args", false, offsetof(struct manifest, args), sizeof(((struct manifest *)0)->args) },
@@ -108,8 +109,8 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		k++;
 	if (k == sizeof(keys) / sizeof(keys[0]))
 		return bad_key(m, name, "not a manifest key (name, library, package, language, version, "
-			       "summary, sends, source, interpreter, program, args, claims, nodes, "
-			       "outside_key)", NULL);
+			       "summary, sends, defaults, source, interpreter, program, args, claims, "
+			       "nodes, outside_key)", NULL);
 	bool more = k == 8 && m->last && !strcmp(m->last, "sends"); /* sends goes on over indented lines */
 	if ((m->seen & 1u << k) && !more)
 		return bad_key(m, name, "given twice (only sends goes on over indented lines)", NULL);

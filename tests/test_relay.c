@@ -231,3 +231,32 @@ Test(relay, parties_are_told_apart_by_their_address)
 	kill(p, SIGKILL);
 	waitpid(p, NULL, 0);
 }
+
+/* The relay counts the commands a client sends (--count-commands): RESP
+ * arrays whose bulk strings may hold "*", CRLF or anything, cut anywhere
+ * between reads, and inline commands. Every split of the stream counts the
+ * same; a command is counted in the piece where it begins. */
+Test(relay, counts_commands_however_the_stream_is_cut, .init = NULL, .fini = NULL)
+{
+	static const char stream[] = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$7\r\n*2\r\n$1\r\n\r\n"
+				     "PING\r\n"
+				     "*1\r\n$4\r\nPING\r\n"
+				     "*5\r\n$7\r\nEVALSHA\r\n$40\r\n0123456789012345678901234567890123456789"
+				     "\r\n$1\r\n1\r\n$1\r\nk\r\n$0\r\n\r\n";
+	size_t len = sizeof(stream) - 1;
+
+	for (size_t cut = 0; cut <= len; cut++) {
+		struct lb_resp_parse p = { 0 };
+		uint64_t got = lb_resp_count(&p, stream, cut);
+		got += lb_resp_count(&p, stream + cut, len - cut);
+		cr_assert_eq(got, 4, "cut at %zu: %llu commands", cut, (unsigned long long)got);
+	}
+	struct lb_resp_parse p = { 0 };
+	uint64_t bytewise = 0;
+	for (size_t i = 0; i < len; i++)
+		bytewise += lb_resp_count(&p, stream + i, 1);
+	cr_assert_eq(bytewise, 4);
+	/* a hostile length is bounded: the count stays finite and nothing reads past */
+	struct lb_resp_parse h = { 0 };
+	cr_assert_eq(lb_resp_count(&h, "*99999999999999999999\r\n$99999999999999999\r\nab", 46), 1);
+}
