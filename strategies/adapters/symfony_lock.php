@@ -180,6 +180,7 @@ function main(array $argv): int
                 } catch (LockConflictedException $e) {
                     /* acquire(true) gives up only on an error; a conflict it
                      * throws comes from the refresh that follows the grant */
+                    fwrite(STDERR, sprintf("%.6f acquire: %s\n", microtime(true), error_text($e)));
                     say('error ' . error_text($e));
                     break;
                 }
@@ -211,6 +212,8 @@ function main(array $argv): int
             /* refresh(): another holds it, or it is gone */
             say('not-owned');
         } catch (Throwable $e) {
+            /* its stderr is the run's adapter-<client>.log */
+            fwrite(STDERR, sprintf("%.6f %s: %s\n", microtime(true), $cmd, error_text($e)));
             say('error ' . error_text($e));
         }
     }
