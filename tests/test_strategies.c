@@ -54,6 +54,11 @@ static const struct expect expectations[] = {
 	{ "redis-semaphore-redlock@5.8.0", true, 0, false, false, false, true },
 	{ "redlock-universal@0.8.5", true, 0, false, false, false, true },
 	{ "redlock-universal-redlock@0.8.5", true, 0, false, false, false, true },
+	/* Symfony Lock: a stale release removes only its own member and says nothing
+	 * (released, not not-owned): neither owner_only nor stale_foreign; its own
+	 * test below (symfony_stale_release_is_quiet) */
+	{ "symfony-lock@5.4.53", true, TTL_MS + 150, false, false, false, false },
+	{ "symfony-lock-combined@5.4.53", true, TTL_MS + 150, false, false, false, false },
 };
 #define N_EXPECT (sizeof(expectations) / sizeof(expectations[0]))
 
@@ -221,6 +226,34 @@ ParameterizedTest(struct sp *p, contract, stale_release_foreign)
 	cr_assert_eq(fx_release(&a), LB_EFOREIGN, "%s: deleting B's lock was not reported", p->name);
 	cr_assert_eq(fx_pttl(&f, 0, KEY), -2, "%s: B's lock survived", p->name);
 	cr_assert_eq(fx_release(&b), LB_ELOST);
+}
+
+/* Symfony Lock's Lock::release() deletes its own member of the sorted set
+ * only when it is there and raises only when it is still there afterwards: a
+ * stale holder's release is answered released, and B's lock stays. */
+static void symfony_stale_release(const char *name)
+{
+	struct sp p;
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	setup(&p, TTL_MS);
+	cr_assert_eq(fx_acquire(&a), 0);
+	lb_sleep_ns((TTL_MS + 150) * LB_NS_PER_MS);
+	cr_assert_eq(fx_acquire(&b), 0, "%s: B did not take the lapsed lock", name);
+	cr_assert_eq(fx_release(&a), 0, "%s: the stale release was not answered released", name);
+	cr_assert_eq(fx_acquire(&a), LB_EBUSY, "%s: the stale release freed B's lock", name);
+	cr_assert_gt(fx_pttl(&f, 0, KEY), 0, "%s: B's lock lost its key", name);
+	cr_assert_eq(fx_release(&b), 0, "%s: B could not release its own lock", name);
+	cr_assert_eq(fx_pttl(&f, 0, KEY), -2, "%s: B's release left the key", name);
+}
+
+Test(contract, symfony_stale_release_is_quiet)
+{
+	symfony_stale_release("symfony-lock@5.4.53");
+}
+
+Test(contract, symfony_combined_stale_release_is_quiet)
+{
+	symfony_stale_release("symfony-lock-combined@5.4.53");
 }
 
 PARAMS(anyone_can_delete, ANYONE_DELS)
