@@ -269,7 +269,8 @@ int lb_foreign_verdict(struct lb_verdict *v, const struct lb_section *s, size_t 
 	int rc = lb_foreign_judge(s, n, e, ne, o, out);
 	if (rc < 0)
 		return rc;
-	if (out->unjudged) {
+	out->unseen = n > 0 && out->sets == 0;
+	if (out->unjudged || out->unseen) {
 		v->foreign_source = blind ? LB_FOREIGN_NA : LB_FOREIGN_CLIENT;
 		v->foreign_releases = blind ? 0 : v->foreign_client;
 		return 0;

@@ -386,6 +386,11 @@ int run_judge(struct run_ctx *r)
 		snprintf(res->foreign_why, sizeof(res->foreign_why), "on several lock nodes a set is "
 			 "matched to its section only by the token the strategy says (token=), and %.60s "
 			 "says none: the servers' events cannot be judged", cfg->strategy->name);
+	else if (res->foreign.unseen)
+		snprintf(res->foreign_why, sizeof(res->foreign_why), "%.60s entered %zu sections, "
+			 "but the servers showed no set of a lock key: it writes the lock as another "
+			 "type (a sorted set, a hash), whose changes the watcher does not follow",
+			 cfg->strategy->name, res->n_sections);
 	struct lb_class_input ci = {
 		.v = &res->verdict, .lost_min = res->lost_updates, .lost_max = res->lost_updates_max,
 		.attempts = res->attempts, .acquire_errors = res->acquire_errors,

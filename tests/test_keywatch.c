@@ -223,3 +223,21 @@ Test(keywatch, servers_that_are_not_lockbenchs_are_not_watched, .init = mktmp)
 	cr_assert_neq(strcmp(text(sub, "foreign_releases"), "n/a"), 0);
 	cr_assert(strstr(out(), "the servers are not lockbench's"), "%s", out());
 }
+
+/* A lock written as another type (Symfony Lock's sorted set, ZADD) shows
+ * the servers no set: its foreign releases are n/a, said why, never a 0
+ * the watcher could not have seen otherwise. */
+Test(keywatch, a_lock_the_watcher_cannot_see_written_is_na, .init = mktmp)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/zset", tmpdir);
+	const char *args[] = { "run", "--strategy", "symfony-lock@5.4.53", "--clients", "2",
+			       "--duration", "1", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	cr_assert(strstr(out(), "the servers showed no set of a lock key"), "%s", out());
+	cr_assert_gt(num(dir, "sections"), 0);
+	cr_assert_str_eq(text(dir, "foreign_source"), "n/a");
+	cr_assert_str_eq(text(dir, "foreign_releases"), "n/a");
+	const char *check[] = { "check", dir, NULL };
+	cr_assert_eq(lb(check), 0, "%s", out());
+}

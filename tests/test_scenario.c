@@ -415,6 +415,76 @@ Test(scenario, pitfall_pages_show_the_expected_outcomes)
 	}
 }
 
+/* The choosing page's tables (docs/libraries/choosing.md) say, cell for
+ * cell, what the scenario files expect: a class, "—" where there is no
+ * [expect] line, and "hidden" exactly where the line requires busy answers
+ * with no quorum up. The page answers "which lock" and cannot drift. */
+static void choosing_row(const char *page, char *line, char (*names)[64], int n_names)
+{
+	char sc_name[64], *p;
+	if (sscanf(line, "| [%63[^]]](../pitfalls/", sc_name) != 1 || !(p = strstr(line, ".md) |")))
+		return;
+	cr_assert_eq(lb_scenario_load(sc_name, &sc), 0, "%s: %s", page, sc_name);
+	p += strlen(".md) |");
+	for (int k = 0; k < n_names; k++) {
+		char *end = strchr(p, '|');
+		cr_assert_not_null(end, "%s: %s has fewer cells than names", page, sc_name);
+		*end = '\0';
+		while (*p == ' ')
+			p++;
+		int want = lb_scenario_expected(&sc, names[k]);
+		if (!strncmp(p, "—", strlen("—")))
+			cr_assert_lt(want, 0, "%s: %s x %s says —; the scenario expects %s", page,
+				     sc_name, names[k], lb_class_name((enum lb_class)want));
+		else {
+			cr_assert_geq(want, 0, "%s: %s x %s says '%s'; the scenario expects nothing",
+				      page, sc_name, names[k], p);
+			size_t len = strlen(lb_class_name((enum lb_class)want));
+			cr_assert(!strncmp(p, lb_class_name((enum lb_class)want), len) &&
+				  (p[len] == ' ' || p[len] == '\0'), "%s: %s x %s says '%s'; the "
+				  "scenario expects %s", page, sc_name, names[k], p,
+				  lb_class_name((enum lb_class)want));
+			char ini[1024], grep[1400];
+			cr_assert(lb_scenario_dir(ini, sizeof(ini)));
+			snprintf(grep, sizeof(grep), "grep -q '^%.63s = .*busy_while_down' '%.1024s/%.63s.ini'",
+				 names[k], ini, sc_name);
+			cr_assert_eq(system(grep) == 0, strstr(p, "hidden") != NULL, "%s: %s x %s: "
+				     "'hidden' must mark exactly the cells whose line requires "
+				     "busy_while_down", page, sc_name, names[k]);
+		}
+		p = end + 1;
+	}
+}
+
+Test(scenario, the_choosing_page_shows_the_expected_outcomes)
+{
+	char dir[PATH_MAX], page[PATH_MAX + 64], line[2048], names[16][64];
+	int n_names = 0, rows = 0;
+
+	cr_assert(lb_scenario_dir(dir, sizeof(dir) - 40));
+	snprintf(page, sizeof(page), "%s/../docs/libraries/choosing.md", dir);
+	FILE *f = fopen(page, "r");
+	cr_assert_not_null(f, "missing %s", page);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "| fault |", 9)) { /* a table's header: its strategies */
+			n_names = 0;
+			for (char *q = strchr(line + 9, '`'); q && n_names < 16; q = strchr(q + 1, '`')) {
+				char *e = strchr(q + 1, '`');
+				cr_assert_not_null(e);
+				snprintf(names[n_names++], 64, "%.*s", (int)(e - q - 1), q + 1);
+				q = e;
+			}
+			continue;
+		}
+		if (!strncmp(line, "| [", 3) && n_names > 0) {
+			choosing_row(page, line, names, n_names);
+			rows++;
+		}
+	}
+	fclose(f);
+	cr_assert_gt(rows, 20, "%s: %d rows of outcomes", page, rows);
+}
+
 /* The project's own docs and code cite public sources, never a path outside
  * the repository. */
 Test(scenario, docs_cite_no_path_outside_the_repository)
