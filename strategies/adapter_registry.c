@@ -451,6 +451,10 @@ static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(pfd[1], STDOUT_FILENO);
 		dup2(pfd[1], STDERR_FILENO);
+		/* nothing to read: a --check that reads its input anyway ends at once */
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (null >= 0 && null != STDIN_FILENO)
+			dup2(null, STDIN_FILENO);
 		/* runs: (manifests) the adapter's own --check, by its interpreter */
 		execvp(argv[0], (char *const *)argv);
 		printf("cannot run %s: %s\n", argv[0], strerror(errno));

@@ -117,7 +117,7 @@ function connect_url(string $url, float $timeout): Redis
 function main(array $argv): int
 {
     $args = array_slice($argv, 1);
-    if ($args === ['--check'])
+    if (in_array('--check', $args, true)) /* after the mode: "redis --check" */
         return check();
     require_once AUTOLOAD;
     $mode = in_array('combined', $args, true) ? 'combined' : 'redis';
