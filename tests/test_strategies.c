@@ -47,6 +47,10 @@ static const struct expect expectations[] = {
 	/* library adapters (strategies/adapters): the contract holds for real code too */
 	{ "redis-py@4.3.4", true, TTL_MS + 150, true, false, false, false },
 	{ "redlock@4.2.0", true, TTL_MS + 150, true, false, false, false },
+	{ "node-redis-warlock@1.0.2", true, TTL_MS + 150, true, false, false, false },
+	/* no token: its done() sends a plain DEL only while the client's own clock
+	 * says the lease lasts, so on one clock a stale release sends nothing */
+	{ "redis-lock@1.0.0", true, TTL_MS + 150, true, false, false, false },
 	/* using() and refresh timers extend the lease while the holder lives */
 	{ "redlock@5.0.0-beta.2", true, 0, false, false, false, true },
 	{ "sesamecare-redlock@1.4.0", true, 0, false, false, false, true },

@@ -16,6 +16,8 @@ const libraries = {
   'redis-semaphore-redlock': () => require('./libs/redis-semaphore')('redlock'),
   'redlock-universal-lock': () => require('./libs/redlock-universal')('lock'),
   'redlock-universal-redlock': () => require('./libs/redlock-universal')('redlock'),
+  'redis-lock': () => require('./libs/redis-lock'),
+  'node-redis-warlock': () => require('./libs/warlock'),
 };
 
 const name = process.argv[2];
