@@ -165,8 +165,16 @@ static int preflight_shim(struct run_ctx *r, bool theirs)
 			 "the binary or in ../lib/lockbench");
 		return 1;
 	}
-	if (external && run_scenario_has(cfg->scenario, LB_ACT_CLOCK) && !find_shim(r))
-		r->shim[0] = '\0'; /* the client clock fault will not reach the library */
+	if (external && run_scenario_has(cfg->scenario, LB_ACT_CLOCK) && !find_shim(r)) {
+		/* the client clock fault would not reach the library: a run without
+		 * it would show nothing about the fault, and pass for "safe" */
+		snprintf(res->skipped, sizeof(res->skipped), "%.64s moves a client's clock; a "
+			 "library reads its own clock, which only libfakeclock.so can move, not "
+			 "found (%.200s); `make` builds it, or set LOCKBENCH_CLOCK_SHIM",
+			 cfg->scenario->name, r->shim[0] ? r->shim : "beside the binary or in "
+			 "../lib/lockbench");
+		return 1;
+	}
 	/* on lockbench's Sentinels, the relay tells a library's connections apart
 	 * by the address the shim makes them come from */
 	if (external && cfg->sentinel && !find_shim(r)) {
