@@ -116,8 +116,14 @@ class ToozLock:
         return "acquired" if self.lock.acquire(blocking=self.blocking) else "busy"
 
     def release(self):
+        # what tooz tells its application up to the end: lock.acquired
+        held = self.lock.acquired
         # tooz's release returns False when redis-py found the lock gone or another's
-        return "released" if self.lock.release() else "not-owned"
+        if self.lock.release():
+            return "released"
+        logging.getLogger("tooz_lock").warning(
+            "release found the lock gone; until then tooz said acquired=%s", held)
+        return "not-owned"
 
     def extend(self, ms):
         return "unsupported"
