@@ -117,15 +117,16 @@ static void check_package(const char *file, const char *pkg, const char *deps)
 	checked++;
 }
 
-/* A manifest's "package = PKG (Debian ...)[, with PKG2]": the Debian packages
- * holding the library (python3-redis, python3-tooz) come from deps.sh too. */
+/* A manifest's "package = PKG ... (Debian ...)", with a second "with PKG2":
+ * the Debian packages holding the library (python3-tooz with python3-redis,
+ * php-symfony-lock with php-redis) come from deps.sh too. */
 static void check_debian_library(const char *file, const char *value, const char *deps)
 {
 	char pkg[64];
 	if (sscanf(value, "%63[a-z0-9.+-]", pkg) == 1)
 		check_package(file, pkg, deps);
-	const char *with = strstr(value, ", with ");
-	if (with && sscanf(with + 7, "%63[a-z0-9.+-]", pkg) == 1)
+	const char *with = strstr(value, " with ");
+	if (with && sscanf(with + 6, "%63[a-z0-9.+-]", pkg) == 1)
 		check_package(file, pkg, deps);
 }
 
