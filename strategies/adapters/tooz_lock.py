@@ -35,7 +35,7 @@ lock_timeout (its timeout option, 30 s) instead of lockbench's --ttl.
 import logging
 import math
 import sys
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 import lbproto
 
@@ -93,8 +93,9 @@ class ToozLock:
             # primary's name, further Sentinels as sentinel_fallback; the
             # password is the primary's
             hosts = cfg["sentinels"].split(",")
-            opts.append("sentinel=%s" % cfg["master"])
-            opts += ["sentinel_fallback=%s" % hp for hp in hosts[1:]]
+            # (%-encoded: tooz reads the query with parse_qs, which decodes it)
+            opts.append("sentinel=%s" % quote(cfg["master"], safe=""))
+            opts += ["sentinel_fallback=%s" % quote(hp, safe=":") for hp in hosts[1:]]
             where = hosts[0]
         else:
             where = node.netloc.rsplit("@", 1)[-1]
@@ -118,7 +119,9 @@ class ToozLock:
     def release(self):
         # what tooz tells its application up to the end: lock.acquired
         held = self.lock.acquired
-        # tooz's release returns False when redis-py found the lock gone or another's
+        # tooz's release returns False when redis-py found the lock gone or another's,
+        # and also when its own retry after a ConnectionError met the token redis-py
+        # had already forgotten ("Cannot release an unlocked lock"): both not-owned here
         if self.lock.release():
             return "released"
         logging.getLogger("tooz_lock").warning(
