@@ -98,6 +98,38 @@ static bool alternative_from_deps(const char *prog, const char *deps, char *owne
 	return true;
 }
 
+/* @pkg is listed in deps.sh and installed here (dpkg-query). */
+static void check_package(const char *file, const char *pkg, const char *deps)
+{
+	char pat[80], cmd[200], out[128] = "";
+	snprintf(pat, sizeof(pat), " %s", pkg);
+	const char *at = strstr(deps, pat);
+	cr_expect(at && strchr(" )\n", at[strlen(pat)]), "%s names the library package %s, which "
+		  "harness/deps.sh does not install", file, pkg);
+	snprintf(cmd, sizeof(cmd), "dpkg-query -W -f='${Status}' '%s' 2>/dev/null", pkg);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	if (!fgets(out, sizeof(out), p))
+		out[0] = '\0';
+	pclose(p);
+	cr_expect_str_eq(out, "install ok installed", "%s: its package %s is not installed here",
+			 file, pkg);
+	checked++;
+}
+
+/* A manifest's "package = PKG ... (Debian ...)", with a second "with PKG2":
+ * the Debian packages holding the library (python3-tooz with python3-redis,
+ * php-symfony-lock with php-redis) come from deps.sh too. */
+static void check_debian_library(const char *file, const char *value, const char *deps)
+{
+	char pkg[64];
+	if (sscanf(value, "%63[a-z0-9.+-]", pkg) == 1)
+		check_package(file, pkg, deps);
+	const char *with = strstr(value, " with ");
+	if (with && sscanf(with + 6, "%63[a-z0-9.+-]", pkg) == 1)
+		check_package(file, pkg, deps);
+}
+
 /* The interpreter each adapter manifest names must come from a package
  * deps.sh installs, like any program the code runs. */
 static void check_manifests(const char *deps)
@@ -116,6 +148,10 @@ static void check_manifests(const char *deps)
 		cr_assert_not_null(f);
 		while (fgets(line, sizeof(line), f)) {
 			char prog[256], pkg[64];
+			if (!strncmp(line, "package = ", 10) && strstr(line, "(Debian")) {
+				check_debian_library(path, line + 10, deps);
+				continue;
+			}
 			if (sscanf(line, "interpreter = %255s", prog) != 1)
 				continue;
 			/* its package: what dpkg says owns it, which deps.sh must list */
