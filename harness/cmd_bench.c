@@ -32,6 +32,7 @@
 
 #include "adapter.h"
 #include "commands.h"
+#include "esc.h"
 #include "options.h"
 #include "outfile.h"
 #include "report.h"
@@ -128,10 +129,12 @@ static void row(struct bench *b, const char *item, const char *what, double valu
 		const char *unit, double baseline, const char *base_what, double ratio,
 		const char *goal, int met)
 {
-	fprintf(b->csv, "%s,%s,%.3f,%s,%.3f,%s,%.3f,%s,%s\n", item, what, value, unit, baseline,
-		base_what, ratio, goal, met < 0 ? "-" : met ? "yes" : "no");
-	fprintf(b->md, "| %s | %s | %.4g %s | %.4g (%s) | **%.2f** | %s %s |\n", item, what, value,
-		unit, baseline, base_what, ratio, goal, met < 0 ? "" : met ? "✔" : "✘ missed");
+	/* the descriptions hold commas: quoted (RFC 4180), as every CSV lockbench writes */
+	lb_esc_fprintf(b->csv, LB_LANG_CSV, "%s,%s,%.3f,%s,%.3f,%s,%.3f,%s,%s\n", item, what, value,
+		       unit, baseline, base_what, ratio, goal, met < 0 ? "-" : met ? "yes" : "no");
+	lb_esc_fprintf(b->md, LB_LANG_MD, "| %s | %s | %.4g %s | %.4g (%s) | **%.2f** | %s %s |\n",
+		       item, what, value, unit, baseline, base_what, ratio, goal,
+		       met < 0 ? "" : met ? "✔" : "✘ missed");
 	printf("  %-26s %10.1f %-10s vs %10.1f %-28s ratio %6.2f %s %s\n", what, value, unit,
 	       baseline, base_what, ratio, goal, met < 0 ? "" : met ? "met" : "MISSED");
 	fflush(stdout);
