@@ -1,4 +1,5 @@
 #include "fixture.h"
+#include "readers.h"
 #include "signals.h"
 
 #include <criterion/criterion.h>
@@ -420,4 +421,18 @@ char *fx_mkdtemp(char *tmpl)
 			break;
 		}
 	return dir;
+}
+
+const char *fx_summary(const char *dir, const char *name)
+{
+	static char buf[512];
+	char path[PATH_MAX];
+	struct lb_summary s;
+
+	snprintf(path, sizeof(path), "%.4000s/summary.csv", dir);
+	cr_assert_eq(lb_summary_read(path, &s), 0, "%s", path);
+	const char *v = lb_summary_get(&s, name);
+	cr_assert_not_null(v, "%s has no %s", path, name);
+	snprintf(buf, sizeof(buf), "%s", v);
+	return buf;
 }

@@ -77,6 +77,9 @@ void fx_recheck(const char *dir);
 /* The text of @dir/@rel (fails the test when missing, or larger than 4 MiB);
  * valid until the next call. */
 char *fx_slurp(const char *dir, const char *rel);
+/* Column @name of @dir/summary.csv (fails the test when the file or the
+ * column is missing); valid until the next call. */
+const char *fx_summary(const char *dir, const char *name);
 
 /* Orphans of a crashed child come to this process (PID 1 in a container may
  * never reap them); fx_reap_orphans collects the ones that exited. */

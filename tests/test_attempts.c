@@ -86,15 +86,7 @@ static void mktmp(void)
 
 static const char *figure(const char *dir, const char *name)
 {
-	static char buf[200];
-	char path[256];
-	struct lb_summary s;
-	snprintf(path, sizeof(path), "%s/summary.csv", dir);
-	cr_assert_eq(lb_summary_read(path, &s), 0, "%s", path);
-	const char *v = lb_summary_get(&s, name);
-	cr_assert_not_null(v, "summary.csv has no %s", name);
-	snprintf(buf, sizeof(buf), "%s", v);
-	return buf;
+	return fx_summary(dir, name);
 }
 
 static void run_in(const char *dir, const char *strategy, const char *scenario)
