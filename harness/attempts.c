@@ -103,27 +103,21 @@ static size_t no_quorum(const struct lb_event *ev, size_t ne, int nodes, struct 
 	return k;
 }
 
-int lb_busy_down(const struct lb_try *t, size_t n, const struct lb_section *s, size_t ns,
-		 const struct lb_event *ev, size_t ne, int nodes, struct lb_busy *out)
+/* Lock @key's busy answers with no quorum up (the spans @gone). */
+static void one_key(const struct lb_try *t, size_t n, const struct lb_section *s, size_t ns,
+		    const struct span *gone, size_t g, int key, int keys, struct span *open,
+		    struct lb_busy *out)
 {
-	struct span *open = malloc((ns + 1) * sizeof(*open));
-	struct span *gone = malloc((ne + 1) * sizeof(*gone));
-	size_t k = 0, g;
+	size_t k = 0;
 
-	memset(out, 0, sizeof(*out));
-	if (!open || !gone) {
-		free(open);
-		free(gone);
-		return LB_ENOMEM;
-	}
 	for (size_t i = 0; i < ns; i++)
-		open[k++] = (struct span){ s[i].enter_ns, s[i].release_ns >= 0 ? s[i].release_ns :
-								    s[i].exit_ns };
+		if (s[i].key == key)
+			open[k++] = (struct span){ s[i].enter_ns, s[i].release_ns >= 0 ?
+						   s[i].release_ns : s[i].exit_ns };
 	qsort(open, k, sizeof(*open), span_cmp);
 	k = merge(open, k);
-	g = no_quorum(ev, ne, nodes > 0 ? nodes : 1, gone);
 	for (size_t i = 0; i < n; i++) {
-		if (t[i].result != LB_TRY_BUSY)
+		if (t[i].client % keys != key || t[i].result != LB_TRY_BUSY)
 			continue;
 		out->busy++;
 		size_t d = first_after(gone, g, t[i].end_ns);
@@ -131,9 +125,26 @@ int lb_busy_down(const struct lb_try *t, size_t n, const struct lb_section *s, s
 			continue; /* answered while a quorum was up */
 		size_t o = first_after(open, k, t[i].start_ns);
 		if (o < k && open[o].from <= t[i].end_ns)
-			continue; /* a section was open: the lock was held */
+			continue; /* a section of its lock was open: the lock was held */
 		out->down++;
 	}
+}
+
+int lb_busy_down(const struct lb_try *t, size_t n, const struct lb_section *s, size_t ns,
+		 const struct lb_event *ev, size_t ne, int nodes, int keys, struct lb_busy *out)
+{
+	struct span *open = malloc((ns + 1) * sizeof(*open));
+	struct span *gone = malloc((ne + 1) * sizeof(*gone));
+
+	memset(out, 0, sizeof(*out));
+	if (!open || !gone) {
+		free(open);
+		free(gone);
+		return LB_ENOMEM;
+	}
+	size_t g = no_quorum(ev, ne, nodes > 0 ? nodes : 1, gone);
+	for (int key = 0; key < (keys > 0 ? keys : 1); key++)
+		one_key(t, n, s, ns, gone, g, key, keys > 0 ? keys : 1, open, out);
 	free(open);
 	free(gone);
 	return 0;

@@ -30,9 +30,11 @@
 enum lb_try_result {
 	LB_TRY_ACQUIRED, /* it entered */
 	LB_TRY_BUSY,     /* the lock said another holds it */
-	LB_TRY_ERROR,    /* a node unreachable, a refusal (a Redis error) */
-	LB_TRY_REFUSED,  /* any other no: validity spent, too few replicas, ... */
-	LB_TRY_UNKNOWN,  /* its client died or was cut in it: no answer seen */
+	LB_TRY_ERROR,    /* a node unreachable, a Redis error, no replica acknowledged:
+			    what acquire_errors counts */
+	LB_TRY_REFUSED,  /* any other no: a Redlock's validity spent, ... */
+	LB_TRY_UNKNOWN,  /* its client died or was cut in it, or the run's end stopped
+			    it: no answer seen */
 	LB_TRY_COUNT
 };
 
@@ -59,9 +61,10 @@ struct lb_busy {
 };
 
 /* Count @t's busy answers, and those given while fewer than a quorum of the
- * @nodes lock nodes were up by the @ne events @ev, with none of the @ns
- * sections @s open (attempts.h). 0, or LB_ENOMEM. */
+ * @nodes lock nodes were up by the @ne events @ev (in time order), with none
+ * of the @ns sections @s of the attempt's lock open (client i takes lock
+ * i % @keys). 0, or LB_ENOMEM. */
 int lb_busy_down(const struct lb_try *t, size_t n, const struct lb_section *s, size_t ns,
-		 const struct lb_event *ev, size_t ne, int nodes, struct lb_busy *out);
+		 const struct lb_event *ev, size_t ne, int nodes, int keys, struct lb_busy *out);
 
 #endif

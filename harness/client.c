@@ -418,8 +418,11 @@ static void try_end(void *arg, int rc)
 		struct lb_try_rec *t = lb_shared_try(c->sh, c->id, n);
 		t->start_ns = start - c->sh->t0_ns;
 		t->end_ns = lb_now_ns() - c->sh->t0_ns;
+		/* error as acquire_errors counts them; an attempt the run's end cut
+		 * (a library's own wait) has no answer */
 		t->result = rc == 0 ? LB_TRY_ACQUIRED : rc == LB_EBUSY ? LB_TRY_BUSY :
-			    rc == LB_EREDIS ? LB_TRY_ERROR : LB_TRY_REFUSED;
+			    rc == LB_EREDIS || rc == LB_ENOREPLICA ? LB_TRY_ERROR :
+			    rc == LB_ECANCELED ? LB_TRY_UNKNOWN : LB_TRY_REFUSED;
 		atomic_store(&s->n_tries, n + 1);
 	}
 	atomic_store(&s->try_open_ns, 0);

@@ -135,8 +135,9 @@ static void row(struct bench *b, const char *item, const char *what, double valu
 	lb_esc_fprintf(b->md, LB_LANG_MD, "| %s | %s | %.4g %s | %.4g (%s) | **%.2f** | %s %s |\n",
 		       item, what, value, unit, baseline, base_what, ratio, goal,
 		       met < 0 ? "" : met ? "✔" : "✘ missed");
-	printf("  %-26s %10.1f %-10s vs %10.1f %-28s ratio %6.2f %s %s\n", what, value, unit,
-	       baseline, base_what, ratio, goal, met < 0 ? "" : met ? "met" : "MISSED");
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-26s %10.1f %-10s vs %10.1f %-28s ratio %6.2f %s %s\n",
+		       what, value, unit, baseline, base_what, ratio, goal,
+		       met < 0 ? "" : met ? "met" : "MISSED");
 	fflush(stdout);
 	b->misses += met == 0;
 }
@@ -522,9 +523,11 @@ static int cost_rows(struct bench *b, const struct lock_strategy *s, double base
 			snprintf(base_what, sizeof(base_what), "%s polling every 10 ms",
 				 five ? "redlock" : "token-lua");
 			if (!known) {
-				fprintf(b->md, "| 7 | %s | n/a (not counted: see %s/runs/%s) | | | |\n", what,
-					b->out, name);
-				printf("  7. %s: n/a\n", what);
+				lb_esc_fprintf(b->md, LB_LANG_MD, "| 7 | %s | n/a (not counted: see "
+					       "%s/runs/%s) | | | |\n", what, b->out, name);
+				lb_esc_fprintf(b->csv, LB_LANG_CSV, "7,%s,n/a,commands/s,n/a,%s,n/a,,-\n",
+					       what, base_what);
+				lb_esc_fprintf(stdout, LB_LANG_TERM, "  7. %s: n/a\n", what);
 				b->misses++;
 				continue;
 			}
@@ -563,8 +566,11 @@ static int bench_cost(struct bench *b)
 		const struct lock_strategy *s = lb_adapter_at(i);
 		char why[600];
 		if (!lb_adapter_usable(s, why, sizeof(why))) {
-			printf("  7. SKIPPED %s: %s\n", s->name, why);
-			fprintf(b->md, "| 7 | %s: SKIPPED (%s) | n/a | n/a | n/a | |\n", s->name, why);
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  7. SKIPPED %s: %s\n", s->name, why);
+			lb_esc_fprintf(b->md, LB_LANG_MD, "| 7 | %s: SKIPPED (%s) | n/a | n/a | n/a | |\n",
+				       s->name, why);
+			lb_esc_fprintf(b->csv, LB_LANG_CSV, "7,%s: SKIPPED (%s),n/a,,n/a,,n/a,,-\n",
+				       s->name, why);
 			b->misses++;
 			continue;
 		}
@@ -662,8 +668,9 @@ static int parse(int argc, char **argv, struct bench *b)
 					"Measures lockbench against redis-benchmark and the serial limit, the\n"
 					"adapter protocol against a redis-py@4.3.4 section, and redis-py beside\n"
 					"token-lua, on the same servers, and what each library's extensions and\n"
-					"retries cost while it holds and while it waits (item 7; --only 7 runs it\n"
-					"alone); writes DIR/bench.csv, DIR/bench.md and a scaling sweep\n"
+					"retries cost while it holds and while it waits (item 7, 4.5 s a run\n"
+					"whatever --duration says; --only 7 runs it alone); writes\n"
+					"DIR/bench.csv, DIR/bench.md and a scaling sweep\n"
 					"(default DIR: results/bench/<UTC time>).\n");
 			return strcmp(argv[i], "--help") ? LB_EXIT_USAGE : -1;
 		}

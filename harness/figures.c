@@ -78,7 +78,7 @@ static const struct lb_figdef fixed[] = {
 	INT("holder_deaths", "sections", 0, COUNT, false, LB_FD_RECOMPUTED),
 	TEXT("interrupted", yes_no, LB_FD_MEASURED),
 	INT("acquire_errors", "attempts", 0, COUNT, false, LB_FD_MEASURED),
-	INT("busy_answers", "attempts", 0, COUNT, false, LB_FD_RECOMPUTED),
+	INT("busy_answers", "attempts", 0, COUNT, true, LB_FD_RECOMPUTED),
 	INT("busy_while_down", "attempts", 0, COUNT, true, LB_FD_RECOMPUTED),
 	INT("uncertain_writes", "writes", 0, COUNT, false, LB_FD_MEASURED),
 	INT("stale_writes_rejected", "writes", 0, COUNT, false, LB_FD_MEASURED),

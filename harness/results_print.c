@@ -155,6 +155,13 @@ static void print_safety(FILE *f, const struct lb_run_cfg *cfg, const struct lb_
 		   "%llu acquire attempts found a node down\n",
 		(unsigned long long)v->holder_deaths, v->orphan_ms, lb_recovered_name(v->recovered),
 		v->fairness, (unsigned long long)res->acquire_errors);
+	if (res->phase_known && res->holding_s > 0 && res->waiting_s > 0)
+		fprintf(f, "  by phase     %.2f commands sent per client-second holding, %.2f waiting "
+			   "(the relay's count)\n", (double)res->cmds_holding / res->holding_s,
+			(double)res->cmds_waiting / res->waiting_s);
+	else if (cfg->count_commands)
+		fprintf(f, "  by phase     n/a (%s)\n", res->phase_why[0] ? res->phase_why :
+			"no time inside or outside a section to divide by");
 	if (!res->tries_known)
 		fprintf(f, "  busy         %llu busy answers; while the nodes were down: n/a (%s)\n",
 			(unsigned long long)res->busy.busy, res->tries_why);

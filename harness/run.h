@@ -48,6 +48,7 @@ struct lb_run_result {
 	struct lb_try *tries;      /* owned: every acquire attempt (attempts.h), by client */
 	size_t n_tries;
 	bool tries_known;          /* the logs held them all, and a node down is the lock down */
+	bool tries_full;           /* a client's log filled: attempts.csv lacks some */
 	char tries_why[120];       /* why busy_while_down is n/a, or "" */
 	struct lb_busy busy;       /* busy answers, and those given with no quorum up */
 	/* the lock's commands by phase, as the relay counted them per client
@@ -55,6 +56,7 @@ struct lb_run_result {
 	 * client-seconds of each; known only where every lock command of a client
 	 * went through its own links of the relay */
 	bool phase_known;
+	char phase_why[120];       /* why not, or "" */
 	uint64_t cmds_holding, cmds_waiting;
 	double holding_s, waiting_s;
 	double elapsed_s;          /* from the first client's start to the stop */

@@ -221,6 +221,7 @@ static int collect_tries(struct run_ctx *r, int64_t end)
 	const struct lb_run_cfg *cfg = r->cfg;
 	bool replicas = r->replica || cfg->sentinel || cfg->cluster || lb_cfg_theirs(cfg);
 	res->tries_known = !full && !replicas;
+	res->tries_full = full;
 	if (full)
 		snprintf(res->tries_why, sizeof(res->tries_why), "a client's attempt log filled "
 			 "(%zu attempts)", r->sh->try_cap);
@@ -241,8 +242,14 @@ static void collect_phases(struct run_ctx *r, int64_t end)
 
 	res->phase_known = r->relay > 0 && !r->cfg->sentinel && !r->cfg->cluster &&
 			   !lb_cfg_theirs(r->cfg);
-	if (!res->phase_known)
+	if (!res->phase_known) {
+		snprintf(res->phase_why, sizeof(res->phase_why), "%s", lb_cfg_theirs(r->cfg) ?
+			 "the servers are the user's: no relay carries the clients' commands" :
+			 r->cfg->sentinel || r->cfg->cluster ? "Sentinel and Cluster clients reach "
+			 "the servers they are told of, not one link each through the relay" :
+			 "the relay did not run (--count-commands starts it)");
 		return;
+	}
 	for (int i = 0; i < r->cfg->clients; i++) {
 		struct lb_client_slot *c = &r->sh->client[i];
 		uint64_t all = 0, held = atomic_load(&c->cmds_held), waited = atomic_load(&c->cmds_waiting);
@@ -402,7 +409,7 @@ int run_judge(struct run_ctx *r)
 	res->observed = lb_classify(&ci, res->observed_why, sizeof(res->observed_why));
 	if (rc == 0)
 		rc = lb_busy_down(res->tries, res->n_tries, res->sections, res->n_sections,
-				  res->events, res->n_events, (int)r->n_lock, &res->busy);
+				  res->events, res->n_events, (int)r->n_lock, cfg->keys, &res->busy);
 	res->throughput_per_s = res->elapsed_s > 0 ? (double)res->n_sections / res->elapsed_s : 0;
 	res->cmds_per_section = res->lock_commands_known && res->n_sections ?
 				(double)res->lock_commands / (double)res->n_sections : NAN;

@@ -95,6 +95,12 @@ static const char *na_reason(const char *name, const struct lb_run_result *res)
 		return !res->lock_commands_known ? res->lock_commands_why :
 		       res->n_sections == 0 ? "no section was entered in this run" :
 		       "the lock was never held, so there is no rate per second held";
+	if (!strncmp(name, "busy_", 5))
+		return res->tries_why[0] ? res->tries_why : "not measured in this run";
+	if (!strncmp(name, "cmds_per_s_", 11))
+		return res->phase_why[0] ? res->phase_why : res->holding_s <= 0 ?
+		       "no client held the lock: no time inside to divide by" :
+		       "no client was ever outside a section: no time outside to divide by";
 	if (!strcmp(name, "foreign_releases") || !strcmp(name, "foreign_unattributed") ||
 	    !strcmp(name, "key_events"))
 		return res->foreign_why[0] ? res->foreign_why :
@@ -344,7 +350,7 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put(s, "stop_signal", "%s", !res->interrupted ? "-" : lb_stop_signal() == SIGTERM ? "SIGTERM" :
 	    "SIGINT");
 	put(s, "acquire_errors", "%llu", (unsigned long long)res->acquire_errors);
-	put(s, "busy_answers", "%llu", (unsigned long long)res->busy.busy);
+	put_num(s, "busy_answers", (double)res->busy.busy, !res->tries_full);
 	put_num(s, "busy_while_down", (double)res->busy.down, res->tries_known);
 	put(s, "uncertain_writes", "%llu", (unsigned long long)res->uncertain_writes);
 	put(s, "stale_writes_rejected", "%llu", (unsigned long long)res->stale_writes_rejected);

@@ -257,15 +257,30 @@ static void check_busy(struct ctx *c, const char *dir, const struct run_in *in)
 	if (!lb_summary_get(c->s, "busy_answers"))
 		return;
 	snprintf(path, sizeof(path), "%.4000s/attempts.csv", dir);
+	if (access(path, F_OK) != 0) {
+		if (c->out)
+			fprintf(c->out, "  %-22s missing: busy_answers and busy_while_down cannot be "
+					"recomputed\n", "attempts.csv");
+		differs(c, "busy_answers");
+		return;
+	}
 	if (lb_attempts_read(path, in->shape.clients, &t, &n) < 0 ||
-	    lb_busy_down(t, n, in->sec, in->n, in->ev, in->n_ev, (int)num(c, "nodes"), &b) < 0) {
+	    lb_busy_down(t, n, in->sec, in->n, in->ev, in->n_ev, (int)num(c, "nodes"),
+			 in->shape.keys, &b) < 0) {
 		free(t);
 		differs(c, "busy_answers");
 		return;
 	}
+	/* a whole log (busy_answers known) holds every failed attempt, as
+	 * acquire_errors counted them */
+	uint64_t errors = 0;
+	for (size_t i = 0; i < n; i++)
+		errors += t[i].result == LB_TRY_ERROR;
 	free(t);
-	figure(c, "busy_answers", (double)b.busy, true, 0);
+	figure(c, "busy_answers", (double)b.busy, known(c, "busy_answers"), 0);
 	figure(c, "busy_while_down", (double)b.down, known(c, "busy_while_down"), 0);
+	if (known(c, "busy_answers"))
+		figure(c, "acquire_errors", (double)errors, true, 0);
 }
 
 static void run_in_free(struct run_in *in)

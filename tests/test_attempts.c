@@ -29,7 +29,7 @@ static struct lb_busy count(const struct lb_try *t, size_t n, const struct lb_se
 			    size_t ns, const struct lb_event *ev, size_t ne, int nodes)
 {
 	struct lb_busy b;
-	cr_assert_eq(lb_busy_down(t, n, s, ns, ev, ne, nodes, &b), 0);
+	cr_assert_eq(lb_busy_down(t, n, s, ns, ev, ne, nodes, 1, &b), 0);
 	return b;
 }
 
@@ -61,6 +61,22 @@ Test(attempts, a_holder_from_before_the_fault_makes_busy_true)
 		{ 1, 130 * MS, 140 * MS, LB_TRY_BUSY }, /* after its release: nobody held it */
 	};
 	cr_assert_eq(count(t, 3, s, 1, kill3, 6, 5).down, 1);
+}
+
+/* With two locks, a section of lock 0 says nothing of lock 1 (client 1's). */
+Test(attempts, a_section_of_another_lock_does_not_make_busy_true)
+{
+	const struct lb_section s[] = {
+		{ .client = 0, .key = 0, .enter_ns = 80 * MS, .exit_ns = 180 * MS, .release_ns = 181 * MS },
+	};
+	const struct lb_try t[] = {
+		{ 1, 110 * MS, 120 * MS, LB_TRY_BUSY }, /* lock 1: nobody held it */
+		{ 2, 110 * MS, 120 * MS, LB_TRY_BUSY }, /* lock 0: client 0 held it */
+	};
+	struct lb_busy b;
+	cr_assert_eq(lb_busy_down(t, 2, s, 1, kill3, 6, 5, 2, &b), 0);
+	cr_assert_eq(b.busy, 2);
+	cr_assert_eq(b.down, 1);
 }
 
 Test(attempts, one_node_paused_is_a_single_node_lock_down)
