@@ -195,7 +195,7 @@ install: $(BIN) $(SHIM) $(MAN)
 	  $(SHARE)/doc/lockbench
 	install -m 644 scenarios/*.ini $(SHARE)/lockbench/scenarios/
 	install -m 644 strategies/adapters/*.adapter $(SHARE)/lockbench/adapters/
-	install -m 755 strategies/adapters/*.py $(SHARE)/lockbench/adapters/
+	install -m 755 strategies/adapters/*.py strategies/adapters/*.php $(SHARE)/lockbench/adapters/
 	cp -R strategies/adapters/node $(SHARE)/lockbench/adapters/
 	install -m 644 $(MAN) $(SHARE)/man/man1/lockbench.1
 	install -m 644 README.md $(SHARE)/doc/lockbench/
