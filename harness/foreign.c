@@ -269,7 +269,9 @@ int lb_foreign_verdict(struct lb_verdict *v, const struct lb_section *s, size_t 
 	int rc = lb_foreign_judge(s, n, e, ne, o, out);
 	if (rc < 0)
 		return rc;
-	out->unseen = n > 0 && out->sets == 0;
+	/* a library's lock written as another type: its releases cannot say
+	 * either (a recipe's own count stays the servers' judgement's) */
+	out->unseen = blind && n > 0 && out->sets == 0;
 	if (out->unjudged || out->unseen) {
 		v->foreign_source = blind ? LB_FOREIGN_NA : LB_FOREIGN_CLIENT;
 		v->foreign_releases = blind ? 0 : v->foreign_client;

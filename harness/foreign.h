@@ -101,8 +101,8 @@ struct lb_foreign_result {
 				   cannot be told from another's by time (a failed Redlock
 				   attempt's, a late one, an extension): the count means
 				   nothing, and is not reported (lb_foreign_verdict) */
-	bool unseen;            /* sections were entered, but the servers showed no set of
-				   a lock key: the lock is written as another type (Symfony
+	bool unseen;            /* a library (blind) entered sections, but the servers
+				   showed no set of a lock key: the lock is written as another type (Symfony
 				   Lock's sorted set, ZADD), which the watcher does not
 				   follow; not reported either */
 	struct lb_foreign_release *list; /* malloc'd, @releases long (NULL when 0) */
