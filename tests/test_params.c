@@ -372,8 +372,8 @@ Test(params, a_real_run_writes_every_column)
 			    "max_renewals = 3\ndelayed_restarts = yes\nacquire_timeout = 900\n";
 	const char *args[] = { "run", "--scenario", ini, "--strategy", "set-nx-px", "--duration", "0.3",
 			       "--clients", "2", "--ttl", "1500", "--wait", "retries:3:7", "--seed",
-			       "4242", "--nodes", "2", "--no-validity-check", "--no-status",
-			       "--no-report", "--out", out, NULL };
+			       "4242", "--nodes", "2", "--no-validity-check", "--count-commands",
+			       "--no-status", "--no-report", "--out", out, NULL };
 	fputs(given, f);
 	/* a row added since, with a column: its sample in [run], so that a new
 	 * parameter needs no line here */
