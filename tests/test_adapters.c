@@ -152,7 +152,9 @@ Test(adapters, the_documented_example_runs, .init = setup)
 	cr_assert(strstr(out(), "foreign releases 0"), "%s", out());
 	cr_assert_str_eq(text("ex", "foreign_source"), "server");
 	cr_assert_str_eq(text("ex", "observed"), "overlap");
-	nothing_left("my_lock.py");
+	char mine[PATH_MAX];
+	snprintf(mine, sizeof(mine), "%s/my_lock", tmpdir); /* another test runs the example too */
+	nothing_left(mine);
 }
 
 /* The claims audit of the documented example (claims D and O in its hello,
@@ -215,7 +217,9 @@ Test(adapters, the_audit_passes_the_example_and_fails_its_plain_del_copy, .init 
 		fclose(e);
 		cr_assert(slept, "no sleep at the failpoint in %s", ev);
 	}
-	nothing_left("my_lock");
+	char mine[PATH_MAX];
+	snprintf(mine, sizeof(mine), "%s/my_lock", tmpdir); /* another test runs the example too */
+	nothing_left(mine);
 }
 
 /* A crash at an adapter's own failpoint: crash-before-expire kills the client
@@ -331,7 +335,8 @@ static int64_t deleted_at(const struct lb_key_event *ev, size_t ne, uint64_t tok
  * between the owner's exit and its own release deletes a lock nobody needs).
  * Without tokens in the history (--no-token) all *said are counted. */
 static int foreign_inside(const char *log, const struct lb_section *sec, size_t n,
-			  const struct lb_key_event *ev, size_t ne, int64_t end_ns, int *said)
+			  const struct lb_key_event *ev, size_t ne, int64_t end_ns, bool all_read,
+			  int *said)
 {
 	int inside = 0;
 
@@ -349,6 +354,9 @@ static int foreign_inside(const char *log, const struct lb_section *sec, size_t 
 			continue;
 		}
 		int64_t t = deleted_at(ev, ne, h);
+		if (t < 0 && !all_read)
+			continue; /* the watcher could not read that set's value (its GET came
+				     after the GETDEL, on a loaded machine): not by token */
 		cr_assert_geq(t, 0, "the servers never saw the deletion of %.32s", p);
 		inside += t < lb_section_exit(owner, end_ns);
 	}
@@ -416,19 +424,22 @@ Test(adapters, a_plain_del_is_caught_deleting_another_clients_lock, .init = setu
 		struct lb_foreign_result r;
 		cr_assert_eq(lb_foreign_judge(sec, n, ev, ne, &o, &r), 0);
 		int said_all = 0;
+		bool all_read = true; /* every set's value read back: attribution by token is exact */
+		for (size_t i = 0; i < ne; i++)
+			all_read &= ev[i].kind != LB_KEY_SET || ev[i].value != 0;
 		for (int c = 0; c < 3; c++) {
 			int said, seen = 0;
 			char rel[64];
 			snprintf(rel, sizeof(rel), "%s/adapter-%d.log", d, c);
 			int inside = foreign_inside(fx_slurp(tmpdir, rel), sec, n, ev, ne, o.end_ns,
-						    &said);
+						    all_read, &said);
 			for (uint64_t i = 0; i < r.releases; i++)
 				seen += r.list[i].by == c;
 			said_all += inside;
 			/* by token, exactly; by time, never more than the truth (a del
 			 * that fell between a set and its section's enter, a fraction
 			 * of a millisecond, is not counted there: index.md) */
-			if (v == 1)
+			if (v == 1 && all_read)
 				cr_assert_eq(seen, inside, "%s: client %d: its GETDELs deleted %d others' "
 					     "locks, %d while their owner was inside; the servers "
 					     "attribute %d to it", d, c, said, inside, seen);
