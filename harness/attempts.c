@@ -103,49 +103,65 @@ static size_t no_quorum(const struct lb_event *ev, size_t ne, int nodes, struct 
 	return k;
 }
 
-/* Lock @key's busy answers with no quorum up (the spans @gone). */
-static void one_key(const struct lb_try *t, size_t n, const struct lb_section *s, size_t ns,
-		    const struct span *gone, size_t g, int key, int keys, struct span *open,
-		    struct lb_busy *out)
+/* The sections' open spans, grouped by lock (a counting sort) and merged:
+ * lock k's are open[at[k] .. end[k]). Returns 0, or LB_ENOMEM. */
+static int open_by_key(const struct lb_section *s, size_t ns, int keys, struct span *open,
+		       size_t *at, size_t *end)
 {
-	size_t k = 0;
+	size_t *fill = calloc((size_t)keys, sizeof(*fill));
 
+	if (!fill)
+		return LB_ENOMEM;
 	for (size_t i = 0; i < ns; i++)
-		if (s[i].key == key)
-			open[k++] = (struct span){ s[i].enter_ns, s[i].release_ns >= 0 ?
-						   s[i].release_ns : s[i].exit_ns };
-	qsort(open, k, sizeof(*open), span_cmp);
-	k = merge(open, k);
-	for (size_t i = 0; i < n; i++) {
-		if (t[i].client % keys != key || t[i].result != LB_TRY_BUSY)
-			continue;
-		out->busy++;
-		size_t d = first_after(gone, g, t[i].end_ns);
-		if (d == g || gone[d].from > t[i].end_ns)
-			continue; /* answered while a quorum was up */
-		size_t o = first_after(open, k, t[i].start_ns);
-		if (o < k && open[o].from <= t[i].end_ns)
-			continue; /* a section of its lock was open: the lock was held */
-		out->down++;
+		at[s[i].key % keys + 1]++;
+	for (int k = 0; k < keys; k++)
+		at[k + 1] += at[k];
+	for (size_t i = 0; i < ns; i++) {
+		int k = s[i].key % keys;
+		open[at[k] + fill[k]++] = (struct span){ s[i].enter_ns, s[i].release_ns >= 0 ?
+							 s[i].release_ns : s[i].exit_ns };
 	}
+	for (int k = 0; k < keys; k++) {
+		qsort(open + at[k], fill[k], sizeof(*open), span_cmp);
+		end[k] = at[k] + merge(open + at[k], fill[k]);
+	}
+	free(fill);
+	return 0;
 }
 
 int lb_busy_down(const struct lb_try *t, size_t n, const struct lb_section *s, size_t ns,
 		 const struct lb_event *ev, size_t ne, int nodes, int keys, struct lb_busy *out)
 {
+	int nk = keys > 0 ? keys : 1;
 	struct span *open = malloc((ns + 1) * sizeof(*open));
 	struct span *gone = malloc((ne + 1) * sizeof(*gone));
+	size_t *at = calloc(2 * (size_t)nk + 1, sizeof(*at)), *end = at ? at + nk + 1 : NULL;
 
 	memset(out, 0, sizeof(*out));
-	if (!open || !gone) {
+	if (!open || !gone || !at || open_by_key(s, ns, nk, open, at, end) < 0) {
 		free(open);
 		free(gone);
+		free(at);
 		return LB_ENOMEM;
 	}
 	size_t g = no_quorum(ev, ne, nodes > 0 ? nodes : 1, gone);
-	for (int key = 0; key < (keys > 0 ? keys : 1); key++)
-		one_key(t, n, s, ns, gone, g, key, keys > 0 ? keys : 1, open, out);
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].result != LB_TRY_BUSY)
+			continue;
+		out->busy++;
+		size_t d = first_after(gone, g, t[i].end_ns);
+		if (d == g || gone[d].from > t[i].end_ns)
+			continue; /* answered while a quorum was up */
+		int k = t[i].client % nk; /* its lock's spans */
+		const struct span *mine = open + at[k];
+		size_t m = end[k] - at[k];
+		size_t o = first_after(mine, m, t[i].start_ns);
+		if (o < m && mine[o].from <= t[i].end_ns)
+			continue; /* a section of its lock was open: the lock was held */
+		out->down++;
+	}
 	free(open);
 	free(gone);
+	free(at);
 	return 0;
 }

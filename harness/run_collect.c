@@ -250,27 +250,36 @@ static void collect_phases(struct run_ctx *r, int64_t end)
 			 "the relay did not run (--count-commands starts it)");
 		return;
 	}
+	/* each client's time inside, and whether a section of it is still open */
+	int64_t *inside = calloc((size_t)r->cfg->clients, sizeof(*inside));
+	bool *open = calloc((size_t)r->cfg->clients, sizeof(*open));
+	if (!inside || !open) {
+		free(inside);
+		free(open);
+		res->phase_known = false;
+		snprintf(res->phase_why, sizeof(res->phase_why), "out of memory");
+		return;
+	}
+	for (size_t k = 0; k < res->n_sections; k++) {
+		const struct lb_section *s = &res->sections[k];
+		int64_t to = s->release_ns >= 0 ? s->release_ns : s->exit_ns;
+		inside[s->client] += to > s->enter_ns ? to - s->enter_ns : 0;
+		open[s->client] |= s->release_ns < 0;
+	}
 	for (int i = 0; i < r->cfg->clients; i++) {
 		struct lb_client_slot *c = &r->sh->client[i];
 		uint64_t all = 0, held = atomic_load(&c->cmds_held), waited = atomic_load(&c->cmds_waiting);
-		int64_t death = atomic_load(&c->death_ns), life = death ? death : end, inside = 0;
-		bool open = false;
+		int64_t death = atomic_load(&c->death_ns), life = death ? death : end;
 		for (size_t j = 0; j < r->n_lock && j < LB_RELAY_RESOURCE; j++)
 			all += atomic_load(&r->sh->link[i][j].requests);
-		for (size_t k = 0; k < res->n_sections; k++) {
-			const struct lb_section *s = &res->sections[k];
-			if (s->client != i)
-				continue;
-			int64_t to = s->release_ns >= 0 ? s->release_ns : s->exit_ns;
-			inside += to > s->enter_ns ? to - s->enter_ns : 0;
-			open |= s->release_ns < 0;
-		}
 		uint64_t rest = all > held + waited ? all - held - waited : 0;
-		res->cmds_holding += held + (open ? rest : 0);
-		res->cmds_waiting += waited + (open ? 0 : rest);
-		res->holding_s += (double)inside / 1e9;
-		res->waiting_s += (double)(life > inside ? life - inside : 0) / 1e9;
+		res->cmds_holding += held + (open[i] ? rest : 0);
+		res->cmds_waiting += waited + (open[i] ? 0 : rest);
+		res->holding_s += (double)inside[i] / 1e9;
+		res->waiting_s += (double)(life > inside[i] ? life - inside[i] : 0) / 1e9;
 	}
+	free(inside);
+	free(open);
 }
 
 /* Shared records -> sections; a record's state says how far it got. */
