@@ -148,6 +148,26 @@ bool fx_pid_gone(pid_t pid)
 	return p && p[1] == ' ' && p[2] == 'Z';
 }
 
+static char deadline_msg[96];
+static size_t deadline_len;
+
+static void deadline_reached(int sig)
+{
+	ssize_t w = write(STDERR_FILENO, deadline_msg, deadline_len);
+	(void)w;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void fx_deadline(unsigned seconds)
+{
+	int n = snprintf(deadline_msg, sizeof(deadline_msg),
+			 "\nthe test's time limit of %u s is up: it is stopped\n", seconds);
+	deadline_len = n > 0 ? (size_t)n : 0;
+	signal(SIGALRM, deadline_reached);
+	alarm(seconds);
+}
+
 void fx_become_subreaper(void)
 {
 	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "fixture.h"
 #include "adapter_proto.h"
 #include "strategy.h"
 
@@ -15,6 +16,8 @@ static const char *const lines[] = { "hello 2 library=x version=1 language=sh ex
 				     "acquired token=ab fence=7", "" };
 
 /* The same lines whatever the split: byte by byte, in pieces of k, whole. */
+FX_SUITE(adapter_proto, 60);
+
 Test(adapter_proto, framing_is_the_same_in_every_split)
 {
 	size_t n = strlen(stream);

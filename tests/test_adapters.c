@@ -22,7 +22,7 @@
 #include "plumbing.h"
 #include "readers.h"
 
-TestSuite(adapters, .timeout = 120);
+FX_SUITE(adapters, 120);
 
 static char tmpdir[64], root[PATH_MAX];
 
@@ -498,8 +498,9 @@ static void broken(const char *name, const char *says)
  * nobody); when the holder is cut off from the node (holder-partitioned) the
  * re-arm fails, tooz only logs it, and the holder works on beside the next
  * one: an overlap, with the failed heartbeat in the holder's adapter log. */
-Test(adapters, tooz_rearms_its_lock_and_only_logs_a_failed_rearm, .init = setup, .timeout = 180)
+Test(adapters, tooz_rearms_its_lock_and_only_logs_a_failed_rearm, .init = setup)
 {
+	fx_deadline(180);
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s/tz", tmpdir);
 	const char *held[] = { "run", "--strategy", "tooz@3.1.0", "--clients", "2", "--duration",
@@ -1000,8 +1001,9 @@ static long long latest_first_acquire(const char *dir)
 	return latest;
 }
 
-Test(adapters, the_node_libraries_are_installed_and_run, .init = setup, .timeout = 240)
+Test(adapters, the_node_libraries_are_installed_and_run, .init = setup)
 {
+	fx_deadline(240);
 	const char *list[] = { "list", NULL };
 	cr_assert_eq(lb(list), 0);
 	char *o = strdup(out());
@@ -1036,8 +1038,9 @@ Test(adapters, the_node_libraries_are_installed_and_run, .init = setup, .timeout
  * extend script thousands of times a second; lockbench measured 19,318
  * commands per section and called the cell safe without a word. The run now
  * says so under its outcome, and not at a TTL of 2.5 s. */
-Test(adapters, a_spinning_extension_is_flagged, .init = setup, .timeout = 180)
+Test(adapters, a_spinning_extension_is_flagged, .init = setup)
 {
+	fx_deadline(180);
 	for (int ttl = 0; ttl < 2; ttl++) {
 		char dir[PATH_MAX], sub[16];
 		snprintf(sub, sizeof(sub), "ttl%d", ttl);

@@ -17,7 +17,7 @@
 
 #define MS 1000000LL
 
-TestSuite(attempts, .timeout = 120);
+FX_SUITE(attempts, 120);
 
 static const struct lb_event kill3[] = {
 	{ 100 * MS, LB_EV_NODE_KILL, -1, 2, 0 }, { 101 * MS, LB_EV_NODE_KILL, -1, 3, 0 },

@@ -16,7 +16,7 @@
 
 #include "fixture.h"
 
-TestSuite(browser, .timeout = 180);
+FX_SUITE(browser, 180);
 
 static char tmpdir[64];
 

@@ -13,7 +13,7 @@
 
 #include "fixture.h"
 
-TestSuite(chaos, .timeout = 180);
+FX_SUITE(chaos, 180);
 
 static char tmpdir[64];
 

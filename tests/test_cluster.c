@@ -20,7 +20,7 @@
 #include "readers.h"
 #include "util.h"
 
-TestSuite(cluster, .timeout = 120);
+FX_SUITE(cluster, 120);
 
 static struct lb_cluster cl;
 

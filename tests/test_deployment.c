@@ -25,7 +25,7 @@
 #include "readers.h"
 #include "results.h"
 
-TestSuite(deployment, .timeout = 180);
+FX_SUITE(deployment, 180);
 
 static char tmpdir[64];
 

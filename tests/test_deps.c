@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture.h"
+
 #define MAX_LINES 4096
 
 static char root[PATH_MAX];
@@ -253,6 +255,8 @@ static void scan_dir(const char *sub, const char *deps)
 	}
 	closedir(d);
 }
+
+FX_SUITE(deps, 60);
 
 Test(deps, every_program_lockbench_runs_is_installed_by_deps_sh, .init = find_root)
 {

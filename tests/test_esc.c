@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "esc.h"
 #include "util.h"
 
@@ -18,6 +19,8 @@ static const char *const hostile[] = {
 };
 
 /* Every hostile name written as a CSV field comes back as it was. */
+FX_SUITE(esc, 60);
+
 Test(esc, csv_fields_round_trip)
 {
 	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {

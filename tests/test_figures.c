@@ -14,6 +14,8 @@
 #include "figures.h"
 #include "fixture.h"
 
+FX_SUITE(figures, 60);
+
 Test(figures, every_row_has_a_unit_and_a_range)
 {
 	size_t n;

@@ -13,6 +13,7 @@
 #include <libgen.h>
 #include <limits.h>
 
+#include "fixture.h"
 #include "fuzz/targets.h"
 
 static char root[PATH_MAX];
@@ -71,8 +72,9 @@ static const struct {
 	{ "esc", "tests/fuzz/corpus/esc", fuzz_esc },
 };
 
-Test(fuzz_regressions, every_saved_input_is_survived, .init = find_root, .timeout = 60)
+Test(fuzz_regressions, every_saved_input_is_survived, .init = find_root)
 {
+	fx_deadline(60);
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
 		char sub[128];
 		int seeds = replay(targets[i].corpus, targets[i].fn);

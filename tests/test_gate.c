@@ -13,7 +13,7 @@
 #include "fixture.h"
 #include "util.h"
 
-TestSuite(gate, .timeout = 120);
+FX_SUITE(gate, 120);
 
 static char tmpdir[64];
 

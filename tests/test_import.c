@@ -24,7 +24,7 @@
 #include "import.h"
 #include "uncertain.h"
 
-TestSuite(import, .timeout = 120);
+FX_SUITE(import, 120);
 
 static char tmpdir[64];
 

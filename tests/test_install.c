@@ -15,7 +15,7 @@
 
 #include "fixture.h"
 
-TestSuite(install, .timeout = 240);
+FX_SUITE(install, 240);
 
 static char tmp[64], root[PATH_MAX], build[PATH_MAX], bin[PATH_MAX + 64];
 

@@ -15,7 +15,7 @@
 #include "readers.h"
 #include "results.h"
 
-TestSuite(keywatch, .timeout = 120);
+FX_SUITE(keywatch, 120);
 
 static char tmpdir[64];
 

@@ -32,6 +32,8 @@ static int parse(const char *text, struct lb_adapter_def *d)
 	return rc;
 }
 
+FX_SUITE(manifest, 60);
+
 Test(manifest, every_shipped_manifest_reads)
 {
 	const char *dir = getenv("LOCKBENCH_ADAPTERS");

@@ -18,7 +18,7 @@
 #include "results.h"
 #include "util.h"
 
-TestSuite(matrix, .timeout = 180);
+FX_SUITE(matrix, 180);
 
 static char tmpdir[64];
 

@@ -7,6 +7,8 @@
 #include "fixture.h"
 #include "metrics.h"
 
+FX_SUITE(metrics, 60);
+
 Test(metrics, buckets_cover_the_range_without_gaps)
 {
 	uint64_t prev_high = 0, low, high;

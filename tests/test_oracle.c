@@ -4,6 +4,7 @@
 #include <string.h>
 #include <signal.h>
 
+#include "fixture.h"
 #include "foreign.h"
 #include "oracle.h"
 #include "util.h"
@@ -25,6 +26,9 @@ static struct lb_verdict judge(const struct lb_section *s, size_t n, int clients
 	cr_assert_eq(lb_oracle_judge(s, n, clients, end_ms * MS, &v, NULL), 0);
 	return v;
 }
+
+FX_SUITE(oracle, 60);
+FX_SUITE(foreign, 60);
 
 Test(oracle, touching_sections_do_not_overlap)
 {

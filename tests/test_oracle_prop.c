@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture.h"
 #include "oracle.h"
 #include "util.h"
 #include "wait.h"
@@ -361,8 +362,9 @@ static void print_history(const struct hist *h)
 	}
 }
 
-Test(oracle_prop, the_oracle_agrees_with_the_brute_force_reference, .timeout = 120)
+Test(oracle_prop, the_oracle_agrees_with_the_brute_force_reference)
 {
+	fx_deadline(120);
 	const char *one = getenv("LOCKBENCH_PROP_SEED"), *runs_env = getenv("LOCKBENCH_PROP_RUNS");
 	uint64_t first = one ? strtoull(one, NULL, 10) : 1;
 	long runs = one ? 1 : runs_env ? atol(runs_env) : 20000;
@@ -607,8 +609,9 @@ static void generate_keys(uint64_t seed, struct khist *k)
 	}
 }
 
-Test(oracle_prop, foreign_releases_agree_with_the_reference, .timeout = 120)
+Test(oracle_prop, foreign_releases_agree_with_the_reference)
 {
+	fx_deadline(120);
 	const char *one = getenv("LOCKBENCH_PROP_SEED"), *runs_env = getenv("LOCKBENCH_PROP_RUNS");
 	uint64_t first = one ? strtoull(one, NULL, 10) : 1;
 	long runs = one ? 1 : runs_env ? atol(runs_env) : 20000;

@@ -21,7 +21,7 @@
 #include "results.h"
 #include "scenario.h"
 
-TestSuite(params, .timeout = 90);
+FX_SUITE(params, 90);
 
 static struct lb_run_opts o;    /* large: not on a worker's stack */
 static struct lb_scenario sc;

@@ -1,10 +1,13 @@
 /* test_plumbing.c - the shared Redis helpers, against a real server. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fixture.h"
 
-TestSuite(plumbing, .timeout = 30);
+FX_SUITE(plumbing, 30);
 
 static int parse(const char *url, struct lb_node *n, char *why)
 {
@@ -324,4 +327,32 @@ Test(plumbing, watch_release_checks_the_owner)
 	freeReplyObject(r);
 	lb_node_close(&n);
 	fx_stop(&f);
+}
+
+/* The suites' time limit (fx_deadline) stops a test that runs past it, and says so. */
+Test(plumbing, a_test_past_its_time_limit_is_stopped_and_says_so)
+{
+	int fd[2];
+	cr_assert_eq(pipe(fd), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(fd[0]);
+		dup2(fd[1], STDERR_FILENO);
+		fx_deadline(1);
+		for (;;)
+			pause();
+	}
+	close(fd[1]);
+	char said[256] = "";
+	size_t got = 0;
+	ssize_t r;
+	while (got < sizeof(said) - 1 && (r = read(fd[0], said + got, sizeof(said) - 1 - got)) > 0)
+		got += (size_t)r;
+	said[got] = '\0';
+	close(fd[0]);
+	int status = 0;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM, "status %#x", status);
+	cr_assert(strstr(said, "time limit of 1 s is up"), "it said: %s", said);
 }

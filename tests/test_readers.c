@@ -10,9 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "readers.h"
 
-TestSuite(readers, .timeout = 10);
+FX_SUITE(readers, 10);
 
 static char err[4096];
 

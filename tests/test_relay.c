@@ -21,6 +21,7 @@ static struct lb_node n;
  * (followed through node_port[1]). */
 static void setup(void)
 {
+	fx_deadline(30);
 	fx_start(&f, 2);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	cr_assert_neq(sh, MAP_FAILED);
@@ -46,7 +47,7 @@ static void teardown(void)
 	fx_stop(&f);
 }
 
-TestSuite(relay, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(relay, .init = setup, .fini = teardown);
 
 /* ms a PING takes through the relay, or -1 when it fails */
 static int64_t ping_ms(void)

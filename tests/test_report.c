@@ -14,7 +14,7 @@
 #include "results.h"
 #include "shared.h"
 
-TestSuite(report, .timeout = 60);
+FX_SUITE(report, 60);
 
 static char tmpdir[64];
 

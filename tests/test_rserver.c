@@ -16,7 +16,7 @@
 
 #include "fixture.h"
 
-TestSuite(rserver, .timeout = 30);
+FX_SUITE(rserver, 30);
 
 Test(rserver, ports_free_and_distinct)
 {

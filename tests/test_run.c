@@ -17,7 +17,7 @@
 #include "readers.h"
 #include "results.h"
 
-TestSuite(run, .timeout = 90);
+FX_SUITE(run, 90);
 
 static char tmpdir[64];
 

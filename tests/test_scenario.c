@@ -14,7 +14,7 @@
 #include "strategy.h"
 #include "topology.h"
 
-TestSuite(scenario, .timeout = 30);
+FX_SUITE(scenario, 30);
 
 static struct lb_scenario sc;
 static char path[64];

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "fixture.h"
 #include "oracle.h"
 #include "shared.h"
 
@@ -14,6 +15,7 @@ static size_t bytes;
 
 static void setup(void)
 {
+	fx_deadline(10);
 	bytes = sizeof(*sh) + 4 * 16 * sizeof(struct lb_record);
 	sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	cr_assert_neq(sh, MAP_FAILED);
@@ -29,7 +31,7 @@ static void teardown(void)
 	munmap(sh, bytes);
 }
 
-TestSuite(shared, .init = setup, .fini = teardown, .timeout = 10);
+TestSuite(shared, .init = setup, .fini = teardown);
 
 static void enter(int client, int64_t enter_ns)
 {

@@ -143,7 +143,8 @@ static void teardown(void)
 	lb_failpoint_disarm_all();
 }
 
-TestSuite(contract, .fini = teardown, .timeout = 30);
+static void contract_deadline(void) { fx_deadline(30); }
+TestSuite(contract, .init = contract_deadline, .fini = teardown);
 
 Test(contract, table_covers_registry)
 {

@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-TestSuite(structure, .timeout = 60);
+#include "fixture.h"
+
+FX_SUITE(structure, 60);
 
 #define MAX_FILES 160
 #define MAX_LONGEST 120

@@ -20,7 +20,7 @@
 #include "topology.h"
 #include "util.h"
 
-TestSuite(topology, .timeout = 120);
+FX_SUITE(topology, 120);
 
 static struct lb_sentinel_topo topo;
 

@@ -8,7 +8,7 @@
 #include "fixture.h"
 #include "wait.h"
 
-TestSuite(wait, .timeout = 30);
+FX_SUITE(wait, 30);
 
 Test(wait, parse_and_format)
 {
