@@ -13,7 +13,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
             -Wformat=2 -Wno-format-nonliteral
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
-             -Iharness -Istrategies -Itests $(shell pkg-config --cflags $(PKGS))
+             -Iharness -Istrategies -Itests -I$(BUILD)/gen $(shell pkg-config --cflags $(PKGS))
 LDLIBS   = $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 TESTLIBS = $(shell pkg-config --libs $(TESTPKGS))
 
@@ -34,6 +34,12 @@ all: $(BIN) $(SHIM) $(MAN)
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# report.html's script lives in harness/report.js and is compiled in as a string.
+$(BUILD)/gen/report_js.h: harness/report.js harness/embed.sh
+	@mkdir -p $(dir $@)
+	sh harness/embed.sh page_js $< > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/harness/report_html.o: $(BUILD)/gen/report_js.h
 
 $(BUILD)/liblockbench.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^

@@ -1,0 +1,98 @@
+// report.js - the script of report.html (embedded in the page by
+// report_html.c through harness/embed.sh: no network, no external file).
+// Builds the story list, draws the timelines from the page's JSON data (one
+// block of lanes per run, every block on one time axis) and steps through
+// them. Text from the data goes in as text (textContent), never as markup,
+// except the story's own <b>, restored after escaping.
+(function(){
+var D=JSON.parse(document.getElementById('data').textContent),RS=D.runs,multi=RS.length>1;
+var ol=document.getElementById('story'),all=[];
+RS.forEach(function(r,ri){r.faults.forEach(function(e){all.push([e[0],'fault',e[4],ri]);});
+ r.steps.forEach(function(s){all.push([s[0],s[1],s[2],ri]);});});
+all.sort(function(a,b){return a[0]-b[0]||(a[1]==='fault'?-1:1)*(a[1]!==b[1])||a[3]-b[3];});
+all.forEach(function(s){var li=document.createElement('li');li.dataset.t=s[0];li.dataset.run=s[3];
+ li.className=s[1];if(multi){var rb=document.createElement('span');rb.className='run';
+ rb.textContent=RS[s[3]].label;li.appendChild(rb);}
+ if(s[1]==='fault'){var b=document.createElement('b');b.textContent=s[0].toFixed(3)+' s: ';li.appendChild(b);}
+ var span=document.createElement('span');span.innerHTML=s[2].replace(/&/g,'&amp;').replace(/</g,'&lt;').replace(/&lt;(\/?)b>/g,'<$1b>');li.appendChild(span);ol.appendChild(li);});
+var NS='http://www.w3.org/2000/svg',svg=document.getElementById('tl');
+var L=150,R=30,T=20,LANE=multi?38:56,NLANE=multi?26:34,W=1400,HEAD=multi?40:0,end=0,top=T;
+RS.forEach(function(r){if(r.names)r.names.forEach(function(n){L=Math.max(L,Math.min(330,n.length*9+24));});});
+var COL=['#4477aa','#228833','#aa3377','#ccbb44','#66ccee','#ee6677','#bbbbbb','#222255'];
+// Redlock: a lane per lock node under the clients' lanes, showing which
+// client holds the lock there, and when a restart wiped it
+RS.forEach(function(r){end=Math.max(end,r.end);r.NL=r.sec.some(function(s){return s[6]>0;})?r.nodes:0;
+ r.top=top+HEAD;r.low=r.top+LANE*r.clients+(r.NL?30+NLANE*r.NL:0);top=r.low+(multi?12:0);});
+end=end||1;var H=top+50;
+function restartOf(r,n,a,b){var v=null;r.faults.forEach(function(f){if(v===null&&f[1]==='node-start'&&f[3]===n&&f[0]>=a&&f[0]<=b)v=f[0];});return v;}
+function holds(s){var v=[];for(var n=0;n<32;n++)if(s[6]>>n&1)v.push(n);return v;}
+// an imported history names its lanes: "2: worker-b"
+function lane(r,c){return r.names&&r.names[c]?r.names[c]:'client '+c;}
+svg.setAttribute('viewBox','0 0 '+W+' '+H);
+function x(t){return L+(W-L-R)*t/end;}
+function y(r,c){return r.top+LANE*(r.clients-1-c)+LANE/2;}
+function ny(r,n){return r.top+LANE*r.clients+30+NLANE*n+NLANE/2;}
+function el(n,a,txt){var e=document.createElementNS(NS,n);for(var k in a)e.setAttribute(k,a[k]);if(txt!==undefined)e.textContent=txt;svg.appendChild(e);return e;}
+var step=Math.pow(10,Math.floor(Math.log10(end)));if(end/step<4)step/=2;
+for(var t=0;t<=end+1e-9;t+=step){el('line',{x1:x(t),x2:x(t),y1:T,y2:H-40,stroke:'#ddd'});el('text',{x:x(t),y:H-14,'text-anchor':'middle','font-size':20},(+t.toFixed(3))+' s');}
+RS.forEach(function(r,ri){
+ if(multi){if(ri)el('line',{x1:0,x2:W,y1:r.top-HEAD+2,y2:r.top-HEAD+2,stroke:'#888','stroke-width':2});
+  el('text',{x:8,y:r.top-12,'font-size':24,'font-weight':'bold',fill:'#222'},r.label);}
+ for(var c=0;c<r.clients;c++){el('text',{x:L-12,y:y(r,c)+7,'text-anchor':'end','font-size':r.names?16:22},lane(r,c));el('line',{x1:L,x2:W-R,y1:y(r,c),y2:y(r,c),stroke:'#eee'});}
+// one per client, or the end of what was just drawn: steps, not lines
+ var quiet={'server-down':1,'server-back':1,'hook-end':1};
+ r.faults.forEach(function(f){if(quiet[f[1]])return;el('line',{x1:x(f[0]),x2:x(f[0]),y1:r.top-(multi?8:0),y2:multi?r.low:H-40,stroke:'#888','stroke-dasharray':'6 5'});});
+ r.sec.forEach(function(s){var h=18;el('rect',{x:x(s[1]),y:y(r,s[0])-h/2,width:Math.max(1.5,x(s[2])-x(s[1])),height:h,fill:'#4477aa'});if(s[3]>s[2]+0.001)el('rect',{x:x(s[2]),y:y(r,s[0])-4,width:x(s[3])-x(s[2]),height:8,fill:'#99bbdd'});});
+ r.sec.forEach(function(s){r.sec.forEach(function(o){if(o[0]===s[0]||o[5]!==s[5])return;var a=Math.max(s[1],o[1]),b=Math.min(s[2],o[2]);if(b>a)el('rect',{x:x(a),y:y(r,s[0])-9,width:Math.max(1.5,x(b)-x(a)),height:18,fill:'#cc3311'});});});
+// marks: lease expired (x), killed (dot), deleted another's lock (triangle)
+ r.sec.forEach(function(s){var c=y(r,s[0]);
+  if(s[7]!==null&&s[2]>s[7]){var X=x(s[7]);el('path',{d:'M'+(X-7)+' '+(c-7)+'l14 14m0 -14l-14 14',stroke:'#000','stroke-width':2.5});}
+  if(s[4]==='killed')el('circle',{cx:x(s[2]),cy:c,r:8,fill:'#aa0000'});
+  if(s[4]==='foreign'){var X2=x(s[3]);el('path',{d:'M'+(X2-8)+' '+(c+16)+'l8 -14l8 14z',fill:'#ee7733'});}});
+// fault labels at the top of the block, side by side when close
+ var last=-1e9,k=0;r.faults.forEach(function(f){if(quiet[f[1]])return;var X=x(f[0]);k=X-last<22?k+1:0;if(!k)last=X;
+  var lbl=f[1]+(f[2]>=0?' c'+f[2]:f[3]>=0?' n'+f[3]:''),Y=r.top+2-(multi?6:0);
+  el('text',{x:X+4+k*20,y:Y,'font-size':15,fill:'#555',transform:'rotate(90 '+(X+4+k*20)+' '+Y+')'},lbl);});
+ if(r.NL){el('text',{x:L-12,y:r.top+LANE*r.clients+22,'text-anchor':'end','font-size':16,fill:'#555'},'held on:');
+  for(var n=0;n<r.NL;n++){el('text',{x:L-12,y:ny(r,n)+6,'text-anchor':'end','font-size':18},'node '+n);
+   el('line',{x1:L,x2:W-R,y1:ny(r,n),y2:ny(r,n),stroke:'#eee'});}
+  r.sec.forEach(function(s){holds(s).forEach(function(n){var a=s[1],b=s[3],q=restartOf(r,n,a,b);
+   el('rect',{x:x(a),y:ny(r,n)-8,width:Math.max(1.5,x(q===null?b:q)-x(a)),height:16,fill:COL[s[0]%8]});
+   if(q!==null)el('rect',{x:x(q),y:ny(r,n)-8,width:Math.max(1.5,x(b)-x(q)),height:16,fill:'none',stroke:COL[s[0]%8],'stroke-dasharray':'4 3'});});});
+  for(var c2=0;c2<r.clients;c2++)el('rect',{x:L-140,y:y(r,c2)-6,width:12,height:12,fill:COL[c2%8]});}});
+var cur=el('line',{x1:L,x2:L,y1:T-10,y2:H-40,stroke:'#e0b000','stroke-width':4,id:'cursor'});
+var items=document.querySelectorAll('#story li'),i=-1;
+// the buttons and the timeline stay on screen while the story scrolls,
+// when the timeline leaves room for it
+var pin=document.getElementById('pin');if(multi)document.getElementById('held').classList.add('cols');
+function pinned(){var on=pin.offsetHeight<innerHeight*0.68;pin.classList.toggle('pinned',on);
+ items.forEach(function(li){li.style.scrollMarginTop=on?(pin.offsetHeight+12)+'px':'';});}
+function paused(r,c,t){var p=false;r.faults.forEach(function(f){if(f[0]<=t&&f[2]===c){if(f[1]==='pause')p=true;if(f[1]==='resume'||f[1]==='kill')p=false;}});return p;}
+function who(r,t){var out=[],pre=multi?r.label+': ':'';r.sec.forEach(function(s){var a=s[0];
+ if(s[1]<=t&&t<s[2]){var w=pre+lane(r,a)+' is inside since '+s[1].toFixed(3)+' s';
+  if(s[7]!==null&&t>s[7])w+=', its lease ran out at '+s[7].toFixed(3)+' s';
+  if(s[6]){var hn=holds(s),gone=hn.filter(function(n){return restartOf(r,n,s[1],t)!==null;});
+   w+=', holding nodes '+hn.join(', ');if(gone.length)w+=' (node'+(gone.length>1?'s ':' ')+gone.join(', ')+
+   ' restarted empty since, so only '+(hn.length-gone.length)+' of '+r.nodes+' nodes still know it)';}
+  if(paused(r,a,t))w+=' (frozen)';out.push(w);}
+ else if(s[2]<=t&&t<s[3])out.push(pre+lane(r,a)+' has left its section and is still releasing');});
+ if(multi&&!out.length)out.push(pre+'nobody holds the lock');return out;}
+function show(k){if(!items.length)return;i=Math.max(0,Math.min(items.length-1,k));
+ var t=+items[i].dataset.t,r=RS[+items[i].dataset.run];items.forEach(function(li,j){li.classList.toggle('current',j===i);});
+ cur.setAttribute('x1',x(t));cur.setAttribute('x2',x(t));
+ document.getElementById('t').textContent=t.toFixed(3);
+ document.getElementById('pos').textContent='step '+(i+1)+' of '+items.length;
+ var w=[],ul=document.getElementById('held');RS.forEach(function(q){w=w.concat(who(q,t));});ul.innerHTML='';
+ (w.length?w:['nobody holds the lock']).forEach(function(s){var li=document.createElement('li');li.textContent=s;ul.appendChild(li);});
+ document.getElementById('inside').textContent=String(who(r,t).filter(function(s){return s.indexOf(' is inside')>=0;}).length);
+ document.getElementById('inrun').textContent=multi?' in '+r.label:'';
+ document.getElementById('now').innerHTML=items[i].innerHTML;
+// the story scrolls under the pinned timeline; an unpinned page stays put
+ pinned();if(pin.classList.contains('pinned'))items[i].scrollIntoView({block:'nearest'});
+ history.replaceState(null,'','#step='+(i+1));}
+document.getElementById('next').onclick=function(){show(i+1);};
+document.getElementById('prev').onclick=function(){show(i-1);};
+document.addEventListener('keydown',function(e){if(e.key==='ArrowRight'||e.key==='n'){show(i+1);e.preventDefault();}
+ else if(e.key==='ArrowLeft'||e.key==='p'){show(i-1);e.preventDefault();}});
+var m=/step=(\d+)/.exec(location.hash);show(m?+m[1]-1:0);
+})();
