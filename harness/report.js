@@ -49,6 +49,12 @@ RS.forEach(function(r,ri){
   if(s[7]!==null&&s[2]>s[7]){var X=x(s[7]);el('path',{d:'M'+(X-7)+' '+(c-7)+'l14 14m0 -14l-14 14',stroke:'#000','stroke-width':2.5});}
   if(s[4]==='killed')el('circle',{cx:x(s[2]),cy:c,r:8,fill:'#aa0000'});
   if(s[4]==='foreign'){var X2=x(s[3]);el('path',{d:'M'+(X2-8)+' '+(c+16)+'l8 -14l8 14z',fill:'#ee7733'});}});
+// what a client met: a stale read or write the fenced resource refused (a
+// red ring with a bar), a write aborted on a lost lease (a hollow square)
+ (r.marks||[]).forEach(function(m){if(m[2]<0||m[2]>=r.clients)return;var X=x(m[0]),c=y(r,m[2]);
+  if(m[1]==='refused'){el('circle',{cx:X,cy:c-17,r:7,fill:'#fff',stroke:'#cc3311','stroke-width':2.5,'class':'mark-refused'});
+   el('path',{d:'M'+(X-5)+' '+(c-12)+'l10 -10',stroke:'#cc3311','stroke-width':2.5});}
+  else el('rect',{x:X-6,y:c-23,width:12,height:12,fill:'#fff',stroke:'#222','stroke-width':2,'class':'mark-aborted'});});
 // fault labels at the top of the block, side by side when close
  var last=-1e9,k=0;r.faults.forEach(function(f){if(quiet[f[1]])return;var X=x(f[0]);k=X-last<22?k+1:0;if(!k)last=X;
   var lbl=f[1]+(f[2]>=0?' c'+f[2]:f[3]>=0?' n'+f[3]:''),Y=r.top+2-(multi?6:0);

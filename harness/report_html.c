@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "esc.h"
+#include "failpoint.h"
 #include "import_dir.h"
 #include "outfile.h"
 #include "report.h"
@@ -96,8 +97,95 @@ static bool deploy_sentence(const struct lb_event *e, const char *who, char *out
 	}
 }
 
+/* Client @c's section open at @t (entered, not yet left), or NULL; whether it
+ * had any section before @t (@before). */
+static const struct lb_section *inside_at(const struct lb_run_files *rf, int c, int64_t t,
+					  bool *before)
+{
+	const struct lb_section *in = NULL;
+	*before = false;
+	for (size_t i = 0; i < rf->n && rf->sec[i].enter_ns <= t; i++)
+		if (rf->sec[i].client == c) {
+			*before = true;
+			if (lb_section_exit(&rf->sec[i], (int64_t)(rf->elapsed_s * 1e9)) >= t)
+				in = &rf->sec[i];
+		}
+	return in;
+}
+
+/* A client fault told with what the client was doing: holding the lock,
+ * waiting for it, or not started yet (scaffolding, told as set-up). */
+static bool client_sentence(const struct lb_run_files *rf, const struct lb_event *e, char *out,
+			    size_t len)
+{
+	bool before = false;
+	const struct lb_section *in = e->client >= 0 ? inside_at(rf, e->client, e->t_ns, &before)
+						     : NULL;
+	const char *fp = lb_failpoint_name((int)(e->value < 0 ? -e->value : e->value));
+	const char *where = lb_failpoint_where((int)(e->value < 0 ? -e->value : e->value));
+
+	switch (e->kind) {
+	case LB_EV_PAUSE:
+		if (in)
+			snprintf(out, len, "Client %d is frozen (SIGSTOP) for %lld ms while it holds the "
+				 "lock (since %.3f s), as in a long GC pause.", e->client,
+				 (long long)e->value, (double)in->enter_ns / 1e9);
+		else if (!before)
+			snprintf(out, len, "Set-up: client %d is held back (SIGSTOP) for %lld ms before "
+				 "its first section, so that it starts late.", e->client,
+				 (long long)e->value);
+		else
+			snprintf(out, len, "Client %d is frozen (SIGSTOP) for %lld ms while it does not "
+				 "hold the lock.", e->client, (long long)e->value);
+		return true;
+	case LB_EV_RESUME:
+		snprintf(out, len, "Client %d wakes up (SIGCONT) and carries on where it stopped%s.",
+			 e->client, in ? ", inside its section: it still believes it holds the lock" : "");
+		return true;
+	case LB_EV_KILL:
+		if (e->value < 0 && fp)
+			snprintf(out, len, "Client %d is killed (SIGKILL) right after acquiring: this "
+				 "lock has no instant %s (failpoint %s), so the scenario kills the holder "
+				 "there instead.", e->client, where, fp);
+		else
+			snprintf(out, len, "Client %d is killed (SIGKILL)%s.", e->client,
+				 in ? " while it holds the lock" : "");
+		return true;
+	case LB_EV_CRASH:
+		if (fp && !strcmp(fp, "after-setnx"))
+			snprintf(out, len, "Client %d crashed %s (failpoint %s): its key has no TTL, so "
+				 "it will not expire by itself.", e->client, where, fp);
+		else if (fp)
+			snprintf(out, len, "Client %d crashed %s (failpoint %s).", e->client, where, fp);
+		else
+			snprintf(out, len, "Client %d crashed at a failpoint.", e->client);
+		return true;
+	case LB_EV_ABORT:
+		snprintf(out, len, "Client %d learns its lease is gone and aborts its section "
+			 "before writing: its write never reaches the resource.", e->client);
+		return true;
+	case LB_EV_REFUSED:
+		snprintf(out, len, "The fenced resource refuses client %d's %s: its fence is "
+			 "below the highest the resource has accepted, so the stale %s does no harm.",
+			 e->client, e->value ? "write" : "read", e->value ? "write" : "read");
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Was replication to node @node's replica cut before @t? */
+static bool repl_cut_before(const struct lb_run_files *rf, int node, int64_t t)
+{
+	for (size_t i = 0; i < rf->n_ev; i++)
+		if (rf->ev[i].kind == LB_EV_REPL_CUT && rf->ev[i].node == node && rf->ev[i].t_ns <= t)
+			return true;
+	return false;
+}
+
 /* What a fault did, as a sentence for the step-through. */
-static void event_sentence(const struct lb_event *e, char *out, size_t len)
+static void event_sentence(const struct lb_run_files *rf, const struct lb_event *e, char *out,
+			   size_t len)
 {
 	char who[64] = "";
 
@@ -105,17 +193,21 @@ static void event_sentence(const struct lb_event *e, char *out, size_t len)
 		snprintf(who, sizeof(who), "client %d", e->client);
 	else if (e->node >= 0)
 		snprintf(who, sizeof(who), "node %d", e->node);
+	if (client_sentence(rf, e, out, len))
+		return;
 	switch (e->kind) {
-	case LB_EV_PAUSE:
-		snprintf(out, len, "Client %d is frozen (SIGSTOP) for %lld ms, as in a long GC pause.",
-			 e->client, (long long)e->value);
+	case LB_EV_REPL_CUT:
+		snprintf(out, len, "Replication from node %d to its replica is cut: what node %d "
+			 "accepts from now on never reaches the replica.", e->node, e->node);
 		break;
-	case LB_EV_RESUME:
-		snprintf(out, len, "Client %d wakes up (SIGCONT) and carries on where it stopped.",
-			 e->client);
-		break;
-	case LB_EV_KILL:
-		snprintf(out, len, "Client %d is killed (SIGKILL).", e->client);
+	case LB_EV_PROMOTE:
+		if (repl_cut_before(rf, e->node, e->t_ns))
+			snprintf(out, len, "Node %d's replica is promoted to primary: it never received "
+				 "what node %d accepted after the cut, and clients now take their locks "
+				 "from it.", e->node, e->node);
+		else
+			snprintf(out, len, "Node %d's replica is promoted to primary: clients now take "
+				 "their locks from it.", e->node);
 		break;
 	case LB_EV_SLOW:
 		snprintf(out, len, "Client %d's next section is slowed to %lld ms.", e->client,
@@ -262,6 +354,43 @@ static const char page_css[] =
 /* The page's script, harness/report.js, as a C string (harness/embed.sh). */
 #include "report_js.h"
 
+/* Events that are not faults but what a client met: a write aborted on a
+ * lost lease, a read or write the fenced resource refused. */
+static bool incident(const struct lb_event *e)
+{
+	return e->kind == LB_EV_ABORT || e->kind == LB_EV_REFUSED;
+}
+
+/* Each incident as a step of its own, in bold like the story's. */
+static void incident_steps(const struct lb_run_files *rf, struct steps *st)
+{
+	char line[512], text[700];
+	for (size_t i = 0; i < rf->n_ev; i++) {
+		const struct lb_event *e = &rf->ev[i];
+		if (!incident(e))
+			continue;
+		/* the same client meeting the same again and again, nothing else
+		 * between: one step */
+		size_t j = i, same = 1;
+		for (size_t k = i + 1; k < rf->n_ev; k++) {
+			const struct lb_event *o = &rf->ev[k];
+			if (o->kind != e->kind || o->client != e->client || o->value != e->value)
+				break;
+			j = k;
+			same++;
+		}
+		event_sentence(rf, e, line, sizeof(line));
+		int n = snprintf(text, sizeof(text), "**%.3f s: %s** %s", (double)e->t_ns / 1e9,
+				 e->kind == LB_EV_ABORT ? "a write aborted." : e->value ?
+				 "a stale write refused." : "a stale read refused.", line);
+		if (same > 1 && n > 0 && (size_t)n < sizeof(text))
+			snprintf(text + n, sizeof(text) - (size_t)n, " Refused %zu times in a row, until "
+				 "%.3f s.", same, (double)rf->ev[j].t_ns / 1e9);
+		story_step(st, e->t_ns, text);
+		i = j;
+	}
+}
+
 /* One run as a JSON object: sections [client, enter, exit, release,
  * outcome, key, nodes, lease end (null: none, or not known)], faults [t, name, client, node, sentence], steps
  * [t, kind, text]; @label names it on a page of several. */
@@ -300,14 +429,24 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 			fprintf(f, "null]");
 	}
 	fprintf(f, "],\n\"faults\":[");
+	int nf = 0, nm = 0;
 	for (size_t i = 0; i < rf->n_ev; i++) {
 		const struct lb_event *e = &rf->ev[i];
-		event_sentence(e, line, sizeof(line));
-		fprintf(f, "%s[%.6f,\"%s\",%d,%d,", i ? "," : "", (double)e->t_ns / 1e9,
+		if (incident(e))
+			continue;
+		event_sentence(rf, e, line, sizeof(line));
+		fprintf(f, "%s[%.6f,\"%s\",%d,%d,", nf++ ? "," : "", (double)e->t_ns / 1e9,
 			lb_event_name(e->kind), e->client, e->node);
 		json_str(f, line);
 		fprintf(f, "]");
 	}
+	/* what the lock's users met, marked on their lane: not faults */
+	fprintf(f, "],\n\"marks\":[");
+	for (size_t i = 0; i < rf->n_ev; i++)
+		if (incident(&rf->ev[i]))
+			fprintf(f, "%s[%.6f,\"%s\",%d,%lld]", nm++ ? "," : "",
+				(double)rf->ev[i].t_ns / 1e9, lb_event_name(rf->ev[i].kind),
+				rf->ev[i].client, (long long)rf->ev[i].value);
 	fprintf(f, "],\n\"steps\":[");
 	/* the incidents (the page merges them with the faults in time order) */
 	char *story = NULL;
@@ -318,6 +457,7 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 		/* an imported history: first its overlaps with the clocks' uncertainty */
 		lb_report_imported_story(rf, LB_LANG_RAW, 1000, story_step, &steps);
 		lb_report_story(rf, 1000, story_step, &steps);
+		incident_steps(rf, &steps);
 		fclose(sf);
 	}
 	fprintf(f, "%s]}", story ? story : "");
@@ -348,6 +488,8 @@ static void stepper(FILE *f, bool several)
 		   "<p class=\"keys\">%sBlue: inside its critical section. Red: two or more inside at once. "
 		   "Pale: out of its section, still releasing. &times;: the lease ran out while inside (where the lock says when its lease ends). "
 		   "Orange triangle: a release that deleted another client's lock. Dark red dot: killed. "
+		   "Red ring with a bar: a stale read or write the fenced resource refused. Hollow "
+		   "square: a write aborted because the lock said its lease was gone. "
 		   "Dashed: a fault. Yellow: the step shown. For Redlock, the lanes under the "
 		   "clients show each lock node: whose lock it holds, in that client's colour "
 		   "(the square beside its name); dashed where a node restarted empty and forgot "

@@ -118,6 +118,9 @@ const STATE = `(() => {
 		held: [...document.querySelectorAll('#held li')].map((li) => li.textContent),
 		cursor_x: +document.getElementById('cursor').getAttribute('x1'),
 		steps: document.querySelectorAll('#story li').length,
+		// every step as "its time | its text", in the page's order
+		story: [...document.querySelectorAll('#story li')].map((li) => li.dataset.t + ' | ' + li.textContent),
+		refused_marks: document.querySelectorAll('#tl .mark-refused').length,
 		bars: document.querySelectorAll('#tl rect').length,
 		blocks: [...document.querySelectorAll('#tl text[font-weight="bold"]')].map((t) => t.textContent),
 		hash: location.hash,
