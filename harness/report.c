@@ -973,7 +973,9 @@ static int name_cmp(const struct dirent **a, const struct dirent **b)
 }
 
 /* From @dir/@name/report.md: its first paragraph (what it is) and, for a
- * run, the first line under "What went wrong" (the verdict in words). */
+ * run, the first line under "What went wrong" (the verdict in words) and
+ * what stopped the damage (stale writes refused, writes aborted), so that a
+ * compare of fenced and token-lua does not read the same for both. */
 static void report_gist(FILE *f, const char *dir, const char *name)
 {
 	char path[PATH_MAX], line[4096];
@@ -989,10 +991,14 @@ static void report_gist(FILE *f, const char *dir, const char *name)
 			para = true;
 		} else if (!strncmp(line, "## What went wrong", 18)) {
 			wrong = true;
-		} else if (wrong && line[0] != '\n') {
+		} else if (wrong && !strncmp(line, "## ", 3)) {
+			break;
+		} else if (wrong && line[0] != '\n' && !told) {
 			fprintf(f, "\n%s", line[0] == '-' ? line + 2 : line);
 			told = true;
-			break;
+		} else if (told && (strstr(line, "fenced resource **refused") ||
+				    strstr(line, " aborted** before writing"))) {
+			fprintf(f, "\n%s", line);
 		}
 	}
 	fclose(in);
