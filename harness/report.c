@@ -424,10 +424,16 @@ static void step_overlap(struct story *st, const struct lb_run_files *rf,
 		fprintf(l, "\n");
 		story_end(st, l);
 	}
+	/* a replica promoted since a's acquire: b's lock is granted there */
+	bool promoted = false;
+	for (size_t i = 0; i < rf->n_ev; i++)
+		promoted |= (rf->ev[i].kind == LB_EV_PROMOTE || rf->ev[i].kind == LB_EV_SWITCH_MASTER) &&
+			    rf->ev[i].t_ns >= a->enter_ns && rf->ev[i].t_ns <= b->enter_ns;
 	FILE *o = story_begin(st, b->enter_ns);
 	fprintf(o, "- **%.3f s: client %d and client %d inside at once.** Client %d acquires the "
-		   "lock while client %d, inside since %.3f s, still believes it holds it",
-		sec(b->enter_ns), a->client, b->client, b->client, a->client, sec(a->enter_ns));
+		   "lock%s while client %d, inside since %.3f s, still believes it holds it",
+		sec(b->enter_ns), a->client, b->client, b->client,
+		promoted ? " on the promoted replica" : "", a->client, sec(a->enter_ns));
 	if (lend >= a->enter_ns && lend <= b->enter_ns)
 		fprintf(o, " (its lease ran out at %.3f s)", sec(lend));
 	fprintf(o, ".");
