@@ -205,7 +205,8 @@ fuzz:
 # Everything the binary needs, where it looks for it (relative to its own
 # location, so DESTDIR and PREFIX may be anything): PREFIX/bin/lockbench,
 # PREFIX/lib/lockbench/libfakeclock.so, PREFIX/share/lockbench/{scenarios,
-# adapters,tour (the tour's reference runs)}, the man page, and the docs in PREFIX/share/doc/lockbench.
+# adapters,tour} (tour: the tour's reference runs), the man page, and the
+# docs in PREFIX/share/doc/lockbench.
 SHARE := $(DESTDIR)$(PREFIX)/share
 install: $(BIN) $(SHIM) $(MAN)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lockbench

@@ -55,11 +55,12 @@ static const struct lb_lesson lessons[] = {
 	    { "crash-before-expire", "setnx-expire", "setnx-expire", "setnx-expire" },
 	    { "crash-before-expire", "set-nx-px", "set-nx-px", "set-nx-px" } } },
 	{ "holder-pause", "The holder pauses past its TTL",
-	  "Client 0 is frozen (as in a long GC pause) while it holds the lock; its lease runs "
-	  "out and another client enters. When it wakes, set-nx-px's plain DEL deletes the new "
-	  "holder's lock (orange triangles) and lets a third in. token-lua deletes only its own "
-	  "lock, but the woken client still finishes its section beside the new holder: a "
-	  "lease cannot stop that. fenced's resource refuses the stale write (contained).",
+	  "The client holding the lock is frozen for 2.5 s (SIGSTOP, as a long GC pause would); "
+	  "its 1 s lease runs out and another client enters. When it wakes, set-nx-px's plain "
+	  "DEL deletes the new holder's lock (orange triangles) and lets a third in, again and "
+	  "again. token-lua deletes only its own lock, but the woken client still finishes its "
+	  "section beside the new holder: a lease cannot stop that. fenced's resource refuses "
+	  "the stale write: two inside, no update lost (contained).",
 	  "docs/pitfalls/holder-pause.md",
 	  { { "holder-pause", "set-nx-px", "set-nx-px", "set-nx-px" },
 	    { "holder-pause", "token-lua", "token-lua", "token-lua" },
@@ -214,8 +215,9 @@ int lb_cmd_tour(int argc, char **argv)
 		} else if (c == 's' && lb_parse_i64(optarg, 0, INT64_MAX, &v)) {
 			snprintf(seed, sizeof(seed), "%lld", (long long)v);
 		} else {
-			lb_errorf("tour: %s", c == 's' ? "--seed takes a number from 0" :
-				  c == 'o' ? "--out takes a directory" : "unknown option");
+			lb_errorf("tour: %s%s", c == 's' ? "--seed takes a number from 0" :
+				  c == 'o' ? "--out takes a directory" : "unknown option ",
+				  c == 's' || c == 'o' ? "" : argv[optind - 1]);
 			usage(stderr);
 			return LB_EXIT_USAGE;
 		}
