@@ -122,7 +122,8 @@ static void usage(FILE *f)
 		   "the same fault, then Redlock and failover; a contents list, a lesson\n"
 		   "picker, and one step-through that goes on to the next lesson past a\n"
 		   "lesson's last step.\n\n"
-		   "  --out DIR   where report.html goes (results/tour/<UTC time>-tour)\n"
+		   "  --out DIR   where report.html goes (results/tour/<UTC time>-tour);\n"
+		   "              never the reference runs' directory or inside it\n"
 		   "  --live      run every lesson afresh (the same scenarios and strategies,\n"
 		   "              one after another, each on fresh servers) into DIR/LESSON/RUN,\n"
 		   "              then draw the deck from those runs\n"
@@ -157,6 +158,32 @@ static bool tour_dir(char *out, size_t len)
 	}
 	return lb_find_installed("docs/tour", "share", out, len) && stat(out, &st) == 0 &&
 	       S_ISDIR(st.st_mode);
+}
+
+/* @out is the reference runs' directory (@root, or the one tour_dir finds
+ * when NULL) or inside it: a deck or --live runs written there would mix
+ * with, or replace, what a class was shown. */
+static bool inside_reference(const char *out, const char *root)
+{
+	char ref[PATH_MAX], found[PATH_MAX - 64], real_out[PATH_MAX], dir[PATH_MAX];
+
+	if (!root && !tour_dir(found, sizeof(found)))
+		return false;
+	if (!realpath(root ? root : found, ref))
+		return false;
+	/* --out may not exist yet: its nearest existing parent decides */
+	snprintf(dir, sizeof(dir), "%s", out);
+	while (!realpath(dir, real_out)) {
+		char *slash = strrchr(dir, '/');
+		if (!slash) /* a name in the working directory */
+			snprintf(dir, sizeof(dir), ".");
+		else if (slash == dir)
+			return false;
+		else
+			*slash = '\0';
+	}
+	size_t n = strlen(ref);
+	return !strncmp(real_out, ref, n) && (real_out[n] == '\0' || real_out[n] == '/');
 }
 
 /* Every lesson's runs, afresh, into @base/LESSON/RUN. */
@@ -233,6 +260,11 @@ int lb_cmd_tour(int argc, char **argv)
 	}
 	if (!out[0])
 		lb_default_out_dir("results/tour", "tour", out, sizeof(out));
+	if (inside_reference(out, live ? NULL : root)) {
+		lb_errorf("tour: --out %s is where the reference runs are: name another directory "
+			  "(make tour-reference remakes them)", out);
+		return LB_EXIT_USAGE;
+	}
 	if (lb_results_prepare_dir(out) < 0)
 		return LB_EXIT_FAIL;
 	if (live) {

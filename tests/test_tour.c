@@ -220,3 +220,27 @@ Test(tour, no_reference_runs_is_an_error_not_an_empty_deck, .init = setup)
 		  fx_slurp(tmpdir, "output"));
 	cr_assert_neq(access(out, F_OK) == 0 && access(strcat(out, "/report.html"), F_OK) == 0, 1);
 }
+
+/* --out inside the reference runs: refused before anything is written
+ * there (a deck, or --live's runs, would mix with what a class was shown). */
+Test(tour, an_out_inside_the_reference_runs_is_refused, .init = setup)
+{
+	char ref[128], out[160], cmd[PATH_MAX + 300];
+	snprintf(ref, sizeof(ref), "%s/ref", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cp -R '%s' '%s'", shipped, ref);
+	cr_assert_eq(system(cmd), 0);
+	setenv("LOCKBENCH_TOUR", ref, 1);
+	const char *modes[][6] = { { "tour", "--out", ref, NULL },
+				   { "tour", "--out", out, NULL },
+				   { "tour", "--live", "--out", out, NULL } };
+	snprintf(out, sizeof(out), "%s/holder-pause/deck", ref);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		cr_assert_eq(fx_lockbench(tmpdir, modes[i]), 2, "%s", fx_slurp(tmpdir, "output"));
+		cr_assert(strstr(fx_slurp(tmpdir, "output"), "is where the reference runs are"), "%s",
+			  fx_slurp(tmpdir, "output"));
+	}
+	char *none = read_or_empty(ref, "report.html");
+	cr_assert_str_eq(none, "", "a deck was written into the reference runs");
+	free(none);
+	cr_assert_neq(access(out, F_OK), 0, "%s was made", out);
+}
