@@ -42,8 +42,9 @@ static const struct lb_lesson lessons[] = {
 	  { { "check-then-delete", "get-del", "get-del", "get-del" },
 	    { "check-then-delete", "token-lua", "token-lua", "token-lua" } } },
 	{ "crash-before-expire", "A crash between SETNX and EXPIRE",
-	  "A client is killed between SETNX and EXPIRE (set-nx-px has no such instant: its holder "
-	  "is killed right after acquiring). setnx has no TTL: the lock never comes back "
+	  "The setnx-expire recipes' holder is killed between SETNX and EXPIRE; setnx (no "
+	  "EXPIRE at all) and set-nx-px (one command) have no such instant, so theirs is "
+	  "killed right after acquiring. setnx has no TTL: the lock never comes back "
 	  "(deadlock). setnx-expire-as-written, the recipe copied verbatim, deadlocks too: every "
 	  "waiter re-arms the TTL, so the dead holder's key never expires while anyone waits. "
 	  "setnx-expire's waiter sets a TTL on a key that has none, and set-nx-px sets the key "
