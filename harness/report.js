@@ -4,8 +4,10 @@
 // block of lanes per run, every block on one time axis) and steps through
 // them. Text from the data goes in as text (textContent), never as markup,
 // except the story's own <b>, restored after escaping.
-(function(){
-var D=JSON.parse(document.getElementById('data').textContent),RS=D.runs,multi=RS.length>1;
+// lbPage(D, deck): one page of runs (D.runs); a tour's deck (below) calls it
+// again for each lesson, with @deck to go on to the next lesson past the last step
+function lbPage(D,deck){
+var RS=D.runs,multi=RS.length>1;
 var ol=document.getElementById('story'),all=[];
 RS.forEach(function(r,ri){r.faults.forEach(function(e){all.push([e[0],'fault',e[4],ri]);});
  r.steps.forEach(function(s){all.push([s[0],s[1],s[2],ri]);});});
@@ -96,9 +98,38 @@ function show(k){if(!items.length)return;i=Math.max(0,Math.min(items.length-1,k)
 // the story scrolls under the pinned timeline; an unpinned page stays put
  pinned();if(pin.classList.contains('pinned'))items[i].scrollIntoView({block:'nearest'});
  history.replaceState(null,'','#step='+(i+1));}
+// in a deck: past the last step, the next lesson; before the first, the previous
+// one; only the lesson on screen answers (each lesson's keys listener stays)
+if(deck){var show0=show,me={n:0};deck.page=me;show=function(k){if(deck.page!==me)return;var first=!me.n++;
+ if(!first&&k===i+1&&i>=items.length-1)return deck.go(1,0);if(!first&&k===i-1&&i<=0)return deck.go(-1,1e6);
+ show0(k);history.replaceState(null,'','#lesson='+(deck.k+1)+'&step='+(i+1));};}
 document.getElementById('next').onclick=function(){show(i+1);};
 document.getElementById('prev').onclick=function(){show(i-1);};
 document.addEventListener('keydown',function(e){if(e.key==='ArrowRight'||e.key==='n'){show(i+1);e.preventDefault();}
  else if(e.key==='ArrowLeft'||e.key==='p'){show(i-1);e.preventDefault();}});
 var m=/step=(\d+)/.exec(location.hash);show(m?+m[1]-1:0);
-})();
+}
+// A tour's deck (lockbench tour): D.lessons in teaching order, each
+// {title, watch, page, runs, figs}, one at a time in the stepper above. The
+// contents, the picker and the lesson buttons open one; stepping past a
+// lesson's last step opens the next (#lesson=K&step=N). Text as text.
+function lbDeck(D){var LS=D.lessons,deck={k:0},pick=document.getElementById('pick');
+ var HEAD=['run','scenario','sections','overlaps','foreign releases','lost updates','outcome'];
+ function text(id,s){document.getElementById(id).textContent=s;}
+ function row(tb,cells,tag){var tr=document.createElement('tr');cells.forEach(function(v){var c=document.createElement(tag);c.textContent=v;tr.appendChild(c);});tb.appendChild(tr);}
+ function open(n,step,stay){n=Math.max(0,Math.min(LS.length-1,n));var L=LS[n];deck.k=n;
+  text('story','');text('tl','');document.getElementById('held').className='';
+  text('ltitle',(n+1)+'. '+L.title);text('lwatch',L.watch);text('lpage',L.page);
+  text('lpos','lesson '+(n+1)+' of '+LS.length);pick.value=String(n);
+  document.querySelectorAll('#toc li').forEach(function(li,j){li.classList.toggle('current',j===n);});
+  var tb=document.getElementById('lfig');tb.textContent='';row(tb,HEAD,'th');L.figs.forEach(function(f){row(tb,f,'td');});
+  history.replaceState(null,'','#lesson='+(n+1)+'&step='+(step+1));lbPage(L,deck);
+  if(!stay)document.getElementById('lessonbar').scrollIntoView({block:'start'});}
+ deck.go=function(d,step){if(deck.k+d>=0&&deck.k+d<LS.length)open(deck.k+d,step);};
+ function fromHash(){var l=/lesson=(\d+)/.exec(location.hash),s=/step=(\d+)/.exec(location.hash);
+  open(l?+l[1]-1:0,s?+s[1]-1:0,!l);}
+ pick.onchange=function(){open(+pick.value,0);};
+ document.getElementById('lprev').onclick=function(){deck.go(-1,0);};
+ document.getElementById('lnext').onclick=function(){deck.go(1,0);};
+ window.addEventListener('hashchange',fromHash);fromHash();}
+(function(){var D=JSON.parse(document.getElementById('data').textContent);if(D.lessons)lbDeck(D);else lbPage(D);})();

@@ -18,6 +18,7 @@
 #include "outfile.h"
 #include "report.h"
 #include "shared.h"
+#include "verify.h"
 
 /* @s as a JSON string (esc.h: '<' escaped too, so that no text can close the
  * script element; invalid UTF-8 as U+FFFD). */
@@ -328,6 +329,20 @@ static void story_step(void *arg, int64_t t_ns, const char *text)
 	fprintf(st->f, "]");
 }
 
+/* How many incidents of a run become steps: a tour's deck tells fewer, so
+ * that a class can step through a lesson (lb_report_html_deck). */
+static int story_max = 1000;
+
+/* The step that says how many incidents were not told, at the run's end. */
+static void story_more(struct steps *st, int more, double end_s)
+{
+	char text[256];
+	snprintf(text, sizeof(text), "**%.3f s: and %d more incident%s in this run**, not told "
+		 "step by step: the timeline shows them all (red, orange), history.csv holds them.",
+		 end_s, more, more == 1 ? "" : "s");
+	story_step(st, (int64_t)(end_s * 1e9), text);
+}
+
 static const char page_css[] =
 	"body{font:20px/1.45 'DejaVu Sans',sans-serif;margin:24px 32px;color:#222;background:#fff}"
 	"h1{font-size:30px;margin:0 0 6px}p.lead{margin:0 0 12px;color:#444}"
@@ -456,7 +471,9 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 	if (sf) {
 		/* an imported history: first its overlaps with the clocks' uncertainty */
 		lb_report_imported_story(rf, LB_LANG_RAW, 1000, story_step, &steps);
-		lb_report_story(rf, 1000, story_step, &steps);
+		int found = lb_report_story(rf, story_max, story_step, &steps);
+		if (found > story_max) /* a tour's deck: the rest on the timeline */
+			story_more(&steps, found - story_max, rf->elapsed_s);
 		incident_steps(rf, &steps);
 		fclose(sf);
 	}
@@ -806,5 +823,144 @@ int lb_report_html_stacked(const char *dir, const char *const *runs, int n)
 		lb_outfile_abort(&out);
 		return rc;
 	}
+	return lb_outfile_close(&out);
+}
+
+/* One run of a lesson, checked (it is the run the lesson names, and its
+ * summary.csv agrees with its own files, as `lockbench check` would say), as
+ * JSON into @d and its figures as summary.csv states them into @fig. */
+static int deck_run(FILE *d, FILE *fig, const char *dir, const struct lb_lesson_run *r, bool first)
+{
+	static const char *const cols[] = { "sections", "overlaps", "foreign_releases",
+					     "lost_updates", "observed" };
+	struct lb_run_files rf;
+	struct lb_verify ver;
+	int rc = lb_run_files_load(dir, &rf);
+
+	if (rc < 0) {
+		lb_errorf("%s: cannot read this run of the tour (above)", dir);
+		return rc;
+	}
+	const char *sc = lb_summary_get(&rf.sum, "scenario"), *st = lb_summary_get(&rf.sum, "strategy");
+	if (!sc || !st || strcmp(sc, r->scenario) || strcmp(st, r->strategy)) {
+		lb_errorf("%s should be %s under %s; its summary.csv says %.100s under %.100s", dir,
+			  r->strategy, r->scenario, st ? st : "?", sc ? sc : "?");
+		rc = LB_EINVAL;
+	} else if ((rc = lb_verify_run(dir, NULL, &ver)) < 0 || ver.differences) {
+		if (rc == 0)
+			lb_errorf("%s: summary.csv disagrees with the run's own files on %s "
+				  "(`lockbench check %s` lists them)", dir, ver.which, dir);
+		rc = rc < 0 ? rc : LB_EINVAL;
+	} else {
+		fprintf(d, "%s", first ? "" : ",");
+		run_json(d, &rf, r->label);
+		fprintf(fig, "%s[", first ? "" : ",");
+		json_str(fig, r->label);
+		fprintf(fig, ",");
+		json_str(fig, sc);
+		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+			const char *v = lb_summary_get(&rf.sum, cols[i]);
+			fprintf(fig, ",");
+			json_str(fig, v ? v : "?");
+		}
+		fprintf(fig, "]");
+	}
+	lb_run_files_free(&rf);
+	return rc;
+}
+
+/* A lesson as JSON: its text, its runs (as run_json writes them, the data a
+ * compare page steps through) and their figures. */
+static int deck_lesson(FILE *d, const char *root, const struct lb_lesson *l)
+{
+	char sub[PATH_MAX], *figs = NULL;
+	size_t figs_len = 0;
+	int rc = 0;
+	FILE *fig = open_memstream(&figs, &figs_len);
+
+	if (!fig)
+		return LB_ENOMEM;
+	fprintf(d, "{\"id\":");
+	json_str(d, l->id);
+	fprintf(d, ",\"title\":");
+	json_str(d, l->title);
+	fprintf(d, ",\"watch\":");
+	json_str(d, l->watch);
+	fprintf(d, ",\"page\":");
+	json_str(d, l->page);
+	fprintf(d, ",\"runs\":[");
+	for (int i = 0; i < LB_LESSON_RUNS && l->runs[i].scenario && rc == 0; i++) {
+		snprintf(sub, sizeof(sub), "%.3000s/%.100s/%.200s", root, l->id, l->runs[i].dir);
+		rc = deck_run(d, fig, sub, &l->runs[i], i == 0);
+	}
+	fclose(fig);
+	fprintf(d, "],\"figs\":[%s]}", figs ? figs : "");
+	free(figs);
+	return rc;
+}
+
+static const char deck_css[] =
+	"h1{font-size:26px}#contents{font-size:17px;color:#444;margin:0 0 6px}"
+	"#toc{columns:2;column-gap:32px;font-size:18px;margin:6px 0 8px}"
+	"#toc li.current{font-weight:bold}#toc a{color:#235}"
+	"#lessonbar{display:flex;gap:16px;align-items:center;margin:12px 0 4px;padding:6px 0;"
+	"border-top:3px solid #335}#lessonbar select{font-size:18px;max-width:40%}"
+	"#ltitle{font-size:24px;margin:4px 0}#lwatch{margin:2px 0 6px;font-size:18px}"
+	"#lfig{font-size:16px}#lfig th{background:#f2f2f2}";
+
+int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesson *ls, int n,
+			const char *source)
+{
+	struct lb_outfile out;
+	char *data = NULL;
+	size_t data_len = 0;
+	int rc = 0;
+	FILE *d = open_memstream(&data, &data_len);
+
+	if (!d)
+		return LB_ENOMEM;
+	fprintf(d, "{\"lessons\":[");
+	story_max = LB_DECK_STORY;
+	for (int k = 0; k < n && rc == 0; k++) {
+		fprintf(d, "%s", k ? ",\n" : "");
+		rc = deck_lesson(d, root, &ls[k]);
+	}
+	fprintf(d, "]}");
+	fclose(d);
+	story_max = 1000;
+	/* every run read and checked before a byte of the page is written */
+	if (rc == 0 && lb_outfile_open(&out, dir, "report.html", true) < 0)
+		rc = LB_ESYS;
+	if (rc < 0) {
+		free(data);
+		return rc;
+	}
+	FILE *f = out.f;
+	page_head(f, "lockbench tour: the classic lessons, in teaching order", deck_css);
+	fprintf(f, "<details id=\"contents\"><summary>%d lessons, each a wrong recipe beside its "
+		   "fix under one fault, on one time axis; past a lesson's last step, the next "
+		   "opens. ", n);
+	html_text(f, source);
+	fprintf(f, "</summary>\n<ol id=\"toc\">");
+	for (int k = 0; k < n; k++) {
+		fprintf(f, "<li><a href=\"#lesson=%d&amp;step=1\">", k + 1);
+		html_text(f, ls[k].title);
+		fprintf(f, "</a></li>");
+	}
+	fprintf(f, "</ol></details>\n<div id=\"lessonbar\"><button id=\"lprev\">&#9664; lesson</button>"
+		   "<span id=\"lpos\"></span><select id=\"pick\" aria-label=\"lesson\">");
+	for (int k = 0; k < n; k++) {
+		fprintf(f, "<option value=\"%d\">%d. ", k, k + 1);
+		html_text(f, ls[k].title);
+		fprintf(f, "</option>");
+	}
+	fprintf(f, "</select><button id=\"lnext\">lesson &#9654;</button></div>\n"
+		   "<h2 id=\"ltitle\"></h2><p id=\"lwatch\"></p>\n");
+	stepper(f, true);
+	fprintf(f, "<h2>The runs' figures (summary.csv)</h2><table id=\"lfig\"></table>\n"
+		   "<p class=\"keys\">Read: <span id=\"lpage\"></span></p>\n");
+	fprintf(f, "<script type=\"application/json\" id=\"data\">%s</script>\n", data);
+	fprintf(f, "<script>\n%s</script>\n</body></html>\n", page_js);
+	free(data);
 	return lb_outfile_close(&out);
 }

@@ -26,6 +26,9 @@ static void mktmp(void)
 	cr_assert_not_null(fx_mkdtemp(tmpdir));
 }
 
+/* The page opens at this address fragment ("#lesson=2&step=1"), or none. */
+static const char *fragment = "";
+
 /* Drive the browser through @dir/report.html with @keys; its JSON output. */
 static char *drive(const char *dir, const char *keys, const char *shot)
 {
@@ -40,7 +43,8 @@ static char *drive(const char *dir, const char *keys, const char *shot)
 		     "chromium is not installed (harness/deps.sh installs it): the browser test "
 		     "cannot run, and a test that cannot run does not pass");
 	/* runs: node (nodejs), chromium (chromium) */
-	snprintf(cmd, sizeof(cmd), "node '%s' '%s/report.html' '%s' '%s' 2>&1", script, dir, shot, keys);
+	snprintf(cmd, sizeof(cmd), "node '%s' '%s/report.html%s' '%s' '%s' 2>&1", script, dir, fragment,
+		 shot, keys);
 	FILE *p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	size_t n = fread(out, 1, sizeof(out) - 1, p);
@@ -277,5 +281,47 @@ Test(browser, a_compare_shows_what_fencing_refused, .init = mktmp)
 		  "token-lua's safe release must be a step:\n%s", st);
 	state(out, 0, s, sizeof(s));
 	cr_assert(!strstr(s, "\"refused_marks\": 0,"), "the refusal must be marked on the chart:\n%s", s);
+	printf("screenshot: %s\n", shot);
+}
+
+/* lockbench tour: the deck opens at a lesson's last step (from the address);
+ * next goes on to the first step of the next lesson, previous comes back to
+ * the last step of the one before; the lesson's title, position and runs
+ * follow. Drawn from the shipped runs: no server is started. */
+Test(browser, a_tour_steps_on_to_the_next_lesson, .init = mktmp)
+{
+	char dir[PATH_MAX], shot[PATH_MAX], s[8192], last[64];
+	snprintf(dir, sizeof(dir), "%s/tour", tmpdir);
+	const char *args[] = { "tour", "--out", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
+	snprintf(shot, sizeof(shot), "%s/tour.png", tmpdir);
+	fragment = "#lesson=3&step=999";
+	const char *out = drive(dir, "ArrowRight,ArrowLeft,n", shot);
+
+	state(out, 0, s, sizeof(s));
+	cr_assert(strstr(s, "\"lesson\": \"lesson 3 of 9\"") &&
+		  strstr(s, "\"ltitle\": \"3. A crash between SETNX and EXPIRE\""), "%s", s);
+	const char *pos = strstr(s, "\"pos\": \"step ");
+	cr_assert_not_null(pos, "%s", s);
+	int at = 0, of = 0;
+	cr_assert_eq(sscanf(pos, "\"pos\": \"step %d of %d", &at, &of), 2, "%s", s);
+	cr_assert(at == of && of > 1, "the address's step 999 opens the last step:\n%s", s);
+	snprintf(last, sizeof(last), "\"pos\": \"step %d of %d\"", of, of);
+	cr_assert(strstr(s, "\"blocks\": [\n    \"setnx\",\n    \"setnx-expire-as-written\",\n"
+		  "    \"setnx-expire\",\n    \"set-nx-px\"\n   ]"), "lesson 3's runs:\n%s", s);
+	state(out, 1, s, sizeof(s));
+	cr_assert(strstr(s, "\"lesson\": \"lesson 4 of 9\"") && strstr(s, "\"pos\": \"step 1 of ") &&
+		  strstr(s, "\"ltitle\": \"4. The holder pauses past its TTL\"") &&
+		  strstr(s, "\"hash\": \"#lesson=4&step=1\""),
+		  "next, past the last step, opens the next lesson at its first step:\n%s", s);
+	cr_assert(strstr(s, "\"blocks\": [\n    \"set-nx-px\",\n    \"token-lua\",\n    \"fenced\"\n   ]"),
+		  "lesson 4's runs:\n%s", s);
+	state(out, 2, s, sizeof(s));
+	cr_assert(strstr(s, "\"lesson\": \"lesson 3 of 9\"") && strstr(s, last),
+		  "previous, before the first step, goes back to the last step of lesson 3:\n%s", s);
+	state(out, 3, s, sizeof(s));
+	cr_assert(strstr(s, "\"lesson\": \"lesson 4 of 9\"") && strstr(s, "\"pos\": \"step 1 of "),
+		  "%s", s);
+	fragment = "";
 	printf("screenshot: %s\n", shot);
 }

@@ -123,6 +123,8 @@ const STATE = `(() => {
 		refused_marks: document.querySelectorAll('#tl .mark-refused').length,
 		bars: document.querySelectorAll('#tl rect').length,
 		blocks: [...document.querySelectorAll('#tl text[font-weight="bold"]')].map((t) => t.textContent),
+		lesson: document.getElementById('lpos') ? document.getElementById('lpos').textContent : null,
+		ltitle: document.getElementById('ltitle') ? document.getElementById('ltitle').textContent : null,
 		hash: location.hash,
 	});
 })()`;
@@ -135,8 +137,15 @@ const STATE = `(() => {
 	await send('Runtime.enable', {}, sessionId);
 	await send('Log.enable', {}, sessionId);
 	await send('Page.enable', {}, sessionId);
+	// LOCKBENCH_VIEWPORT=WxH: the page at that size (a projector's 1024x768)
+	const vp = /^(\d+)x(\d+)$/.exec(process.env.LOCKBENCH_VIEWPORT || '');
+	if (vp)
+		await send('Emulation.setDeviceMetricsOverride', { width: +vp[1], height: +vp[2],
+			deviceScaleFactor: 1, mobile: false }, sessionId);
 	const loaded = once('Page.loadEventFired');
-	await send('Page.navigate', { url: 'file://' + path.resolve(html) }, sessionId);
+	// REPORT.html#lesson=K&step=N opens it there
+	const [file, frag] = html.split('#');
+	await send('Page.navigate', { url: 'file://' + path.resolve(file) + (frag ? '#' + frag : '') }, sessionId);
 	await loaded;
 	const states = [];
 	const read = async (key) => {
