@@ -119,5 +119,11 @@ int lb_report_matrix(const char *dir);
 int lb_report_sweep(const char *dir);
 /* report.md for a run, a matrix or a sweep directory. */
 int lb_report_dir(const char *dir);
+/* report.html's "Redis holds" lane (report_lane.c): what the lock's servers
+ * held, as JSON (an array of servers, each {server, port, from (its first
+ * event as a primary), spans: [[from, to, owner, ttl_ms]]}: owner a client, -1 no owner, -2 unknown, -3 not
+ * known what the server holds; ttl_ms -1 for none, null unknown), or null
+ * where there is no lane (not watched, several locks or lock nodes). */
+int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s);
 
 #endif

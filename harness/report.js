@@ -21,10 +21,75 @@ var NS='http://www.w3.org/2000/svg',svg=document.getElementById('tl');
 var L=150,R=30,T=20,LANE=multi?38:56,NLANE=multi?26:34,W=1400,HEAD=multi?40:0,end=0,top=T;
 RS.forEach(function(r){if(r.names)r.names.forEach(function(n){L=Math.max(L,Math.min(330,n.length*9+24));});});
 var COL=['#4477aa','#228833','#aa3377','#ccbb44','#66ccee','#ee6677','#bbbbbb','#222255'];
+// Redis holds: a lane per server that held the lock key (r.redis, from
+// keyevents.csv: report_lane.c), under the clients' (and Redlock's node)
+// lanes. A span is [from, to, owner, ttl ms]: owner a client, -1 a value no
+// client entered with, -2 a value not read, -3 not known what the server
+// holds (it restarted, was lost, promoted or demoted); ttl -1 none, null not
+// read. The bar is in the owner's colour, hatched with "no TTL" when the key
+// has none, pale from where its TTL ran out until Redis removed it.
+function redisRoom(r){return r.redis&&r.redis.length?30+NLANE*r.redis.length:0;}
+function ry(r,k){return r.low-redisRoom(r)+30+NLANE*k+NLANE/2;}
+function redisName(r,k){return r.redis.length>1?'port '+r.redis[k].port:'lock key';}
+function redisHatch(){if(document.getElementById('nottl'))return;
+ var d=el('defs',{}),p=document.createElementNS(NS,'pattern');
+ [['id','nottl'],['width',8],['height',8],['patternUnits','userSpaceOnUse'],['patternTransform','rotate(45)']].forEach(function(a){p.setAttribute(a[0],a[1]);});
+ var l=document.createElementNS(NS,'rect');l.setAttribute('width',3);l.setAttribute('height',8);l.setAttribute('fill','#fff');l.setAttribute('fill-opacity','0.75');
+ p.appendChild(l);d.appendChild(p);}
+function drawRedis(r){if(!r.redis||!r.redis.length)return;redisHatch();
+ var base=r.low-redisRoom(r);
+ el('text',{x:L-12,y:base+22,'text-anchor':'end','font-size':16,fill:'#555','class':'redis'},'Redis holds:');
+ r.redis.forEach(function(v,k){var Y=ry(r,k);
+  el('text',{x:L-12,y:Y+6,'text-anchor':'end','font-size':18,'class':'redis'},redisName(r,k));
+  // a server whose events begin later became a primary then (only a primary's are kept)
+  if(r.redis.length>1&&v.from>0.05)el('text',{x:L-12,y:Y+19,'text-anchor':'end','font-size':12,fill:'#555','class':'redis'},'primary from '+v.from.toFixed(3)+' s');
+  el('line',{x1:L,x2:W-R,y1:Y,y2:Y,stroke:'#eee'});
+  redisGroups(v.spans).forEach(function(g){var a=x(g.from),b=Math.max(a+1.5,x(g.to)),c=g.owner>=0?COL[g.owner%8]:'#999';
+   if(g.owner===-3){el('line',{x1:a,x2:b,y1:Y,y2:Y,stroke:'#999','stroke-dasharray':'2 4','stroke-width':3,'class':'redis-span'});return;}
+   var d=g.ttl!==null&&g.ttl>=0?x(g.at+g.ttl/1000):null,solid=d!==null&&d<b?Math.max(a,d):b;
+   el('rect',{x:a,y:Y-8,width:Math.max(1.5,solid-a),height:16,fill:c,'class':'redis-span'});
+   if(solid<b){el('rect',{x:solid,y:Y-8,width:b-solid,height:16,fill:c,'fill-opacity':0.3});
+    el('line',{x1:solid,x2:solid,y1:Y-11,y2:Y+11,stroke:'#000','stroke-width':2});}
+   if(g.ttl===-1)el('rect',{x:a,y:Y-8,width:b-a,height:16,fill:'url(#nottl)'});
+   var lbl=g.ttl===-1?'no TTL':g.ttl!==null?'TTL '+g.first+' ms'+(g.rearm?', re-armed '+g.rearm+(g.rearm>1?' times':' time'):''):'';
+   if(lbl&&b-a>lbl.length*8+8)el('text',{x:(a+b)/2,y:Y+5,'text-anchor':'middle','font-size':13,'font-weight':600,fill:'#000',stroke:'#fff','stroke-width':3,'paint-order':'stroke','class':'redis'},lbl);});});
+ if(!r.NL)for(var c=0;c<r.clients;c++)el('rect',{x:L-140,y:y(r,c)-6,width:12,height:12,fill:COL[c%8]});
+ var key=document.querySelector('p.keys');if(key&&!key.dataset.redis){key.dataset.redis=1;
+  key.appendChild(document.createTextNode(' Redis holds: the lock key on the server, as the server itself reported each change of it, in the colour of the client whose acquire wrote its value (grey: a value no client entered with, or not read); hatched and marked "no TTL" when the key has no TTL; pale from where its TTL ran out until Redis removed it; dotted where what the server holds is not known (a restart, a promotion, a demotion).'));}}
+// the spans drawn as one bar: back to back, one owner, a TTL or none
+// throughout (a span whose TTL was not read joins its neighbours); the TTL
+// is the last one read (at: when), first the first, rearm how many times an
+// expire set it again
+function redisGroups(spans){var out=[],g=null;
+ spans.forEach(function(s){var kind=s[3]===null?null:s[3]===-1;
+  if(g&&Math.abs(g.to-s[0])<1e-9&&g.owner===s[2]&&(kind===null||g.kind===null||kind===g.kind)){g.to=s[1];
+   if(kind!==null){if(g.kind===null)g.first=s[3];else g.rearm+=kind===false;g.kind=kind;g.ttl=s[3];g.at=s[0];}return;}
+  g={from:s[0],to:s[1],owner:s[2],kind:kind,ttl:s[3],at:s[0],first:s[3],rearm:0};out.push(g);});
+ return out;}
+function dead(r,c,t){var d=false;r.faults.forEach(function(f){if(f[0]<=t&&f[2]===c&&(f[1]==='kill'||f[1]==='crash'))d=true;});return d;}
+
+// what Redis holds at @t, for the who box: one line per lane. The watcher
+// stamps a change when its notification arrives, a fraction of a ms to a few
+// ms after the server made it, while a step is stamped by a client once it
+// had the server's reply (an enter; a crash right after SETNX): the box says
+// what the server had reported 2 ms after the step.
+function redisWho(r,t,pre,inside){if(!r.redis||!r.redis.length)return [];
+ var out=!multi&&!inside?['no client is in its critical section']:[],tt=t+0.002;
+ r.redis.forEach(function(v,k){var s=null,who=pre+'Redis'+(r.redis.length>1?' ('+redisName(r,k)+')':'')+': ';
+  v.spans.forEach(function(q){if(q[0]<=tt&&(tt<q[1]||q[1]>=r.end))s=q;}); // what it held at the run's end, after it
+  if(!s){out.push(who+(tt<v.from?'not yet seen as a primary':'no lock key'));return;}
+  if(s[2]===-3){out.push(who+'not known (the watcher lost this server, or has not read it since: a kill, a restart, a promotion or a demotion)');return;}
+  var w=who+'lock key held '+(s[2]>=0?'by '+lane(r,s[2])+"'s token":s[2]===-1?'with a value no client entered with (no owner)':'by an unknown owner (its value could not be read)');
+  if(s[3]===-1)w+=', no TTL';
+  else if(s[3]===null)w+=', TTL not read';
+  else{var d=s[0]+s[3]/1000,left=Math.round((d-t)*1000);w+=left>0?', TTL '+left+' ms left':', but its TTL ran out at '+d.toFixed(3)+' s: to any client that asks it is gone (Redis removes it then)';}
+  if(s[2]>=0&&dead(r,s[2],tt))w+=' ('+lane(r,s[2])+' is dead)';
+  out.push(w);});
+ return out;}
 // Redlock: a lane per lock node under the clients' lanes, showing which
 // client holds the lock there, and when a restart wiped it
 RS.forEach(function(r){end=Math.max(end,r.end);r.NL=r.sec.some(function(s){return s[6]>0;})?r.nodes:0;
- r.top=top+HEAD;r.low=r.top+LANE*r.clients+(r.NL?30+NLANE*r.NL:0);top=r.low+(multi?12:0);});
+ r.top=top+HEAD;r.low=r.top+LANE*r.clients+(r.NL?30+NLANE*r.NL:0)+redisRoom(r);top=r.low+(multi?12:0);});
 end=end||1;var H=top+50;
 function restartOf(r,n,a,b){var v=null;r.faults.forEach(function(f){if(v===null&&f[1]==='node-start'&&f[3]===n&&f[0]>=a&&f[0]<=b)v=f[0];});return v;}
 function holds(s){var v=[];for(var n=0;n<32;n++)if(s[6]>>n&1)v.push(n);return v;}
@@ -68,6 +133,7 @@ RS.forEach(function(r,ri){
    el('rect',{x:x(a),y:ny(r,n)-8,width:Math.max(1.5,x(q===null?b:q)-x(a)),height:16,fill:COL[s[0]%8]});
    if(q!==null)el('rect',{x:x(q),y:ny(r,n)-8,width:Math.max(1.5,x(b)-x(q)),height:16,fill:'none',stroke:COL[s[0]%8],'stroke-dasharray':'4 3'});});});
   for(var c2=0;c2<r.clients;c2++)el('rect',{x:L-140,y:y(r,c2)-6,width:12,height:12,fill:COL[c2%8]});}});
+RS.forEach(drawRedis);
 var cur=el('line',{x1:L,x2:L,y1:T-10,y2:H-40,stroke:'#e0b000','stroke-width':4,id:'cursor'});
 var items=document.querySelectorAll('#story li'),i=-1;
 // the buttons and the timeline stay on screen while the story scrolls,
@@ -84,7 +150,7 @@ function who(r,t){var out=[],pre=multi?r.label+': ':'';r.sec.forEach(function(s)
    ' restarted empty since, so only '+(hn.length-gone.length)+' of '+r.nodes+' nodes still know it)';}
   if(paused(r,a,t))w+=' (frozen)';out.push(w);}
  else if(s[2]<=t&&t<s[3])out.push(pre+lane(r,a)+' has left its section and is still releasing');});
- if(multi&&!out.length)out.push(pre+'nobody holds the lock');return out;}
+ var rw=redisWho(r,t,pre,out.length);if(multi&&!out.length)out.push(pre+(rw.length?'no client is in its critical section':'nobody holds the lock'));return out.concat(rw);}
 function show(k){if(!items.length)return;i=Math.max(0,Math.min(items.length-1,k));
  var t=+items[i].dataset.t,r=RS[+items[i].dataset.run];items.forEach(function(li,j){li.classList.toggle('current',j===i);});
  cur.setAttribute('x1',x(t));cur.setAttribute('x2',x(t));

@@ -408,7 +408,8 @@ static void incident_steps(const struct lb_run_files *rf, struct steps *st)
 
 /* One run as a JSON object: sections [client, enter, exit, release,
  * outcome, key, nodes, lease end (null: none, or not known)], faults [t, name, client, node, sentence], steps
- * [t, kind, text]; @label names it on a page of several. */
+ * [t, kind, text]; @label names it on a page of several. redis: what the
+ * lock's servers held (lb_report_redis_lane), or null. */
 static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 {
 	char line[512];
@@ -477,8 +478,11 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 		incident_steps(rf, &steps);
 		fclose(sf);
 	}
-	fprintf(f, "%s]}", story ? story : "");
+	fprintf(f, "%s],\n\"redis\":", story ? story : "");
 	free(story);
+	if (lb_report_redis_lane(f, rf, end_s) < 0)
+		fprintf(f, "null");
+	fprintf(f, "}");
 }
 
 static void page_head(FILE *f, const char *title, const char *extra_css)

@@ -325,3 +325,28 @@ Test(browser, a_tour_steps_on_to_the_next_lesson, .init = mktmp)
 	fragment = "";
 	printf("screenshot: %s\n", shot);
 }
+
+/* crash-before-expire with setnx (no TTL at all): the holder is killed
+ * inside; the lane "Redis holds" is drawn under the clients, with the dead
+ * client's key marked "no TTL", and at the last step the box says what
+ * Redis still holds: the dead client's key, with no TTL. */
+Test(browser, shows_what_redis_holds_after_a_crash, .init = mktmp)
+{
+	char dir[PATH_MAX], shot[PATH_MAX], s[8192];
+	run(tmpdir, "crash-before-expire", "setnx");
+	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
+	snprintf(shot, sizeof(shot), "%s/crash-before-expire.png", tmpdir);
+	const char *out = drive(dir, "n,n,n", shot);
+
+	state(out, 3, s, sizeof(s));
+	cr_assert(strstr(s, "\"Redis holds:\"") && strstr(s, "\"lock key\""),
+		  "the lane must be in the SVG:\n%s", s);
+	cr_assert(strstr(s, "\"no TTL\""), "the key without a TTL must be marked:\n%s", s);
+	cr_assert(!strstr(s, "\"redis_spans\": 0,"), "the lane has no bar:\n%s", s);
+	const char *said = strstr(s, "Redis: lock key held by client ");
+	cr_assert(said, "the last step's box must say what Redis holds:\n%s", s);
+	cr_assert(strstr(said, "'s token, no TTL (client "), "the dead client's key, no TTL:\n%s", s);
+	cr_assert(strstr(s, "is dead)"), "%s", s);
+	cr_assert(!strstr(s, "nobody holds the lock"), "a dead client's key is held:\n%s", s);
+	printf("screenshot: %s\n", shot);
+}

@@ -126,6 +126,8 @@ const STATE = `(() => {
 		lesson: document.getElementById('lpos') ? document.getElementById('lpos').textContent : null,
 		ltitle: document.getElementById('ltitle') ? document.getElementById('ltitle').textContent : null,
 		hash: location.hash,
+		redis: [...document.querySelectorAll('#tl text.redis')].map((t) => t.textContent),
+		redis_spans: document.querySelectorAll('#tl .redis-span').length,
 	});
 })()`;
 
