@@ -311,7 +311,7 @@ Test(browser, a_tour_steps_on_to_the_next_lesson, .init = mktmp)
 	cr_assert_eq(sscanf(pos, "\"pos\": \"step %d of %d", &at, &of), 2, "%s", s);
 	cr_assert(at == of && of > 1, "the address's step 999 opens the last step:\n%s", s);
 	snprintf(last, sizeof(last), "\"pos\": \"step %d of %d\"", of, of);
-	cr_assert(strstr(s, "\"blocks\": [\n    \"setnx\",\n    \"setnx-expire-as-written\",\n"
+	cr_assert(strstr(s, "\"blocks\": [\n    \"setnx-then-expire\",\n    \"setnx-expire-as-written\",\n"
 		  "    \"setnx-expire\",\n    \"set-nx-px\"\n   ]"), "lesson 3's runs:\n%s", s);
 	state(out, 1, s, sizeof(s));
 	cr_assert(strstr(s, "\"lesson\": \"lesson 4 of 9\"") && strstr(s, "\"pos\": \"step 1 of ") &&
