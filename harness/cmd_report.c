@@ -28,10 +28,11 @@ static void usage(FILE *f)
 		   "draws them X times the size, fonts and lines (0.5 to 4; 2 for slides).\n"
 		   "A run's report recomputes its figures as `lockbench check` does and says so,\n"
 		   "on stderr and at the top of report.md, when summary.csv disagrees.\n"
-		   "--slides then prints DIR/report.html's steps with Chromium (headless) into\n"
-		   "DIR/slides/slides.pdf, one page per step (1600x1000 px): the timeline, zoomed\n"
-		   "around the step where that helps, and the step's sentence, large, for a\n"
-		   "lectern without a browser (presenter mode, key f, is the same in a browser).\n\n"
+		   "--slides (a run or a compare) then prints DIR/report.html's steps with\n"
+		   "Chromium (headless) into DIR/slides/slides.pdf, one page per step (1600x1000\n"
+		   "px): the timeline, zoomed around the step where that helps, and the step's\n"
+		   "sentence, large, for a lectern without a browser (presenter mode, key f, is\n"
+		   "the same in a browser). Another directory is a usage error.\n\n"
 		   "Exit status: 0 written, 1 a runtime failure (gnuplot failed, a file could\n"
 		   "not be written), 2 usage error, 4 an input file is unreadable or malformed\n"
 		   "(the file, line and field are named).\n");
@@ -113,6 +114,18 @@ static int slides(const char *dir)
 		lb_errorf("%s: %s", dir, strerror(errno));
 		return LB_ESYS;
 	}
+	/* a run's or a compare's page: the others have no steps */
+	snprintf(out, sizeof(out), "%s/report.html", abs);
+	FILE *page = fopen(out, "r");
+	char head[8192];
+	size_t got = page ? fread(head, 1, sizeof(head) - 1, page) : 0;
+	if (page)
+		fclose(page);
+	head[got] = '\0';
+	if (!strstr(head, "<ol id=\"story\">")) {
+		lb_errorf("--slides: %s has no steps to print (a run's or a compare's page has)", out);
+		return LB_EINVAL;
+	}
 	snprintf(out, sizeof(out), "%s/slides", abs);
 	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
 		lb_errorf("cannot create %s: %s", out, strerror(errno));
@@ -172,6 +185,8 @@ int lb_cmd_report(int argc, char **argv)
 		rc = slides(argv[1]);
 		if (lb_stop_requested())
 			return 128 + lb_stop_signal();
+		if (rc == LB_EINVAL)
+			return LB_EXIT_USAGE;
 		if (rc < 0)
 			return LB_EXIT_FAIL;
 		lb_esc_fprintf(stdout, LB_LANG_TERM, "slides: %s/slides/slides.pdf\n", argv[1]);

@@ -76,9 +76,9 @@ function frame(){W=Math.round(W0/SC/(present?1.35:1));svg.textContent='';plot=nu
  plot=el('g',{'clip-path':'url(#plotclip)'});}
 // ticks: 1, 2 or 5 times a power of ten, as many as fit their labels; in
 // seconds on the whole run, in ms on a window
-function ticks(){var span=A1-A0,ms=zoom&&span<2,px=(W-L-R)/span,step=0,at=[];
+function ticks(){var span=A1-A0,ms=(A0>0||A1<end)&&span<2,px=(W-L-R)/span,step=0,at=[];
  var fmt=function(t){return ms?(+(t*1000).toFixed(3))+' ms':(+t.toFixed(3))+' s';};
- for(var p=Math.pow(10,Math.floor(Math.log10(span))-2);!step;p*=10)[1,2,5].forEach(function(m){if(step)return;
+ for(var p=Math.pow(10,Math.floor(Math.log10(span))-2);!step&&p<1e9;p*=10)[1,2,5].forEach(function(m){if(step)return;
   if(span/(m*p)>(W-L-R)/40)return; /* no label is narrower than 40 units */
   var wide=0,v=[];for(var i=Math.ceil(A0/(m*p)-1e-9);i*m*p<=A1+1e-9;i++){v.push(i*m*p);wide=Math.max(wide,textWidth(fmt(i*m*p),20));}
   if(m*p*px>=wide+24){step=m*p;at=v;}});
@@ -90,7 +90,7 @@ function ticks(){var span=A1-A0,ms=zoom&&span<2,px=(W-L-R)/span,step=0,at=[];
 // most of it
 function win(t){var g=Infinity;all.forEach(function(s){var d=Math.abs(s[0]-t);if(d>0.0005&&d<g)g=d;});
  var d=Math.max(0.002,2*g);if(2*d>=end*0.6)return [0,end];
- var a=Math.max(0,t-d),b=Math.min(end,t+d);if(b-a<2*d){if(a===0)b=Math.min(end,2*d);else a=Math.max(0,end-2*d);}return [a,b];}
+ var a=t-d,b=t+d;if(a<0){b-=a;a=0;}if(b>end){a=Math.max(0,a-(b-end));b=end;}return [a,b];}
 function draw(){frame();ticks();
 RS.forEach(function(r,ri){
  if(multi){if(ri)el('line',{x1:0,x2:W,y1:r.top-HEAD-r.lab.h+2,y2:r.top-HEAD-r.lab.h+2,stroke:'#888','stroke-width':2});
@@ -106,7 +106,7 @@ RS.forEach(function(r,ri){
   if(s[7]!==null&&s[2]>s[7]){var X=x(s[7]);el('path',{d:'M'+(X-7)+' '+(c-7)+'l14 14m0 -14l-14 14',stroke:'#000','stroke-width':2.5});}
   if(s[4]==='killed')el('circle',{cx:x(s[2]),cy:c,r:8,fill:'#aa0000'});
   if(s[4]==='foreign'){var X2=x(s[3]);el('path',{d:'M'+(X2-8)+' '+(c+16)+'l8 -14l8 14z',fill:'#ee7733'});}});
-// fault labels at the top of the block, side by side when close
+// fault labels in rows above the block (layout())
  labels(r);
  if(r.NL){el('text',{x:L-12,y:r.top+LANE*r.clients+22,'text-anchor':'end','font-size':16,fill:'#555'},'held on:');
   for(var n=0;n<r.NL;n++){el('text',{x:L-12,y:ny(r,n)+6,'text-anchor':'end','font-size':18},'node '+n);
@@ -158,10 +158,10 @@ document.addEventListener('keydown',function(e){if(e.key==='ArrowRight'||e.key==
 // type, zoomed where that helps; Escape leaves it. #slides lays every step
 // out as a page of its own, for printing (lockbench report --slides).
 var drawn='';
-// presenter mode: the sentence as large as fits under the timeline
+// presenter mode: the sentence as large as fits with the timeline
 function fit(){var n=document.getElementById('now');n.style.fontSize='';if(!present||document.body.classList.contains('slides'))return;
- for(var px=34;px>16&&n.getBoundingClientRect().bottom>innerHeight;px-=2)n.style.fontSize=px+'px';}
-function axis(t){var w=zoom?win(t):[0,end],k=w.join()+present;if(k===drawn)return;A0=w[0];A1=w[1];drawn=k;draw();}
+ for(var px=34;px>16&&Math.max(n.getBoundingClientRect().bottom,svg.getBoundingClientRect().bottom)>innerHeight;px-=2)n.style.fontSize=px+'px';}
+function axis(t){var w=zoom?win(t):[0,end];if(!(w[1]>w[0]))w=[0,end];var k=w.join()+present;if(k===drawn)return;A0=w[0];A1=w[1];drawn=k;draw();}
 function setZoom(on){zoom=on;document.getElementById('zoom').textContent=on?'whole run':'zoom';drawn='';show(i);}
 function setPresent(on){if(on===present)return;present=on;document.body.classList.toggle('present',on);
  document.getElementById('present').textContent=on?'leave presenter':'presenter';
@@ -175,7 +175,7 @@ function slides(){var box=document.createElement('div');box.id='slides';present=
  for(var k=0;k<items.length;k++){show(k);var sec=document.createElement('section'),h=document.createElement('p');h.className='slide-pos';
   h.textContent=document.getElementById('pos').textContent+' \u00b7 '+document.getElementById('t').textContent+' s';
   var g=svg.cloneNode(true);g.removeAttribute('id');g.querySelector('#cursor').removeAttribute('id');
-  g.querySelector('clipPath').id='plotclip'+k;g.querySelector('g[clip-path]').setAttribute('clip-path','url(#plotclip'+k+')');var nw=document.getElementById('now').cloneNode(true);nw.removeAttribute('id');nw.className='now';
+  g.querySelector('clipPath').id='plotclip'+k;g.querySelector('g[clip-path]').setAttribute('clip-path','url(#plotclip'+k+')');var nw=document.getElementById('now').cloneNode(true);nw.removeAttribute('id');nw.className='now';nw.style.fontSize='';
   sec.appendChild(h);sec.appendChild(g);sec.appendChild(nw);box.appendChild(sec);}
  document.body.appendChild(box);document.body.classList.add('slides');}
 var m=/step=(\d+)/.exec(location.hash);
