@@ -177,7 +177,10 @@ function slides(){var box=document.createElement('div');box.id='slides';present=
   var g=svg.cloneNode(true);g.removeAttribute('id');g.querySelector('#cursor').removeAttribute('id');
   g.querySelector('clipPath').id='plotclip'+k;g.querySelector('g[clip-path]').setAttribute('clip-path','url(#plotclip'+k+')');var nw=document.getElementById('now').cloneNode(true);nw.removeAttribute('id');nw.className='now';nw.style.fontSize='';
   sec.appendChild(h);sec.appendChild(g);sec.appendChild(nw);box.appendChild(sec);}
- document.body.appendChild(box);document.body.classList.add('slides');}
+ document.body.appendChild(box);document.body.classList.add('slides');
+// a long sentence smaller, so that each page holds its whole step
+ box.querySelectorAll('section').forEach(function(sec){var n=sec.querySelector('.now');
+  for(var px=30;px>14&&sec.scrollHeight>sec.clientHeight;px-=2)n.style.fontSize=px+'px';});}
 var m=/step=(\d+)/.exec(location.hash);
 if(/(^#|&)zoom/.test(location.hash))zoom=true;
 if(/(^#|&)present/.test(location.hash)){present=true;zoom=true;document.body.classList.add('present');document.getElementById('present').textContent='leave presenter';}
