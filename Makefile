@@ -28,7 +28,7 @@ MAN      := $(BUILD)/lockbench.1
 
 .SECONDARY:
 .PHONY: all deps test check valgrind demo demo-run matrix chaos reference reference-docs bench \
-        install clean run-tests fuzz fuzz-build
+        install clean run-tests fuzz fuzz-build tour tour-reference
 all: $(BIN) $(SHIM) $(MAN)
 
 $(BUILD)/obj/%.o: %.c
@@ -167,6 +167,19 @@ reference-docs:
 	  cp $(REF)/$$c/1/timeline.png docs/img/$${c%%/*}--$${c##*/}.png || exit 1; done
 	sh harness/refdocs.sh $(REF) $(BIN)
 
+# The tour: one report.html deck of the classic lessons in teaching order
+# (docs/index.md, "A lesson plan"), drawn from the reference runs shipped in
+# docs/tour without running anything (offline, in seconds). `make
+# tour-reference` runs every lesson afresh at seed 7 and replaces docs/tour
+# (harness/tourref.sh; docs/tour/SOURCE.md names the commit), for a commit of
+# its own.
+tour: $(BIN)
+	$(BIN) tour
+
+tour-reference: deps
+	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)
+	sh harness/tourref.sh $(BIN) docs/tour
+
 # Fuzzing (AFL++, Debian's afl++): each harness in tests/fuzz runs for FUZZ_SECONDS
 # from its committed seed corpus, built with ASan+UBSan and afl-clang-fast into
 # build/fuzz; the report gives executions, crashes and hangs per harness, and the
@@ -192,7 +205,8 @@ fuzz:
 # Everything the binary needs, where it looks for it (relative to its own
 # location, so DESTDIR and PREFIX may be anything): PREFIX/bin/lockbench,
 # PREFIX/lib/lockbench/libfakeclock.so, PREFIX/share/lockbench/{scenarios,
-# adapters}, the man page, and the docs in PREFIX/share/doc/lockbench.
+# adapters,tour} (tour: the tour's reference runs), the man page, and the
+# docs in PREFIX/share/doc/lockbench.
 SHARE := $(DESTDIR)$(PREFIX)/share
 install: $(BIN) $(SHIM) $(MAN)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lockbench
@@ -206,6 +220,8 @@ install: $(BIN) $(SHIM) $(MAN)
 	install -m 644 $(MAN) $(SHARE)/man/man1/lockbench.1
 	install -m 644 README.md $(SHARE)/doc/lockbench/
 	cp -R docs/. $(SHARE)/doc/lockbench/docs
+	rm -rf $(SHARE)/lockbench/tour
+	cp -R docs/tour $(SHARE)/lockbench/tour
 
 clean:
 	rm -rf build

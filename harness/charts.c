@@ -325,7 +325,8 @@ static int timeline_data(struct timeline *tl)
 	}
 	fprintf(d.f, "# client enter_s length_s (one critical section)\n");
 	fprintf(o.f, "# client from_s length_s (while another client was inside too)\n");
-	fprintf(m.f, "# time_s client kind (1 lease expired, 2 killed, 3 foreign release, 4 lost)\n");
+	fprintf(m.f, "# time_s client kind (1 lease expired, 2 killed, 3 foreign release, 4 lost, "
+		     "5 a stale read or write refused, 6 a write aborted)\n");
 	fprintf(r.f, "# client exit_s length_s (out of its section, its release not done: the lock "
 		     "is still its own)\n");
 	for (size_t i = tl->from; i < tl->to; i++) {
@@ -335,6 +336,12 @@ static int timeline_data(struct timeline *tl)
 		overlap_bars(tl, i, exit, parts, o.f);
 		section_marks(tl, s, exit, m.f, r.f);
 	}
+	/* what clients met, from events.csv: marks above their lane, not fault lines */
+	for (size_t i = 0; i < rf->n_ev; i++)
+		if (rf->ev[i].client >= 0 && (rf->ev[i].kind == LB_EV_REFUSED ||
+					      rf->ev[i].kind == LB_EV_ABORT))
+			fprintf(m.f, "%.6f %d %d\n", s_of(rf->ev[i].t_ns), rf->ev[i].client,
+				rf->ev[i].kind == LB_EV_REFUSED ? 5 : 6);
 	fprintf(m.f, "\n");
 	free(parts);
 	if (tl->cut) {
@@ -413,6 +420,8 @@ static void timeline_faults(const struct lb_run_files *rf, FILE *g, double lo_s,
 			continue; /* drawn as the strip under the client's lane */
 		if (ev->kind == LB_EV_SERVER_DOWN || ev->kind == LB_EV_SERVER_BACK)
 			continue; /* one per client: in the step-through, not as lines */
+		if (ev->kind == LB_EV_REFUSED || ev->kind == LB_EV_ABORT)
+			continue; /* what a client met, not a fault: a mark on its lane */
 		double t = s_of(ev->t_ns), x = t > last_x + gap_s ? t : last_x + gap_s;
 		event_label(ev, label, sizeof(label));
 		last_x = x;
@@ -433,7 +442,9 @@ static void timeline_plot(FILE *g, bool primaries, size_t unknown)
 		   "     'timeline-marks.dat' using ($3==1?$1:1/0):2 with points pt 2 ps 1.4 lc rgb 'black' notitle, \\\n"
 		   "     '' using ($3==2?$1:1/0):2 with points pt 7 ps 1.3 lc rgb '#aa0000' notitle, \\\n"
 		   "     '' using ($3==3?$1:1/0):2 with points pt 9 ps 1.5 lc rgb '#ee7733' notitle, \\\n"
-		   "     '' using ($3==4?$1:1/0):2 with points pt 6 ps 1.2 lc rgb '#777777' notitle, \\\n");
+		   "     '' using ($3==4?$1:1/0):2 with points pt 6 ps 1.2 lc rgb '#777777' notitle, \\\n"
+		   "     '' using ($3==5?$1:1/0):($2+0.35) with points pt 12 ps 1.4 lc rgb '#cc3311' notitle, \\\n"
+		   "     '' using ($3==6?$1:1/0):($2+0.35) with points pt 4 ps 1.2 lc rgb 'black' notitle, \\\n");
 	if (primaries) /* which server each client took for the primary */
 		fprintf(g, "     'timeline-primary.dat' using 2:($4==0?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#555555' notitle, \\\n"
 			   "     '' using 2:($4==1?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#aa3377' notitle, \\\n"
@@ -447,7 +458,9 @@ static void timeline_plot(FILE *g, bool primaries, size_t unknown)
 		   "     keyentry with points pt 2 ps 1.4 lc rgb 'black' title '%s', \\\n"
 		   "     keyentry with points pt 7 ps 1.3 lc rgb '#aa0000' title 'killed', \\\n"
 		   "     keyentry with points pt 9 ps 1.5 lc rgb '#ee7733' title 'deleted another client''s lock', \\\n"
-		   "     keyentry with points pt 6 ps 1.2 lc rgb '#777777' title 'release found the lock gone'\n", unknown ? "lease ran out inside (not drawn: unknown for this lock)" :
+		   "     keyentry with points pt 6 ps 1.2 lc rgb '#777777' title 'release found the lock gone', \\\n"
+		   "     keyentry with points pt 12 ps 1.4 lc rgb '#cc3311' title 'stale read/write refused', \\\n"
+		   "     keyentry with points pt 4 ps 1.2 lc rgb 'black' title 'write aborted'\n", unknown ? "lease ran out inside (not drawn: unknown for this lock)" :
 		   "lease ran out while inside");
 }
 

@@ -145,7 +145,10 @@ static void do_work(struct client *c, int64_t hold_ms, bool sync, int64_t fence)
 	}
 	/* deliberately not atomic: read, hold, write. Lost updates are what a
 	 * mutual-exclusion failure costs. */
-	if (resource_read(c, fence, &v) < 0)
+	int rc = resource_read(c, fence, &v);
+	if (rc == LB_ESTALE) /* the fenced resource refused the read: a stale fence */
+		lb_event_emit_incident(c->sh, LB_EV_REFUSED, c->id, 0);
+	if (rc < 0)
 		return;
 	atomic_store(&c->slot->read_done, 1);
 	if (work_for(c, hold_ms)) {
@@ -161,7 +164,9 @@ static void do_work(struct client *c, int64_t hold_ms, bool sync, int64_t fence)
 		return;
 	}
 	atomic_store(&c->slot->write_in_flight, 1);
-	int rc = resource_write(c, fence, v + 1);
+	rc = resource_write(c, fence, v + 1);
+	if (rc == LB_ESTALE)
+		lb_event_emit_incident(c->sh, LB_EV_REFUSED, c->id, 1);
 	if (rc == 0)
 		c->slot->counter_writes++;
 	else if (rc == LB_ETIMEOUT) /* sent, no reply: it may have landed */
@@ -217,7 +222,7 @@ static void fp_action(const char *name, void *arg)
 			atomic_store(&c->slot->wait_calls, 0); /* a section now, not a waiter */
 		}
 		lb_shared_mark_dead(c->sh, c->id, rel_now(c));
-		lb_event_emit(c->sh, LB_EV_CRASH, c->id, -1, 0);
+		lb_event_emit(c->sh, LB_EV_CRASH, c->id, -1, lb_failpoint_code(name));
 		lb_fp_crash(name, NULL);
 		return;
 	}

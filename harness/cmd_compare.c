@@ -60,17 +60,18 @@ static void row(FILE *f, int width, const char *name, const char *dir)
 	    lb_lock_cost_flagged(strtod(rate, NULL), strtod(bound, NULL)))
 		snprintf(outcome + strlen(outcome), sizeof(outcome) - strlen(outcome),
 			 "; traffic %.0fx the bound", strtod(rate, NULL) / strtod(bound, NULL));
-	fprintf(f, "%-*s %9s %9s %8s %8s %9s %10s %8s %8s %8s %6s %6s  %s\n", width, name,
+	fprintf(f, "%-*s %9s %9s %8s %8s %9s %10s %8s %8s %8s %8s %8s %6s %6s  %s\n", width, name,
 		val(&s, "sections"), val(&s, "throughput_per_s"), p50, p99, val(&s, "cmds_per_section"),
-		rate, val(&s, "overlaps"), val(&s, "lost_updates"), val(&s, "foreign_releases"),
-		val(&s, "lost_leases"), val(&s, "fairness"), outcome);
+		rate, val(&s, "overlaps"), val(&s, "lost_updates"), val(&s, "stale_writes_rejected"),
+		val(&s, "writes_aborted"), val(&s, "foreign_releases"), val(&s, "lost_leases"),
+		val(&s, "fairness"), outcome);
 }
 
 static void header(FILE *f, int width)
 {
-	fprintf(f, "%-*s %9s %9s %8s %8s %9s %10s %8s %8s %8s %6s %6s  %s\n", width, "strategy",
-		"sections", "per sec", "p50 ms", "p99 ms", "cmd/sect", "cmd/s held", "overlaps",
-		"lost-upd", "foreign", "lost", "fair", "outcome");
+	fprintf(f, "%-*s %9s %9s %8s %8s %9s %10s %8s %8s %8s %8s %8s %6s %6s  %s\n", width,
+		"strategy", "sections", "per sec", "p50 ms", "p99 ms", "cmd/sect", "cmd/s held",
+		"overlaps", "lost-upd", "refused", "aborted", "foreign", "lost", "fair", "outcome");
 }
 
 int lb_cmd_compare(int argc, char **argv)

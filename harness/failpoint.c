@@ -89,6 +89,34 @@ unsigned lb_failpoint_hits(const char *name)
 	return s ? s->hits : 0;
 }
 
+static const struct {
+	const char *name, *where;
+} known[] = {
+	{ "after-setnx", "between SETNX and EXPIRE" },
+	{ "between-get-del", "between its GET, which found its own token, and its DEL" },
+	{ "after-send", "after sending its SET to every node, before reading a reply" },
+	{ "between-get-getset", "between its GET, which found the lock expired, and its GETSET" },
+};
+
+int lb_failpoint_code(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(name, known[i].name))
+			return (int)i + 1;
+	return 0;
+}
+
+const char *lb_failpoint_name(int code)
+{
+	return code >= 1 && (size_t)code <= sizeof(known) / sizeof(known[0]) ? known[code - 1].name
+									   : NULL;
+}
+
+const char *lb_failpoint_where(int code)
+{
+	return lb_failpoint_name(code) ? known[code - 1].where : NULL;
+}
+
 void lb_fp_crash(const char *name, void *arg)
 {
 	(void)name, (void)arg;

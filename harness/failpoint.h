@@ -34,6 +34,16 @@ void lb_failpoint(const char *name);
 /* How many times @name was reached since the process started (armed or not). */
 unsigned lb_failpoint_hits(const char *name);
 
+/* The failpoints the strategies have, numbered from 1 in the order of the
+ * list above: an event at a failpoint (crash) carries its number in events.csv's
+ * value, and the story says what the instant means. 0 for a name not listed
+ * (an adapter's own failpoint). */
+int lb_failpoint_code(const char *name);
+/* The name of failpoint @code, and where it is in words ("between SETNX and
+ * EXPIRE"); NULL for 0 or a code not listed. */
+const char *lb_failpoint_name(int code);
+const char *lb_failpoint_where(int code);
+
 /* Ready-made actions. */
 void lb_fp_crash(const char *name, void *arg);   /* SIGKILL this process */
 void lb_fp_sleep(const char *name, void *arg);   /* arg: const int64_t *ms */

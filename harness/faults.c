@@ -2,6 +2,7 @@
 
 #include "adapter.h"
 #include "cluster.h"
+#include "failpoint.h"
 #include "faults_deploy.h"
 #include "node.h"
 
@@ -25,7 +26,7 @@ static const char *const event_names[LB_EV_COUNT] = {
 	"sentinel-sdown", "sentinel-odown", "switch-master", "net-partition", "partition-healed",
 	"demoted", "primary-seen", "failover-chosen", "node-failed",
 	"cluster-down", "hook", "hook-end", "sentinel-failover", "client-kill", "server-down",
-	"server-back", "cluster-failover", "failover-end",
+	"server-back", "cluster-failover", "failover-end", "refused",
 };
 
 /* Has an event of @kind been recorded at or after @t_ns (the history's clock)? */
@@ -549,7 +550,9 @@ static void tick_kill(struct lb_injector *inj, const struct lb_fault *f, struct 
 	/* stamped after the kill, not at the top of the tick: the holder may have
 	 * entered in between */
 	lb_shared_mark_dead(inj->sh, c, lb_now_ns() - inj->sh->t0_ns);
-	lb_event_emit(inj->sh, LB_EV_KILL, c, -1, 0);
+	/* standing in for a failpoint the strategy does not have: minus its code */
+	lb_event_emit(inj->sh, LB_EV_KILL, c, -1,
+		      lb_action_in_client(f->action) ? -lb_failpoint_code(f->failpoint) : 0);
 	rt->phase = -1;
 }
 

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[LB_KEY_COUNT] = { "set", "del", "expired", "watch", "unwatch" };
+static const char *const kind_names[LB_KEY_COUNT] = { "set", "del", "expired", "watch", "unwatch",
+							      "expire", "found" };
 
 const char *lb_key_kind_name(int kind)
 {
@@ -28,7 +29,7 @@ void lb_foreign_result_free(struct lb_foreign_result *r)
 	r->list = NULL;
 }
 
-enum { OWN_NONE = -1, OWN_UNKNOWN = -2 };
+enum { OWN_NONE = LB_OWNER_NONE, OWN_UNKNOWN = LB_OWNER_UNKNOWN };
 
 /* What one server's copy of one key holds, as far as its events tell: the
  * section whose set it holds (an index), OWN_NONE or OWN_UNKNOWN; and
@@ -47,6 +48,7 @@ struct judge {
 	size_t *by_enter;   /* every section, by (key, enter, client, seq) */
 	uint32_t *claimed;  /* per section: the servers whose set it was given (bit) */
 	int64_t *lost_ns;   /* per server: when the watcher last lost it (unwatch), or -1 */
+	int64_t *owner;     /* per event: whose set it is (lb_foreign_owners), or NULL */
 };
 
 static int cmp_token(const void *pa, const void *pb, void *arg)
@@ -188,6 +190,12 @@ static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne
 		const struct lb_key_event *ev = &e[i];
 		if (ev->kind == LB_KEY_UNWATCH)
 			lost[ev->server] = ev->t_ns;
+		if (ev->kind == LB_KEY_FOUND) { /* not a change: for lb_foreign_owners alone */
+			int64_t k = ev->value ? find_token(j, ev->key, ev->value) : OWN_UNKNOWN;
+			if (j->owner)
+				j->owner[i] = k >= 0 ? k : ev->value ? OWN_NONE : OWN_UNKNOWN;
+			continue;
+		}
 		if (ev->kind == LB_KEY_WATCH || ev->kind == LB_KEY_UNWATCH || ev->key < 0) {
 			for (int k = 0; k < keys; k++)
 				h[(size_t)ev->server * (size_t)keys + (size_t)k] =
@@ -211,8 +219,12 @@ static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne
 			} else {
 				/* a value no section entered with: nobody inside holds it */
 				*at = (holder){ ev->value ? OWN_NONE : OWN_UNKNOWN, false };
+				if (j->owner)
+					j->owner[i] = at->section;
 				continue;
 			}
+			if (j->owner)
+				j->owner[i] = k;
 			out->sets_owned++;
 			continue;
 		}
@@ -283,13 +295,15 @@ int lb_foreign_verdict(struct lb_verdict *v, const struct lb_section *s, size_t 
 	return 0;
 }
 
-int lb_foreign_judge(const struct lb_section *s, size_t n, const struct lb_key_event *e,
-		     size_t ne, const struct lb_foreign_opts *o, struct lb_foreign_result *out)
+static int judge(const struct lb_section *s, size_t n, const struct lb_key_event *e, size_t ne,
+		 const struct lb_foreign_opts *o, struct lb_foreign_result *out, int64_t *owner)
 {
-	struct judge j = { .s = s, .n = n, .o = o };
+	struct judge j = { .s = s, .n = n, .o = o, .owner = owner };
 	int rc = LB_ENOMEM;
 
 	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; owner && i < ne; i++)
+		owner[i] = OWN_UNKNOWN;
 	j.by_token = malloc(sizeof(size_t) * (n ? n : 1));
 	j.by_enter = malloc(sizeof(size_t) * (n ? n : 1));
 	j.claimed = calloc(n ? n : 1, sizeof(*j.claimed));
@@ -309,5 +323,22 @@ out:
 	free(j.by_token);
 	free(j.by_enter);
 	free(j.claimed);
+	return rc;
+}
+
+int lb_foreign_judge(const struct lb_section *s, size_t n, const struct lb_key_event *e,
+		     size_t ne, const struct lb_foreign_opts *o, struct lb_foreign_result *out)
+{
+	return judge(s, n, e, ne, o, out, NULL);
+}
+
+int lb_foreign_owners(const struct lb_section *s, size_t n, const struct lb_key_event *e,
+		      size_t ne, const struct lb_foreign_opts *o, int64_t *owner)
+{
+	struct lb_foreign_result r;
+	int rc = judge(s, n, e, ne, o, &r, owner);
+
+	if (rc == 0)
+		lb_foreign_result_free(&r);
 	return rc;
 }

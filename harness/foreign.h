@@ -55,22 +55,34 @@
 /* The most servers one run watches (lock nodes, replicas, a cluster's shard). */
 #define LB_KEYWATCH_MAX_SERVERS 16
 
+/* expire: the key's TTL was set or removed (EXPIRE, PEXPIRE, a SET's PX, PERSIST);
+ * found: what the server held when its watch began (a start, a restart, a
+ * promotion: its value and TTL, or ttl_ms -2 for no key). Neither is a change
+ * of whose lock it holds: the judge passes over both (a watch leaves the
+ * holder unknown until the next set, as before); report.html's Redis lane
+ * draws them. */
 enum lb_key_kind { LB_KEY_SET, LB_KEY_DEL, LB_KEY_EXPIRED, LB_KEY_WATCH, LB_KEY_UNWATCH,
-		   LB_KEY_COUNT };
+		   LB_KEY_EXPIRE, LB_KEY_FOUND, LB_KEY_COUNT };
 const char *lb_key_kind_name(int kind);
 int lb_key_kind_parse(const char *name); /* -1 when unknown */
 
 /* What a lock server did to a lock key, as its notification reached the watcher. */
 struct lb_key_event {
 	int64_t t_ns;     /* when the watcher received it, on the history's clock */
-	uint64_t value;   /* set: lb_token_hash of the value it wrote, 0 when not known */
+	uint64_t value;   /* set: lb_token_hash of the value it wrote, 0 when not known;
+			     found: of the value the key held */
 	int32_t key;      /* the lock's index; -1 for watch and unwatch */
 	int32_t port;     /* the server's port (for the reader of the file) */
+	int32_t ttl_ms;   /* set, expire, found: the key's PTTL, read with the value (-1: no
+			     TTL; -2, found only: no key); LB_KEY_TTL_UNKNOWN when not read
+			     (another event came first) */
 	uint8_t server;   /* which watched server: events of one server are in its order */
 	uint8_t node;     /* the lock node the server stands for (Redlock: node i) */
 	uint8_t kind;     /* enum lb_key_kind */
 	uint8_t flags;    /* the watcher's bookkeeping (keywatch.c); 0 in a file */
 };
+
+#define LB_KEY_TTL_UNKNOWN INT32_MIN
 
 struct lb_foreign_opts {
 	int64_t slop_ns;  /* from the server's command to the watcher's stamp (LB_KEYWATCH_SLOP_NS) */
@@ -116,6 +128,17 @@ struct lb_foreign_result {
 int lb_foreign_judge(const struct lb_section *s, size_t n, const struct lb_key_event *e,
 		     size_t ne, const struct lb_foreign_opts *o, struct lb_foreign_result *out);
 void lb_foreign_result_free(struct lb_foreign_result *r);
+/*
+ * Whose lock each of the @ne key events left the key holding, as the judge
+ * sees it: @owner[i] is, for a set, the section its value (or, failing
+ * that, its time) belongs to (an index into @s), LB_OWNER_NONE for a value
+ * no section entered with, LB_OWNER_UNKNOWN for a value neither read nor
+ * matched; for other events LB_OWNER_UNKNOWN. 0 or LB_ENOMEM.
+ */
+#define LB_OWNER_NONE (-1)
+#define LB_OWNER_UNKNOWN (-2)
+int lb_foreign_owners(const struct lb_section *s, size_t n, const struct lb_key_event *e,
+		      size_t ne, const struct lb_foreign_opts *o, int64_t *owner);
 
 struct lb_verdict;
 /*

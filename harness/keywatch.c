@@ -20,6 +20,7 @@
 #define LOG_BUDGET_BYTES (INT64_C(2) << 30) /* virtual, MAP_NORESERVE */
 #define ROLE_EVERY_NS (20 * LB_NS_PER_MS)
 #define RETRY_NS (10 * LB_NS_PER_MS)
+#define SNAP_MAX_NAMES 16 /* more key names: no snapshot (report.html's lane is for one lock) */
 
 /* flags of a logged event, the watcher's bookkeeping */
 #define EV_PENDING 1u   /* from a server whose role is not known yet */
@@ -41,12 +42,16 @@ struct lb_keywatch_log {
 enum role { ROLE_UNKNOWN, ROLE_MASTER, ROLE_REPLICA };
 
 /* What a reply on a connection answers, in order. */
-enum q_kind { Q_GET, Q_ROLE, Q_VALUE, Q_ROLE_MARK, Q_DRAIN };
+enum q_kind { Q_GET, Q_PTTL, Q_ROLE, Q_VALUE, Q_ROLE_MARK, Q_DRAIN, Q_SNAP_GET, Q_SNAP_PTTL,
+	      Q_FOUND };
 struct q_item {
 	enum q_kind kind;
-	size_t ev;       /* Q_GET, Q_VALUE: the set it reads the value of */
+	size_t ev;       /* Q_GET, Q_PTTL, Q_VALUE: the set or expire it reads the value of */
 	uint64_t hash;   /* Q_VALUE: the value read */
+	int32_t ttl;     /* Q_VALUE: the PTTL read (LB_KEY_TTL_UNKNOWN: none usable) */
 	enum role role;  /* Q_ROLE_MARK: the answer it marks */
+	int name;        /* Q_SNAP_*, Q_FOUND: the key name read (an index into the names) */
+	size_t since;    /* Q_FOUND: the log's length when the read was sent */
 };
 struct queue {
 	struct q_item *v;
@@ -65,12 +70,16 @@ struct srv {
 	bool role_out;           /* a ROLE asked, its mark not back yet */
 	struct queue cq, sq;
 	size_t *last;            /* per key: the last event of that key logged (SIZE_MAX: none) */
+	size_t *last_set;        /* per key: its last set, if only expires came since (else SIZE_MAX) */
+	uint64_t got;            /* a GET's value, until its PTTL answers */
+	uint32_t found;          /* per key (bit): a name of it found in the snapshot being read */
 };
 
-/* The channels: one per kind of event, the key in the message. (Not one
- * per key: a SET PX also publishes `expire`, which nobody then receives.) */
+/* The channels: one per kind of event, the key in the message (not one per
+ * key: the server would publish twice for every key of the run). */
 static const char *const channels[] = { "SUBSCRIBE", "__keyevent@0__:set", "__keyevent@0__:del",
-					"__keyevent@0__:expired", "__keyevent@0__:evicted" };
+					"__keyevent@0__:expired", "__keyevent@0__:evicted",
+					"__keyevent@0__:expire", "__keyevent@0__:persist" };
 #define N_CHANNELS ((int)(sizeof(channels) / sizeof(channels[0])))
 
 struct watcher {
@@ -145,7 +154,8 @@ static size_t log_event(struct watcher *w, int si, int kind, int key, unsigned f
 		return SIZE_MAX;
 	}
 	log->ev[i] = (struct lb_key_event){ .t_ns = lb_now_ns(), .key = key,
-					    .port = w->s[si].cfg.port, .server = (uint8_t)si,
+					    .port = w->s[si].cfg.port, .ttl_ms = LB_KEY_TTL_UNKNOWN,
+					    .server = (uint8_t)si,
 					    .node = (uint8_t)w->s[si].cfg.node, .kind = (uint8_t)kind,
 					    .flags = (uint8_t)flags };
 	atomic_store(&log->n, i + 1);
@@ -187,7 +197,7 @@ static void disconnect(struct watcher *w, int si)
 	s->role_out = false;
 	s->cq.head = s->cq.tail = s->sq.head = s->sq.tail = 0;
 	for (int k = 0; k < w->n_keys; k++)
-		s->last[k] = SIZE_MAX;
+		s->last[k] = s->last_set[k] = SIZE_MAX;
 	log_event(w, si, LB_KEY_UNWATCH, -1, 0);
 	s->next_try = lb_now_ns() + RETRY_NS;
 }
@@ -202,8 +212,11 @@ static void fail_first(struct watcher *w, int si, const char *what, const redisC
 		 "no answer");
 }
 
+static void snapshot(struct watcher *w, int si);
+
 /* Connect, turn the notifications on, subscribe: what the server holds from
- * here is unknown until its next set (`watch`). */
+ * here is unknown until its next set (`watch`), or until the snapshot of it
+ * is read (`found`). */
 static bool setup(struct watcher *w, int si)
 {
 	struct srv *s = &w->s[si];
@@ -251,6 +264,8 @@ static bool setup(struct watcher *w, int si)
 	}
 	s->next_role = 0;
 	s->ever = true;
+	if (!s->cfg.role_check)
+		snapshot(w, si); /* a role_check server's, once it says it is a primary */
 	return true;
 fail:
 	if (r)
@@ -262,6 +277,80 @@ fail:
 	s->sub = s->cmd = NULL;
 	s->next_try = lb_now_ns() + RETRY_NS;
 	return false;
+}
+
+/* Log an event of lock key @key: pending while the server's role is not
+ * known to be primary (a watch opens what is pending). Its index, or SIZE_MAX. */
+static size_t log_key(struct watcher *w, int si, int kind, int key)
+{
+	struct srv *s = &w->s[si];
+	unsigned flags = 0;
+
+	if (s->cfg.role_check && s->role != ROLE_MASTER) {
+		if (!s->pend_open) {
+			size_t m = log_event(w, si, LB_KEY_WATCH, -1, EV_PENDING);
+			if (m == SIZE_MAX)
+				return SIZE_MAX;
+			s->pend_open = true;
+			s->pend_first = m;
+		}
+		flags = EV_PENDING;
+	}
+	size_t i = log_event(w, si, kind, key, flags);
+	if (i != SIZE_MAX)
+		s->last[key] = i;
+	return i;
+}
+
+/* What the server holds of each lock key, read when its watch begins (a
+ * start, a restart, a promotion): GET and PTTL of every name, then a PING
+ * (Q_FOUND). Until then its events say nothing of what it held before. */
+static void snapshot(struct watcher *w, int si)
+{
+	struct srv *s = &w->s[si];
+	size_t since = atomic_load(&w->log->n);
+
+	if (w->keys->n > SNAP_MAX_NAMES)
+		return;
+	s->found = 0;
+	for (int i = 0; i < w->keys->n; i++) {
+		const char *get[2] = { "GET", w->keys->names[i] }, *pttl[2] = { "PTTL", w->keys->names[i] };
+		redisAppendCommandArgv(s->cmd, 2, get, NULL);
+		redisAppendCommandArgv(s->cmd, 2, pttl, NULL);
+		atomic_fetch_add(&w->log->cmds[si], 2);
+		q_push(&s->cq, (struct q_item){ .kind = Q_SNAP_GET, .name = i });
+		q_push(&s->cq, (struct q_item){ .kind = Q_SNAP_PTTL, .name = i, .since = since });
+	}
+}
+
+/* A snapshot's read, placed in the server's order by its PONG: `found`, with
+ * the value and the TTL (-2: no key, said once for a key none of whose names
+ * is there), unless an event of the key came since the read was sent (that
+ * event tells what the server holds). */
+static void found(struct watcher *w, int si, const struct q_item *it)
+{
+	struct srv *s = &w->s[si];
+	int key = w->keys->key_of[it->name];
+	bool last = true; /* the last name of its key */
+
+	for (int j = it->name + 1; j < w->keys->n; j++)
+		last = last && w->keys->key_of[j] != key;
+	if (it->ttl == LB_KEY_TTL_UNKNOWN || key >= 32 ||
+	    (s->last[key] != SIZE_MAX && s->last[key] >= it->since))
+		return;
+	bool there = it->ttl >= -1;
+	if (there || (last && !(s->found >> key & 1))) {
+		size_t i = log_key(w, si, LB_KEY_FOUND, key);
+		if (i == SIZE_MAX)
+			return;
+		w->log->ev[i].value = there ? it->hash : 0;
+		w->log->ev[i].ttl_ms = it->ttl;
+		s->last_set[key] = SIZE_MAX;
+	}
+	if (there)
+		s->found |= UINT32_C(1) << key;
+	if (last)
+		s->found &= ~(UINT32_C(1) << key);
 }
 
 /* A notification: ["message", "__keyevent@0__:EVENT", KEY]. */
@@ -281,29 +370,26 @@ static void notification(struct watcher *w, int si, const redisReply *r)
 		kind = LB_KEY_EXPIRED;
 	else if (!strcmp(ch, "set"))
 		kind = LB_KEY_SET; /* the value changed: whose it is now, GET tells */
+	else if (!strcmp(ch, "expire") || !strcmp(ch, "persist"))
+		kind = LB_KEY_EXPIRE; /* its TTL changed: PTTL tells */
 	else
 		return;
-	unsigned flags = 0;
-	if (s->cfg.role_check && s->role != ROLE_MASTER) {
-		if (!s->pend_open) {
-			size_t m = log_event(w, si, LB_KEY_WATCH, -1, EV_PENDING);
-			if (m == SIZE_MAX)
-				return;
-			s->pend_open = true;
-			s->pend_first = m;
-		}
-		flags = EV_PENDING;
-	}
-	size_t i = log_event(w, si, kind, key, flags);
+	size_t i = log_key(w, si, kind, key);
 	if (i == SIZE_MAX)
 		return;
-	s->last[key] = i;
-	if (kind == LB_KEY_SET) { /* a replica's too: it may have been promoted meanwhile */
-		const char *argv[2] = { "GET", name };
-		size_t argvlen[2] = { 3, r->element[2]->len };
-		redisAppendCommandArgv(s->cmd, 2, argv, argvlen);
-		atomic_fetch_add(&w->log->cmds[si], 1);
+	if (kind == LB_KEY_SET)
+		s->last_set[key] = i;
+	else if (kind != LB_KEY_EXPIRE)
+		s->last_set[key] = SIZE_MAX;
+	if (kind == LB_KEY_SET || kind == LB_KEY_EXPIRE) {
+		/* a replica's too: it may have been promoted meanwhile */
+		const char *get[2] = { "GET", name }, *pttl[2] = { "PTTL", name };
+		size_t getlen[2] = { 3, r->element[2]->len }, pttllen[2] = { 4, r->element[2]->len };
+		redisAppendCommandArgv(s->cmd, 2, get, getlen);
+		redisAppendCommandArgv(s->cmd, 2, pttl, pttllen);
+		atomic_fetch_add(&w->log->cmds[si], 2);
 		q_push(&s->cq, (struct q_item){ .kind = Q_GET, .ev = i });
+		q_push(&s->cq, (struct q_item){ .kind = Q_PTTL, .ev = i });
 	}
 }
 
@@ -330,14 +416,24 @@ static void on_sub(struct watcher *w, int si, const redisReply *r)
 	if (!is_str(r->element[0], "pong") || !q_pop(&s->sq, &it))
 		return;
 	if (it.kind == Q_VALUE) {
-		/* no event of that key between the set and here: the value read is its */
+		/* no event of that key between the set (or expire) and here: what was
+		 * read is what it left; an expire leaves the value of the set before
+		 * it, when only expires came between */
 		struct lb_key_event *e = &w->log->ev[it.ev];
-		if (e->key >= 0 && s->last[e->key] == it.ev && it.hash)
-			e->value = it.hash;
+		if (e->key >= 0 && s->last[e->key] == it.ev) {
+			size_t set = s->last_set[e->key];
+			e->ttl_ms = it.ttl;
+			if (it.hash && set != SIZE_MAX)
+				w->log->ev[set].value = it.hash;
+		}
+	} else if (it.kind == Q_FOUND) {
+		found(w, si, &it);
 	} else if (it.kind == Q_ROLE_MARK) {
 		settle(w, si, it.role);
 		if (it.role == ROLE_REPLICA && s->role == ROLE_MASTER)
 			log_event(w, si, LB_KEY_UNWATCH, -1, 0);
+		if (it.role == ROLE_MASTER && s->role != ROLE_MASTER)
+			snapshot(w, si); /* a primary from here: what does it hold? */
 		s->role = it.role;
 		s->role_out = false;
 	}
@@ -352,9 +448,23 @@ static void on_cmd(struct watcher *w, int si, const redisReply *r)
 
 	if (!q_pop(&s->cq, &it))
 		return;
-	if (it.kind == Q_GET) {
-		uint64_t h = r->type == REDIS_REPLY_STRING ? lb_token_hash(r->str, r->len) : 0;
-		q_push(&s->sq, (struct q_item){ .kind = Q_VALUE, .ev = it.ev, .hash = h });
+	if (it.kind == Q_GET || it.kind == Q_SNAP_GET) { /* its PTTL answers next */
+		s->got = r->type == REDIS_REPLY_STRING ? lb_token_hash(r->str, r->len) : 0;
+		return;
+	}
+	if (it.kind == Q_PTTL) {
+		/* -2: no key (an event of it came first: not used); -1: no TTL */
+		int32_t ttl = r->type != REDIS_REPLY_INTEGER || r->integer < -1 ? LB_KEY_TTL_UNKNOWN :
+			      r->integer > INT32_MAX ? INT32_MAX : (int32_t)r->integer;
+		q_push(&s->sq, (struct q_item){ .kind = Q_VALUE, .ev = it.ev, .hash = s->got,
+						.ttl = ttl });
+		s->got = 0;
+	} else if (it.kind == Q_SNAP_PTTL) { /* -2: no key */
+		int32_t ttl = r->type != REDIS_REPLY_INTEGER || r->integer < -2 ? LB_KEY_TTL_UNKNOWN :
+			      r->integer > INT32_MAX ? INT32_MAX : (int32_t)r->integer;
+		q_push(&s->sq, (struct q_item){ .kind = Q_FOUND, .name = it.name, .since = it.since,
+						.hash = s->got, .ttl = ttl });
+		s->got = 0;
 	} else {
 		enum role role = r->type == REDIS_REPLY_ARRAY && r->elements > 0 &&
 				 is_str(r->element[0], "master") ? ROLE_MASTER : ROLE_REPLICA;
@@ -487,10 +597,11 @@ static void run_watcher(struct lb_keywatch *kw, const struct lb_keywatch_keys *k
 	for (int i = 0; i < w.n; i++) {
 		w.s[i].cfg = kw->srv[i];
 		w.s[i].last = malloc(sizeof(size_t) * (size_t)(w.n_keys ? w.n_keys : 1));
-		if (!w.s[i].last)
+		w.s[i].last_set = malloc(sizeof(size_t) * (size_t)(w.n_keys ? w.n_keys : 1));
+		if (!w.s[i].last || !w.s[i].last_set)
 			_exit(1);
 		for (int k = 0; k < w.n_keys; k++)
-			w.s[i].last[k] = SIZE_MAX;
+			w.s[i].last[k] = w.s[i].last_set[k] = SIZE_MAX;
 	}
 	/* the parent decides when to stop: a Ctrl-C to the process group must
 	 * not end the watch before the parent has read what was sent */

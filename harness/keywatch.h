@@ -1,18 +1,39 @@
 /*
  * keywatch.h - the key watcher: a helper process that records, on every lock
  * server lockbench started, what the server itself did to the lock keys (set,
- * del, expired), on the history's clock, for the foreign-release judge
- * (foreign.h). Never on servers lockbench did not start (--redis, --sentinel).
+ * del, expired, expire), on the history's clock, for the foreign-release
+ * judge (foreign.h) and report.html's lane "Redis holds" (report_lane.c).
+ * Never on servers lockbench did not start (--redis, --sentinel).
  *
  * How: on each server, CONFIG SET notify-keyspace-events E$gx and one
- * connection SUBSCRIBEd to the keyevent channels set, del, expired and
- * evicted (the key is the message; the key names are looked up in a table:
- * other keys, and the `expire` a SET PX also publishes, cost the server a
- * publish to nobody). One connection per server keeps the server's order.
- * For each set of a lock key it asks the value (GET on a second connection,
- * then a PING on the first: if no event of that key came before the PONG,
- * the value read is the one the set wrote), so that a set is matched to a
- * section by its token, not by time.
+ * connection SUBSCRIBEd to the keyevent channels set, del, expired, evicted,
+ * expire and persist (the key is the message; the key names are looked up in
+ * a table: other keys cost the server a publish the watcher drops). One
+ * connection per server keeps the server's order. For each set or expire
+ * of a lock key it asks the value and the TTL (GET and PTTL on a second
+ * connection, then a PING on the first: if no event of that key came before
+ * the PONG, what was read is what that event left), so that a set is matched
+ * to a section by its token, not by time, and the key's TTL is known after
+ * every change of it. An expire leaves the value of the set before it: when
+ * only expires of the key came between, its read gives that set's value too
+ * (a SET PX publishes set then expire in one command, so the set's own read
+ * always comes after the expire's event).
+ *
+ * When the watch of a server begins (a start, a reconnection after a
+ * restart, a promotion seen by ROLE) it reads what the server holds of each
+ * lock key (GET and PTTL, then a PING: `found`, unless an event of the key
+ * came first): a promoted replica may hold the old primary's lock, which no
+ * notification would tell. Not for more than 16 key names.
+ *
+ * Why notifications and a read, not a poll of the key (GET and PTTL every few
+ * ms): a poll misses a section shorter than its period and says nothing of
+ * whose set came in which order; the notifications are every change, in the
+ * server's order, and the read after each only names what the change left.
+ * Why `expire` too (a SET PX also publishes it, so it costs a message and a
+ * read per set): an EXPIRE sent after SETNX, a renewal's PEXPIRE and a
+ * waiter's EXPIRE on a key without one change no value, only the TTL; without
+ * them the TTL of a key (none, for a holder that died between SETNX and
+ * EXPIRE) would be a guess.
  *
  * Replicas replay their primary's deletions (and its expiries, as dels): a
  * server that may be a replica (role_check: a failover's replica, a Sentinel
@@ -20,8 +41,9 @@
  * last answer are kept only if it answered master (a PING after the ROLE
  * marks where in its stream the answer stands). A server that restarts loses
  * its keys without a notification and its connection: the watcher connects
- * again, sets the notifications again, and records `watch` (what the server
- * holds is unknown from there until the next set).
+ * again, sets the notifications again, and records `watch` (for the judge,
+ * what the server holds is unknown from there until the next set; the
+ * snapshot's `found` says it for the lane).
  *
  * The events go to a MAP_SHARED log of fixed capacity (LOCKBENCH_KEY_EVENTS_MAX
  * overrides it, for tests); when it fills, recording stops and the figure is

@@ -22,6 +22,7 @@ static const struct {
 	{ "sweep", lb_cmd_sweep, "vary clients, hold, ttl or keys for several strategies" },
 	{ "bench", lb_cmd_bench, "harness and adapter overhead, hand-off, libraries and their cost, as ratios" },
 	{ "report", lb_cmd_report, "draw the charts and report.md of a run or matrix directory" },
+	{ "tour", lb_cmd_tour, "a deck of the classic lessons in teaching order, from shipped runs" },
 	{ "servers", lb_cmd_servers, "start N embedded redis-servers (or --sentinel) until Ctrl-C" },
 };
 
@@ -47,7 +48,8 @@ static void usage(FILE *f)
 		   "loopback port, in its own temporary directory, and is stopped on every exit.\n\n"
 		   "Environment: LOCKBENCH_SCENARIOS (a scenarios directory), LOCKBENCH_CLOCK_SHIM\n"
 		   "(the shim's path), LOCKBENCH_REDIS_SERVER (the redis-server binary),\n"
-		   "LOCKBENCH_ADAPTERS (a directory of library adapters), TMPDIR.\n\n"
+		   "LOCKBENCH_ADAPTERS (a directory of library adapters), LOCKBENCH_TOUR (the\n"
+		   "tour's reference runs), TMPDIR.\n\n"
 		   "See README.md and docs/ (installed in PREFIX/share/doc/lockbench) for more.\n");
 }
 

@@ -657,6 +657,9 @@ int lb_events_read(const char *path, int clients, struct lb_event **out, size_t 
 
 /* ---- keyevents.csv ---- */
 
+/* The file before the TTL was read (no ttl_ms column): still read, its TTLs unknown. */
+#define KEY_EVENTS_HEADER_V1 "t_ns,server,port,node,key,event,value"
+
 int lb_key_events_read_file(FILE *f, const char *path, int keys, struct lb_key_event **out,
 			    size_t *n)
 {
@@ -669,25 +672,28 @@ int lb_key_events_read_file(FILE *f, const char *path, int keys, struct lb_key_e
 	*out = NULL;
 	*n = 0;
 	rd_init(&r, f, path, buf, sizeof(buf));
-	if ((rc = rd_next(&r)) <= 0 || strcmp(buf, LB_KEY_EVENTS_HEADER)) {
+	if ((rc = rd_next(&r)) <= 0 ||
+	    (strcmp(buf, LB_KEY_EVENTS_HEADER) && strcmp(buf, KEY_EVENTS_HEADER_V1))) {
 		if (rc < 0)
 			return rc;
 		return rd_fail(&r, "expected the header %s", LB_KEY_EVENTS_HEADER);
 	}
+	size_t cols = strcmp(buf, LB_KEY_EVENTS_HEADER) ? 7 : 8;
+	const char *header = cols == 8 ? LB_KEY_EVENTS_HEADER : KEY_EVENTS_HEADER_V1;
 	while ((rc = rd_next(&r)) > 0) {
-		char *fl[7];
-		long long t, server, port, node, key;
+		char *fl[8];
+		long long t, server, port, node, key, ttl = LB_KEY_TTL_UNKNOWN;
 		uint64_t value = 0;
 		int kind;
-		if ((rc = rd_fields(&r, buf, fl, 7, LB_KEY_EVENTS_HEADER)) < 0 ||
+		if ((rc = rd_fields(&r, buf, fl, cols, header)) < 0 ||
 		    (rc = rd_int(&r, "t_ns", fl[0], false, 0, INT64_MAX / 4, &t)) < 0 ||
 		    (rc = rd_int(&r, "server", fl[1], false, 0, LB_KEYWATCH_MAX_SERVERS - 1, &server)) < 0 ||
 		    (rc = rd_int(&r, "port", fl[2], false, 0, 65535, &port)) < 0 ||
 		    (rc = rd_int(&r, "node", fl[3], false, 0, LB_MAX_NODES - 1, &node)) < 0)
 			break;
 		if ((kind = lb_key_kind_parse(fl[5])) < 0) {
-			rc = rd_fail(&r, "field event: expected set, del, expired, watch or unwatch, got "
-				     "'%.40s'", fl[5]);
+			rc = rd_fail(&r, "field event: expected set, del, expired, expire, found, watch "
+				     "or unwatch, got '%.40s'", fl[5]);
 			break;
 		}
 		bool whole = kind == LB_KEY_WATCH || kind == LB_KEY_UNWATCH; /* the server, no key */
@@ -698,11 +704,23 @@ int lb_key_events_read_file(FILE *f, const char *path, int keys, struct lb_key_e
 				     "'%.40s'", fl[5], fl[4]);
 			break;
 		}
-		if (kind != LB_KEY_SET && *fl[6]) {
-			rc = rd_fail(&r, "field value: only a set has one, got '%.40s'", fl[6]);
+		if (kind != LB_KEY_SET && kind != LB_KEY_FOUND && *fl[6]) {
+			rc = rd_fail(&r, "field value: only a set or a found has one, got '%.40s'",
+				     fl[6]);
 			break;
 		}
 		if ((rc = rd_hash(&r, "value", fl[6], &value)) < 0)
+			break;
+		bool timed = kind == LB_KEY_SET || kind == LB_KEY_EXPIRE || kind == LB_KEY_FOUND;
+		if (cols == 8 && !timed && *fl[7]) {
+			rc = rd_fail(&r, "field ttl_ms: only a set, an expire or a found has one, got "
+				     "'%.40s'", fl[7]);
+			break;
+		}
+		/* -2, no key: what a found may say */
+		if (cols == 8 && *fl[7] && (rc = rd_int(&r, "ttl_ms", fl[7], false,
+						      kind == LB_KEY_FOUND ? -2 : -1, INT32_MAX,
+						      &ttl)) < 0)
 			break;
 		if (k == cap) {
 			struct lb_key_event *nv = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
@@ -713,8 +731,9 @@ int lb_key_events_read_file(FILE *f, const char *path, int keys, struct lb_key_e
 			v = nv;
 		}
 		v[k++] = (struct lb_key_event){ .t_ns = t, .value = value, .key = (int32_t)key,
-						.port = (int32_t)port, .server = (uint8_t)server,
-						.node = (uint8_t)node, .kind = (uint8_t)kind };
+						.port = (int32_t)port, .ttl_ms = (int32_t)ttl,
+						.server = (uint8_t)server, .node = (uint8_t)node,
+						.kind = (uint8_t)kind };
 	}
 	if (rc < 0) {
 		free(v);

@@ -146,16 +146,22 @@ static void causes(FILE *f, const struct lb_run_files *rf, int c, int64_t from, 
 			continue;
 		if (e->client == c) {
 			switch (e->kind) {
-			case LB_EV_PAUSE:
+			case LB_EV_PAUSE: {
+				/* told at @to: a resume after it has not happened yet */
+				const char *still = " and is still frozen";
 				fprintf(f, " It was paused (SIGSTOP) at %.3f s", sec(e->t_ns));
 				for (size_t j = i + 1; j < rf->n_ev; j++)
 					if (rf->ev[j].kind == LB_EV_RESUME && rf->ev[j].client == c) {
-						fprintf(f, " and resumed at %.3f s, %.1f s later",
-							sec(rf->ev[j].t_ns), sec(rf->ev[j].t_ns - e->t_ns));
+						if (rf->ev[j].t_ns <= to) {
+							fprintf(f, " and resumed at %.3f s, %.1f s later",
+								sec(rf->ev[j].t_ns), sec(rf->ev[j].t_ns - e->t_ns));
+							still = "";
+						}
 						break;
 					}
-				fprintf(f, ".");
+				fprintf(f, "%s.", still);
 				break;
+			}
 			case LB_EV_SLOW:
 				fprintf(f, " Its critical section was slowed to %lld ms.", (long long)e->value);
 				break;
@@ -283,19 +289,6 @@ struct story;
 static FILE *story_begin(struct story *st, int64_t t);
 static void story_end(struct story *st, FILE *m);
 
-static void end_chain(struct story *st, struct chain *c)
-{
-	if (c->count > 0) {
-		FILE *f = story_begin(st, c->from);
-		fprintf(f, "- **It went on:** %d more time%s until %.3f s a client came in while another "
-			   "was still inside%s.\n", c->count, c->count == 1 ? "" : "s", sec(c->until),
-			c->foreign ? ", each release deleting the lock of the client that had just come "
-				     "in (a cascade of foreign releases)" : "");
-		story_end(st, f);
-	}
-	c->count = 0;
-	c->foreign = 0;
-}
 
 /* The incidents of a run, each told in its own bullet, kept until all are
  * found so that they are printed in time order (they are found strategy by
@@ -311,6 +304,8 @@ struct story {
 	struct story_item *v;
 	size_t n, cap;
 	FILE *direct;   /* when memory ran out: written at once, unsorted */
+	bool stepwise;  /* the step-through: each step tells only what has happened by
+			   its time, and every decisive moment is a step of its own */
 };
 
 /* A stream for the next bullet, told at @t; story_end files it. */
@@ -348,6 +343,117 @@ static int story_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+static void end_chain(struct story *st, struct chain *c)
+{
+	if (c->count > 0 && st->stepwise) {
+		/* told once it is over: the first of them was a step of its own */
+		if (c->count > 1) {
+			FILE *f = story_begin(st, c->until);
+			fprintf(f, "- **%.3f s: it went on until now:** %d more time%s a client came in "
+				   "while another was still inside%s.\n", sec(c->until), c->count - 1,
+				c->count == 2 ? "" : "s", c->foreign ? ", each release deleting the lock "
+				"of the client that had just come in (a cascade of foreign releases)" : "");
+			story_end(st, f);
+		}
+	} else if (c->count > 0) {
+		FILE *f = story_begin(st, c->from);
+		fprintf(f, "- **It went on:** %d more time%s until %.3f s a client came in while another "
+			   "was still inside%s.\n", c->count, c->count == 1 ? "" : "s", sec(c->until),
+			c->foreign ? ", each release deleting the lock of the client that had just come "
+				     "in (a cascade of foreign releases)" : "");
+		story_end(st, f);
+	}
+	c->count = 0;
+	c->foreign = 0;
+}
+
+/* When @a's lease ran out, if the lock knew (or its TTL says), else -1. */
+static int64_t lease_end(const struct lb_run_files *rf, const struct lb_section *a)
+{
+	if (lb_lease_known(a))
+		return a->lease_end_ns;
+	if (a->lease_end_ns != LB_LEASE_NEVER && rf->ttl_ms > 0 && a->nodes == 0)
+		return a->enter_ns + rf->ttl_ms * LB_NS_PER_MS;
+	return -1;
+}
+
+/* What @a's release did, as a step of its own at the release: a foreign
+ * release, or a release that found the lock someone else's and left it. */
+static void step_release(struct story *st, const struct lb_run_files *rf, const struct lb_section *a)
+{
+	if (a->release_ns < 0 || (a->outcome != LB_OUT_FOREIGN && a->outcome != LB_OUT_LOST))
+		return;
+	const struct lb_section *h = holder_at(rf, a->key, a->client, a->release_ns);
+	FILE *f = story_begin(st, a->release_ns);
+	if (a->outcome == LB_OUT_FOREIGN && h)
+		fprintf(f, "- **%.3f s: client %d's release deletes client %d's lock.** Client %d "
+			   "acquired it at %.3f s and is still inside; the lock is free for anyone "
+			   "now.\n", sec(a->release_ns), a->client, h->client, h->client,
+			sec(h->enter_ns));
+	else if (a->outcome == LB_OUT_FOREIGN)
+		fprintf(f, "- **%.3f s: client %d's release deletes another client's lock.**\n",
+			sec(a->release_ns), a->client);
+	else if (h)
+		fprintf(f, "- **%.3f s: client %d's release finds the lock no longer its own and "
+			   "leaves it.** Client %d, inside since %.3f s, keeps it.\n",
+			sec(a->release_ns), a->client, h->client, sec(h->enter_ns));
+	else
+		fprintf(f, "- **%.3f s: client %d's release finds the lock no longer its own and "
+			   "leaves it.**\n", sec(a->release_ns), a->client);
+	story_end(st, f);
+}
+
+/* The step-through's overlap: client @b comes in while @a is inside, told at
+ * @b's enter with only what has happened by then; @a's lease running out
+ * and, for the first of an incident (@whole), @a's release are steps of
+ * their own. */
+static void step_overlap(struct story *st, const struct lb_run_files *rf,
+			 const struct lb_section *a, const struct lb_section *b, bool whole)
+{
+	int64_t lend = lease_end(rf, a);
+	if (whole && lend >= a->enter_ns && lend <= b->enter_ns) {
+		FILE *l = story_begin(st, lend);
+		fprintf(l, "- **%.3f s: client %d's lease runs out while it is still inside.**",
+			sec(lend), a->client);
+		if (!lb_lease_known(a))
+			fprintf(l, " It acquired the lock at %.3f s with a %.1f s TTL.",
+				sec(a->enter_ns), (double)rf->ttl_ms / 1000);
+		fprintf(l, " From now on the lock is free for another client; client %d does not "
+			   "know.", a->client);
+		causes(l, rf, a->client, a->enter_ns, lend);
+		fprintf(l, "\n");
+		story_end(st, l);
+	}
+	/* a replica promoted since a's acquire: b's lock is granted there */
+	bool promoted = false;
+	for (size_t i = 0; i < rf->n_ev; i++)
+		promoted |= (rf->ev[i].kind == LB_EV_PROMOTE || rf->ev[i].kind == LB_EV_SWITCH_MASTER) &&
+			    rf->ev[i].t_ns >= a->enter_ns && rf->ev[i].t_ns <= b->enter_ns;
+	FILE *o = story_begin(st, b->enter_ns);
+	fprintf(o, "- **%.3f s: client %d and client %d inside at once.** Client %d acquires the "
+		   "lock%s while client %d, inside since %.3f s, still believes it holds it",
+		sec(b->enter_ns), a->client, b->client, b->client,
+		promoted ? " on the promoted replica" : "", a->client, sec(a->enter_ns));
+	if (lend >= a->enter_ns && lend <= b->enter_ns)
+		fprintf(o, " (its lease ran out at %.3f s)", sec(lend));
+	fprintf(o, ".");
+	if (!whole) {
+		const struct lb_section *del = NULL; /* the release that let it in */
+		for (size_t i = 0; i < rf->n; i++)
+			if (rf->sec[i].key == a->key && rf->sec[i].outcome == LB_OUT_FOREIGN &&
+			    rf->sec[i].release_ns >= a->enter_ns && rf->sec[i].release_ns <= b->enter_ns)
+				del = &rf->sec[i];
+		if (del)
+			fprintf(o, " Client %d's release at %.3f s had deleted client %d's lock.",
+				del->client, sec(del->release_ns), a->client);
+	}
+	causes(o, rf, a->client, a->enter_ns, b->enter_ns);
+	fprintf(o, "\n");
+	story_end(st, o);
+	if (whole)
+		step_release(st, rf, a);
+}
+
 /* Overlaps: the first section of another client that began while one was
  * inside, told with why; a section that began inside an incident already
  * told continues it (a chain). How many incidents. */
@@ -370,8 +476,11 @@ static int tell_overlaps(struct story *st, const struct lb_run_files *rf)
 		if (!others)
 			continue;
 		if (a->enter_ns <= window_end) {
-			if (!chain.count++) /* told at the moment it goes on */
+			if (!chain.count++) { /* told at the moment it goes on */
 				chain.from = rf->sec[first].enter_ns;
+				if (st->stepwise)
+					step_overlap(st, rf, a, &rf->sec[first], false);
+			}
 			chain.foreign += a->outcome == LB_OUT_FOREIGN;
 			chain.until = aexit > chain.until ? aexit : chain.until;
 			window_end = aexit > window_end ? aexit : window_end;
@@ -381,6 +490,10 @@ static int tell_overlaps(struct story *st, const struct lb_run_files *rf)
 		window_end = aexit;
 		found++;
 		const struct lb_section *b = &rf->sec[first];
+		if (st->stepwise) {
+			step_overlap(st, rf, a, b, true);
+			continue;
+		}
 		FILE *o = story_begin(st, b->enter_ns);
 		fprintf(o, "- **%.3f s: client %d and client %d inside at once.** Client %d acquired the "
 			   "lock at %.3f s", sec(b->enter_ns), a->client, b->client, a->client,
@@ -429,6 +542,38 @@ static int tell_foreign(struct story *st, const struct lb_run_files *rf)
 	return found;
 }
 
+/* The step-through's death: told after the kill or crash that caused it (at
+ * that event, when it is stamped just after the death), then what came of it
+ * when it came: the next acquire, or the run's end with nobody back. */
+static void step_death(struct story *st, const struct lb_run_files *rf, const struct lb_section *a,
+		       int64_t death, int64_t next, int who, const char *rec)
+{
+	int64_t t = death;
+	for (size_t i = 0; i < rf->n_ev; i++) {
+		const struct lb_event *e = &rf->ev[i];
+		if (e->client == a->client && (e->kind == LB_EV_KILL || e->kind == LB_EV_CRASH) &&
+		    e->t_ns >= death && e->t_ns - death < 5 * LB_NS_PER_MS)
+			t = e->t_ns;
+	}
+	FILE *o = story_begin(st, t);
+	fprintf(o, "- **%.3f s: client %d died holding the lock.** It never releases it: the lock "
+		   "comes back only if its key expires or someone else removes it.\n", sec(death),
+		a->client);
+	story_end(st, o);
+	int64_t end = (int64_t)(rf->elapsed_s * 1e9);
+	o = story_begin(st, next >= 0 ? next : end);
+	if (next >= 0)
+		fprintf(o, "- **%.3f s: client %d acquires the lock again**, %.2f s after client %d "
+			   "died holding it.\n", sec(next), who, sec(next - death), a->client);
+	else
+		fprintf(o, "- **%.3f s: the run ends, and nobody acquired the lock after client %d "
+			   "died holding it**, %.1f s before: %s.\n", sec(end), a->client,
+			sec(end - death), rec && !strcmp(rec, "no") ? "the lock was orphaned "
+			"(deadlock)" : "whether it came back is unknown, as nobody tried it once its "
+			"lease could have run out");
+	story_end(st, o);
+}
+
 /* Clients that died holding the lock, unless another came in at once; a
  * death nobody came back from is an incident. */
 static int tell_deaths(struct story *st, const struct lb_run_files *rf)
@@ -449,6 +594,10 @@ static int tell_deaths(struct story *st, const struct lb_run_files *rf)
 		if (next >= 0 && (double)(next - death) < 0.25e9)
 			continue; /* came back at once: nothing to tell */
 		found += next < 0;
+		if (st->stepwise) {
+			step_death(st, rf, a, death, next, who, rec);
+			continue;
+		}
 		FILE *o = story_begin(st, death);
 		fprintf(o, "- **%.3f s: client %d died holding the lock.**", sec(death), a->client);
 		if (next < 0)
@@ -497,7 +646,7 @@ static void tell_resource(FILE *f, const struct lb_run_files *rf)
 static int tell(FILE *f, const struct lb_run_files *rf, int max,
 		void (*each)(void *arg, int64_t t_ns, const char *text), void *arg)
 {
-	struct story st = { .direct = f };
+	struct story st = { .direct = f, .stepwise = each != NULL };
 	int written = 0, skipped = 0;
 	int found = tell_overlaps(&st, rf);
 
@@ -830,7 +979,9 @@ static int name_cmp(const struct dirent **a, const struct dirent **b)
 }
 
 /* From @dir/@name/report.md: its first paragraph (what it is) and, for a
- * run, the first line under "What went wrong" (the verdict in words). */
+ * run, the first line under "What went wrong" (the verdict in words) and
+ * what stopped the damage (stale writes refused, writes aborted), so that a
+ * compare of fenced and token-lua does not read the same for both. */
 static void report_gist(FILE *f, const char *dir, const char *name)
 {
 	char path[PATH_MAX], line[4096];
@@ -846,10 +997,14 @@ static void report_gist(FILE *f, const char *dir, const char *name)
 			para = true;
 		} else if (!strncmp(line, "## What went wrong", 18)) {
 			wrong = true;
-		} else if (wrong && line[0] != '\n') {
+		} else if (wrong && !strncmp(line, "## ", 3)) {
+			break;
+		} else if (wrong && line[0] != '\n' && !told) {
 			fprintf(f, "\n%s", line[0] == '-' ? line + 2 : line);
 			told = true;
-			break;
+		} else if (told && (strstr(line, "fenced resource **refused") ||
+				    strstr(line, " aborted** before writing"))) {
+			fprintf(f, "\n%s", line);
 		}
 	}
 	fclose(in);

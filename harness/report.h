@@ -96,11 +96,36 @@ int lb_report_html_from_md(const char *dir);
  * report.md. */
 int lb_report_html_stacked(const char *dir, const char *const *runs, int n);
 
+/* A lesson of a tour (cmd_tour.c): runs, of one scenario or several, shown
+ * on one time axis with one step-through. */
+struct lb_lesson_run {
+	const char *scenario, *strategy, *dir, *label; /* dir: ROOT/ID/DIR holds the run */
+};
+#define LB_LESSON_RUNS 4
+#define LB_DECK_STORY 8 /* a lesson tells each run's first 8 incidents, then how many more */
+struct lb_lesson {
+	const char *id, *title, *watch, *page; /* page: the pitfall page to read */
+	struct lb_lesson_run runs[LB_LESSON_RUNS]; /* up to the first without a scenario */
+};
+/* DIR/report.html: the deck of a tour, @n lessons in order, each drawn from
+ * ROOT/ID/DIR of its runs, a contents list, a lesson picker and one
+ * step-through that goes on to the next lesson past the last step; @source
+ * says where the runs came from (text). Nothing is written when a run cannot
+ * be read (the message names it). */
+int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesson *ls, int n,
+			const char *source);
+
 /* matrix.png and the matrix report (report_matrix.c). */
 int lb_report_matrix(const char *dir);
 /* Sweep charts and report (report_sweep.c). */
 int lb_report_sweep(const char *dir);
 /* report.md for a run, a matrix or a sweep directory. */
 int lb_report_dir(const char *dir);
+/* report.html's "Redis holds" lane (report_lane.c): what the lock's servers
+ * held, as JSON (an array of servers, each {server, port, from (its first
+ * event as a primary), spans: [[from, to, owner, ttl_ms]]}: owner a client, -1 no owner, -2 unknown, -3 not
+ * known what the server holds; ttl_ms -1 for none, null unknown), or null
+ * where there is no lane (not watched, several locks or lock nodes). */
+int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s);
 
 #endif

@@ -4,17 +4,18 @@
 // block of lanes per run, every block on one time axis) and steps through
 // them. Text from the data goes in as text (textContent), never as markup,
 // except the story's own <b>, restored after escaping.
-(function(){
-var D=JSON.parse(document.getElementById('data').textContent),RS=D.runs,multi=RS.length>1;
+// lbPage(D, deck): one page of runs (D.runs); a tour's deck (below) calls it
+// again for each lesson, with @deck to go on to the next lesson past the last step
+function lbPage(D,deck){
+var RS=D.runs,multi=RS.length>1;
 var ol=document.getElementById('story'),all=[];
 RS.forEach(function(r,ri){r.faults.forEach(function(e){all.push([e[0],'fault',e[4],ri]);});
  r.steps.forEach(function(s){all.push([s[0],s[1],s[2],ri]);});});
 all.sort(function(a,b){return a[0]-b[0]||(a[1]==='fault'?-1:1)*(a[1]!==b[1])||a[3]-b[3];});
-// a compare page: moments of its runs less than 5 ms apart (a fault the
-// scenario schedules lands within a millisecond or two in each run) are one
-// moment, told in the order the strategies were given
-if(multi)all=(function(){var out=[],grp=[];function flush(){grp.sort(function(a,b){return a[3]-b[3]||a[4]-b[4];});out=out.concat(grp);grp=[];}
- all.forEach(function(s,k){s[4]=k;if(grp.length&&s[0]-grp[0][0]>0.005)flush();grp.push(s);});flush();return out;})();
+// a compare page: moments of several runs in the same millisecond (as the
+// page shows times) are told in the order the strategies were given
+if(multi)all.forEach(function(s,k){s[4]=k;});
+if(multi)all.sort(function(a,b){return Math.round(a[0]*1000)-Math.round(b[0]*1000)||a[3]-b[3]||a[4]-b[4];});
 all.forEach(function(s){var li=document.createElement('li');li.dataset.t=s[0];li.dataset.run=s[3];
  li.className=s[1];if(multi){var rb=document.createElement('span');rb.className='run';
  rb.textContent=RS[s[3]].label;li.appendChild(rb);}
@@ -28,10 +29,78 @@ RS.forEach(function(r){if(r.names)r.names.forEach(function(n){L=Math.max(L,Math.
 // marks grow with it; presenter mode makes them larger still
 var SC=D.scale>0?D.scale:1,W0=W,A0=0,A1=1,zoom=false,present=false,plot=null,cur=null,FS=18;
 var COL=['#4477aa','#228833','#aa3377','#ccbb44','#66ccee','#ee6677','#bbbbbb','#222255'];
+// Redis holds: a lane per server that held the lock key (r.redis, from
+// keyevents.csv: report_lane.c), under the clients' (and Redlock's node)
+// lanes. A span is [from, to, owner, ttl ms]: owner a client, -1 a value no
+// client entered with, -2 a value not read, -3 not known what the server
+// holds (it restarted, was lost, promoted or demoted); ttl -1 none, null not
+// read. The bar is in the owner's colour, hatched with "no TTL" when the key
+// has none, pale from where its TTL ran out until Redis removed it.
+// (lanes of several servers are taller: a line under the name says since when)
+function rlane(r){return NLANE+(r.redis.length>1?14:0);}
+function redisRoom(r){return r.redis&&r.redis.length?30+rlane(r)*r.redis.length:0;}
+function ry(r,k){return r.low-redisRoom(r)+30+rlane(r)*k+rlane(r)/2;}
+function redisName(r,k){return r.redis.length>1?'port '+r.redis[k].port:'lock key';}
+function redisHatch(){if(document.getElementById('nottl'))return;
+ var d=el('defs',{}),p=document.createElementNS(NS,'pattern');
+ [['id','nottl'],['width',8],['height',8],['patternUnits','userSpaceOnUse'],['patternTransform','rotate(45)']].forEach(function(a){p.setAttribute(a[0],a[1]);});
+ var l=document.createElementNS(NS,'rect');l.setAttribute('width',3);l.setAttribute('height',8);l.setAttribute('fill','#fff');l.setAttribute('fill-opacity','0.75');
+ p.appendChild(l);d.appendChild(p);}
+function drawRedis(r){if(!r.redis||!r.redis.length)return;redisHatch();
+ var base=r.low-redisRoom(r);
+ el('text',{x:L-12,y:base+22,'text-anchor':'end','font-size':16,fill:'#555','class':'redis'},'Redis holds:');
+ r.redis.forEach(function(v,k){var Y=ry(r,k);
+  el('text',{x:L-12,y:Y+6,'text-anchor':'end','font-size':18,'class':'redis'},redisName(r,k));
+  // a server whose events begin later became a primary then (only a primary's are kept)
+  if(r.redis.length>1&&v.from>0.05)el('text',{x:L-12,y:Y+22,'text-anchor':'end','font-size':12,fill:'#555','class':'redis'},'primary from '+v.from.toFixed(3)+' s');
+  el('line',{x1:L,x2:W-R,y1:Y,y2:Y,stroke:'#eee'});
+  redisGroups(v.spans).forEach(function(g){var a=x(g.from),b=Math.max(a+1.5,x(g.to)),c=g.owner>=0?COL[g.owner%8]:'#999';
+   if(g.owner===-3){el('line',{x1:a,x2:b,y1:Y,y2:Y,stroke:'#999','stroke-dasharray':'2 4','stroke-width':3,'class':'redis-span'});return;}
+   var d=g.ttl!==null&&g.ttl>=0?x(g.at+g.ttl/1000):null,solid=d!==null&&d<b?Math.max(a,d):b;
+   el('rect',{x:a,y:Y-8,width:Math.max(1.5,solid-a),height:16,fill:c,'class':'redis-span'});
+   if(solid<b){el('rect',{x:solid,y:Y-8,width:b-solid,height:16,fill:c,'fill-opacity':0.3});
+    el('line',{x1:solid,x2:solid,y1:Y-11,y2:Y+11,stroke:'#000','stroke-width':2});}
+   if(g.ttl===-1)el('rect',{x:a,y:Y-8,width:b-a,height:16,fill:'url(#nottl)'});
+   var lbl=g.ttl===-1?'no TTL':g.ttl!==null?'TTL '+g.first+' ms'+(g.rearm?', re-armed '+g.rearm+(g.rearm>1?' times':' time'):''):'';
+   var va=Math.max(a,L),vb=Math.min(b,W-R); /* the part in the window (zoom) */
+    if(lbl&&vb-va>lbl.length*8+8)el('text',{x:(va+vb)/2,y:Y+5,'text-anchor':'middle','font-size':13,'font-weight':600,fill:'#000',stroke:'#fff','stroke-width':3,'paint-order':'stroke','class':'redis'},lbl);});});
+ if(!r.NL)for(var c=0;c<r.clients;c++)el('rect',{x:L-140,y:y(r,c)-6,width:12,height:12,fill:COL[c%8]});
+ var key=document.querySelector('p.keys');if(key&&!key.dataset.redis){key.dataset.redis=1;
+  key.appendChild(document.createTextNode(' Redis holds: the lock key on the server, as the server itself reported each change of it, in the colour of the client whose acquire wrote its value (grey: a value no client entered with, or not read); hatched and marked "no TTL" when the key has no TTL; pale from where its TTL ran out until Redis removed it; dotted where what the server holds is not known (a restart, a promotion, a demotion).'));}}
+// the spans drawn as one bar: back to back, one owner, a TTL or none
+// throughout (a span whose TTL was not read joins its neighbours); the TTL
+// is the last one read (at: when), first the first, rearm how many times an
+// expire set it again
+function redisGroups(spans){var out=[],g=null;
+ spans.forEach(function(s){var kind=s[3]===null?null:s[3]===-1;
+  if(g&&Math.abs(g.to-s[0])<1e-9&&g.owner===s[2]&&(kind===null||g.kind===null||kind===g.kind)){g.to=s[1];
+   if(kind!==null){if(g.kind===null)g.first=s[3];else g.rearm+=kind===false;g.kind=kind;g.ttl=s[3];g.at=s[0];}return;}
+  g={from:s[0],to:s[1],owner:s[2],kind:kind,ttl:s[3],at:s[0],first:s[3],rearm:0};out.push(g);});
+ return out;}
+function dead(r,c,t){var d=false;r.faults.forEach(function(f){if(f[0]<=t&&f[2]===c&&(f[1]==='kill'||f[1]==='crash'))d=true;});return d;}
+
+// what Redis holds at @t, for the who box: one line per lane. The watcher
+// stamps a change when its notification arrives, a fraction of a ms to a few
+// ms after the server made it, while a step is stamped by a client once it
+// had the server's reply (an enter; a crash right after SETNX): the box says
+// what the server had reported 2 ms after the step.
+function redisWho(r,t,pre,inside){if(!r.redis||!r.redis.length)return [];
+ var out=!multi&&!inside?['no client is in its critical section']:[],tt=t+0.002;
+ r.redis.forEach(function(v,k){var s=null,who=pre+'Redis'+(r.redis.length>1?' ('+redisName(r,k)+')':'')+': ';
+  v.spans.forEach(function(q){if(q[0]<=tt&&(tt<q[1]||q[1]>=r.end))s=q;}); // what it held at the run's end, after it
+  if(!s){out.push(who+(tt<v.from?'not yet seen as a primary':'no lock key'));return;}
+  if(s[2]===-3){out.push(who+'not known (the watcher lost this server, or has not read it since: a kill, a restart, a promotion or a demotion)');return;}
+  var w=who+'lock key held '+(s[2]>=0?'by '+lane(r,s[2])+"'s token":s[2]===-1?'with a value no client entered with (no owner)':'by an unknown owner (its value could not be read)');
+  if(s[3]===-1)w+=', no TTL';
+  else if(s[3]===null)w+=', TTL not read';
+  else{var d=s[0]+s[3]/1000,left=Math.round((d-t)*1000);w+=left>0?', TTL '+left+' ms left':', but its TTL ran out at '+d.toFixed(3)+' s: to any client that asks it is gone (Redis removes it then)';}
+  if(s[2]>=0&&dead(r,s[2],tt))w+=' ('+lane(r,s[2])+' is dead)';
+  out.push(w);});
+ return out;}
 // Redlock: a lane per lock node under the clients' lanes, showing which
 // client holds the lock there, and when a restart wiped it
 RS.forEach(function(r){end=Math.max(end,r.end);r.NL=r.sec.some(function(s){return s[6]>0;})?r.nodes:0;
- r.top=top+HEAD;r.low=r.top+LANE*r.clients+(r.NL?30+NLANE*r.NL:0);top=r.low+(multi?12:0);});
+ r.top=top+HEAD;r.low=r.top+LANE*r.clients+(r.NL?30+NLANE*r.NL:0)+redisRoom(r);top=r.low+(multi?12:0);});
 end=end||1;var H=top+50;
 A1=end;RS.forEach(function(r){r.top0=r.top;r.low0=r.low;r.lab={h:0,rows:[]};});var H0=H;
 function restartOf(r,n,a,b){var v=null;r.faults.forEach(function(f){if(v===null&&f[1]==='node-start'&&f[3]===n&&f[0]>=a&&f[0]<=b)v=f[0];});return v;}
@@ -106,6 +175,12 @@ RS.forEach(function(r,ri){
   if(s[7]!==null&&s[2]>s[7]){var X=x(s[7]);el('path',{d:'M'+(X-7)+' '+(c-7)+'l14 14m0 -14l-14 14',stroke:'#000','stroke-width':2.5});}
   if(s[4]==='killed')el('circle',{cx:x(s[2]),cy:c,r:8,fill:'#aa0000'});
   if(s[4]==='foreign'){var X2=x(s[3]);el('path',{d:'M'+(X2-8)+' '+(c+16)+'l8 -14l8 14z',fill:'#ee7733'});}});
+// what a client met: a stale read or write the fenced resource refused (a
+// red ring with a bar), a write aborted on a lost lease (a hollow square)
+ (r.marks||[]).forEach(function(m){if(m[2]<0||m[2]>=r.clients)return;var X=x(m[0]),c=y(r,m[2]);
+  if(m[1]==='refused'){el('circle',{cx:X,cy:c-17,r:7,fill:'#fff',stroke:'#cc3311','stroke-width':2.5,'class':'mark-refused'});
+   el('path',{d:'M'+(X-5)+' '+(c-12)+'l10 -10',stroke:'#cc3311','stroke-width':2.5});}
+  else el('rect',{x:X-6,y:c-23,width:12,height:12,fill:'#fff',stroke:'#222','stroke-width':2,'class':'mark-aborted'});});
 // fault labels in rows above the block (layout())
  labels(r);
  if(r.NL){el('text',{x:L-12,y:r.top+LANE*r.clients+22,'text-anchor':'end','font-size':16,fill:'#555'},'held on:');
@@ -115,6 +190,7 @@ RS.forEach(function(r,ri){
    el('rect',{x:x(a),y:ny(r,n)-8,width:Math.max(1.5,x(q===null?b:q)-x(a)),height:16,fill:COL[s[0]%8]});
    if(q!==null)el('rect',{x:x(q),y:ny(r,n)-8,width:Math.max(1.5,x(b)-x(q)),height:16,fill:'none',stroke:COL[s[0]%8],'stroke-dasharray':'4 3'});});});
   for(var c2=0;c2<r.clients;c2++)el('rect',{x:L-140,y:y(r,c2)-6,width:12,height:12,fill:COL[c2%8]});}});
+RS.forEach(drawRedis);
 cur=el('line',{x1:L,x2:L,y1:T-10,y2:H-40,stroke:'#e0b000','stroke-width':4,id:'cursor'});}
 var items=document.querySelectorAll('#story li'),i=-1;
 // the buttons and the timeline stay on screen while the story scrolls,
@@ -133,7 +209,7 @@ function who(r,t){var out=[],pre=multi?r.label+': ':'';r.sec.forEach(function(s)
    ' restarted empty since, so only '+(hn.length-gone.length)+' of '+r.nodes+' nodes still know it)';}
   if(paused(r,a,t))w+=' (frozen)';out.push(w);}
  else if(s[2]<=t&&t<s[3])out.push(pre+lane(r,a)+' has left its section and is still releasing');});
- if(multi&&!out.length)out.push(pre+'nobody holds the lock');return out;}
+ var rw=redisWho(r,t,pre,out.length);if(multi&&!out.length)out.push(pre+(rw.length?'no client is in its critical section':'nobody holds the lock'));return out.concat(rw);}
 function show(k){if(!items.length)return;i=Math.max(0,Math.min(items.length-1,k));
  var t=+items[i].dataset.t,r=RS[+items[i].dataset.run];items.forEach(function(li,j){li.classList.toggle('current',j===i);});
  axis(t);
@@ -149,6 +225,11 @@ function show(k){if(!items.length)return;i=Math.max(0,Math.min(items.length-1,k)
  pinned();if(pin.classList.contains('pinned'))items[i].scrollIntoView({block:'nearest'});
  else if(multi&&show.moved)document.getElementById('now').scrollIntoView({block:'nearest'});show.moved=true;
  history.replaceState(null,'','#'+(present?'present&':'')+(zoom&&!present?'zoom&':'')+'step='+(i+1));fit();}
+// in a deck: past the last step, the next lesson; before the first, the previous
+// one; only the lesson on screen answers (each lesson's keys listener stays)
+if(deck){var show0=show,me={n:0};deck.page=me;show=function(k){if(deck.page!==me)return;var first=!me.n++;
+ if(!first&&k===i+1&&i>=items.length-1)return deck.go(1,0);if(!first&&k===i-1&&i<=0)return deck.go(-1,1e6);
+ show0(k);history.replaceState(null,'','#lesson='+(deck.k+1)+'&step='+(i+1));};}
 document.getElementById('next').onclick=function(){show(i+1);};
 document.getElementById('prev').onclick=function(){show(i-1);};
 document.addEventListener('keydown',function(e){if(e.key==='ArrowRight'||e.key==='n'){show(i+1);e.preventDefault();}
@@ -162,13 +243,13 @@ var drawn='';
 function fit(){var n=document.getElementById('now');n.style.fontSize='';if(!present||document.body.classList.contains('slides'))return;
  for(var px=34;px>16&&Math.max(n.getBoundingClientRect().bottom,svg.getBoundingClientRect().bottom)>innerHeight;px-=2)n.style.fontSize=px+'px';}
 function axis(t){var w=zoom?win(t):[0,end];if(!(w[1]>w[0]))w=[0,end];var k=w.join()+present;if(k===drawn)return;A0=w[0];A1=w[1];drawn=k;draw();}
-function setZoom(on){zoom=on;document.getElementById('zoom').textContent=on?'whole run':'zoom';drawn='';show(i);}
+function setZoom(on){zoom=on;document.body.dataset.zoom=on?'1':'';document.getElementById('zoom').textContent=on?'whole run':'zoom';drawn='';show(i);}
 function setPresent(on){if(on===present)return;present=on;document.body.classList.toggle('present',on);
  document.getElementById('present').textContent=on?'leave presenter':'presenter';
  if(on){setPresent.zoom=zoom;zoom=true;scrollTo(0,0);}else zoom=!!setPresent.zoom;setZoom(zoom);}
 document.getElementById('zoom').onclick=function(){setZoom(!zoom);};
 document.getElementById('present').onclick=function(){setPresent(!present);};
-document.addEventListener('keydown',function(e){if(e.ctrlKey||e.altKey||e.metaKey)return;
+document.addEventListener('keydown',function(e){if(e.ctrlKey||e.altKey||e.metaKey||deck&&deck.page!==me)return;
  if(e.key==='z'){setZoom(!zoom);e.preventDefault();}else if(e.key==='f'){setPresent(!present);e.preventDefault();}
  else if(e.key==='Escape'&&present){setPresent(false);e.preventDefault();}});
 function slides(){var box=document.createElement('div');box.id='slides';present=true;zoom=true;document.body.classList.add('present');
@@ -182,8 +263,33 @@ function slides(){var box=document.createElement('div');box.id='slides';present=
  box.querySelectorAll('section').forEach(function(sec){var n=sec.querySelector('.now');
   for(var px=30;px>14&&sec.scrollHeight>sec.clientHeight;px-=2)n.style.fontSize=px+'px';});}
 var m=/step=(\d+)/.exec(location.hash);
-if(/(^#|&)zoom/.test(location.hash))zoom=true;
-if(/(^#|&)present/.test(location.hash)){present=true;zoom=true;document.body.classList.add('present');document.getElementById('present').textContent='leave presenter';}
+// (a deck's next lesson keeps the mode the last one was in)
+if(/(^#|&)zoom/.test(location.hash)||document.body.dataset.zoom)zoom=true;
+if(/(^#|&)present/.test(location.hash)||document.body.classList.contains('present')){present=true;zoom=true;document.body.classList.add('present');document.getElementById('present').textContent='leave presenter';}
 if(/(^#|&)slides/.test(location.hash))slides();
 show(m?+m[1]-1:0);if(zoom)document.getElementById('zoom').textContent='whole run';
-})();
+}
+// A tour's deck (lockbench tour): D.lessons in teaching order, each
+// {title, watch, page, runs, figs}, one at a time in the stepper above. The
+// contents, the picker and the lesson buttons open one; stepping past a
+// lesson's last step opens the next (#lesson=K&step=N). Text as text.
+function lbDeck(D){var LS=D.lessons,deck={k:0},pick=document.getElementById('pick');
+ var HEAD=['run','scenario','sections','overlaps','foreign releases','lost updates','outcome'];
+ function text(id,s){document.getElementById(id).textContent=s;}
+ function row(tb,cells,tag){var tr=document.createElement('tr');cells.forEach(function(v){var c=document.createElement(tag);c.textContent=v;tr.appendChild(c);});tb.appendChild(tr);}
+ function open(n,step,stay){n=Math.max(0,Math.min(LS.length-1,n));var L=LS[n];deck.k=n;
+  text('story','');text('tl','');document.getElementById('held').className='';
+  text('ltitle',(n+1)+'. '+L.title);text('lwatch',L.watch);text('lpage',L.page);
+  text('lpos','lesson '+(n+1)+' of '+LS.length);pick.value=String(n);
+  document.querySelectorAll('#toc li').forEach(function(li,j){li.classList.toggle('current',j===n);});
+  var tb=document.getElementById('lfig');tb.textContent='';row(tb,HEAD,'th');L.figs.forEach(function(f){row(tb,f,'td');});
+  history.replaceState(null,'','#lesson='+(n+1)+'&step='+(step+1));lbPage(L,deck);
+  if(!stay)document.getElementById('lessonbar').scrollIntoView({block:'start'});}
+ deck.go=function(d,step){if(deck.k+d>=0&&deck.k+d<LS.length)open(deck.k+d,step);};
+ function fromHash(){var l=/lesson=(\d+)/.exec(location.hash),s=/step=(\d+)/.exec(location.hash);
+  open(l?+l[1]-1:0,s?+s[1]-1:0,!l);}
+ pick.onchange=function(){open(+pick.value,0);};
+ document.getElementById('lprev').onclick=function(){deck.go(-1,0);};
+ document.getElementById('lnext').onclick=function(){deck.go(1,0);};
+ window.addEventListener('hashchange',fromHash);fromHash();}
+(function(){var D=JSON.parse(document.getElementById('data').textContent);if(D.lessons)lbDeck(D);else lbPage(D);})();

@@ -13,10 +13,12 @@
 #include <unistd.h>
 
 #include "esc.h"
+#include "failpoint.h"
 #include "import_dir.h"
 #include "outfile.h"
 #include "report.h"
 #include "shared.h"
+#include "verify.h"
 
 /* @s as a JSON string (esc.h: '<' escaped too, so that no text can close the
  * script element; invalid UTF-8 as U+FFFD). */
@@ -96,8 +98,95 @@ static bool deploy_sentence(const struct lb_event *e, const char *who, char *out
 	}
 }
 
+/* Client @c's section open at @t (entered, not yet left), or NULL; whether it
+ * had any section before @t (@before). */
+static const struct lb_section *inside_at(const struct lb_run_files *rf, int c, int64_t t,
+					  bool *before)
+{
+	const struct lb_section *in = NULL;
+	*before = false;
+	for (size_t i = 0; i < rf->n && rf->sec[i].enter_ns <= t; i++)
+		if (rf->sec[i].client == c) {
+			*before = true;
+			if (lb_section_exit(&rf->sec[i], (int64_t)(rf->elapsed_s * 1e9)) >= t)
+				in = &rf->sec[i];
+		}
+	return in;
+}
+
+/* A client fault told with what the client was doing: holding the lock,
+ * waiting for it, or not started yet (scaffolding, told as set-up). */
+static bool client_sentence(const struct lb_run_files *rf, const struct lb_event *e, char *out,
+			    size_t len)
+{
+	bool before = false;
+	const struct lb_section *in = e->client >= 0 ? inside_at(rf, e->client, e->t_ns, &before)
+						     : NULL;
+	const char *fp = lb_failpoint_name((int)(e->value < 0 ? -e->value : e->value));
+	const char *where = lb_failpoint_where((int)(e->value < 0 ? -e->value : e->value));
+
+	switch (e->kind) {
+	case LB_EV_PAUSE:
+		if (in)
+			snprintf(out, len, "Client %d is frozen (SIGSTOP) for %lld ms while it holds the "
+				 "lock (since %.3f s), as in a long GC pause.", e->client,
+				 (long long)e->value, (double)in->enter_ns / 1e9);
+		else if (!before)
+			snprintf(out, len, "Set-up: client %d is held back (SIGSTOP) for %lld ms before "
+				 "its first section, so that it starts late.", e->client,
+				 (long long)e->value);
+		else
+			snprintf(out, len, "Client %d is frozen (SIGSTOP) for %lld ms while it does not "
+				 "hold the lock.", e->client, (long long)e->value);
+		return true;
+	case LB_EV_RESUME:
+		snprintf(out, len, "Client %d wakes up (SIGCONT) and carries on where it stopped%s.",
+			 e->client, in ? ", inside its section: it still believes it holds the lock" : "");
+		return true;
+	case LB_EV_KILL:
+		if (e->value < 0 && fp)
+			snprintf(out, len, "Client %d is killed (SIGKILL) right after acquiring: this "
+				 "lock has no instant %s (failpoint %s), so the scenario kills the holder "
+				 "there instead.", e->client, where, fp);
+		else
+			snprintf(out, len, "Client %d is killed (SIGKILL)%s.", e->client,
+				 in ? " while it holds the lock" : "");
+		return true;
+	case LB_EV_CRASH:
+		if (fp && !strcmp(fp, "after-setnx"))
+			snprintf(out, len, "Client %d crashed %s (failpoint %s): its key has no TTL, so "
+				 "it will not expire by itself.", e->client, where, fp);
+		else if (fp)
+			snprintf(out, len, "Client %d crashed %s (failpoint %s).", e->client, where, fp);
+		else
+			snprintf(out, len, "Client %d crashed at a failpoint.", e->client);
+		return true;
+	case LB_EV_ABORT:
+		snprintf(out, len, "Client %d learns its lease is gone and aborts its section "
+			 "before writing: its write never reaches the resource.", e->client);
+		return true;
+	case LB_EV_REFUSED:
+		snprintf(out, len, "The fenced resource refuses client %d's %s: its fence is "
+			 "below the highest the resource has accepted, so the stale %s does no harm.",
+			 e->client, e->value ? "write" : "read", e->value ? "write" : "read");
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Was replication to node @node's replica cut before @t? */
+static bool repl_cut_before(const struct lb_run_files *rf, int node, int64_t t)
+{
+	for (size_t i = 0; i < rf->n_ev; i++)
+		if (rf->ev[i].kind == LB_EV_REPL_CUT && rf->ev[i].node == node && rf->ev[i].t_ns <= t)
+			return true;
+	return false;
+}
+
 /* What a fault did, as a sentence for the step-through. */
-static void event_sentence(const struct lb_event *e, char *out, size_t len)
+static void event_sentence(const struct lb_run_files *rf, const struct lb_event *e, char *out,
+			   size_t len)
 {
 	char who[64] = "";
 
@@ -105,17 +194,21 @@ static void event_sentence(const struct lb_event *e, char *out, size_t len)
 		snprintf(who, sizeof(who), "client %d", e->client);
 	else if (e->node >= 0)
 		snprintf(who, sizeof(who), "node %d", e->node);
+	if (client_sentence(rf, e, out, len))
+		return;
 	switch (e->kind) {
-	case LB_EV_PAUSE:
-		snprintf(out, len, "Client %d is frozen (SIGSTOP) for %lld ms, as in a long GC pause.",
-			 e->client, (long long)e->value);
+	case LB_EV_REPL_CUT:
+		snprintf(out, len, "Replication from node %d to its replica is cut: what node %d "
+			 "accepts from now on never reaches the replica.", e->node, e->node);
 		break;
-	case LB_EV_RESUME:
-		snprintf(out, len, "Client %d wakes up (SIGCONT) and carries on where it stopped.",
-			 e->client);
-		break;
-	case LB_EV_KILL:
-		snprintf(out, len, "Client %d is killed (SIGKILL).", e->client);
+	case LB_EV_PROMOTE:
+		if (repl_cut_before(rf, e->node, e->t_ns))
+			snprintf(out, len, "Node %d's replica is promoted to primary: it never received "
+				 "what node %d accepted after the cut, and clients now take their locks "
+				 "from it.", e->node, e->node);
+		else
+			snprintf(out, len, "Node %d's replica is promoted to primary: clients now take "
+				 "their locks from it.", e->node);
 		break;
 	case LB_EV_SLOW:
 		snprintf(out, len, "Client %d's next section is slowed to %lld ms.", e->client,
@@ -236,6 +329,20 @@ static void story_step(void *arg, int64_t t_ns, const char *text)
 	fprintf(st->f, "]");
 }
 
+/* How many incidents of a run become steps: a tour's deck tells fewer, so
+ * that a class can step through a lesson (lb_report_html_deck). */
+static int story_max = 1000;
+
+/* The step that says how many incidents were not told, at the run's end. */
+static void story_more(struct steps *st, int more, double end_s)
+{
+	char text[256];
+	snprintf(text, sizeof(text), "**%.3f s: and %d more incident%s in this run**, not told "
+		 "step by step: the timeline shows them all (red, orange), history.csv holds them.",
+		 end_s, more, more == 1 ? "" : "s");
+	story_step(st, (int64_t)(end_s * 1e9), text);
+}
+
 static const char page_css[] =
 	"body{font:20px/1.45 'DejaVu Sans',sans-serif;margin:24px 32px;color:#222;background:#fff}"
 	"h1{font-size:30px;margin:0 0 6px}p.lead{margin:0 0 12px;color:#444}"
@@ -289,9 +396,47 @@ static void scale_css(FILE *f)
 /* The page's script, harness/report.js, as a C string (harness/embed.sh). */
 #include "report_js.h"
 
+/* Events that are not faults but what a client met: a write aborted on a
+ * lost lease, a read or write the fenced resource refused. */
+static bool incident(const struct lb_event *e)
+{
+	return e->kind == LB_EV_ABORT || e->kind == LB_EV_REFUSED;
+}
+
+/* Each incident as a step of its own, in bold like the story's. */
+static void incident_steps(const struct lb_run_files *rf, struct steps *st)
+{
+	char line[512], text[700];
+	for (size_t i = 0; i < rf->n_ev; i++) {
+		const struct lb_event *e = &rf->ev[i];
+		if (!incident(e))
+			continue;
+		/* the same client meeting the same again and again, nothing else
+		 * between: one step */
+		size_t j = i, same = 1;
+		for (size_t k = i + 1; k < rf->n_ev; k++) {
+			const struct lb_event *o = &rf->ev[k];
+			if (o->kind != e->kind || o->client != e->client || o->value != e->value)
+				break;
+			j = k;
+			same++;
+		}
+		event_sentence(rf, e, line, sizeof(line));
+		int n = snprintf(text, sizeof(text), "**%.3f s: %s** %s", (double)e->t_ns / 1e9,
+				 e->kind == LB_EV_ABORT ? "a write aborted." : e->value ?
+				 "a stale write refused." : "a stale read refused.", line);
+		if (same > 1 && n > 0 && (size_t)n < sizeof(text))
+			snprintf(text + n, sizeof(text) - (size_t)n, " Refused %zu times in a row, until "
+				 "%.3f s.", same, (double)rf->ev[j].t_ns / 1e9);
+		story_step(st, e->t_ns, text);
+		i = j;
+	}
+}
+
 /* One run as a JSON object: sections [client, enter, exit, release,
  * outcome, key, nodes, lease end (null: none, or not known)], faults [t, name, client, node, sentence], steps
- * [t, kind, text]; @label names it on a page of several. */
+ * [t, kind, text]; @label names it on a page of several. redis: what the
+ * lock's servers held (lb_report_redis_lane), or null. */
 static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 {
 	char line[512];
@@ -332,14 +477,24 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 			fprintf(f, "null]");
 	}
 	fprintf(f, "],\n\"faults\":[");
+	int nf = 0, nm = 0;
 	for (size_t i = 0; i < rf->n_ev; i++) {
 		const struct lb_event *e = &rf->ev[i];
-		event_sentence(e, line, sizeof(line));
-		fprintf(f, "%s[%.6f,\"%s\",%d,%d,", i ? "," : "", (double)e->t_ns / 1e9,
+		if (incident(e))
+			continue;
+		event_sentence(rf, e, line, sizeof(line));
+		fprintf(f, "%s[%.6f,\"%s\",%d,%d,", nf++ ? "," : "", (double)e->t_ns / 1e9,
 			lb_event_name(e->kind), e->client, e->node);
 		json_str(f, line);
 		fprintf(f, "]");
 	}
+	/* what the lock's users met, marked on their lane: not faults */
+	fprintf(f, "],\n\"marks\":[");
+	for (size_t i = 0; i < rf->n_ev; i++)
+		if (incident(&rf->ev[i]))
+			fprintf(f, "%s[%.6f,\"%s\",%d,%lld]", nm++ ? "," : "",
+				(double)rf->ev[i].t_ns / 1e9, lb_event_name(rf->ev[i].kind),
+				rf->ev[i].client, (long long)rf->ev[i].value);
 	fprintf(f, "],\n\"steps\":[");
 	/* the incidents (the page merges them with the faults in time order) */
 	char *story = NULL;
@@ -349,11 +504,17 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 	if (sf) {
 		/* an imported history: first its overlaps with the clocks' uncertainty */
 		lb_report_imported_story(rf, LB_LANG_RAW, 1000, story_step, &steps);
-		lb_report_story(rf, 1000, story_step, &steps);
+		int found = lb_report_story(rf, story_max, story_step, &steps);
+		if (found > story_max) /* a tour's deck: the rest on the timeline */
+			story_more(&steps, found - story_max, rf->elapsed_s);
+		incident_steps(rf, &steps);
 		fclose(sf);
 	}
-	fprintf(f, "%s]}", story ? story : "");
+	fprintf(f, "%s],\n\"redis\":", story ? story : "");
 	free(story);
+	if (lb_report_redis_lane(f, rf, end_s) < 0)
+		fprintf(f, "null");
+	fprintf(f, "}");
 }
 
 static void page_head(FILE *f, const char *title, const char *extra_css)
@@ -384,6 +545,8 @@ static void stepper(FILE *f, bool several)
 		   "<p class=\"keys\">%sBlue: inside its critical section. Red: two or more inside at once. "
 		   "Pale: out of its section, still releasing. &times;: the lease ran out while inside (where the lock says when its lease ends). "
 		   "Orange triangle: a release that deleted another client's lock. Dark red dot: killed. "
+		   "Red ring with a bar: a stale read or write the fenced resource refused. Hollow "
+		   "square: a write aborted because the lock said its lease was gone. "
 		   "Dashed: a fault. Yellow: the step shown. For Redlock, the lanes under the "
 		   "clients show each lock node: whose lock it holds, in that client's colour "
 		   "(the square beside its name); dashed where a node restarted empty and forgot "
@@ -707,5 +870,144 @@ int lb_report_html_stacked(const char *dir, const char *const *runs, int n)
 		lb_outfile_abort(&out);
 		return rc;
 	}
+	return lb_outfile_close(&out);
+}
+
+/* One run of a lesson, checked (it is the run the lesson names, and its
+ * summary.csv agrees with its own files, as `lockbench check` would say), as
+ * JSON into @d and its figures as summary.csv states them into @fig. */
+static int deck_run(FILE *d, FILE *fig, const char *dir, const struct lb_lesson_run *r, bool first)
+{
+	static const char *const cols[] = { "sections", "overlaps", "foreign_releases",
+					     "lost_updates", "observed" };
+	struct lb_run_files rf;
+	struct lb_verify ver;
+	int rc = lb_run_files_load(dir, &rf);
+
+	if (rc < 0) {
+		lb_errorf("%s: cannot read this run of the tour (above)", dir);
+		return rc;
+	}
+	const char *sc = lb_summary_get(&rf.sum, "scenario"), *st = lb_summary_get(&rf.sum, "strategy");
+	if (!sc || !st || strcmp(sc, r->scenario) || strcmp(st, r->strategy)) {
+		lb_errorf("%s should be %s under %s; its summary.csv says %.100s under %.100s", dir,
+			  r->strategy, r->scenario, st ? st : "?", sc ? sc : "?");
+		rc = LB_EINVAL;
+	} else if ((rc = lb_verify_run(dir, NULL, &ver)) < 0 || ver.differences) {
+		if (rc == 0)
+			lb_errorf("%s: summary.csv disagrees with the run's own files on %s "
+				  "(`lockbench check %s` lists them)", dir, ver.which, dir);
+		rc = rc < 0 ? rc : LB_EINVAL;
+	} else {
+		fprintf(d, "%s", first ? "" : ",");
+		run_json(d, &rf, r->label);
+		fprintf(fig, "%s[", first ? "" : ",");
+		json_str(fig, r->label);
+		fprintf(fig, ",");
+		json_str(fig, sc);
+		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+			const char *v = lb_summary_get(&rf.sum, cols[i]);
+			fprintf(fig, ",");
+			json_str(fig, v ? v : "?");
+		}
+		fprintf(fig, "]");
+	}
+	lb_run_files_free(&rf);
+	return rc;
+}
+
+/* A lesson as JSON: its text, its runs (as run_json writes them, the data a
+ * compare page steps through) and their figures. */
+static int deck_lesson(FILE *d, const char *root, const struct lb_lesson *l)
+{
+	char sub[PATH_MAX], *figs = NULL;
+	size_t figs_len = 0;
+	int rc = 0;
+	FILE *fig = open_memstream(&figs, &figs_len);
+
+	if (!fig)
+		return LB_ENOMEM;
+	fprintf(d, "{\"id\":");
+	json_str(d, l->id);
+	fprintf(d, ",\"title\":");
+	json_str(d, l->title);
+	fprintf(d, ",\"watch\":");
+	json_str(d, l->watch);
+	fprintf(d, ",\"page\":");
+	json_str(d, l->page);
+	fprintf(d, ",\"runs\":[");
+	for (int i = 0; i < LB_LESSON_RUNS && l->runs[i].scenario && rc == 0; i++) {
+		snprintf(sub, sizeof(sub), "%.3000s/%.100s/%.200s", root, l->id, l->runs[i].dir);
+		rc = deck_run(d, fig, sub, &l->runs[i], i == 0);
+	}
+	fclose(fig);
+	fprintf(d, "],\"figs\":[%s]}", figs ? figs : "");
+	free(figs);
+	return rc;
+}
+
+static const char deck_css[] =
+	"h1{font-size:26px}#contents{font-size:17px;color:#444;margin:0 0 6px}"
+	"#toc{columns:2;column-gap:32px;font-size:18px;margin:6px 0 8px}"
+	"#toc li.current{font-weight:bold}#toc a{color:#235}"
+	"#lessonbar{display:flex;gap:16px;align-items:center;margin:12px 0 4px;padding:6px 0;"
+	"border-top:3px solid #335}#lessonbar select{font-size:18px;max-width:40%}"
+	"#ltitle{font-size:24px;margin:4px 0}#lwatch{margin:2px 0 6px;font-size:18px}"
+	"#lfig{font-size:16px}#lfig th{background:#f2f2f2}";
+
+int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesson *ls, int n,
+			const char *source)
+{
+	struct lb_outfile out;
+	char *data = NULL;
+	size_t data_len = 0;
+	int rc = 0;
+	FILE *d = open_memstream(&data, &data_len);
+
+	if (!d)
+		return LB_ENOMEM;
+	fprintf(d, "{\"lessons\":[");
+	story_max = LB_DECK_STORY;
+	for (int k = 0; k < n && rc == 0; k++) {
+		fprintf(d, "%s", k ? ",\n" : "");
+		rc = deck_lesson(d, root, &ls[k]);
+	}
+	fprintf(d, "]}");
+	fclose(d);
+	story_max = 1000;
+	/* every run read and checked before a byte of the page is written */
+	if (rc == 0 && lb_outfile_open(&out, dir, "report.html", true) < 0)
+		rc = LB_ESYS;
+	if (rc < 0) {
+		free(data);
+		return rc;
+	}
+	FILE *f = out.f;
+	page_head(f, "lockbench tour: the classic lessons, in teaching order", deck_css);
+	fprintf(f, "<details id=\"contents\"><summary>%d lessons, each a wrong recipe beside its "
+		   "fix under one fault, on one time axis; past a lesson's last step, the next "
+		   "opens. ", n);
+	html_text(f, source);
+	fprintf(f, "</summary>\n<ol id=\"toc\">");
+	for (int k = 0; k < n; k++) {
+		fprintf(f, "<li><a href=\"#lesson=%d&amp;step=1\">", k + 1);
+		html_text(f, ls[k].title);
+		fprintf(f, "</a></li>");
+	}
+	fprintf(f, "</ol></details>\n<div id=\"lessonbar\"><button id=\"lprev\">&#9664; lesson</button>"
+		   "<span id=\"lpos\"></span><select id=\"pick\" aria-label=\"lesson\">");
+	for (int k = 0; k < n; k++) {
+		fprintf(f, "<option value=\"%d\">%d. ", k, k + 1);
+		html_text(f, ls[k].title);
+		fprintf(f, "</option>");
+	}
+	fprintf(f, "</select><button id=\"lnext\">lesson &#9654;</button></div>\n"
+		   "<h2 id=\"ltitle\"></h2><p id=\"lwatch\"></p>\n");
+	stepper(f, true);
+	fprintf(f, "<h2>The runs' figures (summary.csv)</h2><table id=\"lfig\"></table>\n"
+		   "<p class=\"keys\">Read: <span id=\"lpage\"></span></p>\n");
+	fprintf(f, "<script type=\"application/json\" id=\"data\">%s</script>\n", data);
+	fprintf(f, "<script>\n%s</script>\n</body></html>\n", page_js);
+	free(data);
 	return lb_outfile_close(&out);
 }

@@ -128,8 +128,12 @@ void lb_key_events_write(FILE *f, const struct lb_run_result *res)
 		if (e->key >= 0)
 			fprintf(f, "%d", e->key);
 		fprintf(f, ",%s,", lb_key_kind_name(e->kind));
-		if (e->kind == LB_KEY_SET && e->value)
+		if ((e->kind == LB_KEY_SET || e->kind == LB_KEY_FOUND) && e->value)
 			fprintf(f, "%llx", (unsigned long long)e->value);
+		fputc(',', f);
+		if (((e->kind == LB_KEY_SET || e->kind == LB_KEY_EXPIRE) && e->ttl_ms >= -1) ||
+		    (e->kind == LB_KEY_FOUND && e->ttl_ms >= -2))
+			fprintf(f, "%d", (int)e->ttl_ms);
 		fputc('\n', f);
 	}
 }

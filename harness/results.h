@@ -96,7 +96,7 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 
 /* keyevents.csv: what the lock servers did to the lock keys (foreign.h), in
  * the watcher's order; the set's value is its hash. */
-#define LB_KEY_EVENTS_HEADER "t_ns,server,port,node,key,event,value"
+#define LB_KEY_EVENTS_HEADER "t_ns,server,port,node,key,event,value,ttl_ms"
 void lb_key_events_write(FILE *f, const struct lb_run_result *res);
 
 /* events.csv: t_ns,event,client,node,value */

@@ -18,6 +18,12 @@ void lb_event_emit(struct lb_shared *sh, int kind, int client, int node, int64_t
 	atomic_store(&sh->event_ready[i], 1);
 }
 
+void lb_event_emit_incident(struct lb_shared *sh, int kind, int client, int64_t value)
+{
+	if (atomic_load(&sh->n_events) < LB_MAX_EVENTS / 2)
+		lb_event_emit(sh, kind, client, -1, value);
+}
+
 int lb_client_signal(struct lb_shared *sh, int client, int sig)
 {
 	pid_t pid = sh->client[client].pid;

@@ -155,6 +155,9 @@ bool lb_shared_note_server(struct lb_shared *sh, int client, const char *host, i
 
 /* Append an event stamped now (any process may call it). */
 void lb_event_emit(struct lb_shared *sh, int kind, int client, int node, int64_t value);
+/* The same for an incident there may be many of (a refused write): only while
+ * the table is less than half full, so that it never takes a fault's place. */
+void lb_event_emit_incident(struct lb_shared *sh, int kind, int client, int64_t value);
 /* Copy the events whose slots were written in full (at most @max); how many. */
 /* How many events found the table full and were not recorded. */
 uint64_t lb_shared_events_dropped(struct lb_shared *sh);

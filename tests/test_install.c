@@ -2,7 +2,7 @@
  * test_install.c - `make install` into a temporary DESTDIR/PREFIX gives a
  * lockbench that works from any directory, with no LOCKBENCH_* variable set:
  * it finds its scenarios and its clock shim relative to its own location,
- * and its man page renders.
+ * and its man page renders; its tour finds the shipped runs.
  */
 #include <criterion/criterion.h>
 #include <libgen.h>
@@ -75,6 +75,10 @@ Test(install, installed_lockbench_runs_from_anywhere, .init = setup)
 	cr_assert(strstr(man, "lockbench run") && strstr(man, "--strategy NAME") &&
 		  strstr(man, "Exit status"), "%s", man);
 	cr_assert_eq(sh("test -r %s/d/usr/local/share/doc/lockbench/docs/index.md", tmp), 0);
+	/* the tour's reference runs, found in share/lockbench/tour from anywhere */
+	cr_assert_eq(sh("%s tour --out %s/t", bin, tmp), 0, "%s", fx_slurp(tmp, "out"));
+	cr_assert(strstr(fx_slurp(tmp, "out"), "share/lockbench/tour"), "%s", fx_slurp(tmp, "out"));
+	cr_assert(strstr(fx_slurp(tmp, "t/report.html"), "{\"id\":\"failover\","));
 	/* the library adapters, found beside the scenarios */
 	cr_assert_eq(sh("%s list", bin), 0);
 	cr_assert(strstr(fx_slurp(tmp, "out"), "redis-py@4.3.4"), "%s", fx_slurp(tmp, "out"));

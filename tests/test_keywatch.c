@@ -12,8 +12,11 @@
 #include <sys/wait.h>
 
 #include "fixture.h"
+#include "keywatch.h"
+#include "plumbing.h"
 #include "readers.h"
 #include "results.h"
+#include "util.h"
 
 FX_SUITE(keywatch, 120);
 
@@ -130,6 +133,8 @@ Test(keywatch, a_restarted_node_is_watched_again, .init = mktmp)
 	const char *unwatch = strstr(k, ",unwatch,");
 	cr_assert_not_null(unwatch, "the restart did not end the watch: %s", k);
 	cr_assert_not_null(strstr(unwatch, ",watch,"), "not watched again after the restart: %s", k);
+	const char *empty = strstr(strstr(unwatch, ",watch,"), ",found,,-2\n");
+	cr_assert_not_null(empty, "the restarted node must be found without the key: %s", k);
 	cr_assert_str_eq(text(dir, "foreign_source"), "server");
 	cr_assert_eq(num(dir, "foreign_releases"), num(dir, "foreign_releases_client"));
 }
@@ -232,4 +237,90 @@ Test(keywatch, a_lock_the_watcher_cannot_see_written_is_na, .init = mktmp)
 	cr_assert_str_eq(text(dir, "foreign_releases"), "n/a");
 	const char *check[] = { "check", dir, NULL };
 	cr_assert_eq(lb(check), 0, "%s", out());
+}
+
+/* The key's TTL after every change of it, against a real server: what the
+ * server held when the watch began (found), SETNX and a separate EXPIRE
+ * (the set first has no TTL), a PEXPIRE renewal, a SET with PX (its set and
+ * its expire are one command: the set's value is still read), and a key
+ * left with no TTL. Each command waits for the watcher's read of the one
+ * before (200 ms), so that every read is its own. */
+Test(keywatch, the_ttl_is_read_after_every_change_of_it)
+{
+	struct fx f;
+	struct lb_keywatch kw;
+	char why[256];
+	static const char *const names[] = { "tt:lock:0" };
+	static const int key_of[] = { 0 };
+	struct lb_keywatch_keys keys = { names, key_of, 1 };
+
+	fx_start(&f, 1);
+	struct lb_keywatch_server srv = { .port = f.srv[0]->port, .node = 0 };
+	freeReplyObject(fx_cmd(&f, 0, "SET tt:lock:0 tok0 PX 9000"));
+	int64_t t0 = lb_now_ns();
+	cr_assert_eq(lb_keywatch_start(&kw, &srv, 1, &keys, 10, why, sizeof(why)), 0, "%s", why);
+	static const char *const cmds[] = {
+		"DEL tt:lock:0", "SET tt:lock:0 tokA NX", "EXPIRE tt:lock:0 5", "PEXPIRE tt:lock:0 7000",
+		"DEL tt:lock:0", "SET tt:lock:0 tokB NX PX 3000", "SET other:key x",
+		"DEL tt:lock:0", "SETNX tt:lock:0 tokC",
+	};
+	lb_sleep_ns(200 * LB_NS_PER_MS); /* the snapshot read before the first command */
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		freeReplyObject(fx_cmd(&f, 0, cmds[i]));
+		lb_sleep_ns(200 * LB_NS_PER_MS);
+	}
+	struct lb_key_event *e;
+	size_t n;
+	cr_assert_eq(lb_keywatch_finish(&kw, t0, &e, &n, why, sizeof(why)), 0, "%s", why);
+	lb_keywatch_stop(&kw);
+	fx_stop(&f);
+	static const struct { int kind; const char *value; int lo, hi; } want[] = {
+		{ LB_KEY_WATCH, NULL, 0, 0 },
+		{ LB_KEY_FOUND, "tok0", 8000, 9000 }, /* there before the watch */
+		{ LB_KEY_DEL, NULL, 0, 0 },
+		{ LB_KEY_SET, "tokA", -1, -1 },        /* SETNX alone: no TTL yet */
+		{ LB_KEY_EXPIRE, NULL, 4800, 5000 },   /* the separate EXPIRE */
+		{ LB_KEY_EXPIRE, NULL, 6800, 7000 },   /* a renewal */
+		{ LB_KEY_DEL, NULL, 0, 0 },
+		{ LB_KEY_SET, "tokB", LB_KEY_TTL_UNKNOWN, LB_KEY_TTL_UNKNOWN }, /* its expire came first */
+		{ LB_KEY_EXPIRE, NULL, 2800, 3000 },
+		{ LB_KEY_DEL, NULL, 0, 0 },
+		{ LB_KEY_SET, "tokC", -1, -1 },        /* and nothing sets one: none, ever */
+	};
+	size_t nw = sizeof(want) / sizeof(want[0]);
+	char got[1024] = "";
+	for (size_t i = 0; i < n && strlen(got) < sizeof(got) - 40; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), " %s(%d)",
+			 lb_key_kind_name(e[i].kind), (int)e[i].ttl_ms);
+	cr_assert_eq(n, nw, "%zu events, expected %zu:%s", n, nw, got);
+	for (size_t i = 0; i < nw; i++) {
+		cr_assert_eq(e[i].kind, want[i].kind, "event %zu: %s, expected %s", i,
+			     lb_key_kind_name(e[i].kind), lb_key_kind_name(want[i].kind));
+		if (want[i].value)
+			cr_assert_eq(e[i].value, lb_token_hash(want[i].value, strlen(want[i].value)),
+				     "event %zu: the value of %s not read", i, want[i].value);
+		if (want[i].kind == LB_KEY_SET || want[i].kind == LB_KEY_EXPIRE ||
+		    want[i].kind == LB_KEY_FOUND)
+			cr_assert(e[i].ttl_ms >= want[i].lo && e[i].ttl_ms <= want[i].hi,
+				  "event %zu (%s): ttl %d, expected %d to %d", i,
+				  lb_key_kind_name(e[i].kind), (int)e[i].ttl_ms, want[i].lo, want[i].hi);
+	}
+	free(e);
+}
+
+/* The crash-before-expire deadlock as the servers saw it: setnx's holder is
+ * killed inside, and its key stays, with no TTL, to the end of the run. */
+Test(keywatch, a_dead_holders_key_without_ttl_is_recorded, .init = mktmp)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/cbe", tmpdir);
+	run_in(dir, "setnx", "crash-before-expire", "7", false);
+	char *k = strdup(fx_slurp(dir, "keyevents.csv"));
+	cr_assert(strstr(k, "t_ns,server,port,node,key,event,value,ttl_ms\n") == k, "%s", k);
+	char *last = NULL;
+	for (char *p = strtok(k, "\n"); p; p = strtok(NULL, "\n"))
+		last = p;
+	cr_assert(last && strstr(last, ",set,") && !strcmp(last + strlen(last) - 3, ",-1"),
+		  "the last event must be a set with no TTL (-1): %s", last);
+	free(k);
 }

@@ -340,36 +340,58 @@ static int read_kev(FILE *f, void *arg)
 }
 
 /* keyevents.csv: read in the file's order (each server's own), every field
- * checked against the run (its keys) and the event (only a set has a value;
- * watch and unwatch are about the whole server). */
+ * checked against the run (its keys) and the event (only a set or a found has a value;
+ * only a set, an expire or a found a TTL, -2 (no key) a found alone; watch
+ * and unwatch are about the whole server). A file of before the TTL column is read, its TTLs unknown. */
 Test(readers, key_events_are_read_in_order_and_checked)
 {
 	struct kev_arg a = { 0 };
-	const char *text = LB_KEY_EVENTS_HEADER "\n0,0,6379,0,,watch,\n5,1,6380,1,1,set,abc\n"
-			   "3,0,6379,0,0,del,\n9,0,6379,0,0,expired,\n10,1,6380,1,1,set,\n"
-			   "11,1,6380,1,,unwatch,\n";
+	const char *text = LB_KEY_EVENTS_HEADER "\n0,0,6379,0,,watch,,\n5,1,6380,1,1,set,abc,-1\n"
+			   "3,0,6379,0,0,del,,\n9,0,6379,0,0,expired,,\n10,1,6380,1,1,set,,\n"
+			   "11,1,6380,1,,unwatch,,\n12,0,6379,0,0,expire,,2999\n"
+			   "13,1,6380,1,1,found,abc,1500\n14,0,6379,0,0,found,,-2\n";
 	cr_assert_eq(with_stderr(read_kev, text, &a), 0, "%s", err);
-	cr_assert_eq(a.n, 6);
+	cr_assert_eq(a.n, 9);
 	cr_assert_eq(a.e[0].kind, LB_KEY_WATCH);
 	cr_assert_eq(a.e[0].key, -1);
 	cr_assert_eq(a.e[1].value, 0xabcu);
 	cr_assert_eq(a.e[1].server, 1);
 	cr_assert_eq(a.e[1].node, 1);
 	cr_assert_eq(a.e[1].port, 6380);
+	cr_assert_eq(a.e[1].ttl_ms, -1, "no TTL");
 	cr_assert_eq(a.e[2].t_ns, 3, "the file's order, not the times'");
 	cr_assert_eq(a.e[4].value, 0u, "a set whose value was not read");
+	cr_assert_eq(a.e[4].ttl_ms, LB_KEY_TTL_UNKNOWN, "a set whose TTL was not read");
+	cr_assert_eq(a.e[6].kind, LB_KEY_EXPIRE);
+	cr_assert_eq(a.e[6].ttl_ms, 2999);
+	cr_assert_eq(a.e[7].kind, LB_KEY_FOUND);
+	cr_assert_eq(a.e[7].value, 0xabcu);
+	cr_assert_eq(a.e[7].ttl_ms, 1500);
+	cr_assert_eq(a.e[8].ttl_ms, -2, "found no key");
+	free(a.e);
+	a = (struct kev_arg){ 0 };
+	cr_assert_eq(with_stderr(read_kev, "t_ns,server,port,node,key,event,value\n"
+				 "5,1,6380,1,1,set,abc\n", &a), 0, "%s", err);
+	cr_assert_eq(a.n, 1);
+	cr_assert_eq(a.e[0].value, 0xabcu);
+	cr_assert_eq(a.e[0].ttl_ms, LB_KEY_TTL_UNKNOWN, "the old file: no TTL read");
 	free(a.e);
 	static const struct { const char *row, *says; } bad[] = {
-		{ "0,0,6379,0,0,bogus,", "field event: expected set, del, expired, watch or unwatch" },
-		{ "0,0,6379,0,2,del,", "field key: expected an integer from 0 to 1" },
-		{ "0,0,6379,0,,del,", "field key: empty" },
-		{ "0,0,6379,0,0,watch,", "field key: watch is about the whole server" },
-		{ "0,0,6379,0,0,del,abc", "field value: only a set has one" },
-		{ "0,0,6379,0,0,set,xyz", "field value: expected 1 to 16 hex digits" },
-		{ "0,16,6379,0,0,del,", "field server: expected an integer from 0 to 15" },
-		{ "0,0,70000,0,0,del,", "field port: expected an integer from 0 to 65535" },
-		{ "-1,0,6379,0,0,del,", "field t_ns: expected an integer from 0" },
-		{ "0,0,6379,0,0,del", "6 fields; expected 7" },
+		{ "0,0,6379,0,0,bogus,,", "field event: expected set, del, expired, expire, found, watch or unwatch" },
+		{ "0,0,6379,0,2,del,,", "field key: expected an integer from 0 to 1" },
+		{ "0,0,6379,0,,del,,", "field key: empty" },
+		{ "0,0,6379,0,0,watch,,", "field key: watch is about the whole server" },
+		{ "0,0,6379,0,0,del,abc,", "field value: only a set or a found has one" },
+		{ "0,0,6379,0,0,expire,abc,5", "field value: only a set or a found has one" },
+		{ "0,0,6379,0,0,set,xyz,", "field value: expected 1 to 16 hex digits" },
+		{ "0,0,6379,0,0,del,,5", "field ttl_ms: only a set, an expire or a found has one" },
+		{ "0,0,6379,0,0,expire,,-2", "field ttl_ms: expected an integer from -1" },
+		{ "0,0,6379,0,0,found,,-3", "field ttl_ms: expected an integer from -2" },
+		{ "0,0,6379,0,0,set,abc,x", "field ttl_ms: expected an integer" },
+		{ "0,16,6379,0,0,del,,", "field server: expected an integer from 0 to 15" },
+		{ "0,0,70000,0,0,del,,", "field port: expected an integer from 0 to 65535" },
+		{ "-1,0,6379,0,0,del,,", "field t_ns: expected an integer from 0" },
+		{ "0,0,6379,0,0,del,", "7 fields; expected 8" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char t[512];

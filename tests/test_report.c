@@ -284,6 +284,57 @@ Test(report, violation_paragraphs_match_the_history)
 	free(text);
 }
 
+struct told {
+	int n;
+	int64_t t[16];
+	char text[16][1024];
+};
+
+static void collect(void *arg, int64_t t_ns, const char *text)
+{
+	struct told *w = arg;
+	if (w->n < 16) {
+		w->t[w->n] = t_ns;
+		snprintf(w->text[w->n], sizeof(w->text[0]), "%s", text);
+		w->n++;
+	}
+}
+
+/* The step-through tells each moment when it happens and nothing later: the
+ * lease running out, the overlap (the frozen holder "still frozen", not yet
+ * resumed) and the release are steps of their own, in time order. */
+Test(report, the_steps_tell_only_what_has_happened_by_then)
+{
+	static struct lb_section sec[] = {
+		{ .client = 1, .key = 0, .seq = 0, .acquire_start_ns = 0, .enter_ns = 10 * MS,
+		  .exit_ns = 4000 * MS, .release_ns = 4001 * MS, .outcome = LB_OUT_LOST, .fence = -1 },
+		{ .client = 2, .key = 0, .seq = 0, .acquire_start_ns = 20 * MS, .enter_ns = 2110 * MS,
+		  .exit_ns = 4500 * MS, .release_ns = 4501 * MS, .outcome = LB_OUT_RELEASED, .fence = -1 },
+	};
+	static struct lb_event ev[] = {
+		{ .t_ns = 500 * MS, .kind = LB_EV_PAUSE, .client = 1, .node = -1, .value = 3500 },
+		{ .t_ns = 4000 * MS, .kind = LB_EV_RESUME, .client = 1, .node = -1, .value = 0 },
+	};
+	struct lb_run_files rf = { .sec = sec, .n = 2, .ev = ev, .n_ev = 2, .clients = 3,
+				   .keys = 1, .ttl_ms = 2000, .elapsed_s = 5 };
+	static struct told w;
+
+	cr_assert_eq(lb_report_story(&rf, 100, collect, &w), 1);
+	cr_assert_eq(w.n, 3, "lease, overlap, release: %d steps", w.n);
+	cr_assert_eq(w.t[0], 2010 * MS);
+	cr_assert(strstr(w.text[0], "2.010 s: client 1's lease runs out while it is still inside"),
+		  "%s", w.text[0]);
+	cr_assert_eq(w.t[1], 2110 * MS);
+	cr_assert(strstr(w.text[1], "2.110 s: client 1 and client 2 inside at once"), "%s", w.text[1]);
+	cr_assert(strstr(w.text[1], "is still frozen"), "%s", w.text[1]);
+	cr_assert_null(strstr(w.text[1], "4.00"), "the overlap must not tell the future: %s", w.text[1]);
+	cr_assert_null(strstr(w.text[1], "resumed"), "%s", w.text[1]);
+	cr_assert_eq(w.t[2], 4001 * MS);
+	cr_assert(strstr(w.text[2], "4.001 s: client 1's release finds the lock no longer its own"),
+		  "%s", w.text[2]);
+	cr_assert(strstr(w.text[2], "Client 2, inside since 2.110 s, keeps it"), "%s", w.text[2]);
+}
+
 /* Incidents are told in time order, whatever found them first, and a foreign
  * release that let nobody in does not say it did (issue: a 3.529 s bullet
  * was printed before a 3.508 s one). */

@@ -8,8 +8,8 @@
 // lock, the axis's tick labels, whether the step's sentence is in the
 // viewport, and every pair of the timeline's text boxes that intersect), the
 // script errors the page threw, and writes a screenshot of the final state.
-// LOCKBENCH_WINDOW=WxH sets the viewport (1500x1100). The test suite checks
-// what it prints (tests/test_browser.c).
+// LOCKBENCH_VIEWPORT=WxH sets the window and the viewport (1500x1100). The
+// test suite checks what it prints (tests/test_browser.c).
 'use strict';
 const { spawn } = require('child_process');
 const fs = require('fs');
@@ -21,7 +21,8 @@ if (!html || !shot) {
 	process.exit(2);
 }
 const browser = process.env.LOCKBENCH_CHROMIUM || 'chromium';
-const [winW, winH] = (process.env.LOCKBENCH_WINDOW || '1500x1100').split('x').map(Number);
+const [winW, winH] = (/^\d+x\d+$/.test(process.env.LOCKBENCH_VIEWPORT || '') ?
+	process.env.LOCKBENCH_VIEWPORT : '1500x1100').split('x').map(Number);
 // the profile beside the screenshot: if this script is killed, what it leaves
 // is in the caller's own directory
 const profile = fs.mkdtempSync(path.join(path.dirname(path.resolve(shot)), 'chromium-profile-'));
@@ -124,10 +125,17 @@ const STATE = `(() => {
 		held: [...document.querySelectorAll('#held li')].map((li) => li.textContent),
 		cursor_x: +document.getElementById('cursor').getAttribute('x1'),
 		steps: document.querySelectorAll('#story li').length,
+		// every step as "its time | its text", in the page's order
+		story: [...document.querySelectorAll('#story li')].map((li) => li.dataset.t + ' | ' + li.textContent),
+		refused_marks: document.querySelectorAll('#tl .mark-refused').length,
 		bars: document.querySelectorAll('#tl rect').length,
 		blocks: [...document.querySelectorAll('#tl text[font-weight="bold"]')].map((t) => t.textContent),
-		outcomes: [...document.querySelectorAll('#tl text.outcome')].map((t) => t.textContent),
+		lesson: document.getElementById('lpos') ? document.getElementById('lpos').textContent : null,
+		ltitle: document.getElementById('ltitle') ? document.getElementById('ltitle').textContent : null,
 		hash: location.hash,
+		redis: [...document.querySelectorAll('#tl text.redis')].map((t) => t.textContent),
+		redis_spans: document.querySelectorAll('#tl .redis-span').length,
+		outcomes: [...document.querySelectorAll('#tl text.outcome')].map((t) => t.textContent),
 		ticks: [...document.querySelectorAll('#tl text.tick')].map((t) => t.textContent),
 		present: document.body.classList.contains('present'),
 		now_in_view: (() => { const n = document.getElementById('now');
@@ -157,10 +165,15 @@ const STATE = `(() => {
 	await send('Runtime.enable', {}, sessionId);
 	await send('Log.enable', {}, sessionId);
 	await send('Page.enable', {}, sessionId);
-	await send('Emulation.setDeviceMetricsOverride', { width: winW, height: winH, deviceScaleFactor: 1,
-		mobile: false }, sessionId);
+	// LOCKBENCH_VIEWPORT=WxH: the page at that size (a projector's 1024x768)
+	const vp = /^(\d+)x(\d+)$/.exec(process.env.LOCKBENCH_VIEWPORT || '');
+	if (vp)
+		await send('Emulation.setDeviceMetricsOverride', { width: +vp[1], height: +vp[2],
+			deviceScaleFactor: 1, mobile: false }, sessionId);
 	const loaded = once('Page.loadEventFired');
-	await send('Page.navigate', { url: 'file://' + path.resolve(html) }, sessionId);
+	// REPORT.html#lesson=K&step=N opens it there
+	const [file, frag] = html.split('#');
+	await send('Page.navigate', { url: 'file://' + path.resolve(file) + (frag ? '#' + frag : '') }, sessionId);
 	await loaded;
 	const states = [];
 	const read = async (key) => {
