@@ -114,16 +114,18 @@ static int slides(const char *dir)
 		lb_errorf("%s: %s", dir, strerror(errno));
 		return LB_ESYS;
 	}
-	/* a run's or a compare's page: the others have no steps */
+	/* a run's or a compare's page: the others have no steps, and a tour's
+	 * deck has one lesson on screen at a time (present it with f) */
 	snprintf(out, sizeof(out), "%s/report.html", abs);
 	FILE *page = fopen(out, "r");
-	char head[8192];
+	static char head[65536];
 	size_t got = page ? fread(head, 1, sizeof(head) - 1, page) : 0;
 	if (page)
 		fclose(page);
 	head[got] = '\0';
-	if (!strstr(head, "<ol id=\"story\">")) {
-		lb_errorf("--slides: %s has no steps to print (a run's or a compare's page has)", out);
+	if (!strstr(head, "<ol id=\"story\">") || strstr(head, "id=\"lessonbar\"")) {
+		lb_errorf("--slides: %s has no steps to print (a run's or a compare's page has; "
+			  "a tour's deck is presented in the browser, key f)", out);
 		return LB_EINVAL;
 	}
 	snprintf(out, sizeof(out), "%s/slides", abs);

@@ -153,11 +153,10 @@ function ticks(){var span=A1-A0,ms=(A0>0||A1<end)&&span<2,px=(W-L-R)/span,step=0
   if(m*p*px>=wide+24){step=m*p;at=v;}});
  at.forEach(function(t){var X=x(t),hw=textWidth(fmt(t),20)/2;el('line',{x1:X,x2:X,y1:T,y2:H-40,stroke:'#ddd'});
   fixed('text',{x:X+hw>W?W:X,y:H-14,'text-anchor':X+hw>W?'end':'middle','font-size':20,class:'tick'},fmt(t));});}
-// the window around time @t: from the nearest other step (any run) at
-// least 0.5 ms away, twice that on each side (2 ms at least), so that the
-// moment and its neighbour fill the screen; the whole run when that is
-// most of it
-function win(t){var g=Infinity;all.forEach(function(s){var d=Math.abs(s[0]-t);if(d>0.0005&&d<g)g=d;});
+// the window around time @t: from the nearest other step (any run), twice
+// that on each side (2 ms at least), so that the moment and its neighbour
+// fill the screen; the whole run when that is most of it
+function win(t){var g=Infinity;all.forEach(function(s){var d=Math.abs(s[0]-t);if(d>1e-6&&d<g)g=d;});
  var d=Math.max(0.002,2*g);if(2*d>=end*0.6)return [0,end];
  var a=t-d,b=t+d;if(a<0){b-=a;a=0;}if(b>end){a=Math.max(0,a-(b-end));b=end;}return [a,b];}
 function draw(){frame();ticks();
