@@ -42,15 +42,16 @@ static const struct lb_lesson lessons[] = {
 	  { { "check-then-delete", "get-del", "get-del", "get-del" },
 	    { "check-then-delete", "token-lua", "token-lua", "token-lua" } } },
 	{ "crash-before-expire", "A crash between SETNX and EXPIRE",
-	  "The setnx-expire recipes' holder is killed between SETNX and EXPIRE; setnx (no "
-	  "EXPIRE at all) and set-nx-px (one command) have no such instant, so theirs is "
-	  "killed right after acquiring. setnx has no TTL: the lock never comes back "
-	  "(deadlock). setnx-expire-as-written, the recipe copied verbatim, deadlocks too: every "
-	  "waiter re-arms the TTL, so the dead holder's key never expires while anyone waits. "
-	  "setnx-expire's waiter sets a TTL on a key that has none, and set-nx-px sets the key "
-	  "and its TTL in one command: the lock comes back after the 1 s TTL.",
+	  "The holder is killed between SETNX and EXPIRE (set-nx-px, one command, has no such "
+	  "instant: its holder is killed right after acquiring). setnx-then-expire, the pitfall "
+	  "as people write it, leaves a key without a TTL that nobody ever frees: deadlock (the "
+	  "Redis lane hatches it: no TTL). setnx-expire-as-written, the blog's recipe copied "
+	  "verbatim, deadlocks too, for another reason: every waiter re-arms the TTL, so the dead "
+	  "holder's key never expires while anyone waits. setnx-expire's waiter sets a TTL only "
+	  "on a key that has none, and set-nx-px sets the key and its TTL in one command: the "
+	  "lock comes back after the 1 s TTL.",
 	  "docs/pitfalls/crash-before-expire.md",
-	  { { "crash-before-expire", "setnx", "setnx", "setnx" },
+	  { { "crash-before-expire", "setnx-then-expire", "setnx-then-expire", "setnx-then-expire" },
 	    { "crash-before-expire", "setnx-expire-as-written", "setnx-expire-as-written",
 	      "setnx-expire-as-written" },
 	    { "crash-before-expire", "setnx-expire", "setnx-expire", "setnx-expire" },

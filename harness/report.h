@@ -127,5 +127,10 @@ int lb_report_dir(const char *dir);
  * known what the server holds; ttl_ms -1 for none, null unknown), or null
  * where there is no lane (not watched, several locks or lock nodes). */
 int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s);
+/* The steps the servers' own account adds after a holder died (report_lane.c):
+ * a TTL another client gives its key, left without one, and the key's expiry.
+ * To @each as story steps; 0, or what reading keyevents.csv returned. */
+int lb_report_redis_steps(const struct lb_run_files *rf, void (*each)(void *, int64_t, const char *),
+			  void *arg);
 
 #endif

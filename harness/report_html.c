@@ -508,6 +508,7 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 		if (found > story_max) /* a tour's deck: the rest on the timeline */
 			story_more(&steps, found - story_max, rf->elapsed_s);
 		incident_steps(rf, &steps);
+		lb_report_redis_steps(rf, story_step, &steps);
 		fclose(sf);
 	}
 	fprintf(f, "%s],\n\"redis\":", story ? story : "");

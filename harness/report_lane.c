@@ -152,3 +152,102 @@ int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s)
 	free(e);
 	return 0;
 }
+
+/* Is client @c dead at @t (killed holding a section that ended by then)? */
+static bool dead_at(const struct lb_run_files *rf, int c, int64_t t)
+{
+	for (size_t i = 0; i < rf->n; i++)
+		if (rf->sec[i].client == c && rf->sec[i].outcome == LB_OUT_KILLED &&
+		    lb_section_exit(&rf->sec[i], (int64_t)(rf->elapsed_s * 1e9)) <= t)
+			return true;
+	return false;
+}
+
+/* The lock key's fate after its owner died, from the server's own account:
+ * the first TTL another client gives a key left without one, and the key's
+ * expiry (with how often its TTL was set again meanwhile). */
+static void dead_key_steps(const struct lb_run_files *rf, const struct lb_key_event *e,
+			   const int64_t *owner, size_t ne, void (*each)(void *, int64_t, const char *),
+			   void *arg)
+{
+	char text[512];
+	int who[LB_KEYWATCH_MAX_SERVERS];
+	int32_t ttl[LB_KEYWATCH_MAX_SERVERS];
+	int rearmed[LB_KEYWATCH_MAX_SERVERS] = { 0 };
+
+	for (int sv = 0; sv < LB_KEYWATCH_MAX_SERVERS; sv++)
+		who[sv] = -1, ttl[sv] = LB_KEY_TTL_UNKNOWN;
+	for (size_t i = 0; i < ne; i++) {
+		int sv = e[i].server, c = who[sv];
+		double t = (double)e[i].t_ns / 1e9;
+		switch (e[i].kind) {
+		case LB_KEY_SET:
+		case LB_KEY_FOUND:
+			who[sv] = owner[i] >= 0 ? rf->sec[owner[i]].client : -1;
+			ttl[sv] = e[i].ttl_ms;
+			rearmed[sv] = 0;
+			break;
+		case LB_KEY_EXPIRE:
+			if (c >= 0 && dead_at(rf, c, e[i].t_ns) && e[i].ttl_ms >= 0) {
+				if (ttl[sv] == -1) {
+					snprintf(text, sizeof(text), "**%.3f s: Redis: client %d's key, "
+						 "left without a TTL when it died, gets one of %d ms** from "
+						 "another client's EXPIRE: it will expire %d ms from now "
+						 "unless it is set again.", t, c, (int)e[i].ttl_ms,
+						 (int)e[i].ttl_ms);
+					each(arg, e[i].t_ns, text);
+				} else {
+					rearmed[sv]++;
+				}
+			}
+			ttl[sv] = e[i].ttl_ms;
+			break;
+		case LB_KEY_EXPIRED:
+			if (c >= 0 && dead_at(rf, c, e[i].t_ns)) {
+				int n = snprintf(text, sizeof(text), "**%.3f s: Redis expires client "
+						 "%d's key**: the lock its dead holder kept is free again.",
+						 t, c);
+				if (rearmed[sv] > 0 && n > 0 && (size_t)n < sizeof(text))
+					snprintf(text + n, sizeof(text) - (size_t)n, " Other clients had "
+						 "set its TTL again %d time%s while they waited.", rearmed[sv],
+						 rearmed[sv] == 1 ? "" : "s");
+				each(arg, e[i].t_ns, text);
+			}
+			who[sv] = -1; /* no key now */
+			ttl[sv] = LB_KEY_TTL_UNKNOWN;
+			rearmed[sv] = 0;
+			break;
+		default:
+			who[sv] = -1;
+			ttl[sv] = LB_KEY_TTL_UNKNOWN;
+			rearmed[sv] = 0;
+			break;
+		}
+	}
+}
+
+int lb_report_redis_steps(const struct lb_run_files *rf, void (*each)(void *, int64_t, const char *),
+			  void *arg)
+{
+	char path[PATH_MAX];
+	struct lb_key_event *e = NULL;
+	size_t ne = 0;
+	bool deaths = false;
+	int rc;
+
+	for (size_t i = 0; i < rf->n; i++)
+		deaths |= rf->sec[i].outcome == LB_OUT_KILLED;
+	snprintf(path, sizeof(path), "%.4000s/keyevents.csv", rf->dir);
+	if (!deaths || rf->imp || access(path, R_OK) != 0)
+		return 0;
+	if ((rc = lb_key_events_read(path, rf->keys, &e, &ne)) < 0)
+		return rc;
+	int64_t *owner = malloc(sizeof(*owner) * (ne ? ne : 1));
+	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, rf->ttl_ms * LB_NS_PER_MS,
+				     (int64_t)(rf->elapsed_s * 1e9) };
+	if (owner && (rc = lb_foreign_owners(rf->sec, rf->n, e, ne, &o, owner)) == 0)
+		dead_key_steps(rf, e, owner, ne, each, arg);
+	free(owner);
+	free(e);
+	return owner ? rc : LB_ENOMEM;
+}

@@ -32,6 +32,7 @@ extern const struct lock_strategy lb_strategy_setnx;
 extern const struct lock_strategy lb_strategy_setnx_expire;
 extern const struct lock_strategy lb_strategy_setnx_expire_as_written;
 extern const struct lock_strategy lb_strategy_setnx_getset;
+extern const struct lock_strategy lb_strategy_setnx_then_expire;
 extern const struct lock_strategy lb_strategy_token_lua;
 extern const struct lock_strategy lb_strategy_wait_replicas;
 extern const struct lock_strategy lb_strategy_watch_multi;
@@ -42,6 +43,7 @@ extern const struct lock_strategy lb_strategy_watch_multi;
 static const struct lock_strategy *const strategies[] = {
 	&lb_strategy_none,
 	&lb_strategy_setnx,
+	&lb_strategy_setnx_then_expire,
 	&lb_strategy_setnx_expire,
 	&lb_strategy_setnx_expire_as_written,
 	&lb_strategy_set_nx_px,

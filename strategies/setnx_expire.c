@@ -2,6 +2,8 @@
  * setnx-expire - SETNX, then EXPIRE as a second command.
  *                      (seed 001, acquire_lock_with_timeout and release_lock)
  * setnx-expire-as-written - the same, with the seed's TTL test as written.
+ * setnx-then-expire - SETNX, then EXPIRE, and nothing else; release DEL.
+ *                      (the pitfall as it is usually written)
  *
  * Recipe:  acquire: SETNX lock:<name> <uuid>; if 1: EXPIRE lock:<name> ceil(ttl s)
  *                   if 0: TTL lock:<name>, and EXPIRE it again when
@@ -10,9 +12,12 @@
  *                       true for every reply but 0 (-1, -2 and any TTL of
  *                       half a second or more): every waiter re-arms the
  *                       TTL of whatever lock exists
+ *                     setnx-then-expire:       never (it sends no TTL)
  *          release: seed 001's release_lock: WATCH lock:<name>; GET; if it is
  *                   our <uuid>: MULTI; DEL; EXEC (again on WatchError); else
- *                   UNWATCH and leave it (plumbing.c, lb_watch_release)
+ *                   UNWATCH and leave it (plumbing.c, lb_watch_release);
+ *                   setnx-then-expire: DEL lock:<name> (as GETDEL, to see
+ *                   whose lock it removed), no owner check
  * Claims:  mutual exclusion, no deadlock thanks to the TTL, only the holder
  *          releases.
  * Fails:   - two commands are not atomic: a holder killed between SETNX and
@@ -28,6 +33,11 @@
  *            (`holder-crash`: deadlock), which also saves a paused holder from
  *            losing it (`holder-pause`: safe). The TTL only works when nobody
  *            is waiting, the one time it is not needed.
+ *          - then-expire: nobody ever re-arms the key a crash left without a
+ *            TTL, so it is held forever, however many wait for it
+ *            (`crash-before-expire`: deadlock). Its plain DEL release
+ *            deletes whatever lock is there: a holder that outlived its TTL
+ *            releases the next holder's lock (`holder-pause`).
  * Note:    the seed's redis-py returns TTL as an integer (-2 missing, -1 no
  *          TTL, else seconds rounded), so the literal test is
  *          `ttl != 0`. setnx-expire reads it as the seed's prose means it
@@ -65,8 +75,15 @@ static int expire(struct lb_node *n, const struct lb_lock_base *b)
 	return rc;
 }
 
-/* One pass of the seed's loop body; @literal: its `elif conn.ttl(...)`. */
-static int acquire_once(struct lb_lock_base *b, bool literal)
+/* What a waiter does with the TTL of the lock it found taken. */
+enum rearm {
+	REARM_NEVER,    /* setnx-then-expire: nothing */
+	REARM_MISSING,  /* setnx-expire: EXPIRE when TTL answers -1 */
+	REARM_ANY,      /* as written: EXPIRE for any TTL reply but 0 */
+};
+
+/* One pass of the seed's loop body, its waiters' TTL test as @mode says. */
+static int acquire_once(struct lb_lock_base *b, enum rearm mode)
 {
 	struct lb_node *n = lb_base_node(b);
 	long long ttl;
@@ -82,10 +99,10 @@ static int acquire_once(struct lb_lock_base *b, bool literal)
 			lb_now_ns() + ttl_seconds(b->cfg.ttl_ms) * LB_NS_PER_S;
 		return 0;
 	}
-	if (rc != LB_EBUSY)
+	if (rc != LB_EBUSY || mode == REARM_NEVER)
 		return rc;
 	redisReply *r = lb_node_cmd(n, "TTL %s", b->key);
-	bool rearm = lb_reply_int(r, &ttl) && (literal ? ttl != 0 : ttl == -1);
+	bool rearm = lb_reply_int(r, &ttl) && (mode == REARM_ANY ? ttl != 0 : ttl == -1);
 	if (r)
 		freeReplyObject(r);
 	if (rearm)
@@ -96,13 +113,19 @@ static int acquire_once(struct lb_lock_base *b, bool literal)
 static int setnx_expire_acquire(void *self, struct lb_grant *grant)
 {
 	(void)grant;
-	return acquire_once(self, false);
+	return acquire_once(self, REARM_MISSING);
 }
 
 static int as_written_acquire(void *self, struct lb_grant *grant)
 {
 	(void)grant;
-	return acquire_once(self, true);
+	return acquire_once(self, REARM_ANY);
+}
+
+static int then_expire_acquire(void *self, struct lb_grant *grant)
+{
+	(void)grant;
+	return acquire_once(self, REARM_NEVER);
 }
 
 static int64_t setnx_expire_lease_end(void *self)
@@ -114,6 +137,12 @@ static int setnx_expire_release(void *self)
 {
 	struct lb_lock_base *b = self;
 	return lb_watch_release(lb_base_node(b), b->key, b->token);
+}
+
+static int then_expire_release(void *self)
+{
+	struct lb_lock_base *b = self;
+	return lb_getdel_release(lb_base_node(b), b->key, b->token);
 }
 
 static const char *const setnx_expire_failpoints[] = { "after-setnx", NULL };
@@ -144,5 +173,21 @@ const struct lock_strategy lb_strategy_setnx_expire_as_written = {
 	.acquire = as_written_acquire,
 	.release = setnx_expire_release,
 	.lease_end = lb_lease_unknown, /* every waiter re-arms it */
+	.destroy = lb_base_destroy,
+};
+
+/* The pitfall as people write it: no waiter ever looks at the TTL, and the
+ * release is a plain DEL. */
+const struct lock_strategy lb_strategy_setnx_then_expire = {
+	.name = "setnx-then-expire",
+	.summary = "SETNX then EXPIRE, nothing else; release DEL: the pitfall as people write it",
+	.sends = "acquire: SETNX KEY token, then EXPIRE KEY ceil(ttl s); if taken: nothing. release: GETDEL KEY (a DEL that returns what it deleted)",
+	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE,
+	.min_nodes = 1,
+	.failpoints = setnx_expire_failpoints,
+	.create = setnx_expire_create,
+	.acquire = then_expire_acquire,
+	.release = then_expire_release,
+	.lease_end = setnx_expire_lease_end, /* its own EXPIRE's: nobody moves it */
 	.destroy = lb_base_destroy,
 };

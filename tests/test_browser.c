@@ -255,8 +255,12 @@ Test(browser, tells_a_crash_before_expire_in_order, .init = mktmp)
 				   "key has no TTL");
 	const char *died = strstr(st, "died holding the lock");
 	const char *back = strstr(st, "acquires the lock again");
-	cr_assert(crash && died && back && crash < died && died < back,
-		  "crash, death, then the lock's return, each a step:\n%s", st);
+	const char *ttl = strstr(st, "left without a TTL when it died, gets one of");
+	const char *expired = strstr(st, "Redis expires client");
+	cr_assert(crash && died && ttl && expired && back && crash < died && died < ttl &&
+		  ttl < expired && ttl < back, "crash, death, the TTL a waiter gave the dead holder's "
+		  "key, then Redis expiring it and the lock's return (the same instant: the "
+		  "waiter's SETNX expires the key), each a step:\n%s", st);
 
 	char dir2[PATH_MAX], tmp2[256];
 	snprintf(tmp2, sizeof(tmp2), "%s/b", tmpdir);
@@ -318,7 +322,7 @@ Test(browser, a_tour_steps_on_to_the_next_lesson, .init = mktmp)
 	cr_assert_eq(sscanf(pos, "\"pos\": \"step %d of %d", &at, &of), 2, "%s", s);
 	cr_assert(at == of && of > 1, "the address's step 999 opens the last step:\n%s", s);
 	snprintf(last, sizeof(last), "\"pos\": \"step %d of %d\"", of, of);
-	cr_assert(strstr(s, "\"blocks\": [\n    \"setnx\",\n    \"setnx-expire-as-written\",\n"
+	cr_assert(strstr(s, "\"blocks\": [\n    \"setnx-then-expire\",\n    \"setnx-expire-as-written\",\n"
 		  "    \"setnx-expire\",\n    \"set-nx-px\"\n   ]"), "lesson 3's runs:\n%s", s);
 	state(out, 1, s, sizeof(s));
 	cr_assert(strstr(s, "\"lesson\": \"lesson 4 of 9\"") && strstr(s, "\"pos\": \"step 1 of ") &&

@@ -2,10 +2,12 @@
  * every shipped scenario loads and states what it expects. */
 #include <criterion/criterion.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "fixture.h"
 #include "adapter.h"
@@ -730,6 +732,228 @@ Test(scenario, lesson_pages_quote_their_reference_run)
 	}
 	free(md);
 	cr_assert_gt(checked, 30);
+}
+
+/* The figures of @column over the runs of docs/measured/@scenario.csv whose
+ * strategy is in the comma list @strategies: their smallest and largest, and
+ * the fewest runs of any one strategy. */
+struct measured {
+	double lo, hi;
+	int fewest;
+};
+
+static struct measured measured_range(const char *docs, const char *scenario, const char *column,
+				      const char *strategies)
+{
+	char rel[160], *save = NULL, want[512];
+	struct measured m = { 0, 0, 1 << 30 };
+	bool any = false;
+
+	snprintf(rel, sizeof(rel), "measured/%.100s.csv", scenario);
+	char *csv = strdup(fx_slurp(docs, rel));
+	int col = -1, k = 0;
+	char *line = strtok_r(csv, "\n", &save);
+	cr_assert_not_null(line, "docs/%s is empty", rel);
+	for (char *c = line, *e; c; c = e ? e + 1 : NULL, k++) {
+		e = strchr(c, ',');
+		if (!strncmp(c, column, strlen(column)) && (c[strlen(column)] == ',' || !c[strlen(column)]))
+			col = k;
+	}
+	cr_assert_geq(col, 0, "docs/%s has no column %s", rel, column);
+	snprintf(want, sizeof(want), ",%s,", strategies);
+	int runs[32] = { 0 };
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char name[72], key[80];
+		if (sscanf(line, "%63[^,]", name) != 1)
+			continue;
+		snprintf(key, sizeof(key), ",%s,", name);
+		char *at = strstr(want, key);
+		if (!at)
+			continue;
+		int which = 0; /* the strategy's place in the list: its run count */
+		for (const char *q = want + 1; q <= at; q++)
+			which += *q == ',';
+		cr_assert_lt(which, 32);
+		runs[which]++;
+		const char *v = line;
+		for (int i = 0; i < col && v; i++)
+			v = strchr(v, ',') ? strchr(v, ',') + 1 : NULL;
+		cr_assert_not_null(v, "docs/%s: a row of %s has no %s", rel, name, column);
+		double x = atof(v);
+		m.lo = any && m.lo < x ? m.lo : x;
+		m.hi = any && m.hi > x ? m.hi : x;
+		any = true;
+	}
+	int n_strategies = 0;
+	for (const char *q = want + 1; *q; q++)
+		n_strategies += *q == ',';
+	for (int i = 0; i < n_strategies && i < 32; i++)
+		m.fewest = runs[i] < m.fewest ? runs[i] : m.fewest;
+	cr_assert(any, "docs/%s has no run of %s", rel, strategies);
+	free(csv);
+	return m;
+}
+
+/* A figure as the page writes it, rounded to its decimals, equals @x so rounded. */
+static bool same_figure(double written, int decimals, double x)
+{
+	double scale = 1;
+	for (int i = 0; i < decimals; i++)
+		scale *= 10;
+	return llround(written * scale) == llround(x * scale);
+}
+
+/* The number at @p ("1360", "2.5"): its value, its decimals, and where it ends. */
+static const char *page_number(const char *p, double *x, int *decimals)
+{
+	char *end;
+	*x = strtod(p, &end);
+	if (end == p)
+		return NULL;
+	const char *dot = memchr(p, '.', (size_t)(end - p));
+	*decimals = dot ? (int)(end - dot - 1) : 0;
+	return end;
+}
+
+/* One marked figure of a page: <!-- measured: SCENARIO COLUMN STRATEGIES -->
+ * then "LO to HI", "LO-HI" or "N" (bold or not), checked against the runs in
+ * @docs/measured/SCENARIO.csv and the reference run the page @md shows.
+ * NULL when it holds, else why not (in @why); *@end: where the figure ends. */
+static const char *marked_range_verdict(const char *docs, const char *mark, const char *md,
+					 const char **end, char *why, size_t len)
+{
+	char scenario[64], column[64], strategies[200];
+	int used = 0;
+	if (sscanf(mark, "<!-- measured: %63s %63s %199s -->%n", scenario, column, strategies,
+		   &used) != 3 || used == 0)
+		return snprintf(why, len, "a malformed mark: %.60s", mark), why;
+	const char *p = mark + used;
+	while (*p == '*')
+		p++;
+	double lo, hi;
+	int dlo, dhi;
+	const char *e = page_number(p, &lo, &dlo);
+	if (!e)
+		return snprintf(why, len, "no figure after %.60s", mark), why;
+	hi = lo;
+	dhi = dlo;
+	if (!strncmp(e, " to ", 4) || *e == '-')
+		e = page_number(e + (*e == '-' ? 1 : 4), &hi, &dhi);
+	if (!e)
+		return snprintf(why, len, "a range without its end after %.60s", mark), why;
+	*end = e;
+	struct measured m = measured_range(docs, scenario, column, strategies);
+	if (m.fewest < 10)
+		return snprintf(why, len, "%s of %s over %d runs: a lesson's range needs 10", column,
+				strategies, m.fewest), why;
+	if (!same_figure(lo, dlo, m.lo) || !same_figure(hi, dhi, m.hi))
+		return snprintf(why, len, "%.60s of %.200s under %.60s is %g to %g on the page; the runs "
+				"(docs/measured/%.60s.csv) show %g to %g", column, strategies, scenario,
+				lo, hi, scenario, m.lo, m.hi), why;
+	/* the reference run the page shows is a run too: it lies within the range */
+	static const char *const shown[][2] = { { "overlaps", "overlaps" },
+		{ "lost_updates", "lost updates" }, { "foreign_releases", "foreign" } };
+	char buf[200], *save = NULL, cell[1024];
+	snprintf(buf, sizeof(buf), "%s", strategies);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+			char quoted[200];
+			snprintf(quoted, sizeof(quoted), "\n**%s**: ", t);
+			if (strcmp(column, shown[i][0]) || !strstr(md, quoted) ||
+			    !reference_cell(fx_slurp(docs, "reference-matrix.md"), scenario, t, cell,
+					    sizeof(cell)))
+				continue;
+			long long x = cell_figure(cell, shown[i][1]);
+			if (x < lo || x > hi)
+				return snprintf(why, len, "the reference run of %s shows %lld %s, outside "
+						"the range %g to %g", t, x, shown[i][1], lo, hi), why;
+		}
+	return NULL;
+}
+
+/* Every range a lesson page marks as measured (<!-- measured: SCENARIO COLUMN
+ * STRATEGIES --> before the figure) is exactly what the runs kept in
+ * docs/measured/SCENARIO.csv show: its low end the smallest figure of any run,
+ * its high end the largest, over at least 10 runs of each strategy, and the
+ * reference run the page shows lies inside. A range narrower than the runs,
+ * wider than them, or citing a figure no run produced fails. */
+Test(scenario, lesson_pages_quote_ranges_from_every_run)
+{
+	char dir[PATH_MAX], names[64][64], rel[128], why[600];
+	int n = lb_scenario_names(names, 64), marks = 0;
+
+	cr_assert(lb_scenario_dir(dir, sizeof(dir) - 16));
+	strcat(dir, "/../docs");
+	for (int i = -1; i < n; i++) {
+		if (i < 0)
+			snprintf(rel, sizeof(rel), "../README.md");
+		else
+			snprintf(rel, sizeof(rel), "pitfalls/%.63s.md", names[i]);
+		char *md = strdup(fx_slurp(dir, rel));
+		for (const char *p = strstr(md, "<!-- measured:"); p; p = strstr(p, "<!-- measured:")) {
+			const char *bad = marked_range_verdict(dir, p, md, &p, why, sizeof(why));
+			cr_assert_null(bad, "%s: %s", rel, bad);
+			marks++;
+		}
+		free(md);
+	}
+	cr_assert_geq(marks, 10, "only %d measured ranges on the lesson pages", marks);
+}
+
+/* The same check on a page and runs written here: the runs' range passes; a
+ * range narrower than the runs, one wider (an end no run produced), fewer than
+ * 10 runs, and a range that leaves out the reference run the page shows fail. */
+Test(scenario, a_measured_range_must_be_exactly_the_runs)
+{
+	char docs[] = "/tmp/lb-measured-XXXXXX", file[PATH_MAX], why[600];
+	const char *end;
+
+	cr_assert_not_null(mkdtemp(docs));
+	snprintf(file, sizeof(file), "%s/measured", docs);
+	cr_assert_eq(mkdir(file, 0700), 0);
+	snprintf(file, sizeof(file), "%s/measured/s.csv", docs);
+	FILE *f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "strategy,scenario,seed,foreign_releases,overlap_ms\n");
+	for (int i = 0; i < 10; i++) /* a: 18 or 36, b: 12 (only 9 runs) */
+		fprintf(f, "a,s,%d,%d,%.3f\n", i, i % 3 ? 36 : 18, 1360.4 + i * 11.7);
+	for (int i = 0; i < 9; i++)
+		fprintf(f, "b,s,%d,12,1.000\n", i);
+	fclose(f);
+	snprintf(file, sizeof(file), "%s/reference-matrix.md", docs);
+	f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "x\n| scenario | a |\n|---|---|\n| s | ✔ foreign-release<br>9 overlaps · 37 foreign |\n");
+	fclose(f);
+	static const char *const good[] = {
+		"<!-- measured: s foreign_releases a -->**18 to 36 foreign releases**",
+		"<!-- measured: s overlap_ms a -->1360-1466 ms",
+		"<!-- measured: s overlap_ms a -->1360.4 to 1465.7 ms",
+	};
+	static const char *const bad[][2] = {
+		{ "<!-- measured: s foreign_releases a -->20 to 36", "show 18 to 36" },
+		{ "<!-- measured: s foreign_releases a -->18 to 37", "show 18 to 36" },
+		{ "<!-- measured: s foreign_releases a -->36", "show 18 to 36" },
+		{ "<!-- measured: s overlap_ms a -->1360-1400 ms", "show 1360.4 to 1465.7" },
+		{ "<!-- measured: s foreign_releases b -->12", "over 9 runs" },
+		{ "<!-- measured: s foreign_releases a b -->12", "malformed" },
+		{ "<!-- measured: s foreign_releases a -->many", "no figure" },
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		cr_assert_null(marked_range_verdict(docs, good[i], good[i], &end, why, sizeof(why)),
+			       "%s: %s", good[i], why);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *v = marked_range_verdict(docs, bad[i][0], bad[i][0], &end, why, sizeof(why));
+		cr_assert_not_null(v, "%s passed", bad[i][0]);
+		cr_assert(strstr(v, bad[i][1]), "%s: %s", bad[i][0], v);
+	}
+	/* a page that shows the reference run (37 foreign) cannot say 18 to 36 */
+	const char *shows = "<!-- measured: s foreign_releases a -->18 to 36\n**a**: ✔ foreign-release\n";
+	const char *v = marked_range_verdict(docs, shows, shows, &end, why, sizeof(why));
+	cr_assert(v && strstr(v, "the reference run of a shows 37 foreign"), "%s", v ? v : "passed");
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", docs);
+	cr_assert_eq(system(cmd), 0);
 }
 
 /* topology = sentinel: its own replicas, network faults as net-partition

@@ -40,6 +40,7 @@ static const struct expect expectations[] = {
 	{ "setnx",        true,  0,            false, false, true, false },
 	{ "setnx-expire", true,  1150,         true,  false, false, false },
 	{ "setnx-expire-as-written", true, 1150, true, false, false, false },
+	{ "setnx-then-expire", true, 1150,   false, true,  true, false },
 	{ "setnx-getset", true,  TTL_MS + 150, true,  false, false, false },
 	{ "token-lua",    true,  TTL_MS + 150, true,  false, false, false },
 	{ "wait-replicas", true, TTL_MS + 150, true,  false, false, false },
@@ -439,6 +440,45 @@ Test(contract, setnx_expire_waiters_leave_a_live_ttl)
 {
 	long long pttl = pttl_after_a_waiter("setnx-expire");
 	cr_assert_lt(pttl, 1300, "the corrected recipe extended a live lock (pttl %lld)", pttl);
+}
+
+/* SETNX then EXPIRE and nothing else: a client killed between the two
+ * leaves a key without a TTL, and a waiter leaves it so (setnx-expire's
+ * waiter gives it one). Returns the key's PTTL after a waiter's attempt. */
+static long long pttl_after_a_crash_and_a_waiter(const char *name)
+{
+	struct sp p;
+	int status;
+
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	setup(&p, 2000);
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct fx_client c;
+		fx_client_init(&c, &f, lb_strategy_find(name), KEY, 2000);
+		lb_failpoint_arm("after-setnx", lb_fp_crash, NULL, 1);
+		fx_acquire(&c);
+		_exit(0); /* not reached: the failpoint kills us */
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the client was not killed");
+	cr_assert_eq(fx_pttl(&f, 0, KEY), -1, "the orphaned key must have no TTL");
+	cr_assert_eq(fx_acquire(&b), LB_EBUSY, "a waiter took a dead client's lock");
+	return fx_pttl(&f, 0, KEY);
+}
+
+Test(contract, setnx_then_expire_waiters_leave_a_key_without_ttl)
+{
+	long long pttl = pttl_after_a_crash_and_a_waiter("setnx-then-expire");
+	cr_assert_eq(pttl, -1, "a waiter gave the orphaned key a TTL (pttl %lld)", pttl);
+}
+
+Test(contract, setnx_expire_waiters_rearm_a_key_without_ttl)
+{
+	long long pttl = pttl_after_a_crash_and_a_waiter("setnx-expire");
+	cr_assert_gt(pttl, 1000, "the waiter did not re-arm the orphaned key (pttl %lld)", pttl);
 }
 
 struct at_get_del {
