@@ -91,6 +91,11 @@ int lb_chart_set_scale(double scale)
 	return 0;
 }
 
+double lb_chart_scale(void)
+{
+	return chart_scale;
+}
+
 int lb_chart_scale_arg(const char *arg)
 {
 	char *end;

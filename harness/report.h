@@ -55,6 +55,8 @@ int lb_gnuplot(const char *dir, const char *script);
 int lb_chart_set_scale(double scale);
 /* The same from an option's text, with the error printed. */
 int lb_chart_scale_arg(const char *arg);
+/* The scale set (1 unless --chart-scale): report.html's type grows with it. */
+double lb_chart_scale(void);
 /* "set terminal pngcairo ... set output 'NAME.png'" at the chart scale,
  * before a plot command; lb_chart_svg then draws the same plot as NAME.svg. */
 void lb_chart_png(FILE *gp, const char *name, int w, int h);

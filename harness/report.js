@@ -12,6 +12,10 @@ var ol=document.getElementById('story'),all=[];
 RS.forEach(function(r,ri){r.faults.forEach(function(e){all.push([e[0],'fault',e[4],ri]);});
  r.steps.forEach(function(s){all.push([s[0],s[1],s[2],ri]);});});
 all.sort(function(a,b){return a[0]-b[0]||(a[1]==='fault'?-1:1)*(a[1]!==b[1])||a[3]-b[3];});
+// a compare page: moments of several runs in the same millisecond (as the
+// page shows times) are told in the order the strategies were given
+if(multi)all.forEach(function(s,k){s[4]=k;});
+if(multi)all.sort(function(a,b){return Math.round(a[0]*1000)-Math.round(b[0]*1000)||a[3]-b[3]||a[4]-b[4];});
 all.forEach(function(s){var li=document.createElement('li');li.dataset.t=s[0];li.dataset.run=s[3];
  li.className=s[1];if(multi){var rb=document.createElement('span');rb.className='run';
  rb.textContent=RS[s[3]].label;li.appendChild(rb);}
@@ -20,6 +24,10 @@ all.forEach(function(s){var li=document.createElement('li');li.dataset.t=s[0];li
 var NS='http://www.w3.org/2000/svg',svg=document.getElementById('tl');
 var L=150,R=30,T=20,LANE=multi?38:56,NLANE=multi?26:34,W=1400,HEAD=multi?40:0,end=0,top=T;
 RS.forEach(function(r){if(r.names)r.names.forEach(function(n){L=Math.max(L,Math.min(330,n.length*9+24));});});
+// the axis: the whole run, or a window around the step (zoom); the SVG's
+// width is 1400 units over the chart scale (--chart-scale), so that type and
+// marks grow with it; presenter mode makes them larger still
+var SC=D.scale>0?D.scale:1,W0=W,A0=0,A1=1,zoom=false,present=false,plot=null,cur=null,FS=18;
 var COL=['#4477aa','#228833','#aa3377','#ccbb44','#66ccee','#ee6677','#bbbbbb','#222255'];
 // Redis holds: a lane per server that held the lock key (r.redis, from
 // keyevents.csv: report_lane.c), under the clients' (and Redlock's node)
@@ -28,8 +36,10 @@ var COL=['#4477aa','#228833','#aa3377','#ccbb44','#66ccee','#ee6677','#bbbbbb','
 // holds (it restarted, was lost, promoted or demoted); ttl -1 none, null not
 // read. The bar is in the owner's colour, hatched with "no TTL" when the key
 // has none, pale from where its TTL ran out until Redis removed it.
-function redisRoom(r){return r.redis&&r.redis.length?30+NLANE*r.redis.length:0;}
-function ry(r,k){return r.low-redisRoom(r)+30+NLANE*k+NLANE/2;}
+// (lanes of several servers are taller: a line under the name says since when)
+function rlane(r){return NLANE+(r.redis.length>1?14:0);}
+function redisRoom(r){return r.redis&&r.redis.length?30+rlane(r)*r.redis.length:0;}
+function ry(r,k){return r.low-redisRoom(r)+30+rlane(r)*k+rlane(r)/2;}
 function redisName(r,k){return r.redis.length>1?'port '+r.redis[k].port:'lock key';}
 function redisHatch(){if(document.getElementById('nottl'))return;
  var d=el('defs',{}),p=document.createElementNS(NS,'pattern');
@@ -42,7 +52,7 @@ function drawRedis(r){if(!r.redis||!r.redis.length)return;redisHatch();
  r.redis.forEach(function(v,k){var Y=ry(r,k);
   el('text',{x:L-12,y:Y+6,'text-anchor':'end','font-size':18,'class':'redis'},redisName(r,k));
   // a server whose events begin later became a primary then (only a primary's are kept)
-  if(r.redis.length>1&&v.from>0.05)el('text',{x:L-12,y:Y+19,'text-anchor':'end','font-size':12,fill:'#555','class':'redis'},'primary from '+v.from.toFixed(3)+' s');
+  if(r.redis.length>1&&v.from>0.05)el('text',{x:L-12,y:Y+22,'text-anchor':'end','font-size':12,fill:'#555','class':'redis'},'primary from '+v.from.toFixed(3)+' s');
   el('line',{x1:L,x2:W-R,y1:Y,y2:Y,stroke:'#eee'});
   redisGroups(v.spans).forEach(function(g){var a=x(g.from),b=Math.max(a+1.5,x(g.to)),c=g.owner>=0?COL[g.owner%8]:'#999';
    if(g.owner===-3){el('line',{x1:a,x2:b,y1:Y,y2:Y,stroke:'#999','stroke-dasharray':'2 4','stroke-width':3,'class':'redis-span'});return;}
@@ -52,7 +62,8 @@ function drawRedis(r){if(!r.redis||!r.redis.length)return;redisHatch();
     el('line',{x1:solid,x2:solid,y1:Y-11,y2:Y+11,stroke:'#000','stroke-width':2});}
    if(g.ttl===-1)el('rect',{x:a,y:Y-8,width:b-a,height:16,fill:'url(#nottl)'});
    var lbl=g.ttl===-1?'no TTL':g.ttl!==null?'TTL '+g.first+' ms'+(g.rearm?', re-armed '+g.rearm+(g.rearm>1?' times':' time'):''):'';
-   if(lbl&&b-a>lbl.length*8+8)el('text',{x:(a+b)/2,y:Y+5,'text-anchor':'middle','font-size':13,'font-weight':600,fill:'#000',stroke:'#fff','stroke-width':3,'paint-order':'stroke','class':'redis'},lbl);});});
+   var va=Math.max(a,L),vb=Math.min(b,W-R); /* the part in the window (zoom) */
+    if(lbl&&vb-va>lbl.length*8+8)el('text',{x:(va+vb)/2,y:Y+5,'text-anchor':'middle','font-size':13,'font-weight':600,fill:'#000',stroke:'#fff','stroke-width':3,'paint-order':'stroke','class':'redis'},lbl);});});
  if(!r.NL)for(var c=0;c<r.clients;c++)el('rect',{x:L-140,y:y(r,c)-6,width:12,height:12,fill:COL[c%8]});
  var key=document.querySelector('p.keys');if(key&&!key.dataset.redis){key.dataset.redis=1;
   key.appendChild(document.createTextNode(' Redis holds: the lock key on the server, as the server itself reported each change of it, in the colour of the client whose acquire wrote its value (grey: a value no client entered with, or not read); hatched and marked "no TTL" when the key has no TTL; pale from where its TTL ran out until Redis removed it; dotted where what the server holds is not known (a restart, a promotion, a demotion).'));}}
@@ -91,20 +102,67 @@ function redisWho(r,t,pre,inside){if(!r.redis||!r.redis.length)return [];
 RS.forEach(function(r){end=Math.max(end,r.end);r.NL=r.sec.some(function(s){return s[6]>0;})?r.nodes:0;
  r.top=top+HEAD;r.low=r.top+LANE*r.clients+(r.NL?30+NLANE*r.NL:0)+redisRoom(r);top=r.low+(multi?12:0);});
 end=end||1;var H=top+50;
+A1=end;RS.forEach(function(r){r.top0=r.top;r.low0=r.low;r.lab={h:0,rows:[]};});var H0=H;
 function restartOf(r,n,a,b){var v=null;r.faults.forEach(function(f){if(v===null&&f[1]==='node-start'&&f[3]===n&&f[0]>=a&&f[0]<=b)v=f[0];});return v;}
 function holds(s){var v=[];for(var n=0;n<32;n++)if(s[6]>>n&1)v.push(n);return v;}
 // an imported history names its lanes: "2: worker-b"
 function lane(r,c){return r.names&&r.names[c]?r.names[c]:'client '+c;}
-svg.setAttribute('viewBox','0 0 '+W+' '+H);
-function x(t){return L+(W-L-R)*t/end;}
+function x(t){return Math.max(L-30,Math.min(W-R+30,L+(W-L-R)*(t-A0)/(A1-A0)));}
 function y(r,c){return r.top+LANE*(r.clients-1-c)+LANE/2;}
 function ny(r,n){return r.top+LANE*r.clients+30+NLANE*n+NLANE/2;}
-function el(n,a,txt){var e=document.createElementNS(NS,n);for(var k in a)e.setAttribute(k,a[k]);if(txt!==undefined)e.textContent=txt;svg.appendChild(e);return e;}
-var step=Math.pow(10,Math.floor(Math.log10(end)));if(end/step<4)step/=2;
-for(var t=0;t<=end+1e-9;t+=step){el('line',{x1:x(t),x2:x(t),y1:T,y2:H-40,stroke:'#ddd'});el('text',{x:x(t),y:H-14,'text-anchor':'middle','font-size':20},(+t.toFixed(3))+' s');}
+function el(n,a,txt){var e=document.createElementNS(NS,n);for(var k in a)e.setAttribute(k,a[k]);if(txt!==undefined)e.textContent=txt;pick(n,a).appendChild(e);return e;}
+// Drawing is a function of the axis (A0..A1): frame() sizes the page for
+// the fault labels the window shows, clips the plot, and draws into it; what
+// lies left of the plot (lane names, a block's name, the key squares: text
+// left of L, anything further left, a line from x=0) is drawn outside the
+// clip, everything else inside it, so that a zoomed axis cuts what lies
+// outside the window.
+function pick(n,a){return !plot||(n==='text'?a.x<L:a.x<L-40)||a.x1===0?svg:plot;}
+var QUIET={'server-down':1,'server-back':1,'hook-end':1},ROWH=FS+8;
+function faultName(f){return f[1]+(f[2]>=0?' c'+f[2]:f[3]>=0?' n'+f[3]:'');}
+function textWidth(s,size,bold){var k=size+(bold?'b':'')+s;if(textWidth[k])return textWidth[k];
+ var m=el('text',{x:-9999,y:-9999,'font-size':size,'font-weight':bold?'bold':'normal'},s),w=m.getComputedTextLength();svg.removeChild(m);return w?(textWidth[k]=w):s.length*size*0.62;}
+// The fault labels of @r in the window: horizontal, each beside its fault's
+// line (or ending at it, near the right edge), in the first row where it
+// clears the labels already placed; a row is added when none has room.
+function layout(r){var rows=[],out=[];r.faults.forEach(function(f){if(QUIET[f[1]]||f[0]<A0||f[0]>A1)return;
+ var X=x(f[0]),s=faultName(f),w=textWidth(s,FS),a=X+3;if(a+w>W-4)a=X-3-w;if(a<L-8)a=L-8;
+ for(var k=0;k<rows.length&&rows[k]>a-10;k++);rows[k]=a+w;out.push({X:X,a:a,w:w,k:k,s:s});});
+ return {h:rows.length*ROWH+(rows.length?6:0),n:rows.length,rows:out};}
+// each label in its row above the lanes, a leader from it down to the lanes
+function labels(r){var lb=r.lab,top=r.top-lb.h;lb.rows.forEach(function(o){var Y=top+o.k*ROWH+FS;
+ el('line',{x1:o.X,x2:o.X,y1:Y+4,y2:r.top,stroke:'#999','stroke-width':1});
+ fixed('text',{x:o.a,y:Y,'font-size':FS,fill:'#444',stroke:'#fff','stroke-width':4,'paint-order':'stroke',class:'fault-label'},o.s);});}
+function fixed(n,a,txt){var p=plot;plot=null;var e=el(n,a,txt);plot=p;return e;}
+// a block of a compare page names what its run observed (its class)
+function outcome(r){if(!r.observed)return;fixed('text',{x:8+textWidth(r.label,24,true)+14,y:r.top-r.lab.h-12,'font-size':20,fill:'#444',class:'outcome'},'observed: '+r.observed);}
+// the page's frame for the window: label rows, heights, viewBox, clip
+function frame(){W=Math.round(W0/SC/(present?1.35:1));svg.textContent='';plot=null;var sh=0;
+ RS.forEach(function(r){r.top=r.top0+sh;r.low=r.low0+sh;r.lab=layout(r);sh+=r.lab.h;r.top+=r.lab.h;r.low+=r.lab.h;});
+ H=H0+sh;svg.setAttribute('viewBox','0 0 '+W+' '+H);
+ var cp=el('clipPath',{id:'plotclip'});cp.appendChild(document.createElementNS(NS,'rect'));
+ cp.firstChild.setAttribute('x',L-3);cp.firstChild.setAttribute('y',-1000);cp.firstChild.setAttribute('width',W-R-L+6);cp.firstChild.setAttribute('height',100000);
+ plot=el('g',{'clip-path':'url(#plotclip)'});}
+// ticks: 1, 2 or 5 times a power of ten, as many as fit their labels; in
+// seconds on the whole run, in ms on a window
+function ticks(){var span=A1-A0,ms=(A0>0||A1<end)&&span<2,px=(W-L-R)/span,step=0,at=[];
+ var fmt=function(t){return ms?(+(t*1000).toFixed(3))+' ms':(+t.toFixed(3))+' s';};
+ for(var p=Math.pow(10,Math.floor(Math.log10(span))-2);!step&&p<1e9;p*=10)[1,2,5].forEach(function(m){if(step)return;
+  if(span/(m*p)>(W-L-R)/40)return; /* no label is narrower than 40 units */
+  var wide=0,v=[];for(var i=Math.ceil(A0/(m*p)-1e-9);i*m*p<=A1+1e-9;i++){v.push(i*m*p);wide=Math.max(wide,textWidth(fmt(i*m*p),20));}
+  if(m*p*px>=wide+24){step=m*p;at=v;}});
+ at.forEach(function(t){var X=x(t),hw=textWidth(fmt(t),20)/2;el('line',{x1:X,x2:X,y1:T,y2:H-40,stroke:'#ddd'});
+  fixed('text',{x:X+hw>W?W:X,y:H-14,'text-anchor':X+hw>W?'end':'middle','font-size':20,class:'tick'},fmt(t));});}
+// the window around time @t: from the nearest other step (any run), twice
+// that on each side (2 ms at least), so that the moment and its neighbour
+// fill the screen; the whole run when that is most of it
+function win(t){var g=Infinity;all.forEach(function(s){var d=Math.abs(s[0]-t);if(d>1e-6&&d<g)g=d;});
+ var d=Math.max(0.002,2*g);if(2*d>=end*0.6)return [0,end];
+ var a=t-d,b=t+d;if(a<0){b-=a;a=0;}if(b>end){a=Math.max(0,a-(b-end));b=end;}return [a,b];}
+function draw(){frame();ticks();
 RS.forEach(function(r,ri){
- if(multi){if(ri)el('line',{x1:0,x2:W,y1:r.top-HEAD+2,y2:r.top-HEAD+2,stroke:'#888','stroke-width':2});
-  el('text',{x:8,y:r.top-12,'font-size':24,'font-weight':'bold',fill:'#222'},r.label);}
+ if(multi){if(ri)el('line',{x1:0,x2:W,y1:r.top-HEAD-r.lab.h+2,y2:r.top-HEAD-r.lab.h+2,stroke:'#888','stroke-width':2});
+  el('text',{x:8,y:r.top-r.lab.h-12,'font-size':24,'font-weight':'bold',fill:'#222'},r.label);outcome(r);}
  for(var c=0;c<r.clients;c++){el('text',{x:L-12,y:y(r,c)+7,'text-anchor':'end','font-size':r.names?16:22},lane(r,c));el('line',{x1:L,x2:W-R,y1:y(r,c),y2:y(r,c),stroke:'#eee'});}
 // one per client, or the end of what was just drawn: steps, not lines
  var quiet={'server-down':1,'server-back':1,'hook-end':1};
@@ -122,10 +180,8 @@ RS.forEach(function(r,ri){
   if(m[1]==='refused'){el('circle',{cx:X,cy:c-17,r:7,fill:'#fff',stroke:'#cc3311','stroke-width':2.5,'class':'mark-refused'});
    el('path',{d:'M'+(X-5)+' '+(c-12)+'l10 -10',stroke:'#cc3311','stroke-width':2.5});}
   else el('rect',{x:X-6,y:c-23,width:12,height:12,fill:'#fff',stroke:'#222','stroke-width':2,'class':'mark-aborted'});});
-// fault labels at the top of the block, side by side when close
- var last=-1e9,k=0;r.faults.forEach(function(f){if(quiet[f[1]])return;var X=x(f[0]);k=X-last<22?k+1:0;if(!k)last=X;
-  var lbl=f[1]+(f[2]>=0?' c'+f[2]:f[3]>=0?' n'+f[3]:''),Y=r.top+2-(multi?6:0);
-  el('text',{x:X+4+k*20,y:Y,'font-size':15,fill:'#555',transform:'rotate(90 '+(X+4+k*20)+' '+Y+')'},lbl);});
+// fault labels in rows above the block (layout())
+ labels(r);
  if(r.NL){el('text',{x:L-12,y:r.top+LANE*r.clients+22,'text-anchor':'end','font-size':16,fill:'#555'},'held on:');
   for(var n=0;n<r.NL;n++){el('text',{x:L-12,y:ny(r,n)+6,'text-anchor':'end','font-size':18},'node '+n);
    el('line',{x1:L,x2:W-R,y1:ny(r,n),y2:ny(r,n),stroke:'#eee'});}
@@ -134,11 +190,13 @@ RS.forEach(function(r,ri){
    if(q!==null)el('rect',{x:x(q),y:ny(r,n)-8,width:Math.max(1.5,x(b)-x(q)),height:16,fill:'none',stroke:COL[s[0]%8],'stroke-dasharray':'4 3'});});});
   for(var c2=0;c2<r.clients;c2++)el('rect',{x:L-140,y:y(r,c2)-6,width:12,height:12,fill:COL[c2%8]});}});
 RS.forEach(drawRedis);
-var cur=el('line',{x1:L,x2:L,y1:T-10,y2:H-40,stroke:'#e0b000','stroke-width':4,id:'cursor'});
+cur=el('line',{x1:L,x2:L,y1:T-10,y2:H-40,stroke:'#e0b000','stroke-width':4,id:'cursor'});}
 var items=document.querySelectorAll('#story li'),i=-1;
 // the buttons and the timeline stay on screen while the story scrolls,
 // when the timeline leaves room for it
 var pin=document.getElementById('pin');if(multi)document.getElementById('held').classList.add('cols');
+// a compare page: the step's sentence above the timeline, kept in view
+if(multi)pin.insertBefore(document.getElementById('now'),svg);
 function pinned(){var on=pin.offsetHeight<innerHeight*0.68;pin.classList.toggle('pinned',on);
  items.forEach(function(li){li.style.scrollMarginTop=on?(pin.offsetHeight+12)+'px':'';});}
 function paused(r,c,t){var p=false;r.faults.forEach(function(f){if(f[0]<=t&&f[2]===c){if(f[1]==='pause')p=true;if(f[1]==='resume'||f[1]==='kill')p=false;}});return p;}
@@ -153,6 +211,7 @@ function who(r,t){var out=[],pre=multi?r.label+': ':'';r.sec.forEach(function(s)
  var rw=redisWho(r,t,pre,out.length);if(multi&&!out.length)out.push(pre+(rw.length?'no client is in its critical section':'nobody holds the lock'));return out.concat(rw);}
 function show(k){if(!items.length)return;i=Math.max(0,Math.min(items.length-1,k));
  var t=+items[i].dataset.t,r=RS[+items[i].dataset.run];items.forEach(function(li,j){li.classList.toggle('current',j===i);});
+ axis(t);
  cur.setAttribute('x1',x(t));cur.setAttribute('x2',x(t));
  document.getElementById('t').textContent=t.toFixed(3);
  document.getElementById('pos').textContent='step '+(i+1)+' of '+items.length;
@@ -163,7 +222,8 @@ function show(k){if(!items.length)return;i=Math.max(0,Math.min(items.length-1,k)
  document.getElementById('now').innerHTML=items[i].innerHTML;
 // the story scrolls under the pinned timeline; an unpinned page stays put
  pinned();if(pin.classList.contains('pinned'))items[i].scrollIntoView({block:'nearest'});
- history.replaceState(null,'','#step='+(i+1));}
+ else if(multi&&show.moved)document.getElementById('now').scrollIntoView({block:'nearest'});show.moved=true;
+ history.replaceState(null,'','#'+(present?'present&':'')+(zoom&&!present?'zoom&':'')+'step='+(i+1));fit();}
 // in a deck: past the last step, the next lesson; before the first, the previous
 // one; only the lesson on screen answers (each lesson's keys listener stays)
 if(deck){var show0=show,me={n:0};deck.page=me;show=function(k){if(deck.page!==me)return;var first=!me.n++;
@@ -173,7 +233,40 @@ document.getElementById('next').onclick=function(){show(i+1);};
 document.getElementById('prev').onclick=function(){show(i-1);};
 document.addEventListener('keydown',function(e){if(e.key==='ArrowRight'||e.key==='n'){show(i+1);e.preventDefault();}
  else if(e.key==='ArrowLeft'||e.key==='p'){show(i-1);e.preventDefault();}});
-var m=/step=(\d+)/.exec(location.hash);show(m?+m[1]-1:0);
+// zoom (key z, the zoom button): the window around each step, and back;
+// presenter mode (key f, the button, #present): one step per screen, large
+// type, zoomed where that helps; Escape leaves it. #slides lays every step
+// out as a page of its own, for printing (lockbench report --slides).
+var drawn='';
+// presenter mode: the sentence as large as fits with the timeline
+function fit(){var n=document.getElementById('now');n.style.fontSize='';if(!present||document.body.classList.contains('slides'))return;
+ for(var px=34;px>16&&Math.max(n.getBoundingClientRect().bottom,svg.getBoundingClientRect().bottom)>innerHeight;px-=2)n.style.fontSize=px+'px';}
+function axis(t){var w=zoom?win(t):[0,end];if(!(w[1]>w[0]))w=[0,end];var k=w.join()+present;if(k===drawn)return;A0=w[0];A1=w[1];drawn=k;draw();}
+function setZoom(on){zoom=on;document.body.dataset.zoom=on?'1':'';document.getElementById('zoom').textContent=on?'whole run':'zoom';drawn='';show(i);}
+function setPresent(on){if(on===present)return;present=on;document.body.classList.toggle('present',on);
+ document.getElementById('present').textContent=on?'leave presenter':'presenter';
+ if(on){setPresent.zoom=zoom;zoom=true;scrollTo(0,0);}else zoom=!!setPresent.zoom;setZoom(zoom);}
+document.getElementById('zoom').onclick=function(){setZoom(!zoom);};
+document.getElementById('present').onclick=function(){setPresent(!present);};
+document.addEventListener('keydown',function(e){if(e.ctrlKey||e.altKey||e.metaKey||deck&&deck.page!==me)return;
+ if(e.key==='z'){setZoom(!zoom);e.preventDefault();}else if(e.key==='f'){setPresent(!present);e.preventDefault();}
+ else if(e.key==='Escape'&&present){setPresent(false);e.preventDefault();}});
+function slides(){var box=document.createElement('div');box.id='slides';present=true;zoom=true;document.body.classList.add('present');
+ for(var k=0;k<items.length;k++){show(k);var sec=document.createElement('section'),h=document.createElement('p');h.className='slide-pos';
+  h.textContent=document.getElementById('pos').textContent+' \u00b7 '+document.getElementById('t').textContent+' s';
+  var g=svg.cloneNode(true);g.removeAttribute('id');g.querySelector('#cursor').removeAttribute('id');
+  g.querySelector('clipPath').id='plotclip'+k;g.querySelector('g[clip-path]').setAttribute('clip-path','url(#plotclip'+k+')');var nw=document.getElementById('now').cloneNode(true);nw.removeAttribute('id');nw.className='now';nw.style.fontSize='';
+  sec.appendChild(h);sec.appendChild(g);sec.appendChild(nw);box.appendChild(sec);}
+ document.body.appendChild(box);document.body.classList.add('slides');
+// a long sentence smaller, so that each page holds its whole step
+ box.querySelectorAll('section').forEach(function(sec){var n=sec.querySelector('.now');
+  for(var px=30;px>14&&sec.scrollHeight>sec.clientHeight;px-=2)n.style.fontSize=px+'px';});}
+var m=/step=(\d+)/.exec(location.hash);
+// (a deck's next lesson keeps the mode the last one was in)
+if(/(^#|&)zoom/.test(location.hash)||document.body.dataset.zoom)zoom=true;
+if(/(^#|&)present/.test(location.hash)||document.body.classList.contains('present')){present=true;zoom=true;document.body.classList.add('present');document.getElementById('present').textContent='leave presenter';}
+if(/(^#|&)slides/.test(location.hash))slides();
+show(m?+m[1]-1:0);if(zoom)document.getElementById('zoom').textContent='whole run';
 }
 // A tour's deck (lockbench tour): D.lessons in teaching order, each
 // {title, watch, page, runs, figs}, one at a time in the stepper above. The

@@ -363,6 +363,33 @@ static const char page_css[] =
 	"table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:2px 10px;"
 	"text-align:left}.keys{color:#666;font-size:16px}";
 
+/* Presenter mode (key f, #present): the bar, the timeline and the step's
+ * sentence, large, one step per screen; #slides: every step a printed page
+ * (lockbench report --slides prints them with Chromium). */
+static const char present_css[] =
+	"#bar{flex-wrap:wrap}#bar button{white-space:nowrap}"
+	"body.present{margin:10px 20px}body.present>*:not(#pin):not(#slides){display:none}"
+	"body.present #pin{position:static;border:0}body.present #who{display:none}"
+	"body.present #now,body.present #pin.pinned #now{display:block;font-size:34px;line-height:1.3}"
+	"body.present #tl{max-height:55vh}body.present button{font-size:24px}"
+	"body.slides{margin:0}body.slides #pin{display:none}#slides section{width:1600px;height:1000px;box-sizing:border-box;"
+	"padding:20px 32px;overflow:hidden;break-after:page}#slides svg{width:100%;height:auto;"
+	"max-height:600px;display:block}#slides .now{font-size:32px;line-height:1.3;background:#fff3c4;"
+	"border:2px solid #e0b000;border-radius:6px;padding:6px 12px}.slide-pos{color:#555;margin:0}"
+	"@page{size:1600px 1000px;margin:0}";
+
+/* --chart-scale: the page's type grows with the charts (the timeline's
+ * marks and type grow in the script, from the data's "scale"). */
+static void scale_css(FILE *f)
+{
+	double s = lb_chart_scale();
+	if (s == 1.0)
+		return;
+	fprintf(f, "body{font-size:%.0fpx}h1{font-size:%.0fpx}button{font-size:%.0fpx}"
+		   "#who h2{font-size:%.0fpx}.keys,#held.cols{font-size:%.0fpx}",
+		20 * s, 30 * s, 20 * s, 22 * s, 16 * s);
+}
+
 /* The page's script: builds the story list, draws the timelines from the
  * data (one block of lanes per run, every block on one time axis) and
  * steps through them. */
@@ -430,6 +457,11 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 		}
 		fprintf(f, "]");
 	}
+	const char *observed = lb_summary_get(&rf->sum, "observed");
+	if (observed) { /* its class, named on a compare page's block */
+		fprintf(f, ",\"observed\":");
+		json_str(f, observed);
+	}
 	fprintf(f, ",\"clients\":%d,\"ttl\":%.3f,\"end\":%.6f,\"nodes\":%d,\n\"sec\":[", rf->clients,
 		(double)rf->ttl_ms / 1000, end_s, nodes ? atoi(nodes) : 1);
 	for (size_t i = 0; i < rf->n; i++) {
@@ -491,7 +523,9 @@ static void page_head(FILE *f, const char *title, const char *extra_css)
 	fprintf(f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		   "<meta name=\"viewport\" content=\"width=device-width\">\n<title>");
 	html_text(f, title);
-	fprintf(f, "</title>\n<style>%s%s</style></head><body>\n<h1>", page_css, extra_css);
+	fprintf(f, "</title>\n<style>%s%s%s", page_css, extra_css, present_css);
+	scale_css(f);
+	fprintf(f, "</style></head><body>\n<h1>");
 	html_text(f, title);
 	fprintf(f, "</h1>\n");
 }
@@ -503,7 +537,9 @@ static void stepper(FILE *f, bool several)
 {
 	fprintf(f, "<div id=\"pin\"><div id=\"bar\"><button id=\"prev\">&#9664; previous</button>"
 		   "<span id=\"pos\"></span><button id=\"next\">next &#9654;</button>"
-		   "<span class=\"keys\">keys: &larr; &rarr; or p, n</span></div>\n"
+		   "<button id=\"zoom\" title=\"key z\">zoom</button><button id=\"present\" "
+		   "title=\"key f\">presenter</button>"
+		   "<span class=\"keys\">keys: &larr; &rarr; or p, n; z zoom; f presenter</span></div>\n"
 		   "<svg id=\"tl\" role=\"img\" aria-label=\"timeline: who was inside when\"></svg>\n"
 		   "<div id=\"now\"></div>\n<div id=\"who\"><h2>At <span id=\"t\">0.000</span> s: <span id=\"inside\">0</span> "
 		   "inside<span id=\"inrun\"></span></h2><ul id=\"held\"></ul></div></div>\n"
@@ -568,7 +604,8 @@ int lb_report_html(const struct lb_run_files *rf)
 			   "<code>lockbench check</code> lists the differences.</p>\n");
 	}
 	stepper(f, false);
-	fprintf(f, "<script type=\"application/json\" id=\"data\">{\"runs\":[");
+	fprintf(f, "<script type=\"application/json\" id=\"data\">{\"scale\":%.2f,\"runs\":[",
+		lb_chart_scale());
 	run_json(f, rf, rf->imp ? title : st ? st : "?");
 	fprintf(f, "]}</script>\n<script>\n%s</script>\n</body></html>\n", page_js);
 	return lb_outfile_close(&out);
@@ -588,6 +625,12 @@ static void md_inline(FILE *f, const char *dir, const char *s)
 			char one[2] = { s[1], 0 };
 			html_text(f, one);
 			s += 2;
+			continue;
+		}
+		if (!code && !strncmp(s, "<br>", 4)) { /* a line break in a table's cell (esc.h
+							  * writes every < of a text as \<) */
+			fputs("<br>", f);
+			s += 4;
 			continue;
 		}
 		if (!code && !strncmp(s, "&amp;", 5)) { /* esc.h's & in Markdown text */
@@ -794,7 +837,7 @@ int lb_report_html_stacked(const char *dir, const char *const *runs, int n)
 		lb_outfile_abort(&out);
 		return LB_ESYS;
 	}
-	fprintf(d, "{\"runs\":[");
+	fprintf(d, "{\"scale\":%.2f,\"runs\":[", lb_chart_scale());
 	for (int i = 0; i < n && rc == 0; i++) {
 		struct lb_run_files rf;
 		snprintf(sub, sizeof(sub), "%.3000s/%.200s", dir, runs[i]);

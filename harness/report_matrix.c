@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "esc.h"
 #include "outfile.h"
@@ -49,11 +50,77 @@ static bool row_fields(const char *line, char (*f)[NAME_LEN])
 	return true;
 }
 
-/* report.md: the chart, then matrix.md's table. */
-static int write_report(const char *dir, bool drawn)
+/* The grid's rows and columns, by name in the order first met. */
+struct grid {
+	char sc[MAX_NAMES][NAME_LEN], st[MAX_NAMES][NAME_LEN];
+	int n_sc, n_st;
+};
+
+/* The index of the strategy (@st) or scenario whose Markdown (esc.h) is the
+ * table cell @cell (spaces around it trimmed), or -1. */
+static int cell_name(const struct grid *g, bool st, const char *cell, size_t len)
 {
-	char path[PATH_MAX], buf[4096];
-	size_t n;
+	char md[NAME_LEN * 2 + 8];
+	int n = st ? g->n_st : g->n_sc;
+	while (len && *cell == ' ')
+		cell++, len--;
+	while (len && cell[len - 1] == ' ')
+		len--;
+	for (int i = 0; i < n; i++) {
+		lb_esc_snprintf(md, sizeof(md), LB_LANG_MD, "%s", st ? g->st[i] : g->sc[i]);
+		if (strlen(md) == len && !memcmp(md, cell, len))
+			return i;
+	}
+	return -1;
+}
+
+/* The | that ends the cell starting after @p (a \\X is text), or NULL. */
+static const char *next_bar(const char *p)
+{
+	for (p++; *p && *p != '\n'; p += p[0] == '\\' && p[1] ? 2 : 1)
+		if (*p == '|')
+			return p;
+	return NULL;
+}
+
+/* A row of matrix.md's table, each cell with links to its runs'
+ * report.md (the page links their report.html): SCENARIO/STRATEGY/REP as
+ * cmd_matrix names them, the repetitions whose directory is there. */
+static void linked_row(FILE *out, const char *dir, const struct grid *g, const int *col,
+		       const char *line)
+{
+	const char *p = line, *bar;
+	int k = 0, row = -1;
+	char scw[72], stw[72], rel[200], path[PATH_MAX];
+
+	while ((bar = next_bar(p))) {
+		fwrite(p, 1, (size_t)(bar - p), out);
+		if (k == 0)
+			row = cell_name(g, false, p + 1, (size_t)(bar - p - 1));
+		else if (row >= 0 && k - 1 < MAX_NAMES && col[k - 1] >= 0) {
+			lb_path_word(g->sc[row], scw, sizeof(scw));
+			lb_path_word(g->st[col[k - 1]], stw, sizeof(stw));
+			for (int r = 1; r <= 1000; r++) {
+				snprintf(rel, sizeof(rel), "%s/%s/%d/report.md", scw, stw, r);
+				snprintf(path, sizeof(path), "%.3800s/%s", dir, rel);
+				if (access(path, R_OK) < 0)
+					break;
+				fprintf(out, "%s[%s%d](%s)", r == 1 ? "<br>" : " ", r == 1 ? "run " : "", r,
+					rel);
+			}
+			fputc(' ', out);
+		}
+		p = bar;
+		k++;
+	}
+	fputs(p, out);
+}
+
+/* report.md: the chart, then matrix.md's table, its cells linked to their
+ * runs. */
+static int write_report(const char *dir, bool drawn, const struct grid *g)
+{
+	char path[PATH_MAX];
 	struct lb_outfile o;
 
 	if (lb_outfile_open(&o, dir, "report.md", true) < 0)
@@ -66,20 +133,36 @@ static int write_report(const char *dir, bool drawn)
 			     "drawn; `gnuplot matrix.gp` draws it from matrix-grid.dat.\n\n");
 	snprintf(path, sizeof(path), "%.4000s/matrix.md", dir);
 	FILE *in = fopen(path, "r");
-	while (in && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		fwrite(buf, 1, n, out);
+	char *line = NULL;
+	size_t cap = 0;
+	int col[MAX_NAMES]; /* the strategy of each column of the table */
+	bool table = false;
+	while (in && getline(&line, &cap, in) > 0) {
+		if (!strncmp(line, "| scenario |", 12)) {
+			const char *p = line + 11, *bar;
+			int k = 0;
+			while ((bar = next_bar(p)) && k < MAX_NAMES) {
+				col[k++] = cell_name(g, true, p + 1, (size_t)(bar - p - 1));
+				p = bar;
+			}
+			while (k < MAX_NAMES)
+				col[k++] = -1;
+			table = true;
+			fputs(line, out);
+		} else if (table && line[0] == '|' && strncmp(line, "|---", 4)) {
+			linked_row(out, dir, g, col, line);
+		} else {
+			table = table && line[0] == '|';
+			fputs(line, out);
+		}
+	}
+	free(line);
 	if (in)
 		fclose(in);
 	fprintf(out, "\nEach cell's run has its own report.md with its timeline, under "
 		     "<scenario>/<strategy>/<repetition>/.\n");
 	return lb_outfile_close(&o);
 }
-
-/* The grid's rows and columns, by name in the order first met. */
-struct grid {
-	char sc[MAX_NAMES][NAME_LEN], st[MAX_NAMES][NAME_LEN];
-	int n_sc, n_st;
-};
 
 /* Why a row of matrix.csv (its fields in @f) is not what cmd_matrix writes,
  * or NULL; its repetition and class into *@rep and *@cls (-1: skipped). */
@@ -156,10 +239,12 @@ static int grid_script(const char *dir, const struct grid *g)
 		return LB_ESYS;
 	FILE *gp = og.f;
 	fprintf(gp, "# lockbench matrix: observed outcome per cell (✔ as expected, ✘ not)\n"
-		    "set title 'observed outcome of each strategy in each scenario (✔ = as expected)'\n"
+		    "set title 'observed outcome per cell (✔ = as expected)'\n"
 		    "set palette maxcolors 8\nset palette defined (0 '#44aa77', 1 '#ee7733', 2 '#cc3311', 3 '#882255', 4 '#bbbbbb', 5 '#88ccee', 6 '#ffee88', 7 '#ffffff')\nset rmargin 18\n"
 		    "set cbrange [-0.5:7.5]\nset cbtics ('safe' 0, 'overlap' 1, 'foreign-release' 2, "
-		    "'deadlock' 3, 'unavailable' 4, 'contained' 5, 'inconclusive' 6, 'interrupted' 7)\nunset key\nset xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
+		    "'deadlock' 3, 'unavailable' 4, 'contained' 5, 'inconclusive' 6, 'interrupted' 7)\n"
+		    "set title font ',18'\nset xtics font ',16'\nset ytics font ',16'\nset cbtics font ',16'\n"
+		    "set rmargin 28\nunset key\nset xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
 		    "set xtics rotate by -30 left (", g->n_st - 1, g->n_sc - 1);
 	for (int i = 0; i < g->n_st; i++)
 		lb_esc_fprintf(gp, LB_LANG_GNUPLOT, i ? ", %s %d" : "%s %d",
@@ -175,13 +260,21 @@ static int grid_script(const char *dir, const struct grid *g)
 		ylen = (int)strlen(tic(g->sc[i], label, sizeof(label))) > ylen ? (int)strlen(label) : ylen;
 	for (int i = 0; i < g->n_st; i++)
 		xlen = (int)strlen(tic(g->st[i], label, sizeof(label))) > xlen ? (int)strlen(label) : xlen;
-	int h = 160 + 38 * g->n_sc + 4 * (xlen > 16 ? xlen - 16 : 0);
-	int w = 260 + 136 * g->n_st + 7 * (ylen > 24 ? ylen - 24 : 0);
-	fprintf(gp, ")\nset tics scale 0\n");
+	/* legible on a projector: 16 pt text (16 px at scale 1), cells to fit it */
+	int h = 160 + 60 * g->n_sc + 5 * xlen;
+	int w = 300 + 230 * g->n_st + 10 * ylen;
+	if (w < 640)
+		w = 640; /* the title */
+	if (h < 400)
+		h = 400; /* the colour key's eight names */
+	/* margins in the terminal's 10 pt characters: gnuplot sizes them for
+	 * that font, not the tics' */
+	fprintf(gp, ")\nset tics scale 0\nset lmargin %d\nset bmargin %d\n", ylen * 3 / 2 + 3,
+		xlen * 2 / 5 + 3);
 	lb_chart_png(gp, "matrix", w, h);
 	/* one box per cell: 'with image' needs a full grid, and n/a cells leave holes */
 	fprintf(gp, "plot 'matrix-grid.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
-		    "lc palette, '' using 1:2:4 with labels font ',8'\n");
+		    "lc palette, '' using 1:2:4 with labels font ',16'\n");
 	lb_chart_svg(gp, "matrix", w, h);
 	return lb_outfile_close(&og);
 }
@@ -207,5 +300,5 @@ int lb_report_matrix(const char *dir)
 		lb_errorf("gnuplot failed on %s/matrix.gp; see %s/gnuplot.log", dir, dir);
 		return rc;
 	}
-	return write_report(dir, rc == 0);
+	return write_report(dir, rc == 0, &g);
 }

@@ -19,6 +19,8 @@
 FX_SUITE(browser, 180);
 
 static char tmpdir[64];
+static char *drive_page(const char *dir, const char *page, const char *keys, const char *shot,
+			const char *size);
 
 static void mktmp(void)
 {
@@ -32,6 +34,13 @@ static const char *fragment = "";
 /* Drive the browser through @dir/report.html with @keys; its JSON output. */
 static char *drive(const char *dir, const char *keys, const char *shot)
 {
+	return drive_page(dir, "report.html", keys, shot, "1500x1100");
+}
+
+/* The same, for @dir/@page in a viewport of @size ("1024x768"). */
+static char *drive_page(const char *dir, const char *page, const char *keys, const char *shot,
+			const char *size)
+{
 	static char out[1 << 17];
 	char script[PATH_MAX], cmd[PATH_MAX * 3];
 	const char *sc = getenv("LOCKBENCH_SCENARIOS");
@@ -43,8 +52,8 @@ static char *drive(const char *dir, const char *keys, const char *shot)
 		     "chromium is not installed (harness/deps.sh installs it): the browser test "
 		     "cannot run, and a test that cannot run does not pass");
 	/* runs: node (nodejs), chromium (chromium) */
-	snprintf(cmd, sizeof(cmd), "node '%s' '%s/report.html%s' '%s' '%s' 2>&1", script, dir, fragment,
-		 shot, keys);
+	snprintf(cmd, sizeof(cmd), "LOCKBENCH_VIEWPORT=%s node '%s' '%s/%s%s' '%s' '%s' 2>&1", size,
+		 script, dir, page, fragment, shot, keys);
 	FILE *p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	size_t n = fread(out, 1, sizeof(out) - 1, p);
@@ -103,7 +112,9 @@ static const char *story_in_order(const char *out, char *buf, size_t len)
 		double t = strtod(line + 1, &end);
 		cr_assert(end > line + 1 && !strncmp(end, " | ", 3), "not a step: %.*s", (int)(eol - line),
 			  line);
-		cr_assert_geq(t + 1e-9, last, "step %d at %.6f s comes after one at %.6f s:\n%s",
+		/* (to the millisecond the page shows: within one, a compare tells its
+		 * runs in the order given) */
+		cr_assert_geq(t + 0.0005 + 1e-9, last, "step %d at %.6f s comes after one at %.6f s:\n%s",
 			      steps + 1, t, last, p);
 		last = t;
 		steps++;
@@ -353,4 +364,266 @@ Test(browser, shows_what_redis_holds_after_a_crash, .init = mktmp)
 	cr_assert(strstr(s, "is dead)"), "%s", s);
 	cr_assert(!strstr(s, "nobody holds the lock"), "a dead client's key is held:\n%s", s);
 	printf("screenshot: %s\n", shot);
+}
+
+/* How many states of @out hold @what. */
+static int count(const char *out, const char *what)
+{
+	int n = 0;
+	for (const char *p = out; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+/* The tick labels of state @n, as drive.js prints them. */
+static const char *ticks(const char *out, int n, char *buf, size_t len)
+{
+	char s[16384];
+	state(out, n, s, sizeof(s));
+	const char *p = strstr(s, "\"ticks\": [");
+	cr_assert_not_null(p, "%s", s);
+	const char *e = strchr(p, ']');
+	snprintf(buf, len, "%.*s", (int)(e - p), p);
+	return buf;
+}
+
+/* Zoom (z) sets the axis to a window around the step, in ms, and it follows
+ * the steps; z again is the whole run, in seconds. On holder-pause the
+ * release at about 3.03 s and the entry after it, 20 ms apart, get an axis
+ * of at most 200 ms. */
+Test(browser, zoom_sets_the_axis_around_the_step, .init = mktmp)
+{
+	char dir[PATH_MAX], shot[PATH_MAX], t[4096];
+	run(tmpdir, "holder-pause", "set-nx-px");
+	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
+	snprintf(shot, sizeof(shot), "%s/zoom.png", tmpdir);
+	const char *out = drive(dir, "n,n,z,n,z", shot);
+
+	ticks(out, 2, t, sizeof(t));
+	cr_assert(strstr(t, "\"0 s\"") && !strstr(t, " ms\""), "unzoomed: the whole run in s: %s", t);
+	for (int i = 3; i <= 4; i++) {
+		ticks(out, i, t, sizeof(t));
+		cr_assert(strstr(t, " ms\"") && !strstr(t, "\"0 ms\""), "zoomed: ticks in ms, not from 0: "
+			  "%s", t);
+		/* the first and last tick at most 200 ms apart */
+		const char *a = strchr(strchr(t, '['), '"'), *b = strrchr(t, ',');
+		cr_assert(a && b, "%s", t);
+		double first = atof(a + 1), last = atof(strchr(b, '"') + 1);
+		cr_assert(last > first && last - first <= 200, "zoomed span %g..%g ms: %s", first, last, t);
+	}
+	ticks(out, 5, t, sizeof(t));
+	cr_assert(strstr(t, "\"0 s\"") && !strstr(t, " ms\""), "z again: the whole run: %s", t);
+	cr_assert_eq(count(out, "\"overlaps\": []"), 6, "text boxes overlap:\n%s", out);
+	printf("screenshot: %s\n", shot);
+}
+
+/* Presenter mode (f): the story list and the lead hidden, the step's
+ * sentence shown large in the viewport, #present in the address, the arrows
+ * still step; Escape leaves it. */
+Test(browser, presenter_mode_shows_one_step, .init = mktmp)
+{
+	char dir[PATH_MAX], shot[PATH_MAX], s[16384];
+	run(tmpdir, "holder-pause", "set-nx-px");
+	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
+	snprintf(shot, sizeof(shot), "%s/present.png", tmpdir);
+	const char *out = drive_page(dir, "report.html", "f,ArrowRight,ArrowRight,Escape", shot, "1024x768");
+
+	state(out, 0, s, sizeof(s));
+	cr_assert(strstr(s, "\"present\": false") && strstr(s, "\"story_visible\": true"), "%s", s);
+	for (int i = 1; i <= 3; i++) {
+		state(out, i, s, sizeof(s));
+		cr_assert(strstr(s, "\"present\": true") && strstr(s, "\"story_visible\": false") &&
+			  strstr(s, "\"now_in_view\": true") && strstr(s, "\"hash\": \"#present&step="),
+			  "presenter mode: one step, its sentence in view:\n%s", s);
+	}
+	cr_assert(strstr(s, "\"pos\": \"step 3 of "), "the arrows step in presenter mode:\n%s", s);
+	state(out, 4, s, sizeof(s));
+	cr_assert(strstr(s, "\"present\": false") && strstr(s, "\"story_visible\": true"),
+		  "Escape leaves presenter mode:\n%s", s);
+	cr_assert_eq(count(out, "\"overlaps\": []"), 5, "text boxes overlap:\n%s", out);
+	printf("screenshot: %s\n", shot);
+}
+
+/* Every state of @out (a page stepped through) has no two text boxes of the
+ * timeline intersecting, and at least @labels fault labels at its load. */
+static void no_overlaps(const char *out, int states, int labels, const char *what)
+{
+	char s[16384];
+	cr_assert_eq(count(out, "\"after\":"), states, "%s", out);
+	cr_assert_eq(count(out, "\"overlaps\": []"), states, "%s: text boxes intersect:\n%s", what, out);
+	state(out, 0, s, sizeof(s));
+	const char *p = strstr(s, "\"fault_labels\": ");
+	cr_assert(p && atoi(p + 16) >= labels, "%s: expected at least %d fault labels:\n%s", what,
+		  labels, s);
+}
+
+/* No two of the timeline's text boxes (getBoundingClientRect) intersect, at
+ * 1024x768 and 1600x1000, zoomed at every step (and the page does not hang
+ * on any of their windows), on the pages whose
+ * labels collided: holder-pause, sentinel-failover (Sentinel's sdown, odown
+ * and choice), redlock-node-restart (five faults in 0.3 s) and a compare; and
+ * once more drawn at --chart-scale 2. */
+#define ALL_ZOOMED "z,n,n,n,n,n,n,n,n,n,n,n,n,z"
+
+Test(browser, no_two_text_boxes_overlap, .init = mktmp)
+{
+	static const char *const pages[][3] = { { "holder-pause", "set-nx-px", "2" },
+						{ "sentinel-failover", "token-lua", "7" },
+						{ "redlock-node-restart", "redlock", "5" } };
+	static const char *const sizes[] = { "1024x768", "1600x1000" };
+	char dir[PATH_MAX], shot[PATH_MAX], what[256];
+
+	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, pages[i][0]);
+		cr_assert_eq(mkdir(dir, 0755), 0);
+		run(dir, pages[i][0], pages[i][1]);
+		strcat(dir, "/run");
+		for (int k = 0; k < 2; k++) {
+			snprintf(shot, sizeof(shot), "%s/labels-%s.png", dir, sizes[k]);
+			snprintf(what, sizeof(what), "%s at %s", pages[i][0], sizes[k]);
+			/* zoomed at every step, then the whole run again */
+			no_overlaps(drive_page(dir, "report.html", ALL_ZOOMED, shot, sizes[k]), 15,
+				    atoi(pages[i][2]), what);
+			printf("screenshot: %s\n", shot);
+		}
+	}
+	/* the type twice the size: the labels are laid out again */
+	const char *rargs[] = { "report", "--chart-scale", "2", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, rargs), 0, "%s", fx_slurp(tmpdir, "output"));
+	cr_assert(strstr(fx_slurp(dir, "report.html"), "{\"scale\":2.00,"),
+		  "--chart-scale must reach the page's data");
+	snprintf(shot, sizeof(shot), "%s/labels-scale2.png", dir);
+	no_overlaps(drive_page(dir, "report.html", "n,n,z,n", shot, "1024x768"), 5, 5,
+		    "redlock-node-restart at --chart-scale 2");
+	printf("screenshot: %s\n", shot);
+
+	snprintf(dir, sizeof(dir), "%s/cmp", tmpdir);
+	const char *args[] = { "compare", "--scenario", "holder-pause", "--strategies",
+			       "set-nx-px,fenced", "--seed", "7", "--out", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
+	for (int k = 0; k < 2; k++) {
+		snprintf(shot, sizeof(shot), "%s/labels-%s.png", dir, sizes[k]);
+		snprintf(what, sizeof(what), "compare at %s", sizes[k]);
+		no_overlaps(drive_page(dir, "report.html", ALL_ZOOMED, shot, sizes[k]), 15, 4, what);
+		printf("screenshot: %s\n", shot);
+	}
+}
+
+/* A compare page: the step's sentence stays in the viewport while stepping
+ * (1024x768 and 1600x1000); the pauses both runs schedule at 0.5 s are told
+ * in time order, or, in the same millisecond (as the page shows times), in
+ * the order the strategies were given (fenced first here); and each block
+ * names its run's class. */
+Test(browser, a_compare_keeps_the_step_in_view, .init = mktmp)
+{
+	char dir[PATH_MAX], shot[PATH_MAX], s[16384];
+	snprintf(dir, sizeof(dir), "%s/cmp", tmpdir);
+	const char *args[] = { "compare", "--scenario", "holder-pause", "--strategies",
+			       "fenced,set-nx-px", "--seed", "7", "--out", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
+	const char *sizes[] = { "1024x768", "1600x1000" };
+	for (int k = 0; k < 2; k++) {
+		snprintf(shot, sizeof(shot), "%s/compare-%s.png", tmpdir, sizes[k]);
+		const char *out = drive_page(dir, "report.html", "n,n,n,n,n,n", shot, sizes[k]);
+		for (int i = 1; i <= 6; i++) {
+			state(out, i, s, sizeof(s));
+			cr_assert(strstr(s, "\"now_in_view\": true"), "at %s the step's sentence must "
+				  "be in the viewport:\n%s", sizes[k], s);
+		}
+		char t0[16] = "", t1[16] = "";
+		bool fenced_first;
+		state(out, 0, s, sizeof(s));
+		fenced_first = strstr(s, "\"current\": \"fenced") != NULL;
+		cr_assert(strstr(s, "is frozen (SIGSTOP)"), "step 1: a pause:\n%s", s);
+		sscanf(strstr(s, "\"t\": \"") + 6, "%15[0-9.]", t0);
+		state(out, 1, s, sizeof(s));
+		cr_assert(strstr(s, "is frozen (SIGSTOP)") &&
+			  strstr(s, fenced_first ? "\"current\": \"set-nx-px" : "\"current\": \"fenced"),
+			  "step 2: the other run's pause:\n%s", s);
+		sscanf(strstr(s, "\"t\": \"") + 6, "%15[0-9.]", t1);
+		if (!strcmp(t0, t1))
+			cr_assert(fenced_first, "both pauses at %s s: fenced, given first, must be "
+				  "told first", t0);
+		else
+			cr_assert(strcmp(t0, t1) < 0, "the pauses out of time order: %s, %s", t0, t1);
+		printf("pauses at %s s and %s s, %s first\n", t0, t1, fenced_first ? "fenced" : "set-nx-px");
+		printf("screenshot: %s\n", shot);
+	}
+	const char *html = fx_slurp(dir, "report.html");
+	cr_assert(strstr(html, "\"observed\":\"contained\"") && strstr(html, "\"observed\":\"foreign-release\""),
+		  "each block's class must be in the page's data");
+	state(drive_page(dir, "report.html", "", shot, "1600x1000"), 0, s, sizeof(s));
+	cr_assert(strstr(s, "\"outcomes\": [\n    \"observed: contained\",\n    \"observed: foreign-release\"\n   ]"),
+		  "each block must name its class, in the order given:\n%s", s);
+}
+
+/* The matrix page: its cells rendered (no literal <br>), each linked to its
+ * run's report.html, which is there; matrix.gp's text 16 pt. */
+Test(browser, the_matrix_page_links_its_cells, .init = mktmp)
+{
+	char dir[PATH_MAX], shot[PATH_MAX], path[PATH_MAX * 2];
+	snprintf(dir, sizeof(dir), "%s/m", tmpdir);
+	const char *args[] = { "matrix", "--strategies", "set-nx-px,token-lua", "--scenarios",
+			       "holder-pause", "--repeat", "1", "--jobs", "1", "--out", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
+	const char *html = fx_slurp(dir, "report.html");
+	cr_assert_null(strstr(html, "&lt;br&gt;"), "a literal <br> on the matrix page:\n%s", html);
+	int links = 0;
+	for (const char *p = html; (p = strstr(p, "<a href=\"")); p++) {
+		const char *e = strchr(p + 9, '"');
+		snprintf(path, sizeof(path), "%s/%.*s", dir, (int)(e - p - 9), p + 9);
+		if (strstr(path, "/report.html")) {
+			cr_assert_eq(access(path, R_OK), 0, "a cell links to %s, which is not there", path);
+			links++;
+		}
+	}
+	cr_assert_eq(links, 2, "each of the 2 cells must link to its run's report.html:\n%s", html);
+	cr_assert(strstr(html, "holder-pause/set-nx-px/1/report.html") &&
+		  strstr(html, "holder-pause/token-lua/1/report.html"), "%s", html);
+	const char *gp = fx_slurp(dir, "matrix.gp");
+	cr_assert(strstr(gp, "set xtics font ',16'") && strstr(gp, "with labels font ',16'"),
+		  "matrix.png's text must be 16 pt:\n%s", gp);
+	snprintf(shot, sizeof(shot), "%s/matrix.png", tmpdir);
+	drive_page(dir, "report.html", "", shot, "1024x768");
+	printf("screenshot: %s\n", shot);
+}
+
+/* lockbench report --slides: DIR/slides/slides.pdf, one page per step, and
+ * no Chromium left behind (its profile, under DIR/slides, removed). */
+Test(browser, slides_print_each_step, .init = mktmp)
+{
+	char dir[PATH_MAX], cmd[PATH_MAX * 2], buf[256];
+	run(tmpdir, "holder-pause", "set-nx-px");
+	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
+	const char *args[] = { "report", "--slides", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
+	static char pdf[1 << 22];
+	snprintf(cmd, sizeof(cmd), "%s/slides/slides.pdf", dir);
+	FILE *in = fopen(cmd, "rb");
+	cr_assert_not_null(in, "no %s", cmd);
+	size_t len = fread(pdf, 1, sizeof(pdf), in);
+	fclose(in);
+	cr_assert(len > 5 && !memcmp(pdf, "%PDF-", 5), "slides.pdf is not a PDF");
+	/* the steps the page has: drive.js counts them */
+	char shot[PATH_MAX];
+	snprintf(shot, sizeof(shot), "%s/steps.png", tmpdir);
+	const char *out = drive(dir, "", shot);
+	const char *p = strstr(out, "\"steps\": ");
+	cr_assert_not_null(p);
+	int steps = atoi(p + 9), pages = 0;
+	for (const char *q = pdf; (q = memmem(q, len - (size_t)(q - pdf), "/Type /Page", 11)); q++)
+		pages += q[11] != 's'; /* /Type /Pages is the tree, not a page */
+	cr_assert(steps > 3 && pages == steps, "%d pages for %d steps", pages, steps);
+	/* (the [/]: this shell's own command line does not match it) */
+	snprintf(cmd, sizeof(cmd), "pgrep -f '%s[/]slides' | wc -l", dir);
+	FILE *f = popen(cmd, "r");
+	cr_assert(f && fgets(buf, sizeof(buf), f));
+	pclose(f);
+	cr_assert_eq(atoi(buf), 0, "a chromium of the slides is still running");
+	snprintf(cmd, sizeof(cmd), "ls -A '%s/slides'", dir);
+	f = popen(cmd, "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	pclose(f);
+	cr_assert_null(strstr(buf, ".profile"), "the browser's profile was left: %s", buf);
 }

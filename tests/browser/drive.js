@@ -2,11 +2,14 @@
 // over the DevTools protocol on a pipe (--remote-debugging-pipe: no port, no
 // extra package). Usage:
 //   node drive.js REPORT.html SCREENSHOT.png KEYS
-// KEYS is a comma list of ArrowRight / ArrowLeft / n / p. Prints one JSON
-// object: the page's state after loading and after each key (step, time,
-// highlighted sentence, who held the lock), the script errors the page threw,
-// and writes a screenshot of the final state. The test suite checks what it
-// prints (tests/test_browser.c).
+// KEYS is a comma list of ArrowRight / ArrowLeft / n / p / z (zoom) / f
+// (presenter) / Escape. Prints one JSON object: the page's state after
+// loading and after each key (step, time, highlighted sentence, who held the
+// lock, the axis's tick labels, whether the step's sentence is in the
+// viewport, and every pair of the timeline's text boxes that intersect), the
+// script errors the page threw, and writes a screenshot of the final state.
+// LOCKBENCH_VIEWPORT=WxH sets the window and the viewport (1500x1100). The
+// test suite checks what it prints (tests/test_browser.c).
 'use strict';
 const { spawn } = require('child_process');
 const fs = require('fs');
@@ -18,12 +21,14 @@ if (!html || !shot) {
 	process.exit(2);
 }
 const browser = process.env.LOCKBENCH_CHROMIUM || 'chromium';
+const [winW, winH] = (/^\d+x\d+$/.test(process.env.LOCKBENCH_VIEWPORT || '') ?
+	process.env.LOCKBENCH_VIEWPORT : '1500x1100').split('x').map(Number);
 // the profile beside the screenshot: if this script is killed, what it leaves
 // is in the caller's own directory
 const profile = fs.mkdtempSync(path.join(path.dirname(path.resolve(shot)), 'chromium-profile-'));
 const child = spawn(browser, ['--headless=new', '--no-sandbox', '--disable-gpu',
 	'--no-first-run', '--remote-debugging-pipe', `--user-data-dir=${profile}`,
-	'--window-size=1500,1100', 'about:blank'],
+	`--window-size=${winW},${winH}`, 'about:blank'],
 	// its own process group, so that its helpers (renderer, zygote) can be
 	// stopped with it; they go anyway when the pipes close
 	{ stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: true });
@@ -110,6 +115,8 @@ function once(method) {
 
 const STATE = `(() => {
 	const cur = document.querySelector('#story li.current');
+	if (!document.getElementById('pos')) // not a step-through (a matrix's page)
+		return JSON.stringify({ title: document.title, hash: location.hash });
 	return JSON.stringify({
 		pos: document.getElementById('pos').textContent,
 		t: document.getElementById('t').textContent,
@@ -128,6 +135,25 @@ const STATE = `(() => {
 		hash: location.hash,
 		redis: [...document.querySelectorAll('#tl text.redis')].map((t) => t.textContent),
 		redis_spans: document.querySelectorAll('#tl .redis-span').length,
+		outcomes: [...document.querySelectorAll('#tl text.outcome')].map((t) => t.textContent),
+		ticks: [...document.querySelectorAll('#tl text.tick')].map((t) => t.textContent),
+		present: document.body.classList.contains('present'),
+		now_in_view: (() => { const n = document.getElementById('now');
+			const b = n.getBoundingClientRect();
+			return b.height > 0 && b.top >= 0 && b.bottom <= innerHeight; })(),
+		story_visible: document.getElementById('story').getBoundingClientRect().height > 0,
+		fault_labels: document.querySelectorAll('#tl text.fault-label').length,
+		overlaps: (() => { const bs = [...document.querySelectorAll('#tl text')]
+			.map((t) => [t.textContent, t.getBoundingClientRect()]).filter((b) => b[1].width > 0);
+			const o = [];
+			for (let i = 0; i < bs.length; i++)
+				for (let j = i + 1; j < bs.length; j++) {
+					const a = bs[i][1], b = bs[j][1];
+					if (Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 &&
+					    Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5)
+						o.push(bs[i][0] + ' / ' + bs[j][0]);
+				}
+			return o; })(),
 	});
 })()`;
 
@@ -156,10 +182,10 @@ const STATE = `(() => {
 	};
 	await read('load');
 	for (const key of (keyList || '').split(',').filter(Boolean)) {
-		const code = { ArrowRight: 39, ArrowLeft: 37, n: 78, p: 80 }[key];
+		const code = { ArrowRight: 39, ArrowLeft: 37, n: 78, p: 80, z: 90, f: 70, Escape: 27 }[key];
 		if (!code) fail(`unknown key ${key}`);
 		for (const type of ['keyDown', 'keyUp'])
-			await send('Input.dispatchKeyEvent', { type, key, code: key.length > 1 ? key : 'Key' + key.toUpperCase(),
+			await send('Input.dispatchKeyEvent', { type, key, code: key.length > 1 ? key : 'Key' + key.toUpperCase(), text: key.length > 1 ? undefined : key,
 				windowsVirtualKeyCode: code }, sessionId);
 		await read(key);
 	}
