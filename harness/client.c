@@ -204,7 +204,6 @@ static void fp_action(const char *name, void *arg)
 	struct client *c = a->c;
 	const struct lb_fault *f = &c->cfg->scenario->faults[a->fault];
 
-	(void)name;
 	if (rel_now(c) < (int64_t)(f->at_s * 1e9) || !claim(c, a->fault, f))
 		return;
 	if (f->action == LB_ACT_CRASH) {
@@ -231,7 +230,7 @@ static void fp_action(const char *name, void *arg)
 	lb_sleep_ns(f->duration_ms * LB_NS_PER_MS);
 	if (f->then_other_inside)
 		wait_other_inside(c);
-	lb_event_emit(c->sh, LB_EV_WAKE, c->id, -1, 0);
+	lb_event_emit(c->sh, LB_EV_WAKE, c->id, -1, lb_failpoint_code(name));
 }
 
 /* A partition: this client cannot reach those nodes. lockbench's own code

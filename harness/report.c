@@ -437,16 +437,15 @@ static void step_overlap(struct story *st, const struct lb_run_files *rf,
 	if (lend >= a->enter_ns && lend <= b->enter_ns)
 		fprintf(o, " (its lease ran out at %.3f s)", sec(lend));
 	fprintf(o, ".");
-	if (!whole) {
-		const struct lb_section *del = NULL; /* the release that let it in */
-		for (size_t i = 0; i < rf->n; i++)
-			if (rf->sec[i].key == a->key && rf->sec[i].outcome == LB_OUT_FOREIGN &&
-			    rf->sec[i].release_ns >= a->enter_ns && rf->sec[i].release_ns <= b->enter_ns)
-				del = &rf->sec[i];
-		if (del)
-			fprintf(o, " Client %d's release at %.3f s had deleted client %d's lock.",
-				del->client, sec(del->release_ns), a->client);
-	}
+	const struct lb_section *del = NULL; /* the release that let it in */
+	for (size_t i = 0; i < rf->n; i++)
+		if (rf->sec[i].key == a->key && rf->sec[i].outcome == LB_OUT_FOREIGN &&
+		    rf->sec[i].client != a->client && rf->sec[i].release_ns >= a->enter_ns &&
+		    rf->sec[i].release_ns <= b->enter_ns)
+			del = &rf->sec[i];
+	if (del)
+		fprintf(o, " Client %d's release at %.3f s had deleted client %d's lock.",
+			del->client, sec(del->release_ns), a->client);
 	causes(o, rf, a->client, a->enter_ns, b->enter_ns);
 	fprintf(o, "\n");
 	story_end(st, o);

@@ -161,6 +161,27 @@ static bool client_sentence(const struct lb_run_files *rf, const struct lb_event
 		else
 			snprintf(out, len, "Client %d crashed at a failpoint.", e->client);
 		return true;
+	case LB_EV_SLEEP: {
+		/* its wake names the failpoint it stalls at (known when it stalls) */
+		int code = 0;
+		for (size_t i = 0; i < rf->n_ev; i++)
+			if (rf->ev[i].kind == LB_EV_WAKE && rf->ev[i].client == e->client &&
+			    rf->ev[i].t_ns >= e->t_ns) {
+				code = (int)rf->ev[i].value;
+				break;
+			}
+		if (lb_failpoint_where(code))
+			snprintf(out, len, "Client %d stalls for %lld ms %s (failpoint %s).", e->client,
+				 (long long)e->value, lb_failpoint_where(code), lb_failpoint_name(code));
+		else
+			snprintf(out, len, "Client %d stalls for %lld ms at a failpoint.", e->client,
+				 (long long)e->value);
+		return true;
+	}
+	case LB_EV_WAKE:
+		snprintf(out, len, "Client %d goes on from where it stalled%s.", e->client,
+			 lb_failpoint_name((int)e->value) ? ", and sends its next command" : "");
+		return true;
 	case LB_EV_ABORT:
 		snprintf(out, len, "Client %d learns its lease is gone and aborts its section "
 			 "before writing: its write never reaches the resource.", e->client);
@@ -197,6 +218,16 @@ static void event_sentence(const struct lb_run_files *rf, const struct lb_event 
 	if (client_sentence(rf, e, out, len))
 		return;
 	switch (e->kind) {
+	case LB_EV_NODE_CLOCK:
+		if (e->value > 0)
+			snprintf(out, len, "Node %d's clock jumps %lld ms forward: every TTL on it runs out "
+				 "that much sooner.", e->node, (long long)e->value);
+		else if (e->value < 0)
+			snprintf(out, len, "Node %d's clock jumps %lld ms back: every TTL on it lasts that "
+				 "much longer.", e->node, -(long long)e->value);
+		else
+			snprintf(out, len, "Node %d's clock is true again.", e->node);
+		break;
 	case LB_EV_REPL_CUT:
 		snprintf(out, len, "Replication from node %d to its replica is cut: what node %d "
 			 "accepts from now on never reaches the replica.", e->node, e->node);
