@@ -82,20 +82,26 @@ function dead(r,c,t){var d=false;r.faults.forEach(function(f){if(f[0]<=t&&f[2]==
 // what Redis holds at @t, for the who box: one line per lane. The watcher
 // stamps a change when its notification arrives, a fraction of a ms to a few
 // ms after the server made it, while a step is stamped by a client once it
-// had the server's reply (an enter; a crash right after SETNX): the box says
-// what the server had reported 2 ms after the step.
+// had the server's reply (an enter; a crash right after SETNX): when what the
+// server reported changes within 2 ms after the step, the box says both.
+function redisAt(r,v,tt,t){var s=null;
+ v.spans.forEach(function(q){if(q[0]<=tt&&(tt<q[1]||q[1]>=r.end))s=q;}); // what it held at the run's end, after it
+ if(!s)return tt<v.from?'not yet seen as a primary':'no lock key';
+ if(s[2]===-3)return 'not known (the watcher lost this server, or has not read it since: a kill, a restart, a promotion or a demotion)';
+ var w='lock key held '+(s[2]>=0?'by '+lane(r,s[2])+"'s token":s[2]===-1?'with a value no client entered with (no owner)':'by an unknown owner (its value could not be read)');
+ if(s[3]===-1)w+=', no TTL';
+ else if(s[3]===null)w+=', TTL not read';
+ else{var d=s[0]+s[3]/1000,left=Math.round((d-t)*1000);w+=left>0?', TTL '+left+' ms left':', but its TTL ran out at '+d.toFixed(3)+' s: to any client that asks it is gone (Redis removes it then)';}
+ if(s[2]>=0&&dead(r,s[2],tt))w+=' ('+lane(r,s[2])+' is dead)';
+ return w;}
 function redisWho(r,t,pre,inside){if(!r.redis||!r.redis.length)return [];
- var out=!multi&&!inside?['no client is in its critical section']:[],tt=t+0.002;
- r.redis.forEach(function(v,k){var s=null,who=pre+'Redis'+(r.redis.length>1?' ('+redisName(r,k)+')':'')+': ';
-  v.spans.forEach(function(q){if(q[0]<=tt&&(tt<q[1]||q[1]>=r.end))s=q;}); // what it held at the run's end, after it
-  if(!s){out.push(who+(tt<v.from?'not yet seen as a primary':'no lock key'));return;}
-  if(s[2]===-3){out.push(who+'not known (the watcher lost this server, or has not read it since: a kill, a restart, a promotion or a demotion)');return;}
-  var w=who+'lock key held '+(s[2]>=0?'by '+lane(r,s[2])+"'s token":s[2]===-1?'with a value no client entered with (no owner)':'by an unknown owner (its value could not be read)');
-  if(s[3]===-1)w+=', no TTL';
-  else if(s[3]===null)w+=', TTL not read';
-  else{var d=s[0]+s[3]/1000,left=Math.round((d-t)*1000);w+=left>0?', TTL '+left+' ms left':', but its TTL ran out at '+d.toFixed(3)+' s: to any client that asks it is gone (Redis removes it then)';}
-  if(s[2]>=0&&dead(r,s[2],tt))w+=' ('+lane(r,s[2])+' is dead)';
-  out.push(w);});
+ var out=!multi&&!inside?['no client is in its critical section']:[];
+ r.redis.forEach(function(v,k){var who=pre+'Redis'+(r.redis.length>1?' ('+redisName(r,k)+')':'')+': ';
+  var now=redisAt(r,v,t,t),soon=null,at=t;
+  // the first change reported within 2 ms after the step
+  v.spans.forEach(function(q){if(soon===null&&q[0]>t&&q[0]<=t+0.002){at=q[0];soon=redisAt(r,v,q[0],q[0]);}});
+  if(soon===null)v.spans.forEach(function(q){if(soon===null&&q[1]>t&&q[1]<=t+0.002&&q[1]<r.end){at=q[1];soon=redisAt(r,v,q[1]+1e-9,q[1]);}});
+  out.push(who+now+(soon!==null&&soon!==now?'; '+((at-t)*1000).toFixed(1)+' ms later, as the server reported it: '+soon:''));});
  return out;}
 // Redlock: a lane per lock node under the clients' lanes, showing which
 // client holds the lock there, and when a restart wiped it
