@@ -98,6 +98,29 @@ static void server_spans(FILE *f, const struct lb_run_files *rf, const struct lb
 	span_close(f, &l, end_s);
 }
 
+/* The run's key events and, for each, the section whose acquire wrote what
+ * it saw (the foreign-release judge's owners): 0, or what reading failed. */
+static int owned_key_events(const struct lb_run_files *rf, const char *path,
+			    struct lb_key_event **e, size_t *ne, int64_t **owner)
+{
+	int rc;
+
+	*owner = NULL;
+	if ((rc = lb_key_events_read(path, rf->keys, e, ne)) < 0)
+		return rc;
+	*owner = malloc(sizeof(**owner) * (*ne ? *ne : 1));
+	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, rf->ttl_ms * LB_NS_PER_MS,
+				     (int64_t)(rf->elapsed_s * 1e9) };
+	rc = !*owner ? LB_ENOMEM : lb_foreign_owners(rf->sec, rf->n, *e, *ne, &o, *owner);
+	if (rc < 0) {
+		free(*owner);
+		free(*e);
+		*owner = NULL;
+		*e = NULL;
+	}
+	return rc < 0 ? rc : 0;
+}
+
 int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s)
 {
 	char path[PATH_MAX];
@@ -111,16 +134,9 @@ int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s)
 		fprintf(f, "null");
 		return 0;
 	}
-	if ((rc = lb_key_events_read(path, rf->keys, &e, &ne)) < 0)
+	int64_t *owner;
+	if ((rc = owned_key_events(rf, path, &e, &ne, &owner)) < 0)
 		return rc;
-	int64_t *owner = malloc(sizeof(*owner) * (ne ? ne : 1));
-	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, rf->ttl_ms * LB_NS_PER_MS,
-				     (int64_t)(rf->elapsed_s * 1e9) };
-	if (!owner || (rc = lb_foreign_owners(rf->sec, rf->n, e, ne, &o, owner)) < 0) {
-		free(owner);
-		free(e);
-		return owner ? rc : LB_ENOMEM;
-	}
 	bool any[LB_KEYWATCH_MAX_SERVERS] = { false };
 	int port[LB_KEYWATCH_MAX_SERVERS] = { 0 };
 	int64_t from[LB_KEYWATCH_MAX_SERVERS]; /* its first event as a primary (not an unwatch) */
@@ -240,14 +256,11 @@ int lb_report_redis_steps(const struct lb_run_files *rf, void (*each)(void *, in
 	snprintf(path, sizeof(path), "%.4000s/keyevents.csv", rf->dir);
 	if (!deaths || rf->imp || access(path, R_OK) != 0)
 		return 0;
-	if ((rc = lb_key_events_read(path, rf->keys, &e, &ne)) < 0)
+	int64_t *owner;
+	if ((rc = owned_key_events(rf, path, &e, &ne, &owner)) < 0)
 		return rc;
-	int64_t *owner = malloc(sizeof(*owner) * (ne ? ne : 1));
-	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, rf->ttl_ms * LB_NS_PER_MS,
-				     (int64_t)(rf->elapsed_s * 1e9) };
-	if (owner && (rc = lb_foreign_owners(rf->sec, rf->n, e, ne, &o, owner)) == 0)
-		dead_key_steps(rf, e, owner, ne, each, arg);
+	dead_key_steps(rf, e, owner, ne, each, arg);
 	free(owner);
 	free(e);
-	return owner ? rc : LB_ENOMEM;
+	return 0;
 }
