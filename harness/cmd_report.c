@@ -42,8 +42,10 @@ static void usage(FILE *f)
 
 /* Chromium, headless, in a process group of its own (killed whole when it
  * has printed, or at the limit, or on Ctrl-C: none of it is left behind),
- * prints @url to @pdf; its output goes to @log. */
-static int print_pdf(const char *url, const char *pdf, const char *profile, const char *log)
+ * prints @url to @pdf; its output goes to @log; errors name them as @as_pdf and
+ * @as_log, where they will be. */
+static int print_pdf(const char *url, const char *pdf, const char *profile, const char *log,
+		     const char *as_pdf, const char *as_log)
 {
 	char out_arg[PATH_MAX * 2], prof_arg[PATH_MAX * 2];
 	int status;
@@ -87,8 +89,8 @@ static int print_pdf(const char *url, const char *pdf, const char *profile, cons
 		waitpid(pid, &status, 0);
 		if (lb_stop_requested())
 			return LB_ECANCELED;
-		lb_errorf("chromium did not print %s within %d s: killed (its output: %s)", pdf,
-			  SLIDES_LIMIT_MS / 1000, log);
+		lb_errorf("chromium did not print %s within %d s: killed (its output: %s)", as_pdf,
+			  SLIDES_LIMIT_MS / 1000, as_log);
 		return LB_ETIMEOUT;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
@@ -97,14 +99,32 @@ static int print_pdf(const char *url, const char *pdf, const char *profile, cons
 	}
 	struct stat st;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(pdf, &st) < 0 || st.st_size == 0) {
-		lb_errorf("chromium failed to print %s (its output: %s)", pdf, log);
+		lb_errorf("chromium failed to print %s (its output: %s)", as_pdf, as_log);
 		return LB_ESYS;
 	}
 	return 0;
 }
 
+/* @path as a file: URL, every byte but unreserved ones and '/' escaped (a
+ * '#', '%' or '?' in a directory's name is part of the path, not the URL's). */
+static void file_url(char *url, size_t len, const char *path, const char *fragment)
+{
+	size_t o = (size_t)snprintf(url, len, "file://");
+	for (const unsigned char *p = (const unsigned char *)path; *p && o + 4 < len; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/-._~", *p))
+			url[o++] = (char)*p;
+		else
+			o += (size_t)snprintf(url + o, len - o, "%%%02X", *p);
+	}
+	snprintf(url + o, len - o, "%s", fragment);
+}
+
 /* DIR/slides/slides.pdf from DIR/report.html#slides; the browser's profile
- * is a directory of its own under DIR/slides, removed after. */
+ * is a directory of its own under DIR/slides, removed after. The PDF and
+ * the browser's log are written there first and renamed into place: a
+ * failed print leaves no old PDF passing for new, and a symlink at either
+ * name is replaced, never followed. */
 static int slides(const char *dir)
 {
 	char abs[PATH_MAX], out[PATH_MAX + 16], url[PATH_MAX + 32], pdf[PATH_MAX + 32],
@@ -129,19 +149,32 @@ static int slides(const char *dir)
 		return LB_EINVAL;
 	}
 	snprintf(out, sizeof(out), "%s/slides", abs);
-	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
-		lb_errorf("cannot create %s: %s", out, strerror(errno));
+	struct stat st;
+	if (mkdir(out, 0755) < 0 && (errno != EEXIST || lstat(out, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		lb_errorf("cannot create %s: %s", out, errno == EEXIST ? "it exists and is not a "
+			  "directory (a symlink is not followed)" : strerror(errno));
 		return LB_ESYS;
 	}
-	snprintf(url, sizeof(url), "file://%s/report.html#slides", abs);
-	snprintf(pdf, sizeof(pdf), "%s/slides.pdf", out);
-	snprintf(log, sizeof(log), "%s/chromium.log", out);
+	char abs_page[PATH_MAX + 16];
+	snprintf(abs_page, sizeof(abs_page), "%s/report.html", abs);
+	file_url(url, sizeof(url), abs_page, "#slides");
 	snprintf(profile, sizeof(profile), "%s/.profile-XXXXXX", out);
 	if (!mkdtemp(profile)) {
 		lb_errorf("cannot create %s: %s", profile, strerror(errno));
 		return LB_ESYS;
 	}
-	int rc = print_pdf(url, pdf, profile, log);
+	char tmp_pdf[PATH_MAX + 64], tmp_log[PATH_MAX + 64];
+	snprintf(tmp_pdf, sizeof(tmp_pdf), "%s/slides.pdf", profile);
+	snprintf(tmp_log, sizeof(tmp_log), "%s/chromium.log", profile);
+	snprintf(pdf, sizeof(pdf), "%s/slides.pdf", out);
+	snprintf(log, sizeof(log), "%s/chromium.log", out);
+	int rc = print_pdf(url, tmp_pdf, profile, tmp_log, pdf, log);
+	if (rename(tmp_log, log) < 0 && rc == 0)
+		rc = LB_ESYS;
+	if (rc == 0 && rename(tmp_pdf, pdf) < 0) {
+		lb_errorf("cannot write %s: %s", pdf, strerror(errno));
+		rc = LB_ESYS;
+	}
 	lb_rmtree(profile);
 	return rc;
 }

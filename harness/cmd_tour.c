@@ -151,6 +151,10 @@ static bool tour_dir(char *out, size_t len)
 	const char *env = getenv("LOCKBENCH_TOUR");
 
 	if (env && *env) { /* given: that one or none, never another behind it */
+		if (strlen(env) >= len) {
+			lb_errorf("tour: LOCKBENCH_TOUR is longer than %zu bytes", len - 1);
+			return false;
+		}
 		snprintf(out, len, "%s", env);
 		return stat(out, &st) == 0 && S_ISDIR(st.st_mode);
 	}
@@ -227,22 +231,25 @@ int lb_cmd_tour(int argc, char **argv)
 					      { "help", no_argument, NULL, 'h' },
 					      { NULL, 0, NULL, 0 } };
 	char out[PATH_MAX - 64] = "", root[PATH_MAX - 64], source[PATH_MAX + 128], seed[24] = "7";
-	bool live = false;
+	bool live = false, seeded = false;
 	int64_t v;
 	int c;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (c == ':') /* a value missing: said as a wrong one */
+			c = optopt;
 		if (c == 'h') {
 			usage(stdout);
 			return LB_EXIT_OK;
-		} else if (c == 'o' && optarg[0]) {
+		} else if (c == 'o' && optarg && optarg[0]) {
 			snprintf(out, sizeof(out), "%.3900s", optarg);
 		} else if (c == 'l') {
 			live = true;
-		} else if (c == 's' && lb_parse_i64(optarg, 0, INT64_MAX, &v)) {
+		} else if (c == 's' && optarg && lb_parse_i64(optarg, 0, INT64_MAX, &v)) {
 			snprintf(seed, sizeof(seed), "%lld", (long long)v);
+			seeded = true;
 		} else {
 			lb_errorf("tour: %s%s", c == 's' ? "--seed takes a number from 0" :
 				  c == 'o' ? "--out takes a directory" : "unknown option ",
@@ -253,6 +260,10 @@ int lb_cmd_tour(int argc, char **argv)
 	}
 	if (optind < argc) {
 		lb_errorf("tour: unexpected argument '%s'", argv[optind]);
+		return LB_EXIT_USAGE;
+	}
+	if (seeded && !live) {
+		lb_errorf("tour: --seed is the seed of --live's runs; the reference runs have theirs");
 		return LB_EXIT_USAGE;
 	}
 	if (!live && !tour_dir(root, sizeof(root))) { /* before --out is made */
@@ -267,7 +278,7 @@ int lb_cmd_tour(int argc, char **argv)
 			  "(make tour-reference remakes them)", out);
 		return LB_EXIT_USAGE;
 	}
-	if (lb_results_prepare_dir(out) < 0)
+	if (live && lb_results_prepare_dir(out) < 0)
 		return LB_EXIT_FAIL;
 	if (live) {
 		int rc = run_live(out, seed);
@@ -284,7 +295,7 @@ int lb_cmd_tour(int argc, char **argv)
 	}
 	int rc = lb_report_html_deck(out, root, lessons, N_LESSONS, source);
 	if (rc < 0)
-		return rc == LB_EINVAL || (!live && rc == LB_ESYS) ? LB_EXIT_INPUT : LB_EXIT_FAIL;
+		return rc == LB_EINVAL ? LB_EXIT_INPUT : LB_EXIT_FAIL;
 	lb_esc_fprintf(stdout, LB_LANG_TERM, "tour: %d lessons from %s\nin a browser: %s/report.html\n",
 		       N_LESSONS, root, out);
 	return LB_EXIT_OK;

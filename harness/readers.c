@@ -1,8 +1,12 @@
 #include "esc.h"
+#include "failpoint.h"
 #include "readers.h"
 #include "run.h"
 
 #include <errno.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -107,9 +111,21 @@ static void rd_init(struct rd *r, FILE *f, const char *path, char *buf, size_t m
 /* Open @path; ENOENT is reported only when @required. */
 static FILE *open_in(const char *path, bool required, int *rc)
 {
-	FILE *f = fopen(path, "r");
+	/* non-blocking to open, so that a FIFO or a device put there cannot
+	 * hang the reader; then only a regular file is read */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f = NULL;
 
 	*rc = 0;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		lb_errorf("cannot read %s: not a regular file", path);
+		close(fd);
+		*rc = LB_EINVAL;
+		return NULL;
+	}
+	if (fd >= 0 && (fcntl(fd, F_SETFL, 0) < 0 || !(f = fdopen(fd, "r"))))
+		close(fd);
 	if (!f && (required || errno != ENOENT)) {
 		lb_errorf("cannot read %s: %s", path, strerror(errno));
 		*rc = LB_ESYS;
@@ -585,6 +601,27 @@ static int event_kind(const char *name)
 	return -1;
 }
 
+/* The values an event's meaning allows (docs/scenarios.md): a failpoint's
+ * number on a crash or a wake, minus it on a kill standing in for one, 0 or
+ * 1 (read, write) on a refusal, which is a client's. */
+static int event_value_ok(struct rd *r, int kind, const char *client, const char *node,
+			  long long v)
+{
+	if ((kind == LB_EV_CRASH || kind == LB_EV_WAKE) &&
+	    (v < 0 || v > 64 || (v && !lb_failpoint_name((int)v))))
+		return rd_fail(r, "field value: a failpoint's number (0 to 4) on %s, got %lld",
+			       lb_event_name(kind), v);
+	if (kind == LB_EV_CRASH || kind == LB_EV_WAKE)
+		return 0;
+	if (kind == LB_EV_KILL && (v < -64 || v > 0 || (v && !lb_failpoint_name((int)-v))))
+		return rd_fail(r, "field value: 0, or minus a failpoint's number (-4 to -1), on "
+			       "kill, got %lld", v);
+	if (kind == LB_EV_REFUSED && (v < 0 || v > 1 || !client[0] || node[0]))
+		return rd_fail(r, "a refused event is a client's (no node), value 0 (a read) or 1 "
+			       "(a write), got client '%.20s', node '%.20s', value %lld", client, node, v);
+	return 0;
+}
+
 int lb_events_read_file(FILE *f, const char *path, int clients, struct lb_event **out, size_t *n)
 {
 	static const char header[] = "t_ns,event,client,node,value";
@@ -615,7 +652,8 @@ int lb_events_read_file(FILE *f, const char *path, int clients, struct lb_event 
 		}
 		if ((rc = rd_int(&r, "client", fl[2], true, 0, clients - 1, &c)) < 0 ||
 		    (rc = rd_int(&r, "node", fl[3], true, 0, LB_MAX_NODES - 1, &nd)) < 0 ||
-		    (rc = rd_int(&r, "value", fl[4], false, INT64_MIN / 4, INT64_MAX / 4, &val)) < 0)
+		    (rc = rd_int(&r, "value", fl[4], false, INT64_MIN / 4, INT64_MAX / 4, &val)) < 0 ||
+		    (rc = event_value_ok(&r, kind, fl[2], fl[3], val)) < 0)
 			break;
 		if (k == cap) {
 			struct lb_event *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));

@@ -205,6 +205,45 @@ static bool repl_cut_before(const struct lb_run_files *rf, int node, int64_t t)
 	return false;
 }
 
+/* What a fault on a lock node did, as a sentence; false when @e is not one. */
+static bool node_sentence(const struct lb_run_files *rf, const struct lb_event *e, char *out,
+			  size_t len)
+{
+	switch (e->kind) {
+	case LB_EV_NODE_KILL:
+		snprintf(out, len, "Node %d is killed.", e->node);
+		return true;
+	case LB_EV_NODE_START:
+		snprintf(out, len, "Node %d comes back, empty: it has forgotten every lock.", e->node);
+		return true;
+	case LB_EV_NODE_CLOCK:
+		if (e->value > 0)
+			snprintf(out, len, "Node %d's clock jumps %lld ms forward: every TTL on it runs out "
+				 "that much sooner.", e->node, (long long)e->value);
+		else if (e->value < 0)
+			snprintf(out, len, "Node %d's clock jumps %lld ms back: every TTL on it lasts that "
+				 "much longer.", e->node, -(long long)e->value);
+		else
+			snprintf(out, len, "Node %d's clock is true again.", e->node);
+		return true;
+	case LB_EV_REPL_CUT:
+		snprintf(out, len, "Replication from node %d to its replica is cut: what node %d "
+			 "accepts from now on never reaches the replica.", e->node, e->node);
+		return true;
+	case LB_EV_PROMOTE:
+		if (repl_cut_before(rf, e->node, e->t_ns))
+			snprintf(out, len, "Node %d's replica is promoted to primary: it never received "
+				 "what node %d accepted after the cut, and clients now take their locks "
+				 "from it.", e->node, e->node);
+		else
+			snprintf(out, len, "Node %d's replica is promoted to primary: clients now take "
+				 "their locks from it.", e->node);
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* What a fault did, as a sentence for the step-through. */
 static void event_sentence(const struct lb_run_files *rf, const struct lb_event *e, char *out,
 			   size_t len)
@@ -215,41 +254,12 @@ static void event_sentence(const struct lb_run_files *rf, const struct lb_event 
 		snprintf(who, sizeof(who), "client %d", e->client);
 	else if (e->node >= 0)
 		snprintf(who, sizeof(who), "node %d", e->node);
-	if (client_sentence(rf, e, out, len))
+	if (client_sentence(rf, e, out, len) || node_sentence(rf, e, out, len))
 		return;
 	switch (e->kind) {
-	case LB_EV_NODE_CLOCK:
-		if (e->value > 0)
-			snprintf(out, len, "Node %d's clock jumps %lld ms forward: every TTL on it runs out "
-				 "that much sooner.", e->node, (long long)e->value);
-		else if (e->value < 0)
-			snprintf(out, len, "Node %d's clock jumps %lld ms back: every TTL on it lasts that "
-				 "much longer.", e->node, -(long long)e->value);
-		else
-			snprintf(out, len, "Node %d's clock is true again.", e->node);
-		break;
-	case LB_EV_REPL_CUT:
-		snprintf(out, len, "Replication from node %d to its replica is cut: what node %d "
-			 "accepts from now on never reaches the replica.", e->node, e->node);
-		break;
-	case LB_EV_PROMOTE:
-		if (repl_cut_before(rf, e->node, e->t_ns))
-			snprintf(out, len, "Node %d's replica is promoted to primary: it never received "
-				 "what node %d accepted after the cut, and clients now take their locks "
-				 "from it.", e->node, e->node);
-		else
-			snprintf(out, len, "Node %d's replica is promoted to primary: clients now take "
-				 "their locks from it.", e->node);
-		break;
 	case LB_EV_SLOW:
 		snprintf(out, len, "Client %d's next section is slowed to %lld ms.", e->client,
 			 (long long)e->value);
-		break;
-	case LB_EV_NODE_KILL:
-		snprintf(out, len, "Node %d is killed.", e->node);
-		break;
-	case LB_EV_NODE_START:
-		snprintf(out, len, "Node %d comes back, empty: it has forgotten every lock.", e->node);
 		break;
 	case LB_EV_SDOWN:
 		snprintf(out, len, "A Sentinel finds %s not answering (+sdown).",
@@ -434,10 +444,15 @@ static bool incident(const struct lb_event *e)
 	return e->kind == LB_EV_ABORT || e->kind == LB_EV_REFUSED;
 }
 
-/* Each incident as a step of its own, in bold like the story's. */
+#define INCIDENT_STEPS_MAX 60 /* then one step says how many more: a page a class can follow */
+#define MARKS_MAX 5000        /* marks drawn; a hostile events.csv may hold millions */
+
+/* Each incident as a step of its own, in bold like the story's (runs of the
+ * same client's, one step; at most INCIDENT_STEPS_MAX). */
 static void incident_steps(const struct lb_run_files *rf, struct steps *st)
 {
 	char line[512], text[700];
+	int told = 0;
 	for (size_t i = 0; i < rf->n_ev; i++) {
 		const struct lb_event *e = &rf->ev[i];
 		if (!incident(e))
@@ -459,6 +474,16 @@ static void incident_steps(const struct lb_run_files *rf, struct steps *st)
 		if (same > 1 && n > 0 && (size_t)n < sizeof(text))
 			snprintf(text + n, sizeof(text) - (size_t)n, " Refused %zu times in a row, until "
 				 "%.3f s.", same, (double)rf->ev[j].t_ns / 1e9);
+		if (told++ == INCIDENT_STEPS_MAX) {
+			size_t more = 0;
+			for (size_t k = i; k < rf->n_ev; k++)
+				more += incident(&rf->ev[k]);
+			snprintf(text, sizeof(text), "**%.3f s: and %zu more refused or aborted reads and "
+				 "writes** from here on, each marked on the timeline.", (double)e->t_ns / 1e9,
+				 more);
+			story_step(st, e->t_ns, text);
+			return;
+		}
 		story_step(st, e->t_ns, text);
 		i = j;
 	}
@@ -521,7 +546,7 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 	}
 	/* what the lock's users met, marked on their lane: not faults */
 	fprintf(f, "],\n\"marks\":[");
-	for (size_t i = 0; i < rf->n_ev; i++)
+	for (size_t i = 0; i < rf->n_ev && nm < MARKS_MAX; i++)
 		if (incident(&rf->ev[i]))
 			fprintf(f, "%s[%.6f,\"%s\",%d,%lld]", nm++ ? "," : "",
 				(double)rf->ev[i].t_ns / 1e9, lb_event_name(rf->ev[i].kind),
@@ -1007,12 +1032,15 @@ int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesso
 	fprintf(d, "]}");
 	fclose(d);
 	story_max = 1000;
-	/* every run read and checked before a byte of the page is written */
-	if (rc == 0 && lb_outfile_open(&out, dir, "report.html", true) < 0)
-		rc = LB_ESYS;
-	if (rc < 0) {
+	if (rc < 0) { /* a run missing, unreadable or disagreeing: an input's fault */
 		free(data);
-		return rc;
+		return rc == LB_ENOMEM ? rc : LB_EINVAL;
+	}
+	/* every run read and checked before the directory is made or a byte of
+	 * the page written: a failed deck leaves nothing behind */
+	if (lb_results_prepare_dir(dir) < 0 || lb_outfile_open(&out, dir, "report.html", true) < 0) {
+		free(data);
+		return LB_ESYS;
 	}
 	FILE *f = out.f;
 	page_head(f, "lockbench tour: the classic lessons, in teaching order", deck_css);

@@ -373,6 +373,28 @@ static void check_foreign(struct ctx *c, const struct lb_verdict *v, size_t n_ke
 }
 
 /* The safety and liveness figures the oracle gives. */
+/* The refusals events.csv tells of (each one the resource counted, while the
+ * table of events had room) are at most stale_writes_rejected, the
+ * resource's own count. */
+static void refusals(struct ctx *c, const struct run_in *in)
+{
+	const char *sv = lb_summary_get(c->s, "stale_writes_rejected");
+	size_t told = 0;
+
+	for (size_t i = 0; i < in->n_ev; i++)
+		told += in->ev[i].kind == LB_EV_REFUSED;
+	if (!sv || !told)
+		return;
+	c->v->figures++;
+	bool ok = (double)told <= num(c, "stale_writes_rejected");
+	if (c->out)
+		fprintf(c->out, "  %-22s summary %-14s recomputed >= %-11zu %s\n",
+			"stale_writes_rejected", sv, told, ok ? "ok (the refusals events.csv tells of)" :
+			"DIFFERS (events.csv tells of more refusals than the resource counted)");
+	if (!ok)
+		differs(c, "stale_writes_rejected");
+}
+
 static void check_verdict(struct ctx *c, const struct run_in *in, const struct lb_verdict *v)
 {
 	double elapsed = in->shape.elapsed_s;
@@ -394,6 +416,7 @@ static void check_verdict(struct ctx *c, const struct run_in *in, const struct l
 	figure(c, "handoff_p50_us", v->handoff_p50_us, v->handoffs > 0, 0);
 	figure(c, "handoff_p99_us", v->handoff_p99_us, v->handoffs > 0, 0);
 	canary(c, v);
+	refusals(c, in);
 }
 
 /* Lost updates: the counter is not in the history; the arithmetic is

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -248,6 +249,20 @@ Test(readers, events_and_latency_are_checked)
 	snprintf(text, sizeof(text), "%s5,kill,7,,0\n", h);
 	cr_assert_eq(with_stderr(read_events, text, &n), LB_EINVAL);
 	cr_assert(strstr(err, "field client: expected an integer from 0 to 1"), "%s", err);
+	/* what an event's value means is checked too: a failpoint's number on a
+	 * crash or a wake (never one that wraps to a real one), minus it on a
+	 * stand-in kill, 0 or 1 on a client's refusal */
+	snprintf(text, sizeof(text), "%s5,crash,1,,1\n6,wake,0,,2\n7,kill,0,,-4\n8,refused,1,,1\n", h);
+	cr_assert_eq(with_stderr(read_events, text, &n), 0, "%s", err);
+	cr_assert_eq(n, 4);
+	static const char *const bad[] = { "5,crash,1,,4294967298\n", "5,crash,1,,-3\n",
+					   "5,wake,1,,999\n", "5,kill,1,,-5\n", "5,kill,1,,2\n",
+					   "5,refused,1,,7\n", "5,refused,1,2,1\n", "5,refused,,,1\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s", h, bad[i]);
+		cr_assert_eq(with_stderr(read_events, text, &n), LB_EINVAL, "accepted %s", bad[i]);
+		cr_assert(strstr(err, "events.csv:2: "), "%s", err);
+	}
 	struct lb_hist hist;
 	cr_assert_eq(with_stderr(read_latency, "bucket_low_us,bucket_high_us,count\n3,4,10\n", &hist), 0,
 		     "%s", err);
@@ -403,4 +418,23 @@ Test(readers, key_events_are_read_in_order_and_checked)
 	}
 	cr_assert_eq(with_stderr(read_kev, "t_ns,event\n", &a), LB_EINVAL);
 	cr_assert(strstr(err, "expected the header " LB_KEY_EVENTS_HEADER), "%s", err);
+}
+
+/* A FIFO (or any file that is not a regular one) where a run's file should be
+ * is refused at once, never waited on: a hostile results directory cannot
+ * hang report, check or tour. */
+Test(readers, a_fifo_is_refused_not_waited_on)
+{
+	char dir[] = "/tmp/lbtest-fifo-XXXXXX", path[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/events.csv", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	struct lb_event *ev = NULL;
+	size_t n = 0;
+	FILE *devnull = freopen("/dev/null", "w", stderr);
+	(void)devnull;
+	cr_assert_eq(lb_events_read(path, 2, &ev, &n), LB_EINVAL);
+	cr_assert_null(ev);
+	unlink(path);
+	rmdir(dir);
 }
