@@ -479,7 +479,7 @@ Test(browser, no_two_text_boxes_overlap, .init = mktmp)
 		run(dir, pages[i][0], pages[i][1]);
 		strcat(dir, "/run");
 		for (int k = 0; k < 2; k++) {
-			snprintf(shot, sizeof(shot), "%s/labels-%s.png", dir, sizes[k]);
+			snprintf(shot, sizeof(shot), "%.3900s/labels-%s.png", dir, sizes[k]);
 			snprintf(what, sizeof(what), "%s at %s", pages[i][0], sizes[k]);
 			/* zoomed at every step, then the whole run again */
 			no_overlaps(drive_page(dir, "report.html", ALL_ZOOMED, shot, sizes[k]), 15,
@@ -492,7 +492,7 @@ Test(browser, no_two_text_boxes_overlap, .init = mktmp)
 	cr_assert_eq(fx_lockbench(tmpdir, rargs), 0, "%s", fx_slurp(tmpdir, "output"));
 	cr_assert(strstr(fx_slurp(dir, "report.html"), "{\"scale\":2.00,"),
 		  "--chart-scale must reach the page's data");
-	snprintf(shot, sizeof(shot), "%s/labels-scale2.png", dir);
+	snprintf(shot, sizeof(shot), "%.3900s/labels-scale2.png", dir);
 	no_overlaps(drive_page(dir, "report.html", "n,n,z,n", shot, "1024x768"), 5, 5,
 		    "redlock-node-restart at --chart-scale 2");
 	printf("screenshot: %s\n", shot);
@@ -502,7 +502,7 @@ Test(browser, no_two_text_boxes_overlap, .init = mktmp)
 			       "set-nx-px,fenced", "--seed", "7", "--out", dir, NULL };
 	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
 	for (int k = 0; k < 2; k++) {
-		snprintf(shot, sizeof(shot), "%s/labels-%s.png", dir, sizes[k]);
+		snprintf(shot, sizeof(shot), "%.3900s/labels-%s.png", dir, sizes[k]);
 		snprintf(what, sizeof(what), "compare at %s", sizes[k]);
 		no_overlaps(drive_page(dir, "report.html", ALL_ZOOMED, shot, sizes[k]), 15, 4, what);
 		printf("screenshot: %s\n", shot);
