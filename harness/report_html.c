@@ -939,8 +939,20 @@ static int deck_run(FILE *d, FILE *fig, const char *dir, const struct lb_lesson_
 					     "lost_updates", "observed" };
 	struct lb_run_files rf;
 	struct lb_verify ver;
-	int rc = lb_run_files_load(dir, &rf);
+	char path[PATH_MAX + 32];
 
+	/* a run's faults and what the server held are part of the lesson: a run
+	 * without them would tell less than was rehearsed, as if nothing happened */
+	static const char *const needed[] = { "events.csv", "keyevents.csv" };
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, needed[i]);
+		if (access(path, R_OK) != 0) {
+			lb_errorf("%s: this run of the tour has no %s (every run writes one)", dir,
+				  needed[i]);
+			return LB_EINVAL;
+		}
+	}
+	int rc = lb_run_files_load(dir, &rf);
 	if (rc < 0) {
 		lb_errorf("%s: cannot read this run of the tour (above)", dir);
 		return rc;

@@ -201,6 +201,27 @@ Test(tour, a_missing_reference_run_is_named, .init = setup)
 	damaged("rm -r failover/wait-replicas", "failover/wait-replicas");
 }
 
+/* a run whose faults are gone would show a lesson where nothing happened */
+Test(tour, a_run_without_its_events_is_refused, .init = setup)
+{
+	damaged("rm crash-before-expire/setnx-expire/events.csv",
+		"crash-before-expire/setnx-expire: this run of the tour has no events.csv");
+}
+
+/* a tour that fails leaves no directory behind: it reads every run first */
+Test(tour, a_failed_tour_makes_no_directory, .init = setup)
+{
+	char ref[128], out[128], cmd[PATH_MAX * 2];
+	snprintf(ref, sizeof(ref), "%s/ref", tmpdir);
+	snprintf(out, sizeof(out), "%s/never", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cp -R '%s' '%s' && rm -r '%s/baseline/none'", shipped, ref, ref);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	setenv("LOCKBENCH_TOUR", ref, 1);
+	const char *args[] = { "tour", "--out", out, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 4, "%s", fx_slurp(tmpdir, "output"));
+	cr_assert_neq(access(out, F_OK), 0, "a failed tour made %s", out);
+}
+
 Test(tour, a_run_that_is_not_the_lessons_is_refused, .init = setup)
 {
 	/* the token-lua run where fenced's should be: its figures would teach
