@@ -256,20 +256,28 @@ Test(report, a_window_spaces_labels_on_its_own_axis, .init = mktmp)
 	cr_assert(strstr(gp, "'pause c1' at 39.807968, graph 0.98"), "%s", gp);
 }
 
-Test(report, violation_paragraphs_match_the_history)
+/* A holder paused past its lease (0.5 s to 4 s) while client 2 comes in at
+ * @second_in: the history both story tests tell. */
+static struct lb_run_files paused_holder(int64_t second_in)
 {
-	static struct lb_section sec[] = {
-		{ .client = 1, .key = 0, .seq = 0, .acquire_start_ns = 0, .enter_ns = 10 * MS,
-		  .exit_ns = 4000 * MS, .release_ns = 4001 * MS, .outcome = LB_OUT_LOST, .fence = -1 },
-		{ .client = 2, .key = 0, .seq = 0, .acquire_start_ns = 20 * MS, .enter_ns = 2010 * MS,
-		  .exit_ns = 4500 * MS, .release_ns = 4501 * MS, .outcome = LB_OUT_RELEASED, .fence = -1 },
-	};
+	static struct lb_section sec[2];
 	static struct lb_event ev[] = {
 		{ .t_ns = 500 * MS, .kind = LB_EV_PAUSE, .client = 1, .node = -1, .value = 3500 },
 		{ .t_ns = 4000 * MS, .kind = LB_EV_RESUME, .client = 1, .node = -1, .value = 0 },
 	};
-	struct lb_run_files rf = { .sec = sec, .n = 2, .ev = ev, .n_ev = 2, .clients = 3,
-				   .keys = 1, .ttl_ms = 2000, .elapsed_s = 5 };
+	sec[0] = (struct lb_section){ .client = 1, .key = 0, .seq = 0, .acquire_start_ns = 0,
+				      .enter_ns = 10 * MS, .exit_ns = 4000 * MS, .release_ns = 4001 * MS,
+				      .outcome = LB_OUT_LOST, .fence = -1 };
+	sec[1] = (struct lb_section){ .client = 2, .key = 0, .seq = 0, .acquire_start_ns = 20 * MS,
+				      .enter_ns = second_in, .exit_ns = 4500 * MS,
+				      .release_ns = 4501 * MS, .outcome = LB_OUT_RELEASED, .fence = -1 };
+	return (struct lb_run_files){ .sec = sec, .n = 2, .ev = ev, .n_ev = 2, .clients = 3,
+				      .keys = 1, .ttl_ms = 2000, .elapsed_s = 5 };
+}
+
+Test(report, violation_paragraphs_match_the_history)
+{
+	struct lb_run_files rf = paused_holder(2010 * MS);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -305,18 +313,7 @@ static void collect(void *arg, int64_t t_ns, const char *text)
  * resumed) and the release are steps of their own, in time order. */
 Test(report, the_steps_tell_only_what_has_happened_by_then)
 {
-	static struct lb_section sec[] = {
-		{ .client = 1, .key = 0, .seq = 0, .acquire_start_ns = 0, .enter_ns = 10 * MS,
-		  .exit_ns = 4000 * MS, .release_ns = 4001 * MS, .outcome = LB_OUT_LOST, .fence = -1 },
-		{ .client = 2, .key = 0, .seq = 0, .acquire_start_ns = 20 * MS, .enter_ns = 2110 * MS,
-		  .exit_ns = 4500 * MS, .release_ns = 4501 * MS, .outcome = LB_OUT_RELEASED, .fence = -1 },
-	};
-	static struct lb_event ev[] = {
-		{ .t_ns = 500 * MS, .kind = LB_EV_PAUSE, .client = 1, .node = -1, .value = 3500 },
-		{ .t_ns = 4000 * MS, .kind = LB_EV_RESUME, .client = 1, .node = -1, .value = 0 },
-	};
-	struct lb_run_files rf = { .sec = sec, .n = 2, .ev = ev, .n_ev = 2, .clients = 3,
-				   .keys = 1, .ttl_ms = 2000, .elapsed_s = 5 };
+	struct lb_run_files rf = paused_holder(2110 * MS);
 	static struct told w;
 
 	cr_assert_eq(lb_report_story(&rf, 100, collect, &w), 1);

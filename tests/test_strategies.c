@@ -396,18 +396,21 @@ Test(contract, setnx_expire_failpoint_between_setnx_and_expire)
 	cr_assert_gt(fx_pttl(&f, 0, KEY), 0, "after acquire the key must have its TTL");
 }
 
-Test(contract, setnx_expire_killed_at_failpoint_leaves_no_ttl)
+/* A client of @name killed between SETNX and EXPIRE (failpoint after-setnx)
+ * leaves the lock's key without a TTL. */
+static void crash_after_setnx(const char *name)
 {
-	struct sp p = { "setnx-expire" };
+	struct sp p;
 	int status;
 
+	snprintf(p.name, sizeof(p.name), "%s", name);
 	setup(&p, 2000);
 	fflush(NULL);
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
 		struct fx_client c;
-		fx_client_init(&c, &f, lb_strategy_find("setnx-expire"), KEY, 2000);
+		fx_client_init(&c, &f, lb_strategy_find(name), KEY, 2000);
 		lb_failpoint_arm("after-setnx", lb_fp_crash, NULL, 1);
 		fx_acquire(&c);
 		_exit(0); /* not reached: the failpoint kills us */
@@ -415,6 +418,11 @@ Test(contract, setnx_expire_killed_at_failpoint_leaves_no_ttl)
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the client was not killed");
 	cr_assert_eq(fx_pttl(&f, 0, KEY), -1, "the orphaned key must have no TTL");
+}
+
+Test(contract, setnx_expire_killed_at_failpoint_leaves_no_ttl)
+{
+	crash_after_setnx("setnx-expire");
 }
 
 /* Seed 001 as written: a waiter's `elif conn.ttl(lockname)` re-arms the TTL
@@ -447,24 +455,7 @@ Test(contract, setnx_expire_waiters_leave_a_live_ttl)
  * waiter gives it one). Returns the key's PTTL after a waiter's attempt. */
 static long long pttl_after_a_crash_and_a_waiter(const char *name)
 {
-	struct sp p;
-	int status;
-
-	snprintf(p.name, sizeof(p.name), "%s", name);
-	setup(&p, 2000);
-	fflush(NULL);
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		struct fx_client c;
-		fx_client_init(&c, &f, lb_strategy_find(name), KEY, 2000);
-		lb_failpoint_arm("after-setnx", lb_fp_crash, NULL, 1);
-		fx_acquire(&c);
-		_exit(0); /* not reached: the failpoint kills us */
-	}
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the client was not killed");
-	cr_assert_eq(fx_pttl(&f, 0, KEY), -1, "the orphaned key must have no TTL");
+	crash_after_setnx(name);
 	cr_assert_eq(fx_acquire(&b), LB_EBUSY, "a waiter took a dead client's lock");
 	return fx_pttl(&f, 0, KEY);
 }
