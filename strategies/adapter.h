@@ -17,6 +17,8 @@
  *   outside_key = mutex:KEY        (optional) a key it writes outside the one
  *                                  lockbench gives it: never run on --redis
  *   requires = a command that exits 0 when the library is there (optional)
+ *   topology = etcd | zookeeper    (optional) a consensus lock: its nodes are
+ *                                  that system's members, not Redis servers
  */
 #ifndef LB_ADAPTER_H
 #define LB_ADAPTER_H
@@ -39,6 +41,8 @@ struct lb_adapter_def {
 	char outside_key[96];        /* a key it writes beyond its own; "" none */
 	char defaults[200];          /* what `--adapter-arg defaults` keeps of the library's
 				        own settings, or "" when it takes no such argument */
+	char topology[16];           /* "etcd" or "zookeeper": the consensus system its lock
+				        lives on (it runs only there); "" a Redis lock */
 	const char *argv[LB_ADAPTER_MAX_ARGS + 1]; /* program and its arguments */
 	char argbuf[2048];           /* storage for argv */
 	unsigned claims;

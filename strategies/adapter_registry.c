@@ -68,6 +68,7 @@ static const struct key {
 	{ "outside_key", true, offsetof(struct lb_adapter_def, outside_key), sizeof(((struct lb_adapter_def *)0)->outside_key) },
 	{ "sends", true, offsetof(struct lb_adapter_def, sends), sizeof(((struct lb_adapter_def *)0)->sends) },
 	{ "defaults", true, offsetof(struct lb_adapter_def, defaults), sizeof(((struct lb_adapter_def *)0)->defaults) },
+	{ "topology", true, offsetof(struct lb_adapter_def, topology), sizeof(((struct lb_adapter_def *)0)->topology) },
 	{ "interpreter", false, offsetof(struct manifest, interpreter), sizeof(((struct manifest *)0)->interpreter) },
 	{ "program", false, offsetof(struct manifest, program), sizeof(((struct manifest *)0)->program) },
 	{ "args", false, offsetof(struct manifest, args), sizeof(((struct manifest *)0)->args) },
@@ -110,7 +111,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	if (k == sizeof(keys) / sizeof(keys[0]))
 		return bad_key(m, name, "not a manifest key (name, library, package, language, version, "
 			       "summary, sends, defaults, source, interpreter, program, args, claims, "
-			       "nodes, outside_key)", NULL);
+			       "nodes, outside_key, topology)", NULL);
 	bool more = k == 8 && m->last && !strcmp(m->last, "sends"); /* sends goes on over indented lines */
 	if ((m->seen & 1u << k) && !more)
 		return bad_key(m, name, "given twice (only sends goes on over indented lines)", NULL);
@@ -139,6 +140,8 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	snprintf(field + used, keys[k].size - used, "%s%s", used ? " " : "", v);
 	if (k == 0 && !good_name(field))
 		return bad_key(m, name, "expected letters, digits and - _ . @ + only", field);
+	if (!strcmp(name, "topology") && strcmp(field, "etcd") && strcmp(field, "zookeeper"))
+		return bad_key(m, name, "expected etcd or zookeeper (a Redis lock names none)", field);
 	return 1;
 }
 
