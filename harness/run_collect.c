@@ -28,6 +28,8 @@ static size_t lock_servers(struct run_ctx *r, struct lb_node *n, char (*name)[48
 	struct lb_server *own[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
 	size_t k = 0;
 
+	if (r->consensus)
+		return 0; /* not Redis servers: nothing to ask INFO of */
 	if (lb_cfg_theirs(r->cfg)) { /* theirs: as the clients reach them */
 		for (size_t i = 0; i < r->n_lock; i++) {
 			n[i] = r->lock[i];
@@ -441,6 +443,13 @@ void run_count_lock_commands(struct run_ctx *r, struct lock_snaps *snap)
 	struct lb_run_result *res = r->res;
 	const char *names[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
 
+	if (r->consensus) {
+		res->lock_commands_known = false;
+		snprintf(res->lock_commands_why, sizeof(res->lock_commands_why), "the lock lives in "
+			 "%s; lockbench counts Redis servers' commands (INFO commandstats) only",
+			 lb_consensus_name((enum lb_consensus_kind)r->consensus));
+		return;
+	}
 	run_lock_snapshot(r, snap->after, snap->name);
 	for (size_t i = 0; i < snap->n; i++)
 		names[i] = snap->name[i];
