@@ -464,7 +464,7 @@ static void zk_command(struct command *m)
 	add(m, "-cp");
 	add(m, "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar");
 	add(m, "org.apache.zookeeper.server.quorum.QuorumPeerMain");
-	add(m, "zoo.cfg");
+	add(m, "./zoo.cfg");
 	m->argv[m->n] = NULL;
 }
 
@@ -484,7 +484,7 @@ static int write_file(const char *dir, const char *name, const char *text)
 /* ZooKeeper server @i's zoo.cfg and data/myid (myid = i + 1). */
 static int zk_write_config(const struct lb_server *s, const struct ports *p, int i)
 {
-	char cfg[2048], data[300], myid[8];
+	char cfg[2048], data[300], myid[16];
 
 	snprintf(data, sizeof(data), "%s/data", s->dir);
 	if (mkdir(data, 0700) < 0) {
