@@ -433,6 +433,11 @@ int run_judge(struct run_ctx *r)
 				       .inside_s = res->inside_s };
 	res->cost_bound_known = lb_lock_cost_bound(&shape, &res->cost_bound, res->cost_bound_why,
 						   sizeof(res->cost_bound_why)) == 0;
+	if (r->consensus) { /* a bound on Redis commands says nothing of etcd's requests */
+		res->cost_bound_known = false;
+		snprintf(res->cost_bound_why, sizeof(res->cost_bound_why), "the lock lives in %s, "
+			 "not Redis", lb_consensus_name((enum lb_consensus_kind)r->consensus));
+	}
 	return rc;
 }
 
