@@ -1,0 +1,218 @@
+#!/usr/bin/python3
+"""kazoo_lock.py - lockbench's adapter for kazoo's Lock recipe
+(kazoo/recipe/lock.py) on ZooKeeper.
+
+Speaks lockbench's adapter protocol, version 3 (docs/adapters.md), through
+lbproto.py (beside it). Uses only kazoo's public API, as its documentation
+shows: KazooClient(hosts=..., timeout=..., randomize_hosts=False), start(),
+add_listener(), client.Lock(path, identifier), Lock.acquire(blocking=...),
+Lock.release(), Lock.cancel(), get_children(), get(), stop(), KazooRetry,
+and the exceptions KazooException and NoNodeError.
+
+The lease is the ZooKeeper session: KazooClient's timeout (ttl_ms here; kazoo's
+default 10 s), which the servers clamp to [2, 20] x their tickTime. ZooKeeper
+ends the session, and deletes its ephemeral lock node, when the client has not
+been heard from for that long; kazoo's connection thread pings when the
+connection has been idle for a third of it (kazoo/protocol/connection.py). So
+the lease is extended silently while the process runs (extends=silently: when
+it ends is not known to the holder), and a paused process's lease runs out.
+
+The lock: Lock.acquire() creates an ephemeral sequential node
+PATH/<uuid>__lock__<seq> holding the identifier; the lowest sequence holds the
+lock; a waiter watches its predecessor. wait=one is acquire(blocking=False),
+given the config's timeout_ms as kazoo's retry deadline; wait=library is
+acquire() (blocking, forever), abandoned at quit (Lock.cancel(), then stop():
+closing the session deletes the node).
+
+lost: a connection listener. kazoo's docs ("Understanding Kazoo States",
+https://kazoo.readthedocs.io/en/latest/basic_usage.html) tell a Lock user to
+pause what it is doing on SUSPENDED (the session may expire before the client
+reconnects) and that on LOST its ephemeral nodes are gone. Both are passed on
+as "lost ..." while the lock is held: the holder cannot tell a short SUSPENDED
+from the start of a LOST, and the safe reading is the one kazoo's docs give.
+
+--fence: the fencing token is the lock node's czxid, the zxid of the
+transaction that created it (the stat get() gives of the child whose data
+is this client's identifier). A zxid orders every change the ensemble makes, so a later
+holder's node always has a larger one; the sequence number is only the parent's
+child counter (it starts again if the parent is recreated). Kleppmann
+("How to do distributed locking", 2016) names either as a fencing token.
+
+release: before Lock.release() the adapter looks for its node (as above): gone,
+or owned by another session, is "not-owned". kazoo's own release says True even
+then: it deletes the node it remembers and ignores NoNodeError.
+
+The path: /lockbench/KEY, KEY %-encoded where ZooKeeper would read a '/'.
+--check prints library=kazoo version=V and exits 0 when kazoo imports.
+"""
+import logging
+import os
+import sys
+import threading
+import uuid
+from urllib.parse import quote
+
+import lbproto
+
+try:
+    from kazoo.client import KazooClient, KazooState
+    from kazoo.retry import KazooRetry
+    from kazoo.exceptions import KazooException, NoNodeError
+except ImportError:  # --check says why
+    pass
+
+PROTOCOL = 3
+
+
+def kazoo_version():
+    # kazoo's own (Debian's egg-info says 2.8.0.dev0 for the same 2.8.0)
+    from kazoo.version import __version__
+    return __version__
+
+
+def check():
+    try:
+        import kazoo.client  # noqa: F401
+        import kazoo.recipe.lock  # noqa: F401
+        version = kazoo_version()
+    except Exception as e:  # any failure to import is "not usable here"
+        print("cannot import kazoo (Debian package python3-kazoo): %s" % e)
+        return 1
+    print("library=kazoo version=%s" % version)
+    return 0
+
+
+class Negotiated(logging.Filter):
+    """kazoo logs the session timeout the servers negotiated only at its
+    BLATHER level, with the session's id and password: keep only the timeout
+    of that record (the real lease), and what is INFO and above."""
+
+    def filter(self, record):
+        if record.levelno >= logging.INFO:
+            return True
+        if "negotiated session timeout" not in str(record.msg) or len(record.args) < 3:
+            return False
+        record.msg, record.args = "negotiated session timeout: %s ms", (record.args[2],)
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
+class KazooLock:
+    def __init__(self, fence):
+        self.fence = fence
+        self.client = self.lock = None
+        self.held = False
+        self.mu = threading.Lock()
+
+    def hello(self):
+        return ("hello %d library=kazoo version=%s language=python extend=no lost=yes extends=silently"
+                " claims=MDFOL" % (PROTOCOL, kazoo_version()))
+
+    def config(self, cfg):
+        hosts = ",".join("%s:%d" % hp for hp in lbproto.node_urls(cfg, "zk"))
+        self.timeout = int(cfg["timeout_ms"]) / 1000.0
+        self.client = KazooClient(hosts=hosts, timeout=int(cfg["ttl_ms"]) / 1000.0, randomize_hosts=False,
+                                  command_retry=KazooRetry(max_tries=-1, deadline=self.timeout))
+        self.client.add_listener(self.state)
+        self.client.start(timeout=max(self.timeout, 5.0))
+        self.identifier = "client-%s-%d-%s" % (cfg.get("client", "0"), os.getpid(), uuid.uuid4().hex[:8])
+        self.path = "/lockbench/" + quote(cfg["key"], safe="")
+        self.lock = self.client.Lock(self.path, self.identifier)
+        self.blocking = cfg["wait"] == "library"
+        logging.getLogger("kazoo_lock").info("hosts %s, session timeout asked %s ms, lock path %s",
+                                             hosts, cfg["ttl_ms"], self.path)
+        return "ok"
+
+    def state(self, state):
+        """kazoo's connection listener (its thread: nothing that blocks)."""
+        logging.getLogger("kazoo_lock").info("connection state %s", state)
+        if state in (KazooState.SUSPENDED, KazooState.LOST):
+            with lbproto.output:
+                if self.held:
+                    self.held = False
+                    lbproto.say("lost kazoo connection %s: the session, and the lock node, may be gone" % state)
+
+    def my_node(self):
+        """The path and ZnodeStat of the lock node whose data is this client's
+        identifier, or (None, None)."""
+        for child in self.client.get_children(self.path):
+            try:
+                data, stat = self.client.get(self.path + "/" + child)
+            except NoNodeError:
+                continue
+            if data.decode(errors="replace") == self.identifier:
+                return self.path + "/" + child, stat
+        return None, None
+
+    def acquire(self):
+        if self.blocking:
+            got = self.lock.acquire()
+        else:
+            got = self.lock.acquire(blocking=False, timeout=self.timeout)
+        if not got:
+            if not self.client.connected:
+                # kazoo gives up its retries silently (False): not "busy"
+                return "error not connected to ZooKeeper (kazoo state %s)" % self.client.state
+            return "busy"
+        reply = "acquired"
+        path, stat = self.my_node()
+        if path:
+            reply += " token=%s" % path.rsplit("__lock__", 1)[-1]
+        if self.fence:
+            if not stat:
+                self.lock.release()
+                return "error the lock node is gone already: no fencing token"
+            reply += " fence=%d" % stat.czxid
+        with lbproto.output:
+            lbproto.say(reply)
+            self.held = True
+        return None
+
+    def release(self):
+        with lbproto.output:
+            self.held = False
+        path, stat = self.my_node()
+        session = self.client.client_id[0] if self.client.client_id else None
+        mine = stat is not None and stat.ephemeralOwner == session
+        said = self.lock.release()
+        if not mine:
+            logging.getLogger("kazoo_lock").warning(
+                "release: the lock node is gone (or another session's); kazoo's release said %s", said)
+        return "released" if mine else "not-owned"
+
+    def extend(self, ms):
+        return "unsupported"
+
+    def quit(self):
+        with lbproto.output:
+            self.held = False
+        if self.lock:
+            self.lock.cancel()
+        if self.client:
+            try:
+                self.client.stop()  # closes the session: its ephemeral nodes go with it
+                self.client.close()
+            except Exception as e:  # leaving anyway: the session expires by itself
+                logging.getLogger("kazoo_lock").warning("quit: %s", lbproto.one_line(e))
+
+
+def main():
+    args = sys.argv[1:]
+    if "--check" in args:
+        return check()
+    for a in args:
+        if a != "--fence":
+            sys.exit("kazoo_lock.py: unknown argument %r (expected --fence, --check)" % a)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                        format="%(asctime)s.%(msecs)03d %(levelname)s %(name)s: %(message)s",
+                        datefmt="%H:%M:%S")
+    from kazoo.loggingsupport import BLATHER
+    conn = logging.getLogger("kazoo.client")  # the logger kazoo's connection writes to
+    conn.setLevel(BLATHER)
+    conn.addFilter(Negotiated())
+    return lbproto.serve(KazooLock("--fence" in args), (KazooException, OSError, ValueError),
+                         quit_stops=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
