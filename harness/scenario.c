@@ -1214,13 +1214,6 @@ bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, cha
 			 sc->run.sentinel ? "Sentinel" : "Cluster", strategy, s->min_nodes);
 		return true;
 	}
-	/* a consensus lock (its manifest's topology = etcd or zookeeper) runs only
-	 * on that system's members; no scenario sets those up yet */
-	if (s && lb_strategy_is_external(s) && lb_adapter_def_of(s)->topology[0]) {
-		snprintf(why, len, "scenario %s runs on Redis servers; %s is a lock on %s (its "
-			 "manifest's topology): n/a", sc->name, strategy, lb_adapter_def_of(s)->topology);
-		return true;
-	}
 	if (sc->run.cluster && s && lb_strategy_is_external(s)) {
 		snprintf(why, len, "scenario %s runs on a Cluster topology; the library adapters do "
 			 "not set up their libraries' cluster clients yet (docs/topologies.md): n/a",
