@@ -25,7 +25,11 @@
 #include <unistd.h>
 
 #define START_ROUNDS 3         /* a port taken between probe and bind: new ports */
-#define PROBE_MS 1000          /* one readiness or quorum look */
+#define PROBE_MS 1000          /* one readiness or quorum look at the start */
+/* one look after a fault: short, so a put stuck behind a dead leader does not
+ * hide for long that another member already serves one (a loopback put takes
+ * milliseconds) */
+#define REPROBE_MS 250
 #define TMPFS "/dev/shm"
 #define TMPFS_MIN_FREE (512LL << 20) /* etcd preallocates a 64 MB WAL segment a member */
 
@@ -299,7 +303,7 @@ int lb_consensus_wait_quorum(const struct lb_consensus *c, int timeout_ms)
 
 	do {
 		int64_t left = (deadline - lb_now_ns()) / LB_NS_PER_MS;
-		if (quorum_now(c, false, (int)(left < PROBE_MS ? (left > 50 ? left : 50) : PROBE_MS)))
+		if (quorum_now(c, false, (int)(left < REPROBE_MS ? (left > 50 ? left : 50) : REPROBE_MS)))
 			return 0;
 		lb_sleep_ns(20 * LB_NS_PER_MS);
 	} while (lb_now_ns() < deadline);

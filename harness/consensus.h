@@ -38,7 +38,9 @@ struct lb_consensus {
 	/* etcd: each member's id as its /v3/maintenance/status says (decimal),
 	 * read at start; ZooKeeper: its myid (1, 2, 3) */
 	char member_id[LB_CONSENSUS_MEMBERS][24];
-	/* measured: first exec until the ensemble served a write (quorum) */
+	/* measured: first exec until the quorum was there (etcd: a put served
+	 * through each member; ZooKeeper: srvr says leader or follower on all
+	 * three) */
 	int64_t ready_ms;
 };
 
@@ -53,7 +55,9 @@ void lb_consensus_destroy(struct lb_consensus *c);
  * negative status when none is known within @timeout_ms. */
 int lb_consensus_leader(const struct lb_consensus *c, int timeout_ms);
 /* Wait until a write is served again (etcd: a put through a live member;
- * ZooKeeper: live members say leader and follower): 0 or LB_ETIMEOUT. */
+ * ZooKeeper: live members say leader and follower, one leader, a majority in
+ * all; a leader whose followers stopped answering, paused or cut off, gives
+ * up only after syncLimit x tickTime, 2 s): 0 or LB_ETIMEOUT. Paused members are not asked. */
 int lb_consensus_wait_quorum(const struct lb_consensus *c, int timeout_ms);
 /* "etcd", "zookeeper" ("none" for LB_CONSENSUS_NONE). */
 const char *lb_consensus_name(enum lb_consensus_kind k);

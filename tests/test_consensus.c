@@ -145,7 +145,7 @@ static void kill_the_leader_and_respawn(void)
 		cr_assert(put_through(leader, 20000), "the respawned member %d serves no write", leader);
 	else
 		cr_assert(zk_serves(leader, 20000), "the respawned server %d did not rejoin", leader);
-	fprintf(stderr, "%s: a write served %lld ms after the leader's kill; the respawned member "
+	fprintf(stderr, "%s: a quorum again %lld ms after the leader's kill; the respawned member "
 		"rejoined in %lld ms\n", lb_consensus_name(ens.kind), (long long)quorum_ms,
 		(long long)((lb_now_ns() - t0) / LB_NS_PER_MS));
 }
@@ -329,4 +329,49 @@ Test(consensus, zookeeper_starts_locks_survives_its_leader_and_leaves_nothing, .
 Test(consensus, a_kill9_of_a_zookeeper_owner_leaves_nothing)
 {
 	kill9_leaves_nothing(LB_CONSENSUS_ZOOKEEPER);
+}
+
+/* `lockbench servers --etcd` / `--zookeeper`: it prints each member and the
+ * leader, runs until killed, and a kill -9 of it leaves no member and no
+ * directory (wherever the members were: /dev/shm or the temporary one). */
+static void servers_playground(const char *flag, const char *kind, const char *scheme)
+{
+	char dir[] = "/tmp/lbtest-consensus-XXXXXX", out[128], pattern[64];
+	pid_t pids[16];
+
+	cr_assert_not_null(fx_mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/output", dir);
+	fx_become_subreaper();
+	const char *args[] = { "servers", flag, NULL };
+	pid_t pid = fx_spawn_lockbench(args, out, out);
+	for (int t = 0; t < 1200 && (access(out, R_OK) != 0 || !strstr(fx_slurp(dir, "output"), "ready;")); t++)
+		lb_sleep_ns(50 * LB_NS_PER_MS);
+	const char *text = fx_slurp(dir, "output");
+	cr_assert(strstr(text, "ready;") && strstr(text, scheme) && strstr(text, " leader ") &&
+		  strstr(text, "pss="), "%s", text);
+	int n = fx_descendants(pid, pids, 16);
+	cr_assert_eq(n, 5, "expected lockbench, its janitor and 3 members, found %d processes", n);
+	fx_kill9_leaves_nothing(pid, pids, n);
+	snprintf(pattern, sizeof(pattern), "lockbench-%s-%d-", kind, (int)pid);
+	int dirs = 0;
+	for (const char *d = strstr(text, "dir="); d; d = strstr(d + 4, "dir=")) {
+		char path[256];
+		cr_assert_eq(sscanf(d, "dir=%255s", path), 1);
+		cr_assert(strstr(path, pattern), "%s is not %s...", path, pattern);
+		for (int t = 0; t < 100 && exists(path); t++)
+			lb_sleep_ns(50 * LB_NS_PER_MS);
+		cr_assert_not(exists(path), "%s outlived its lockbench", path);
+		dirs++;
+	}
+	cr_assert_eq(dirs, LB_CONSENSUS_MEMBERS, "%s", text);
+}
+
+Test(consensus, servers_etcd_prints_its_members_and_a_kill9_leaves_nothing)
+{
+	servers_playground("--etcd", "etcd", "http://127.0.0.1:");
+}
+
+Test(consensus, servers_zookeeper_prints_its_servers_and_a_kill9_leaves_nothing)
+{
+	servers_playground("--zookeeper", "zookeeper", "zk://127.0.0.1:");
 }
