@@ -1176,6 +1176,12 @@ static bool consensus_why_not(const struct lb_scenario *sc, const char *strategy
 			 "Cluster nodes" : "replication", strategy, names[k]);
 		return true;
 	}
+	if (sc->chaos.on && sc->chaos.restarts > 0) {
+		snprintf(why, len, "scenario %s draws restarts of a lock server, which %s (its "
+			 "[chaos] restarts); %s keeps its lock in %s: n/a", sc->name,
+			 redis_only(LB_ACT_NODE_RESTART), strategy, names[k]);
+		return true;
+	}
 	for (int i = 0; i < sc->n_faults; i++) {
 		const char *what = redis_only(sc->faults[i].action);
 		if (what) {

@@ -619,7 +619,9 @@ Test(scenario, thresholds_are_part_of_the_expect_section)
 }
 
 /* The cell of @scenario x @strategy in docs/reference-matrix.md, "<br>" as
- * ": " (how harness/refdocs.sh quotes it), or NULL. */
+ * ": " (how harness/refdocs.sh quotes it), or NULL. The page may hold
+ * several tables (the consensus locks' run below the Redis locks'): the
+ * cell is in the first whose header names @strategy, in its rows. */
 static bool reference_cell(const char *md, const char *scenario, const char *strategy, char *out,
 			   size_t len)
 {
@@ -627,18 +629,22 @@ static bool reference_cell(const char *md, const char *scenario, const char *str
 	char want[96];
 	int col = -1, k = 0;
 
-	if (!hdr)
+	for (; hdr && col < 0; hdr = col < 0 ? strstr(hdr + 1, "\n| scenario |") : hdr) {
+		k = 0;
+		for (const char *p = hdr + 2; *p && *p != '\n'; p++)
+			if (*p == '|') {
+				char name[64];
+				if (sscanf(p + 1, " %63[^ |]", name) == 1 && !strcmp(name, strategy))
+					col = k;
+				k++;
+			}
+	}
+	if (col < 0)
 		return false;
-	for (const char *p = hdr + 2; *p && *p != '\n'; p++)
-		if (*p == '|') {
-			char name[64];
-			if (sscanf(p + 1, " %63[^ |]", name) == 1 && !strcmp(name, strategy))
-				col = k;
-			k++;
-		}
 	snprintf(want, sizeof(want), "\n| %.64s |", scenario);
-	const char *row = strstr(md, want);
-	if (col < 0 || !row)
+	const char *next = strstr(hdr + 1, "\n| scenario |");
+	const char *row = strstr(hdr, want);
+	if (!row || (next && row > next))
 		return false;
 	const char *p = row + 1;
 	for (int i = 0; i <= col; i++)

@@ -229,6 +229,14 @@ class EtcdLock:
     # ---- the requests ----
 
     def acquire(self):
+        # fenced: a grant whose key is gone is no grant (below); a library
+        # wait then queues again, as a program that checks its token would
+        while True:
+            got = self.acquire_once()
+            if got != "again":
+                return got
+
+    def acquire_once(self):
         self.start_lease()
         body = {"name": b64(self.name), "lease": self.lease}
         try:
@@ -249,9 +257,10 @@ class EtcdLock:
             if not kvs:
                 # Lock said yes and the key is not there: its lease ran out while
                 # it waited (etcd 3.4's Mutex does not look again: etcd PR #11408)
-                self.log("Lock returned %r, which no longer exists: no fencing token" % self.key)
+                self.log("Lock returned %r, which no longer exists: no fencing token, not ours"
+                         % self.key)
                 self.end_lease()
-                return "error Lock returned a key that no longer exists (its lease ran out while it waited)"
+                return "again" if self.library_wait else "busy"
             reply += " fence=%d" % int(kvs[0]["create_revision"])
         k = self.keeper
         # the lease is what etcd granted (or last renewed), not what lockbench
