@@ -188,7 +188,7 @@ static void start_zookeeper(struct ensemble *e)
 			fprintf(f, "server.%d=127.0.0.1:%d:%d\n", j + 1, quorum[j], election[j]);
 		fclose(f);
 		snprintf(log, sizeof(log), "%s/zk%d.log", tmpdir, i);
-		/* runs: java (openjdk-17-jre-headless), ZooKeeper's server (zookeeper) */
+		/* runs: java (openjdk-17-jre-headless), with the zookeeper package's jar */
 		const char *argv[] = { "/usr/bin/java", "-Xmx128m", "-cp", "/usr/share/java/zookeeper.jar",
 				       "org.apache.zookeeper.server.quorum.QuorumPeerMain", path, NULL };
 		e->pid[i] = spawn(argv, log, NULL, NULL);
