@@ -169,6 +169,10 @@ static void base_cfg(struct bench *b, struct lb_run_cfg *cfg, const char *strate
 	cfg->seed = 1;
 	cfg->redis_urls = cfg->strategy->min_nodes > 1 ? b->five : b->one;
 	cfg->own_urls = true; /* bench started them */
+	if (lb_consensus_of(cfg->strategy)) { /* its own ensemble, started for the run */
+		cfg->redis_urls = NULL;
+		cfg->own_urls = false;
+	}
 	snprintf(cfg->cmdline, sizeof(cfg->cmdline), "lockbench bench");
 }
 
@@ -416,7 +420,9 @@ static int contended(struct bench *b, const char *strategy, int clients, const c
 /* Every library strategy at 1 and 8 clients under the same load, against the
  * C recipe of its shape (token-lua on one node, redlock on five) measured in
  * the same run: the ratio is the library's throughput over the recipe's,
- * adapter overhead included (row 3 above states it). */
+ * adapter overhead included (row 3 above states it). A consensus lock (etcd,
+ * ZooKeeper) against token-lua too: its ensemble of three on the same
+ * machine, its requests through the same adapter protocol. */
 static int bench_every_library(struct bench *b)
 {
 	static const int counts[] = { 1, 8 };
@@ -438,7 +444,7 @@ static int bench_every_library(struct bench *b)
 	for (size_t i = 0; i < lb_adapter_count() && !lb_stop_requested(); i++) {
 		const struct lock_strategy *s = lb_adapter_at(i);
 		char why[600];
-		int five = s->min_nodes > 1;
+		int five = s->min_nodes > 1 && !lb_consensus_of(s);
 		if (!lb_adapter_usable(s, why, sizeof(why))) {
 			printf("  3. SKIPPED %s: %s\n", s->name, why);
 			fprintf(b->md, "| 3 | %s: SKIPPED (%s) | n/a | n/a | n/a | |\n", s->name, why);
@@ -572,6 +578,14 @@ static int bench_cost(struct bench *b)
 			lb_esc_fprintf(b->csv, LB_LANG_CSV, "7,%s: SKIPPED (%s),n/a,,n/a,,n/a,,-\n",
 				       s->name, why);
 			b->misses++;
+			continue;
+		}
+		if (lb_consensus_of(s)) { /* not a figure that applies: no miss */
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  7. %s: n/a (its requests go to etcd "
+				       "or ZooKeeper; the relay counts Redis commands)\n", s->name);
+			lb_esc_fprintf(b->md, LB_LANG_MD, "| 7 | %s: n/a (its requests go to etcd or "
+				       "ZooKeeper; the relay counts Redis commands) | n/a | n/a | n/a | |\n",
+				       s->name);
 			continue;
 		}
 		if (cost_rows(b, s, base) < 0)

@@ -1,9 +1,10 @@
 /*
  * cmd_servers.c - `lockbench servers [N]`: start N embedded redis-servers,
  * print their URLs, and stop them on Ctrl-C or SIGTERM. `--sentinel`: a
- * primary, two replicas and three Sentinels instead (topology.h). A
- * playground for `--redis`, and the process the tests kill -9 to prove
- * nothing is left.
+ * primary, two replicas and three Sentinels instead (topology.h); `--etcd`
+ * and `--zookeeper`: three etcd members or three ZooKeeper servers
+ * (consensus.h). A playground for `--redis` and the consensus clients, and
+ * the process the tests kill -9 to prove nothing is left.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "consensus.h"
 #include "rserver.h"
 #include "signals.h"
 #include "topology.h"
@@ -46,6 +48,30 @@ static int sentinel_topology(void)
 	return LB_EXIT_OK;
 }
 
+/* Three etcd members or ZooKeeper servers, until Ctrl-C. */
+static int consensus_topology(enum lb_consensus_kind kind)
+{
+	struct lb_consensus c;
+	const char *scheme = kind == LB_CONSENSUS_ETCD ? "http" : "zk";
+
+	if (lb_consensus_start(&c, kind, 60000) < 0)
+		return LB_EXIT_FAIL;
+	int leader = lb_consensus_leader(&c, 5000);
+	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++) {
+		struct lb_server *m = c.member[i];
+		printf("%s %d %s://127.0.0.1:%d pid=%d pss=%ldKiB%s dir=%s\n",
+		       kind == LB_CONSENSUS_ETCD ? "member" : "server", i, scheme, m->port, (int)m->pid,
+		       lb_server_pss_kib(m), i == leader ? " leader" : "", m->dir);
+	}
+	printf("%s: quorum (%s) %lld ms after the first member started\n", lb_consensus_name(kind),
+	       kind == LB_CONSENSUS_ETCD ? "a put served through each member"
+					 : "srvr: one leader, two followers",
+	       (long long)c.ready_ms);
+	wait_for_stop();
+	lb_consensus_destroy(&c);
+	return LB_EXIT_OK;
+}
+
 int lb_cmd_servers(int argc, char **argv)
 {
 	struct lb_server *s[MAX_SERVERS] = { NULL };
@@ -54,10 +80,18 @@ int lb_cmd_servers(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "--sentinel"))
 		return sentinel_topology();
+	if (argc == 2 && !strcmp(argv[1], "--etcd"))
+		return consensus_topology(LB_CONSENSUS_ETCD);
+	if (argc == 2 && !strcmp(argv[1], "--zookeeper"))
+		return consensus_topology(LB_CONSENSUS_ZOOKEEPER);
 	if (argc > 2 || (argc == 2 && !lb_parse_i64(argv[1], 1, MAX_SERVERS, &n))) {
-		fprintf(stderr, "usage: lockbench servers [N]       N servers (1..%d)\n"
-				"       lockbench servers --sentinel  a primary, 2 replicas and 3 "
-				"Sentinels\n", MAX_SERVERS);
+		fprintf(stderr, "usage: lockbench servers [N]        N servers (1..%d)\n"
+				"       lockbench servers --sentinel   a primary, 2 replicas and 3 "
+				"Sentinels\n"
+				"       lockbench servers --etcd       3 etcd members (etcd-server)\n"
+				"       lockbench servers --zookeeper  3 ZooKeeper servers (zookeeper)\n"
+				"Each on free loopback ports, until Ctrl-C; nothing is left after.\n",
+			MAX_SERVERS);
 		return argc == 2 && !strcmp(argv[1], "--help") ? LB_EXIT_OK : LB_EXIT_USAGE;
 	}
 	for (int64_t i = 0; i < n; i++) {

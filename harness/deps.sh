@@ -14,11 +14,16 @@ set -euo pipefail
 # which tests/test_deployment.c's hooks and checks run (a minimal Debian image
 # lacks them). php-cli, php-symfony-lock and php-redis run Symfony Lock's adapter
 # (strategies/adapters/symfony_lock.php); python3-tooz runs OpenStack tooz's
-# (strategies/adapters/tooz_lock.py). None of them starts a service.
+# (strategies/adapters/tooz_lock.py). etcd-server and etcd-client give the etcd
+# members lockbench starts (harness/consensus.c) and etcdctl; zookeeper, the JRE
+# (openjdk-17-jre-headless, Debian 12's default-jre-headless) and libslf4j-java
+# (ZooKeeper's log to the console) the ZooKeeper servers; python3-kazoo its
+# Python client. Only etcd-server starts a service: see below.
 packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           redis-server redis-tools gnuplot-nox python3 python3-minimal python3-redis
           man-db util-linux nodejs chromium procps php-cli php-symfony-lock php-redis
-          python3-tooz)
+          python3-tooz etcd-server etcd-client zookeeper default-jre-headless
+          openjdk-17-jre-headless libslf4j-java python3-kazoo)
 
 # `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang).
 [[ ${1:-} == fuzz ]] && packages+=(afl++)
@@ -54,6 +59,18 @@ if (( ${#missing[@]} == 0 )); then
 fi
 
 cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
+# Installing etcd-server starts a system etcd on ports 2379 and 2380 (its
+# postinst runs invoke-rc.d, or deb-systemd-invoke under systemd) and enables
+# it at boot. lockbench never talks to one and leaves none behind: while
+# apt-get runs, a policy-rc.d that exits 101 ("action forbidden") denies every
+# service start, unless the machine already has a policy-rc.d (then it is left
+# as it is); afterwards the service is disabled (and stopped) for good.
+if [[ " ${missing[*]} " == *" etcd-server "* ]]; then
+  guard='if [ ! -e /usr/sbin/policy-rc.d ]; then printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && trap "rm -f /usr/sbin/policy-rc.d" EXIT; fi'
+  disable='if [ -d /run/systemd/system ]; then systemctl disable --now etcd.service; else update-rc.d etcd disable; fi'
+  cmd="$guard; $cmd && { $disable; } >&2"
+  echo "lockbench: etcd-server's system service is kept from starting and disabled (lockbench starts its own members)" >&2
+fi
 echo "lockbench: installing missing packages: ${missing[*]}" >&2
 if (( EUID == 0 )); then
   bash -c "$cmd"

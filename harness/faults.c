@@ -718,6 +718,27 @@ static void tick_node_clock(struct lb_injector *inj, const struct lb_fault *f,
 	rt->phase = -1;
 }
 
+/* nodes = leader: the member leading when the fault first acts, asked once
+ * (false, said, when no member says it leads: the fault is not run). */
+static bool resolve_leader(struct lb_injector *inj, const struct lb_fault *f,
+			   struct lb_fault_rt *rt, struct lb_fault *g)
+{
+	if (!rt->leader_known) {
+		rt->leader_known = true;
+		rt->leader = inj->leader ? inj->leader(inj->leader_arg) : LB_EINVAL;
+		if (rt->leader < 0 || (size_t)rt->leader >= inj->n_lock) {
+			lb_errorf("[%s] acts on the leader, and no member said it leads: the fault "
+				  "is not run", f->name);
+			rt->phase = -1;
+			rt->failed = true;
+			return false;
+		}
+	}
+	*g = *f;
+	g->nodes = 1u << rt->leader;
+	return true;
+}
+
 static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct lb_fault_rt *rt,
 		     int64_t now)
 {
@@ -728,6 +749,12 @@ static void tick_one(struct lb_injector *inj, const struct lb_fault *f, struct l
 		return;
 	if (lb_action_in_client(f->action) && !fallback)
 		return;
+	struct lb_fault g;
+	if (f->leader && !fallback) {
+		if (!resolve_leader(inj, f, rt, &g))
+			return;
+		f = &g;
+	}
 	switch (fallback ? LB_ACT_KILL : f->action) {
 	case LB_ACT_KILL:
 		tick_kill(inj, f, rt);

@@ -26,6 +26,8 @@ struct lb_fault_rt {
 	pid_t hook_pid[LB_MAX_NODES + 1]; /* hooks under way: per node, and a hook action's */
 	int64_t hook_deadline_ns;
 	bool failed;      /* a fault on a deployment that did not take (refused, not run) */
+	int leader;       /* nodes = leader: the member found leading when it first acted */
+	bool leader_known;
 };
 
 struct lb_injector {
@@ -38,6 +40,10 @@ struct lb_injector {
 	size_t n_lock;
 	struct lb_server *replica;     /* of node 0, or NULL */
 	const char *prefix;            /* the run's key prefix */
+	/* a consensus topology: the member leading now, or a negative status
+	 * (nodes = leader); NULL on Redis topologies */
+	int (*leader)(void *arg);
+	void *leader_arg;
 	struct lb_fault_rt rt[LB_MAX_FAULTS];
 };
 

@@ -23,7 +23,7 @@ static const struct {
 	{ "bench", lb_cmd_bench, "harness and adapter overhead, hand-off, libraries and their cost, as ratios" },
 	{ "report", lb_cmd_report, "draw the charts and report.md of a run or matrix directory" },
 	{ "tour", lb_cmd_tour, "a deck of the classic lessons in teaching order, from shipped runs" },
-	{ "servers", lb_cmd_servers, "start N embedded redis-servers (or --sentinel) until Ctrl-C" },
+	{ "servers", lb_cmd_servers, "start N redis-servers (or --sentinel, --etcd, --zookeeper) until Ctrl-C" },
 };
 
 static void usage(FILE *f)

@@ -637,9 +637,35 @@ static int check_sweep(struct lb_run_opts *o)
 	return 0;
 }
 
+/* A consensus lock (etcd, ZooKeeper) runs on its own system's topology, which
+ * lockbench starts; a Redis lock on none of those. */
+static int check_consensus(const struct lb_run_cfg *cfg, const struct lock_strategy *s)
+{
+	static const char *const names[] = { "", "etcd", "zookeeper" };
+	int k = lb_consensus_of(s);
+
+	if (cfg->consensus && k != cfg->consensus)
+		return usage_error("--topology %s: %s is %s; that topology is for the locks of %s "
+				   "(lockbench list)", names[cfg->consensus], s->name,
+				   k ? "a lock on another consensus system" : "a Redis lock",
+				   names[cfg->consensus]);
+	if (k && (cfg->sentinel || cfg->cluster))
+		return usage_error("--topology %s: %s keeps its lock in %s; it runs on that "
+				   "topology (its default), not on Redis servers", cfg->sentinel ?
+				   "sentinel" : "cluster", s->name, names[k]);
+	if (k && (cfg->redis_urls || cfg->sentinel_urls || cfg->cluster_urls))
+		return usage_error("%s keeps its lock in %s, which lockbench starts; --redis, "
+				   "--sentinel and --cluster name Redis servers", s->name, names[k]);
+	return 0;
+}
+
 /* What strategy @s cannot do with the run's options. */
 static int check_strategy(const struct lb_run_cfg *cfg, const struct lock_strategy *s)
 {
+	int rc = check_consensus(cfg, s);
+
+	if (rc < 0)
+		return rc;
 	if (cfg->wait.kind == LB_WAIT_NOTIFY && !s->wait)
 		return usage_error("--wait notify: %s cannot be woken by its releaser; use "
 				   "fixed:MS or backoff:MIN:MAX (token-lua can)", s->name);

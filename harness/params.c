@@ -15,7 +15,8 @@
 #define DAY_MS INT64_C(86400000)
 
 static const char *const works[] = { "counter", "none", NULL };         /* enum lb_work */
-static const char *const topologies[] = { "single", "sentinel", "cluster", NULL };
+static const char *const topologies[] = { "single", "sentinel", "cluster", "etcd", "zookeeper",
+					   NULL };
 
 static void hold_set(struct lb_run_cfg *cfg, const struct lb_param_value *v)
 {
@@ -39,17 +40,27 @@ static void work_get(const struct lb_run_cfg *cfg, struct lb_param_value *v)
 	v->i = cfg->work == LB_WORK_NONE;
 }
 
+int lb_consensus_of(const struct lock_strategy *s)
+{
+	const char *t = lb_strategy_topology(s);
+
+	return !t ? 0 : !strcmp(t, "etcd") ? 1 : 2;
+}
+
 /* Not a simple value: the topology is two flags of the run (and run.c starts
  * the servers each one needs). */
 static void topology_set(struct lb_run_cfg *cfg, const struct lb_param_value *v)
 {
 	cfg->sentinel = v->i == 1;
 	cfg->cluster = v->i == 2;
+	cfg->consensus = v->i >= 3 ? (int)v->i - 2 : 0;
 }
 
 static void topology_get(const struct lb_run_cfg *cfg, struct lb_param_value *v)
 {
-	v->i = cfg->sentinel ? 1 : cfg->cluster ? 2 : 0;
+	int k = cfg->consensus ? cfg->consensus : lb_consensus_of(cfg->strategy);
+
+	v->i = cfg->sentinel ? 1 : cfg->cluster ? 2 : k ? 2 + k : 0;
 }
 
 /* The summary names the lock nodes the run had: 0 is the strategy's own count. */
@@ -173,7 +184,10 @@ static const struct lb_param table[LB_P_COUNT] = {
 			"through them; cluster: on the primary of its slot in\n"
 			"a cluster of three primaries and three replicas,\n"
 			"found through CLUSTER SLOTS and MOVED (one-node\n"
-			"strategies; docs/topologies.md)",
+			"strategies); etcd, zookeeper: three members of that\n"
+			"consensus system, for its locks (etcd-lock@3.4.23,\n"
+			"kazoo-lock@2.8.0; their own topology by default;\n"
+			"docs/topologies.md)",
 		.set = topology_set, .get = topology_get,
 	},
 	/* The Sentinel topology's settings: a scenario's, or sweep's. */

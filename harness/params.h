@@ -66,6 +66,8 @@ struct lb_run_cfg {
 				      Sentinels, found through them (topology.h) */
 	bool cluster;              /* lock node 0 is the primary of the run's slot in a
 				      cluster of 3 primaries and 3 replicas (cluster.h) */
+	int consensus;             /* --topology etcd (1) or zookeeper (2) as given: a
+				      consensus lock's (lb_consensus_of its strategy) */
 	int64_t down_after_ms;     /* > 0: the Sentinels' down-after-milliseconds (else 1000) */
 	int min_replicas_max_lag;  /* > 0: min-replicas-max-lag, seconds (else Redis's 10) */
 	const char *redis_urls;    /* NULL: embedded servers; borrowed */
@@ -89,6 +91,10 @@ struct lb_run_cfg {
 	char adapter_args[160];    /* --adapter-arg values, space-separated, for the record */
 	char cmdline[1024];
 };
+
+/* The consensus system strategy @s's lock lives on: 1 etcd, 2 zookeeper (enum
+ * lb_consensus_kind, consensus.h), 0 a Redis lock (or NULL). */
+int lb_consensus_of(const struct lock_strategy *s);
 
 /* Defaults of `lockbench run`: every row's default, no scenario, a status line. */
 void lb_run_cfg_defaults(struct lb_run_cfg *cfg);

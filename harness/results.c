@@ -169,7 +169,12 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 	lb_esc_fprintf(f, LB_LANG_TERM, "command: %s\n", cfg->cmdline);
 	lb_esc_fprintf(f, LB_LANG_TERM, "seed: %llu\n", (unsigned long long)cfg->seed);
 	lb_esc_fprintf(f, LB_LANG_TERM, "lockbench: %s\n", LOCKBENCH_VERSION);
-	lb_esc_fprintf(f, LB_LANG_TERM, "redis: %s\n", res->redis_version[0] ? res->redis_version : "unknown");
+	lb_esc_fprintf(f, LB_LANG_TERM, "redis: %s\n", res->redis_version[0] ? res->redis_version :
+		       lb_consensus_of(cfg->strategy) ? "n/a (the lock is not on Redis)" : "unknown");
+	if (res->consensus_ready_ms > 0)
+		fprintf(f, "ensemble: 3 %s members, started and serving writes in %lld ms\n",
+			lb_consensus_of(cfg->strategy) == 1 ? "etcd" : "ZooKeeper",
+			(long long)res->consensus_ready_ms);
 	char urls[3][2048]; /* never a password in a file */
 	lb_url_list_masked(cfg->cluster_urls ? cfg->cluster_urls : "", urls[0], sizeof(urls[0]));
 	lb_url_list_masked(cfg->sentinel_urls ? cfg->sentinel_urls : "", urls[1], sizeof(urls[1]));

@@ -34,6 +34,25 @@ static volatile pid_t live_pids[MAX_LIVE];
 static struct lb_server *volatile live_dirs[MAX_LIVE];
 /* what a server directory can hold: removed one by one in a signal handler */
 static const char *const dir_files[] = { "redis.log", "clock_offset_ms", "dump.rdb", NULL };
+/* the kinds of server directory (lockbench-KIND-PID-XXXXXX) this layer makes,
+ * removes and sweeps: nothing else is ever removed */
+static const char *const dir_kinds[] = { "redis", "etcd", "zookeeper", NULL };
+
+/* The kind of the server directory named @name (its last component), or NULL. */
+static const char *dir_kind(const char *name)
+{
+	const char *base = strrchr(name, '/');
+
+	base = base ? base + 1 : name;
+	if (strncmp(base, "lockbench-", 10))
+		return NULL;
+	for (const char *const *k = dir_kinds; *k; k++) {
+		size_t n = strlen(*k);
+		if (!strncmp(base + 10, *k, n) && base[10 + n] == '-')
+			return *k;
+	}
+	return NULL;
+}
 
 static void track(pid_t pid)
 {
@@ -92,7 +111,7 @@ static void __attribute__((noreturn)) janitor(int fd, pid_t owner)
 	for (int round = 0; round < 2; round++) {
 		lb_sleep_ns(100 * LB_NS_PER_MS);
 		for (int i = 0; i < MAX_LIVE; i++)
-			if (janitor_dirs[i][0] && strstr(janitor_dirs[i], "lockbench-redis-"))
+			if (janitor_dirs[i][0] && dir_kind(janitor_dirs[i]))
 				lb_rmtree(janitor_dirs[i]);
 	}
 	_exit(0);
@@ -168,8 +187,12 @@ void lb_server_kill_all_signal_safe(void)
 		if (live_pids[i] > 0)
 			kill(live_pids[i], SIGKILL);
 	for (int i = 0; i < MAX_LIVE; i++)
-		if (live_dirs[i])
+		if (live_dirs[i]) {
+			/* a command's log has its own name; what it keeps in
+			 * subdirectories is the janitor's (it runs when we are gone) */
+			unlink(live_dirs[i]->log_path);
 			remove_dir_signal_safe(live_dirs[i]->dir);
+		}
 }
 
 const char *lb_redis_server_path(void)
@@ -218,6 +241,44 @@ bool lb_server_alive(struct lb_server *s)
 	return true;
 }
 
+/* In the child: the environment and signal mask every server starts with. */
+static void set_child_env(const struct lb_server *s)
+{
+	if (s->opts.preload)
+		setenv("LD_PRELOAD", s->opts.preload, 1);
+	if (s->opts.clock_shim) {
+		setenv("LD_PRELOAD", s->opts.clock_shim, 1);
+		setenv("LOCKBENCH_CLOCK_FILE", s->clock_path, 1);
+	}
+	for (const char *const *e = s->opts.extra_env; e && *e; e++)
+		putenv((char *)*e);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* In the child: another program (opts.command) in the server's directory,
+ * its output appended to the log. Returns only if it could not be run. */
+static void exec_command(const struct lb_server *s)
+{
+	const char *argv[MAX_ARGS];
+	int n = 0;
+	int log = open(s->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (log < 0 || chdir(s->dir) < 0)
+		return;
+	dup2(log, STDOUT_FILENO);
+	dup2(log, STDERR_FILENO);
+	for (char **a = s->command; *a && n < MAX_ARGS - 1; a++)
+		argv[n++] = *a;
+	for (const char *const *a = s->opts.extra_args; a && *a && n < MAX_ARGS - 1; a++)
+		argv[n++] = *a;
+	argv[n] = NULL;
+	/* runs: etcd (etcd-server), java (openjdk-17-jre-headless) */
+	execvp(argv[0], (char *const *)argv);
+	dprintf(STDERR_FILENO, "lockbench: cannot run %s: %s\n", argv[0], strerror(errno));
+}
+
 /* In the child: never returns. */
 static void exec_server(const struct lb_server *s, pid_t parent)
 {
@@ -233,6 +294,11 @@ static void exec_server(const struct lb_server *s, pid_t parent)
 		dup2(devnull, STDIN_FILENO);
 		dup2(devnull, STDOUT_FILENO);
 		dup2(devnull, STDERR_FILENO);
+	}
+	set_child_env(s);
+	if (s->command) {
+		exec_command(s);
+		_exit(127);
 	}
 	snprintf(port, sizeof(port), "%d", s->port);
 	argv[n++] = lb_redis_server_path();
@@ -259,17 +325,6 @@ static void exec_server(const struct lb_server *s, pid_t parent)
 	for (const char *const *a = s->opts.extra_args; a && *a && n < MAX_ARGS - 1; a++)
 		argv[n++] = *a;
 	argv[n] = NULL;
-	if (s->opts.preload)
-		setenv("LD_PRELOAD", s->opts.preload, 1);
-	if (s->opts.clock_shim) {
-		setenv("LD_PRELOAD", s->opts.clock_shim, 1);
-		setenv("LOCKBENCH_CLOCK_FILE", s->clock_path, 1);
-	}
-	for (const char *const *e = s->opts.extra_env; e && *e; e++)
-		putenv((char *)*e);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* runs: redis-server (redis-server) */
 	execvp(argv[0], (char *const *)argv);
 	_exit(127);
@@ -307,6 +362,8 @@ int lb_server_poll_ready(struct lb_server *s)
 {
 	if (!lb_server_alive(s))
 		return LB_ESYS;
+	if (s->opts.ready)
+		return s->opts.ready(s) == 0 ? 0 : 1;
 	redisContext *c = admin_connect(s->port, 200);
 	if (!c)
 		return 1;
@@ -361,20 +418,28 @@ static int spawn(struct lb_server *s)
 }
 
 /* Directories left by a lockbench that was killed with SIGKILL (nothing runs
- * in it then): lockbench-redis-<pid>-XXXXXX whose <pid> is gone. Once per
- * process, at its first server. */
+ * in it then): lockbench-KIND-<pid>-XXXXXX whose <pid> is gone. Once per
+ * process and parent directory, at its first server there. */
 static void sweep_stale_dirs(const char *tmp)
 {
-	static bool swept;
+	static char swept[4][256];
 	DIR *d;
+	int slot = -1;
 
-	if (swept || !(d = opendir(tmp)))
+	for (int i = 0; i < 4; i++) {
+		if (!strcmp(swept[i], tmp))
+			return;
+		if (slot < 0 && !swept[i][0])
+			slot = i;
+	}
+	if (slot < 0 || strlen(tmp) >= sizeof(swept[0]) || !(d = opendir(tmp)))
 		return;
-	swept = true;
+	snprintf(swept[slot], sizeof(swept[slot]), "%s", tmp);
 	for (struct dirent *e; (e = readdir(d));) {
 		char path[PATH_MAX];
+		const char *kind = dir_kind(e->d_name);
 		long pid;
-		if (sscanf(e->d_name, "lockbench-redis-%ld-", &pid) != 1 || pid <= 0 ||
+		if (!kind || sscanf(e->d_name + 10 + strlen(kind), "-%ld-", &pid) != 1 || pid <= 0 ||
 		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
 			continue;
 		snprintf(path, sizeof(path), "%.3000s/%.200s", tmp, e->d_name);
@@ -383,30 +448,67 @@ static void sweep_stale_dirs(const char *tmp)
 	closedir(d);
 }
 
-struct lb_server *lb_server_start(const struct lb_server_opts *opts)
+/* s->command: an owned copy of opts.command. */
+static int copy_command(struct lb_server *s)
+{
+	size_t n = 0;
+
+	while (s->opts.command[n])
+		n++;
+	if (n == 0 || n >= MAX_ARGS || !(s->command = calloc(n + 1, sizeof(char *))))
+		return LB_EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!(s->command[i] = strdup(s->opts.command[i])))
+			return LB_ENOMEM;
+	s->opts.command = (const char *const *)s->command;
+	return 0;
+}
+
+struct lb_server *lb_server_prepare(const struct lb_server_opts *opts)
 {
 	lb_janitor_start(); /* first: its copy of this process holds nothing of the server's */
 	/* before its directory exists: a fatal signal from then on removes it */
 	lb_signals_on_fatal(lb_server_kill_all_signal_safe);
 	struct lb_server *s = calloc(1, sizeof(*s));
 	const char *tmp = getenv("TMPDIR");
+	const char *kind = opts && opts->kind ? opts->kind : "redis";
+	char probe[64];
 
 	if (!s)
 		return NULL;
 	if (opts)
 		s->opts = *opts;
-	tmp = tmp && *tmp ? tmp : "/tmp";
+	tmp = s->opts.parent_dir ? s->opts.parent_dir : tmp && *tmp ? tmp : "/tmp";
+	snprintf(probe, sizeof(probe), "lockbench-%s-", kind);
+	if (!dir_kind(probe) || (s->opts.command && copy_command(s) < 0)) {
+		lb_errorf("cannot start a server of kind %s: bad options", kind);
+		lb_server_destroy(s);
+		return NULL;
+	}
 	sweep_stale_dirs(tmp);
 	/* the owner's pid in the name: a later run can tell a dir whose owner died */
-	snprintf(s->dir, sizeof(s->dir), "%.200s/lockbench-redis-%d-XXXXXX", tmp, (int)getpid());
+	snprintf(s->dir, sizeof(s->dir), "%.200s/lockbench-%s-%d-XXXXXX", tmp, kind, (int)getpid());
 	if (!mkdtemp(s->dir)) {
 		lb_errorf("cannot create a temporary directory %s: %s", s->dir, strerror(errno));
-		free(s);
+		s->dir[0] = '\0';
+		lb_server_destroy(s);
 		return NULL;
 	}
 	track_dir(s, true);
-	snprintf(s->log_path, sizeof(s->log_path), "%s/redis.log", s->dir);
+	snprintf(s->log_path, sizeof(s->log_path), "%s/%.40s", s->dir,
+		 s->opts.log_name ? s->opts.log_name : "redis.log");
 	snprintf(s->clock_path, sizeof(s->clock_path), "%s/clock_offset_ms", s->dir);
+	if (s->opts.command)
+		s->port = s->opts.port;
+	return s;
+}
+
+struct lb_server *lb_server_start(const struct lb_server_opts *opts)
+{
+	struct lb_server *s = lb_server_prepare(opts);
+
+	if (!s)
+		return NULL;
 	if (s->opts.clock_shim && lb_server_set_clock(s, 0) < 0) {
 		lb_errorf("cannot write %s: %s", s->clock_path, strerror(errno));
 		lb_server_destroy(s);
@@ -421,6 +523,14 @@ struct lb_server *lb_server_start(const struct lb_server_opts *opts)
 			lb_server_destroy(s);
 			return NULL;
 		}
+	}
+	if (s->command) {
+		if (spawn(s) == 0)
+			return s;
+		lb_errorf("cannot start %s on 127.0.0.1:%d; see %s", s->command[0], s->port,
+			  s->log_path);
+		lb_server_destroy(s);
+		return NULL;
 	}
 	for (int attempt = 0; attempt < START_TRIES; attempt++) {
 		s->port = lb_free_port();
@@ -520,6 +630,8 @@ int lb_server_restart(struct lb_server *s, bool keep_data)
 	char rdb[320];
 	int rc;
 
+	if (s->command)
+		return LB_ENOTSUP;
 	snprintf(rdb, sizeof(rdb), "%s/dump.rdb", s->dir);
 	if (keep_data) {
 		if (s->paused)
@@ -589,9 +701,30 @@ void lb_server_destroy(struct lb_server *s)
 		return;
 	lb_server_kill(s);
 	track_dir(s, false);
-	if (s->dir[0] && strstr(s->dir, "lockbench-redis-"))
+	if (s->dir[0] && dir_kind(s->dir))
 		lb_rmtree(s->dir);
+	for (char **a = s->command; a && *a; a++)
+		free(*a);
+	free(s->command);
 	free(s);
+}
+
+long lb_server_pss_kib(const struct lb_server *s)
+{
+	char path[64], line[256];
+	long kib = -1;
+
+	if (!s || s->pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)s->pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Pss: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
 }
 
 /* INFO replication of 127.0.0.1:@port contains @needle. */

@@ -6,6 +6,12 @@
  * (so a terminal's Ctrl-C reaches lockbench, which then stops it in order), and
  * with PR_SET_PDEATHSIG=SIGKILL so that it dies with the process that started
  * it even when that process is killed with SIGKILL.
+ *
+ * The same layer runs other servers (an etcd member, a ZooKeeper server:
+ * consensus.h): opts.command names the program and its arguments, the caller
+ * chooses its port, opts.ready says when it answers. Its directory (and the
+ * data the program keeps there) survives lb_server_kill and a respawn; it goes
+ * on destroy, or with the janitor when lockbench is killed.
  */
 #ifndef LB_RSERVER_H
 #define LB_RSERVER_H
@@ -13,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+struct lb_server;
 
 struct lb_server_opts {
 	/* Extra "--name value" arguments, NULL-terminated; may be NULL. Borrowed. */
@@ -28,6 +36,23 @@ struct lb_server_opts {
 	 * configuration file, written into the server's directory (Sentinel
 	 * rewrites it), starts with this text. Borrowed. */
 	const char *sentinel_config;
+	/* Not NULL: run this program instead of redis-server, a full argv
+	 * (NULL-terminated, copied at start). It runs in the server's directory
+	 * (relative paths are inside it), with stdout and stderr appended to its
+	 * log file; extra_args follow it. */
+	const char *const *command;
+	/* With command: the port it serves, chosen by the caller (no retry on
+	 * another port: the caller built the command around it). */
+	int port;
+	/* With command: one bounded look, 0 it answers, 1 not yet; NULL: PING. */
+	int (*ready)(const struct lb_server *s);
+	/* The log file's name in the directory; NULL: "redis.log". Copied. */
+	const char *log_name;
+	/* The word in the directory's name, lockbench-KIND-PID-XXXXXX: "redis"
+	 * (NULL), "etcd" or "zookeeper" (what the sweep of stale ones knows). */
+	const char *kind;
+	/* Where that directory is made; NULL: $TMPDIR or /tmp. Copied. */
+	const char *parent_dir;
 };
 
 struct lb_server {
@@ -41,10 +66,15 @@ struct lb_server {
 	char sentinel_conf[300];        /* a Sentinel's configuration file, or "" */
 	char primary_port[16];          /* a replica's primary, for its arguments */
 	const char *replica_args[20];   /* opts.extra_args, then --replicaof */
+	char **command;                 /* owned copy of opts.command, or NULL */
 };
 
 /* Start a server; NULL with a message on stderr if it could not be started. */
 struct lb_server *lb_server_start(const struct lb_server_opts *opts);
+/* Its directory only (tracked for cleanup, nothing running): the caller
+ * writes its files into s->dir, then lb_server_respawn_begin starts it.
+ * NULL with a message. */
+struct lb_server *lb_server_prepare(const struct lb_server_opts *opts);
 /* A replica of the server on 127.0.0.1:@primary_port, returned once its link
  * is up (within @timeout_ms), else NULL with a message. The replica connects
  * to @link_port: the primary's own port, or a relay in front of it. */
@@ -63,15 +93,17 @@ int lb_server_kill(struct lb_server *s);
 int lb_server_pause(struct lb_server *s);
 int lb_server_resume(struct lb_server *s);
 /* Stop the server and start it again on the same port. keep_data=true saves
- * an RDB snapshot first and loads it on start; false comes back empty. */
+ * an RDB snapshot first and loads it on start; false comes back empty.
+ * redis-server only (LB_ENOTSUP for a command). */
 int lb_server_restart(struct lb_server *s, bool keep_data);
-/* Start a stopped or killed server again on its port (its data is gone). */
+/* Start a stopped or killed server again on its port (a redis-server's data
+ * is gone; a command's directory is as the program left it). */
 int lb_server_respawn(struct lb_server *s);
 /* The same without waiting: fork and exec, then lb_server_poll_ready until
  * it answers (the fault injector never blocks the supervisor). */
 int lb_server_respawn_begin(struct lb_server *s);
 /* One non-blocking look (at most 200 ms on a stalled connect): 0 the server
- * answers PING, 1 not yet, LB_ESYS it died. */
+ * answers PING (or opts.ready says 0), 1 not yet, LB_ESYS it died. */
 int lb_server_poll_ready(struct lb_server *s);
 /* Write @offset_ms into the clock file at @path (clockfile.h), atomically. */
 int lb_clock_file_write(const char *path, int64_t offset_ms);
@@ -83,6 +115,9 @@ void lb_server_destroy(struct lb_server *s);
 bool lb_server_alive(struct lb_server *s);
 /* Wait until the server answers PING, at most timeout_ms. */
 int lb_server_wait_ready(struct lb_server *s, int timeout_ms);
+/* The server process's proportional set size (/proc/PID/smaps_rollup Pss)
+ * in KiB, or -1 when it does not run or the kernel does not say. */
+long lb_server_pss_kib(const struct lb_server *s);
 
 /* SIGKILL every server this process started and has not destroyed yet.
  * Async-signal-safe: for fatal-signal handlers. */

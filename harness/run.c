@@ -82,6 +82,9 @@ static void run_cleanup(struct run_ctx *r)
 	if (r->cfg->cluster)
 		r->srv[0] = NULL; /* the cluster's node 0 */
 	lb_cluster_destroy(&r->cluster);
+	for (size_t i = 0; r->consensus && i < LB_CONSENSUS_MEMBERS; i++)
+		r->srv[i] = NULL; /* the ensemble's, stopped with it */
+	lb_consensus_destroy(&r->cons);
 	for (size_t i = 0; i < r->n_srv; i++)
 		lb_server_destroy(r->srv[i]);
 	lb_server_destroy(r->replica);
@@ -96,6 +99,12 @@ static void run_cleanup(struct run_ctx *r)
 }
 
 static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res);
+
+/* nodes = leader: the member of the run's ensemble leading now. */
+static int ensemble_leader(void *arg)
+{
+	return lb_consensus_leader(arg, 1000);
+}
 
 /* A [chaos] scenario's faults are drawn from the run's seed into a copy. */
 int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
@@ -134,7 +143,9 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 				       .replica = cfg->sentinel ? r->topo.replica[0] :
 						  cfg->cluster ? r->cluster.node[LB_CLUSTER_SHARDS] :
 						  r->replica,
-				       .prefix = r->prefix };
+				       .prefix = r->prefix,
+				       .leader = r->consensus ? ensemble_leader : NULL,
+				       .leader_arg = &r->cons };
 	r->sh->t0_ns = lb_now_ns();
 	r->sh->end_ns = r->sh->t0_ns + (int64_t)(cfg->duration_s * 1e9);
 	res->t0_mono_ns = r->sh->t0_ns;
@@ -172,6 +183,7 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 
 	memset(res, 0, sizeof(*res));
 	r.n_lock = (size_t)(cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
+	r.consensus = lb_consensus_of(cfg->strategy);
 	prctl(PR_SET_CHILD_SUBREAPER, 1); /* the adapters of killed clients come back here */
 	lb_janitor_start();              /* if lockbench is killed, it kills what is marked */
 	lb_mark_run(r.mark, sizeof(r.mark));

@@ -104,6 +104,7 @@ struct lb_run_result {
 	uint64_t server_connections; /* connections the servers counted, mid-run (0: n/a) */
 	bool interrupted;          /* stopped early by Ctrl-C / SIGTERM */
 	char redis_version[32];
+	int64_t consensus_ready_ms; /* a consensus lock's ensemble: start to quorum (0: none) */
 	char run_prefix[48];
 	int64_t t0_mono_ns;        /* history times are ns after this instant */
 };

@@ -28,6 +28,8 @@ static size_t lock_servers(struct run_ctx *r, struct lb_node *n, char (*name)[48
 	struct lb_server *own[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
 	size_t k = 0;
 
+	if (r->consensus)
+		return 0; /* not Redis servers: nothing to ask INFO of */
 	if (lb_cfg_theirs(r->cfg)) { /* theirs: as the clients reach them */
 		for (size_t i = 0; i < r->n_lock; i++) {
 			n[i] = r->lock[i];
@@ -431,6 +433,11 @@ int run_judge(struct run_ctx *r)
 				       .inside_s = res->inside_s };
 	res->cost_bound_known = lb_lock_cost_bound(&shape, &res->cost_bound, res->cost_bound_why,
 						   sizeof(res->cost_bound_why)) == 0;
+	if (r->consensus) { /* a bound on Redis commands says nothing of etcd's requests */
+		res->cost_bound_known = false;
+		snprintf(res->cost_bound_why, sizeof(res->cost_bound_why), "the lock lives in %s, "
+			 "not Redis", lb_consensus_name((enum lb_consensus_kind)r->consensus));
+	}
 	return rc;
 }
 
@@ -441,6 +448,13 @@ void run_count_lock_commands(struct run_ctx *r, struct lock_snaps *snap)
 	struct lb_run_result *res = r->res;
 	const char *names[LB_MAX_NODES + LB_TOPO_REPLICAS + 1];
 
+	if (r->consensus) {
+		res->lock_commands_known = false;
+		snprintf(res->lock_commands_why, sizeof(res->lock_commands_why), "the lock lives in "
+			 "%s; lockbench counts Redis servers' commands (INFO commandstats) only",
+			 lb_consensus_name((enum lb_consensus_kind)r->consensus));
+		return;
+	}
 	run_lock_snapshot(r, snap->after, snap->name);
 	for (size_t i = 0; i < snap->n; i++)
 		names[i] = snap->name[i];

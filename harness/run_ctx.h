@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "cluster.h"
+#include "consensus.h"
 #include "faults.h"
 #include "keywatch.h"
 #include "metrics.h"
@@ -32,6 +33,8 @@ struct run_ctx {
 	struct lb_server *replica;
 	struct lb_sentinel_topo topo; /* cfg->sentinel: its primary is srv[0] */
 	struct lb_cluster cluster;    /* cfg->cluster: its node 0 is srv[0] */
+	struct lb_consensus cons;     /* a consensus lock's ensemble: its members are srv[0..2] */
+	int consensus;                /* lb_consensus_of the strategy: 0 a Redis lock */
 	pid_t watcher;             /* what the Sentinels publish, as events; or 0 */
 	struct lb_shared *sh;
 	size_t sh_bytes;

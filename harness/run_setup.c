@@ -335,6 +335,35 @@ static void start_keywatch(struct run_ctx *r)
 			      r->res->foreign_why, sizeof(r->res->foreign_why));
 }
 
+/* A consensus lock's ensemble (etcd, ZooKeeper; consensus.h): its members are
+ * the lock nodes srv[0..2], which the faults reach as they reach Redis
+ * servers, and the clients by their address alone (the adapter's URLs, each
+ * through the relay when a fault needs it); the resource is a Redis server. */
+static int start_consensus(struct run_ctx *r)
+{
+	static const char *const scheme[] = { "", "http", "zk" };
+
+	if (r->n_lock != LB_CONSENSUS_MEMBERS) {
+		lb_errorf("%s runs on %d members of %s; --nodes cannot change that",
+			  r->cfg->strategy->name, LB_CONSENSUS_MEMBERS,
+			  lb_consensus_name((enum lb_consensus_kind)r->consensus));
+		return LB_EINVAL;
+	}
+	if (lb_consensus_start(&r->cons, (enum lb_consensus_kind)r->consensus, 60000) < 0)
+		return LB_ESYS;
+	r->res->consensus_ready_ms = r->cons.ready_ms;
+	for (size_t i = 0; i < LB_CONSENSUS_MEMBERS; i++) {
+		r->srv[i] = r->cons.member[i];
+		lb_node_init_local(&r->lock[i], r->srv[i]->port, 2000);
+		snprintf(r->lock[i].scheme, sizeof(r->lock[i].scheme), "%s", scheme[r->consensus]);
+	}
+	r->n_srv = LB_CONSENSUS_MEMBERS;
+	if (!(r->srv[r->n_srv] = lb_server_start(NULL)))
+		return LB_ESYS;
+	lb_node_init_local(&r->resource, r->srv[r->n_srv++]->port, 2000);
+	return 0;
+}
+
 static int start_servers(struct run_ctx *r)
 {
 	const struct lb_scenario *sc = r->cfg->scenario;
@@ -376,6 +405,8 @@ void run_load_resource_scripts(struct run_ctx *r)
 
 void run_redis_version(struct run_ctx *r)
 {
+	if (r->consensus)
+		return; /* the lock's servers are not Redis; the resource's version is not the lock's */
 	redisReply *rep = lb_node_cmd(&r->lock[0], "INFO server");
 	const char *v;
 
@@ -417,7 +448,8 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 		return LB_EINVAL;
 	}
 	rc = cfg->cluster_urls ? use_their_cluster(r) : cfg->sentinel_urls ? use_their_sentinels(r) :
-	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) : start_servers(r);
+	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) : r->consensus ? start_consensus(r) :
+	     start_servers(r);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < r->n_lock; i++)
@@ -431,13 +463,13 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 	if (!theirs && !cfg->sentinel && !cfg->cluster && ((cfg->scenario && cfg->scenario->replica) ||
 				 cfg->strategy->needs_replica) && (rc = start_replica(r)) < 0)
 		return rc;
-	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
+	for (size_t i = 0; i < r->n_lock && rc == 0 && !r->consensus; i++)
 		rc = run_check_reachable(&r->lock[i]);
 	if (rc == 0)
 		rc = run_check_reachable(&r->resource);
 	for (size_t i = 0; i < r->n_lock && rc == 0 && cfg->redis_urls && !cfg->sentinel_urls; i++)
 		rc = run_check_primary(&r->lock[i]);
-	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
+	for (size_t i = 0; i < r->n_lock && rc == 0 && !r->consensus; i++)
 		rc = run_check_maxclients(&r->lock[i], cfg->clients);
 	if (rc == 0)
 		rc = run_check_maxclients(&r->resource, cfg->clients);
@@ -452,6 +484,11 @@ void run_setup_keywatch(struct run_ctx *r, bool theirs)
 	struct lb_run_result *res = r->res;
 	const char *no_watch = getenv("LOCKBENCH_NO_KEYWATCH");
 
+	if (r->consensus) { /* a release there deletes its own key by name, or nothing */
+		snprintf(res->foreign_why, sizeof(res->foreign_why), "the lock lives in %s; the "
+			 "key watcher follows Redis servers only", lb_consensus_name((enum lb_consensus_kind)r->consensus));
+		return;
+	}
 	if (!theirs && !(no_watch && *no_watch)) {
 		start_keywatch(r);
 		if (!r->kw.log)
@@ -550,7 +587,9 @@ void run_keep_logs(struct run_ctx *r)
 	for (size_t i = 0; i < r->n_srv; i++) {
 		if (i == 0 && r->cfg->cluster)
 			continue; /* cluster node 0, below */
-		if (i < r->n_lock)
+		if (i < r->n_lock && r->consensus)
+			snprintf(name, sizeof(name), "%s-%zu.log", lb_consensus_name((enum lb_consensus_kind)r->consensus), i);
+		else if (i < r->n_lock)
 			snprintf(name, sizeof(name), "redis-lock-%zu.log", i);
 		else
 			snprintf(name, sizeof(name), "redis-resource.log");

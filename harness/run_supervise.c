@@ -137,7 +137,8 @@ void run_supervise(struct run_ctx *r)
 		lb_faults_tick(&r->inj, now - r->sh->t0_ns);
 		if (rss_at && now >= rss_at) {
 			sample_rss(r);
-			sample_connections(r);
+			if (!r->consensus) /* the lock's servers are not Redis: n/a */
+				sample_connections(r);
 			rss_at = 0;
 		}
 		if (r->cfg->status_line && now >= next_status) {

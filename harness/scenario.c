@@ -478,9 +478,11 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 	} else if (!strcmp(name, "nodes")) {
 		if (!strcmp(v, "all"))
 			f->all_nodes = true;
+		else if (!strcmp(v, "leader"))
+			f->leader = true;
 		else if (!get_nodes(v, &f->nodes))
-			return ini_error(p, "nodes: expected all, or node indexes from 0 like 2 or 2,3,4; "
-				    "got '%s'", v);
+			return ini_error(p, "nodes: expected all, leader (etcd, ZooKeeper), or node "
+				    "indexes from 0 like 2 or 2,3,4; got '%s'", v);
 	} else if (!strcmp(name, "resource")) {
 		if (!get_bool(v, &f->resource))
 			return ini_error(p, "resource: expected yes or no, got '%s'", v);
@@ -751,7 +753,10 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 	case LB_ACT_NODE_RESTART:
 	case LB_ACT_NODE_PAUSE:
 	case LB_ACT_NODE_CLOCK:
-		if (!f->nodes)
+		if (f->leader && f->action != LB_ACT_NODE_KILL && f->action != LB_ACT_NODE_PAUSE)
+			return ini_error(p, "[%s] nodes = leader goes with node-kill and node-pause",
+				    f->name);
+		if (!f->nodes && !f->leader)
 			return ini_error(p, "[%s] %s needs nodes = LIST", f->name, lb_action_name(f->action));
 		if (f->action == LB_ACT_NODE_PAUSE && f->duration_ms < 0)
 			return ini_error(p, "[%s] node-pause needs duration = MS", f->name);
@@ -1123,9 +1128,76 @@ static bool external_has_failpoint(const struct lock_strategy *s, const char *na
 	return false;
 }
 
+/* A fault that acts on Redis itself (its data, its replicas, its Sentinels,
+ * its commands) or through a shim an etcd member or ZooKeeper server does not
+ * load: none of them reaches a consensus lock. */
+static const char *redis_only(enum lb_action a)
+{
+	switch (a) {
+	case LB_ACT_NODE_RESTART: return "restarts a Redis server empty (a consensus member "
+					 "keeps its data and rejoins: node-kill with duration)";
+	case LB_ACT_NODE_CLOCK: return "moves a server's clock through an LD_PRELOAD shim, which "
+				       "etcd's static Go binary and ZooKeeper's JVM do not go through";
+	case LB_ACT_FAILOVER: return "promotes a Redis replica";
+	case LB_ACT_NET_PARTITION: return "partitions a Sentinel or Cluster topology";
+	case LB_ACT_SENTINEL_FAILOVER: return "asks Redis Sentinels to fail over";
+	case LB_ACT_CLIENT_KILL: return "sends Redis's CLIENT KILL";
+	case LB_ACT_CLUSTER_FAILOVER: return "sends Redis's CLUSTER FAILOVER";
+	case LB_ACT_HOOK: return "runs a command meant for the user's Redis deployment";
+	default: return NULL;
+	}
+}
+
+/* Why a scenario does not apply to a consensus lock (@k: lb_consensus_of), or
+ * to a Redis lock when it runs on a consensus topology; false when it does. */
+static bool consensus_why_not(const struct lb_scenario *sc, const char *strategy, int k,
+			      char *why, size_t len)
+{
+	static const char *const names[] = { "", "etcd", "ZooKeeper" };
+
+	if (sc->run.consensus && k != sc->run.consensus) {
+		snprintf(why, len, "scenario %s runs on the %s topology, for %s locks; %s %s: n/a",
+			 sc->name, names[sc->run.consensus], names[sc->run.consensus], strategy,
+			 k ? "keeps its lock elsewhere" : "is a Redis lock");
+		return true;
+	}
+	for (int i = 0; !k && i < sc->n_faults; i++)
+		if (sc->faults[i].leader) {
+			snprintf(why, len, "scenario %s's fault [%s] acts on the leader of an etcd or "
+				 "ZooKeeper ensemble; %s is a Redis lock: n/a", sc->name,
+				 sc->faults[i].name, strategy);
+			return true;
+		}
+	if (!k)
+		return false;
+	if (sc->run.sentinel || sc->run.cluster || sc->replica) {
+		snprintf(why, len, "scenario %s acts on Redis %s; %s keeps its lock in %s: n/a",
+			 sc->name, sc->run.sentinel ? "Sentinels and replicas" : sc->run.cluster ?
+			 "Cluster nodes" : "replication", strategy, names[k]);
+		return true;
+	}
+	for (int i = 0; i < sc->n_faults; i++) {
+		const char *what = redis_only(sc->faults[i].action);
+		if (what) {
+			snprintf(why, len, "scenario %s's fault [%s] %s; %s keeps its lock in %s: n/a",
+				 sc->name, sc->faults[i].name, what, strategy, names[k]);
+			return true;
+		}
+		if (sc->faults[i].nodes >> 3) {
+			snprintf(why, len, "scenario %s's fault [%s] names lock nodes beyond the three "
+				 "members of %s: n/a", sc->name, sc->faults[i].name, names[k]);
+			return true;
+		}
+	}
+	return false;
+}
+
 bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, char *why, size_t len)
 {
 	const struct lock_strategy *s = lb_strategy_find(strategy);
+
+	if (consensus_why_not(sc, strategy, lb_consensus_of(s), why, len))
+		return true;
 
 	if (list_has(sc->except, strategy)) {
 		snprintf(why, len, "scenario %s leaves %s out (its description says why)", sc->name,
@@ -1140,13 +1212,6 @@ bool lb_scenario_why_not(const struct lb_scenario *sc, const char *strategy, cha
 		snprintf(why, len, "scenario %s runs on a %s topology, one primary for the lock; %s "
 			 "needs %u independent lock nodes: n/a", sc->name,
 			 sc->run.sentinel ? "Sentinel" : "Cluster", strategy, s->min_nodes);
-		return true;
-	}
-	/* a consensus lock (its manifest's topology = etcd or zookeeper) runs only
-	 * on that system's members; no scenario sets those up yet */
-	if (s && lb_strategy_is_external(s) && lb_adapter_def_of(s)->topology[0]) {
-		snprintf(why, len, "scenario %s runs on Redis servers; %s is a lock on %s (its "
-			 "manifest's topology): n/a", sc->name, strategy, lb_adapter_def_of(s)->topology);
 		return true;
 	}
 	if (sc->run.cluster && s && lb_strategy_is_external(s)) {

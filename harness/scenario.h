@@ -81,6 +81,8 @@ struct lb_fault {
 				     after the start, when no client is inside */
 	bool fallback_holder;     /* no such failpoint in the strategy: kill the holder at `at` */
 	bool all_nodes;           /* nodes = all: every lock node of the run */
+	bool leader;              /* nodes = leader: the member of a consensus topology
+				     leading when the fault acts (etcd, ZooKeeper) */
 	bool resource;            /* net faults: the link to the resource server too */
 	int64_t inside_ms;        /* holder/client targets: only once inside for this long */
 	int64_t within_ms;        /* ... and not longer than this (0: any time) */

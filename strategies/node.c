@@ -182,6 +182,11 @@ void lb_node_url(const struct lb_node *n, char *buf, size_t len)
 		outs[f][o] = '\0';
 	}
 	bool v6 = strchr(n->host, ':') != NULL;
+	if (n->scheme[0]) { /* a consensus member: its address alone */
+		snprintf(buf, len, "%s://%s%s%s:%d", n->scheme, v6 ? "[" : "", n->host, v6 ? "]" : "",
+			 n->port);
+		return;
+	}
 	int k = snprintf(buf, len, "redis://%s%s%s%s%s%s%s:%d", user, pass[0] ? ":" : "", pass,
 			 pass[0] ? "@" : "", v6 ? "[" : "", n->host, v6 ? "]" : "", n->port);
 	if (n->db > 0 && k > 0 && (size_t)k < len)

@@ -31,6 +31,9 @@ struct lb_addr {
 struct lb_node {
 	char host[128];
 	int port;
+	char scheme[8];           /* "": a Redis server; "http" an etcd member's client URL,
+				     "zk" a ZooKeeper server's (a consensus lock's nodes:
+				     lockbench only gives their address to the adapter) */
 	char user[64];            /* empty: no ACL user */
 	char pass[128];           /* empty: no AUTH */
 	int db;                   /* SELECTed after AUTH when > 0 */

@@ -129,3 +129,10 @@ bool lb_strategy_is_external(const struct lock_strategy *s)
 {
 	return s && s->impl != NULL;
 }
+
+const char *lb_strategy_topology(const struct lock_strategy *s)
+{
+	const struct lb_adapter_def *d = lb_strategy_is_external(s) ? lb_adapter_def_of(s) : NULL;
+
+	return d && d->topology[0] ? d->topology : NULL;
+}

@@ -133,6 +133,9 @@ const struct lock_strategy *lb_strategy_find(const char *name);
 const char *lb_strategy_nearest(const char *name);
 /* Is @s an external strategy (a library adapter or exec:PATH)? */
 bool lb_strategy_is_external(const struct lock_strategy *s);
+/* The consensus system a library adapter's lock lives on ("etcd",
+ * "zookeeper": its manifest's topology), or NULL for a Redis lock. */
+const char *lb_strategy_topology(const struct lock_strategy *s);
 
 /*
  * The state most strategies need and nothing more: the configuration, their

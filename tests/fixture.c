@@ -28,6 +28,22 @@ void fx_start(struct fx *f, size_t n)
 	}
 }
 
+void fx_start_for(struct fx *f, const struct lock_strategy *s)
+{
+	int k = lb_consensus_of(s);
+
+	if (!k) {
+		fx_start(f, s->min_nodes);
+		return;
+	}
+	memset(f, 0, sizeof(*f));
+	cr_assert_eq(lb_consensus_start(&f->cons, (enum lb_consensus_kind)k, 60000), 0,
+		     "the %s ensemble did not start", lb_consensus_name((enum lb_consensus_kind)k));
+	for (size_t i = 0; i < LB_CONSENSUS_MEMBERS; i++)
+		f->srv[i] = f->cons.member[i]; /* no admin connection: not Redis */
+	f->n = LB_CONSENSUS_MEMBERS;
+}
+
 void fx_start_replica(struct fx *f)
 {
 	f->replica = lb_server_start_replica(f->srv[0]->port, f->srv[0]->port, 5000);
@@ -38,6 +54,11 @@ void fx_stop(struct fx *f)
 {
 	lb_server_destroy(f->replica);
 	f->replica = NULL;
+	if (f->cons.kind) { /* its members go with it */
+		memset(f->srv, 0, sizeof(f->srv));
+		lb_consensus_destroy(&f->cons);
+		f->n = 0;
+	}
 	for (size_t i = 0; i < f->n; i++) {
 		lb_node_close(&f->admin[i]);
 		lb_server_destroy(f->srv[i]);
@@ -59,6 +80,8 @@ void fx_client_init_opts(struct fx_client *c, const struct fx *f, const struct l
 	c->s = s;
 	for (size_t i = 0; i < f->n; i++) {
 		lb_node_init_local(&c->node[i], f->srv[i]->port, 500);
+		if (f->cons.kind) /* a member's address, for the adapter */
+			strcpy(c->node[i].scheme, f->cons.kind == LB_CONSENSUS_ETCD ? "http" : "zk");
 		c->nodes[i] = &c->node[i];
 	}
 	struct lb_lock_cfg cfg = {

@@ -8,6 +8,7 @@
 #include <hiredis/hiredis.h>
 #include <stddef.h>
 
+#include "consensus.h"
 #include "plumbing.h"
 #include "rserver.h"
 #include "strategy.h"
@@ -32,6 +33,7 @@ struct fx {
 	struct lb_node admin[FX_MAX_NODES]; /* the test's own connections for checks */
 	size_t n;
 	struct lb_server *replica;          /* of node 0, after fx_start_replica */
+	struct lb_consensus cons;           /* fx_start_for a consensus lock: srv[] are its members */
 };
 
 /* A lock client with its own connections to every node of @f. */
@@ -45,6 +47,9 @@ struct fx_client {
 };
 
 void fx_start(struct fx *f, size_t n);
+/* What strategy @s's lock lives on: its min_nodes Redis servers, or the three
+ * members of its consensus system (etcd, ZooKeeper: lb_consensus_of). */
+void fx_start_for(struct fx *f, const struct lock_strategy *s);
 void fx_stop(struct fx *f);
 /* A replica of node 0, in sync when this returns. */
 void fx_start_replica(struct fx *f);

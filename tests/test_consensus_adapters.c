@@ -2,27 +2,22 @@
  * test_consensus_adapters.c - the consensus lock adapters (etcd_lock.py for
  * etcd's Lock API, kazoo_lock.py for kazoo's Lock recipe) driven over the
  * adapter protocol (docs/adapters.md) against a real 3-member etcd cluster
- * and a real 3-server ZooKeeper ensemble, started by the test on free
- * loopback ports in its own temporary directory: hello, config, one holder
+ * and a real 3-server ZooKeeper ensemble, started as lockbench starts them
+ * (harness/consensus.c): hello, config, one holder
  * and a busy second client, fencing tokens that grow from one holder to the
  * next, a library wait that quit ends at once (and whose place in the queue
  * goes with it), quit, and nothing left running.
- *
- * The ensembles are started here for now; harness/consensus.c is to start
- * them for lockbench, and this test is to use it then.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,19 +39,6 @@ static void setup(void)
 	strcpy(tmpdir, "/tmp/lbtest-consensus-XXXXXX");
 	cr_assert_not_null(fx_mkdtemp(tmpdir));
 	signal(SIGPIPE, SIG_IGN);
-}
-
-/* A port nothing listens on now (the kernel's choice). */
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	close(fd);
-	return ntohs(a.sin_port);
 }
 
 /* @argv in a process group of its own, killed with this test's worker,
@@ -90,124 +72,37 @@ static pid_t spawn(const char *const *argv, const char *log, int *in, int *out)
 	return pid;
 }
 
-/* What 127.0.0.1:@port answers to @req (up to @len bytes), or "" when it
- * does not. */
-static void ask_port(int port, const char *req, char *buf, size_t len)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	size_t n = 0;
-	buf[0] = '\0';
-	if (fd < 0)
-		return;
-	struct timeval tv = { .tv_sec = 1 };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && write(fd, req, strlen(req)) > 0) {
-		ssize_t got;
-		while (n + 1 < len && (got = read(fd, buf + n, len - 1 - n)) > 0)
-			n += (size_t)got;
-	}
-	buf[n] = '\0';
-	close(fd);
-}
-
 struct ensemble {
-	pid_t pid[3];
-	int port[3];            /* each member's client port */
+	struct lb_consensus c;  /* harness/consensus.c: what lockbench runs on */
 	char nodes[256];        /* nodes= for config */
 };
 
-/* Every member answers @req with @ready in its answer, within 30 s. */
-static void wait_ready(const struct ensemble *e, const char *req, const char *ready, const char *what)
+/* The ensemble of @kind as lockbench starts it, and its nodes= list. */
+static void start_ensemble(struct ensemble *e, enum lb_consensus_kind kind)
 {
-	char buf[2048];
-	for (int i = 0; i < 3; i++) {
-		int t = 0;
-		for (ask_port(e->port[i], req, buf, sizeof(buf)); !strstr(buf, ready) && t < 300; t++) {
-			cr_assert_not(fx_pid_gone(e->pid[i]), "%s member %d exited (log in %s)", what, i, tmpdir);
-			lb_sleep_ns(100 * LB_NS_PER_MS);
-			ask_port(e->port[i], req, buf, sizeof(buf));
-		}
-		cr_assert(strstr(buf, ready), "%s member %d not ready in 30 s: '%s'", what, i, buf);
-	}
+	size_t n = 0;
+	memset(e, 0, sizeof(*e));
+	cr_assert_eq(lb_consensus_start(&e->c, kind, 60000), 0, "the %s ensemble did not start",
+		     lb_consensus_name(kind));
+	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++)
+		n += (size_t)snprintf(e->nodes + n, sizeof(e->nodes) - n, "%s%s://127.0.0.1:%d",
+				      i ? "," : "", kind == LB_CONSENSUS_ETCD ? "http" : "zk",
+				      e->c.member[i]->port);
 }
 
-static void start_etcd(struct ensemble *e)
-{
-	int peer[3];
-	char cluster[256] = "", arg[10][200], log[PATH_MAX];
-	for (int i = 0; i < 3; i++) {
-		e->port[i] = free_port();
-		peer[i] = free_port();
-		snprintf(cluster + strlen(cluster), sizeof(cluster) - strlen(cluster),
-			 "%sm%d=http://127.0.0.1:%d", i ? "," : "", i, peer[i]);
-	}
-	for (int i = 0; i < 3; i++) {
-		snprintf(arg[0], 200, "m%d", i);
-		snprintf(arg[1], 200, "%s/etcd-m%d", tmpdir, i);
-		snprintf(arg[2], 200, "http://127.0.0.1:%d", e->port[i]);
-		snprintf(arg[3], 200, "http://127.0.0.1:%d", peer[i]);
-		snprintf(log, sizeof(log), "%s/etcd-m%d.log", tmpdir, i);
-		/* runs: etcd (etcd-server) */
-		const char *argv[] = { "/usr/bin/etcd", "--name", arg[0], "--data-dir", arg[1],
-				       "--listen-client-urls", arg[2], "--advertise-client-urls", arg[2],
-				       "--listen-peer-urls", arg[3], "--initial-advertise-peer-urls", arg[3],
-				       "--initial-cluster", cluster, "--initial-cluster-state", "new",
-				       "--initial-cluster-token", tmpdir + 5, NULL };
-		e->pid[i] = spawn(argv, log, NULL, NULL);
-	}
-	snprintf(e->nodes, sizeof(e->nodes), "http://127.0.0.1:%d,http://127.0.0.1:%d,http://127.0.0.1:%d",
-		 e->port[0], e->port[1], e->port[2]);
-	wait_ready(e, "GET /health HTTP/1.0\r\n\r\n", "\"health\":\"true\"", "etcd");
-}
-
-static void start_zookeeper(struct ensemble *e)
-{
-	int quorum[3], election[3];
-	char path[PATH_MAX], log[PATH_MAX];
-	for (int i = 0; i < 3; i++) {
-		e->port[i] = free_port();
-		quorum[i] = free_port();
-		election[i] = free_port();
-	}
-	for (int i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/zk%d", tmpdir, i);
-		cr_assert_eq(mkdir(path, 0700), 0);
-		snprintf(path, sizeof(path), "%s/zk%d/myid", tmpdir, i);
-		FILE *f = fopen(path, "w");
-		cr_assert_not_null(f);
-		fprintf(f, "%d\n", i + 1);
-		fclose(f);
-		snprintf(path, sizeof(path), "%s/zk%d/zoo.cfg", tmpdir, i);
-		cr_assert_not_null(f = fopen(path, "w"));
-		fprintf(f, "tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir=%s/zk%d\nclientPort=%d\n"
-			"clientPortAddress=127.0.0.1\nadmin.enableServer=false\n4lw.commands.whitelist=srvr\n",
-			tmpdir, i, e->port[i]);
-		for (int j = 0; j < 3; j++)
-			fprintf(f, "server.%d=127.0.0.1:%d:%d\n", j + 1, quorum[j], election[j]);
-		fclose(f);
-		snprintf(log, sizeof(log), "%s/zk%d.log", tmpdir, i);
-		/* runs: java (openjdk-17-jre-headless), with the zookeeper package's jar */
-		const char *argv[] = { "/usr/bin/java", "-Xmx128m", "-cp", "/usr/share/java/zookeeper.jar",
-				       "org.apache.zookeeper.server.quorum.QuorumPeerMain", path, NULL };
-		e->pid[i] = spawn(argv, log, NULL, NULL);
-	}
-	snprintf(e->nodes, sizeof(e->nodes), "zk://127.0.0.1:%d,zk://127.0.0.1:%d,zk://127.0.0.1:%d",
-		 e->port[0], e->port[1], e->port[2]);
-	wait_ready(e, "srvr", "Mode: ", "ZooKeeper");
-}
-
-/* kill -9 every member, and check that each is gone and its port closed. */
+/* Stop every member, and check that each is gone and its port closed. */
 static void stop_ensemble(struct ensemble *e)
 {
-	for (int i = 0; i < 3; i++) {
-		kill(-e->pid[i], SIGKILL);
-		cr_assert_eq(waitpid(e->pid[i], NULL, 0), e->pid[i]);
+	pid_t pid[LB_CONSENSUS_MEMBERS];
+	int port[LB_CONSENSUS_MEMBERS];
+	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++) {
+		pid[i] = e->c.member[i]->pid;
+		port[i] = e->c.member[i]->port;
 	}
-	for (int i = 0; i < 3; i++) {
-		cr_assert(fx_pid_gone(e->pid[i]), "member %d (pid %d) is still there", i, (int)e->pid[i]);
-		cr_assert(fx_port_closed(e->port[i]), "port %d still accepts", e->port[i]);
+	lb_consensus_destroy(&e->c);
+	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++) {
+		cr_assert(fx_pid_gone(pid[i]), "member %d (pid %d) is still there", i, (int)pid[i]);
+		cr_assert(fx_port_closed(port[i]), "port %d still accepts", port[i]);
 	}
 }
 
@@ -362,7 +257,7 @@ static void quit_ends_a_library_wait(const struct ensemble *e, const char *prog,
 Test(consensus_adapters, etcd_lock_over_a_three_member_cluster, .init = setup)
 {
 	struct ensemble e;
-	start_etcd(&e);
+	start_ensemble(&e, LB_CONSENSUS_ETCD);
 	two_clients(&e, "etcd_lock.py", "etcd-lock", false);
 	two_clients(&e, "etcd_lock.py", "etcd-lock", true);
 	quit_ends_a_library_wait(&e, "etcd_lock.py", "etcd-lock");
@@ -372,7 +267,7 @@ Test(consensus_adapters, etcd_lock_over_a_three_member_cluster, .init = setup)
 Test(consensus_adapters, kazoo_lock_over_a_three_server_ensemble, .init = setup)
 {
 	struct ensemble e;
-	start_zookeeper(&e);
+	start_ensemble(&e, LB_CONSENSUS_ZOOKEEPER);
 	two_clients(&e, "kazoo_lock.py", "kazoo", false);
 	two_clients(&e, "kazoo_lock.py", "kazoo", true);
 	quit_ends_a_library_wait(&e, "kazoo_lock.py", "kazoo");

@@ -1,0 +1,125 @@
+/*
+ * test_consensus_run.c - `lockbench run` on the consensus topologies: an etcd
+ * lock and a ZooKeeper lock run whole on the ensembles lockbench starts, with
+ * a fault aimed at the member leading (nodes = leader), the run re-checked by
+ * `lockbench check`; and a kill -9 of lockbench mid-run leaves no member, no
+ * adapter, no client and no directory behind.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "readers.h"
+#include "results.h"
+
+FX_SUITE(consensus_run, 180);
+
+/* A whole run of @strategy under consensus-leader-kill: it completes, check
+ * agrees, the leader was killed and came back, nobody overlapped, and every
+ * member's log is kept beside the history. */
+static void leader_kill_run(const char *strategy, const char *kind)
+{
+	char dir[] = "/tmp/lbtest-consrun-XXXXXX", out[128], path[160];
+	struct lb_summary sum;
+
+	cr_assert_not_null(fx_mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/run", dir);
+	const char *args[] = { "run", "--strategy", strategy, "--scenario", "consensus-leader-kill",
+			       "--out", out, "--no-status", NULL };
+	cr_assert_eq(fx_lockbench(dir, args), 0, "%s", fx_slurp(dir, "stderr"));
+	fx_recheck(out);
+	snprintf(path, sizeof(path), "%s/summary.csv", out);
+	cr_assert_eq(lb_summary_read(path, &sum), 0);
+	cr_assert_str_eq(lb_summary_get(&sum, "overlaps"), "0", "%s overlapped", strategy);
+	cr_assert_neq(atoi(lb_summary_get(&sum, "sections")), 0, "%s entered no section", strategy);
+	const char *ev = fx_slurp(out, "events.csv");
+	cr_assert(strstr(ev, ",node-kill,"), "the leader was not killed:\n%s", ev);
+	cr_assert(strstr(ev, ",node-start,"), "the killed member did not come back:\n%s", ev);
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s-%d.log", out, kind, i);
+		cr_assert_eq(access(path, R_OK), 0, "%s is not kept", path);
+	}
+	const char *meta = fx_slurp(out, "meta.txt");
+	cr_assert(strstr(meta, "ensemble: 3 "), "meta.txt does not say the ensemble's start:\n%s",
+		  meta);
+}
+
+Test(consensus_run, etcd_lock_survives_the_leaders_death)
+{
+	leader_kill_run("etcd-lock@3.4.23", "etcd");
+}
+
+Test(consensus_run, kazoo_lock_survives_the_leaders_death)
+{
+	leader_kill_run("kazoo-lock@2.8.0", "zookeeper");
+}
+
+/* A Redis lock on a consensus topology, and a consensus lock on Redis
+ * servers, are usage errors that say why. */
+Test(consensus_run, topology_and_lock_must_match)
+{
+	char dir[] = "/tmp/lbtest-consrun-XXXXXX";
+
+	cr_assert_not_null(fx_mkdtemp(dir));
+	const char *redis_on_etcd[] = { "run", "--strategy", "token-lua", "--topology", "etcd",
+					"--duration", "1", NULL };
+	cr_assert_eq(fx_lockbench(dir, redis_on_etcd), 2);
+	cr_assert(strstr(fx_slurp(dir, "stderr"), "token-lua is a Redis lock"), "%s",
+		  fx_slurp(dir, "stderr"));
+	const char *etcd_on_redis[] = { "run", "--strategy", "etcd-lock@3.4.23", "--redis",
+					"redis://127.0.0.1:1", "--duration", "1", NULL };
+	cr_assert_eq(fx_lockbench(dir, etcd_on_redis), 2);
+	cr_assert(strstr(fx_slurp(dir, "stderr"), "keeps its lock in etcd"), "%s",
+		  fx_slurp(dir, "stderr"));
+	const char *zk_on_etcd[] = { "run", "--strategy", "kazoo-lock@2.8.0", "--scenario",
+				     "etcd-waiter-lease-expiry", NULL };
+	cr_assert_eq(fx_lockbench(dir, zk_on_etcd), 2);
+	cr_assert(strstr(fx_slurp(dir, "stderr"), "applies only to"), "%s",
+		  fx_slurp(dir, "stderr"));
+}
+
+/* Entries named @prefix* in $TMPDIR and in /dev/shm (where etcd's data
+ * directories go: harness/consensus.c). */
+static int in_tmp_and_shm(const char *prefix)
+{
+	int n = fx_count_tmp_entries(prefix);
+	DIR *d = opendir("/dev/shm");
+
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* kill -9 of lockbench while a holder is frozen past its lease: no member,
+ * resource, relay, client or adapter survives, no directory is left. */
+Test(consensus_run, kill_9_mid_run_leaves_nothing)
+{
+	char dir[] = "/tmp/lbtest-consrun-XXXXXX", out[128], res[160], pattern[64];
+	pid_t pids[64];
+
+	cr_assert_not_null(fx_mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/output", dir);
+	snprintf(res, sizeof(res), "%s/run", dir);
+	fx_become_subreaper();
+	const char *args[] = { "run", "--scenario", "consensus-holder-pause", "--strategy",
+			       "etcd-lock@3.4.23", "--out", res, "--no-status", "--no-report", NULL };
+	pid_t pid = fx_spawn_lockbench(args, out, out);
+	/* lockbench, its janitor, 3 members, the resource, 3 clients, 3 adapters */
+	int n = fx_wait_descendants(pid, pids, 64, 12, 30000);
+	cr_assert_geq(n, 12, "only %d processes: %s", n, fx_slurp(dir, "output"));
+	lb_sleep_ns(2000 * LB_NS_PER_MS); /* the pause began at 1 s */
+	n = fx_descendants(pid, pids, 64);
+	fx_kill9_leaves_nothing(pid, pids, n);
+	snprintf(pattern, sizeof(pattern), "lockbench-etcd-%d-", (int)pid);
+	int left = 0;
+	for (int t = 0; t < 40 && (left = in_tmp_and_shm(pattern)) > 0; t++)
+		lb_sleep_ns(100 * LB_NS_PER_MS);
+	cr_assert_eq(left, 0, "%d directories %s* are left", left, pattern);
+}
