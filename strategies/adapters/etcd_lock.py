@@ -247,6 +247,13 @@ class EtcdLock:
         except socket.timeout:
             self.end_lease()  # gives up its place: the revoke deletes the waiter's key
             return "busy"
+        except Unreachable:
+            # no member answered: a revoke would not be answered either (the
+            # request's deadline has room for two rounds of members, not
+            # three); the lease runs out by itself
+            self.keeper.stop.set()
+            self.lease = None
+            raise
         except Exception:
             self.end_lease()
             raise

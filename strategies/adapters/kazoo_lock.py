@@ -40,7 +40,10 @@ child counter (it starts again if the parent is recreated). Kleppmann
 
 release: before Lock.release() the adapter looks for its node (as above): gone,
 or owned by another session, is "not-owned". kazoo's own release says True even
-then: it deletes the node it remembers and ignores NoNodeError.
+then: it deletes the node it remembers and ignores NoNodeError. A release that
+fails (no server answers within kazoo's retry deadline, the config's
+timeout_ms) is an error, and kazoo's Lock still holds its node: the next
+acquire releases it first (else acquire(blocking=False) says False for ever).
 
 The path: /lockbench/KEY, KEY %-encoded where ZooKeeper would read a '/'.
 --check prints library=kazoo version=V and exits 0 when kazoo imports.
@@ -134,10 +137,12 @@ class KazooLock:
 
     def my_node(self):
         """The path and ZnodeStat of the lock node whose data is this client's
-        identifier, or (None, None)."""
-        for child in self.client.get_children(self.path):
+        identifier, or (None, None). Each call waits at most the config's
+        timeout (kazoo's own calls would wait for a reconnection)."""
+        t = self.timeout
+        for child in self.client.get_children_async(self.path).get(timeout=t):
             try:
-                data, stat = self.client.get(self.path + "/" + child)
+                data, stat = self.client.get_async(self.path + "/" + child).get(timeout=t)
             except NoNodeError:
                 continue
             if data.decode(errors="replace") == self.identifier:
@@ -145,6 +150,17 @@ class KazooLock:
         return None, None
 
     def acquire(self):
+        if self.lock.is_acquired:
+            # a release that failed (ZooKeeper out of reach) left kazoo's Lock
+            # holding its node, and acquire(blocking=False) would say False for
+            # ever: release it first, as a program that caught that error would
+            # (once connected: kazoo's calls wait for a connection, unbounded)
+            if not self.client.connected:
+                return "error a release failed and ZooKeeper is out of reach (kazoo state %s)" % (
+                    self.client.state)
+            logging.getLogger("kazoo_lock").warning("kazoo still holds the lock from a failed "
+                                                    "release: releasing it before acquiring")
+            self.lock.release()
         if self.blocking:
             got = self.lock.acquire()
         else:
@@ -155,7 +171,13 @@ class KazooLock:
                 return "error not connected to ZooKeeper (kazoo state %s)" % self.client.state
             return "busy"
         reply = "acquired"
-        path, stat = self.my_node()
+        try:
+            path, stat = self.my_node()
+        except (KazooException, self.client.handler.timeout_exception) as e:
+            if self.fence:  # no token to fence with: give the lock back
+                self.lock.release()
+                return "error cannot read the lock node's czxid: %s" % lbproto.one_line(e)
+            path = stat = None
         if path:
             reply += " token=%s" % path.rsplit("__lock__", 1)[-1]
         if self.fence:
@@ -171,10 +193,23 @@ class KazooLock:
     def release(self):
         with lbproto.output:
             self.held = False
-        path, stat = self.my_node()
-        session = self.client.client_id[0] if self.client.client_id else None
-        mine = stat is not None and stat.ephemeralOwner == session
+        if not self.client.connected:
+            # kazoo's calls would wait for a connection, without bound: the
+            # next acquire releases once connected (above)
+            return "error ZooKeeper out of reach (kazoo state %s): not released yet" % self.client.state
+        try:
+            path, stat = self.my_node()
+            session = self.client.client_id[0] if self.client.client_id else None
+            mine = stat is not None and stat.ephemeralOwner == session
+            looked = None
+        except (KazooException, self.client.handler.timeout_exception) as e:
+            looked = lbproto.one_line(e)
+        # kazoo's release in every case: else its Lock still says is_acquired
+        # and every later acquire(blocking=False) of this client is False
         said = self.lock.release()
+        if looked:
+            return "error could not look for the lock node before releasing (%s); kazoo's release said %s" % (
+                looked, said)
         if not mine:
             logging.getLogger("kazoo_lock").warning(
                 "release: the lock node is gone (or another session's); kazoo's release said %s", said)
