@@ -163,6 +163,12 @@ static void do_work(struct client *c, int64_t hold_ms, bool sync, int64_t fence)
 		abort_section(c);
 		return;
 	}
+	if (atomic_exchange(&c->slot->stop_before_write, 0)) {
+		/* when = before-write: Kleppmann's pause, after the holder's last look
+		 * at its lease and before its write; the parent resumes the group */
+		atomic_store(&c->slot->stopped_before_write, 1);
+		kill(0, SIGSTOP);
+	}
 	atomic_store(&c->slot->write_in_flight, 1);
 	rc = resource_write(c, fence, v + 1);
 	if (rc == LB_ESTALE)

@@ -55,6 +55,8 @@ struct bench {
 	int misses;
 	double serial;   /* the serial limit: PING/4 */
 	bool cost_only;  /* --only 7: item 7 alone (it needs nothing the others measure) */
+	bool libs_only;  /* --only 3: the baselines, then item 3 alone (every library and
+			    consensus lock beside the recipes) */
 	double ping, r_set, r_cad; /* redis-benchmark -c 1: PING, SET NX PX, EVALSHA per s */
 	double token_mean; /* token-lua's mean acquire at 1 client, us (item 1) */
 };
@@ -671,19 +673,23 @@ static int parse(int argc, char **argv, struct bench *b)
 				return LB_EXIT_USAGE;
 			}
 		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
-			if (strcmp(argv[++i], "7")) {
-				lb_errorf("--only: item 7 (each library's cost by phase) is the one that "
-					  "runs alone; got '%.40s'", argv[i]);
+			if (strcmp(argv[++i], "7") && strcmp(argv[i], "3")) {
+				lb_errorf("--only: items 3 (the libraries and consensus locks beside "
+					  "the recipes) and 7 (each library's cost by phase) run alone; "
+					  "got '%.40s'", argv[i]);
 				return LB_EXIT_USAGE;
 			}
-			b->cost_only = true;
+			b->cost_only = argv[i][0] == '7';
+			b->libs_only = argv[i][0] == '3';
 		} else {
-			fprintf(stderr, "usage: lockbench bench [--duration S] [--out DIR] [--only 7]\n\n"
+			fprintf(stderr, "usage: lockbench bench [--duration S] [--out DIR] [--only 3|7]\n\n"
 					"Measures lockbench against redis-benchmark and the serial limit, the\n"
 					"adapter protocol against a redis-py@4.3.4 section, and redis-py beside\n"
-					"token-lua, on the same servers, and what each library's extensions and\n"
-					"retries cost while it holds and while it waits (item 7, 4.5 s a run\n"
-					"whatever --duration says; --only 7 runs it alone); writes\n"
+					"token-lua, on the same servers, every library and consensus lock (etcd,\n"
+					"ZooKeeper: on their own three members) beside token-lua at 1 and 8\n"
+					"clients (item 3; --only 3 runs it alone), and what each library's\n"
+					"extensions and retries cost while it holds and while it waits (item 7,\n"
+					"4.5 s a run whatever --duration says; --only 7 runs it alone); writes\n"
 					"DIR/bench.csv, DIR/bench.md and a scaling sweep\n"
 					"(default DIR: results/bench/<UTC time>).\n");
 			return strcmp(argv[i], "--help") ? LB_EXIT_USAGE : -1;
@@ -873,6 +879,11 @@ int lb_cmd_bench(int argc, char **argv)
 		goto out;
 	if (b.cost_only) {
 		if (bench_cost(&b) == 0)
+			rc = LB_EXIT_OK;
+		goto out;
+	}
+	if (b.libs_only) {
+		if (baselines(&b) == 0 && bench_libraries(&b) == 0)
 			rc = LB_EXIT_OK;
 		goto out;
 	}

@@ -561,6 +561,24 @@ static void tick_kill(struct lb_injector *inj, const struct lb_fault *f, struct 
 static void tick_pause(struct lb_injector *inj, const struct lb_fault *f, struct lb_fault_rt *rt,
 		       int64_t now)
 {
+	if (rt->phase == 0 && f->when_before_write) { /* armed: the client stops itself */
+		int c = pick_client(inj, f);
+		if (c < 0)
+			return;
+		atomic_store(&inj->sh->client[c].stopped_before_write, 0);
+		atomic_store(&inj->sh->client[c].stop_before_write, 1);
+		rt->client = c;
+		rt->phase = 2;
+		return;
+	}
+	if (rt->phase == 2) { /* it stops at its next write: the pause runs from then */
+		if (!atomic_exchange(&inj->sh->client[rt->client].stopped_before_write, 0))
+			return;
+		lb_event_emit(inj->sh, LB_EV_PAUSE, rt->client, -1, f->duration_ms);
+		rt->phase = 1;
+		rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
+		return;
+	}
 	if (rt->phase == 0) {
 		int c = pick_client(inj, f);
 		if (c < 0)
@@ -856,6 +874,14 @@ void lb_faults_finish(struct lb_injector *inj)
 		struct lb_fault_rt *rt = &inj->rt[i];
 		if (rt->phase <= 0)
 			continue;
+		if (f->action == LB_ACT_PAUSE && rt->phase == 2) { /* armed: disarm, or resume */
+			atomic_store(&inj->sh->client[rt->client].stop_before_write, 0);
+			if (!atomic_exchange(&inj->sh->client[rt->client].stopped_before_write, 0)) {
+				rt->phase = -1;
+				continue;
+			}
+			lb_event_emit(inj->sh, LB_EV_PAUSE, rt->client, -1, f->duration_ms);
+		}
 		if (f->action == LB_ACT_PAUSE) {
 			lb_client_signal(inj->sh, rt->client, SIGCONT);
 			lb_event_emit(inj->sh, LB_EV_RESUME, rt->client, -1, 0);

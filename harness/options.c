@@ -733,8 +733,8 @@ static int check_redis_count(const struct lb_run_opts *o)
 	const struct lb_run_cfg *cfg = &o->cfg;
 	int n = 1, need;
 
-	if (!cfg->redis_urls || !cfg->strategy)
-		return 0;
+	if (!cfg->redis_urls || !cfg->strategy || lb_consensus_of(cfg->strategy))
+		return 0; /* a consensus lock: refused with its own reason (check_consensus) */
 	for (const char *p = cfg->redis_urls; *p; p++)
 		n += *p == ',';
 	need = cfg->sentinel_urls ? 0 : cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes;

@@ -5,10 +5,15 @@
 # (docs/img/SCENARIO--STRATEGY.png, copied by `make reference-docs`). The pages'
 # reference numbers then come from one run, and test_scenario checks them
 # against docs/reference-matrix.md, the same run's table.
+#
+# A third argument, a grep -E pattern, keeps only the cells it matches: the
+# pages of a run of some strategies alone (the consensus locks' reference run,
+# docs/reference-matrix.md's second table) are written without the others'.
 set -eu
 REF=$1
 BIN=$2
 cells=$("$BIN" list --lessons)
+[ $# -lt 3 ] || cells=$(printf '%s\n' $cells | grep -E -- "$3" || true)
 
 # The cell of @1 (scenario) x @2 (strategy) in REF/matrix.md, "<br>" as ": ".
 cell() {

@@ -401,8 +401,11 @@ static int on_fault_more(struct parser *p, struct lb_fault *f, const char *secti
 			f->when_waiting = true;
 		else if (!strcmp(v, "after-read"))
 			f->when_after_read = true;
+		else if (!strcmp(v, "before-write"))
+			f->when_before_write = true;
 		else
-			return ini_error(p, "when: expected waiting or after-read, got '%s'", v);
+			return ini_error(p, "when: expected waiting, after-read or before-write, got "
+				    "'%s'", v);
 	} else if (!strcmp(name, "sides")) {
 		snprintf(f->sides, sizeof(f->sides), "%s", v);
 		/* checked again once the topology is known (check_fault) */
@@ -712,6 +715,11 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 		return ini_error(p, "[%s] when = after-read is for pause and kill", f->name);
 	if (f->when_after_read && lb_scenario_gives(sc, LB_P_WORK) && sc->run.work == LB_WORK_NONE)
 		return ini_error(p, "[%s] when = after-read needs work = counter (there is no read)", f->name);
+	if (f->when_before_write && f->action != LB_ACT_PAUSE)
+		return ini_error(p, "[%s] when = before-write is for pause", f->name);
+	if (f->when_before_write && lb_scenario_gives(sc, LB_P_WORK) && sc->run.work == LB_WORK_NONE)
+		return ini_error(p, "[%s] when = before-write needs work = counter (there is no write)",
+			    f->name);
 	if (f->then_failover_chosen && (f->action != LB_ACT_NODE_KILL || !sc->run.sentinel))
 		return ini_error(p, "[%s] then = failover-chosen is for node-kill on topology = sentinel "
 			    "(the Sentinels choose the replica)", f->name);

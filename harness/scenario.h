@@ -89,6 +89,8 @@ struct lb_fault {
 	bool when_waiting;        /* kill/pause client:N only while it is not inside (queued) */
 	bool when_after_read;     /* kill/pause/slow only between the target's counter read
 				     and its write (the write will be stale) */
+	bool when_before_write;   /* pause: the target stops itself at its next write, after
+				     its last look at the lease (the write will be stale) */
 	bool replies;             /* net-delay: delay the servers' replies, not the requests */
 	char hook[32];            /* hook: the name of the user's command (--hook NAME=...) */
 	bool pause_write;         /* node-pause on a server lockbench did not start: CLIENT

@@ -65,6 +65,10 @@ struct lb_client_slot {
 	_Atomic int read_done;     /* inside, the counter read and its write not yet
 				      sent: where a pause makes the write stale
 				      (when = after-read) */
+	_Atomic int stop_before_write; /* when = before-write: armed by the parent; the
+					  client stops itself (its group) at its next write,
+					  after its last look at the lease */
+	_Atomic int stopped_before_write; /* ... and says so here, just before it stops */
 	uint64_t writes_aborted;   /* sections aborted on a lost lease */
 	struct lb_hist latency;
 	/* the acquire calls since its last enter, none of which entered: the

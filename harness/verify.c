@@ -148,7 +148,11 @@ static void cost(struct ctx *c, const struct lb_section *sec, size_t n,
 	struct lb_cost_shape cs = { .wait = &w, .clients = shape->clients, .keys = shape->keys,
 				    .nodes = (int)num(c, "nodes"), .ttl_ms = shape->ttl_ms,
 				    .elapsed_s = shape->elapsed_s, .sections = n, .inside_s = inside_s };
-	bool bound_known = wait && cs.ttl_ms > 0 && lb_wait_parse(wait, &w, err, sizeof(err)) == 0 &&
+	/* a consensus lock's requests are not Redis commands: no bound (run_collect.c) */
+	const char *name = lb_summary_get(c->s, "strategy");
+	bool consensus = name && lb_consensus_of(lb_strategy_find(name));
+	bool bound_known = !consensus && wait && cs.ttl_ms > 0 &&
+			   lb_wait_parse(wait, &w, err, sizeof(err)) == 0 &&
 			   lb_lock_cost_bound(&cs, &bound, NULL, 0) == 0;
 	struct lb_lock_cost lc;
 	lb_lock_cost_figures(commands, cmds, bound, bound_known, held_s, &lc);

@@ -31,7 +31,7 @@ static void leader_kill_run(const char *strategy, const char *kind)
 	snprintf(out, sizeof(out), "%s/run", dir);
 	const char *args[] = { "run", "--strategy", strategy, "--scenario", "consensus-leader-kill",
 			       "--out", out, "--no-status", NULL };
-	cr_assert_eq(fx_lockbench(dir, args), 0, "%s", fx_slurp(dir, "stderr"));
+	cr_assert_eq(fx_lockbench(dir, args), 0, "%s", fx_slurp(dir, "output"));
 	fx_recheck(out);
 	snprintf(path, sizeof(path), "%s/summary.csv", out);
 	cr_assert_eq(lb_summary_read(path, &sum), 0);
@@ -69,18 +69,18 @@ Test(consensus_run, topology_and_lock_must_match)
 	const char *redis_on_etcd[] = { "run", "--strategy", "token-lua", "--topology", "etcd",
 					"--duration", "1", NULL };
 	cr_assert_eq(fx_lockbench(dir, redis_on_etcd), 2);
-	cr_assert(strstr(fx_slurp(dir, "stderr"), "token-lua is a Redis lock"), "%s",
-		  fx_slurp(dir, "stderr"));
+	cr_assert(strstr(fx_slurp(dir, "output"), "token-lua is a Redis lock"), "%s",
+		  fx_slurp(dir, "output"));
 	const char *etcd_on_redis[] = { "run", "--strategy", "etcd-lock@3.4.23", "--redis",
 					"redis://127.0.0.1:1", "--duration", "1", NULL };
 	cr_assert_eq(fx_lockbench(dir, etcd_on_redis), 2);
-	cr_assert(strstr(fx_slurp(dir, "stderr"), "keeps its lock in etcd"), "%s",
-		  fx_slurp(dir, "stderr"));
+	cr_assert(strstr(fx_slurp(dir, "output"), "keeps its lock in etcd"), "%s",
+		  fx_slurp(dir, "output"));
 	const char *zk_on_etcd[] = { "run", "--strategy", "kazoo-lock@2.8.0", "--scenario",
 				     "etcd-waiter-lease-expiry", NULL };
 	cr_assert_eq(fx_lockbench(dir, zk_on_etcd), 2);
-	cr_assert(strstr(fx_slurp(dir, "stderr"), "applies only to"), "%s",
-		  fx_slurp(dir, "stderr"));
+	cr_assert(strstr(fx_slurp(dir, "output"), "applies only to"), "%s",
+		  fx_slurp(dir, "output"));
 }
 
 /* Entries named @prefix* in $TMPDIR and in /dev/shm (where etcd's data
@@ -122,4 +122,36 @@ Test(consensus_run, kill_9_mid_run_leaves_nothing)
 	for (int t = 0; t < 40 && (left = in_tmp_and_shm(pattern)) > 0; t++)
 		lb_sleep_ns(100 * LB_NS_PER_MS);
 	cr_assert_eq(left, 0, "%d directories %s* are left", left, pattern);
+}
+
+/* when = before-write: the holder stops after its last look at the lease, so
+ * renewal's watchdog, which stops the stale write of holder-pause (its pause
+ * comes between the read and that look), cannot stop this one; the run says
+ * when the pause began, and the client came back. */
+Test(consensus_run, a_pause_before_the_write_comes_after_the_last_look_at_the_lease)
+{
+	char dir[] = "/tmp/lbtest-consrun-XXXXXX", ini[128], out[128], path[160];
+	struct lb_summary sum;
+
+	cr_assert_not_null(fx_mkdtemp(dir));
+	snprintf(ini, sizeof(ini), "%s/bw.ini", dir);
+	FILE *f = fopen(ini, "w");
+	cr_assert_not_null(f);
+	fputs("[scenario]\nsummary = s\ndescription = d\n[run]\nclients = 3\nduration = 4\n"
+	      "ttl = 1000\nhold = 50\nwait = fixed:10\nthink = 20\n[fault p]\naction = pause\n"
+	      "target = holder\nat = 0.5\nduration = 2500\nthen = other-inside\n"
+	      "when = before-write\n", f);
+	fclose(f);
+	snprintf(out, sizeof(out), "%s/run", dir);
+	const char *args[] = { "run", "--strategy", "renewal", "--scenario", ini, "--out", out,
+			       "--no-status", "--no-report", NULL };
+	cr_assert_eq(fx_lockbench(dir, args), 0, "%s", fx_slurp(dir, "output"));
+	fx_recheck(out);
+	snprintf(path, sizeof(path), "%s/summary.csv", out);
+	cr_assert_eq(lb_summary_read(path, &sum), 0);
+	cr_assert_str_eq(lb_summary_get(&sum, "observed"), "overlap", "%s",
+			 lb_summary_get(&sum, "observed_why"));
+	cr_assert_neq(atoi(lb_summary_get(&sum, "lost_updates")), 0);
+	const char *ev = fx_slurp(out, "events.csv");
+	cr_assert(strstr(ev, ",pause,") && strstr(ev, ",resume,"), "%s", ev);
 }

@@ -182,12 +182,17 @@ Test(scenario, fault_errors)
 	fails_at("[fault d]\naction = net-delay\nnodes = 0\ndelay = 5\ntarget = holder\n"
 		 "when = waiting\n", 1, "when = waiting needs target = client:N");
 	fails_at("[fault p]\naction = pause\ntarget = holder\nduration = 5\nwhen = later\n", 5,
-		 "when: expected waiting or after-read, got 'later'");
+		 "when: expected waiting, after-read or before-write, got 'later'");
 	fails_at("[fault n]\naction = node-kill\nnodes = 0\nwhen = after-read\n", 1,
 		 "when = after-read is for pause and kill");
 	fails_at("[run]\nwork = none\n[fault p]\naction = pause\ntarget = holder\nduration = 5\n"
 		 "when = after-read\n", 3, "when = after-read needs work = counter");
-	fails_at("[fault n]\naction = node-kill\nnodes = two\n", 3, "nodes: expected all, or node indexes");
+	fails_at("[fault w]\naction = kill\ntarget = holder\nwhen = before-write\n", 1,
+		 "when = before-write is for pause");
+	fails_at("[run]\nwork = none\n[fault w]\naction = pause\ntarget = holder\nduration = 5\n"
+		 "when = before-write\n", 3, "when = before-write needs work = counter");
+	fails_at("[fault n]\naction = node-kill\nnodes = two\n", 3, "nodes: expected all, leader (etcd, ZooKeeper), or node indexes");
+	fails_at("[fault n]\naction = node-restart\nnodes = leader\n", 1, "nodes = leader goes with node-kill and node-pause");
 	fails_at("[run]\nnodes = 3\n[fault n]\naction = node-kill\nnodes = 4\n", 3,
 		 "beyond the 3 of [run] nodes");
 	fails_at("[run]\nclients = 2\n[fault k]\naction = kill\ntarget = client:5\n", 3,
@@ -966,7 +971,7 @@ Test(scenario, a_measured_range_must_be_exactly_the_runs)
  * across its links; only one-node C strategies apply. */
 Test(scenario, a_sentinel_topology_says_what_it_cannot_do)
 {
-	fails_at("[run]\ntopology = ring\n", 2, "topology: expected single, sentinel or cluster");
+	fails_at("[run]\ntopology = ring\n", 2, "topology: expected single, sentinel, cluster, etcd or zookeeper");
 	fails_at("[run]\ntopology = sentinel\nreplica = yes\n", 3, "has its own replicas");
 	fails_at("[run]\ntopology = sentinel\n[fault f]\naction = partition\ntarget = client:0\n"
 		 "nodes = 0\nat = 1\n", 3, "action = net-partition with sides");
