@@ -509,8 +509,9 @@ static int zk_write_config(const struct lb_server *s, const struct ports *p, int
 	return rc < 0 ? rc : write_file(s->dir, "data/myid", myid);
 }
 
-/* The last line of @s's log (what it said before it failed), into @out. */
-static void last_log_line(const struct lb_server *s, char *out, size_t cap)
+/* The last line of @s's log (what it said before it failed), into @out; true
+ * when its last 4 KiB say a port was taken. */
+static bool last_log_line(const struct lb_server *s, char *out, size_t cap)
 {
 	char buf[4096];
 	FILE *f = fopen(s->log_path, "r");
@@ -518,7 +519,7 @@ static void last_log_line(const struct lb_server *s, char *out, size_t cap)
 
 	out[0] = '\0';
 	if (!f)
-		return;
+		return false;
 	if (fseek(f, -(long)(sizeof(buf) - 1), SEEK_END) < 0)
 		rewind(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -528,6 +529,7 @@ static void last_log_line(const struct lb_server *s, char *out, size_t cap)
 	buf[n] = '\0';
 	char *line = strrchr(buf, '\n');
 	snprintf(out, cap, "%.300s", line ? line + 1 : buf);
+	return strcasestr(buf, "address already in use") != NULL;
 }
 
 /* Prepare the members' directories and commands (nothing runs yet). */
@@ -543,9 +545,14 @@ static int prepare_members(struct lb_consensus *c, const struct ports *p)
 			etcd_command(p, i, &m);
 		else
 			zk_command(&m);
+		static const char *const etcd_env[] = { "ETCD_", NULL };
+		static const char *const java_env[] = { "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
+							"JDK_JAVA_OPTIONS", "CLASSPATH", "JVMFLAGS",
+							NULL };
 		struct lb_server_opts o = {
 			.command = m.argv, .port = p->client[i], .log_name = log_name, .kind = name,
 			.parent_dir = data_parent(),
+			.drop_env = c->kind == LB_CONSENSUS_ETCD ? etcd_env : java_env,
 			.ready = c->kind == LB_CONSENSUS_ETCD ? etcd_ready : zk_ready,
 		};
 		c->member[i] = lb_server_prepare(&o);
@@ -637,8 +644,7 @@ static int start_once(struct lb_consensus *c, int64_t deadline, bool *clash)
 		return 0;
 	char line[320];
 	struct lb_server *s = c->member[bad];
-	last_log_line(s, line, sizeof(line));
-	*clash = strstr(line, "address already in use") || strstr(line, "Address already in use");
+	*clash = last_log_line(s, line, sizeof(line));
 	if (!*clash)
 		lb_errorf("%s member %d (127.0.0.1:%d, log %s) %s after %lld ms; its log ends: %s", name,
 			  bad, s->port, s->log_path, why, (long long)c->ready_ms,

@@ -257,6 +257,30 @@ static void set_child_env(const struct lb_server *s)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* In the child: remove the variables whose names begin with one of @prefix. */
+static void drop_env(const char *const *prefix)
+{
+	extern char **environ;
+
+	for (const char *const *p = prefix; p && *p; p++) {
+		size_t n = strlen(*p);
+		for (int i = 0; environ[i];) {
+			char name[256];
+			const char *eq = strchr(environ[i], '=');
+			size_t len = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+			if (strncmp(environ[i], *p, n) || len >= sizeof(name)) {
+				i++;
+				continue;
+			}
+			memcpy(name, environ[i], len);
+			name[len] = '\0';
+			/* a removed entry shifts the rest down: look at i again */
+			if (unsetenv(name) < 0)
+				i++;
+		}
+	}
+}
+
 /* In the child: another program (opts.command) in the server's directory,
  * its output appended to the log. Returns only if it could not be run. */
 static void exec_command(const struct lb_server *s)
@@ -267,6 +291,7 @@ static void exec_command(const struct lb_server *s)
 
 	if (log < 0 || chdir(s->dir) < 0)
 		return;
+	drop_env(s->opts.drop_env);
 	dup2(log, STDOUT_FILENO);
 	dup2(log, STDERR_FILENO);
 	for (char **a = s->command; *a && n < MAX_ARGS - 1; a++)

@@ -53,6 +53,10 @@ struct lb_server_opts {
 	const char *kind;
 	/* Where that directory is made; NULL: $TMPDIR or /tmp. Copied. */
 	const char *parent_dir;
+	/* With command: environment variables whose names begin with one of
+	 * these, NULL-terminated, are removed before the exec (etcd reads every
+	 * ETCD_* variable as a flag; the JVM JAVA_TOOL_OPTIONS). Borrowed: static. */
+	const char *const *drop_env;
 };
 
 struct lb_server {

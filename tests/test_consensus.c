@@ -7,6 +7,7 @@
  * left after destroy or after a kill -9 of the process that started it.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -190,7 +191,10 @@ Test(consensus, etcd_starts_locks_survives_its_leader_and_leaves_nothing, .fini 
 {
 	char lease[32], lease2[32], key[256], key2[256];
 
+	/* etcd reads ETCD_* as flags: the members never see the caller's */
+	setenv("ETCD_ENABLE_V2", "not-a-bool", 1);
 	cr_assert_eq(lb_consensus_start(&ens, LB_CONSENSUS_ETCD, 60000), 0);
+	unsetenv("ETCD_ENABLE_V2");
 	cr_assert_gt(ens.ready_ms, 0);
 	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++) {
 		cr_assert(ens.member[i]->port != 2379 && ens.peer_port[i] != 2380);
@@ -221,6 +225,8 @@ static void kill9_leaves_nothing(enum lb_consensus_kind kind)
 	if (child == 0) {
 		struct lb_consensus c;
 		close(p[0]);
+		/* nor JVM options from the caller's environment */
+		setenv("JAVA_TOOL_OPTIONS", "-Xnot-an-option", 1);
 		if (lb_consensus_start(&c, kind, 60000) < 0)
 			_exit(1);
 		for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++) {
@@ -249,6 +255,59 @@ static void kill9_leaves_nothing(enum lb_consensus_kind kind)
 	kill(child, SIGKILL);
 	cr_assert_eq(waitpid(child, NULL, 0), child);
 	assert_nothing_left(pid, dir);
+}
+
+/* The entries of @dir whose names begin with @prefix. */
+static int count_entries(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));)
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+/* Children of this process whose name is etcd (the janitor is one too, of
+ * another name). */
+static int etcd_children(void)
+{
+	DIR *d = opendir("/proc");
+	int n = 0;
+	cr_assert_not_null(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		char path[300], buf[512];
+		int ppid = 0;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[len] = '\0';
+		const char *p = strrchr(buf, ')');
+		if (p && sscanf(p, ") %*c %d", &ppid) == 1 && ppid == getpid() && strstr(buf, "(etcd)"))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* A start that fails (no time to get ready) says which member and leaves no
+ * member and no directory. */
+Test(consensus, a_failed_start_leaves_nothing)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "lockbench-etcd-%d-", (int)getpid());
+	struct lb_consensus c;
+	cr_assert_lt(lb_consensus_start(&c, LB_CONSENSUS_ETCD, 1), 0);
+	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++)
+		cr_assert_null(c.member[i]);
+	cr_assert_eq(count_entries("/dev/shm", prefix) + count_entries("/tmp", prefix), 0);
+	cr_assert_eq(etcd_children(), 0, "a member is still a child of this process");
+	cr_assert_eq(lb_consensus_start(&c, LB_CONSENSUS_NONE, 1000), LB_EINVAL);
 }
 
 Test(consensus, a_kill9_of_an_etcd_owner_leaves_nothing)
