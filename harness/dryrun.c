@@ -24,6 +24,14 @@ static void print_servers(FILE *f, const struct lb_run_cfg *cfg, size_t n_lock)
 			       cfg->cluster_urls);
 		return;
 	}
+	int kind = lb_consensus_of(cfg->strategy);
+	if (kind) { /* the lock's ensemble, and a Redis server for the resource */
+		fprintf(f, "servers      lockbench's own: three %s (the lock; lock nodes 0-2), and a "
+			   "redis-server for the resource (the counter), started on loopback, on free "
+			   "ports, in temporary directories, and stopped after the run\n",
+			kind == 1 ? "etcd 3.4 members" : "ZooKeeper 3.8 servers");
+		return;
+	}
 	if (!cfg->redis_urls && !cfg->sentinel_urls) {
 		fprintf(f, "servers      lockbench's own: redis-server%s started on loopback, on free "
 			   "ports, in a temporary directory, and stopped after the run\n",
@@ -74,9 +82,16 @@ static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
 {
 	const char *sends = cfg->strategy->sends;
 
-	fprintf(f, "commands     lockbench, on each server: PING (also on a connection of its own before "
+	bool members = lb_consensus_of(cfg->strategy) != 0;
+	if (members) /* lockbench asks the members, and writes nothing of the lock there */
+		fprintf(f, "commands     lockbench, on each member: its health (etcd: GET /version, "
+			   "and a PUT of lockbench:quorum-probe once started; ZooKeeper: ruok, srvr) "
+			   "and who leads (etcd: POST /v3/maintenance/status; ZooKeeper: srvr)\n");
+	fprintf(f, "%s, on %s: PING (also on a connection of its own before "
 		   "each new one), ROLE (a lock node of --redis), CONFIG GET maxclients, INFO server, "
 		   "INFO server replication commandstats (before and after), INFO clients%s%s\n",
+		members ? "             lockbench" : "commands     lockbench",
+		members ? "the resource's redis-server" : "each server",
 		cfg->strategy->needs_replica ? ", INFO replication" : "",
 		cfg->work == LB_WORK_NONE ? "" : "; the work: GET and SET of the counter (EVALSHA "
 		"of the fenced scripts after SCRIPT LOAD for fenced work), MGET of the counters at the end");
