@@ -113,6 +113,8 @@ demo-run:
 	  --duration 1.5 --wait fixed:2 --think 5 --out $(DEMO)/4-sweep-clients
 	$(BIN) run --scenario sentinel-split-brain --strategy set-nx-px --no-status \
 	  --out $(DEMO)/5-sentinel-split-brain-set-nx-px
+	$(BIN) run --scenario etcd-waiter-lease-expiry --strategy etcd-lock@3.4.23 --no-status \
+	  --out $(DEMO)/6-etcd-waiter-lease-expiry
 	$(BIN) report $(DEMO)
 	@$(BIN) check $(DEMO) > $(DEMO)/check.txt || { cat $(DEMO)/check.txt; exit 1; }
 	@tail -1 $(DEMO)/check.txt
