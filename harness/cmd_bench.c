@@ -23,6 +23,7 @@
  *     waiter killed in fair's queue holds it up, against its documented bound.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,10 +411,12 @@ static int contended(struct bench *b, const char *strategy, int clients, const c
 	*per_s = res.throughput_per_s;
 	if (clients > 1)
 		snprintf(fair, sizeof(fair), "%.2f", res.verdict.fairness);
-	char p99[48];
+	char p99[48], cmds[32] = "n/a"; /* not Redis commands (a consensus lock): n/a */
 	lb_acquire_text(&res, 0.99, p99, sizeof(p99));
-	snprintf(what, len, "%s, %d client%s: p99 %s, fairness %s, %.2f cmds/section, %llu "
-		 "overlaps", strategy, clients, clients > 1 ? "s" : "", p99, fair, res.cmds_per_section,
+	if (!isnan(res.cmds_per_section))
+		snprintf(cmds, sizeof(cmds), "%.2f", res.cmds_per_section);
+	snprintf(what, len, "%s, %d client%s: p99 %s, fairness %s, %s cmds/section, %llu "
+		 "overlaps", strategy, clients, clients > 1 ? "s" : "", p99, fair, cmds,
 		 (unsigned long long)res.verdict.overlaps);
 	lb_run_result_free(&res);
 	return 0;
