@@ -133,13 +133,15 @@ static void row(struct bench *b, const char *item, const char *what, double valu
 		const char *goal, int met)
 {
 	/* the descriptions hold commas: quoted (RFC 4180), as every CSV lockbench writes */
-	lb_esc_fprintf(b->csv, LB_LANG_CSV, "%s,%s,%.3f,%s,%.3f,%s,%.3f,%s,%s\n", item, what, value,
+	lb_esc_fprintf(b->csv, LB_LANG_CSV, "%s,%s,%.3f,%s,%.3f,%s,%.5f,%s,%s\n", item, what, value,
 		       unit, baseline, base_what, ratio, goal, met < 0 ? "-" : met ? "yes" : "no");
-	lb_esc_fprintf(b->md, LB_LANG_MD, "| %s | %s | %.4g %s | %.4g (%s) | **%.2f** | %s %s |\n",
-		       item, what, value, unit, baseline, base_what, ratio, goal,
+	/* two significant digits below 0.1: a ratio of 0.0026 is not 0.00 */
+	int prec = ratio > 0 && ratio < 0.1 ? 2 - (int)floor(log10(ratio)) : 2;
+	lb_esc_fprintf(b->md, LB_LANG_MD, "| %s | %s | %.4g %s | %.4g (%s) | **%.*f** | %s %s |\n",
+		       item, what, value, unit, baseline, base_what, prec, ratio, goal,
 		       met < 0 ? "" : met ? "✔" : "✘ missed");
-	lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-26s %10.1f %-10s vs %10.1f %-28s ratio %6.2f %s %s\n",
-		       what, value, unit, baseline, base_what, ratio, goal,
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-26s %10.1f %-10s vs %10.1f %-28s ratio %6.*f %s %s\n",
+		       what, value, unit, baseline, base_what, prec, ratio, goal,
 		       met < 0 ? "" : met ? "met" : "MISSED");
 	fflush(stdout);
 	b->misses += met == 0;
