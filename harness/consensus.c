@@ -51,6 +51,20 @@ const char *lb_consensus_name(enum lb_consensus_kind k)
 	return "none";
 }
 
+int64_t lb_consensus_lease_ms(enum lb_consensus_kind k, int64_t asked_ms)
+{
+	if (k == LB_CONSENSUS_ZOOKEEPER)
+		return asked_ms < ZK_MIN_SESSION_MS ? ZK_MIN_SESSION_MS :
+		       asked_ms > ZK_MAX_SESSION_MS ? ZK_MAX_SESSION_MS : asked_ms;
+	int64_t s = (asked_ms + 999) / 1000; /* etcd's TTL is whole seconds */
+	return (s < 2 ? 2 : s) * 1000;
+}
+
+const char *lb_consensus_shown(enum lb_consensus_kind k)
+{
+	return k == LB_CONSENSUS_ZOOKEEPER ? "ZooKeeper" : lb_consensus_name(k);
+}
+
 int lb_consensus_parse(const char *name, enum lb_consensus_kind *k)
 {
 	if (name && !strcmp(name, "etcd"))

@@ -61,6 +61,12 @@ int lb_consensus_leader(const struct lb_consensus *c, int timeout_ms);
 int lb_consensus_wait_quorum(const struct lb_consensus *c, int timeout_ms);
 /* "etcd", "zookeeper" ("none" for LB_CONSENSUS_NONE). */
 const char *lb_consensus_name(enum lb_consensus_kind k);
+/* The lease a lock of @k gets when it asks for @asked_ms, as the ensembles
+ * lockbench starts grant it: etcd in whole seconds, at least 2 s (its default
+ * election timeout); ZooKeeper's session clamped to [min, max]SessionTimeout. */
+int64_t lb_consensus_lease_ms(enum lb_consensus_kind k, int64_t asked_ms);
+/* Its name in a sentence: "etcd", "ZooKeeper". */
+const char *lb_consensus_shown(enum lb_consensus_kind k);
 /* The reverse: 0, or LB_EINVAL with a message naming what was expected. */
 int lb_consensus_parse(const char *name, enum lb_consensus_kind *k);
 

@@ -655,6 +655,8 @@ static void tick_node_pause(struct lb_injector *inj, const struct lb_fault *f,
 			rt->phase = -1;
 		return;
 	}
+	if (rt->phase == 0 && !holder_ready(inj, f))
+		return; /* target and inside: not before that client has been inside so long */
 	for (size_t i = 0; i < inj->n_lock; i++) {
 		if (!((f->nodes >> i) & 1u))
 			continue;

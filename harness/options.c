@@ -642,20 +642,27 @@ static int check_sweep(struct lb_run_opts *o)
 static int check_consensus(const struct lb_run_cfg *cfg, const struct lock_strategy *s)
 {
 	static const char *const names[] = { "", "etcd", "zookeeper" };
+	static const char *const shown[] = { "", "etcd", "ZooKeeper" };
 	int k = lb_consensus_of(s);
 
 	if (cfg->consensus && k != cfg->consensus)
 		return usage_error("--topology %s: %s is %s; that topology is for the locks of %s "
 				   "(lockbench list)", names[cfg->consensus], s->name,
 				   k ? "a lock on another consensus system" : "a Redis lock",
-				   names[cfg->consensus]);
+				   shown[cfg->consensus]);
 	if (k && (cfg->sentinel || cfg->cluster))
 		return usage_error("--topology %s: %s keeps its lock in %s; it runs on that "
 				   "topology (its default), not on Redis servers", cfg->sentinel ?
-				   "sentinel" : "cluster", s->name, names[k]);
+				   "sentinel" : "cluster", s->name, shown[k]);
 	if (k && (cfg->redis_urls || cfg->sentinel_urls || cfg->cluster_urls))
 		return usage_error("%s keeps its lock in %s, which lockbench starts; --redis, "
-				   "--sentinel and --cluster name Redis servers", s->name, names[k]);
+				   "--sentinel and --cluster name Redis servers", s->name, shown[k]);
+	if (k && cfg->nodes && cfg->nodes != 3)
+		return usage_error("--nodes %d: %s runs on the 3 members of its %s ensemble", cfg->nodes,
+				   s->name, shown[k]);
+	if (k && cfg->count_commands) /* the relay parses Redis's protocol, not HTTP or jute */
+		return usage_error("--count-commands counts Redis commands on the relay; %s sends "
+				   "%s's requests, which it cannot count", s->name, shown[k]);
 	return 0;
 }
 
@@ -780,6 +787,18 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 	}
 	if ((rc = check_hooks_used(o)) < 0 || (rc = check_redis_count(o)) < 0)
 		return rc;
+	if ((o->given & lb_param_bit(LB_P_TOPOLOGY)) && cfg->strategy && !cfg->sentinel &&
+	    !cfg->cluster && !cfg->consensus && lb_consensus_of(cfg->strategy))
+		return usage_error("--topology single: %s keeps its lock in %s, on three members: "
+				   "its topology is %s", cfg->strategy->name,
+				   lb_consensus_of(cfg->strategy) == 1 ? "etcd" : "ZooKeeper",
+				   lb_consensus_of(cfg->strategy) == 1 ? "etcd" : "zookeeper");
+	for (int i = 0; o->has_scenario && cfg->work == LB_WORK_NONE && i < o->scenario.n_faults; i++)
+		if (o->scenario.faults[i].when_before_write || o->scenario.faults[i].when_after_read)
+			return usage_error("--work none: %s's [%s] acts at the counter's %s, "
+					   "which work none does not have", o->scenario.name,
+					   o->scenario.faults[i].name,
+					   o->scenario.faults[i].when_before_write ? "write" : "read");
 	if (mode == LB_OPTS_RUN && o->has_scenario &&
 	    lb_scenario_why_not(&o->scenario, cfg->strategy->name, why, sizeof(why)))
 		return usage_error("%s", why);

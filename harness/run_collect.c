@@ -436,7 +436,7 @@ int run_judge(struct run_ctx *r)
 	if (r->consensus) { /* a bound on Redis commands says nothing of etcd's requests */
 		res->cost_bound_known = false;
 		snprintf(res->cost_bound_why, sizeof(res->cost_bound_why), "the lock lives in %s, "
-			 "not Redis", lb_consensus_name((enum lb_consensus_kind)r->consensus));
+			 "not Redis", lb_consensus_shown((enum lb_consensus_kind)r->consensus));
 	}
 	return rc;
 }
@@ -452,7 +452,7 @@ void run_count_lock_commands(struct run_ctx *r, struct lock_snaps *snap)
 		res->lock_commands_known = false;
 		snprintf(res->lock_commands_why, sizeof(res->lock_commands_why), "the lock lives in "
 			 "%s; lockbench counts Redis servers' commands (INFO commandstats) only",
-			 lb_consensus_name((enum lb_consensus_kind)r->consensus));
+			 lb_consensus_shown((enum lb_consensus_kind)r->consensus));
 		return;
 	}
 	run_lock_snapshot(r, snap->after, snap->name);

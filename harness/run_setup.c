@@ -346,9 +346,15 @@ static int start_consensus(struct run_ctx *r)
 	if (r->n_lock != LB_CONSENSUS_MEMBERS) {
 		lb_errorf("%s runs on %d members of %s; --nodes cannot change that",
 			  r->cfg->strategy->name, LB_CONSENSUS_MEMBERS,
-			  lb_consensus_name((enum lb_consensus_kind)r->consensus));
+			  lb_consensus_shown((enum lb_consensus_kind)r->consensus));
 		return LB_EINVAL;
 	}
+	int64_t lease = lb_consensus_lease_ms((enum lb_consensus_kind)r->consensus, r->cfg->ttl_ms);
+	if (lease != r->cfg->ttl_ms) /* said, not hidden: the history's lease ends follow it */
+		lb_errorf("warning: %s grants this lock a lease of %lld ms, not the --ttl %lld ms "
+			  "asked (docs/topologies.md): the adapter reports the lease it got",
+			  lb_consensus_shown((enum lb_consensus_kind)r->consensus), (long long)lease,
+			  (long long)r->cfg->ttl_ms);
 	if (lb_consensus_start(&r->cons, (enum lb_consensus_kind)r->consensus, 60000) < 0)
 		return LB_ESYS;
 	r->res->consensus_ready_ms = r->cons.ready_ms;
@@ -486,7 +492,7 @@ void run_setup_keywatch(struct run_ctx *r, bool theirs)
 
 	if (r->consensus) { /* a release there deletes its own key by name, or nothing */
 		snprintf(res->foreign_why, sizeof(res->foreign_why), "the lock lives in %s; the "
-			 "key watcher follows Redis servers only", lb_consensus_name((enum lb_consensus_kind)r->consensus));
+			 "key watcher follows Redis servers only", lb_consensus_shown((enum lb_consensus_kind)r->consensus));
 		return;
 	}
 	if (!theirs && !(no_watch && *no_watch)) {

@@ -715,6 +715,8 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 		return ini_error(p, "[%s] when = after-read is for pause and kill", f->name);
 	if (f->when_after_read && lb_scenario_gives(sc, LB_P_WORK) && sc->run.work == LB_WORK_NONE)
 		return ini_error(p, "[%s] when = after-read needs work = counter (there is no read)", f->name);
+	if (f->leader && f->action != LB_ACT_NODE_KILL && f->action != LB_ACT_NODE_PAUSE)
+		return ini_error(p, "[%s] nodes = leader goes with node-kill and node-pause", f->name);
 	if (f->when_before_write && f->action != LB_ACT_PAUSE)
 		return ini_error(p, "[%s] when = before-write is for pause", f->name);
 	if (f->when_before_write && lb_scenario_gives(sc, LB_P_WORK) && sc->run.work == LB_WORK_NONE)
@@ -761,9 +763,6 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 	case LB_ACT_NODE_RESTART:
 	case LB_ACT_NODE_PAUSE:
 	case LB_ACT_NODE_CLOCK:
-		if (f->leader && f->action != LB_ACT_NODE_KILL && f->action != LB_ACT_NODE_PAUSE)
-			return ini_error(p, "[%s] nodes = leader goes with node-kill and node-pause",
-				    f->name);
 		if (!f->nodes && !f->leader)
 			return ini_error(p, "[%s] %s needs nodes = LIST", f->name, lb_action_name(f->action));
 		if (f->action == LB_ACT_NODE_PAUSE && f->duration_ms < 0)

@@ -155,3 +155,46 @@ Test(consensus_run, a_pause_before_the_write_comes_after_the_last_look_at_the_le
 	const char *ev = fx_slurp(out, "events.csv");
 	cr_assert(strstr(ev, ",pause,") && strstr(ev, ",resume,"), "%s", ev);
 }
+
+/* node-pause with target and inside waits for that client to have been inside
+ * so long (consensus-member-pause freezes the member under a working holder):
+ * the pause comes 300 ms or more into client 0's long section, not at 0. */
+Test(consensus_run, a_node_pause_waits_for_its_target_inside)
+{
+	char dir[] = "/tmp/lbtest-consrun-XXXXXX", ini[256], out[128];
+
+	cr_assert_not_null(fx_mkdtemp(dir));
+	snprintf(ini, sizeof(ini), "%s/np.ini", dir);
+	FILE *f = fopen(ini, "w");
+	cr_assert_not_null(f);
+	fputs("[scenario]\nsummary = s\ndescription = d\n[run]\nclients = 2\nduration = 3\n"
+	      "ttl = 5000\nhold = 20\nwait = fixed:10\nthink = 20\n[fault long]\naction = slow\n"
+	      "target = client:0\nhold = 1500\nat = 0.5\n[fault freeze]\naction = node-pause\n"
+	      "nodes = 0\ntarget = client:0\ninside = 300\nduration = 200\n", f);
+	fclose(f);
+	snprintf(out, sizeof(out), "%s/run", dir);
+	const char *args[] = { "run", "--strategy", "token-lua", "--scenario", ini, "--out", out,
+			       "--no-status", "--no-report", NULL };
+	cr_assert_eq(fx_lockbench(dir, args), 0, "%s", fx_slurp(dir, "output"));
+	long long enter = -1, paused = -1, t, a, b, c, d;
+	int client, seq;
+	char line[512];
+	snprintf(ini, sizeof(ini), "%.128s/history.csv", out);
+	FILE *h = fopen(ini, "r");
+	cr_assert_not_null(h);
+	while (fgets(line, sizeof(line), h))
+		if (sscanf(line, "%d,%d,%lld,%lld,%lld,%lld", &client, &seq, &a, &b, &c, &d) == 6 &&
+		    client == 0 && c - b > 1000000000LL && enter < 0)
+			enter = b; /* the long section */
+	fclose(h);
+	snprintf(ini, sizeof(ini), "%.128s/events.csv", out);
+	h = fopen(ini, "r");
+	cr_assert_not_null(h);
+	while (fgets(line, sizeof(line), h))
+		if (sscanf(line, "%lld,node-pause,", &t) == 1 && strstr(line, ",node-pause,"))
+			paused = t;
+	fclose(h);
+	cr_assert_geq(enter, 0, "client 0 had no long section");
+	cr_assert_geq(paused, enter + 300000000LL, "the node was paused at %lld ns, before client "
+		      "0 had been inside 300 ms (it entered at %lld ns)", paused, enter);
+}

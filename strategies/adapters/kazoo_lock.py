@@ -57,6 +57,8 @@ from urllib.parse import quote
 
 import lbproto
 
+MIN_SESSION_MS = 1000  # ZooKeeper's minSessionTimeout on lockbench's servers (2 x tickTime)
+
 try:
     from kazoo.client import KazooClient, KazooState
     from kazoo.retry import KazooRetry
@@ -114,7 +116,11 @@ class KazooLock:
     def config(self, cfg):
         hosts = ",".join("%s:%d" % hp for hp in lbproto.node_urls(cfg, "zk"))
         self.timeout = int(cfg["timeout_ms"]) / 1000.0
-        self.client = KazooClient(hosts=hosts, timeout=int(cfg["ttl_ms"]) / 1000.0, randomize_hosts=False,
+        # the session timeout asked: ttl_ms, but not below ZooKeeper's own least
+        # (2 x tickTime: 1 s on lockbench's servers), which the server would
+        # grant anyway, and which kazoo also takes for its connect timeout
+        session = max(int(cfg["ttl_ms"]), MIN_SESSION_MS) / 1000.0
+        self.client = KazooClient(hosts=hosts, timeout=session, randomize_hosts=False,
                                   command_retry=KazooRetry(max_tries=-1, deadline=self.timeout))
         self.client.add_listener(self.state)
         self.client.start(timeout=max(self.timeout, 5.0))
