@@ -56,7 +56,7 @@ Test(consensus_run, etcd_lock_survives_the_leaders_death)
 
 Test(consensus_run, kazoo_lock_survives_the_leaders_death)
 {
-	leader_kill_run("kazoo-lock@2.8.0", "zookeeper");
+	leader_kill_run("kazoo-lock-fenced@2.8.0", "zookeeper");
 }
 
 /* A Redis lock on a consensus topology, and a consensus lock on Redis

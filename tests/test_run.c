@@ -226,7 +226,7 @@ Test(run, usage_errors_exit_2_with_a_reason, .init = mktmp)
 	/* the cluster topology: lockbench's own servers, one-node recipes */
 	const char *topo[] = { "run", "--strategy", "token-lua", "--topology", "ring", NULL };
 	cr_assert_eq(lb(topo), 2);
-	cr_assert(file_has("stderr", "expected single, sentinel or cluster"));
+	cr_assert(file_has("stderr", "expected single, sentinel, cluster, etcd or zookeeper"));
 	const char *cs[] = { "run", "--strategy", "token-lua", "--topology", "cluster",
 			     "--sentinel", "127.0.0.1:1", "--sentinel-master", "m", NULL };
 	cr_assert_eq(lb(cs), 2);
