@@ -723,7 +723,9 @@ static int start(struct bench *b, const char *when)
 	b->md = b->md_out.f;
 	fprintf(b->csv, "item,what,value,unit,baseline,baseline_what,ratio,goal,met\n");
 	fprintf(b->md, "# lockbench bench, %s\n\nAll figures measured in this one run, on the same "
-		       "servers (redis-server started by lockbench on loopback), %g s per run.\n\n"
+		       "servers (redis-server started by lockbench on loopback; a consensus lock "
+		       "on three etcd members or ZooKeeper servers started for its run, its "
+		       "resource a redis-server), %g s per run.\n\n"
 		       "| # | what | measured | baseline | ratio | goal |\n|---|---|---|---|---|---|\n",
 		when, b->duration);
 	return 0;

@@ -85,6 +85,10 @@ int lb_cmd_servers(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--zookeeper"))
 		return consensus_topology(LB_CONSENSUS_ZOOKEEPER);
 	if (argc > 2 || (argc == 2 && !lb_parse_i64(argv[1], 1, MAX_SERVERS, &n))) {
+		bool help = argc == 2 && !strcmp(argv[1], "--help");
+		if (!help) /* say what was wrong before the usage */
+			lb_errorf("servers: %s N (1 to %d), --sentinel, --etcd or --zookeeper",
+				  argc > 2 ? "one argument at most:" : "expected", MAX_SERVERS);
 		fprintf(stderr, "usage: lockbench servers [N]        N servers (1..%d)\n"
 				"       lockbench servers --sentinel   a primary, 2 replicas and 3 "
 				"Sentinels\n"
@@ -92,7 +96,7 @@ int lb_cmd_servers(int argc, char **argv)
 				"       lockbench servers --zookeeper  3 ZooKeeper servers (zookeeper)\n"
 				"Each on free loopback ports, until Ctrl-C; nothing is left after.\n",
 			MAX_SERVERS);
-		return argc == 2 && !strcmp(argv[1], "--help") ? LB_EXIT_OK : LB_EXIT_USAGE;
+		return help ? LB_EXIT_OK : LB_EXIT_USAGE;
 	}
 	for (int64_t i = 0; i < n; i++) {
 		s[i] = lb_server_start(NULL);

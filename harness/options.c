@@ -675,7 +675,8 @@ static int check_strategy(const struct lb_run_cfg *cfg, const struct lock_strate
 		return rc;
 	if (cfg->wait.kind == LB_WAIT_NOTIFY && !s->wait)
 		return usage_error("--wait notify: %s cannot be woken by its releaser; use "
-				   "fixed:MS or backoff:MIN:MAX (token-lua can)", s->name);
+				   "fixed:MS or backoff:MIN:MAX%s", s->name, lb_strategy_is_external(s) ?
+				   ", or --wait library (the library's own wait)" : " (token-lua can)");
 	if (cfg->wait.kind == LB_WAIT_LIBRARY && !lb_strategy_is_external(s))
 		return usage_error("--wait library: %s is a recipe with no waiting of its own; "
 				   "library is for library strategies (lockbench list)", s->name);
