@@ -289,14 +289,21 @@ static int parse(int argc, char **argv, struct chaos_opts *co)
 	return 0;
 }
 
-/* The strategies: those given (--strategies, --strategy), or every one the
- * scenario applies to; how many. */
+/* The strategies: those given (--strategies, --strategy), each one the
+ * scenario applies to (else a usage error, as run says it: -1), or every one
+ * it applies to; how many. */
 static int pick(const struct chaos_opts *co, const struct lb_scenario *sc, struct tally *t)
 {
 	int n = 0;
+	char why[400];
 
-	for (int i = 0; i < co->n_given; i++)
+	for (int i = 0; i < co->n_given; i++) {
+		if (lb_scenario_why_not(sc, co->given[i]->name, why, sizeof(why))) {
+			lb_errorf("%s", why);
+			return -1;
+		}
 		t[n++] = (struct tally){ .s = co->given[i] };
+	}
 	for (size_t i = 0; !co->n_given && i < lb_strategy_count(); i++)
 		if (lb_scenario_applies(sc, lb_strategy_at(i)->name))
 			t[n++] = (struct tally){ .s = lb_strategy_at(i) };
@@ -447,7 +454,8 @@ static int chaos(struct chaos_opts *co, struct lb_scenario *sc)
 
 	if (lb_scenario_load(co->sc_name, sc) < 0)
 		return 2;
-	n = pick(co, sc, t);
+	if ((n = pick(co, sc, t)) < 0)
+		return 2; /* a strategy the scenario leaves out, said */
 	if (!co->out[0]) {
 		char when[32];
 		time_t now = time(NULL);

@@ -81,6 +81,11 @@ Test(consensus_run, topology_and_lock_must_match)
 	cr_assert_eq(fx_lockbench(dir, zk_on_etcd), 2);
 	cr_assert(strstr(fx_slurp(dir, "output"), "applies only to"), "%s",
 		  fx_slurp(dir, "output"));
+	const char *redis_in_chaos[] = { "chaos", "--scenario", "consensus-member-pause",
+					 "--strategies", "token-lua", "--seeds", "1", NULL };
+	cr_assert_eq(fx_lockbench(dir, redis_in_chaos), 2);
+	cr_assert(strstr(fx_slurp(dir, "output"), "applies only to"), "%s",
+		  fx_slurp(dir, "output"));
 }
 
 /* Entries named @prefix* in $TMPDIR and in /dev/shm (where etcd's data

@@ -1107,3 +1107,24 @@ Test(scenario, sections_twice_nameless_faults_empty_files_and_nul_bytes_are_refu
 	cr_assert_eq(rc, LB_EINVAL, "a NUL byte was accepted");
 	cr_assert(strstr(sc.error, ":3: a NUL byte (byte 19)"), "%s", sc.error);
 }
+
+/* A probabilistic scenario's [expect] lines are "at worst" wherever they are
+ * judged (run, matrix, chaos): a run that did better meets them, one that did
+ * worse does not. A scenario that is not probabilistic wants its class exactly. */
+Test(scenario, a_probabilistic_scenario_expects_at_worst)
+{
+	const char *none[] = { NULL };
+	struct lb_observed safe = { LB_CLASS_SAFE, pairs_value, none };
+	struct lb_observed overlap = { LB_CLASS_OVERLAP, pairs_value, none };
+	char why[200];
+
+	cr_assert_eq(parse_text("[scenario]\nsummary = s\ndescription = d\nprobabilistic = yes\n"
+				"[expect]\ntoken-lua = contained\n"), 0, "%s", sc.error);
+	cr_assert(lb_scenario_expect_met(&sc, "token-lua", &safe, why, sizeof(why)), "%s", why);
+	cr_assert_not(lb_scenario_expect_met(&sc, "token-lua", &overlap, why, sizeof(why)));
+	cr_assert(strstr(why, "expected at worst contained, observed overlap"), "%s", why);
+	cr_assert_eq(parse_text("[scenario]\nsummary = s\ndescription = d\n"
+				"[expect]\ntoken-lua = contained\n"), 0, "%s", sc.error);
+	cr_assert_not(lb_scenario_expect_met(&sc, "token-lua", &safe, why, sizeof(why)),
+		      "a scenario that is not probabilistic took a better class for its own");
+}
