@@ -1,6 +1,7 @@
 #include "adapter.h"
 #include "esc.h"
 #include "node.h"
+#include "consensus.h"
 #include "options.h"
 #include "params.h"
 #include "report.h"
@@ -641,28 +642,28 @@ static int check_sweep(struct lb_run_opts *o)
  * lockbench starts; a Redis lock on none of those. */
 static int check_consensus(const struct lb_run_cfg *cfg, const struct lock_strategy *s)
 {
-	static const char *const names[] = { "", "etcd", "zookeeper" };
-	static const char *const shown[] = { "", "etcd", "ZooKeeper" };
 	int k = lb_consensus_of(s);
+	const char *shown = lb_consensus_shown((enum lb_consensus_kind)k);
+	enum lb_consensus_kind given = (enum lb_consensus_kind)cfg->consensus;
 
 	if (cfg->consensus && k != cfg->consensus)
 		return usage_error("--topology %s: %s is %s; that topology is for the locks of %s "
-				   "(lockbench list)", names[cfg->consensus], s->name,
+				   "(lockbench list)", lb_consensus_name(given), s->name,
 				   k ? "a lock on another consensus system" : "a Redis lock",
-				   shown[cfg->consensus]);
+				   lb_consensus_shown(given));
 	if (k && (cfg->sentinel || cfg->cluster))
 		return usage_error("--topology %s: %s keeps its lock in %s; it runs on that "
 				   "topology (its default), not on Redis servers", cfg->sentinel ?
-				   "sentinel" : "cluster", s->name, shown[k]);
+				   "sentinel" : "cluster", s->name, shown);
 	if (k && (cfg->redis_urls || cfg->sentinel_urls || cfg->cluster_urls))
 		return usage_error("%s keeps its lock in %s, which lockbench starts; --redis, "
-				   "--sentinel and --cluster name Redis servers", s->name, shown[k]);
+				   "--sentinel and --cluster name Redis servers", s->name, shown);
 	if (k && cfg->nodes && cfg->nodes != 3)
 		return usage_error("--nodes %d: %s runs on the 3 members of its %s ensemble", cfg->nodes,
-				   s->name, shown[k]);
+				   s->name, shown);
 	if (k && cfg->count_commands) /* the relay parses Redis's protocol, not HTTP or jute */
 		return usage_error("--count-commands counts Redis commands on the relay; %s sends "
-				   "%s's requests, which it cannot count", s->name, shown[k]);
+				   "%s's requests, which it cannot count", s->name, shown);
 	return 0;
 }
 
@@ -792,8 +793,8 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 	    !cfg->cluster && !cfg->consensus && lb_consensus_of(cfg->strategy))
 		return usage_error("--topology single: %s keeps its lock in %s, on three members: "
 				   "its topology is %s", cfg->strategy->name,
-				   lb_consensus_of(cfg->strategy) == 1 ? "etcd" : "ZooKeeper",
-				   lb_consensus_of(cfg->strategy) == 1 ? "etcd" : "zookeeper");
+				   lb_consensus_shown((enum lb_consensus_kind)lb_consensus_of(cfg->strategy)),
+				   lb_consensus_name((enum lb_consensus_kind)lb_consensus_of(cfg->strategy)));
 	for (int i = 0; o->has_scenario && cfg->work == LB_WORK_NONE && i < o->scenario.n_faults; i++)
 		if (o->scenario.faults[i].when_before_write || o->scenario.faults[i].when_after_read)
 			return usage_error("--work none: %s's [%s] acts at the counter's %s, "

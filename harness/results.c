@@ -3,6 +3,7 @@
  * latency.csv, events.csv, keyevents.csv, meta.txt, summary.json and summary.csv, each
  * whole or absent (outfile.h).
  */
+#include "consensus.h"
 #include "esc.h"
 #include "outfile.h"
 #include "results.h"
@@ -173,7 +174,7 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 		       lb_consensus_of(cfg->strategy) ? "n/a (the lock is not on Redis)" : "unknown");
 	if (res->consensus_ready_ms > 0)
 		fprintf(f, "ensemble: 3 %s members, started and serving writes in %lld ms\n",
-			lb_consensus_of(cfg->strategy) == 1 ? "etcd" : "ZooKeeper",
+			lb_consensus_shown((enum lb_consensus_kind)lb_consensus_of(cfg->strategy)),
 			(long long)res->consensus_ready_ms);
 	char urls[3][2048]; /* never a password in a file */
 	lb_url_list_masked(cfg->cluster_urls ? cfg->cluster_urls : "", urls[0], sizeof(urls[0]));

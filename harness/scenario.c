@@ -1,6 +1,7 @@
 #include "scenario.h"
 #include "adapter.h"
 #include "cluster.h"
+#include "consensus.h"
 #include "strategy.h"
 #include "topology.h"
 
@@ -1168,11 +1169,12 @@ static const char *redis_only(enum lb_action a)
 static bool consensus_why_not(const struct lb_scenario *sc, const char *strategy, int k,
 			      char *why, size_t len)
 {
-	static const char *const names[] = { "", "etcd", "ZooKeeper" };
+	const char *shown = lb_consensus_shown((enum lb_consensus_kind)k);
+	const char *runs_on = lb_consensus_shown((enum lb_consensus_kind)sc->run.consensus);
 
 	if (sc->run.consensus && k != sc->run.consensus) {
 		snprintf(why, len, "scenario %s runs on the %s topology, for %s locks; %s %s: n/a",
-			 sc->name, names[sc->run.consensus], names[sc->run.consensus], strategy,
+			 sc->name, runs_on, runs_on, strategy,
 			 k ? "keeps its lock elsewhere" : "is a Redis lock");
 		return true;
 	}
@@ -1188,25 +1190,25 @@ static bool consensus_why_not(const struct lb_scenario *sc, const char *strategy
 	if (sc->run.sentinel || sc->run.cluster || sc->replica) {
 		snprintf(why, len, "scenario %s acts on Redis %s; %s keeps its lock in %s: n/a",
 			 sc->name, sc->run.sentinel ? "Sentinels and replicas" : sc->run.cluster ?
-			 "Cluster nodes" : "replication", strategy, names[k]);
+			 "Cluster nodes" : "replication", strategy, shown);
 		return true;
 	}
 	if (sc->chaos.on && sc->chaos.restarts > 0) {
 		snprintf(why, len, "scenario %s draws restarts of a lock server, which %s (its "
 			 "[chaos] restarts); %s keeps its lock in %s: n/a", sc->name,
-			 redis_only(LB_ACT_NODE_RESTART), strategy, names[k]);
+			 redis_only(LB_ACT_NODE_RESTART), strategy, shown);
 		return true;
 	}
 	for (int i = 0; i < sc->n_faults; i++) {
 		const char *what = redis_only(sc->faults[i].action);
 		if (what) {
 			snprintf(why, len, "scenario %s's fault [%s] %s; %s keeps its lock in %s: n/a",
-				 sc->name, sc->faults[i].name, what, strategy, names[k]);
+				 sc->name, sc->faults[i].name, what, strategy, shown);
 			return true;
 		}
 		if (sc->faults[i].nodes >> 3) {
 			snprintf(why, len, "scenario %s's fault [%s] names lock nodes beyond the three "
-				 "members of %s: n/a", sc->name, sc->faults[i].name, names[k]);
+				 "members of %s: n/a", sc->name, sc->faults[i].name, shown);
 			return true;
 		}
 	}

@@ -129,6 +129,16 @@ Test(consensus_run, kill_9_mid_run_leaves_nothing)
 	cr_assert_eq(left, 0, "%d directories %s* are left", left, pattern);
 }
 
+/* @text into the file @path (a scenario of the test's own). */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "cannot write %s", path);
+	cr_assert_geq(fputs(text, f), 0);
+	cr_assert_eq(fclose(f), 0);
+}
+
 /* when = before-write: the holder stops after its last look at the lease, so
  * renewal's watchdog, which stops the stale write of holder-pause (its pause
  * comes between the read and that look), cannot stop this one; the run says
@@ -140,13 +150,10 @@ Test(consensus_run, a_pause_before_the_write_comes_after_the_last_look_at_the_le
 
 	cr_assert_not_null(fx_mkdtemp(dir));
 	snprintf(ini, sizeof(ini), "%s/bw.ini", dir);
-	FILE *f = fopen(ini, "w");
-	cr_assert_not_null(f);
-	fputs("[scenario]\nsummary = s\ndescription = d\n[run]\nclients = 3\nduration = 4\n"
+	write_file(ini, "[scenario]\nsummary = s\ndescription = d\n[run]\nclients = 3\nduration = 4\n"
 	      "ttl = 1000\nhold = 50\nwait = fixed:10\nthink = 20\n[fault p]\naction = pause\n"
 	      "target = holder\nat = 0.5\nduration = 2500\nthen = other-inside\n"
-	      "when = before-write\n", f);
-	fclose(f);
+	      "when = before-write\n");
 	snprintf(out, sizeof(out), "%s/run", dir);
 	const char *args[] = { "run", "--strategy", "renewal", "--scenario", ini, "--out", out,
 			       "--no-status", "--no-report", NULL };
@@ -170,13 +177,10 @@ Test(consensus_run, a_node_pause_waits_for_its_target_inside)
 
 	cr_assert_not_null(fx_mkdtemp(dir));
 	snprintf(ini, sizeof(ini), "%s/np.ini", dir);
-	FILE *f = fopen(ini, "w");
-	cr_assert_not_null(f);
-	fputs("[scenario]\nsummary = s\ndescription = d\n[run]\nclients = 2\nduration = 3\n"
+	write_file(ini, "[scenario]\nsummary = s\ndescription = d\n[run]\nclients = 2\nduration = 3\n"
 	      "ttl = 5000\nhold = 20\nwait = fixed:10\nthink = 20\n[fault long]\naction = slow\n"
 	      "target = client:0\nhold = 1500\nat = 0.5\n[fault freeze]\naction = node-pause\n"
-	      "nodes = 0\ntarget = client:0\ninside = 300\nduration = 200\n", f);
-	fclose(f);
+	      "nodes = 0\ntarget = client:0\ninside = 300\nduration = 200\n");
 	snprintf(out, sizeof(out), "%s/run", dir);
 	const char *args[] = { "run", "--strategy", "token-lua", "--scenario", ini, "--out", out,
 			       "--no-status", "--no-report", NULL };
