@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "run.h"
@@ -16,6 +17,8 @@
 
 _Static_assert(LB_MAX_CLIENTS + 16 <= LB_MAX_CHILDREN,
 	       "signals.c must track every client, the relay and helpers");
+_Static_assert(LB_TOPO_PARTS + LB_MAX_CLIENTS <= LB_MAX_PARTIES,
+	       "the relay must tell every client of a Sentinel or cluster run apart");
 
 static int fork_clients(struct run_ctx *r)
 {
@@ -132,6 +135,8 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 	struct lb_run_result *res = r->res;
 	int rc;
 
+	struct rusage self0, self1;
+	getrusage(RUSAGE_SELF, &self0);
 	if ((rc = fork_clients(r)) < 0)
 		return rc;
 	run_wait_started(r);
@@ -152,8 +157,10 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 	/* what is due at 0 is in place before any client moves (a delay on a
 	 * client's links, a client that starts paused) */
 	lb_faults_tick(&r->inj, 0);
-	atomic_store(&r->sh->go, 1);
+	lb_shared_go(r->sh);
 	run_supervise(r);
+	getrusage(RUSAGE_SELF, &self1);
+	run_count_cpu(r, &self0, &self1);
 	if (r->strategy_failed) {
 		lb_errorf("the run of %s is void: a client's strategy failed (above); nothing it "
 			  "measured is reported", cfg->strategy->name);

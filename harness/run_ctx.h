@@ -5,6 +5,7 @@
 #ifndef LB_RUN_CTX_H
 #define LB_RUN_CTX_H
 
+#include <sys/resource.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,6 +80,7 @@ void run_keep_logs(struct run_ctx *r);
 /* run_supervise.c */
 void run_reap_strays(void);
 void run_supervise(struct run_ctx *r);
+void run_count_cpu(struct run_ctx *r, const struct rusage *a, const struct rusage *b);
 void run_wait_started(struct run_ctx *r);
 
 /* run_collect.c */
