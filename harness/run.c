@@ -60,6 +60,7 @@ static void run_cleanup(struct run_ctx *r)
 		}
 		munmap(r->sh, r->sh_bytes);
 	}
+	run_hosts_stop(r);
 	if (r->relay > 0) {
 		kill(r->relay, SIGKILL);
 		waitpid(r->relay, NULL, 0);
@@ -132,7 +133,7 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 	struct lb_run_result *res = r->res;
 	int rc;
 
-	if ((rc = fork_clients(r)) < 0)
+	if ((rc = run_hosts_start(r)) < 0 || (rc = fork_clients(r)) < 0)
 		return rc;
 	run_wait_started(r);
 	snap->n = run_lock_snapshot(r, snap->before, snap->name); /* at t0: the clients wait for go */
@@ -154,6 +155,8 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 	lb_faults_tick(&r->inj, 0);
 	atomic_store(&r->sh->go, 1);
 	run_supervise(r);
+	if (r->strategy_failed)
+		run_hosts_alive(r); /* a host's death, said with its status, if it was that */
 	if (r->strategy_failed) {
 		lb_errorf("the run of %s is void: a client's strategy failed (above); nothing it "
 			  "measured is reported", cfg->strategy->name);

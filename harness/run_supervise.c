@@ -134,6 +134,10 @@ void run_supervise(struct run_ctx *r)
 			break;
 		if (reap(r, false) == 0)
 			break;
+		if (!run_hosts_alive(r)) { /* its clients' sessions are gone: void */
+			r->strategy_failed = true;
+			break;
+		}
 		lb_faults_tick(&r->inj, now - r->sh->t0_ns);
 		if (rss_at && now >= rss_at) {
 			sample_rss(r);
