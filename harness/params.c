@@ -156,7 +156,7 @@ static const struct lb_param table[LB_P_COUNT] = {
 	},
 	[LB_P_MAX_RENEWALS] = {
 		.name = "max-renewals", .cli = "max-renewals", .run_key = "max_renewals",
-		.variant = true, .type = LB_PT_INT, .unit = "extensions", .min = 1, .max = 1000000,
+		.type = LB_PT_INT, .unit = "extensions", .min = 1, .max = 1000000,
 		.metavar = "N", .help = "renewal: stop renewing a lease after N extensions",
 		.offset = AT(max_renewals),
 	},

@@ -156,7 +156,7 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 	atomic_store(&r->sh->go, 1);
 	run_supervise(r);
 	if (r->strategy_failed)
-		run_hosts_alive(r); /* a host's death, said with its status, if it was that */
+		run_hosts_alive(r, 300); /* a host's death, said with its status, if it was that */
 	if (r->strategy_failed) {
 		lb_errorf("the run of %s is void: a client's strategy failed (above); nothing it "
 			  "measured is reported", cfg->strategy->name);

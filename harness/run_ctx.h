@@ -92,8 +92,8 @@ int run_hosts_wanted(const struct lb_run_cfg *cfg);
 int run_hosts_check(const struct lb_run_cfg *cfg);
 /* Start them and wait until each listens (before the clients are forked). */
 int run_hosts_start(struct run_ctx *r);
-/* false (said) when a host has died. */
-bool run_hosts_alive(struct run_ctx *r);
+/* false (said) when a host has died; @wait_ms for one that is dying. */
+bool run_hosts_alive(struct run_ctx *r, int wait_ms);
 void run_hosts_stop(struct run_ctx *r);
 
 /* run_collect.c */

@@ -169,13 +169,19 @@ int run_hosts_start(struct run_ctx *r)
 }
 
 /* Is every host still there? A host that died takes its clients' sessions
- * with it: said once, and the run is void. */
-bool run_hosts_alive(struct run_ctx *r)
+ * with it: said once, and the run is void. @wait_ms: how long to give a host
+ * whose sessions have ended to finish dying (its clients saw that first). */
+bool run_hosts_alive(struct run_ctx *r, int wait_ms)
 {
 	int status;
+	int64_t until = lb_now_ns() + wait_ms * LB_NS_PER_MS;
 
 	for (int k = 0; k < r->n_hosts; k++) {
-		if (r->host[k] <= 0 || waitpid(r->host[k], &status, WNOHANG) != r->host[k])
+		pid_t got;
+		while (r->host[k] > 0 && (got = waitpid(r->host[k], &status, WNOHANG)) == 0 &&
+		       lb_now_ns() < until)
+			lb_sleep_ns(5 * LB_NS_PER_MS);
+		if (r->host[k] <= 0 || got != r->host[k])
 			continue;
 		lb_signals_untrack_child(r->host[k]);
 		r->host[k] = 0;

@@ -134,7 +134,7 @@ void run_supervise(struct run_ctx *r)
 			break;
 		if (reap(r, false) == 0)
 			break;
-		if (!run_hosts_alive(r)) { /* its clients' sessions are gone: void */
+		if (!run_hosts_alive(r, 0)) { /* its clients' sessions are gone: void */
 			r->strategy_failed = true;
 			break;
 		}

@@ -170,7 +170,9 @@ function session(lib, args, input, say, leave) {
   const end = async (quitting) => {
     if (over) return;
     over = true;
-    const closed = Promise.resolve(lib.close && lib.close()).catch(() => {});
+    /* a session that ends before its config has nothing to close: a close that
+     * throws must not take the other sessions of a host down */
+    const closed = Promise.resolve().then(() => lib.close && lib.close()).catch(() => {});
     if (quitting) await closed;
     leave();
   };
