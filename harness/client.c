@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "attempts.h"
@@ -624,17 +625,20 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 	arm_failpoints(&c);
 	c.lock_state = cfg->strategy->create(&lcfg);
 	atomic_store(&c.slot->idle, c.lock_state != NULL);
-	/* on the user's servers the counter's connection is made now, not in the
-	 * first section: a slow Sentinel or server must not lengthen a section */
-	if (c.lock_state && lb_cfg_theirs(cfg) && cfg->work == LB_WORK_COUNTER)
+	/* the connections are made now, not in the first section: a slow
+	 * Sentinel or server must not lengthen a section, and thousands of
+	 * clients connecting at go would overflow a server's accept queue (a
+	 * failure here is tried again at the first command) */
+	if (c.lock_state && cfg->work == LB_WORK_COUNTER)
 		lb_node_connect(&c.resource);
+	for (size_t i = 0; c.lock_state && !external && i < n_lock && !c.lock[i].scheme[0]; i++)
+		lb_node_connect(&c.lock[i]);
 	atomic_fetch_add(&sh->started, 1); /* ready, or failed: the run's clock may start */
 	if (!c.lock_state) { /* the message is printed: the run is void */
 		status = LB_CLIENT_EXIT_STRATEGY;
 		goto out;
 	}
-	while (!atomic_load(&sh->go) && !atomic_load(&sh->stop))
-		lb_sleep_ns(LB_NS_PER_MS);
+	lb_shared_wait_go(sh);
 	while (!atomic_load(&sh->stop) && lb_now_ns() < sh->end_ns)
 		one_section(&c);
 out:
@@ -644,5 +648,11 @@ out:
 	lb_node_close(&c.resource);
 	if (c.clock_file)
 		unlink(c.clock_file);
+	struct rusage ru; /* its adapter, reaped by destroy: the part that is not lockbench's */
+	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+		atomic_store(&c.slot->cpu_adapter_us,
+			     (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
+			     (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec));
+	atomic_store(&c.slot->cpu_said, 1);
 	_exit(status);
 }

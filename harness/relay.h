@@ -84,7 +84,7 @@ struct lb_relay_link {
  * through hiredis's source address. The relay reads the party back from
  * the peer address of each connection it accepts.
  */
-#define LB_MAX_PARTIES 2048
+#define LB_MAX_PARTIES 4200 /* the parts and every client (shared.h) */
 /* Write party @p's address ("127.1.0.1" for 0) into @buf. */
 void lb_party_addr(int p, char *buf, size_t len);
 /* The party of an IPv4 address in host byte order, or -1. */

@@ -339,6 +339,11 @@ static void exec_server(const struct lb_server *s, pid_t parent)
 	argv[n++] = "";
 	argv[n++] = "--appendonly";
 	argv[n++] = "no";
+	if (!s->sentinel_conf[0]) { /* thousands of clients connect within milliseconds
+				       (a stampede): the kernel caps it at somaxconn */
+		argv[n++] = "--tcp-backlog";
+		argv[n++] = "4096";
+	}
 	argv[n++] = "--enable-debug-command";
 	argv[n++] = "local";
 	argv[n++] = "--daemonize";

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "run.h"
@@ -16,6 +17,8 @@
 
 _Static_assert(LB_MAX_CLIENTS + 16 <= LB_MAX_CHILDREN,
 	       "signals.c must track every client, the relay and helpers");
+_Static_assert(LB_TOPO_PARTS + LB_MAX_CLIENTS <= LB_MAX_PARTIES,
+	       "the relay must tell every client of a Sentinel or cluster run apart");
 
 static int fork_clients(struct run_ctx *r)
 {
@@ -133,6 +136,8 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 	struct lb_run_result *res = r->res;
 	int rc;
 
+	struct rusage self0, self1;
+	getrusage(RUSAGE_SELF, &self0);
 	if ((rc = run_hosts_start(r)) < 0 || (rc = fork_clients(r)) < 0)
 		return rc;
 	run_wait_started(r);
@@ -153,8 +158,10 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 	/* what is due at 0 is in place before any client moves (a delay on a
 	 * client's links, a client that starts paused) */
 	lb_faults_tick(&r->inj, 0);
-	atomic_store(&r->sh->go, 1);
+	lb_shared_go(r->sh);
 	run_supervise(r);
+	getrusage(RUSAGE_SELF, &self1);
+	run_count_cpu(r, &self0, &self1);
 	if (r->strategy_failed)
 		run_hosts_alive(r, 300); /* a host's death, said with its status, if it was that */
 	if (r->strategy_failed) {

@@ -101,6 +101,15 @@ struct lb_run_result {
 	bool cost_bound_known;
 	char cost_bound_why[160];
 	uint64_t client_rss_kb;    /* mean resident set of a client process, sampled mid-run */
+	uint64_t client_pss_kb;    /* ... its proportional set (shared pages divided among
+				      the processes mapping them), from smaps_rollup */
+	uint64_t client_private_kb; /* ... its private dirty pages: memory of its own */
+	uint64_t harness_cpu_us;   /* lockbench's CPU, user and system: the parent from the
+				      first fork to the last reap, and every client process
+				      (not its adapter) */
+	uint64_t adapter_cpu_us;   /* the adapters' CPU, as their clients reaped them */
+	bool adapter_cpu_known;    /* every client exited by itself and said it */
+	bool harness_cpu_known;    /* ... or there are no adapters to tell apart */
 	uint64_t server_connections; /* connections the servers counted, mid-run (0: n/a) */
 	bool interrupted;          /* stopped early by Ctrl-C / SIGTERM */
 	char redis_version[32];

@@ -5,6 +5,7 @@
 #ifndef LB_RUN_CTX_H
 #define LB_RUN_CTX_H
 
+#include <sys/resource.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -82,6 +83,7 @@ void run_keep_logs(struct run_ctx *r);
 /* run_supervise.c */
 void run_reap_strays(void);
 void run_supervise(struct run_ctx *r);
+void run_count_cpu(struct run_ctx *r, const struct rusage *a, const struct rusage *b);
 void run_wait_started(struct run_ctx *r);
 
 /* run_hosts.c */
@@ -95,6 +97,8 @@ int run_hosts_start(struct run_ctx *r);
 /* false (said) when a host has died; @wait_ms for one that is dying. */
 bool run_hosts_alive(struct run_ctx *r, int wait_ms);
 void run_hosts_stop(struct run_ctx *r);
+/* The CPU time the hosts (and processes of theirs) have used so far, µs. */
+uint64_t run_hosts_cpu_us(const struct run_ctx *r);
 
 /* run_collect.c */
 uint64_t run_keywatch_cmds(const struct run_ctx *r);

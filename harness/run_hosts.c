@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -215,4 +216,40 @@ void run_hosts_stop(struct run_ctx *r)
 		rmdir(r->host_dir);
 	r->host_dir[0] = '\0';
 	r->n_hosts = 0;
+}
+
+/* utime + stime + cutime + cstime of @pid from /proc/PID/stat, in µs; 0 when gone. */
+static uint64_t proc_cpu_us(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long long t[4] = { 0, 0, 0, 0 };
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* after the command's name, whatever it holds */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+			 &t[0], &t[1], &t[2], &t[3]) != 4)
+		return 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	return (t[0] + t[1] + t[2] + t[3]) * 1000000ull / (unsigned long long)(hz > 0 ? hz : 100);
+}
+
+uint64_t run_hosts_cpu_us(const struct run_ctx *r)
+{
+	pid_t pids[256];
+	uint64_t us = 0;
+
+	for (int k = 0; k < r->n_hosts; k++) {
+		if (r->host[k] <= 0)
+			continue;
+		size_t n = lb_proc_descendants(r->host[k], pids, sizeof(pids) / sizeof(pids[0]));
+		for (size_t i = 0; i < n; i++) /* a host's sessions may be processes (PHP) */
+			us += proc_cpu_us(pids[i]);
+	}
+	return us;
 }

@@ -3,6 +3,8 @@
  * status line, the samples (connections, memory), Ctrl-C, and reaping.
  */
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "run.h"
@@ -14,26 +16,46 @@ static int64_t rel_now(const struct run_ctx *r)
 	return lb_now_ns() - r->sh->t0_ns;
 }
 
-/* Reap clients that exited; returns how many are still alive. */
+static uint64_t cpu_us(const struct rusage *ru)
+{
+	return (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000u +
+	       (uint64_t)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec);
+}
+
+/* Whether any child (a client, or anything else) has exited and is waiting
+ * to be reaped: asked once, not once per client, so that thousands of
+ * clients do not cost thousands of system calls every tick. */
+static bool someone_exited(void)
+{
+	siginfo_t si = { .si_pid = 0 };
+
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid != 0;
+}
+
+/* Reap clients that exited; returns how many are still alive. Each one's CPU
+ * time (its own and its reaped adapter's) is kept in its slot. */
 static int reap(struct run_ctx *r, bool cut)
 {
 	int alive = 0, status;
+	bool look = someone_exited();
 
 	for (int i = 0; i < r->cfg->clients; i++) {
 		struct lb_client_slot *c = &r->sh->client[i];
+		struct rusage ru;
 		if (!atomic_load(&c->alive))
 			continue;
-		if (waitpid(c->pid, &status, WNOHANG) != c->pid) {
+		if (!look || wait4(c->pid, &status, WNOHANG, &ru) != c->pid) {
 			alive++;
 			continue;
 		}
+		c->cpu_us = cpu_us(&ru);
 		atomic_store(&c->alive, 0);
 		lb_signals_untrack_child(c->pid);
 		if (WIFEXITED(status) && WEXITSTATUS(status) == LB_CLIENT_EXIT_STRATEGY &&
 		    !r->strategy_failed) {
 			/* its strategy (an adapter) broke: what it measured is void */
 			r->strategy_failed = true;
-			atomic_store(&r->sh->stop, 1);
+			lb_shared_stop(r->sh);
 		}
 		if (WIFSIGNALED(status) && atomic_load(&c->death_ns) == 0) {
 			c->cut = cut;
@@ -56,19 +78,29 @@ static void status_line(struct run_ctx *r, int64_t now)
 	fflush(stdout);
 }
 
-static uint64_t rss_kb(pid_t pid)
+/* A client's memory, from /proc/PID/smaps_rollup, in KiB; false if it could
+ * not be read (it exited). */
+static bool mem_kb(pid_t pid, uint64_t *rss, uint64_t *pss, uint64_t *priv)
 {
 	char path[64], line[256];
-	unsigned long long kb = 0;
+	unsigned long long v;
+	int got = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
 	FILE *f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
+	if (!f)
+		return false;
+	*rss = *pss = *priv = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Rss: %llu kB", &v) == 1)
+			*rss = v, got |= 1;
+		else if (sscanf(line, "Pss: %llu kB", &v) == 1)
+			*pss = v, got |= 2;
+		else if (sscanf(line, "Private_Dirty: %llu kB", &v) == 1)
+			*priv = v, got |= 4;
+	}
+	fclose(f);
+	return got == 7 && *rss > 0;
 }
 
 /* Connections the servers hold, from their own count (INFO clients), minus
@@ -91,22 +123,26 @@ static void sample_connections(struct run_ctx *r)
 	r->res->server_connections = total;
 }
 
-/* Mean RSS of the live clients (each maps the shared region; only the pages
- * it touched count). */
-static void sample_rss(struct run_ctx *r)
+/* The mean memory of the live clients, sampled once mid-run: resident (each
+ * maps the shared region; only the pages it touched count), proportional
+ * (a page shared by N processes counts 1/N), and private dirty (what it wrote
+ * itself: copied from the parent on write, or new). */
+static void sample_memory(struct run_ctx *r)
 {
-	uint64_t sum = 0, n = 0;
+	uint64_t sum[3] = { 0 }, n = 0, v[3];
 
 	for (int i = 0; i < r->cfg->clients; i++)
-		if (atomic_load(&r->sh->client[i].alive)) {
-			uint64_t kb = rss_kb(r->sh->client[i].pid);
-			if (kb) {
-				sum += kb;
-				n++;
-			}
+		if (atomic_load(&r->sh->client[i].alive) &&
+		    mem_kb(r->sh->client[i].pid, &v[0], &v[1], &v[2])) {
+			for (int k = 0; k < 3; k++)
+				sum[k] += v[k];
+			n++;
 		}
-	if (n)
-		r->res->client_rss_kb = sum / n;
+	if (n) {
+		r->res->client_rss_kb = sum[0] / n;
+		r->res->client_pss_kb = sum[1] / n;
+		r->res->client_private_kb = sum[2] / n;
+	}
 }
 
 /* Adapters of clients that were killed are orphans; lockbench is their
@@ -128,7 +164,7 @@ void run_supervise(struct run_ctx *r)
 		int64_t now = lb_now_ns();
 		if (lb_stop_requested() && !atomic_load(&r->sh->stop)) {
 			r->res->interrupted = true;
-			atomic_store(&r->sh->stop, 1);
+			lb_shared_stop(r->sh);
 		}
 		if (now >= r->sh->end_ns || atomic_load(&r->sh->stop))
 			break;
@@ -140,7 +176,7 @@ void run_supervise(struct run_ctx *r)
 		}
 		lb_faults_tick(&r->inj, now - r->sh->t0_ns);
 		if (rss_at && now >= rss_at) {
-			sample_rss(r);
+			sample_memory(r);
 			if (!r->consensus) /* the lock's servers are not Redis: n/a */
 				sample_connections(r);
 			rss_at = 0;
@@ -153,7 +189,7 @@ void run_supervise(struct run_ctx *r)
 		 * rarely: on 2 cores the parent competes with clients and servers */
 		lb_sleep_ns((r->cfg->scenario ? 2 : 10) * LB_NS_PER_MS);
 	}
-	atomic_store(&r->sh->stop, 1);
+	lb_shared_stop(r->sh);
 	/* whole microseconds: what summary.csv writes is then exactly what the
 	 * figures were computed from, and check computes them again from it */
 	r->res->elapsed_s = (double)((lb_now_ns() - r->sh->t0_ns + 500) / 1000) / 1e6;
@@ -188,4 +224,35 @@ void run_wait_started(struct run_ctx *r)
 	while (atomic_load(&r->sh->started) < r->cfg->clients && !atomic_load(&r->sh->stop) &&
 	       !lb_stop_requested() && lb_now_ns() < limit)
 		lb_sleep_ns(LB_NS_PER_MS);
+}
+
+static uint64_t tv_us(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
+}
+
+/* lockbench's own CPU while the clients ran: the parent's (@a to @b) and every
+ * client process's less its adapter's, which each client wrote as it exited
+ * (a client killed first could not: the adapters' part is then unknown, and
+ * counted with the clients'). */
+void run_count_cpu(struct run_ctx *r, const struct rusage *a, const struct rusage *b)
+{
+	uint64_t parent = tv_us(b->ru_utime) + tv_us(b->ru_stime) - tv_us(a->ru_utime) -
+			  tv_us(a->ru_stime), clients = 0, adapters = 0;
+	bool known = true;
+
+	for (int i = 0; i < r->cfg->clients; i++) {
+		struct lb_client_slot *c = &r->sh->client[i];
+		uint64_t ad = atomic_load(&c->cpu_adapter_us);
+		if (!atomic_load(&c->cpu_said) || ad > c->cpu_us)
+			known = false, ad = 0;
+		clients += c->cpu_us - ad;
+		adapters += ad;
+	}
+	r->res->harness_cpu_us = parent + clients;
+	r->res->adapter_cpu_us = adapters + run_hosts_cpu_us(r); /* adapter hosts: theirs */
+	/* unknown where a killed client could not say: its adapter is then in
+	 * the clients' part (an upper bound on lockbench's) */
+	r->res->adapter_cpu_known = known && lb_strategy_is_external(r->cfg->strategy);
+	r->res->harness_cpu_known = known || !lb_strategy_is_external(r->cfg->strategy);
 }

@@ -1,7 +1,12 @@
 /* shared.c - what any process of a run may do to the shared region. */
+#include <limits.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "shared.h"
 
@@ -109,4 +114,32 @@ bool lb_shared_note_server(struct lb_shared *sh, int client, const char *host, i
 	s->first_ns = lb_now_ns() - sh->t0_ns;
 	atomic_store(&s->ready, 1);
 	return true;
+}
+
+/* The region is MAP_SHARED between processes: the futex is not private. */
+static void wake_all(_Atomic int *word)
+{
+	syscall(SYS_futex, (int *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void lb_shared_wait_go(struct lb_shared *sh)
+{
+	/* a timeout all the same: a wake lost to a parent killed between its
+	 * store and its wake still ends here (the client's death signal) */
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 200 * 1000 * 1000 };
+
+	while (!atomic_load(&sh->go) && !atomic_load(&sh->stop))
+		syscall(SYS_futex, (int *)&sh->go, FUTEX_WAIT, 0, &ts, NULL, 0);
+}
+
+void lb_shared_go(struct lb_shared *sh)
+{
+	atomic_store(&sh->go, 1);
+	wake_all(&sh->go);
+}
+
+void lb_shared_stop(struct lb_shared *sh)
+{
+	atomic_store(&sh->stop, 1);
+	wake_all(&sh->go); /* those still waiting for go see stop */
 }

@@ -90,6 +90,12 @@ struct lb_client_slot {
 	 * came after the last count, to the phase the client was in) */
 	_Atomic uint64_t cmds_held;
 	_Atomic uint64_t cmds_waiting;
+	/* CPU time, user and system, in µs: the whole client as the parent reaped
+	 * it (itself and the adapter it reaped), and its adapter's part, which the
+	 * client writes as it exits (0: none, or it was killed first) */
+	uint64_t cpu_us;
+	_Atomic uint64_t cpu_adapter_us;
+	_Atomic int cpu_said;      /* the client wrote cpu_adapter_us (it exited by itself) */
 };
 
 
@@ -272,6 +278,13 @@ int lb_client_signal(struct lb_shared *sh, int client, int sig);
 /* The parent's side of a client's death: mark it dead at @t_ns (relative),
  * the time the parent observed, and lower its canary flag. */
 void lb_shared_mark_dead(struct lb_shared *sh, int client, int64_t t_ns);
+/* The clients start together: each waits in lb_shared_wait_go, asleep in the
+ * kernel (a futex on sh->go), until lb_shared_go wakes them all at once, or
+ * until lb_shared_stop. Thousands of clients polling a flag every millisecond
+ * would take the CPU from the ones still forking and connecting. */
+void lb_shared_wait_go(struct lb_shared *sh);
+void lb_shared_go(struct lb_shared *sh);
+void lb_shared_stop(struct lb_shared *sh);
 
 /* A client that exits with this status says its strategy failed (an adapter
  * broke the protocol): the run is void. */

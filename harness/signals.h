@@ -16,7 +16,7 @@
 
 /* Children a process tracks: every client of the largest run, its relay
  * and helpers (run.c checks LB_MAX_CLIENTS against it). */
-#define LB_MAX_CHILDREN 1100
+#define LB_MAX_CHILDREN 4200
 
 void lb_signals_install(void);
 /* On a fatal signal, after the tracked children are killed, call @fn (it

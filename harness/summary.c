@@ -79,7 +79,12 @@ static const char *na_reason(const char *name, const struct lb_run_result *res)
 		{ "retries_per_acquire", "no acquire call succeeded in this run" },
 		{ "handoff_", "no section was handed from a releaser to a waiting client" },
 		{ "applied_writes", "the resource server did not answer when its counters were read" },
-		{ "client_rss_kb", "no client's memory could be read while it ran" },
+		{ "client_", "no client's memory could be read while it ran" },
+		{ "cpu_us_per_section", "no section was passed, or a client killed before it could "
+					"say what its adapter cost hides lockbench's own part" },
+		{ "adapter_cpu_us_per_section", "no section was passed, the strategy has no adapter, "
+						"or a client was killed before it could say what its "
+						"adapter cost" },
 		{ "connections_per_client", "the servers' connection counts could not be read" },
 		{ "split_brain_ms", "no section was entered on a second primary before the last one on "
 				    "the first: no split brain to time" },
@@ -359,6 +364,13 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put_num(s, "handoff_p50_us", v->handoff_p50_us, v->handoffs > 0); /* none: nothing to time */
 	put_num(s, "handoff_p99_us", v->handoff_p99_us, v->handoffs > 0);
 	put_num(s, "client_rss_kb", (double)res->client_rss_kb, res->client_rss_kb > 0);
+	put_num(s, "client_pss_kb", (double)res->client_pss_kb, res->client_rss_kb > 0);
+	put_num(s, "client_private_kb", (double)res->client_private_kb, res->client_rss_kb > 0);
+	double secs = (double)v->sections;
+	put_num(s, "cpu_us_per_section", (double)res->harness_cpu_us / secs,
+		res->harness_cpu_known && v->sections > 0);
+	put_num(s, "adapter_cpu_us_per_section", (double)res->adapter_cpu_us / secs,
+		res->adapter_cpu_known && v->sections > 0);
 	put_num(s, "connections_per_client", (double)res->server_connections / (double)cfg->clients,
 		res->server_connections > 0);
 	int64_t sb_from, sb_to;

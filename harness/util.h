@@ -45,7 +45,7 @@ void lb_sleep_ns(int64_t ns);
 void lb_sleep_until_ns(int64_t deadline_ns);
 
 /* The largest run: clients (processes), lock nodes, keys. */
-#define LB_MAX_CLIENTS 1024
+#define LB_MAX_CLIENTS 4096
 #define LB_MAX_NODES 9
 #define LB_MAX_KEYS 1024
 

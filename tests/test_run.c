@@ -570,9 +570,9 @@ Test(run, a_fault_that_never_fired_is_inconclusive, .init = mktmp)
  * (an ordinary user, RLIMIT_NPROC 60: 100 clients do not fit). */
 Test(run, the_client_cap_and_the_process_limit_are_named, .init = mktmp)
 {
-	const char *over[] = { "run", "--strategy", "token-lua", "--clients", "1025", NULL };
+	const char *over[] = { "run", "--strategy", "token-lua", "--clients", "4097", NULL };
 	cr_assert_eq(lb(over), 2);
-	cr_assert(file_has("stderr", "expected an integer from 1 to 1024"));
+	cr_assert(file_has("stderr", "expected an integer from 1 to 4096"));
 	char cmd[1024];
 	chmod(tmpdir, 0777);
 	snprintf(cmd, sizeof(cmd), "prlimit --nproc=60:60 setpriv --reuid=65534 --regid=65534 "
