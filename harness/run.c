@@ -162,8 +162,6 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 	run_supervise(r);
 	getrusage(RUSAGE_SELF, &self1);
 	run_count_cpu(r, &self0, &self1);
-	if (r->strategy_failed)
-		run_hosts_alive(r, 300); /* a host's death, said with its status, if it was that */
 	if (r->strategy_failed) {
 		lb_errorf("the run of %s is void: a client's strategy failed (above); nothing it "
 			  "measured is reported", cfg->strategy->name);

@@ -190,6 +190,8 @@ void run_supervise(struct run_ctx *r)
 		lb_sleep_ns((r->cfg->scenario ? 2 : 10) * LB_NS_PER_MS);
 	}
 	lb_shared_stop(r->sh);
+	if (r->strategy_failed) /* a host's death, said with how it ended, if it was that */
+		run_hosts_alive(r, 300); /* (before run_reap_strays takes its status) */
 	/* whole microseconds: what summary.csv writes is then exactly what the
 	 * figures were computed from, and check computes them again from it */
 	r->res->elapsed_s = (double)((lb_now_ns() - r->sh->t0_ns + 500) / 1000) / 1e6;
