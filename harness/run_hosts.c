@@ -178,7 +178,7 @@ bool run_hosts_alive(struct run_ctx *r, int wait_ms)
 	int64_t until = lb_now_ns() + wait_ms * LB_NS_PER_MS;
 
 	for (int k = 0; k < r->n_hosts; k++) {
-		pid_t got;
+		pid_t got = 0;
 		while (r->host[k] > 0 && (got = waitpid(r->host[k], &status, WNOHANG)) == 0 &&
 		       lb_now_ns() < until)
 			lb_sleep_ns(5 * LB_NS_PER_MS);

@@ -1,8 +1,11 @@
 /*
  * adapter.c - an external strategy: one adapter process per client, spoken
  * to in the line protocol of docs/adapters.md (version LB_ADAPTER_PROTOCOL):
- * the process and its pipes. What a line means is adapter_proto.c's (pure);
- * which adapters there are (manifests, exec:, --check) adapter_registry.c's.
+ * the process and its pipes; or, with adapter hosts (lb_adapter_use_hosts),
+ * a session in a shared host process, the same protocol on a Unix socket
+ * connection (only how the stream is obtained differs). What a line means is
+ * adapter_proto.c's (pure); which adapters there are (manifests, exec:,
+ * --check) adapter_registry.c's.
  *
  *   lockbench                      adapter
  *   hello 3                    ->

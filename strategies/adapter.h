@@ -1,7 +1,7 @@
 /*
  * adapter.h - external strategies: real lock libraries (or any program)
  * behind a small line protocol on a pipe (docs/adapters.md), one adapter
- * process per client. Inside lockbench an adapter is one more ops table
+ * process per client (or one session each in shared adapter hosts). Inside lockbench an adapter is one more ops table
  * (adapter.c): create spawns it, acquire/release/extend exchange lines, held
  * reads its "lost" notices, destroy shuts it down and reaps it.
  *
