@@ -526,20 +526,22 @@ static int open_session(struct adapter *a)
 	char path[PATH_MAX];
 
 	a->host = a->base.cfg.client % n_hosts;
-	if (lb_adapter_host_path(hosts_dir, a->host, path, sizeof(path)) < 0)
+	a->broken = true; /* until connected: said here, not as a process that did not start */
+	if (lb_adapter_host_path(hosts_dir, a->host, path, sizeof(path)) < 0) {
+		lb_errorf("adapter %s (client %d): the path of its adapter host's socket is too long",
+			  a->def->name, a->base.cfg.client);
 		return LB_EINVAL;
+	}
 	int fd = host_connect(path, lb_now_ns() + START_LIMIT_MS * LB_NS_PER_MS);
+	if (fd >= 0 && (a->to = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		close(fd), fd = LB_ESYS;
 	if (fd < 0) {
 		lb_errorf("adapter %s (client %d): cannot connect to its adapter host %d (%s): %s",
 			  a->def->name, a->base.cfg.client, a->host, path, strerror(errno));
-		a->broken = true;
 		return fd;
 	}
 	a->from = fd;
-	if ((a->to = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
-		a->broken = true;
-		return LB_ESYS;
-	}
+	a->broken = false;
 	return 0;
 }
 
