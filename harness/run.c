@@ -15,8 +15,8 @@
 #include "run_ctx.h"
 #include "signals.h"
 
-_Static_assert(LB_MAX_CLIENTS + 16 <= LB_MAX_CHILDREN,
-	       "signals.c must track every client, the relay and helpers");
+_Static_assert(LB_MAX_CLIENTS + LB_MAX_ADAPTER_HOSTS + 16 <= LB_MAX_CHILDREN,
+	       "signals.c must track every client, the adapter hosts, the relay and helpers");
 _Static_assert(LB_TOPO_PARTS + LB_MAX_CLIENTS <= LB_MAX_PARTIES,
 	       "the relay must tell every client of a Sentinel or cluster run apart");
 
