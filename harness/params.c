@@ -165,7 +165,7 @@ static const struct lb_param table[LB_P_COUNT] = {
 	},
 	[LB_P_MAX_RENEWALS] = {
 		.name = "max-renewals", .cli = "max-renewals", .run_key = "max_renewals",
-		.variant = true, .type = LB_PT_INT, .unit = "extensions", .min = 1, .max = 1000000,
+		.type = LB_PT_INT, .unit = "extensions", .min = 1, .max = 1000000,
 		.metavar = "N", .help = "renewal: stop renewing a lease after N extensions",
 		.offset = AT(max_renewals),
 	},
@@ -208,6 +208,16 @@ static const struct lb_param table[LB_P_COUNT] = {
 			"kazoo-lock@2.8.0; their own topology by default;\n"
 			"docs/topologies.md)",
 		.set = topology_set, .get = topology_get,
+	},
+	[LB_P_ADAPTER_HOSTS] = {
+		.name = "adapter-hosts", .cli = "adapter-hosts", .run_key = "adapter_hosts",
+		.type = LB_PT_INT, .unit = "processes", .min = 0, .max = LB_MAX_ADAPTER_HOSTS,
+		.dflt = { .i = 0 }, .metavar = "N",
+		.help = "a library's clients share N adapter processes, each\n"
+			"serving many sessions on a Unix socket ({default}: one\n"
+			"adapter process per client); refuses faults that act\n"
+			"on a client's process (docs/adapters.md)",
+		.offset = AT(adapter_hosts),
 	},
 	/* The Sentinel topology's settings: a scenario's, or sweep's. */
 	[LB_P_MAX_LAG] = {

@@ -41,6 +41,7 @@ struct lb_scenario;
 enum lb_work { LB_WORK_COUNTER, LB_WORK_NONE };
 
 #define LB_MAX_HOOKS 8
+#define LB_MAX_ADAPTER_HOSTS 64 /* --adapter-hosts */
 
 struct lb_run_cfg {
 	const struct lock_strategy *strategy;
@@ -64,6 +65,8 @@ struct lb_run_cfg {
 	bool delayed_restarts;     /* a restarted node stays down one more TTL */
 	bool count_commands;       /* every lock link through the relay, which counts each
 				      client's commands by phase (--count-commands) */
+	int adapter_hosts;         /* > 0: a library's clients share this many adapter
+				      host processes (run_hosts.c); 0: one adapter each */
 	bool sentinel;             /* lock node 0 is a primary with 2 replicas behind 3
 				      Sentinels, found through them (topology.h) */
 	bool cluster;              /* lock node 0 is the primary of the run's slot in a
@@ -122,6 +125,7 @@ enum lb_param_id {
 	LB_P_DOWN_AFTER,
 	LB_P_COUNT_COMMANDS,
 	LB_P_CALLS,
+	LB_P_ADAPTER_HOSTS,
 	LB_P_COUNT
 };
 

@@ -188,6 +188,11 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 			cfg->sentinel_master, cfg->redis_urls ? "; resource " : "", urls[2]);
 	else
 		lb_esc_fprintf(f, LB_LANG_TERM, "servers: %s\n", cfg->redis_urls ? urls[2] : "embedded (started by lockbench)");
+	if (cfg->adapter_hosts > 0 && lb_strategy_is_external(cfg->strategy)) {
+		int n = cfg->adapter_hosts < cfg->clients ? cfg->adapter_hosts : cfg->clients;
+		fprintf(f, "adapters: %d host process%s (--adapter-hosts), client i's session in host "
+			"i %% %d\n", n, n == 1 ? "" : "es", n);
+	}
 	lb_esc_fprintf(f, LB_LANG_TERM, "key_prefix: %s\n", res->run_prefix);
 	lb_esc_fprintf(f, LB_LANG_TERM, "written_utc: %s\n", when);
 	lb_esc_fprintf(f, LB_LANG_TERM, "machine: %s %s %s, %ld cores, %s\n", u.sysname, u.release, u.machine,

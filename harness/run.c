@@ -15,8 +15,8 @@
 #include "run_ctx.h"
 #include "signals.h"
 
-_Static_assert(LB_MAX_CLIENTS + 16 <= LB_MAX_CHILDREN,
-	       "signals.c must track every client, the relay and helpers");
+_Static_assert(LB_MAX_CLIENTS + LB_MAX_ADAPTER_HOSTS + 16 <= LB_MAX_CHILDREN,
+	       "signals.c must track every client, the adapter hosts, the relay and helpers");
 _Static_assert(LB_TOPO_PARTS + LB_MAX_CLIENTS <= LB_MAX_PARTIES,
 	       "the relay must tell every client of a Sentinel or cluster run apart");
 
@@ -74,6 +74,7 @@ static void run_cleanup(struct run_ctx *r)
 		}
 		munmap(r->sh, r->sh_bytes);
 	}
+	run_hosts_stop(r);
 	if (r->relay > 0) {
 		kill(r->relay, SIGKILL);
 		waitpid(r->relay, NULL, 0);
@@ -153,7 +154,7 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 
 	struct rusage self0, self1;
 	getrusage(RUSAGE_SELF, &self0);
-	if ((rc = fork_clients(r)) < 0)
+	if ((rc = run_hosts_start(r)) < 0 || (rc = fork_clients(r)) < 0)
 		return rc;
 	run_wait_started(r);
 	snap->n = run_lock_snapshot(r, snap->before, snap->name); /* at t0: the clients wait for go */

@@ -48,6 +48,9 @@ struct run_ctx {
 	bool strategy_failed;      /* a client's strategy broke (an adapter): the run fails */
 	struct lb_keywatch kw;     /* what the lock servers do to the lock keys */
 	uint64_t kw_cmds;          /* the watcher's commands on the lock nodes when counted */
+	pid_t host[LB_MAX_ADAPTER_HOSTS]; /* the adapter hosts (run_hosts.c), 0 once gone */
+	int n_hosts;
+	char host_dir[64];         /* where their sockets are, or "" */
 };
 
 /* The servers the lock lives on, before and after the run. */
@@ -82,6 +85,20 @@ void run_reap_strays(void);
 void run_supervise(struct run_ctx *r);
 void run_count_cpu(struct run_ctx *r, const struct rusage *a, const struct rusage *b);
 void run_wait_started(struct run_ctx *r);
+
+/* run_hosts.c */
+/* How many adapter hosts the run starts (0: an adapter process per client). */
+int run_hosts_wanted(const struct lb_run_cfg *cfg);
+/* Before anything starts: what hosts cannot do (a fault on a client's
+ * process, a topology of per-client addresses) is refused with why. */
+int run_hosts_check(const struct lb_run_cfg *cfg);
+/* Start them and wait until each listens (before the clients are forked). */
+int run_hosts_start(struct run_ctx *r);
+/* false (said) when a host has died; @wait_ms for one that is dying. */
+bool run_hosts_alive(struct run_ctx *r, int wait_ms);
+void run_hosts_stop(struct run_ctx *r);
+/* The CPU time the hosts (and processes of theirs) have used so far, µs. */
+uint64_t run_hosts_cpu_us(const struct run_ctx *r);
 
 /* run_collect.c */
 uint64_t run_keywatch_cmds(const struct run_ctx *r);

@@ -79,7 +79,9 @@ static int fd_budget(const struct lb_run_cfg *cfg, size_t n_lock, bool relay)
 	}
 	/* processes: every client (and its adapter), the servers, the relay, on
 	 * top of what this user already runs (RLIMIT_NPROC counts them all) */
-	size_t procs = (size_t)cfg->clients * (lb_strategy_is_external(cfg->strategy) ? 2 : 1) + 32;
+	size_t procs = (size_t)cfg->clients * (lb_strategy_is_external(cfg->strategy) &&
+					       !run_hosts_wanted(cfg) ? 2 : 1) +
+		       (size_t)run_hosts_wanted(cfg) + 32;
 	if (getrlimit(RLIMIT_NPROC, &rl) < 0)
 		return 0;
 	if (rl.rlim_cur < rl.rlim_max) {
@@ -143,7 +145,8 @@ int run_preflight(struct run_ctx *r, bool theirs)
 	}
 	if (def && !lb_adapter_usable(cfg->strategy, res->skipped, sizeof(res->skipped)))
 		return 1;
-	if ((rc = fd_budget(cfg, r->n_lock, run_needs_relay(cfg))) < 0)
+	if ((rc = run_hosts_check(cfg)) < 0 ||
+	    (rc = fd_budget(cfg, r->n_lock, run_needs_relay(cfg))) < 0)
 		return rc;
 	return preflight_shim(r, theirs);
 }

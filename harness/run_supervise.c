@@ -180,6 +180,10 @@ void run_supervise(struct run_ctx *r)
 			break;
 		if (reap(r, false) == 0)
 			break;
+		if (!run_hosts_alive(r, 0)) { /* its clients' sessions are gone: void */
+			r->strategy_failed = true;
+			break;
+		}
 		lb_faults_tick(&r->inj, now - r->sh->t0_ns);
 		if (rss_at && (now >= rss_at || (r->cfg->calls > 0 && all_called(r)))) {
 			sample_memory(r);
@@ -196,6 +200,8 @@ void run_supervise(struct run_ctx *r)
 		lb_sleep_ns((r->cfg->scenario ? 2 : 10) * LB_NS_PER_MS);
 	}
 	lb_shared_stop(r->sh);
+	if (r->strategy_failed) /* a host's death, said with how it ended, if it was that */
+		run_hosts_alive(r, 300); /* (before run_reap_strays takes its status) */
 	/* whole microseconds: what summary.csv writes is then exactly what the
 	 * figures were computed from, and check computes them again from it */
 	r->res->elapsed_s = (double)((lb_now_ns() - r->sh->t0_ns + 500) / 1000) / 1e6;
@@ -256,7 +262,7 @@ void run_count_cpu(struct run_ctx *r, const struct rusage *a, const struct rusag
 		adapters += ad;
 	}
 	r->res->harness_cpu_us = parent + clients;
-	r->res->adapter_cpu_us = adapters;
+	r->res->adapter_cpu_us = adapters + run_hosts_cpu_us(r); /* adapter hosts: theirs */
 	/* unknown where a killed client could not say: its adapter is then in
 	 * the clients' part (an upper bound on lockbench's) */
 	r->res->adapter_cpu_known = known && lb_strategy_is_external(r->cfg->strategy);

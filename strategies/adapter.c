@@ -1,8 +1,11 @@
 /*
  * adapter.c - an external strategy: one adapter process per client, spoken
  * to in the line protocol of docs/adapters.md (version LB_ADAPTER_PROTOCOL):
- * the process and its pipes. What a line means is adapter_proto.c's (pure);
- * which adapters there are (manifests, exec:, --check) adapter_registry.c's.
+ * the process and its pipes; or, with adapter hosts (lb_adapter_use_hosts),
+ * a session in a shared host process, the same protocol on a Unix socket
+ * connection (only how the stream is obtained differs). What a line means is
+ * adapter_proto.c's (pure); which adapters there are (manifests, exec:,
+ * --check) adapter_registry.c's.
  *
  *   lockbench                      adapter
  *   hello 3                    ->
@@ -45,6 +48,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,7 +62,8 @@
 struct adapter {
 	struct lb_lock_base base;
 	const struct lb_adapter_def *def;
-	pid_t pid;
+	pid_t pid;                 /* its own process, or 0 (a session in a host) */
+	int host;                  /* the host whose session it is (lb_adapter_use_hosts), or -1 */
 	int to, from;              /* requests to the adapter, its lines back (non-blocking) */
 	struct lb_proto_reader rd; /* its bytes not yet taken as lines */
 	int version;               /* its hello's; 0 before */
@@ -116,6 +122,12 @@ static int gone(struct adapter *a, const char *how)
 			snprintf(why, sizeof(why), " (exit status %d)", WEXITSTATUS(status));
 		else if (WIFSIGNALED(status))
 			snprintf(why, sizeof(why), " (signal %d)", WTERMSIG(status));
+	}
+	if (a->host >= 0) { /* a session ends only when asked: its host died or dropped it */
+		char msg[200];
+		snprintf(msg, sizeof(msg), "its adapter host %d %s (the host died, or dropped this "
+			 "session); the host's stderr is in adapter-host-%d.log", a->host, how, a->host);
+		return protocol_error(a, msg, NULL);
 	}
 	if (!a->greeted) {
 		char msg[200];
@@ -311,9 +323,11 @@ static int at_failpoint(struct adapter *a, const char *name)
 	 * kills it (PDEATHSIG comes after the dying client's files are closed),
 	 * and an adapter that took that end of file for "go on" would send the
 	 * command after the failpoint. Stopped, it sends nothing, and dies so. */
-	kill(a->pid, SIGSTOP);
+	if (a->pid > 0) /* a session in a host: no fault acts at failpoints (run_hosts.c) */
+		kill(a->pid, SIGSTOP);
 	lb_failpoint(name);
-	kill(a->pid, SIGCONT);
+	if (a->pid > 0)
+		kill(a->pid, SIGCONT);
 	return send_line(a, "go", lb_now_ns() + START_LIMIT_MS * LB_NS_PER_MS);
 }
 
@@ -398,6 +412,8 @@ void lb_adapter_set_exec_args(const char *const *args, int n)
 	n_exec_args = n;
 }
 
+static void __attribute__((noreturn)) exec_program(const struct lb_adapter_def *d);
+
 static void child(const struct adapter *a, int in_fd, int out_fd, pid_t parent)
 {
 	const struct lb_lock_cfg *cfg = &a->base.cfg;
@@ -430,19 +446,103 @@ static void child(const struct adapter *a, int in_fd, int out_fd, pid_t parent)
 		if (source[0])
 			setenv("LOCKBENCH_SOURCE_ADDR", source, 1);
 	}
-	/* its argv, then the run's --adapter-arg values */
+	exec_program(a->def);
+}
+
+/* Exec @d's program: its argv, then the run's --adapter-arg values. */
+static void __attribute__((noreturn)) exec_program(const struct lb_adapter_def *d)
+{
 	const char *argv[2 * LB_ADAPTER_MAX_ARGS + 1];
 	int n = 0;
-	for (; a->def->argv[n]; n++)
-		argv[n] = a->def->argv[n];
+
+	for (; d->argv[n]; n++)
+		argv[n] = d->argv[n];
 	for (int i = 0; i < n_exec_args && n < 2 * LB_ADAPTER_MAX_ARGS; i++)
 		argv[n++] = exec_args[i];
 	argv[n] = NULL;
 	/* runs: (manifests) the interpreter a manifest names, or the user's
 	 * exec:PATH */
 	execvp(argv[0], (char *const *)argv);
-	fprintf(stderr, "lockbench: cannot run %s: %s\n", a->def->argv[0], strerror(errno));
+	fprintf(stderr, "lockbench: cannot run %s: %s\n", d->argv[0], strerror(errno));
 	_exit(127);
+}
+
+/* ---- hosts: many clients' sessions in one adapter process ---- */
+
+static const char *hosts_dir; /* where the hosts' sockets are; NULL: no hosts */
+static int n_hosts;
+
+void lb_adapter_use_hosts(const char *dir, int n)
+{
+	hosts_dir = n > 0 ? dir : NULL;
+	n_hosts = n > 0 ? n : 0;
+}
+
+int lb_adapter_host_path(const char *dir, int host, char *buf, size_t len)
+{
+	struct sockaddr_un sa;
+	int n = snprintf(buf, len, "%s/h%d", dir, host);
+
+	return n < 0 || (size_t)n >= len || (size_t)n >= sizeof(sa.sun_path) ? LB_EINVAL : 0;
+}
+
+void lb_adapter_exec_host(const struct lb_adapter_def *d, const char *socket_path)
+{
+	/* a host serves every session on its socket; the variable is how it
+	 * knows it is one (docs/adapters.md) */
+	setenv(LB_ADAPTER_HOST_ENV, socket_path, 1);
+	struct rlimit fsize = { LB_ADAPTER_LOG_MAX, LB_ADAPTER_LOG_MAX };
+	setrlimit(RLIMIT_FSIZE, &fsize);
+	signal(SIGXFSZ, SIG_IGN);
+	exec_program(d);
+}
+
+/* Connect to host @path by @deadline_ns: a socket, or a negative status. A
+ * host's listen queue may be full while thousands of clients start: try again. */
+static int host_connect(const char *path, int64_t deadline_ns)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%.107s", path); /* it fits: lb_adapter_host_path */
+	for (;;) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			return LB_ESYS;
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			return fd;
+		int e = errno;
+		close(fd);
+		if ((e != EAGAIN && e != EINTR) || lb_now_ns() >= deadline_ns) {
+			errno = e;
+			return LB_ESYS;
+		}
+		lb_sleep_ns(5 * LB_NS_PER_MS);
+	}
+}
+
+/* A session in host client % n_hosts, instead of a process of its own. */
+static int open_session(struct adapter *a)
+{
+	char path[PATH_MAX];
+
+	a->host = a->base.cfg.client % n_hosts;
+	a->broken = true; /* until connected: said here, not as a process that did not start */
+	if (lb_adapter_host_path(hosts_dir, a->host, path, sizeof(path)) < 0) {
+		lb_errorf("adapter %s (client %d): the path of its adapter host's socket is too long",
+			  a->def->name, a->base.cfg.client);
+		return LB_EINVAL;
+	}
+	int fd = host_connect(path, lb_now_ns() + START_LIMIT_MS * LB_NS_PER_MS);
+	if (fd >= 0 && (a->to = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		close(fd), fd = LB_ESYS;
+	if (fd < 0) {
+		lb_errorf("adapter %s (client %d): cannot connect to its adapter host %d (%s): %s",
+			  a->def->name, a->base.cfg.client, a->host, path, strerror(errno));
+		return fd;
+	}
+	a->from = fd;
+	a->broken = false;
+	return 0;
 }
 
 static int spawn(struct adapter *a)
@@ -561,7 +661,8 @@ static void *adapter_create(const struct lb_lock_cfg *cfg)
 		return NULL;
 	a->def = cfg->impl;
 	a->to = a->from = -1;
-	if (!a->def || spawn(a) < 0 || handshake(a) < 0) {
+	a->host = -1;
+	if (!a->def || (hosts_dir ? open_session(a) : spawn(a)) < 0 || handshake(a) < 0) {
 		if (a->def && a->pid <= 0 && !a->broken)
 			lb_errorf("adapter %s (client %d): cannot start %s: %s", a->def->name, cfg->client,
 				  a->def->argv[0], strerror(errno));
@@ -574,7 +675,7 @@ static void *adapter_create(const struct lb_lock_cfg *cfg)
 
 int lb_adapter_hello(const struct lb_adapter_def *d, struct lb_proto_msg *hello)
 {
-	struct adapter a = { .def = d, .to = -1, .from = -1, .own_group = true };
+	struct adapter a = { .def = d, .to = -1, .from = -1, .host = -1, .own_group = true };
 	struct lb_proto_msg bye;
 	char req[32];
 	int rc;

@@ -1,7 +1,7 @@
 /*
  * adapter.h - external strategies: real lock libraries (or any program)
  * behind a small line protocol on a pipe (docs/adapters.md), one adapter
- * process per client. Inside lockbench an adapter is one more ops table
+ * process per client (or one session each in shared adapter hosts). Inside lockbench an adapter is one more ops table
  * (adapter.c): create spawns it, acquire/release/extend exchange lines, held
  * reads its "lost" notices, destroy shuts it down and reaps it.
  *
@@ -85,6 +85,25 @@ const struct lb_adapter_def *lb_adapter_def_of(const struct lock_strategy *s);
 /* Can it run here? false with the reason (its --check failed). The check runs
  * once per process: a matrix asks for every cell. */
 bool lb_adapter_usable(const struct lock_strategy *s, char *why, size_t len);
+
+/*
+ * Adapter hosts (--adapter-hosts N, docs/adapters.md): N processes of the
+ * run's adapter, each serving many clients' sessions, one Unix socket
+ * connection each, in the same protocol. The harness starts them
+ * (harness/run_hosts.c); a client then opens a session in host client % N
+ * instead of starting a process of its own.
+ */
+#define LB_ADAPTER_HOST_ENV "LOCKBENCH_ADAPTER_HOST" /* the socket a host listens on */
+/* From now on (and in every process forked after), clients open sessions in
+ * the @n hosts listening in @dir (borrowed); @n 0: a process each again. */
+void lb_adapter_use_hosts(const char *dir, int n);
+/* Host @host's socket in @dir into @buf: 0, or LB_EINVAL when it does not
+ * fit (a Unix socket's path is at most 107 bytes). */
+int lb_adapter_host_path(const char *dir, int host, char *buf, size_t len);
+/* In a forked child whose stdio and process group are set: exec @d's program
+ * as a host listening on @socket_path. Never returns. */
+void lb_adapter_exec_host(const struct lb_adapter_def *d, const char *socket_path)
+	__attribute__((noreturn));
 
 /* For adapter_registry.c: the ops every external strategy shares. */
 extern const struct lock_strategy lb_adapter_ops;

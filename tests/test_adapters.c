@@ -306,6 +306,22 @@ Test(adapters, redis_py_is_a_library_strategy, .init = setup)
 	cr_assert_gt(field("rp", "sections"), 20);
 	cr_assert_eq(field("rp", "overlaps"), 0);
 	cr_assert_gt(field("rp", "cmds_per_section"), 1.9, "SET and EVALSHA, seen by the server");
+	/* its clients' sessions in 2 adapter hosts (--adapter-hosts): the same verdict */
+	snprintf(dir, sizeof(dir), "%s/rph", tmpdir);
+	const char *hosted[] = { "run", "--strategy", "redis-py@4.3.4", "--clients", "3",
+				 "--adapter-hosts", "2", "--duration", "2", "--out", dir, "--no-status",
+				 "--no-report", NULL };
+	cr_assert_eq(lb(hosted), 0, "%s", out());
+	cr_assert_gt(field("rph", "sections"), 20);
+	cr_assert_eq(field("rph", "overlaps"), 0);
+	char verdict[64];
+	snprintf(verdict, sizeof(verdict), "%s", text("rp", "observed"));
+	cr_assert_str_eq(text("rph", "observed"), verdict, "in hosts, another verdict");
+	char log[PATH_MAX + 32];
+	snprintf(log, sizeof(log), "%s/adapter-host-1.log", dir);
+	cr_assert_eq(access(log, F_OK), 0, "no log of host 1");
+	snprintf(log, sizeof(log), "%s/adapter-0.log", dir);
+	cr_assert_neq(access(log, F_OK), 0, "in hosts, client 0 started an adapter of its own");
 	nothing_left("redis_py_lock.py");
 }
 
@@ -1015,8 +1031,11 @@ Test(adapters, the_node_libraries_are_installed_and_run, .init = setup)
 		snprintf(sub, sizeof(sub), "n%zu", i);
 		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, sub);
 		/* a TTL node-redlock 5's using() accepts (>= its 500 ms threshold + 100) */
+		/* every other one in 2 adapter hosts (--adapter-hosts): a library
+		 * object per session (protocol.js), as one per process */
 		const char *run[] = { "run", "--strategy", name, "--clients", "3", "--duration", "1.5",
-				      "--ttl", "1000", "--out", dir, "--no-status", "--no-report", NULL };
+				      "--ttl", "1000", "--out", dir, "--no-status", "--no-report",
+				      i % 2 ? NULL : "--adapter-hosts", "2", NULL };
 		cr_assert_eq(lb(run), 0, "%s: %s", name, out());
 		cr_assert_gt(field(sub, "sections"), 5, "%s: %s", name, out());
 		cr_assert_eq(field(sub, "overlaps"), 0, "%s overlapped with no fault: %s", name, out());

@@ -195,9 +195,9 @@ class EtcdLock:
             self.notice(k, "extended ttl_ms=%d" % (left * 1000), None)
 
     def notice(self, k, extended, lost):
-        with lbproto.output:
+        with self.out.lock:
             if self.held and not k.stop.is_set():
-                lbproto.say(extended or lost)
+                self.out.say(extended or lost)
                 return
             if lost:
                 k.gone = lost  # for acquire: a Go program's session.Done() is closed already
@@ -274,17 +274,17 @@ class EtcdLock:
         # asked: say so at once; a loss the keep-alive found while Lock waited
         # follows at once (the lease ran out: Lock's answer came anyway); the
         # keep-alive speaks only after these lines
-        with lbproto.output:
-            lbproto.say(reply)
+        with self.out.lock:
+            self.out.say(reply)
             if k.gone:
-                lbproto.say(k.gone)
+                self.out.say(k.gone)
             else:
-                lbproto.say("extended ttl_ms=%d" % max(1, (k.ttl - (time.monotonic() - k.renewed_at)) * 1000))
+                self.out.say("extended ttl_ms=%d" % max(1, (k.ttl - (time.monotonic() - k.renewed_at)) * 1000))
                 self.held = True
         return None
 
     def release(self):
-        with lbproto.output:
+        with self.out.lock:
             self.held = False
         if self.key is None:  # its acquire did not end with the lock
             return "not-owned"
@@ -300,7 +300,7 @@ class EtcdLock:
         return "unsupported"
 
     def quit(self):
-        with lbproto.output:
+        with self.out.lock:
             self.held = False
         try:
             self.end_lease()
@@ -320,7 +320,7 @@ def main():
                 sys.exit("etcd_lock.py: window_ms=N takes 1 to 60000, got %d" % window)
         elif a not in ("--fence", "--check"):
             sys.exit("etcd_lock.py: unknown argument %r (expected --fence, window_ms=N, --check)" % a)
-    return lbproto.serve(EtcdLock("--fence" in args, window),
+    return lbproto.serve(lambda: EtcdLock("--fence" in args, window),
                          (Unreachable, OSError, RuntimeError, KeyError, ValueError), quit_stops=True)
 
 

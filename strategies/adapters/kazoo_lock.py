@@ -136,10 +136,10 @@ class KazooLock:
         """kazoo's connection listener (its thread: nothing that blocks)."""
         logging.getLogger("kazoo_lock").info("connection state %s", state)
         if state in (KazooState.SUSPENDED, KazooState.LOST):
-            with lbproto.output:
+            with self.out.lock:
                 if self.held:
                     self.held = False
-                    lbproto.say("lost kazoo connection %s: the session, and the lock node, may be gone" % state)
+                    self.out.say("lost kazoo connection %s: the session, and the lock node, may be gone" % state)
 
     def my_node(self):
         """The path and ZnodeStat of the lock node whose data is this client's
@@ -191,13 +191,13 @@ class KazooLock:
                 self.lock.release()
                 return "error the lock node is gone already: no fencing token"
             reply += " fence=%d" % stat.czxid
-        with lbproto.output:
-            lbproto.say(reply)
+        with self.out.lock:
+            self.out.say(reply)
             self.held = True
         return None
 
     def release(self):
-        with lbproto.output:
+        with self.out.lock:
             self.held = False
         if not self.client.connected:
             # kazoo's calls would wait for a connection, without bound: the
@@ -225,7 +225,7 @@ class KazooLock:
         return "unsupported"
 
     def quit(self):
-        with lbproto.output:
+        with self.out.lock:
             self.held = False
         if self.lock:
             self.lock.cancel()
@@ -251,7 +251,7 @@ def main():
     conn = logging.getLogger("kazoo.client")  # the logger kazoo's connection writes to
     conn.setLevel(BLATHER)
     conn.addFilter(Negotiated())
-    return lbproto.serve(KazooLock("--fence" in args), (KazooException, OSError, ValueError),
+    return lbproto.serve(lambda: KazooLock("--fence" in args), (KazooException, OSError, ValueError),
                          quit_stops=True)
 
 

@@ -5,37 +5,71 @@ directory. It holds the protocol's plumbing only (reading requests, writing
 replies, the words of config); each adapter keeps its library's calls to itself.
 
 An adapter is an object with a method per request, each returning its reply line:
-hello(), config(cfg), acquire(), release(), extend(ms). serve() reads the
-requests, calls them, and turns the exceptions an adapter names into
-"error TYPE: MESSAGE" on one line.
+hello(), config(cfg), acquire(), release(), extend(ms); serve(make, ...) takes
+a function that makes one, and makes one per session (a process serves one;
+an adapter host many, each with its own). serve() reads the requests, calls
+them, and turns the exceptions an adapter names into "error TYPE: MESSAGE" on
+one line. The adapter's channel is adapter.out: out.say(line) writes a line.
 
 serve(..., quit_stops=True) is for a library whose acquire may wait without
 end (a consensus lock's Lock call): each request runs in a thread of its own
 while the main thread goes on reading, so that "quit" is answered at once;
 the adapter's quit() then stops what is left (revokes its lease, closes its
 session) and the request still waiting is abandoned. Notices (lost ...,
-extended ttl_ms=N) may come from any thread: say() writes one whole line at
-a time, and an adapter that must write its answer and a notice with nothing
-between them holds lbproto.output around both and returns None.
+extended ttl_ms=N) may come from any thread: out.say() writes one whole line
+at a time, and an adapter that must write its answer and a notice with
+nothing between them holds out.lock around both and returns None.
 """
 import os
 import queue
+import socket
 import sys
 import threading
 import traceback
 from urllib.parse import unquote, urlsplit
 
-output = threading.RLock()  # held while a line is written
+
+class Channel:
+    """One session's lines: requests read from @rfile (a binary buffered
+    reader), replies and notices written to @write (one call per line: one
+    system call, no buffer to flush). Notices may come from any thread:
+    say() writes one whole line at a time, and an adapter that must write its
+    answer and a notice with nothing between them holds its channel's lock
+    around both (adapter.out.lock) and returns None."""
+
+    def __init__(self, rfile, write, on_broken):
+        self.rfile = rfile
+        self.write = write
+        self.on_broken = on_broken
+        self.lock = threading.RLock()  # held while a line is written
+        self.closed = False
+
+    def say(self, line):
+        with self.lock:
+            if self.closed:
+                return
+            try:
+                self.write((line + "\n").encode())
+            except OSError:  # lockbench has closed its end: nobody to answer
+                self.closed = True
+                self.on_broken()
 
 
-def say(line):
-    with output:
-        try:
-            sys.stdout.write(line + "\n")
-            sys.stdout.flush()
-        except BrokenPipeError:
-            # lockbench has closed its end (the run is over): nobody to answer
-            os._exit(0)
+def _stdio_gone():
+    os._exit(0)  # lockbench has closed the pipe (the run is over)
+
+
+def _write_all(fd):
+    def write(data):
+        while data:
+            data = data[os.write(fd, data):]
+    return write
+
+
+# the channel of a process that serves one session on stdin and stdout
+stdio = Channel(sys.stdin.buffer, _write_all(1), _stdio_gone)
+output = stdio.lock  # older names: a single-session adapter's channel
+say = stdio.say
 
 
 def one_line(e):
@@ -76,32 +110,65 @@ def node_urls(cfg, scheme):
 
 def _calls(adapter):
     return {"hello": lambda w: adapter.hello(),
-             "config": lambda w: adapter.config(dict(x.split("=", 1) for x in w[1:])),
-             "acquire": lambda w: adapter.acquire(),
-             "release": lambda w: adapter.release(),
-             "extend": lambda w: adapter.extend(int(w[1]))}
+            "config": lambda w: adapter.config(dict(x.split("=", 1) for x in w[1:])),
+            "acquire": lambda w: adapter.acquire(),
+            "release": lambda w: adapter.release(),
+            "extend": lambda w: adapter.extend(int(w[1]))}
 
 
-def serve(adapter, errors, quit_stops=False):
-    """Answer lockbench's requests on stdin until quit or end of file."""
+def serve(make, errors, quit_stops=False):
+    """Answer lockbench's requests: make() is a new adapter, for each session.
+    A process serves one session on stdin and stdout; an adapter host (the
+    environment's LOCKBENCH_ADAPTER_HOST names its Unix socket) serves every
+    connection on that socket as a session of its own, in a thread, with an
+    adapter of its own: its own library objects and connections, as a
+    process of its own would have (docs/adapters.md, Adapter hosts)."""
+    path = os.environ.get("LOCKBENCH_ADAPTER_HOST")
+    if not path:
+        return _session(make(), errors, quit_stops, stdio, lambda: os._exit(0))
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(4096)
+    threading.stack_size(512 * 1024)  # a session's thread: the library's calls, no more
+    while True:
+        conn, _ = listener.accept()
+        threading.Thread(target=_hosted, args=(conn, make, errors, quit_stops), daemon=True).start()
+
+
+def _hosted(conn, make, errors, quit_stops):
+    """One session of a host, until quit or its end of file."""
+    rfile = conn.makefile("rb")
+    ch = Channel(rfile, conn.sendall, lambda: None)
+    try:
+        _session(make(), errors, quit_stops, ch, lambda: None)
+    except Exception:  # this session's, not the host's: the others go on
+        traceback.print_exc()
+    finally:
+        ch.closed = True
+        rfile.close()
+        conn.close()
+
+
+def _session(adapter, errors, quit_stops, ch, leave):
+    adapter.out = ch
     if quit_stops:
-        return _serve_threaded(adapter, errors)
+        return _serve_threaded(adapter, errors, ch, leave)
     calls = _calls(adapter)
-    for raw in sys.stdin:
-        words = raw.split()
+    for raw in ch.rfile:
+        words = raw.decode("ascii", "replace").split()
         if not words:
             continue
         if words[0] == "quit":
-            say("bye")
+            ch.say("bye")
             return 0
         call = calls.get(words[0])
         if call is None:
-            say("error unknown request %s" % words[0])
+            ch.say("error unknown request %s" % words[0])
             continue
         try:
-            say(call(words))
+            ch.say(call(words))
         except errors as e:
-            say("error " + one_line(e))
+            ch.say("error " + one_line(e))
     return 0
 
 
@@ -115,17 +182,21 @@ def _answer(adapter, errors, call, words):
         return "error " + one_line(e)
 
 
-def _serve_threaded(adapter, errors):
-    """serve(), each request in a thread while stdin is still read: "quit" (or
-    end of file) is taken at once, even while an acquire waits; adapter.quit()
-    stops what it holds, and the waiting request is abandoned (its answer is
-    never written: the process exits)."""
+def _serve_threaded(adapter, errors, ch, leave):
+    """_session(), each request in a thread while the requests are still read:
+    "quit" (or end of file) is taken at once, even while an acquire waits;
+    adapter.quit() stops what it holds, and the waiting request is abandoned
+    (its answer is never written: the process exits, or the session's
+    channel is closed)."""
     calls = _calls(adapter)
     events = queue.Queue()  # ("line", raw or None at end of file) and ("answer", reply)
 
     def reader():
-        for raw in sys.stdin:
-            events.put(("line", raw))
+        try:
+            for raw in ch.rfile:
+                events.put(("line", raw.decode("ascii", "replace")))
+        except (OSError, ValueError):  # a host closed the session's file: it has ended
+            pass
         events.put(("line", None))
 
     def run(call, words):
@@ -137,22 +208,25 @@ def _serve_threaded(adapter, errors):
         what, text = events.get()
         if what == "answer":
             if text is not None:  # None: the adapter wrote its answer itself
-                say(text)
+                ch.say(text)
             waiting = None
         else:
             words = text.split() if text is not None else ["quit"]
             if words and words[0] == "quit":
                 adapter.quit()
                 if text is not None:
-                    say("bye")
-                os._exit(0)  # a request still waiting in a library call is abandoned
+                    ch.say("bye")
+                with ch.lock:
+                    ch.closed = True  # an abandoned request's answer is never written
+                leave()  # a process exits here: a request still waiting is abandoned
+                return 0
             if words:
                 later.append(words)
         while later and not waiting:
             words = later.pop(0)
             call = calls.get(words[0])
             if call is None:
-                say("error unknown request %s" % words[0])
+                ch.say("error unknown request %s" % words[0])
                 continue
             waiting = words[0]
             threading.Thread(target=run, args=(call, words), daemon=True).start()

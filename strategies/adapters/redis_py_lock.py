@@ -92,7 +92,7 @@ def main():
         return check()
     import redis
     from redis.exceptions import LockError, RedisError
-    return lbproto.serve(RedisPyLock(redis, "defaults" in args), (LockError, RedisError, OSError))
+    return lbproto.serve(lambda: RedisPyLock(redis, "defaults" in args), (LockError, RedisError, OSError))
 
 
 if __name__ == "__main__":

@@ -71,11 +71,55 @@ function check(): int
     return 0;
 }
 
+/* The session's streams: stdin and stdout, or a host's connection. */
+$lb_in = STDIN;
+$lb_out = STDOUT;
+
 function say(string $line): void
 {
-    if (@fwrite(STDOUT, $line . "\n") === false)
+    global $lb_out;
+    if (@fwrite($lb_out, $line . "\n") === false)
         exit(0); /* lockbench has closed its end: nobody to answer */
-    fflush(STDOUT);
+    fflush($lb_out);
+}
+
+/* An adapter host (the environment's LOCKBENCH_ADAPTER_HOST names its Unix
+ * socket; docs/adapters.md): each connection is a session served by a child
+ * forked for it (pcntl_fork), with its own Redis connections and locks, as a
+ * process of its own would have; the classes are loaded once, before. Returns
+ * in the child, with the session's streams set; the host itself never returns. */
+function host(string $path): void
+{
+    global $lb_in, $lb_out;
+    $ctx = stream_context_create(['socket' => ['backlog' => 4096]]);
+    $server = @stream_socket_server("unix://$path", $errno, $errstr,
+                                    STREAM_SERVER_BIND | STREAM_SERVER_LISTEN, $ctx);
+    if ($server === false) {
+        fwrite(STDERR, "adapter host: cannot listen on $path: $errstr\n");
+        exit(1);
+    }
+    /* sessions that ended are reaped here: their CPU time is then the host's
+     * (lockbench counts it as the adapters') */
+    pcntl_async_signals(true);
+    pcntl_signal(SIGCHLD, function () {
+        while (pcntl_waitpid(-1, $status, WNOHANG) > 0)
+            ;
+    });
+    for (;;) {
+        $conn = @stream_socket_accept($server, -1);
+        if ($conn === false)
+            continue;
+        $pid = pcntl_fork();
+        if ($pid === 0) {
+            fclose($server);
+            pcntl_signal(SIGCHLD, SIG_DFL);
+            $lb_in = $lb_out = $conn;
+            return;
+        }
+        if ($pid < 0)
+            fwrite(STDERR, "adapter host: cannot fork a session\n");
+        fclose($conn);
+    }
 }
 
 /* An exception as one line of text: its class and message, and its causes'
@@ -124,6 +168,9 @@ function main(array $argv): int
     $defaults = in_array('defaults', $args, true);
     $version = library_version() ?? 'unknown';
     $claims = $mode === 'combined' ? 'MDFO' : 'MDO';
+    global $lb_in;
+    if (getenv('LOCKBENCH_ADAPTER_HOST'))
+        host(getenv('LOCKBENCH_ADAPTER_HOST'));
 
     $factory = null;
     $resource = null;
@@ -131,7 +178,7 @@ function main(array $argv): int
     $blocking = false;
     $lock = null;     /* the lock of the last acquire */
 
-    while (($raw = fgets(STDIN)) !== false) {
+    while (($raw = fgets($lb_in)) !== false) {
         $words = preg_split('/\s+/', trim($raw), -1, PREG_SPLIT_NO_EMPTY);
         if (!$words)
             continue;

@@ -145,7 +145,7 @@ def main():
     logging.getLogger("stevedore").setLevel(logging.WARNING)
     import tooz
     from tooz import coordination
-    return lbproto.serve(ToozLock(coordination, "defaults" in args), (tooz.ToozError, ValueError, OSError))
+    return lbproto.serve(lambda: ToozLock(coordination, "defaults" in args), (tooz.ToozError, ValueError, OSError))
 
 
 if __name__ == "__main__":

@@ -4,20 +4,21 @@
  * adapter.js LIBRARY [ARGS...] - lockbench's adapter for one Node lock library
  * (docs/adapters.md, docs/libraries/). LIBRARY is one of the names below; the
  * manifests in strategies/adapters/*.adapter name it. --check prints the
- * library and its version and exits 0 when it loads.
+ * library and its version and exits 0 when it loads. Each loader below makes a
+ * new library object: a host (protocol.js) calls it once a session.
  */
 const { serve } = require('./protocol');
 
 const libraries = {
-  'redlock-4': () => require('./libs/redlock4'),
+  'redlock-4': () => require('./libs/redlock4')(),
   'redlock-5': () => require('./libs/redlock5')('redlock-v5'),
   'sesamecare-redlock': () => require('./libs/redlock5')('@sesamecare-oss/redlock'),
   'redis-semaphore-mutex': () => require('./libs/redis-semaphore')('mutex'),
   'redis-semaphore-redlock': () => require('./libs/redis-semaphore')('redlock'),
   'redlock-universal-lock': () => require('./libs/redlock-universal')('lock'),
   'redlock-universal-redlock': () => require('./libs/redlock-universal')('redlock'),
-  'redis-lock': () => require('./libs/redis-lock'),
-  'node-redis-warlock': () => require('./libs/warlock'),
+  'redis-lock': () => require('./libs/redis-lock')(),
+  'node-redis-warlock': () => require('./libs/warlock')(),
 };
 
 const name = process.argv[2];

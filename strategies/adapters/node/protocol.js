@@ -21,7 +21,6 @@
  *   extend(ms)          -> true or false (not-owned)
  *   close()             disconnects
  */
-const readline = require('readline');
 
 const PROTOCOL = 2;
 
@@ -82,20 +81,71 @@ function check(lib) {
   }
 }
 
-/* Serve the protocol for the library module @load returns. */
+/* Split a stream's bytes into lines and hand each to @onLine, as they come:
+ * one string per chunk, no line-reader machinery (readline) on the way. */
+function lines(stream, onLine, onEnd) {
+  let rest = '';
+  stream.setEncoding('latin1');
+  stream.on('data', (chunk) => {
+    let start = 0, nl;
+    while ((nl = chunk.indexOf('\n', start)) >= 0) {
+      onLine(rest + chunk.slice(start, nl));
+      rest = '';
+      start = nl + 1;
+    }
+    rest += chunk.slice(start);
+  });
+  stream.on('end', onEnd);
+  stream.on('close', onEnd);
+}
+
+/* Serve the protocol for the library module @load returns: on stdin and
+ * stdout, one session; or, in an adapter host (the environment's
+ * LOCKBENCH_ADAPTER_HOST names its Unix socket), every connection on that
+ * socket as a session of its own, each with a library module of its own
+ * (@load() again: its own clients and locks, as a process of its own would
+ * have; docs/adapters.md, Adapter hosts). */
 function serve(load, args) {
   if (args.includes('--check')) {
     process.exitCode = check(load);
     return;
   }
-  const lib = load();
-  const say = (line) => process.stdout.write(line + '\n');
-  /* lockbench gone (the run ended, or it died): its end of the pipe is closed,
-   * and there is nobody left to answer; leave quietly rather than print an
-   * unhandled EPIPE into the adapter's log */
-  process.stdout.on('error', (e) => process.exit(e && e.code === 'EPIPE' ? 0 : 1));
+  const hostPath = process.env.LOCKBENCH_ADAPTER_HOST;
+  if (!hostPath) {
+    /* lockbench gone (the run ended, or it died): its end of the pipe is closed,
+     * and there is nobody left to answer; leave quietly rather than print an
+     * unhandled EPIPE into the adapter's log */
+    process.stdout.on('error', (e) => process.exit(e && e.code === 'EPIPE' ? 0 : 1));
+    session(load(), args, process.stdin, (line) => process.stdout.write(line + '\n'),
+      () => process.exit(0));
+    return;
+  }
+  const server = require('net').createServer((sock) => {
+    sock.on('error', (e) => process.stderr.write('session: ' + errorText(e) + '\n'));
+    let lib;
+    try {
+      lib = load();
+    } catch (e) {
+      process.stderr.write('session: cannot load the library: ' + errorText(e) + '\n');
+      sock.destroy();
+      return;
+    }
+    session(lib, args, sock, (line) => { if (!sock.destroyed) sock.write(line + '\n'); },
+      () => sock.destroy());
+  });
+  server.on('error', (e) => {
+    process.stderr.write('adapter host: ' + errorText(e) + '\n');
+    process.exit(1);
+  });
+  server.listen({ path: hostPath, backlog: 4096 });
+}
+
+/* One session: the requests read from @input, answered through @say, in
+ * order; @leave() when it ends (quit, or the end of @input). */
+function session(lib, args, input, say, leave) {
   const made = [];
   let sentinel = null; /* config's sentinels= and master=, when the primary is found through them */
+  let over = false;
   const ctx = {
     lost: (msg) => say('lost ' + oneLine(msg)),
     redis: (url, timeoutMs) => {
@@ -114,8 +164,18 @@ function serve(load, args) {
       c.once('ready', done);
       c.once('end', done);
     })));
-  const rl = readline.createInterface({ input: process.stdin, terminal: false });
   let chain = Promise.resolve();
+  /* quit: the library's connections closed, then leave; the end of the
+   * input: leave at once (nobody is there to wait for) */
+  const end = async (quitting) => {
+    if (over) return;
+    over = true;
+    /* a session that ends before its config has nothing to close: a close that
+     * throws must not take the other sessions of a host down */
+    const closed = Promise.resolve().then(() => lib.close && lib.close()).catch(() => {});
+    if (quitting) await closed;
+    leave();
+  };
 
   async function handle(words) {
     const cmd = words[0];
@@ -170,8 +230,7 @@ function serve(load, args) {
           break;
         case 'quit':
           say('bye');
-          await Promise.resolve(lib.close && lib.close()).catch(() => {});
-          process.exit(0);
+          await end(true);
           break;
         default:
           say('error unknown request ' + oneLine(cmd));
@@ -182,11 +241,10 @@ function serve(load, args) {
   }
 
   /* requests are answered in order, one at a time */
-  rl.on('line', (raw) => {
+  lines(input, (raw) => {
     const words = raw.split(' ').filter(Boolean);
-    if (words.length) chain = chain.then(() => handle(words));
-  });
-  rl.on('close', () => chain.then(() => process.exit(0)));
+    if (words.length && !over) chain = chain.then(() => handle(words));
+  }, () => { chain = chain.then(() => end(false)); });
 }
 
 /*

@@ -36,10 +36,6 @@ const { createClient } = require('redis-v4');
 const NEVER = 2147483647;
 const DEFAULT_TIMEOUT = 5000; /* index.js's DEFAULT_TIMEOUT, for validity_ms */
 
-let client, lock, name, ttl, timeoutMs, waitOne, done = null;
-let lastValue = null;   /* the value of the last SET that was granted */
-let pending = null;     /* wait=one: told the outcome of the attempt's SET */
-
 function within(ms, promise, what) {
   let t;
   return Promise.race([
@@ -48,80 +44,87 @@ function within(ms, promise, what) {
   ]);
 }
 
-module.exports = {
-  library: 'redis-lock',
-  version: versionOf('redis-lock'),
-  extend: false,
-  lost: false,
-  extends: 'never',
-  async config(cfg) {
-    if (cfg.sentinels) throw new Error('node-redis 4, the client redis-lock takes, has no Sentinel support');
-    timeoutMs = cfg.timeout_ms;
-    waitOne = cfg.wait !== 'library';
-    name = cfg.key;
-    ttl = cfg.defaults ? undefined : cfg.ttl_ms;
-    /* the network timeout for connecting; commands fail at once while it is
-     * not connected (it reconnects by its default strategy) */
-    client = createClient({ url: cfg.nodes[0], socket: { connectTimeout: timeoutMs }, disableOfflineQueue: true });
-    client.on('error', (e) => process.stderr.write('node-redis: ' + errorText(e) + '\n'));
-    const seen = new Proxy(client, {
-      get(target, prop) {
-        if (prop === 'set') {
-          return async (...args) => {
-            const tell = pending;
-            pending = null;
-            let reply;
-            try {
-              reply = await target.set(...args);
-            } catch (e) {
-              if (tell) tell({ error: e });
-              throw e;
-            }
-            if (reply !== null) lastValue = String(args[1]);
-            if (tell) tell({ granted: reply !== null });
-            return reply;
-          };
-        }
-        const v = Reflect.get(target, prop, target);
-        return typeof v === 'function' ? v.bind(target) : v;
-      },
-    });
-    lock = waitOne ? redisLock(seen, NEVER) : redisLock(seen);
-    await within(timeoutMs, client.connect(), 'connect').catch((e) =>
-      process.stderr.write('node-redis connect: ' + errorText(e) + '\n'));
-  },
-  async acquire() {
-    lastValue = null;
-    if (!waitOne) {
-      done = await lock(name, ttl);
+/* A new object for each session: its own client, lock and state. */
+module.exports = function make() {
+  let client, lock, name, ttl, timeoutMs, waitOne, done = null;
+  let lastValue = null;   /* the value of the last SET that was granted */
+  let pending = null;     /* wait=one: told the outcome of the attempt's SET */
+
+  return {
+    library: 'redis-lock',
+    version: versionOf('redis-lock'),
+    extend: false,
+    lost: false,
+    extends: 'never',
+    async config(cfg) {
+      if (cfg.sentinels) throw new Error('node-redis 4, the client redis-lock takes, has no Sentinel support');
+      timeoutMs = cfg.timeout_ms;
+      waitOne = cfg.wait !== 'library';
+      name = cfg.key;
+      ttl = cfg.defaults ? undefined : cfg.ttl_ms;
+      /* the network timeout for connecting; commands fail at once while it is
+       * not connected (it reconnects by its default strategy) */
+      client = createClient({ url: cfg.nodes[0], socket: { connectTimeout: timeoutMs }, disableOfflineQueue: true });
+      client.on('error', (e) => process.stderr.write('node-redis: ' + errorText(e) + '\n'));
+      const seen = new Proxy(client, {
+        get(target, prop) {
+          if (prop === 'set') {
+            return async (...args) => {
+              const tell = pending;
+              pending = null;
+              let reply;
+              try {
+                reply = await target.set(...args);
+              } catch (e) {
+                if (tell) tell({ error: e });
+                throw e;
+              }
+              if (reply !== null) lastValue = String(args[1]);
+              if (tell) tell({ granted: reply !== null });
+              return reply;
+            };
+          }
+          const v = Reflect.get(target, prop, target);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      lock = waitOne ? redisLock(seen, NEVER) : redisLock(seen);
+      await within(timeoutMs, client.connect(), 'connect').catch((e) =>
+        process.stderr.write('node-redis connect: ' + errorText(e) + '\n'));
+    },
+    async acquire() {
+      lastValue = null;
+      if (!waitOne) {
+        done = await lock(name, ttl);
+        return { token: lastValue, validity_ms: ttl === undefined ? DEFAULT_TIMEOUT : ttl };
+      }
+      const told = new Promise((resolve) => { pending = resolve; });
+      const granted = lock(name, ttl);
+      let outcome;
+      try {
+        outcome = await within(timeoutMs, told, 'SET');
+      } catch (e) {
+        pending = null;
+        granted.then((d) => d()).catch(() => {}); /* a late grant: let it go */
+        throw e;
+      }
+      if (outcome.error) throw outcome.error;
+      if (!outcome.granted) return null;
+      done = await granted;
       return { token: lastValue, validity_ms: ttl === undefined ? DEFAULT_TIMEOUT : ttl };
-    }
-    const told = new Promise((resolve) => { pending = resolve; });
-    const granted = lock(name, ttl);
-    let outcome;
-    try {
-      outcome = await within(timeoutMs, told, 'SET');
-    } catch (e) {
-      pending = null;
-      granted.then((d) => d()).catch(() => {}); /* a late grant: let it go */
-      throw e;
-    }
-    if (outcome.error) throw outcome.error;
-    if (!outcome.granted) return null;
-    done = await granted;
-    return { token: lastValue, validity_ms: ttl === undefined ? DEFAULT_TIMEOUT : ttl };
-  },
-  async release() {
-    const d = done;
-    done = null;
-    /* done() resolves to DEL's reply when it sent one (1 or 0), and to
-     * undefined when its clock said the lease had run out (nothing sent) */
-    const deleted = await within(timeoutMs, d(), 'DEL');
-    return deleted === 1;
-  },
-  close() {
-    /* QUIT when connected; otherwise (reconnecting) drop the socket */
-    const bye = client.isReady ? client.quit() : client.disconnect();
-    return within(timeoutMs, bye, 'QUIT').catch(() => {});
-  },
+    },
+    async release() {
+      const d = done;
+      done = null;
+      /* done() resolves to DEL's reply when it sent one (1 or 0), and to
+       * undefined when its clock said the lease had run out (nothing sent) */
+      const deleted = await within(timeoutMs, d(), 'DEL');
+      return deleted === 1;
+    },
+    close() {
+      /* QUIT when connected; otherwise (reconnecting) drop the socket */
+      const bye = client.isReady ? client.quit() : client.disconnect();
+      return within(timeoutMs, bye, 'QUIT').catch(() => {});
+    },
+  };
 };

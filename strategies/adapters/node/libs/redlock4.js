@@ -14,54 +14,57 @@
 const { versionOf, falseOn } = require('../protocol');
 const Redlock = require('redlock-v4');
 
-let redlock, resource, ttl, lock = null, clientErrors = 0;
-const clients = [];
+/* A new object for each session: its own client, lock and state. */
+module.exports = function make() {
+  let redlock, resource, ttl, lock = null, clientErrors = 0;
+  const clients = [];
 
-module.exports = {
-  library: 'redlock',
-  version: versionOf('redlock-v4'),
-  extend: true,
-  lost: false,
-  extends: 'never', /* lock() sets the lease once; extend() is asked */
-  config(cfg, ctx) {
-    for (const url of cfg.nodes) clients.push(ctx.redis(url, cfg.timeout_ms));
-    resource = cfg.key;
-    ttl = cfg.ttl_ms;
-    /* wait=library: its README's settings (retryCount 10, retryDelay 200,
-     * retryJitter 200, driftFactor 0.01); wait=one: a single attempt */
-    redlock = new Redlock(clients, cfg.wait === 'library' ? {} : { retryCount: 0 });
-    redlock.on('clientError', (e) => {
-      clientErrors++;
-      process.stderr.write('redlock clientError: ' + e + '\n');
-    });
-  },
-  async acquire() {
-    const before = clientErrors;
-    try {
-      lock = await redlock.lock(resource, ttl);
-    } catch (e) {
-      const quorum = Math.floor(clients.length / 2) + 1;
-      if (e instanceof Redlock.LockError && clients.length - (clientErrors - before) >= quorum)
-        return null;
-      throw e;
-    }
-    return { token: lock.value, validity_ms: lock.expiration - Date.now() };
-  },
-  async release() {
-    const l = lock, before = clientErrors;
-    lock = null;
-    try {
-      await l.unlock();
-      return true;
-    } catch (e) {
-      if (e instanceof Redlock.LockError && clientErrors === before) return false;
-      throw e;
-    }
-  },
-  extend(ms) {
-    return falseOn(Redlock.LockError, async () => { lock = await lock.extend(ms); });
-  },
-  close() {
-    return Promise.all(clients.map((c) => c.quit().catch(() => {})));
-  },
+  return {
+    library: 'redlock',
+    version: versionOf('redlock-v4'),
+    extend: true,
+    lost: false,
+    extends: 'never', /* lock() sets the lease once; extend() is asked */
+    config(cfg, ctx) {
+      for (const url of cfg.nodes) clients.push(ctx.redis(url, cfg.timeout_ms));
+      resource = cfg.key;
+      ttl = cfg.ttl_ms;
+      /* wait=library: its README's settings (retryCount 10, retryDelay 200,
+       * retryJitter 200, driftFactor 0.01); wait=one: a single attempt */
+      redlock = new Redlock(clients, cfg.wait === 'library' ? {} : { retryCount: 0 });
+      redlock.on('clientError', (e) => {
+        clientErrors++;
+        process.stderr.write('redlock clientError: ' + e + '\n');
+      });
+    },
+    async acquire() {
+      const before = clientErrors;
+      try {
+        lock = await redlock.lock(resource, ttl);
+      } catch (e) {
+        const quorum = Math.floor(clients.length / 2) + 1;
+        if (e instanceof Redlock.LockError && clients.length - (clientErrors - before) >= quorum)
+          return null;
+        throw e;
+      }
+      return { token: lock.value, validity_ms: lock.expiration - Date.now() };
+    },
+    async release() {
+      const l = lock, before = clientErrors;
+      lock = null;
+      try {
+        await l.unlock();
+        return true;
+      } catch (e) {
+        if (e instanceof Redlock.LockError && clientErrors === before) return false;
+        throw e;
+      }
+    },
+    extend(ms) {
+      return falseOn(Redlock.LockError, async () => { lock = await lock.extend(ms); });
+    },
+    close() {
+      return Promise.all(clients.map((c) => c.quit().catch(() => {})));
+    },
+  };
 };

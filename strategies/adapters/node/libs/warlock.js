@@ -33,10 +33,6 @@ const redis = require('redis-v3');
 
 const README_ATTEMPTS = 4, README_WAIT = 1000;
 
-let client, warlock, key, ttl, timeoutMs, waitOne;
-let held = null;        /* { unlock, id } */
-let lastValue = null;   /* the value of the last SET that was granted */
-
 function within(ms, what, start) {
   return new Promise((resolve, reject) => {
     let over = false;
@@ -45,88 +41,95 @@ function within(ms, what, start) {
   });
 }
 
-module.exports = {
-  library: 'node-redis-warlock',
-  version: versionOf('node-redis-warlock'),
-  extend: true,
-  lost: false,
-  extends: 'never',
-  config(cfg) {
-    if (cfg.sentinels) throw new Error('node-redis 3, the client warlock takes, has no Sentinel support');
-    timeoutMs = cfg.timeout_ms;
-    waitOne = cfg.wait !== 'library';
-    key = cfg.key;
-    ttl = cfg.ttl_ms;
-    client = redis.createClient(cfg.nodes[0], {
-      connect_timeout: timeoutMs,
-      enable_offline_queue: false,
-      retry_strategy: (o) => Math.min(o.attempt * 50, 2000),
-    });
-    client.on('error', (e) => process.stderr.write('node-redis: ' + errorText(e) + '\n'));
-    const seen = new Proxy(client, {
-      get(target, prop) {
-        if (prop === 'set') {
-          return (...args) => {
-            const cb = args.pop();
-            target.set(...args, (err, reply) => {
-              if (!err && reply) lastValue = String(args[1]);
-              cb(err, reply);
-            });
-          };
-        }
-        const v = Reflect.get(target, prop, target);
-        return typeof v === 'function' ? v.bind(target) : v;
-      },
-    });
-    warlock = Warlock(seen);
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, timeoutMs);
-      client.once('ready', () => { clearTimeout(t); resolve(); });
-    });
-  },
-  acquire() {
-    lastValue = null;
-    /* wait=library: optimistic's own attempts, however long they take */
-    return within(waitOne ? timeoutMs : 2147483647, 'SET', (late, resolve, reject) => {
-      const answer = (err, unlock, id) => {
-        if (late(true)) {
-          if (typeof unlock === 'function') unlock(); /* a grant after we gave up */
-          return;
-        }
-        if (err && !waitOne && err.maxAttempts !== undefined) return resolve(null);
-        if (err) return reject(err);
-        if (typeof unlock !== 'function') return resolve(null);
-        held = { unlock, id: id || lastValue };
-        resolve({ token: held.id, validity_ms: ttl });
-      };
-      if (waitOne) warlock.lock(key, ttl, answer);
-      else warlock.optimistic(key, ttl, README_ATTEMPTS, README_WAIT, answer);
-    });
-  },
-  release() {
-    const h = held;
-    held = null;
-    return within(timeoutMs, 'the unlock script', (late, resolve, reject) => {
-      h.unlock((err, result) => {
-        if (late(true)) return;
-        if (err) return reject(err);
-        if (result === undefined) return reject(new Error('unlock gave no result (node-redis-script drops EVALSHA errors)'));
-        resolve(result === 1);
+/* A new object for each session: its own client, lock and state. */
+module.exports = function make() {
+  let client, warlock, key, ttl, timeoutMs, waitOne;
+  let held = null;        /* { unlock, id } */
+  let lastValue = null;   /* the value of the last SET that was granted */
+
+  return {
+    library: 'node-redis-warlock',
+    version: versionOf('node-redis-warlock'),
+    extend: true,
+    lost: false,
+    extends: 'never',
+    config(cfg) {
+      if (cfg.sentinels) throw new Error('node-redis 3, the client warlock takes, has no Sentinel support');
+      timeoutMs = cfg.timeout_ms;
+      waitOne = cfg.wait !== 'library';
+      key = cfg.key;
+      ttl = cfg.ttl_ms;
+      client = redis.createClient(cfg.nodes[0], {
+        connect_timeout: timeoutMs,
+        enable_offline_queue: false,
+        retry_strategy: (o) => Math.min(o.attempt * 50, 2000),
       });
-    });
-  },
-  extend(ms) {
-    return within(timeoutMs, 'the touch script', (late, resolve, reject) => {
-      warlock.touch(key, held.id, ms, (err, result) => {
-        if (late(true)) return;
-        if (err) return reject(err);
-        if (result === undefined) return reject(new Error('touch gave no result (node-redis-script drops EVALSHA errors)'));
-        resolve(result === 'OK');
+      client.on('error', (e) => process.stderr.write('node-redis: ' + errorText(e) + '\n'));
+      const seen = new Proxy(client, {
+        get(target, prop) {
+          if (prop === 'set') {
+            return (...args) => {
+              const cb = args.pop();
+              target.set(...args, (err, reply) => {
+                if (!err && reply) lastValue = String(args[1]);
+                cb(err, reply);
+              });
+            };
+          }
+          const v = Reflect.get(target, prop, target);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
       });
-    });
-  },
-  close() {
-    if (!client.connected) return client.end(false);
-    return within(timeoutMs, 'QUIT', (late, resolve) => client.quit(() => { late(); resolve(); })).catch(() => {});
-  },
+      warlock = Warlock(seen);
+      return new Promise((resolve) => {
+        const t = setTimeout(resolve, timeoutMs);
+        client.once('ready', () => { clearTimeout(t); resolve(); });
+      });
+    },
+    acquire() {
+      lastValue = null;
+      /* wait=library: optimistic's own attempts, however long they take */
+      return within(waitOne ? timeoutMs : 2147483647, 'SET', (late, resolve, reject) => {
+        const answer = (err, unlock, id) => {
+          if (late(true)) {
+            if (typeof unlock === 'function') unlock(); /* a grant after we gave up */
+            return;
+          }
+          if (err && !waitOne && err.maxAttempts !== undefined) return resolve(null);
+          if (err) return reject(err);
+          if (typeof unlock !== 'function') return resolve(null);
+          held = { unlock, id: id || lastValue };
+          resolve({ token: held.id, validity_ms: ttl });
+        };
+        if (waitOne) warlock.lock(key, ttl, answer);
+        else warlock.optimistic(key, ttl, README_ATTEMPTS, README_WAIT, answer);
+      });
+    },
+    release() {
+      const h = held;
+      held = null;
+      return within(timeoutMs, 'the unlock script', (late, resolve, reject) => {
+        h.unlock((err, result) => {
+          if (late(true)) return;
+          if (err) return reject(err);
+          if (result === undefined) return reject(new Error('unlock gave no result (node-redis-script drops EVALSHA errors)'));
+          resolve(result === 1);
+        });
+      });
+    },
+    extend(ms) {
+      return within(timeoutMs, 'the touch script', (late, resolve, reject) => {
+        warlock.touch(key, held.id, ms, (err, result) => {
+          if (late(true)) return;
+          if (err) return reject(err);
+          if (result === undefined) return reject(new Error('touch gave no result (node-redis-script drops EVALSHA errors)'));
+          resolve(result === 'OK');
+        });
+      });
+    },
+    close() {
+      if (!client.connected) return client.end(false);
+      return within(timeoutMs, 'QUIT', (late, resolve) => client.quit(() => { late(); resolve(); })).catch(() => {});
+    },
+  };
 };

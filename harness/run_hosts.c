@@ -1,0 +1,255 @@
+/*
+ * run_hosts.c - adapter hosts (--adapter-hosts N, docs/adapters.md): N
+ * processes of the run's adapter, started before the clients, each serving
+ * the sessions of clients i with i % N == its number on a Unix socket in a
+ * private directory. Each is tracked as every child is (its own process
+ * group, PR_SET_PDEATHSIG, the run's mark), its stderr in
+ * adapter-host-K.log; a host that dies during the run voids it, with the
+ * reason; every path stops them.
+ *
+ * What a host cannot do: a fault that acts on a client's process (a pause, a
+ * kill, its clock, a failpoint's sleep or crash, its own address) would stop
+ * or move the C client and not the library code serving it, which lives in
+ * the shared host: such a run is refused before anything starts.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "adapter.h"
+#include "run.h"
+#include "run_ctx.h"
+#include "signals.h"
+
+#define HOST_START_MS 30000 /* an interpreter loading its library, on a busy machine */
+
+/* The hosts this run starts: --adapter-hosts for a library, at most one a client. */
+int run_hosts_wanted(const struct lb_run_cfg *cfg)
+{
+	if (cfg->adapter_hosts <= 0 || !lb_strategy_is_external(cfg->strategy))
+		return 0;
+	return cfg->adapter_hosts < cfg->clients ? cfg->adapter_hosts : cfg->clients;
+}
+
+/* The fault of @sc that acts on a client's own process, or NULL. */
+static const struct lb_fault *process_fault(const struct lb_scenario *sc)
+{
+	for (int i = 0; sc && i < sc->n_faults; i++)
+		switch (sc->faults[i].action) {
+		case LB_ACT_CRASH: case LB_ACT_SLEEP: case LB_ACT_CLOCK: case LB_ACT_KILL:
+		case LB_ACT_PAUSE: case LB_ACT_CLIENT_KILL: case LB_ACT_NET_PARTITION:
+			return &sc->faults[i];
+		default:
+			break;
+		}
+	return NULL;
+}
+
+int run_hosts_check(const struct lb_run_cfg *cfg)
+{
+	if (!run_hosts_wanted(cfg))
+		return 0;
+	const struct lb_fault *f = process_fault(cfg->scenario);
+	if (f) {
+		lb_errorf("--adapter-hosts %d: the scenario's fault '%s' (%s) acts on a client's own "
+			  "process, and in an adapter host the library code serving that client runs "
+			  "in a process shared with other clients, which the fault would not reach: "
+			  "run it without --adapter-hosts (one adapter process per client)",
+			  cfg->adapter_hosts, f->name, lb_action_name(f->action));
+		return LB_EINVAL;
+	}
+	if (cfg->sentinel || cfg->cluster) {
+		lb_errorf("--adapter-hosts %d: on the %s topology each client's library connects "
+			  "from the client's own address (the clock shim), which a process shared by "
+			  "many clients cannot do: run it without --adapter-hosts", cfg->adapter_hosts,
+			  cfg->sentinel ? "sentinel" : "cluster");
+		return LB_EINVAL;
+	}
+	return 0;
+}
+
+/* In the child: stdio, then the adapter's program as host @k. */
+static void __attribute__((noreturn)) host_child(const struct run_ctx *r, int k, const char *sock)
+{
+	char log[PATH_MAX];
+
+	setpgid(0, 0); /* a group of its own: killed whole, whatever it started */
+	snprintf(log, sizeof(log), "%.3900s/adapter-host-%d.log", r->cfg->out_dir, k);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int err = r->cfg->out_dir[0] ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+	}
+	dup2(err >= 0 ? err : null, STDERR_FILENO);
+	lb_adapter_exec_host(lb_adapter_def_of(r->cfg->strategy), sock);
+}
+
+/* Wait until host @k accepts a connection on @sock: 0, or the run fails
+ * with how it ended. */
+static int host_ready(struct run_ctx *r, int k, const char *sock)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int64_t until = lb_now_ns() + HOST_START_MS * LB_NS_PER_MS;
+	int status;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%.107s", sock); /* it fits: lb_adapter_host_path */
+	while (!lb_stop_requested()) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			close(fd); /* a session that ends at once: the host goes on */
+			return 0;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (waitpid(r->host[k], &status, WNOHANG) == r->host[k]) {
+			lb_signals_untrack_child(r->host[k]);
+			r->host[k] = 0;
+			lb_errorf("adapter host %d of %s exited before it listened on its socket (%s %d); "
+				  "its stderr is in %s/adapter-host-%d.log: does the program serve hosts "
+				  "(docs/adapters.md, %s)?", k, r->cfg->strategy->name,
+				  WIFEXITED(status) ? "exit status" : "signal",
+				  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+				  r->cfg->out_dir, k, LB_ADAPTER_HOST_ENV);
+			return LB_EPROTO;
+		}
+		if (lb_now_ns() >= until) {
+			lb_errorf("adapter host %d of %s did not listen on its socket within %d ms; its "
+				  "stderr is in %s/adapter-host-%d.log", k, r->cfg->strategy->name,
+				  HOST_START_MS, r->cfg->out_dir, k);
+			return LB_EPROTO;
+		}
+		lb_sleep_ns(10 * LB_NS_PER_MS);
+	}
+	return LB_ECANCELED;
+}
+
+int run_hosts_start(struct run_ctx *r)
+{
+	int n = run_hosts_wanted(r->cfg);
+	char sock[PATH_MAX];
+	const char *tmp = getenv("TMPDIR");
+
+	if (!n)
+		return 0;
+	/* a private directory, short: a socket's path is at most 107 bytes */
+	snprintf(r->host_dir, sizeof(r->host_dir), "%s/lockbench-hosts-XXXXXX",
+		 tmp && tmp[0] == '/' && strlen(tmp) < 48 ? tmp : "/tmp");
+	if (!mkdtemp(r->host_dir)) {
+		lb_errorf("cannot make a directory for the adapter hosts' sockets (%s): %s",
+			  r->host_dir, strerror(errno));
+		r->host_dir[0] = '\0';
+		return LB_ESYS;
+	}
+	for (int k = 0; k < n; k++) {
+		if (lb_adapter_host_path(r->host_dir, k, sock, sizeof(sock)) < 0)
+			return LB_EINVAL;
+		pid_t pid = lb_fork_helper("an adapter host");
+		if (pid < 0)
+			return (int)pid;
+		if (pid == 0)
+			host_child(r, k, sock);
+		setpgid(pid, pid);
+		r->host[k] = pid;
+		r->n_hosts = k + 1;
+	}
+	for (int k = 0; k < n; k++) {
+		lb_adapter_host_path(r->host_dir, k, sock, sizeof(sock));
+		int rc = host_ready(r, k, sock);
+		if (rc < 0)
+			return rc;
+	}
+	lb_adapter_use_hosts(r->host_dir, n); /* the clients, forked next, open sessions there */
+	return 0;
+}
+
+/* Is every host still there? A host that died takes its clients' sessions
+ * with it: said once, and the run is void. @wait_ms: how long to give a host
+ * whose sessions have ended to finish dying (its clients saw that first). */
+bool run_hosts_alive(struct run_ctx *r, int wait_ms)
+{
+	int status;
+	int64_t until = lb_now_ns() + wait_ms * LB_NS_PER_MS;
+
+	for (int k = 0; k < r->n_hosts; k++) {
+		pid_t got = 0;
+		while (r->host[k] > 0 && (got = waitpid(r->host[k], &status, WNOHANG)) == 0 &&
+		       lb_now_ns() < until)
+			lb_sleep_ns(5 * LB_NS_PER_MS);
+		if (r->host[k] <= 0 || got != r->host[k])
+			continue;
+		lb_signals_untrack_child(r->host[k]);
+		r->host[k] = 0;
+		lb_errorf("adapter host %d of %s died during the run (%s %d), with the sessions of "
+			  "every client i with i %% %d == %d; its stderr is in %s/adapter-host-%d.log",
+			  k, r->cfg->strategy->name, WIFEXITED(status) ? "exit status" : "signal",
+			  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), r->n_hosts, k,
+			  r->cfg->out_dir, k);
+		return false;
+	}
+	return true;
+}
+
+void run_hosts_stop(struct run_ctx *r)
+{
+	char sock[PATH_MAX];
+
+	lb_adapter_use_hosts(NULL, 0);
+	for (int k = 0; k < r->n_hosts; k++) {
+		if (r->host[k] > 0) {
+			kill(-r->host[k], SIGKILL); /* the host and what it started */
+			kill(r->host[k], SIGKILL);
+			waitpid(r->host[k], NULL, 0);
+			lb_signals_untrack_child(r->host[k]);
+			r->host[k] = 0;
+		}
+		if (r->host_dir[0] && lb_adapter_host_path(r->host_dir, k, sock, sizeof(sock)) == 0)
+			unlink(sock);
+	}
+	if (r->host_dir[0])
+		rmdir(r->host_dir);
+	r->host_dir[0] = '\0';
+	r->n_hosts = 0;
+}
+
+/* utime + stime + cutime + cstime of @pid from /proc/PID/stat, in µs; 0 when gone. */
+static uint64_t proc_cpu_us(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long long t[4] = { 0, 0, 0, 0 };
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* after the command's name, whatever it holds */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+			 &t[0], &t[1], &t[2], &t[3]) != 4)
+		return 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	return (t[0] + t[1] + t[2] + t[3]) * 1000000ull / (unsigned long long)(hz > 0 ? hz : 100);
+}
+
+uint64_t run_hosts_cpu_us(const struct run_ctx *r)
+{
+	pid_t pids[256];
+	uint64_t us = 0;
+
+	for (int k = 0; k < r->n_hosts; k++) {
+		if (r->host[k] <= 0)
+			continue;
+		size_t n = lb_proc_descendants(r->host[k], pids, sizeof(pids) / sizeof(pids[0]));
+		for (size_t i = 0; i < n; i++) /* a host's sessions may be processes (PHP) */
+			us += proc_cpu_us(pids[i]);
+	}
+	return us;
+}
