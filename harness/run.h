@@ -101,6 +101,8 @@ struct lb_run_result {
 	bool cost_bound_known;
 	char cost_bound_why[160];
 	uint64_t client_rss_kb;    /* mean resident set of a client process, sampled mid-run */
+	int64_t clients_cpu_ns;    /* CPU time (user + system) of every client and its adapter,
+				      from the go to its last section; -1 not known for one */
 	uint64_t server_connections; /* connections the servers counted, mid-run (0: n/a) */
 	bool interrupted;          /* stopped early by Ctrl-C / SIGTERM */
 	char redis_version[32];

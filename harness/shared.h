@@ -90,6 +90,10 @@ struct lb_client_slot {
 	 * came after the last count, to the phase the client was in) */
 	_Atomic uint64_t cmds_held;
 	_Atomic uint64_t cmds_waiting;
+	/* CPU time (user + system) of the client and its adapter process from
+	 * the run's go to the end of its last section, ns; -1 not known (its
+	 * adapter had gone), 0 not written (it was killed) */
+	_Atomic int64_t cpu_ns;
 };
 
 
