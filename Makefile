@@ -25,11 +25,12 @@ TEST_FIX := $(BUILD)/obj/tests/fixture.o
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/lockbench
 MAN      := $(BUILD)/lockbench.1
+NULLAD   := $(BUILD)/null-adapter
 
 .SECONDARY:
 .PHONY: stampede all deps test check valgrind demo demo-run matrix chaos reference reference-docs bench \
         install clean run-tests fuzz fuzz-build tour tour-reference
-all: $(BIN) $(SHIM) $(MAN)
+all: $(BIN) $(SHIM) $(MAN) $(NULLAD)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -52,6 +53,13 @@ $(SHIM): harness/fakeclock.c harness/clockfile.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -Wno-missing-prototypes -O2 -fPIC -shared -o $@ $<
 
+# The null adapter in C (strategies/adapters/null-c.adapter: built = null-adapter):
+# the adapter protocol's own cost. No sanitizer, as the shim: an adapter may run
+# with the clock shim in LD_PRELOAD, which ASan refuses to come after.
+$(NULLAD): strategies/adapters/null.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $<
+
 # The man page, from the same text as `lockbench help` and each `--help`.
 $(MAN): $(BIN) harness/mkman.sh
 	sh harness/mkman.sh $(BIN) > $@.tmp && mv $@.tmp $@
@@ -66,7 +74,7 @@ deps:
 	@bash harness/deps.sh
 
 # Tests find the binary under test through LOCKBENCH_BIN.
-run-tests: $(BIN) $(SHIM) $(TEST_BIN)
+run-tests: $(BIN) $(SHIM) $(NULLAD) $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; \
 	  LOCKBENCH_BIN=$(abspath $(BIN)) LOCKBENCH_SCENARIOS=$(abspath scenarios) \
 	  LOCKBENCH_ADAPTERS=$(abspath strategies/adapters) \
@@ -74,13 +82,14 @@ run-tests: $(BIN) $(SHIM) $(TEST_BIN)
 
 # deps first, then a parallel build: packages must be there before compiling.
 test: deps
-	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM) $(TEST_BIN)
+	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM) $(NULLAD) $(TEST_BIN)
 	@$(MAKE) --no-print-directory run-tests
 
 SAN := BUILD=build/san CFLAGS="-O1 -g -fno-omit-frame-pointer" \
        SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 check: deps
 	@$(MAKE) --no-print-directory -j2 $(SAN) build/san/lockbench build/san/libfakeclock.so \
+	  build/san/null-adapter \
 	  $(TEST_BIN:$(BUILD)/%=build/san/%)
 	@$(MAKE) --no-print-directory $(SAN) run-tests
 
@@ -121,7 +130,7 @@ demo-run:
 
 # Ratios against redis-benchmark, the serial limit and redis-py, plus a scaling sweep.
 bench: deps
-	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)
+	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM) $(NULLAD)
 	$(BIN) bench
 
 # Every strategy against every scenario, checked: 5 repetitions of every cell, 10 of
@@ -216,13 +225,14 @@ fuzz:
 
 # Everything the binary needs, where it looks for it (relative to its own
 # location, so DESTDIR and PREFIX may be anything): PREFIX/bin/lockbench,
-# PREFIX/lib/lockbench/libfakeclock.so, PREFIX/share/lockbench/{scenarios,
+# PREFIX/lib/lockbench/{libfakeclock.so,null-adapter}, PREFIX/share/lockbench/{scenarios,
 # adapters,tour} (tour: the tour's reference runs), the man page, and the
 # docs in PREFIX/share/doc/lockbench.
 SHARE := $(DESTDIR)$(PREFIX)/share
-install: $(BIN) $(SHIM) $(MAN)
+install: $(BIN) $(SHIM) $(MAN) $(NULLAD)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lockbench
 	install -D -m 644 $(SHIM) $(DESTDIR)$(PREFIX)/lib/lockbench/libfakeclock.so
+	install -D -m 755 $(NULLAD) $(DESTDIR)$(PREFIX)/lib/lockbench/null-adapter
 	install -d $(SHARE)/lockbench/scenarios $(SHARE)/lockbench/adapters $(SHARE)/man/man1 \
 	  $(SHARE)/doc/lockbench
 	install -m 644 scenarios/*.ini $(SHARE)/lockbench/scenarios/

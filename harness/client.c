@@ -13,8 +13,10 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "adapter.h"
 #include "attempts.h"
 #include "failpoint.h"
 #include "rserver.h"
@@ -572,6 +574,21 @@ static void one_section(struct client *c)
 	lb_sleep_ns(cfg->think_ms * LB_NS_PER_MS);
 }
 
+/* CPU time (user + system) this client and its adapter have used, ns, or -1
+ * (its adapter has gone). The adapter's is read from its process's CPU
+ * clock while it runs: reaped, its time would come only after destroy. */
+static int64_t cpu_used(const struct client *c)
+{
+	struct timespec ts;
+	int64_t ns = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0 ?
+		     (int64_t)ts.tv_sec * LB_NS_PER_S + ts.tv_nsec : -1;
+	if (ns >= 0 && lb_strategy_is_external(c->cfg->strategy)) {
+		int64_t a = lb_adapter_cpu_ns(c->lock_state);
+		ns = a < 0 ? -1 : ns + a;
+	}
+	return ns;
+}
+
 void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		    const struct lb_node *lock_nodes, size_t n_lock,
 		    const struct lb_node *resource, const char *prefix, const char *clock_shim)
@@ -642,9 +659,12 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		goto out;
 	}
 	lb_shared_wait_go(sh);
+	int64_t cpu0 = cpu_used(&c);
 	while (!atomic_load(&sh->stop) && lb_now_ns() < sh->end_ns &&
 	       (cfg->calls == 0 || atomic_load(&c.slot->calls) < (uint32_t)cfg->calls))
 		one_section(&c);
+	int64_t cpu1 = cpu_used(&c);
+	atomic_store(&c.slot->cpu_ns, cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : -1);
 out:
 	cfg->strategy->destroy(c.lock_state);
 	for (size_t i = 0; i < n_lock; i++)

@@ -6,9 +6,14 @@
  *  2. contended hand-off: 8 clients, one key, counter work, hold 0, for each
  *     wait policy, against the serial limit of one section per 4 round trips
  *     (the round trip from redis-benchmark -c 1 PING);
- *  3. a library through the adapter protocol: the adapter's own cost (the
- *     null adapter, no Redis work) against a redis-py@4.3.4 section at 1
- *     client, then redis-py and token-lua under the same contended load;
+ *  3. a library through the adapter protocol: the protocol's own cost (the
+ *     C null adapter, null-c, no Redis work) against a redis-py@4.3.4
+ *     section at 1 client, and each language's null adapter (its protocol
+ *     loop) against it; then redis-py and token-lua under the same contended
+ *     load, every library at 1 and 8 clients, and at 8 each library's
+ *     adapter share: the CPU time per section (user + system, of the clients
+ *     and their adapters, read by each client: client.c, cpu_used) of its
+ *     language's null adapter under the same load over the library's;
  *  4. scaling: a sweep over 1..64 clients of every strategy (throughput, p99,
  *     commands per section, client RSS);
  *  5. Redlock fan-out: redlock's (5 nodes) acquire latency / token-lua's (1 node);
@@ -397,10 +402,20 @@ static int bench_fairness(struct bench *b)
 	return bench_dead_waiter(b);
 }
 
+/* CPU time (user + system) of the clients and their adapters per section,
+ * from the go to each client's last section, in us; 0 when not known. */
+static double cpu_per_section(const struct lb_run_result *res)
+{
+	return res->clients_cpu_ns > 0 && res->n_sections > 0 ?
+	       (double)res->clients_cpu_ns / 1e3 / (double)res->n_sections : 0;
+}
+
 /* One contended run of @strategy (wait fixed:10, counter work, hold 0):
- * throughput, with p99, fairness and commands per section into @what. */
+ * throughput and CPU per section (@cpu_us, us, 0 not known; may be NULL),
+ * with p99, fairness and commands per section into @what. @args: words for
+ * the adapter (--adapter-arg), or NULL. */
 static int contended(struct bench *b, const char *strategy, int clients, const char *name,
-		     double *per_s, char *what, size_t len)
+		     const char *args, double *per_s, double *cpu_us, char *what, size_t len)
 {
 	struct lb_run_cfg cfg;
 	struct lb_run_result res = { 0 };
@@ -408,9 +423,17 @@ static int contended(struct bench *b, const char *strategy, int clients, const c
 
 	base_cfg(b, &cfg, strategy);
 	cfg.clients = clients;
-	if (bench_run(b, &cfg, name, &res) < 0)
+	if (args) {
+		lb_adapter_set_exec_args(&args, 1);
+		snprintf(cfg.adapter_args, sizeof(cfg.adapter_args), "%s", args);
+	}
+	int rc = bench_run(b, &cfg, name, &res);
+	lb_adapter_set_exec_args(NULL, 0);
+	if (rc < 0)
 		return LB_ESYS;
 	*per_s = res.throughput_per_s;
+	if (cpu_us)
+		*cpu_us = cpu_per_section(&res);
 	if (clients > 1)
 		snprintf(fair, sizeof(fair), "%.2f", res.verdict.fairness);
 	char p99[48], cmds[32] = "n/a"; /* not Redis commands (a consensus lock): n/a */
@@ -424,6 +447,91 @@ static int contended(struct bench *b, const char *strategy, int clients, const c
 	return 0;
 }
 
+/* The null adapters item 3 measures (strategies/adapters/null-*.adapter):
+ * the C one, the protocol's own cost, and one a language the libraries are
+ * written in, which runs that language's protocol loop (lbproto.serve,
+ * protocol.js's serve, a PHP loop as symfony_lock.php's). The last entry is
+ * null-python serving as the consensus locks' adapters do (a thread a
+ * request: lbproto.serve(..., quit_stops=True)), with the argument "threaded". */
+static const struct null_adapter {
+	const char *name, *language, *args, *loop;
+} nulls[] = {
+	{ "null-c", "C", NULL, "the protocol alone" },
+	{ "null-python", "Python 3", NULL, "lbproto.serve" },
+	{ "null-node", "Node.js", NULL, "protocol.js serve" },
+	{ "null-php", "PHP", NULL, "a PHP loop" },
+	{ "null-python", "Python 3", "threaded", "lbproto.serve, a thread a request" },
+};
+#define N_NULLS (sizeof(nulls) / sizeof(nulls[0]))
+
+/* The null adapter that stands for @s's adapter: its language, and for a
+ * consensus lock the threaded loop; N_NULLS when there is none. */
+static size_t null_of(const struct lock_strategy *s)
+{
+	const struct lb_adapter_def *d = lb_adapter_def_of(s);
+	bool threaded = lb_consensus_of(s) != 0;
+
+	for (size_t i = 1; d && i < N_NULLS; i++)
+		if (!strcmp(nulls[i].language, d->language) && (nulls[i].args != NULL) == threaded)
+			return i;
+	return N_NULLS;
+}
+
+/* Each language's null adapter at 8 clients, under the load of the
+ * libraries' 8-client rows: its CPU per section into @cpu (us; 0 when it
+ * cannot run here or measured nothing). */
+static int null_at_8(struct bench *b, double cpu[N_NULLS + 1])
+{
+	for (size_t i = 0; i < N_NULLS && !lb_stop_requested(); i++) {
+		const struct lock_strategy *s = lb_strategy_find(nulls[i].name);
+		char why[600] = "its manifest is missing", what[400], name[96];
+		double per_s;
+		if (!s || !lb_adapter_usable(s, why, sizeof(why))) {
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  3. SKIPPED %s: %s\n", nulls[i].name, why);
+			lb_esc_fprintf(b->md, LB_LANG_MD, "| 3 | %s: SKIPPED (%s) | n/a | n/a | n/a | |\n",
+				       nulls[i].name, why);
+			continue;
+		}
+		snprintf(name, sizeof(name), "3-null-8-%s%s%s", nulls[i].name, nulls[i].args ? "-" : "",
+			 nulls[i].args ? nulls[i].args : "");
+		if (contended(b, nulls[i].name, 8, name, nulls[i].args, &per_s, &cpu[i], what,
+			      sizeof(what)) < 0)
+			return LB_ESYS;
+		char line[500];
+		snprintf(line, sizeof(line), "%s (%s), 8 clients, no lock: CPU per section of the clients "
+			 "and their adapters (%.0f sections/s)", nulls[i].name, nulls[i].loop, per_s);
+		row(b, "3", line, cpu[i], "us CPU", cpu[i], "itself", 1.0, "", -1);
+	}
+	return 0;
+}
+
+/* The adapter's share of library @s's cost at 8 clients: the CPU per
+ * section of its language's null adapter (@null8, null_at_8) over the
+ * library's own (@cpu_us), both the CPU time of the clients and their
+ * adapters per section under the same load. */
+static void adapter_share(struct bench *b, const struct lock_strategy *s, double cpu_us,
+			  const double null8[N_NULLS + 1])
+{
+	size_t i = null_of(s);
+	char what[300];
+
+	if (i == N_NULLS || null8[i] <= 0 || cpu_us <= 0) {
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "  3. %s: adapter share n/a (%s)\n", s->name,
+			       i == N_NULLS ? "no null adapter in its language" :
+			       cpu_us <= 0 ? "its CPU time was not measured" :
+			       "its language's null adapter did not run");
+		return;
+	}
+	char alone[64] = "";
+	if (null8[0] > 0) /* the part of it that is lockbench's client and the protocol */
+		snprintf(alone, sizeof(alone), " (null-c's: %.3f)", null8[0] / cpu_us);
+	snprintf(what, sizeof(what), "%s, 8 clients: adapter share, %s%s%s's CPU per section over "
+		 "the library's%s", s->name, nulls[i].name, nulls[i].args ? " " : "",
+		 nulls[i].args ? nulls[i].args : "", alone);
+	row(b, "3", what, null8[i], "us CPU", cpu_us, "the library's CPU per section", null8[i] / cpu_us,
+	    "", -1);
+}
+
 /* Every library strategy at 1 and 8 clients under the same load, against the
  * C recipe of its shape (token-lua on one node, redlock on five) measured in
  * the same run: the ratio is the library's throughput over the recipe's,
@@ -434,13 +542,18 @@ static int bench_every_library(struct bench *b)
 {
 	static const int counts[] = { 1, 8 };
 	double base[2][2] = { { 0 } }; /* [one node, five][1, 8 clients] */
+	double null8[N_NULLS + 1] = { 0 }; /* each null adapter's CPU per section, 8 clients */
 	char what[400], name[96];
+
+	if (null_at_8(b, null8) < 0)
+		return LB_ESYS;
 
 	for (int n = 0; n < 2; n++)
 		for (int k = 0; k < 2 && !lb_stop_requested(); k++) {
 			const char *recipe = n ? "redlock" : "token-lua";
 			snprintf(name, sizeof(name), "3-library-baseline-%s-%d", recipe, counts[k]);
-			if (contended(b, recipe, counts[k], name, &base[n][k], what, sizeof(what)) < 0)
+			if (contended(b, recipe, counts[k], name, NULL, &base[n][k], NULL, what,
+				      sizeof(what)) < 0)
 				return LB_ESYS;
 			if (base[n][k] <= 0) {
 				lb_errorf("bench: %s measured no section (see %s/runs)", recipe, b->out);
@@ -459,17 +572,20 @@ static int bench_every_library(struct bench *b)
 			continue;
 		}
 		for (int k = 0; k < 2 && !lb_stop_requested(); k++) {
-			double per_s;
+			double per_s, cpu_us;
 			char base_what[96];
 			snprintf(name, sizeof(name), "3-library-%s-%d", s->name, counts[k]);
 			for (char *q = name; *q; q++)
 				*q = *q == '@' || *q == '/' ? '-' : *q;
-			if (contended(b, s->name, counts[k], name, &per_s, what, sizeof(what)) < 0)
+			if (contended(b, s->name, counts[k], name, NULL, &per_s, &cpu_us, what,
+				      sizeof(what)) < 0)
 				return LB_ESYS;
 			snprintf(base_what, sizeof(base_what), "%s, %d client%s, same load",
 				 five ? "redlock" : "token-lua", counts[k], counts[k] > 1 ? "s" : "");
 			row(b, "3", what, per_s, "sections/s", base[five][k], base_what,
 			    per_s / base[five][k], "", -1); /* base > 0: checked above */
+			if (counts[k] == 8)
+				adapter_share(b, s, cpu_us, null8);
 		}
 	}
 	return 0;
@@ -601,43 +717,75 @@ static int bench_cost(struct bench *b)
 	return 0;
 }
 
+/* Item 3's first rows: each null adapter's us per section at 1 client
+ * (no work, hold 0), three rounds, each beside a redis-py section in the
+ * same round: null-c against redis-py (the goal), the others against null-c
+ * and redis-py; each ratio the median of its three rounds. */
+static int bench_null_solo(struct bench *b, const struct lock_strategy *lib)
+{
+	const struct lock_strategy *s[N_NULLS] = { 0 };
+	double us[N_NULLS][3] = { { 0 } }, lu[3] = { 0 }, ratio[N_NULLS][3] = { { 0 } };
+	char why[600] = "its manifest is missing", name[96], what[300];
+
+	for (size_t i = 0; i + 1 < N_NULLS; i++) /* the threaded loop: at 8 clients only */
+		if (!(s[i] = lb_strategy_find(nulls[i].name)) || !lb_adapter_usable(s[i], why, sizeof(why))) {
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  3. SKIPPED %s: %s\n", nulls[i].name, why);
+			lb_esc_fprintf(b->md, LB_LANG_MD, "| 3 | %s: SKIPPED (%s) | n/a | n/a | n/a | |\n",
+				       nulls[i].name, why);
+			b->misses += i == 0; /* the C one carries the goal */
+			s[i] = NULL;
+		}
+	for (int k = 0; k < 3 && !lb_stop_requested(); k++) {
+		for (size_t i = 0; i + 1 < N_NULLS; i++)
+			if (s[i]) {
+				snprintf(name, sizeof(name), "3-%s-%d", nulls[i].name, k + 1);
+				us[i][k] = solo(b, s[i], name);
+			}
+		snprintf(name, sizeof(name), "3-redis-py-solo-%d", k + 1);
+		lu[k] = solo(b, lib, name);
+		for (size_t i = 0; i + 1 < N_NULLS; i++) /* null-c against redis-py, the rest against null-c */
+			ratio[i][k] = i == 0 ? (lu[k] > 0 ? us[0][k] / lu[k] : 0) :
+				      us[0][k] > 0 ? us[i][k] / us[0][k] : 0;
+	}
+	for (size_t i = 0; i + 1 < N_NULLS && !lb_stop_requested(); i++) {
+		if (!s[i] || (i > 0 && !s[0]))
+			continue;
+		int mid = median3(ratio[i]);
+		if (us[i][mid] <= 0 || lu[mid] <= 0 || (i > 0 && us[0][mid] <= 0)) {
+			lb_errorf("bench: the null adapter runs measured nothing (see %s/runs)", b->out);
+			return LB_EINVAL;
+		}
+		if (i == 0) {
+			row(b, "3", "adapter overhead: null-c (the C null adapter), us per section (median of 3)",
+			    us[0][mid], "us", lu[mid], "redis-py@4.3.4 section, 1 client, same round",
+			    ratio[0][mid], "<= 0.1", ratio[0][mid] <= 0.1);
+		} else {
+			snprintf(what, sizeof(what), "%s (%s), us per section (median of 3): %.3f of a "
+				 "redis-py section", nulls[i].name, nulls[i].loop, us[i][mid] / lu[mid]);
+			row(b, "3", what, us[i][mid], "us", us[0][mid], "null-c, same round", ratio[i][mid],
+			    "", -1);
+		}
+		fprintf(b->md, "| | (the three rounds' ratios: %.3f, %.3f, %.3f) | | | | |\n",
+			ratio[i][0], ratio[i][1], ratio[i][2]);
+	}
+	return 0;
+}
+
 static int bench_libraries(struct bench *b)
 {
 	static const char lib_name[] = "redis-py@4.3.4";
-	const struct lock_strategy *lib = lb_strategy_find(lib_name), *null;
-	char null_spec[PATH_MAX + 8], path[PATH_MAX], why[600];
+	const struct lock_strategy *lib = lb_strategy_find(lib_name);
+	char why[600] = "";
 
-	if (!lib || !lb_adapter_usable(lib, why, sizeof(why)) ||
-	    !lb_find_installed("strategies/adapters/null.py", "share", path, sizeof(path))) {
-		printf("  3. SKIPPED: %s\n", !lib ? "no redis-py adapter found" :
-		       path[0] ? why : "the null adapter strategies/adapters/null.py is missing");
+	if (!lib || !lb_adapter_usable(lib, why, sizeof(why))) {
+		printf("  3. SKIPPED: %s\n", !lib ? "no redis-py adapter found" : why);
 		fprintf(b->md, "| 3 | libraries: SKIPPED (%s) | n/a | n/a | n/a | |\n",
 			!lib ? "no redis-py adapter" : why);
 		b->misses++;
 		return 0;
 	}
-	snprintf(null_spec, sizeof(null_spec), "exec:%s", path);
-	if (!(null = lb_strategy_find(null_spec)))
+	if (bench_null_solo(b, lib) < 0)
 		return LB_EINVAL;
-	double ratio[3], nu[3], lu[3];
-	for (int k = 0; k < 3 && !lb_stop_requested(); k++) {
-		char name[64];
-		snprintf(name, sizeof(name), "3-null-adapter-%d", k + 1);
-		nu[k] = solo(b, null, name);
-		snprintf(name, sizeof(name), "3-redis-py-solo-%d", k + 1);
-		lu[k] = solo(b, lib, name);
-		ratio[k] = lu[k] > 0 ? nu[k] / lu[k] : 0;
-	}
-	int mid = median3(ratio);
-	if (nu[mid] <= 0 || lu[mid] <= 0) {
-		lb_errorf("bench: the adapter runs measured nothing (see %s/runs)", b->out);
-		return LB_EINVAL;
-	}
-	row(b, "3", "adapter overhead: null adapter, us per section (median of 3)", nu[mid], "us",
-	    lu[mid], "redis-py@4.3.4 section, 1 client, same round", ratio[mid], "< 0.1",
-	    ratio[mid] < 0.1);
-	fprintf(b->md, "| | (the three rounds' ratios: %.3f, %.3f, %.3f) | | | | |\n", ratio[0],
-		ratio[1], ratio[2]);
 	/* the library and the best single-node recipe, the same load */
 	const char *const names[] = { "token-lua", lib_name };
 	for (int i = 0; i < 2 && !lb_stop_requested(); i++) {
@@ -689,10 +837,14 @@ static int parse(int argc, char **argv, struct bench *b)
 		} else {
 			fprintf(stderr, "usage: lockbench bench [--duration S] [--out DIR] [--only 3|7]\n\n"
 					"Measures lockbench against redis-benchmark and the serial limit, the\n"
-					"adapter protocol against a redis-py@4.3.4 section, and redis-py beside\n"
-					"token-lua, on the same servers, every library and consensus lock (etcd,\n"
-					"ZooKeeper: on their own three members) beside token-lua at 1 and 8\n"
-					"clients (item 3; --only 3 runs it alone), and what each library's\n"
+					"adapter protocol (the null adapters: null-c, and null-python, null-node,\n"
+					"null-php, each its language's protocol loop) against a redis-py@4.3.4\n"
+					"section at 1 client, and redis-py beside token-lua, on the same servers,\n"
+					"every library and consensus lock (etcd, ZooKeeper: on their own three\n"
+					"members) beside token-lua at 1 and 8 clients, with each library's\n"
+					"adapter share at 8 clients: its language's null adapter's CPU time per\n"
+					"section (user + system, of the clients and their adapters) over the\n"
+					"library's (item 3; --only 3 runs it alone), and what each library's\n"
 					"extensions and retries cost while it holds and while it waits (item 7,\n"
 					"4.5 s a run whatever --duration says; --only 7 runs it alone); writes\n"
 					"DIR/bench.csv, DIR/bench.md and a scaling sweep\n"
@@ -897,9 +1049,10 @@ int lb_cmd_bench(int argc, char **argv)
 	if (baselines(&b) < 0 || bench_overhead(&b) < 0 || bench_handoff(&b) < 0)
 		goto out;
 	/* 3. a library through the adapter, beside the recipes: what the adapter
-	 * costs (the null adapter, which sends nothing to Redis, against a
+	 * costs (the null adapters, which send nothing to Redis, against a
 	 * redis-py section at 1 client, interleaved), then redis-py and
-	 * token-lua under the same contended load */
+	 * token-lua under the same contended load, every library, and each
+	 * library's adapter share at 8 clients */
 	if (bench_libraries(&b) < 0 || bench_fanout(&b) < 0)
 		goto out;
 	/* 7. what each library's extensions and retries cost, by phase */

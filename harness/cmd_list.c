@@ -99,6 +99,23 @@ static void list_libraries(void)
 	printf("  (and exec:PATH: any program that speaks the adapter protocol)\n");
 }
 
+/* The null adapters (kind = null): no lock, the protocol's own cost. */
+static void list_null_adapters(void)
+{
+	if (lb_null_adapter_count() == 0)
+		return;
+	printf("\nNULL ADAPTERS: no lock; each grants every acquire at once and sends nothing, to\n"
+	       "measure what the adapter protocol costs in its language (lockbench bench, item 3)\n");
+	for (size_t i = 0; i < lb_null_adapter_count(); i++) {
+		const struct lock_strategy *s = lb_null_adapter_at(i);
+		const struct lb_adapter_def *d = lb_adapter_def_of(s);
+		char why[600];
+		printf("  %-24s %-12s %s\n", s->name, d->language, d->source);
+		if (!lb_adapter_usable(s, why, sizeof(why)))
+			lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-37s UNAVAILABLE here: %s\n", "", why);
+	}
+}
+
 /* `list --lessons`: the cells lesson pages show, SCENARIO/STRATEGY a line
  * (the Makefile's reference charts; matrix --lesson-repeat). */
 static int list_lessons(void)
@@ -126,7 +143,7 @@ int lb_cmd_list(int argc, char **argv)
 		return list_lessons();
 	if (argc > 1) {
 		fprintf(stderr, "usage: lockbench list [--lessons]\n\n"
-				"Lists the strategies, the library adapters and the scenarios.\n"
+				"Lists the strategies, the library adapters, the null adapters and the scenarios.\n"
 				"--lessons: only the cells lesson pages show, SCENARIO/STRATEGY a line.\n");
 		return strcmp(argv[1], "--help") ? LB_EXIT_USAGE : LB_EXIT_OK;
 	}
@@ -153,6 +170,7 @@ int lb_cmd_list(int argc, char **argv)
 		}
 	}
 	list_libraries();
+	list_null_adapters();
 	list_scenarios();
 	return LB_EXIT_OK;
 }

@@ -118,6 +118,8 @@ struct lb_run_result {
 	double gave_up_attempts;   /* their mean attempts; NAN: the library counts its own */
 	uint64_t gave_up_attempts_max;
 	double gave_up_after_ms;   /* their mean wait, first call to the last one's end */
+	int64_t clients_cpu_ns;    /* CPU time (user + system) of every client and its adapter,
+				      from the go to its last section; -1 not known for one */
 	uint64_t server_connections; /* connections the servers counted, mid-run (0: n/a) */
 	bool interrupted;          /* stopped early by Ctrl-C / SIGTERM */
 	char redis_version[32];

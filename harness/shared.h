@@ -98,6 +98,10 @@ struct lb_client_slot {
 	_Atomic int cpu_said;      /* the client wrote cpu_adapter_us (it exited by itself) */
 	_Atomic int64_t first_call_ns; /* its first acquire call began (absolute; 0: none) */
 	_Atomic uint32_t calls;    /* acquire calls it made (run parameter calls) */
+	/* CPU time (user + system) of the client and its adapter process from
+	 * the run's go to the end of its last section, ns; -1 not known (its
+	 * adapter had gone), 0 not written (it was killed) */
+	_Atomic int64_t cpu_ns;
 };
 
 

@@ -19,6 +19,13 @@
  *   requires = a command that exits 0 when the library is there (optional)
  *   topology = etcd | zookeeper    (optional) a consensus lock: its nodes are
  *                                  that system's members, not Redis servers
+ *   kind = null                    (optional) a null adapter: no lock, it grants
+ *                                  every acquire and sends nothing (the protocol's
+ *                                  own cost); found by name, kept out of the
+ *                                  libraries (matrix, chaos, bench's library rows)
+ *   built = NAME                   instead of program: a program make builds,
+ *                                  build/NAME beside lockbench, installed as
+ *                                  PREFIX/lib/lockbench/NAME
  */
 #ifndef LB_ADAPTER_H
 #define LB_ADAPTER_H
@@ -43,6 +50,9 @@ struct lb_adapter_def {
 				        own settings, or "" when it takes no such argument */
 	char topology[16];           /* "etcd" or "zookeeper": the consensus system its lock
 				        lives on (it runs only there); "" a Redis lock */
+	char kind[16];               /* "null": a null adapter (no lock); "" a library */
+	char built[64];              /* a program make builds (lb_find_installed, "lib"),
+				        or "" (program lies beside the manifest) */
 	const char *argv[LB_ADAPTER_MAX_ARGS + 1]; /* program and its arguments */
 	char argbuf[2048];           /* storage for argv */
 	unsigned claims;
@@ -70,10 +80,17 @@ int lb_adapter_greet(const struct lock_strategy *s);
  * or no claims= field) or was not asked. */
 bool lb_adapter_claims_declared(const struct lock_strategy *s);
 
-/* The library adapters found (loaded once). */
+/* The library adapters found (loaded once); the null adapters (kind = null)
+ * are not among them. */
 size_t lb_adapter_count(void);
 const struct lock_strategy *lb_adapter_at(size_t i);
+/* The null adapters found (kind = null), by name. */
+size_t lb_null_adapter_count(void);
+const struct lock_strategy *lb_null_adapter_at(size_t i);
+/* A library or null adapter by name, or NULL. */
 const struct lock_strategy *lb_adapter_find(const char *name);
+/* Is @s a null adapter (kind = null)? */
+bool lb_adapter_is_null(const struct lock_strategy *s);
 /* "exec:PATH": an external strategy of the program at PATH (made once per
  * PATH). NULL with a message when PATH is not an executable file. */
 const struct lock_strategy *lb_adapter_exec(const char *spec);
@@ -104,6 +121,10 @@ int lb_adapter_host_path(const char *dir, int host, char *buf, size_t len);
  * as a host listening on @socket_path. Never returns. */
 void lb_adapter_exec_host(const struct lb_adapter_def *d, const char *socket_path)
 	__attribute__((noreturn));
+
+/* CPU time (user + system) the adapter process of @state (an external
+ * strategy's lock, from create) has used so far, ns; -1 when it has gone. */
+int64_t lb_adapter_cpu_ns(const void *state);
 
 /* For adapter_registry.c: the ops every external strategy shares. */
 extern const struct lock_strategy lb_adapter_ops;

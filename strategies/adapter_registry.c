@@ -34,8 +34,8 @@ struct loaded {
 	struct lock_strategy s;
 };
 
-static struct loaded adapters[MAX_ADAPTERS];
-static size_t n_adapters;
+static struct loaded adapters[MAX_ADAPTERS]; /* the libraries, then the null adapters */
+static size_t n_adapters, n_libraries;
 static bool loaded;
 static struct loaded execs[MAX_EXEC];
 static size_t n_execs;
@@ -74,6 +74,8 @@ static const struct key {
 	{ "args", false, offsetof(struct manifest, args), sizeof(((struct manifest *)0)->args) },
 	{ "nodes", false, 0, 0 },
 	{ "claims", false, 0, 0 },
+	{ "kind", true, offsetof(struct lb_adapter_def, kind), sizeof(((struct lb_adapter_def *)0)->kind) },
+	{ "built", true, offsetof(struct lb_adapter_def, built), sizeof(((struct lb_adapter_def *)0)->built) },
 };
 
 /* Say what is wrong with key @name; 0 stops inih, which gives the line. */
@@ -111,7 +113,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	if (k == sizeof(keys) / sizeof(keys[0]))
 		return bad_key(m, name, "not a manifest key (name, library, package, language, version, "
 			       "summary, sends, defaults, source, interpreter, program, args, claims, "
-			       "nodes, outside_key, topology)", NULL);
+			       "nodes, outside_key, topology, kind, built)", NULL);
 	bool more = k == 8 && m->last && !strcmp(m->last, "sends"); /* sends goes on over indented lines */
 	if ((m->seen & 1u << k) && !more)
 		return bad_key(m, name, "given twice (only sends goes on over indented lines)", NULL);
@@ -142,6 +144,11 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return bad_key(m, name, "expected letters, digits and - _ . @ + only", field);
 	if (!strcmp(name, "topology") && strcmp(field, "etcd") && strcmp(field, "zookeeper"))
 		return bad_key(m, name, "expected etcd or zookeeper (a Redis lock names none)", field);
+	if (!strcmp(name, "kind") && strcmp(field, "library") && strcmp(field, "null"))
+		return bad_key(m, name, "expected library (the default) or null (a null adapter)", field);
+	if (!strcmp(name, "built") && !good_name(field))
+		return bad_key(m, name, "expected the name of a program make builds (letters, digits "
+			       "and - _ . @ + only)", field);
 	return 1;
 }
 
@@ -171,12 +178,23 @@ int lb_adapter_manifest_parse(const char *text, const char *path, const char *di
 			  m.err[0] ? m.err : "expected KEY = VALUE, [a section] or a ; comment");
 		return LB_EINVAL;
 	}
-	if (!d->name[0] || !m.program[0]) {
-		lb_errorf("%s: not a valid adapter manifest: %s missing", path, d->name[0] ? "program" : "name");
+	if (!d->name[0] || (!m.program[0] && !d->built[0])) {
+		lb_errorf("%s: not a valid adapter manifest: %s", path,
+			  d->name[0] ? "program missing (or built)" : "name missing");
+		return LB_EINVAL;
+	}
+	if (m.program[0] && d->built[0]) {
+		lb_errorf("%s: not a valid adapter manifest: program and built both given (built "
+			  "names a program make builds, program one beside the manifest: one of them)",
+			  path);
 		return LB_EINVAL;
 	}
 	snprintf(d->manifest, sizeof(d->manifest), "%.500s", path);
-	snprintf(program, sizeof(program), "%.*s/%s", PATH_MAX, dir, m.program);
+	/* a built program's path is found when it is loaded (load_one): bare here */
+	if (d->built[0])
+		snprintf(program, sizeof(program), "%s", d->built);
+	else
+		snprintf(program, sizeof(program), "%.*s/%s", PATH_MAX, dir, m.program);
 	/* [interpreter] program [args split at spaces] */
 	const char *words[LB_ADAPTER_MAX_ARGS];
 	int n = 0;
@@ -227,6 +245,22 @@ static void make_strategy(struct loaded *l)
 	l->s.impl = &l->def;
 }
 
+/* A built program's path (build/NAME beside lockbench, or installed
+ * PREFIX/lib/lockbench/NAME) for its bare name in @d's argv. Not found:
+ * the last place looked, which its --check then says cannot run. */
+static void locate_built(struct lb_adapter_def *d)
+{
+	char prog[PATH_MAX], keep[sizeof(d->argbuf)];
+	const char *words[LB_ADAPTER_MAX_ARGS];
+	int n = 0;
+
+	lb_find_installed(d->built, "lib", prog, sizeof(prog));
+	memcpy(keep, d->argbuf, sizeof(keep)); /* argv points into argbuf: copied first */
+	for (int k = 0; d->argv[k] && n < LB_ADAPTER_MAX_ARGS; k++)
+		words[n++] = strcmp(d->argv[k], d->built) ? keep + (d->argv[k] - d->argbuf) : prog;
+	set_argv(d, words, n);
+}
+
 /* One manifest file: read whole (a manifest is small), then parsed. */
 static void load_one(const char *dir, const char *file)
 {
@@ -249,13 +283,25 @@ static void load_one(const char *dir, const char *file)
 	text[n] = '\0';
 	if (lb_adapter_manifest_parse(text, path, dir, &l->def) < 0)
 		return;
+	if (l->def.built[0])
+		locate_built(&l->def);
 	make_strategy(l);
 	n_adapters++;
 }
 
+static bool is_null(const struct lb_adapter_def *d)
+{
+	return !strcmp(d->kind, "null");
+}
+
+/* The libraries by name, then the null adapters by name. */
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct loaded *)a)->def.name, ((const struct loaded *)b)->def.name);
+	const struct lb_adapter_def *x = &((const struct loaded *)a)->def;
+	const struct lb_adapter_def *y = &((const struct loaded *)b)->def;
+	if (is_null(x) != is_null(y))
+		return is_null(x) ? 1 : -1;
+	return strcmp(x->name, y->name);
 }
 
 static void load_all(void)
@@ -280,6 +326,8 @@ static void load_all(void)
 	}
 	closedir(d);
 	qsort(adapters, n_adapters, sizeof(adapters[0]), by_name);
+	while (n_libraries < n_adapters && !is_null(&adapters[n_libraries].def))
+		n_libraries++;
 	for (size_t i = 0; i < n_adapters; i++) { /* qsort moved them: point at the new places */
 		struct lb_adapter_def *def = &adapters[i].def;
 		adapters[i].s.impl = def, adapters[i].s.name = def->name, adapters[i].s.summary = def->summary;
@@ -295,13 +343,31 @@ static void load_all(void)
 size_t lb_adapter_count(void)
 {
 	load_all();
-	return n_adapters;
+	return n_libraries;
 }
 
 const struct lock_strategy *lb_adapter_at(size_t i)
 {
 	load_all();
-	return i < n_adapters ? &adapters[i].s : NULL;
+	return i < n_libraries ? &adapters[i].s : NULL;
+}
+
+size_t lb_null_adapter_count(void)
+{
+	load_all();
+	return n_adapters - n_libraries;
+}
+
+const struct lock_strategy *lb_null_adapter_at(size_t i)
+{
+	load_all();
+	return i < n_adapters - n_libraries ? &adapters[n_libraries + i].s : NULL;
+}
+
+bool lb_adapter_is_null(const struct lock_strategy *s)
+{
+	const struct lb_adapter_def *d = lb_strategy_is_external(s) ? lb_adapter_def_of(s) : NULL;
+	return d && is_null(d);
 }
 
 const struct lock_strategy *lb_adapter_find(const char *name)
@@ -460,7 +526,8 @@ static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len)
 			dup2(null, STDIN_FILENO);
 		/* runs: (manifests) the adapter's own --check, by its interpreter */
 		execvp(argv[0], (char *const *)argv);
-		printf("cannot run %s: %s\n", argv[0], strerror(errno));
+		/* written at once: _exit flushes no stdio buffer */
+		dprintf(STDOUT_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(pfd[1]);

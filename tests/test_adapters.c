@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "adapter.h"
+#include "adapter_proto.h"
 #include "esc.h"
 #include "fixture.h"
 #include "oracle.h"
@@ -640,6 +642,42 @@ Test(adapters, a_lost_notice_inside_the_section_aborts_its_write, .init = setup)
 Test(adapters, an_extra_reply_is_a_protocol_error_naming_its_request, .init = setup)
 {
 	broken("extra-reply.sh", "an unrequested line after the answer to 'acquire'");
+}
+
+/* The C null adapter (strategies/adapters/null.c, built by make): its hello
+ * is right, a run through it passes sections at once with nothing sent to
+ * Redis, and a malformed answer from it is still refused (its argument
+ * "broken" answers acquire with "acquired yes please"). */
+Test(adapters, the_c_null_adapter_answers_at_once_and_a_broken_reply_is_refused, .init = setup)
+{
+	const struct lock_strategy *s = lb_strategy_find("null-c");
+	cr_assert_not_null(s, "no null-c manifest in LOCKBENCH_ADAPTERS");
+	cr_assert(lb_adapter_is_null(s), "null-c is not kind = null");
+	for (size_t i = 0; i < lb_adapter_count(); i++)
+		cr_assert_neq(lb_adapter_at(i), s, "null-c is listed among the libraries");
+	char why[600] = "";
+	cr_assert(lb_adapter_usable(s, why, sizeof(why)), "null-c: %s", why);
+	struct lb_proto_msg hello;
+	cr_assert_eq(lb_adapter_hello(lb_adapter_def_of(s), &hello), 0);
+	cr_assert_eq(hello.version, LB_ADAPTER_PROTOCOL);
+	cr_assert(hello.can_extend && !hello.can_lost && hello.extends == LB_EXTENDS_NEVER);
+	cr_assert(hello.claims_given && hello.claims == 0, "null-c claims nothing");
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/null-c", tmpdir);
+	const char *run[] = { "run", "--strategy", "null-c", "--clients", "1", "--duration", "0.5",
+			      "--hold", "0", "--work", "none", "--out", dir, "--no-status",
+			      "--no-report", NULL };
+	cr_assert_eq(lb(run), 0, "%s", out());
+	cr_assert_gt(field("null-c", "sections"), 200, "%s", out());
+	cr_assert_eq(field("null-c", "overlaps"), 0, "%s", out());
+	cr_assert_eq(field("null-c", "cmds_per_section"), 0, "it sent commands: %s", out());
+	snprintf(dir, sizeof(dir), "%s/null-c-broken", tmpdir);
+	const char *bad[] = { "run", "--strategy", "null-c", "--adapter-arg", "broken", "--clients",
+			      "1", "--duration", "1", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(bad), 1, "%s", out());
+	cr_assert(strstr(out(), "adapter null-c (client 0)") &&
+		  strstr(out(), "got 'acquired yes please'"), "%s", out());
+	nothing_left("null-adapter");
 }
 
 /* An adapter that dies inside the section is its holder's death, reported

@@ -70,6 +70,12 @@ Test(manifest, a_good_one_in_full)
 	cr_assert_str_eq(d.argv[2], "x");
 	cr_assert_str_eq(d.argv[3], "y");
 	cr_assert_null(d.argv[4]);
+	/* a null adapter built by make: its program is found when loaded, bare here */
+	cr_assert_eq(parse("name = null-x\nkind = null\nbuilt = null-adapter\nargs = a\n", &d), 0,
+		     "%s", err);
+	cr_assert_str_eq(d.kind, "null");
+	cr_assert_str_eq(d.argv[0], "null-adapter");
+	cr_assert_str_eq(d.argv[1], "a");
 }
 
 Test(manifest, malformed_ones_are_refused_with_the_reason)
@@ -96,6 +102,9 @@ Test(manifest, malformed_ones_are_refused_with_the_reason)
 		{ longline, "x.adapter:3: not a valid adapter manifest: a line longer than" },
 		{ longval, "library: too long" },
 		{ "name = x\nprogram = p\nthis is not ini\n", "x.adapter:3:" },
+		{ "name = x\nprogram = p\nkind = mock\n", "kind: expected library (the default) or null" },
+		{ "name = x\nprogram = p\nbuilt = b\n", "program and built both given" },
+		{ "name = x\nbuilt = ../../bin/sh\n", "built: expected the name of a program make builds" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct lb_adapter_def d;

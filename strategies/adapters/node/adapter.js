@@ -19,6 +19,7 @@ const libraries = {
   'redlock-universal-redlock': () => require('./libs/redlock-universal')('redlock'),
   'redis-lock': () => require('./libs/redis-lock')(),
   'node-redis-warlock': () => require('./libs/warlock')(),
+  'null': () => require('./libs/null'), /* no lock: the protocol's own cost (null-node.adapter) */
 };
 
 const name = process.argv[2];
