@@ -60,6 +60,7 @@ struct bench {
 	struct lb_outfile csv_out, md_out; /* in place: an interrupted bench keeps its rows */
 	int misses;
 	double serial;   /* the serial limit: PING/4 */
+	char only;       /* --only N: '3', '6', '7', '8', or 0 */
 	bool cost_only;  /* --only 7: item 7 alone (it needs nothing the others measure) */
 	bool libs_only;  /* --only 3: the baselines, then item 3 alone (every library and
 			    consensus lock beside the recipes) */
@@ -243,6 +244,7 @@ struct fair_point {
 	const char *strategy, *wait;
 	int clients;
 	double per_s, p99_ms, jain;
+	double cpu_us, pss_kb, private_kb; /* lockbench's CPU a section, a client's memory */
 };
 
 static void fairness_chart(struct bench *b, const struct fair_point *p, size_t n)
@@ -336,6 +338,122 @@ static int bench_dead_waiter(struct bench *b)
 	return 0;
 }
 
+/* 8. A stampede (scenarios/stampede.ini's load): 2048 clients, one request
+ * each, woken by one call; fair in its queue, token-lua polling, and
+ * node-redlock with its defaults (hosted: a Node process each would not fit):
+ * how many got in and when the last did, against the serial floor (every
+ * client's hold one after another). */
+static int bench_stampede(struct bench *b)
+{
+	static const char *const who[] = { "fair", "token-lua", "redlock@4.2.0" };
+	const int clients = 2048, hold = 2;
+
+	printf("8. a stampede: %d clients at once, one request each\n", clients);
+	for (size_t i = 0; i < sizeof(who) / sizeof(who[0]) && !lb_stop_requested(); i++) {
+		struct lb_run_cfg cfg;
+		struct lb_run_result res = { 0 };
+		char name[80], what[400];
+		if (!lb_strategy_find(who[i]))
+			continue;
+		base_cfg(b, &cfg, who[i]);
+		cfg.clients = clients;
+		cfg.calls = 1;
+		cfg.hold_min_ms = cfg.hold_max_ms = hold;
+		cfg.ttl_ms = 10000;
+		cfg.acquire_timeout_ms = 30000;
+		cfg.duration_s = 60;
+		cfg.wait = lb_wait_own(cfg.strategy);
+		cfg.adapter_hosts = lb_strategy_is_external(cfg.strategy) ? 2 : 0;
+		snprintf(name, sizeof(name), "8-stampede-%s", who[i]);
+		if (bench_run(b, &cfg, name, &res) < 0)
+			return LB_ESYS;
+		double floor_ms = (double)clients * hold, last = (double)res.last_served_ns / 1e6;
+		char wait[48];
+		lb_wait_format(&cfg.wait, wait, sizeof(wait));
+		snprintf(what, sizeof(what), "stampede, %s (wait %s): %llu of %d served, %llu gave up%s, "
+			 "first calls within %.0f ms, %.0f lock commands/s, %llu overlaps", who[i],
+			 wait, (unsigned long long)res.served_clients, clients,
+			 (unsigned long long)res.gave_up_clients,
+			 res.gave_up_clients && !isnan(res.gave_up_attempts) ? " (attempts below)" : "",
+			 (double)res.arrival_spread_ns / 1e6, res.lock_commands_known &&
+			 res.elapsed_s > 0 ? (double)res.lock_commands / res.elapsed_s : 0,
+			 (unsigned long long)res.verdict.overlaps);
+		if (res.last_served_ns >= 0)
+			row(b, "8", what, last, "ms to the last served", floor_ms,
+			    "every hold one after another", last / floor_ms, "", -1);
+		else
+			row(b, "8", what, 0, "ms (nobody served)", floor_ms,
+			    "every hold one after another", 0, "", -1);
+		snprintf(what, sizeof(what), "stampede, %s: clients that gave up (after %.0f ms of "
+			 "waiting on average)%s", who[i], isnan(res.gave_up_after_ms) ? 0 :
+			 res.gave_up_after_ms, isnan(res.gave_up_attempts) ? "" :
+			 ", their attempts (mean) as the value");
+		if (!isnan(res.gave_up_attempts))
+			row(b, "8", what, res.gave_up_attempts, "attempts",
+			    (double)res.gave_up_clients, "clients that gave up",
+			    (double)res.gave_up_clients / clients, "", -1);
+		else
+			row(b, "8", what, (double)res.gave_up_clients, "clients", clients, "clients",
+			    (double)res.gave_up_clients / clients, "", -1);
+		lb_run_result_free(&res);
+	}
+	return 0;
+}
+
+/* 9. What lockbench itself costs as the clients grow, from item 6's runs of
+ * fair (the same load at every count): its CPU per section (the parent and
+ * every client process), each client's memory of its own (private dirty) and
+ * its share of the shared pages (PSS), charted. */
+static void cost_growth(struct bench *b, const struct fair_point *p, size_t n)
+{
+	const struct fair_point *first = NULL, *last = NULL;
+	struct lb_outfile d, g;
+
+	printf("9. lockbench's own cost against the clients (item 6's fair runs)\n");
+	if (lb_outfile_open(&d, b->out, "cost.dat", true) < 0)
+		return;
+	fprintf(d.f, "# clients cpu_us_per_section private_kib pss_kib\n");
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(p[i].strategy, "fair") || p[i].cpu_us <= 0 || p[i].private_kb <= 0)
+			continue;
+		first = first ? first : &p[i];
+		last = &p[i];
+		fprintf(d.f, "%d %.1f %.0f %.0f\n", p[i].clients, p[i].cpu_us, p[i].private_kb,
+			p[i].pss_kb);
+		char what[200];
+		snprintf(what, sizeof(what), "lockbench's CPU a section at %d clients (fair, hold 5 "
+			 "ms): %.0f KiB private dirty and %.0f KiB PSS a client", p[i].clients,
+			 p[i].private_kb, p[i].pss_kb);
+		row(b, "9", what, p[i].cpu_us, "us CPU", first->cpu_us, "the same at 8 clients",
+		    p[i].cpu_us / first->cpu_us, "", -1);
+	}
+	if (lb_outfile_close(&d) < 0)
+		return;
+	if (last) {
+		char what[160];
+		snprintf(what, sizeof(what), "a client's memory of its own (private dirty) at %d "
+			 "clients", last->clients);
+		row(b, "9", what, last->private_kb, "KiB", 2048, "the goal, 2 MiB",
+		    last->private_kb / 2048, "<= 1 at 4096", last->clients >= 4096 ?
+		    last->private_kb <= 2048 : 0);
+	}
+	if (lb_outfile_open(&g, b->out, "cost.gp", true) < 0)
+		return;
+	fprintf(g.f, "set terminal pngcairo noenhanced size 1100,420 font 'DejaVu Sans,10'\n"
+		     "set output 'cost.png'\nset multiplot layout 1,2\n"
+		     "set logscale x 2\nset xlabel 'clients on one lock (fair, hold 5 ms)'\nset grid\n"
+		     "set title \"lockbench's CPU per section (parent and clients)\"\n"
+		     "set ylabel 'us of CPU'\nset yrange [0:*]\n"
+		     "plot 'cost.dat' using 1:2 with linespoints lw 2 title 'us CPU a section'\n"
+		     "set title 'memory a client process'\nset ylabel 'KiB'\n"
+		     "plot 'cost.dat' using 1:3 with linespoints lw 2 title 'private dirty (its own)', "
+		     "'' using 1:4 with linespoints lw 2 title 'PSS (shared pages divided)', "
+		     "2048 with lines dt 2 title 'goal: 2 MiB of its own'\n"
+		     "unset multiplot\n");
+	if (lb_outfile_close(&g) == 0 && lb_gnuplot(b->out, "cost.gp") == 0)
+		fprintf(b->md, "\n![lockbench's cost against the clients](cost.png)\n\n");
+}
+
 static int bench_fairness(struct bench *b)
 {
 	static const char *const configs[][2] = {
@@ -374,7 +492,10 @@ static int bench_fairness(struct bench *b)
 			p[n] = (struct fair_point){ configs[c][0], configs[c][1], counts[k],
 						    res.throughput_per_s,
 						    lb_acquire_quantile_us(&res, 0.99, &lower) / 1000,
-						    steady_jain(&res, counts[k], warm) };
+						    steady_jain(&res, counts[k], warm),
+						    res.harness_cpu_known && res.verdict.sections ?
+						    (double)res.harness_cpu_us / (double)res.verdict.sections : 0,
+						    (double)res.client_pss_kb, (double)res.client_private_kb };
 			char what[200], conns[32] = "n/a", p99[48];
 			lb_acquire_text(&res, 0.99, p99, sizeof(p99));
 			if (res.server_connections)
@@ -399,6 +520,7 @@ static int bench_fairness(struct bench *b)
 		    "the best polling policy, 8 clients", fair_8 / best_polling_8, ">= 0.8",
 		    fair_8 / best_polling_8 >= 0.8);
 	fairness_chart(b, p, n);
+	cost_growth(b, p, n);
 	return bench_dead_waiter(b);
 }
 
@@ -826,16 +948,19 @@ static int parse(int argc, char **argv, struct bench *b)
 				return LB_EXIT_USAGE;
 			}
 		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
-			if (strcmp(argv[++i], "7") && strcmp(argv[i], "3")) {
+			if (strcmp(argv[++i], "7") && strcmp(argv[i], "3") && strcmp(argv[i], "6") &&
+			    strcmp(argv[i], "8")) {
 				lb_errorf("--only: items 3 (the libraries and consensus locks beside "
-					  "the recipes) and 7 (each library's cost by phase) run alone; "
-					  "got '%.40s'", argv[i]);
+					  "the recipes), 6 (fairness at scale, with item 9, lockbench's "
+					  "cost against the clients), 7 (each library's cost by phase) "
+					  "and 8 (a stampede) run alone; got '%.40s'", argv[i]);
 				return LB_EXIT_USAGE;
 			}
+			b->only = argv[i][0];
 			b->cost_only = argv[i][0] == '7';
 			b->libs_only = argv[i][0] == '3';
 		} else {
-			fprintf(stderr, "usage: lockbench bench [--duration S] [--out DIR] [--only 3|7]\n\n"
+			fprintf(stderr, "usage: lockbench bench [--duration S] [--out DIR] [--only 3|6|7|8]\n\n"
 					"Measures lockbench against redis-benchmark and the serial limit, the\n"
 					"adapter protocol (the null adapters: null-c, and null-python, null-node,\n"
 					"null-php, each its language's protocol loop) against a redis-py@4.3.4\n"
@@ -846,7 +971,10 @@ static int parse(int argc, char **argv, struct bench *b)
 					"section (user + system, of the clients and their adapters) over the\n"
 					"library's (item 3; --only 3 runs it alone), and what each library's\n"
 					"extensions and retries cost while it holds and while it waits (item 7,\n"
-					"4.5 s a run whatever --duration says; --only 7 runs it alone); writes\n"
+					"4.5 s a run whatever --duration says; --only 7 runs it alone), the\n"
+					"fair hand-off at 8 to 4096 clients with lockbench's own CPU and\n"
+					"memory at each count (items 6 and 9; --only 6), and a stampede of\n"
+					"2048 clients (item 8; --only 8); writes\n"
 					"DIR/bench.csv, DIR/bench.md and a scaling sweep\n"
 					"(default DIR: results/bench/<UTC time>).\n");
 			return strcmp(argv[i], "--help") ? LB_EXIT_USAGE : -1;
@@ -1041,6 +1169,11 @@ int lb_cmd_bench(int argc, char **argv)
 			rc = LB_EXIT_OK;
 		goto out;
 	}
+	if (b.only == '6' || b.only == '8') {
+		if ((b.only == '6' ? bench_fairness(&b) : bench_stampede(&b)) == 0)
+			rc = LB_EXIT_OK;
+		goto out;
+	}
 	if (b.libs_only) {
 		if (baselines(&b) == 0 && bench_libraries(&b) == 0)
 			rc = LB_EXIT_OK;
@@ -1058,8 +1191,12 @@ int lb_cmd_bench(int argc, char **argv)
 	/* 7. what each library's extensions and retries cost, by phase */
 	if (!lb_stop_requested() && bench_cost(&b) < 0)
 		goto out;
-	/* 6. fairness at scale, and a waiter that dies in the queue */
+	/* 6. fairness at scale, and a waiter that dies in the queue; 9. what
+	 * lockbench costs as the clients grow, from the same runs */
 	if (!lb_stop_requested() && bench_fairness(&b) < 0)
+		goto out;
+	/* 8. a stampede */
+	if (!lb_stop_requested() && bench_stampede(&b) < 0)
 		goto out;
 	fflush(b.md);
 	if (bench_scaling(&b) < 0)

@@ -23,6 +23,20 @@ _Static_assert(LB_TOPO_PARTS + LB_MAX_CLIENTS <= LB_MAX_PARTIES,
 #define LB_CROWD 64        /* more clients than this: a crowd, run at ... */
 #define LB_CLIENT_NICE 19  /* ... this much more niceness (docs/running.md) */
 
+/* In a client's (or an adapter host's) child: a crowd runs below the servers,
+ * the relay, the key watcher and this parent. Thousands of clients polling on
+ * two cores must not starve what serves and watches them: the watcher's stamps
+ * lagged 50 ms and more and matched sets to the wrong section, and redis-py's
+ * sessions, a thousand Python processes polling, left Redis so little CPU that
+ * its replies outlasted their socket timeouts. */
+void run_crowd_nice(const struct run_ctx *r)
+{
+	errno = 0;
+	int prio = getpriority(PRIO_PROCESS, 0);
+	if (r->cfg->clients > LB_CROWD && errno == 0)
+		setpriority(PRIO_PROCESS, 0, prio + LB_CLIENT_NICE);
+}
+
 static int fork_clients(struct run_ctx *r)
 {
 	pid_t parent = getpid();
@@ -38,14 +52,7 @@ static int fork_clients(struct run_ctx *r)
 			if (!lb_child_bind_to_parent(parent))
 				_exit(1);
 			setpgid(0, 0); /* a group of its own, with its adapter (lb_client_signal) */
-			/* a crowd runs below the servers, the relay, the key watcher and
-			 * this parent: thousands of clients polling on two cores must not
-			 * starve what serves and watches them (the watcher's stamps
-			 * lagged 50 ms and more, and matched sets to the wrong section) */
-			errno = 0;
-			int prio = getpriority(PRIO_PROCESS, 0);
-			if (r->cfg->clients > LB_CROWD && errno == 0)
-				setpriority(PRIO_PROCESS, 0, prio + LB_CLIENT_NICE);
+			run_crowd_nice(r);
 			lb_client_main(r->cfg, r->sh, i, r->lock, r->n_lock, &r->resource, r->prefix,
 				       r->shim[0] ? r->shim : NULL);
 		}

@@ -83,6 +83,8 @@ void run_keep_logs(struct run_ctx *r);
 /* run_supervise.c */
 void run_reap_strays(void);
 void run_supervise(struct run_ctx *r);
+/* run.c: a crowd's processes (> 64 clients) at +19 niceness (docs/running.md) */
+void run_crowd_nice(const struct run_ctx *r);
 void run_count_cpu(struct run_ctx *r, const struct rusage *a, const struct rusage *b);
 void run_wait_started(struct run_ctx *r);
 

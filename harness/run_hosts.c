@@ -80,6 +80,7 @@ static void __attribute__((noreturn)) host_child(const struct run_ctx *r, int k,
 	char log[PATH_MAX];
 
 	setpgid(0, 0); /* a group of its own: killed whole, whatever it started */
+	run_crowd_nice(r); /* its sessions are a crowd's clients */
 	snprintf(log, sizeof(log), "%.3900s/adapter-host-%d.log", r->cfg->out_dir, k);
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	int err = r->cfg->out_dir[0] ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
