@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -62,6 +63,23 @@ int run_hosts_check(const struct lb_run_cfg *cfg)
 			  "in a process shared with other clients, which the fault would not reach: "
 			  "run it without --adapter-hosts (one adapter process per client)",
 			  cfg->adapter_hosts, f->name, lb_action_name(f->action));
+		return LB_EINVAL;
+	}
+	/* a host holds, for each of its sessions, the session's socket and the
+	 * library's connections (one a lock node, and one to spare: a Sentinel, a
+	 * resource); it has lockbench's open-files limit (raised by fd_budget) */
+	struct rlimit rl;
+	int hosts = run_hosts_wanted(cfg);
+	size_t sessions = (size_t)(cfg->clients + hosts - 1) / (size_t)hosts;
+	size_t nodes = (size_t)(cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
+	size_t need = sessions * (nodes + 2) + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    need > rl.rlim_cur) {
+		lb_errorf("--adapter-hosts %d: each host serves up to %zu sessions, each with its "
+			  "socket and a connection per lock node, about %zu open files, but "
+			  "RLIMIT_NOFILE allows %llu: give more hosts, or raise the limit "
+			  "(ulimit -n)", cfg->adapter_hosts, sessions, need,
+			  (unsigned long long)rl.rlim_cur);
 		return LB_EINVAL;
 	}
 	if (cfg->sentinel || cfg->cluster) {
