@@ -465,6 +465,9 @@ static int64_t lease_end(const struct client *c, int64_t granted)
  * opens its waiter (shared.h). */
 static void wait_begin(struct lb_client_slot *s, int64_t t)
 {
+	int64_t none = 0;
+	atomic_compare_exchange_strong(&s->first_call_ns, &none, t);
+	atomic_fetch_add(&s->calls, 1);
 	if (atomic_load(&s->wait_calls) == 0) {
 		atomic_store(&s->wait_start_ns, t);
 		atomic_store(&s->wait_try_ns, 0);
@@ -639,7 +642,8 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		goto out;
 	}
 	lb_shared_wait_go(sh);
-	while (!atomic_load(&sh->stop) && lb_now_ns() < sh->end_ns)
+	while (!atomic_load(&sh->stop) && lb_now_ns() < sh->end_ns &&
+	       (cfg->calls == 0 || atomic_load(&c.slot->calls) < (uint32_t)cfg->calls))
 		one_section(&c);
 out:
 	cfg->strategy->destroy(c.lock_state);

@@ -140,13 +140,20 @@ static int defaults(struct matrix *m)
 		int n = lb_scenario_names(names, MAX_SCENARIOS);
 		for (int i = 0; i < n; i++)
 			if (lb_scenario_load(names[i], &m->sc[m->n_sc]) == 0 &&
-			    !m->sc[m->n_sc].probabilistic) /* chaos: see lockbench chaos */
+			    !m->sc[m->n_sc].probabilistic && /* chaos: see lockbench chaos */
+			    !m->sc[m->n_sc].alone)           /* a stampede: make stampede */
 				m->n_sc++;
 		if (m->n_sc == 0) {
 			lb_errorf("no scenarios found");
 			return LB_EINVAL;
 		}
 	}
+	for (int i = 0; i < m->n_sc && m->jobs > 1; i++)
+		if (m->sc[i].alone) { /* a crowd of thousands beside another cell measures both badly */
+			lb_errorf("note: %s needs the machine to itself (alone = yes): cells run one "
+				  "at a time, not --jobs %d", m->sc[i].name, m->jobs);
+			m->jobs = 1;
+		}
 	if (m->n_strategies == 0)
 		for (size_t i = 0; i < lb_strategy_count(); i++)
 			m->strategies[m->n_strategies++] = lb_strategy_at(i);

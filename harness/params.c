@@ -64,6 +64,13 @@ static void topology_get(const struct lb_run_cfg *cfg, struct lb_param_value *v)
 }
 
 /* The summary names the lock nodes the run had: 0 is the strategy's own count. */
+/* --wait own is written as what it was for the run's strategy. */
+static void wait_column(const struct lb_run_cfg *cfg, struct lb_param_value *v)
+{
+	v->wait = cfg->wait.kind == LB_WAIT_OWN && cfg->strategy ? lb_wait_own(cfg->strategy) :
+		  cfg->wait;
+}
+
 static void nodes_column(const struct lb_run_cfg *cfg, struct lb_param_value *v)
 {
 	v->i = cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes;
@@ -118,8 +125,10 @@ static const struct lb_param table[LB_P_COUNT] = {
 			"notify[:MS] | library ({default}); notify blocks until\n"
 			"the release signals, polling at most every MS (100);\n"
 			"library: a library's own blocking acquire, with its\n"
-			"defaults (library strategies only)",
-		.offset = AT(wait),
+			"defaults (library strategies only); own: each\n"
+			"strategy its own (a library's, fair's notify, else\n"
+			"fixed:10), as the summary's wait column then says",
+		.offset = AT(wait), .column_value = wait_column,
 	},
 	[LB_P_ACQUIRE_TIMEOUT] = {
 		.name = "acquire-timeout", .cli = "acquire-timeout", .run_key = "acquire_timeout",
@@ -175,6 +184,16 @@ static const struct lb_param table[LB_P_COUNT] = {
 			"(cmds_per_s_holding, cmds_per_s_waiting); one more hop\n"
 			"on every command",
 		.offset = AT(count_commands),
+	},
+	[LB_P_CALLS] = {
+		.name = "calls", .cli = "calls", .run_key = "calls", .vary = "calls",
+		.column = "calls", .type = LB_PT_INT, .unit = "calls", .min = 0, .max = 1000000,
+		.dflt = { .i = 0 }, .metavar = "N",
+		.help = "acquire calls per client, entered or given up, after\n"
+			"which it stops; the run ends when every client has\n"
+			"(0: no limit, the default; 1: a stampede's one request\n"
+			"each, see scenarios/stampede.ini)",
+		.offset = AT(calls),
 	},
 	[LB_P_TOPOLOGY] = {
 		.name = "topology", .cli = "topology", .run_key = "topology", .type = LB_PT_WORDS,

@@ -55,6 +55,8 @@ struct lb_run_cfg {
 	int keys;
 	struct lb_wait wait;
 	int64_t acquire_timeout_ms;
+	int calls;                 /* acquire calls per client, entered or not, before it
+				      stops; 0: no limit (a stampede: 1) */
 	enum lb_work work;
 	uint64_t seed;
 	int nodes;                 /* lock nodes; 0: the strategy's min_nodes */
@@ -122,6 +124,7 @@ enum lb_param_id {
 	LB_P_MAX_LAG,
 	LB_P_DOWN_AFTER,
 	LB_P_COUNT_COMMANDS,
+	LB_P_CALLS,
 	LB_P_ADAPTER_HOSTS,
 	LB_P_COUNT
 };

@@ -18,7 +18,7 @@
 #define LB_HISTORY_HEADER_8 "client,seq,acquire_start_ns,enter_ns,exit_ns,release_ns,outcome,fence"
 /* waiters.csv: each client's acquire calls after its last enter that did not enter */
 #define LB_WAITERS_HEADER "client,calls,start_ns,last_try_ns,end_ns,ended"
-#define LB_SUMMARY_MAX_FIELDS 80
+#define LB_SUMMARY_MAX_FIELDS 128
 
 /* A summary as ordered name=value pairs. */
 struct lb_summary;

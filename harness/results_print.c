@@ -2,6 +2,7 @@
  * results_print.c - a run's result on the terminal: the load, the figures,
  * the safety lines and the outcome against the scenario's expectation.
  */
+#include <math.h>
 #include "esc.h"
 #include "results.h"
 #include "scenario.h"
@@ -126,6 +127,31 @@ static void print_outcome(FILE *f, const struct lb_run_cfg *cfg, const struct lb
 }
 
 /* Overlaps, lost updates, foreign releases, and what kept the holders alive. */
+/* With calls = N (a stampede): how the crowd was served. */
+static void print_stampede(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
+{
+	if (cfg->calls == 0)
+		return;
+	char last[48] = "none";
+	if (res->last_served_ns >= 0)
+		snprintf(last, sizeof(last), "%.1f ms after go", (double)res->last_served_ns / 1e6);
+	fprintf(f, "  stampede     %llu of %d clients served (the last %s), %llu gave up",
+		(unsigned long long)res->served_clients, cfg->clients, last,
+		(unsigned long long)res->gave_up_clients);
+	if (res->gave_up_clients && !isnan(res->gave_up_attempts))
+		fprintf(f, " after %.1f attempts (at most %llu)", res->gave_up_attempts,
+			(unsigned long long)res->gave_up_attempts_max);
+	else if (res->gave_up_clients)
+		fprintf(f, " (attempts n/a: the library retries inside one call)");
+	if (res->gave_up_clients)
+		fprintf(f, " and %.1f ms of waiting each", res->gave_up_after_ms);
+	fprintf(f, "; first calls within %.3f ms", (double)res->arrival_spread_ns / 1e6);
+	if (res->lock_commands_known && res->elapsed_s > 0)
+		fprintf(f, "; the lock's servers ran %.0f commands/s",
+			(double)res->lock_commands / res->elapsed_s);
+	fputc('\n', f);
+}
+
 static void print_safety(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
 {
 	const struct lb_verdict *v = &res->verdict;
@@ -250,6 +276,7 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 	else
 		fprintf(f, "; bound n/a (%s)\n", res->cost_bound_known ? "no section was held" :
 			res->cost_bound_why);
+	print_stampede(f, cfg, res);
 	print_safety(f, cfg, res);
 	int64_t sb_from, sb_to;
 	int sb_server;

@@ -110,6 +110,14 @@ struct lb_run_result {
 	uint64_t adapter_cpu_us;   /* the adapters' CPU, as their clients reaped them */
 	bool adapter_cpu_known;    /* every client exited by itself and said it */
 	bool harness_cpu_known;    /* ... or there are no adapters to tell apart */
+	/* a stampede (calls > 0), measured for every run: see run_collect.c */
+	int64_t arrival_spread_ns; /* first call of the first client to that of the last */
+	int64_t last_served_ns;    /* from go to the last client's first enter; -1: none */
+	uint64_t served_clients;   /* clients that entered at least once */
+	uint64_t gave_up_clients;  /* clients that called and never entered */
+	double gave_up_attempts;   /* their mean attempts; NAN: the library counts its own */
+	uint64_t gave_up_attempts_max;
+	double gave_up_after_ms;   /* their mean wait, first call to the last one's end */
 	uint64_t server_connections; /* connections the servers counted, mid-run (0: n/a) */
 	bool interrupted;          /* stopped early by Ctrl-C / SIGTERM */
 	char redis_version[32];

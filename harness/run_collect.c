@@ -284,6 +284,44 @@ static void collect_phases(struct run_ctx *r, int64_t end)
 	free(open);
 }
 
+/* What a stampede is judged by, from each client's slot: how close together
+ * the clients made their first call, when the last of them first got in,
+ * and those that never did (their attempts: the harness's count, unknown
+ * when the library waits inside one call; how long they waited). */
+static void collect_stampede(struct run_ctx *r)
+{
+	struct lb_run_result *res = r->res;
+	int64_t first = INT64_MAX, last = INT64_MIN, waited = 0;
+	uint64_t tries = 0;
+
+	res->last_served_ns = -1;
+	for (int i = 0; i < r->cfg->clients; i++) {
+		struct lb_client_slot *c = &r->sh->client[i];
+		int64_t t = atomic_load(&c->first_call_ns);
+		if (t == 0)
+			continue;
+		first = t < first ? t : first;
+		last = t > last ? t : last;
+		if (atomic_load(&c->n_records) > 0) {
+			int64_t in = lb_shared_record(r->sh, i, 0)->enter_ns;
+			res->served_clients++;
+			res->last_served_ns = in > res->last_served_ns ? in : res->last_served_ns;
+			continue;
+		}
+		uint64_t a = atomic_load(&c->attempts);
+		int64_t end = atomic_load(&c->wait_end_ns);
+		res->gave_up_clients++;
+		tries += a;
+		res->gave_up_attempts_max = a > res->gave_up_attempts_max ? a : res->gave_up_attempts_max;
+		waited += (end > t ? end : lb_now_ns()) - t;
+	}
+	res->arrival_spread_ns = last >= first ? last - first : 0;
+	res->gave_up_attempts = r->cfg->wait.kind == LB_WAIT_LIBRARY || !res->gave_up_clients ?
+				NAN : (double)tries / (double)res->gave_up_clients;
+	res->gave_up_after_ms = res->gave_up_clients ?
+				(double)waited / 1e6 / (double)res->gave_up_clients : NAN;
+}
+
 /* Shared records -> sections; a record's state says how far it got. */
 int run_collect(struct run_ctx *r)
 {
@@ -323,6 +361,7 @@ int run_collect(struct run_ctx *r)
 					  (uint32_t)j, death ? death : end, c->cut, &res->sections[k++]);
 	}
 	res->n_sections = k;
+	collect_stampede(r);
 	qsort(res->sections, k, sizeof(*res->sections), section_cmp);
 	if (collect_waiters(r, end) < 0 || collect_tries(r, end) < 0)
 		return LB_ENOMEM;

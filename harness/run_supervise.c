@@ -154,8 +154,18 @@ void run_reap_strays(void)
 		;
 }
 
+static bool all_called(struct run_ctx *r)
+{
+	for (int i = 0; i < r->cfg->clients; i++)
+		if (!atomic_load(&r->sh->client[i].first_call_ns))
+			return false;
+	return true;
+}
+
 void run_supervise(struct run_ctx *r)
 {
+	/* memory mid-run; with --calls, clients stop when done: as soon as every
+	 * one of them has made its first call (all alive, each has run) */
 	int64_t rss_at = r->sh->t0_ns + (r->sh->end_ns - r->sh->t0_ns) / 2;
 	int64_t next_status = r->sh->t0_ns + LB_NS_PER_S;
 	int64_t grace_ns = (r->cfg->hold_max_ms + 3 * 2000 + 2000) * LB_NS_PER_MS;
@@ -175,7 +185,7 @@ void run_supervise(struct run_ctx *r)
 			break;
 		}
 		lb_faults_tick(&r->inj, now - r->sh->t0_ns);
-		if (rss_at && now >= rss_at) {
+		if (rss_at && (now >= rss_at || (r->cfg->calls > 0 && all_called(r)))) {
 			sample_memory(r);
 			if (!r->consensus) /* the lock's servers are not Redis: n/a */
 				sample_connections(r);

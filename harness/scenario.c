@@ -225,9 +225,12 @@ static int on_scenario(struct parser *p, const char *name, const char *v)
 	} else if (!strcmp(name, "probabilistic")) {
 		if (!get_bool(v, &sc->probabilistic))
 			return ini_error(p, "probabilistic: expected yes or no, got '%s'", v);
+	} else if (!strcmp(name, "alone")) {
+		if (!get_bool(v, &sc->alone))
+			return ini_error(p, "alone: expected yes or no, got '%s'", v);
 	} else {
 		return ini_error(p, "unknown key '%s' in [scenario]: expected summary, description, "
-			    "only, except, lessons or probabilistic", name);
+			    "only, except, lessons, probabilistic or alone", name);
 	}
 	return 1;
 }

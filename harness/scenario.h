@@ -147,6 +147,9 @@ struct lb_scenario {
 				     page shows (reference charts): matrix runs them
 				     --lesson-repeat times */
 	bool probabilistic;
+	bool alone;               /* a crowd that needs the machine to itself (a stampede):
+				     lockbench matrix leaves it out unless it is named, and
+				     runs its cells one at a time */
 	/* [run]: the run parameters it gives (params.h), kept as a run keeps
 	 * them; run_given: lb_param_bit() of each one given. A run takes them
 	 * where its command line did not (lb_run_opts_apply_scenario).

@@ -96,6 +96,8 @@ struct lb_client_slot {
 	uint64_t cpu_us;
 	_Atomic uint64_t cpu_adapter_us;
 	_Atomic int cpu_said;      /* the client wrote cpu_adapter_us (it exited by itself) */
+	_Atomic int64_t first_call_ns; /* its first acquire call began (absolute; 0: none) */
+	_Atomic uint32_t calls;    /* acquire calls it made (run parameter calls) */
 };
 
 

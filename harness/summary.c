@@ -3,6 +3,7 @@
  * run's result: each figure through its row of the figure table (figures.h),
  * each setting through its row of the run parameters (params.h).
  */
+#include <math.h>
 #include "esc.h"
 #include "figures.h"
 #include "results.h"
@@ -19,8 +20,11 @@ static void put(struct lb_summary *s, const char *name, const char *fmt, ...)
 void lb_summary_vput(struct lb_summary *s, const char *name, const char *why, const char *fmt,
 		     va_list ap)
 {
-	if (s->n >= LB_SUMMARY_MAX_FIELDS)
+	if (s->n >= LB_SUMMARY_MAX_FIELDS) { /* a column the table gained: never silently */
+		lb_errorf("internal error: more than %d summary columns, %s left out: raise "
+			  "LB_SUMMARY_MAX_FIELDS (results.h)", LB_SUMMARY_MAX_FIELDS, name);
 		return;
+	}
 	snprintf(s->name[s->n], sizeof(s->name[0]), "%s", name);
 	vsnprintf(s->value[s->n], sizeof(s->value[0]), fmt, ap);
 	if (why)
@@ -80,6 +84,13 @@ static const char *na_reason(const char *name, const struct lb_run_result *res)
 		{ "handoff_", "no section was handed from a releaser to a waiting client" },
 		{ "applied_writes", "the resource server did not answer when its counters were read" },
 		{ "client_", "no client's memory could be read while it ran" },
+		{ "arrival_spread_ms", "fewer than two clients made an acquire call" },
+		{ "last_served_ms", "no client entered a section" },
+		{ "gave_up_attempts", "no client gave up, or the library waited inside one call "
+				      "(--wait library): lockbench counts its calls, not the library's "
+				      "attempts" },
+		{ "gave_up_after_ms", "no client gave up" },
+		{ "lock_cmds_per_s", "the lock's servers' commands could not be counted" },
 		{ "cpu_us_per_section", "no section was passed, or a client killed before it could "
 					"say what its adapter cost hides lockbench's own part" },
 		{ "adapter_cpu_us_per_section", "no section was passed, the strategy has no adapter, "
@@ -371,6 +382,17 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 		res->harness_cpu_known && v->sections > 0);
 	put_num(s, "adapter_cpu_us_per_section", (double)res->adapter_cpu_us / secs,
 		res->adapter_cpu_known && v->sections > 0);
+	put_num(s, "arrival_spread_ms", (double)res->arrival_spread_ns / 1e6,
+		res->served_clients + res->gave_up_clients > 1);
+	put_num(s, "last_served_ms", (double)res->last_served_ns / 1e6, res->last_served_ns >= 0);
+	put(s, "served_clients", "%llu", (unsigned long long)res->served_clients);
+	put(s, "gave_up_clients", "%llu", (unsigned long long)res->gave_up_clients);
+	put_num(s, "gave_up_attempts", res->gave_up_attempts, !isnan(res->gave_up_attempts));
+	put_num(s, "gave_up_attempts_max", (double)res->gave_up_attempts_max,
+		!isnan(res->gave_up_attempts));
+	put_num(s, "gave_up_after_ms", res->gave_up_after_ms, !isnan(res->gave_up_after_ms));
+	put_num(s, "lock_cmds_per_s", (double)res->lock_commands / res->elapsed_s,
+		res->lock_commands_known && res->elapsed_s > 0);
 	put_num(s, "connections_per_client", (double)res->server_connections / (double)cfg->clients,
 		res->server_connections > 0);
 	int64_t sb_from, sb_to;

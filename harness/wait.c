@@ -29,6 +29,10 @@ int lb_wait_parse(const char *s, struct lb_wait *out, char *err, size_t errlen)
 		out->kind = LB_WAIT_LIBRARY;
 		return 0;
 	}
+	if (!strcmp(buf, "own") && !a) {
+		out->kind = LB_WAIT_OWN;
+		return 0;
+	}
 	if (!strcmp(buf, "fixed") && a && !b) {
 		out->kind = LB_WAIT_FIXED;
 		if (!lb_parse_i64(a, 0, MAX_INTERVAL_MS, &out->interval_ms))
@@ -64,7 +68,7 @@ bad:
 
 void lb_wait_expected(char *buf, size_t len)
 {
-	snprintf(buf, len, "try, fixed:MS, retries:N:MS, backoff:MIN:MAX, notify[:MS] or library "
+	snprintf(buf, len, "try, fixed:MS, retries:N:MS, backoff:MIN:MAX, notify[:MS], library or own "
 		 "(MS in 0..%d, N >= 1, 1 <= MIN <= MAX)", MAX_INTERVAL_MS);
 }
 
@@ -76,6 +80,9 @@ void lb_wait_format(const struct lb_wait *w, char *buf, size_t len)
 		break;
 	case LB_WAIT_LIBRARY:
 		snprintf(buf, len, "library");
+		break;
+	case LB_WAIT_OWN:
+		snprintf(buf, len, "own");
 		break;
 	case LB_WAIT_FIXED:
 		snprintf(buf, len, "fixed:%lld", (long long)w->interval_ms);
@@ -116,6 +123,7 @@ int64_t lb_wait_delay_ns(const struct lb_wait *w, int64_t attempt, uint64_t *rng
 {
 	switch (w->kind) {
 	case LB_WAIT_TRY:
+	case LB_WAIT_OWN: /* resolved before any run (lb_wait_own) */
 	case LB_WAIT_LIBRARY: /* the library waited inside its one call */
 		return -1;
 	case LB_WAIT_BACKOFF: {
@@ -198,4 +206,13 @@ int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb
 		if (cancel && atomic_load(cancel))
 			return LB_ECANCELED;
 	}
+}
+
+struct lb_wait lb_wait_own(const struct lock_strategy *s)
+{
+	if (lb_strategy_is_external(s))
+		return (struct lb_wait){ .kind = LB_WAIT_LIBRARY };
+	if (s->own_wait == LB_OWN_WAIT_NOTIFY)
+		return (struct lb_wait){ .kind = LB_WAIT_NOTIFY, .interval_ms = 100 };
+	return (struct lb_wait){ .kind = LB_WAIT_FIXED, .interval_ms = 10 };
 }

@@ -26,7 +26,7 @@
 #include "strategy.h"
 
 enum lb_wait_kind { LB_WAIT_TRY, LB_WAIT_FIXED, LB_WAIT_RETRIES, LB_WAIT_BACKOFF, LB_WAIT_NOTIFY,
-		    LB_WAIT_LIBRARY };
+		    LB_WAIT_LIBRARY, LB_WAIT_OWN };
 
 struct lb_wait {
 	enum lb_wait_kind kind;
@@ -82,5 +82,11 @@ int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb
 	       int64_t deadline_ns, const atomic_int *cancel, uint64_t *rng,
 	       struct lb_grant *grant, struct lb_acquire_info *info,
 	       const struct lb_acquire_tally *tally);
+
+/* `own`, each strategy its own way of waiting (a scenario's word, resolved
+ * per strategy before a run: lb_wait_own): a library's (library), a recipe
+ * built around a wait (fair: notify), otherwise lockbench's default poll,
+ * fixed:10. */
+struct lb_wait lb_wait_own(const struct lock_strategy *s);
 
 #endif

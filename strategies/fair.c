@@ -123,6 +123,7 @@ const struct lock_strategy lb_strategy_fair = {
 	.sends = "acquire and release: EVALSHA of its scripts on KEY, KEY:q, KEY:lease, KEY:handed and KEY:w:token; wait: BLPOP KEY:w:token",
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE,
 	.min_nodes = 1,
+	.own_wait = LB_OWN_WAIT_NOTIFY, /* built around its queue's wake */
 	.create = fair_create,
 	.acquire = fair_acquire,
 	.release = fair_release,

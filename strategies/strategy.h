@@ -81,6 +81,9 @@ struct lb_grant {
 				the strategy does not say (one node, or a library) */
 };
 
+/* A recipe's own way of waiting (--wait own; a library's is always its own). */
+enum { LB_OWN_WAIT_POLL, LB_OWN_WAIT_NOTIFY };
+
 struct lock_strategy {
 	const char *name;
 	const char *summary;            /* one line for `lockbench list` */
@@ -88,6 +91,7 @@ struct lock_strategy {
 					   --dry-run; a library's from its manifest */
 	unsigned claims;                /* enum lb_claim bits */
 	unsigned min_nodes;             /* lock nodes it needs (1, or 5 for redlock) */
+	int own_wait;                   /* how it waits under --wait own: LB_OWN_WAIT_* */
 	const char *const *failpoints;  /* NULL-terminated names it fires, or NULL */
 
 	void *(*create)(const struct lb_lock_cfg *cfg); /* NULL on failure */

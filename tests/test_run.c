@@ -991,3 +991,51 @@ Test(run, every_help_prints_usage_and_runs_nothing, .init = mktmp)
 	}
 	cr_assert_geq(seen, 10, "only %d commands in lockbench help: %s", seen, list);
 }
+
+/* --calls 1 (a stampede's shape) with --wait own: every client of a crowd
+ * makes its one call and stops, the run ends when the last one has (not at
+ * --duration), fair waits as it was built to (notify), and each client's own
+ * memory, lockbench's CPU and the crowd's figures are measured. */
+Test(run, a_crowd_makes_one_call_each_and_the_run_ends_with_the_last, .init = mktmp)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/crowd", tmpdir);
+	const char *args[] = { "run", "--strategy", "fair", "--clients", "100", "--calls", "1",
+			       "--hold", "1", "--wait", "own", "--duration", "60", "--out", dir,
+			       "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", fx_slurp(tmpdir, "stderr"));
+	cr_assert_str_eq(summary_text(dir, "wait"), "notify:100");
+	cr_assert_eq(summary_field(dir, "sections"), 100);
+	cr_assert_eq(summary_field(dir, "served_clients"), 100);
+	cr_assert_eq(summary_field(dir, "gave_up_clients"), 0);
+	cr_assert_str_eq(summary_text(dir, "gave_up_attempts"), "n/a");
+	cr_assert_lt(summary_field(dir, "elapsed_s"), 30, "the run ended with its last client");
+	double last = summary_field(dir, "last_served_ms"), spread = summary_field(dir, "arrival_spread_ms");
+	cr_assert(last > 0 && last < 30000 && spread >= 0 && spread <= last, "%g %g", last, spread);
+	double own = summary_field(dir, "client_private_kb"), pss = summary_field(dir, "client_pss_kb");
+	cr_assert(own > 0 && own <= 2048 && pss > 0 && pss <= summary_field(dir, "client_rss_kb"),
+		  "%g KiB private dirty, %g KiB PSS", own, pss);
+	cr_assert_gt(summary_field(dir, "cpu_us_per_section"), 0);
+	cr_assert_str_eq(summary_text(dir, "adapter_cpu_us_per_section"), "n/a");
+	cr_assert(file_has("stdout", "stampede     100 of 100 clients served"), "%s",
+		  fx_slurp(tmpdir, "stdout"));
+}
+
+/* Clients that never got in say after how many attempts and how long. */
+Test(run, clients_that_give_up_say_after_how_many_attempts, .init = mktmp)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/gaveup", tmpdir);
+	const char *args[] = { "run", "--strategy", "token-lua", "--clients", "5", "--calls", "1",
+			       "--hold", "600", "--acquire-timeout", "150", "--wait", "fixed:10",
+			       "--duration", "30", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", fx_slurp(tmpdir, "stderr"));
+	cr_assert_eq(summary_field(dir, "served_clients"), 1);
+	cr_assert_eq(summary_field(dir, "gave_up_clients"), 4);
+	cr_assert_str_eq(summary_text(dir, "observed"), "unavailable");
+	double a = summary_field(dir, "gave_up_attempts"), after = summary_field(dir, "gave_up_after_ms");
+	cr_assert(a >= 3 && a <= 16, "%g attempts in 150 ms, one every 10 ms", a);
+	cr_assert(after >= 140 && after < 1000, "%g ms", after);
+	cr_assert_geq(summary_field(dir, "gave_up_attempts_max"), a);
+	cr_assert(file_has("stdout", "stampede     1 of 5 clients served"), "%s", fx_slurp(tmpdir, "stdout"));
+}
