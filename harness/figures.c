@@ -89,6 +89,7 @@ static const struct lb_figdef fixed[] = {
 	INT("client_rss_kb", "KiB", 0, 1e9, true, LB_FD_MEASURED),
 	INT("client_pss_kb", "KiB", 0, 1e9, true, LB_FD_MEASURED),
 	INT("client_private_kb", "KiB", 0, 1e9, true, LB_FD_MEASURED),
+	INT("adapter_pss_kb", "KiB", 0, 1e9, true, LB_FD_MEASURED),
 	NUM("cpu_us_per_section", "us", 1, 0, 1e12, true, LB_FD_MEASURED),
 	NUM("adapter_cpu_us_per_section", "us", 1, 0, 1e12, true, LB_FD_MEASURED),
 	NUM("arrival_spread_ms", "ms", 3, 0, MS, true, LB_FD_MEASURED),

@@ -104,6 +104,9 @@ struct lb_run_result {
 	uint64_t client_pss_kb;    /* ... its proportional set (shared pages divided among
 				      the processes mapping them), from smaps_rollup */
 	uint64_t client_private_kb; /* ... its private dirty pages: memory of its own */
+	uint64_t adapter_pss_kb;   /* the adapters' proportional set a client (library
+				      strategies; hosts and their processes, or each
+				      client's adapter), sampled with the clients'; 0 none */
 	uint64_t harness_cpu_us;   /* lockbench's CPU, user and system: the parent from the
 				      first fork to the last reap, and every client process
 				      (not its adapter) */

@@ -101,6 +101,9 @@ bool run_hosts_alive(struct run_ctx *r, int wait_ms);
 void run_hosts_stop(struct run_ctx *r);
 /* The CPU time the hosts (and processes of theirs) have used so far, µs. */
 uint64_t run_hosts_cpu_us(const struct run_ctx *r);
+/* The adapters' proportional set now, KiB a client: the hosts and what is
+ * below them, or each client's adapter process; 0 for a recipe. */
+uint64_t run_adapters_pss_kb(const struct run_ctx *r);
 
 /* run_collect.c */
 uint64_t run_keywatch_cmds(const struct run_ctx *r);

@@ -12,11 +12,13 @@
  * or move the C client and not the library code serving it, which lives in
  * the shared host: such a run is refused before anything starts.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -62,6 +64,23 @@ int run_hosts_check(const struct lb_run_cfg *cfg)
 			  "in a process shared with other clients, which the fault would not reach: "
 			  "run it without --adapter-hosts (one adapter process per client)",
 			  cfg->adapter_hosts, f->name, lb_action_name(f->action));
+		return LB_EINVAL;
+	}
+	/* a host holds, for each of its sessions, the session's socket and the
+	 * library's connections (one a lock node, and one to spare: a Sentinel, a
+	 * resource); it has lockbench's open-files limit (raised by fd_budget) */
+	struct rlimit rl;
+	int hosts = run_hosts_wanted(cfg);
+	size_t sessions = (size_t)(cfg->clients + hosts - 1) / (size_t)hosts;
+	size_t nodes = (size_t)(cfg->nodes > 0 ? cfg->nodes : (int)cfg->strategy->min_nodes);
+	size_t need = sessions * (nodes + 2) + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    need > rl.rlim_cur) {
+		lb_errorf("--adapter-hosts %d: each host serves up to %zu sessions, each with its "
+			  "socket and a connection per lock node, about %zu open files, but "
+			  "RLIMIT_NOFILE allows %llu: give more hosts, or raise the limit "
+			  "(ulimit -n)", cfg->adapter_hosts, sessions, need,
+			  (unsigned long long)rl.rlim_cur);
 		return LB_EINVAL;
 	}
 	if (cfg->sentinel || cfg->cluster) {
@@ -219,6 +238,103 @@ void run_hosts_stop(struct run_ctx *r)
 	r->n_hosts = 0;
 }
 
+/* Every process's parent, from one pass over /proc: (pid, ppid) pairs, at
+ * most @max; how many. (lb_proc_descendants scans /proc once per process of
+ * the tree: a PHP host's thousand sessions would be a thousand scans.) */
+struct proc_pair { pid_t pid, ppid; };
+
+static size_t proc_table(struct proc_pair *t, size_t max)
+{
+	DIR *d = opendir("/proc");
+	size_t n = 0;
+
+	for (struct dirent *e; d && (e = readdir(d)) && n < max;) {
+		char path[300], buf[512];
+		long ppid;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.200s/stat", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		const char *rp = strrchr(buf, ')'); /* the name may hold anything */
+		if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1)
+			t[n++] = (struct proc_pair){ (pid_t)atol(e->d_name), (pid_t)ppid };
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	pid_t x = ((const struct proc_pair *)a)->pid, y = ((const struct proc_pair *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+/* The processes of @t (sorted by pid) below those marked 2 in @mark, marked
+ * 1, by passes over the table until none is added. */
+static void mark_below(const struct proc_pair *t, size_t n, unsigned char *mark)
+{
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < n; i++) {
+			struct proc_pair key = { .pid = t[i].ppid };
+			const struct proc_pair *up = mark[i] ? NULL :
+						     bsearch(&key, t, n, sizeof(*t), by_pid);
+			if (up && mark[up - t])
+				mark[i] = 1, more = true;
+		}
+	}
+}
+
+/* What @fn sums over the adapters' processes: with hosts, each host and every
+ * process below it; without, each client's children (its adapter). */
+static uint64_t over_adapters(const struct run_ctx *r, uint64_t (*fn)(pid_t))
+{
+	size_t max = 4 * LB_MAX_CHILDREN + 4096, n;
+	struct proc_pair *t = malloc(max * sizeof(*t));
+	unsigned char *mark = t ? calloc(max, 1) : NULL;
+	uint64_t sum = 0;
+
+	if (!mark) {
+		free(t);
+		return 0;
+	}
+	/* the roots: the hosts, or the clients (their children are the adapters) */
+	int n_roots = r->n_hosts ? r->n_hosts : r->cfg->clients;
+	struct proc_pair *roots = calloc((size_t)n_roots, sizeof(*roots));
+	if (!roots) {
+		free(mark);
+		free(t);
+		return 0;
+	}
+	for (int k = 0; k < n_roots; k++)
+		roots[k].pid = r->n_hosts ? r->host[k] : r->sh->client[k].pid;
+	qsort(roots, (size_t)n_roots, sizeof(*roots), by_pid);
+	n = proc_table(t, max);
+	qsort(t, n, sizeof(*t), by_pid);
+	for (size_t i = 0; i < n; i++) {
+		struct proc_pair key = { .pid = r->n_hosts ? t[i].pid : t[i].ppid };
+		mark[i] = bsearch(&key, roots, (size_t)n_roots, sizeof(*roots), by_pid) ? 2 : 0;
+	}
+	free(roots);
+	if (r->n_hosts)
+		mark_below(t, n, mark);
+	for (size_t i = 0; i < n; i++)
+		if (mark[i])
+			sum += fn(t[i].pid);
+	free(mark);
+	free(t);
+	return sum;
+}
+
 /* utime + stime + cutime + cstime of @pid from /proc/PID/stat, in µs; 0 when gone. */
 static uint64_t proc_cpu_us(pid_t pid)
 {
@@ -242,15 +358,28 @@ static uint64_t proc_cpu_us(pid_t pid)
 
 uint64_t run_hosts_cpu_us(const struct run_ctx *r)
 {
-	pid_t pids[256];
-	uint64_t us = 0;
+	return r->n_hosts ? over_adapters(r, proc_cpu_us) : 0;
+}
 
-	for (int k = 0; k < r->n_hosts; k++) {
-		if (r->host[k] <= 0)
-			continue;
-		size_t n = lb_proc_descendants(r->host[k], pids, sizeof(pids) / sizeof(pids[0]));
-		for (size_t i = 0; i < n; i++) /* a host's sessions may be processes (PHP) */
-			us += proc_cpu_us(pids[i]);
-	}
-	return us;
+/* @pid's proportional set, KiB (smaps_rollup); 0 when gone. */
+static uint64_t proc_pss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long v = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f) && sscanf(line, "Pss: %llu kB", &v) != 1)
+		;
+	fclose(f);
+	return v;
+}
+
+uint64_t run_adapters_pss_kb(const struct run_ctx *r)
+{
+	if (!lb_strategy_is_external(r->cfg->strategy))
+		return 0;
+	return over_adapters(r, proc_pss_kb) / (uint64_t)r->cfg->clients;
 }

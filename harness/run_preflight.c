@@ -145,8 +145,8 @@ int run_preflight(struct run_ctx *r, bool theirs)
 	}
 	if (def && !lb_adapter_usable(cfg->strategy, res->skipped, sizeof(res->skipped)))
 		return 1;
-	if ((rc = run_hosts_check(cfg)) < 0 ||
-	    (rc = fd_budget(cfg, r->n_lock, run_needs_relay(cfg))) < 0)
+	if ((rc = fd_budget(cfg, r->n_lock, run_needs_relay(cfg))) < 0 ||
+	    (rc = run_hosts_check(cfg)) < 0) /* after fd_budget: it raises the open-files limit */
 		return rc;
 	return preflight_shim(r, theirs);
 }

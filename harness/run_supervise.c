@@ -143,6 +143,7 @@ static void sample_memory(struct run_ctx *r)
 		r->res->client_pss_kb = sum[1] / n;
 		r->res->client_private_kb = sum[2] / n;
 	}
+	r->res->adapter_pss_kb = run_adapters_pss_kb(r);
 }
 
 /* Adapters of clients that were killed are orphans; lockbench is their

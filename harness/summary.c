@@ -377,6 +377,7 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put_num(s, "client_rss_kb", (double)res->client_rss_kb, res->client_rss_kb > 0);
 	put_num(s, "client_pss_kb", (double)res->client_pss_kb, res->client_rss_kb > 0);
 	put_num(s, "client_private_kb", (double)res->client_private_kb, res->client_rss_kb > 0);
+	put_num(s, "adapter_pss_kb", (double)res->adapter_pss_kb, res->adapter_pss_kb > 0);
 	double secs = (double)v->sections;
 	put_num(s, "cpu_us_per_section", (double)res->harness_cpu_us / secs,
 		res->harness_cpu_known && v->sections > 0);

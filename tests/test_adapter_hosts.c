@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -148,4 +149,20 @@ Test(adapter_hosts, a_fault_on_a_clients_process_is_refused, .init = setup)
 			      "--out", dir, "--no-status", "--no-report", NULL };
 	cr_assert_eq(lb(bad), 2, "%s", out());
 	cr_assert(strstr(out(), "expected an integer from 0 to 64"), "%s", out());
+}
+
+/* A host holds a socket and a connection per lock node for each of its
+ * sessions: more than the open-files limit allows is refused before anything
+ * starts, saying how many and what to do. */
+Test(adapter_hosts, more_sessions_than_a_host_can_open_is_refused, .init = setup)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/fds", tmpdir);
+	struct rlimit rl = { 3000, 3000 }; /* this test's process and what it starts */
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	const char *run[] = { "run", "--strategy", "redlock@4.2.0", "--clients", "2048",
+			      "--adapter-hosts", "4", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(run), 1, "%s", out());
+	cr_assert(strstr(out(), "each host serves up to 512 sessions"), "%s", out());
+	cr_assert(strstr(out(), "RLIMIT_NOFILE allows 3000: give more hosts"), "%s", out());
 }

@@ -319,6 +319,9 @@ Test(adapters, redis_py_is_a_library_strategy, .init = setup)
 	char verdict[64];
 	snprintf(verdict, sizeof(verdict), "%s", text("rp", "observed"));
 	cr_assert_str_eq(text("rph", "observed"), verdict, "in hosts, another verdict");
+	/* the adapters' memory a client, hosted or not: an interpreter's MiBs */
+	cr_assert_gt(field("rp", "adapter_pss_kb"), 1000, "a process each");
+	cr_assert_gt(field("rph", "adapter_pss_kb"), 1000, "in hosts");
 	char log[PATH_MAX + 32];
 	snprintf(log, sizeof(log), "%s/adapter-host-1.log", dir);
 	cr_assert_eq(access(log, F_OK), 0, "no log of host 1");
