@@ -96,6 +96,7 @@ static const struct lb_figdef fixed[] = {
 	NUM("last_served_ms", "ms", 3, 0, MS, true, LB_FD_MEASURED),
 	INT("served_clients", "clients", 0, LB_MAX_CLIENTS, false, LB_FD_MEASURED),
 	INT("gave_up_clients", "clients", 0, LB_MAX_CLIENTS, false, LB_FD_MEASURED),
+	INT("still_waiting_clients", "clients", 0, LB_MAX_CLIENTS, false, LB_FD_MEASURED),
 	NUM("gave_up_attempts", "attempts", 2, 0, COUNT, true, LB_FD_MEASURED),
 	INT("gave_up_attempts_max", "attempts", 0, COUNT, true, LB_FD_MEASURED),
 	NUM("gave_up_after_ms", "ms", 3, 0, MS, true, LB_FD_MEASURED),

@@ -135,8 +135,9 @@ static void print_stampede(FILE *f, const struct lb_run_cfg *cfg, const struct l
 	char last[48] = "none";
 	if (res->last_served_ns >= 0)
 		snprintf(last, sizeof(last), "%.1f ms after go", (double)res->last_served_ns / 1e6);
-	fprintf(f, "  stampede     %llu of %d clients served (the last %s), %llu gave up",
-		(unsigned long long)res->served_clients, cfg->clients, last,
+	fprintf(f, "  stampede     %llu of %d clients served (the last %s), %llu still waiting "
+		"at the end, %llu gave up", (unsigned long long)res->served_clients, cfg->clients,
+		last, (unsigned long long)res->still_waiting_clients,
 		(unsigned long long)res->gave_up_clients);
 	if (res->gave_up_clients && !isnan(res->gave_up_attempts))
 		fprintf(f, " after %.1f attempts (at most %llu)", res->gave_up_attempts,

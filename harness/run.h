@@ -117,7 +117,8 @@ struct lb_run_result {
 	int64_t arrival_spread_ns; /* first call of the first client to that of the last */
 	int64_t last_served_ns;    /* from go to the last client's first enter; -1: none */
 	uint64_t served_clients;   /* clients that entered at least once */
-	uint64_t gave_up_clients;  /* clients that called and never entered */
+	uint64_t gave_up_clients;  /* clients whose calls all returned without the lock */
+	uint64_t still_waiting_clients; /* never entered, a call still waiting at the end */
 	double gave_up_attempts;   /* their mean attempts; NAN: the library counts its own */
 	uint64_t gave_up_attempts_max;
 	double gave_up_after_ms;   /* their mean wait, first call to the last one's end */

@@ -308,6 +308,10 @@ static void collect_stampede(struct run_ctx *r)
 			res->last_served_ns = in > res->last_served_ns ? in : res->last_served_ns;
 			continue;
 		}
+		if (c->timeouts == 0) { /* its call was still waiting when the run ended */
+			res->still_waiting_clients++;
+			continue;
+		}
 		uint64_t a = atomic_load(&c->attempts);
 		int64_t end = atomic_load(&c->wait_end_ns);
 		res->gave_up_clients++;

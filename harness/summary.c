@@ -388,6 +388,7 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put_num(s, "last_served_ms", (double)res->last_served_ns / 1e6, res->last_served_ns >= 0);
 	put(s, "served_clients", "%llu", (unsigned long long)res->served_clients);
 	put(s, "gave_up_clients", "%llu", (unsigned long long)res->gave_up_clients);
+	put(s, "still_waiting_clients", "%llu", (unsigned long long)res->still_waiting_clients);
 	put_num(s, "gave_up_attempts", res->gave_up_attempts, !isnan(res->gave_up_attempts));
 	put_num(s, "gave_up_attempts_max", (double)res->gave_up_attempts_max,
 		!isnan(res->gave_up_attempts));

@@ -1038,4 +1038,5 @@ Test(run, clients_that_give_up_say_after_how_many_attempts, .init = mktmp)
 	cr_assert(after >= 140 && after < 1000, "%g ms", after);
 	cr_assert_geq(summary_field(dir, "gave_up_attempts_max"), a);
 	cr_assert(file_has("stdout", "stampede     1 of 5 clients served"), "%s", fx_slurp(tmpdir, "stdout"));
+	cr_assert_eq(summary_field(dir, "still_waiting_clients"), 0);
 }
