@@ -9,9 +9,10 @@
  * lease end (ms, Redis time); K:w:<token> a waiter's wake list; K:handed the
  * last hand-off, "<token> <ms>".
  *
- * Recipe:  acquire (one Lua call, lb_script_fair "acquire"): drop queued waiters
- *            whose lease ran out; take a lock handed to me (its wake not read
- *            yet); if the lock is free and nobody waits (or I am first), take
+ * Recipe:  acquire (one Lua call, lb_script_fair "acquire"): take a lock
+ *            handed to me (its wake not read yet: a polling policy reads
+ *            none), with a fresh TTL; drop queued waiters whose lease ran
+ *            out; if the lock is free and nobody waits (or I am first), take
  *            it; if it is free and someone waits, hand it to the first;
  *            otherwise join the queue's tail (once: I keep my place) and renew
  *            my lease: now + lease_ms when first, now + lease_ms + far_ms

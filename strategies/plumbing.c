@@ -124,6 +124,11 @@ const struct lb_script lb_script_fair = {
 	       "  return 1\n"
 	       "end\n"
 	       "local lease_ms, grace, far = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])\n"
+	       "if holder == me then\n"
+	       "  redis.call('pexpire', key, ttl)\n"
+	       "  redis.call('del', key .. ':w:' .. me, handed)\n"
+	       "  return 1\n"
+	       "end\n"
 	       "if holder then\n"
 	       "  local h = redis.call('get', handed)\n"
 	       "  if h then\n"
@@ -134,10 +139,6 @@ const struct lb_script lb_script_fair = {
 	       "      holder = false\n"
 	       "    end\n"
 	       "  end\n"
-	       "end\n"
-	       "if holder == me then\n"
-	       "  redis.call('del', key .. ':w:' .. me)\n"
-	       "  return 1\n"
 	       "end\n"
 	       "if not holder then\n"
 	       "  local head = first_alive()\n"
@@ -155,7 +156,7 @@ const struct lb_script lb_script_fair = {
 	       "end\n"
 	       "redis.call('zadd', lease, now + lease_ms + far, me)\n"
 	       "return 0",
-	.sha = "4080c6d95adbddd2690064636cc4aed263d47ba4",
+	.sha = "c3bcfdd4fa0abb504a3de17753295326cede275d",
 };
 
 uint64_t lb_token_hash(const char *s, size_t len)
