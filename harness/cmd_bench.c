@@ -334,11 +334,12 @@ static int bench_dead_waiter(struct bench *b)
 	return 0;
 }
 
-/* Seconds a point of item 6 runs: the window after the start-up must hold
- * two whole rounds of the queue, since the section counts of a FIFO differ
- * by one at most and Jain's index of counts k and k + 1 falls to 0.89 between
- * one and two rounds but stays above 0.96 past two. At 4096 clients and the
- * 90 to 110 sections/s measured there, a round is 37 to 46 s: 120 s. */
+/* Seconds a point of item 6 runs. The section counts of a FIFO differ by one
+ * at most, and Jain's index of such counts is below 0.9 only when the window
+ * after the start-up holds 1.2 to 1.5 rounds of the queue (0.89 at 4/3), and
+ * at least 0.96 past two. At 4096 clients and the 75 to 121 sections/s measured
+ * there, a round is 34 to 55 s: 120 s (108 after the start-up) holds at least
+ * 1.5 rounds down to 57 sections/s. */
 static double fairness_seconds(struct bench *b, int clients)
 {
 	return clients >= 4096 ? 120 : clients >= 256 ? 30 : clients >= 64 ? 5 : b->duration;
