@@ -22,10 +22,13 @@
  *     client (--count-commands): 3 clients, sections of 1.5 s, its own wait,
  *     at the scenarios' TTL (1 s) and at its own defaults (where its adapter
  *     takes `defaults`), against the recipe of its shape polling every 10 ms;
- *  6. fairness at scale: 8, 64, 256 and 1024 clients on one lock (hold 5 ms),
- *     fair (a FIFO hand-off) against token-lua's polling and notify policies:
- *     throughput, p99 and Jain's index over the steady state; and the time a
- *     waiter killed in fair's queue holds it up, against its documented bound.
+ *  6. fairness at scale: 8, 64, 256, 1024 and 4096 clients on one lock (hold
+ *     5 ms), fair (a FIFO hand-off) against token-lua's polling and notify
+ *     policies (at 4096 notify only): throughput, p99 and Jain's index over
+ *     the steady state, with fair's goals (Jain >= 0.9 at every count, at
+ *     1024 clients 0.8 of the 200 sections/s the hold allows); and the time
+ *     a waiter killed in fair's queue holds it up, against its documented
+ *     bound.
  */
 #include <errno.h>
 #include <math.h>
@@ -454,13 +457,53 @@ static void cost_growth(struct bench *b, const struct fair_point *p, size_t n)
 		fprintf(b->md, "\n![lockbench's cost against the clients](cost.png)\n\n");
 }
 
+/* Seconds a point of item 6 runs. The section counts of a FIFO differ by one
+ * at most, and Jain's index of such counts is below 0.9 only when the window
+ * after the start-up holds 1.2 to 1.5 rounds of the queue (0.89 at 4/3), and
+ * at least 0.96 past two. At 4096 clients and the 75 to 121 sections/s measured
+ * there, a round is 34 to 55 s: 120 s (108 after the start-up) holds at least
+ * 1.5 rounds down to 57 sections/s. */
+static double fairness_seconds(struct bench *b, int clients)
+{
+	return clients >= 4096 ? 120 : clients >= 256 ? 30 : clients >= 64 ? 5 : b->duration;
+}
+
+/* The goals of item 6 over fair's points: Jain >= 0.9 at every count, and at
+ * 1024 clients at least 0.8 of what the 5 ms hold allows (200 sections/s). */
+static void fairness_goals(struct bench *b, const struct fair_point *p, size_t n)
+{
+	double worst = 2, at_1024 = -1;
+	int worst_n = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(p[i].strategy, "fair") != 0)
+			continue;
+		if (p[i].jain < worst) {
+			worst = p[i].jain;
+			worst_n = p[i].clients;
+		}
+		if (p[i].clients == 1024)
+			at_1024 = p[i].per_s;
+	}
+	if (worst <= 1) {
+		char what[120];
+		snprintf(what, sizeof(what), "fair's lowest Jain index over the counts (at %d clients)",
+			 worst_n);
+		row(b, "6", what, worst, "Jain", 1.0, "all served alike", worst, ">= 0.9 at every count",
+		    worst >= 0.9);
+	}
+	if (at_1024 >= 0)
+		row(b, "6", "fair throughput at 1024 clients, hold 5 ms", at_1024, "sections/s", 200,
+		    "the limit the hold allows, 1000/5", at_1024 / 200, ">= 0.8", at_1024 / 200 >= 0.8);
+}
+
 static int bench_fairness(struct bench *b)
 {
 	static const char *const configs[][2] = {
 		{ "fair", "notify" }, { "token-lua", "notify" }, { "token-lua", "fixed:10" },
 		{ "token-lua", "backoff:1:20" }, { "token-lua", "fixed:1" },
 	};
-	static const int counts[] = { 8, 64, 256, 1024 };
+	static const int counts[] = { 8, 64, 256, 1024, 4096 };
 	struct fair_point p[32];
 	size_t n = 0;
 	double best_polling_8 = 0, fair_8 = 0;
@@ -474,10 +517,15 @@ static int bench_fairness(struct bench *b)
 			bool polling = strcmp(configs[c][1], "notify") != 0;
 			if (counts[k] > 8 && !strcmp(configs[c][1], "fixed:1"))
 				continue; /* the fastest barging policy, for the 8-client goal only */
+			if (counts[k] > 1024 && polling)
+				continue; /* at 1024 already a tenth of the limit: 4096 pollers
+					   * would only hold the 2 cores for minutes */
 			base_cfg(b, &cfg, configs[c][0]);
 			cfg.clients = counts[k];
 			cfg.hold_min_ms = cfg.hold_max_ms = 5;
-			cfg.duration_s = counts[k] >= 256 ? 30 : counts[k] >= 64 ? 5 : b->duration;
+			cfg.duration_s = fairness_seconds(b, counts[k]);
+			if (counts[k] > 1024) /* a round is longer than the default 10 s */
+				cfg.acquire_timeout_ms = (int64_t)(cfg.duration_s * 1000);
 			lb_wait_parse(configs[c][1], &cfg.wait, err, sizeof(err));
 			snprintf(name, sizeof(name), "6-fairness-%s-%s-%d", configs[c][0], configs[c][1],
 				 counts[k]);
@@ -519,6 +567,7 @@ static int bench_fairness(struct bench *b)
 		row(b, "6", "fair throughput at 8 clients", fair_8, "sections/s", best_polling_8,
 		    "the best polling policy, 8 clients", fair_8 / best_polling_8, ">= 0.8",
 		    fair_8 / best_polling_8 >= 0.8);
+	fairness_goals(b, p, n);
 	fairness_chart(b, p, n);
 	cost_growth(b, p, n);
 	return bench_dead_waiter(b);

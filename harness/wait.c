@@ -189,8 +189,10 @@ int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb
 				return LB_ETIMEOUT;
 			if (cancel && atomic_load(cancel))
 				return LB_ECANCELED;
-			if (strategy->wait(self, delay / LB_NS_PER_MS < left ? delay / LB_NS_PER_MS
-									 : left) == 1)
+			int64_t ms = delay / LB_NS_PER_MS;
+			if (strategy->wait_ms)
+				ms = strategy->wait_ms(self, ms);
+			if (strategy->wait(self, ms < left ? ms : left) == 1)
 				return 0; /* the wake carried the lock (fair) */
 			continue;
 		}

@@ -81,29 +81,39 @@ const struct lb_script lb_script_counted_write = {
 };
 
 /* fair: one script for both ends (ARGV[1] "acquire" or "release"), so that
- * the queue's rules are written once (strategies/fair.c explains them). */
+ * the queue's rules are written once (strategies/fair.c explains them).
+ * A waiter's wake list holds "1" (the lock is yours) or "0" (you are first
+ * in the queue now: poll at the short interval). */
 const struct lb_script lb_script_fair = {
 	.src =
 	       "local key, q, lease, handed = KEYS[1], KEYS[2], KEYS[3], KEYS[4]\n"
 	       "local op, me, ttl = ARGV[1], ARGV[2], ARGV[3]\n"
 	       "local t = redis.call('time')\n"
 	       "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+	       "local function wake(who, v)\n"
+	       "  redis.call('rpush', key .. ':w:' .. who, v)\n"
+	       "  redis.call('pexpire', key .. ':w:' .. who, ttl)\n"
+	       "end\n"
+	       "local function pop_head(head)\n"
+	       "  redis.call('lpop', q)\n"
+	       "  redis.call('zrem', lease, head)\n"
+	       "  local nxt = redis.call('lindex', q, 0)\n"
+	       "  if nxt then wake(nxt, '0') end\n"
+	       "end\n"
 	       "local function first_alive()\n"
 	       "  while true do\n"
 	       "    local head = redis.call('lindex', q, 0)\n"
 	       "    if not head then return nil end\n"
 	       "    local e = redis.call('zscore', lease, head)\n"
 	       "    if e and tonumber(e) >= now then return head end\n"
-	       "    redis.call('lpop', q)\n"
-	       "    redis.call('zrem', lease, head)\n"
+	       "    pop_head(head)\n"
 	       "  end\n"
 	       "end\n"
 	       "local function hand_to(head)\n"
 	       "  redis.call('set', key, head, 'PX', ttl)\n"
-	       "  redis.call('lpop', q)\n"
-	       "  redis.call('zrem', lease, head)\n"
-	       "  redis.call('rpush', key .. ':w:' .. head, '1')\n"
-	       "  redis.call('pexpire', key .. ':w:' .. head, ttl)\n"
+	       "  pop_head(head)\n"
+	       "  redis.call('del', key .. ':w:' .. head)\n"
+	       "  wake(head, '1')\n"
 	       "  redis.call('set', handed, head .. ' ' .. now, 'PX', ttl)\n"
 	       "end\n"
 	       "local holder = redis.call('get', key)\n"
@@ -113,7 +123,12 @@ const struct lb_script lb_script_fair = {
 	       "  if head then hand_to(head) else redis.call('del', key) end\n"
 	       "  return 1\n"
 	       "end\n"
-	       "local lease_ms, grace = tonumber(ARGV[4]), tonumber(ARGV[5])\n"
+	       "local lease_ms, grace, far = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])\n"
+	       "if holder == me then\n"
+	       "  redis.call('pexpire', key, ttl)\n"
+	       "  redis.call('del', key .. ':w:' .. me, handed)\n"
+	       "  return 1\n"
+	       "end\n"
 	       "if holder then\n"
 	       "  local h = redis.call('get', handed)\n"
 	       "  if h then\n"
@@ -125,26 +140,23 @@ const struct lb_script lb_script_fair = {
 	       "    end\n"
 	       "  end\n"
 	       "end\n"
-	       "if holder == me then\n"
-	       "  redis.call('del', key .. ':w:' .. me)\n"
-	       "  return 1\n"
-	       "end\n"
 	       "if not holder then\n"
 	       "  local head = first_alive()\n"
 	       "  if not head or head == me then\n"
 	       "    redis.call('set', key, me, 'PX', ttl)\n"
-	       "    if head then\n"
-	       "      redis.call('lpop', q)\n"
-	       "      redis.call('zrem', lease, me)\n"
-	       "    end\n"
+	       "    if head then pop_head(me) end\n"
 	       "    return 1\n"
 	       "  end\n"
 	       "  hand_to(head)\n"
 	       "end\n"
 	       "if not redis.call('zscore', lease, me) then redis.call('rpush', q, me) end\n"
-	       "redis.call('zadd', lease, now + lease_ms, me)\n"
+	       "if redis.call('lindex', q, 0) == me then\n"
+	       "  redis.call('zadd', lease, now + lease_ms, me)\n"
+	       "  return 2\n"
+	       "end\n"
+	       "redis.call('zadd', lease, now + lease_ms + far, me)\n"
 	       "return 0",
-	.sha = "0e42c04108372f2e84ca107fc2e23560242fce50",
+	.sha = "c3bcfdd4fa0abb504a3de17753295326cede275d",
 };
 
 uint64_t lb_token_hash(const char *s, size_t len)
@@ -334,10 +346,10 @@ int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms)
 	char signal[256];
 
 	snprintf(signal, sizeof(signal), "%.240s:signal", key);
-	return lb_blpop(n, signal, timeout_ms);
+	return lb_blpop(n, signal, timeout_ms, NULL, 0);
 }
 
-int lb_blpop(struct lb_node *n, const char *list, int64_t timeout_ms)
+int lb_blpop(struct lb_node *n, const char *list, int64_t timeout_ms, char *val, size_t len)
 {
 	char secs[32];
 	int rc = LB_EREDIS;
@@ -352,9 +364,13 @@ int lb_blpop(struct lb_node *n, const char *list, int64_t timeout_ms)
 	redisReply *r = lb_node_cmd(n, "BLPOP %s %s", list, secs);
 	if (longer && n->ctx)
 		lb_node_set_timeout(n, n->timeout_ms);
-	if (r && r->type == REDIS_REPLY_ARRAY)
+	if (r && r->type == REDIS_REPLY_ARRAY) {
 		rc = 0;
-	else if (lb_reply_nil(r))
+		if (val && len > 0 && r->elements == 2 && r->element[1]->type == REDIS_REPLY_STRING)
+			snprintf(val, len, "%s", r->element[1]->str);
+		else if (val && len > 0)
+			val[0] = '\0';
+	} else if (lb_reply_nil(r))
 		rc = LB_ETIMEOUT;
 	if (r)
 		freeReplyObject(r);

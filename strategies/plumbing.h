@@ -112,8 +112,9 @@ int lb_counted_write(struct lb_node *n, const char *key, long long value);
  * @timeout_ms passes: 0 signalled | LB_ETIMEOUT | LB_EREDIS. */
 int lb_notify_wait(struct lb_node *n, const char *key, int64_t timeout_ms);
 /* BLPOP @list for at most @timeout_ms (the connection's timeout stretched to
- * cover it): 0 popped | LB_ETIMEOUT | LB_EREDIS. */
-int lb_blpop(struct lb_node *n, const char *list, int64_t timeout_ms);
+ * cover it): 0 popped (the element into @val, @len bytes, when @val is not
+ * NULL) | LB_ETIMEOUT | LB_EREDIS. */
+int lb_blpop(struct lb_node *n, const char *list, int64_t timeout_ms, char *val, size_t len);
 
 /*
  * Fan-out: send one command to every node before reading any reply (one round

@@ -102,6 +102,11 @@ struct lock_strategy {
 	 * policy notify): 0 signalled (try again) | 1 signalled with the lock
 	 * handed over (acquired: no attempt needed) | LB_ETIMEOUT | LB_EREDIS */
 	int (*wait)(void *self, int64_t timeout_ms);
+	/* optional (notify): how long the next wait may block, the policy's
+	 * interval given; the caller still cuts it at the acquire's deadline.
+	 * NULL: the interval (fair: a waiter behind the first blocks longer,
+	 * since a release or a poke wakes it when its turn comes). */
+	int64_t (*wait_ms)(void *self, int64_t interval_ms);
 	/* optional: does the strategy still believe the lease it granted is valid?
 	 * The critical section asks before its write and while it works, and
 	 * aborts when the answer is no (renewal's watchdog). NULL: it cannot tell. */

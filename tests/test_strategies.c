@@ -705,6 +705,64 @@ Test(contract, fair_keeps_the_queue_order_across_timeouts)
 		fx_client_fini(&w[i]);
 }
 
+/* fair at scale: only the first waiter polls at the policy's interval; the
+ * others block far longer (what keeps 4096 waiters from flooding Redis),
+ * and the release pokes the waiter that becomes first, so that it polls
+ * from then on (a dead holder or an unread hand-off is found in time). */
+Test(contract, fair_pokes_the_waiter_that_becomes_first)
+{
+	const struct lock_strategy *s = lb_strategy_find("fair");
+	struct fx_client w[4];
+
+	fx_start(&f, 1);
+	for (int i = 0; i < 4; i++)
+		fx_client_init(&w[i], &f, s, KEY, 5000);
+	cr_assert_eq(fx_acquire(&w[0]), 0);
+	for (int i = 1; i < 4; i++)
+		cr_assert_eq(fx_acquire(&w[i]), LB_EBUSY);
+	cr_assert_eq(s->wait_ms(w[1].lock, 100), 100, "the first waiter must poll at the interval");
+	cr_assert_geq(s->wait_ms(w[2].lock, 100), 1000, "a waiter behind the first polls as often");
+	cr_assert_eq(fx_release(&w[0]), 0); /* handed to 1; 2 is first now */
+	int64_t t0 = lb_now_ns();
+	cr_assert_eq(s->wait(w[2].lock, 3000), LB_ETIMEOUT, "a poke is not the lock");
+	int64_t ms = (lb_now_ns() - t0) / LB_NS_PER_MS;
+	cr_assert(ms >= 80 && ms < 1000, "poked, it waited %lld ms, not one interval (100)",
+		  (long long)ms);
+	cr_assert_eq(s->wait_ms(w[2].lock, 100), 100, "the poked waiter did not become first");
+	cr_assert_geq(s->wait_ms(w[3].lock, 100), 1000, "a poke reached a waiter not first");
+	cr_assert_eq(s->wait(w[1].lock, 500), 1, "the hand-off's wake did not carry the lock");
+	cr_assert_eq(fx_release(&w[1]), 0);
+	cr_assert_eq(s->wait(w[2].lock, 500), 1, "a poke read earlier hid the hand-off");
+	for (int i = 0; i < 4; i++)
+		fx_client_fini(&w[i]);
+}
+
+/* A waiter that polls (fixed:MS) reads no wake: its next attempt claims the
+ * lock handed to it, and from then on it has its whole TTL (not what was left
+ * of the hand-off's), and no DEL: past the grace its own attempt used to take
+ * the lock back from itself, which the servers count as a foreign release. */
+Test(contract, fair_claims_a_handed_lock_with_a_fresh_ttl)
+{
+	const struct lock_strategy *s = lb_strategy_find("fair");
+	struct fx_client w[3];
+	struct lb_lock_cfg fast = { .poll_ms = 50 }; /* grace 250 ms */
+
+	fx_start(&f, 1);
+	for (int i = 0; i < 3; i++)
+		fx_client_init_opts(&w[i], &f, s, KEY, 10000, &fast);
+	cr_assert_eq(fx_acquire(&w[0]), 0);
+	cr_assert_eq(fx_acquire(&w[1]), LB_EBUSY);
+	cr_assert_eq(fx_release(&w[0]), 0); /* handed to 1, which does not read its wake */
+	lb_sleep_ns(150 * LB_NS_PER_MS);
+	cr_assert_eq(fx_acquire(&w[1]), 0, "the waiter did not claim the lock handed to it");
+	long long ttl = fx_pttl(&f, 0, KEY);
+	cr_assert_gt(ttl, 9950, "claimed 150 ms after the hand-off, the lock has %lld ms left", ttl);
+	lb_sleep_ns(200 * LB_NS_PER_MS); /* past the grace: a claimed lock is not taken back */
+	cr_assert_eq(fx_acquire(&w[2]), LB_EBUSY, "a claimed hand-off was taken back");
+	for (int i = 0; i < 3; i++)
+		fx_client_fini(&w[i]);
+}
+
 /* A waiter that dies in the queue is handed the lock and never wakes: the
  * next waiter's attempt takes it back after the grace (3 polls + 100 ms),
  * bounded, not after the whole TTL. */
