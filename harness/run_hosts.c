@@ -238,55 +238,22 @@ void run_hosts_stop(struct run_ctx *r)
 	r->n_hosts = 0;
 }
 
-/* Every process's parent, from one pass over /proc: (pid, ppid) pairs, at
- * most @max; how many. (lb_proc_descendants scans /proc once per process of
- * the tree: a PHP host's thousand sessions would be a thousand scans.) */
-struct proc_pair { pid_t pid, ppid; };
-
-static size_t proc_table(struct proc_pair *t, size_t max)
-{
-	DIR *d = opendir("/proc");
-	size_t n = 0;
-
-	for (struct dirent *e; d && (e = readdir(d)) && n < max;) {
-		char path[300], buf[512];
-		long ppid;
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%.200s/stat", e->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t k = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (k <= 0)
-			continue;
-		buf[k] = '\0';
-		const char *rp = strrchr(buf, ')'); /* the name may hold anything */
-		if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1)
-			t[n++] = (struct proc_pair){ (pid_t)atol(e->d_name), (pid_t)ppid };
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static int by_pid(const void *a, const void *b)
 {
-	pid_t x = ((const struct proc_pair *)a)->pid, y = ((const struct proc_pair *)b)->pid;
+	pid_t x = ((const struct lb_proc_pair *)a)->pid, y = ((const struct lb_proc_pair *)b)->pid;
 
 	return (x > y) - (x < y);
 }
 
 /* The processes of @t (sorted by pid) below those marked 2 in @mark, marked
  * 1, by passes over the table until none is added. */
-static void mark_below(const struct proc_pair *t, size_t n, unsigned char *mark)
+static void mark_below(const struct lb_proc_pair *t, size_t n, unsigned char *mark)
 {
 	for (bool more = true; more;) {
 		more = false;
 		for (size_t i = 0; i < n; i++) {
-			struct proc_pair key = { .pid = t[i].ppid };
-			const struct proc_pair *up = mark[i] ? NULL :
+			struct lb_proc_pair key = { .pid = t[i].ppid };
+			const struct lb_proc_pair *up = mark[i] ? NULL :
 						     bsearch(&key, t, n, sizeof(*t), by_pid);
 			if (up && mark[up - t])
 				mark[i] = 1, more = true;
@@ -299,7 +266,7 @@ static void mark_below(const struct proc_pair *t, size_t n, unsigned char *mark)
 static uint64_t over_adapters(const struct run_ctx *r, uint64_t (*fn)(pid_t))
 {
 	size_t max = 4 * LB_MAX_CHILDREN + 4096, n;
-	struct proc_pair *t = malloc(max * sizeof(*t));
+	struct lb_proc_pair *t = malloc(max * sizeof(*t));
 	unsigned char *mark = t ? calloc(max, 1) : NULL;
 	uint64_t sum = 0;
 
@@ -309,7 +276,7 @@ static uint64_t over_adapters(const struct run_ctx *r, uint64_t (*fn)(pid_t))
 	}
 	/* the roots: the hosts, or the clients (their children are the adapters) */
 	int n_roots = r->n_hosts ? r->n_hosts : r->cfg->clients;
-	struct proc_pair *roots = calloc((size_t)n_roots, sizeof(*roots));
+	struct lb_proc_pair *roots = calloc((size_t)n_roots, sizeof(*roots));
 	if (!roots) {
 		free(mark);
 		free(t);
@@ -318,10 +285,10 @@ static uint64_t over_adapters(const struct run_ctx *r, uint64_t (*fn)(pid_t))
 	for (int k = 0; k < n_roots; k++)
 		roots[k].pid = r->n_hosts ? r->host[k] : r->sh->client[k].pid;
 	qsort(roots, (size_t)n_roots, sizeof(*roots), by_pid);
-	n = proc_table(t, max);
+	n = lb_proc_table(t, max);
 	qsort(t, n, sizeof(*t), by_pid);
 	for (size_t i = 0; i < n; i++) {
-		struct proc_pair key = { .pid = r->n_hosts ? t[i].pid : t[i].ppid };
+		struct lb_proc_pair key = { .pid = r->n_hosts ? t[i].pid : t[i].ppid };
 		mark[i] = bsearch(&key, roots, (size_t)n_roots, sizeof(*roots), by_pid) ? 2 : 0;
 	}
 	free(roots);

@@ -208,35 +208,47 @@ int lb_kill_marked(const char *prefix)
 	return killed;
 }
 
+size_t lb_proc_table(struct lb_proc_pair *t, size_t max)
+{
+	DIR *d = opendir("/proc");
+	size_t n = 0;
+
+	for (struct dirent *e; d && (e = readdir(d)) && n < max;) {
+		char path[300], buf[512];
+		long ppid;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.200s/stat", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		const char *rp = strrchr(buf, ')'); /* the name may hold anything */
+		if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1)
+			t[n++] = (struct lb_proc_pair){ (pid_t)atol(e->d_name), (pid_t)ppid };
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 size_t lb_proc_descendants(pid_t root, pid_t *out, size_t max)
 {
-	size_t n = 0;
+	size_t n = 0, cap = 4 * LB_MAX_CHILDREN + 4096;
+	struct lb_proc_pair *t = malloc(cap * sizeof(*t));
 
 	if (max == 0)
 		return 0;
 	out[n++] = root;
-	for (size_t i = 0; i < n && n < max; i++) {
-		DIR *d = opendir("/proc");
-		for (struct dirent *e; d && (e = readdir(d)) && n < max;) {
-			char path[300], buf[512];
-			long ppid;
-			if (e->d_name[0] < '1' || e->d_name[0] > '9')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%.200s/stat", e->d_name);
-			int fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			ssize_t k = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (k <= 0)
-				continue;
-			buf[k] = '\0';
-			const char *rp = strrchr(buf, ')'); /* the name may hold anything */
-			if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == (long)out[i])
-				out[n++] = (pid_t)atol(e->d_name);
-		}
-		if (d)
-			closedir(d);
-	}
+	size_t nt = t ? lb_proc_table(t, cap) : 0; /* one pass over /proc, then the tree */
+	for (size_t i = 0; i < n && n < max; i++)
+		for (size_t k = 0; k < nt && n < max; k++)
+			if (t[k].ppid == out[i])
+				out[n++] = t[k].pid;
+	free(t);
 	return n;
 }

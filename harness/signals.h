@@ -39,6 +39,9 @@ bool lb_child_bind_to_parent(pid_t parent);
 /* @root and every process whose parent chain leads to it (from /proc), at
  * most @max: how many. */
 size_t lb_proc_descendants(pid_t root, pid_t *out, size_t max);
+/* Every process and its parent, from one pass over /proc: at most @max; how many. */
+struct lb_proc_pair { pid_t pid, ppid; };
+size_t lb_proc_table(struct lb_proc_pair *t, size_t max);
 
 /* Fork a helper process (@what names it in the error, "the cluster
  * watcher"). In the parent: the child's pid, tracked, or LB_ESYS with a

@@ -145,6 +145,7 @@ def main():
     logging.getLogger("stevedore").setLevel(logging.WARNING)
     import tooz
     from tooz import coordination
+    import tooz.drivers.redis  # noqa: F401  loaded once: an adapter host's sessions share it
     return lbproto.serve(lambda: ToozLock(coordination, "defaults" in args), (tooz.ToozError, ValueError, OSError))
 
 
