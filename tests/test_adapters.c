@@ -683,6 +683,26 @@ Test(adapters, the_c_null_adapter_answers_at_once_and_a_broken_reply_is_refused,
 	nothing_left("null-adapter");
 }
 
+/* The language loops' null adapters, each through its language's shared
+ * plumbing (lbproto.serve, protocol.js, a PHP loop): each passes sections
+ * and sends nothing. bench measures them: one that no longer starts would
+ * void its item. */
+Test(adapters, the_language_null_adapters_pass_sections, .init = setup)
+{
+	static const char *const names[] = { "null-python", "null-node", "null-php" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, names[i]);
+		const char *run[] = { "run", "--strategy", names[i], "--clients", "2", "--duration",
+				      "0.5", "--hold", "0", "--work", "none", "--out", dir,
+				      "--no-status", "--no-report", NULL };
+		cr_assert_eq(lb(run), 0, "%s: %s", names[i], out());
+		cr_assert_gt(field(names[i], "sections"), 20, "%s: %s", names[i], out());
+		cr_assert_eq(field(names[i], "cmds_per_section"), 0, "%s sent commands: %s", names[i],
+			     out());
+	}
+}
+
 /* An adapter that dies inside the section is its holder's death, reported
  * at the next request: the section does not pass it off as a lost lease. */
 Test(adapters, an_adapter_dying_inside_the_section_is_a_death_not_an_abort, .init = setup)

@@ -37,4 +37,4 @@ if __name__ == "__main__":
     if "--check" in sys.argv[1:]:
         print("library=null version=1")
         sys.exit(0)
-    sys.exit(lbproto.serve(Null(), (), quit_stops="threaded" in sys.argv[1:]))
+    sys.exit(lbproto.serve(Null, (), quit_stops="threaded" in sys.argv[1:]))
