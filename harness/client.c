@@ -499,8 +499,11 @@ static void one_section(struct client *c)
 	int64_t t0, hold_ms = draw_hold_ms(c);
 	int rc;
 
-	if (n >= sh->cap) { /* history full: stop rather than lose facts */
-		lb_sleep_ns(10 * LB_NS_PER_MS);
+	if (n >= sh->cap) { /* history full: the run ends here rather than lose facts,
+			     * so that its figures (its throughput) are of what it recorded */
+		int none = 0;
+		atomic_compare_exchange_strong(&sh->history_full, &none, c->id + 1);
+		lb_shared_stop(sh);
 		return;
 	}
 	client_faults(c);

@@ -209,6 +209,11 @@ void run_supervise(struct run_ctx *r)
 	if (lb_faults_unfired(&r->inj, r->res->unfired, sizeof(r->res->unfired)) > 0)
 		lb_errorf("warning: %s: the scenario's fault %s never fired in this run: it shows "
 			  "nothing about it (inconclusive)", r->cfg->strategy->name, r->res->unfired);
+	if (atomic_load(&r->sh->history_full))
+		lb_errorf("warning: %s: client %d recorded as many sections as a run keeps (%zu) "
+			  "and the run ended at %.3f s rather than lose any: its figures are of that "
+			  "time", r->cfg->strategy->name, atomic_load(&r->sh->history_full) - 1,
+			  r->sh->cap, r->res->elapsed_s);
 	lb_faults_finish(&r->inj); /* resume what is paused before waiting for it */
 	if (r->cfg->status_line)
 		printf("\n");

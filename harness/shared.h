@@ -108,6 +108,8 @@ struct lb_client_slot {
 
 struct lb_shared {
 	_Atomic int stop;
+	_Atomic int history_full;              /* 1 + the first client whose records filled:
+						  the run ended there (0: none) */
 	_Atomic int go;                        /* clients start together */
 	_Atomic int started;                   /* clients past their strategy's create
 						  (ready, or failed): t0 waits for all */
