@@ -141,6 +141,8 @@ static void row(struct bench *b, const char *item, const char *what, double valu
 		const char *unit, double baseline, const char *base_what, double ratio,
 		const char *goal, int met)
 {
+	if (lb_stop_requested() && met >= 0) /* a run cut short judges no goal */
+		met = -1, goal = "(interrupted: not judged)";
 	/* the descriptions hold commas: quoted (RFC 4180), as every CSV lockbench writes */
 	lb_esc_fprintf(b->csv, LB_LANG_CSV, "%s,%s,%.3f,%s,%.3f,%s,%.5f,%s,%s\n", item, what, value,
 		       unit, baseline, base_what, ratio, goal, met < 0 ? "-" : met ? "yes" : "no");
@@ -373,9 +375,11 @@ static int bench_stampede(struct bench *b)
 		double floor_ms = (double)clients * hold, last = (double)res.last_served_ns / 1e6;
 		char wait[48];
 		lb_wait_format(&cfg.wait, wait, sizeof(wait));
-		snprintf(what, sizeof(what), "stampede, %s (wait %s): %llu of %d served, %llu gave up%s, "
-			 "first calls within %.0f ms, %.0f lock commands/s, %llu overlaps", who[i],
-			 wait, (unsigned long long)res.served_clients, clients,
+		snprintf(what, sizeof(what), "stampede, %s (wait %s): %llu of %d served, %llu still "
+			 "waiting at the end, %llu gave up%s, first calls within %.0f ms, %.0f lock "
+			 "commands/s, %llu overlaps", who[i], wait,
+			 (unsigned long long)res.served_clients, clients,
+			 (unsigned long long)res.still_waiting_clients,
 			 (unsigned long long)res.gave_up_clients,
 			 res.gave_up_clients && !isnan(res.gave_up_attempts) ? " (attempts below)" : "",
 			 (double)res.arrival_spread_ns / 1e6, res.lock_commands_known &&
@@ -387,10 +391,12 @@ static int bench_stampede(struct bench *b)
 		else
 			row(b, "8", what, 0, "ms (nobody served)", floor_ms,
 			    "every hold one after another", 0, "", -1);
-		snprintf(what, sizeof(what), "stampede, %s: clients that gave up (after %.0f ms of "
-			 "waiting on average)%s", who[i], isnan(res.gave_up_after_ms) ? 0 :
-			 res.gave_up_after_ms, isnan(res.gave_up_attempts) ? "" :
-			 ", their attempts (mean) as the value");
+		char after[64] = "none gave up";
+		if (!isnan(res.gave_up_after_ms))
+			snprintf(after, sizeof(after), "after %.0f ms of waiting on average",
+				 res.gave_up_after_ms);
+		snprintf(what, sizeof(what), "stampede, %s: clients that gave up (%s)%s", who[i], after,
+			 isnan(res.gave_up_attempts) ? "" : ", their attempts (mean) as the value");
 		if (!isnan(res.gave_up_attempts))
 			row(b, "8", what, res.gave_up_attempts, "attempts",
 			    (double)res.gave_up_clients, "clients that gave up",
@@ -438,7 +444,7 @@ static void cost_growth(struct bench *b, const struct fair_point *p, size_t n)
 			 "clients", last->clients);
 		row(b, "9", what, last->private_kb, "KiB", 2048, "the goal, 2 MiB",
 		    last->private_kb / 2048, "<= 1 at 4096", last->clients >= 4096 ?
-		    last->private_kb <= 2048 : 0);
+		    last->private_kb <= 2048 : -1);
 	}
 	if (lb_outfile_open(&g, b->out, "cost.gp", true) < 0)
 		return;
@@ -1254,6 +1260,11 @@ int lb_cmd_bench(int argc, char **argv)
 	printf("\nbench in %s/bench.md (%d goal%s missed)\n", b.out, b.misses,
 	       b.misses == 1 ? "" : "s");
 out:
+	if (lb_stop_requested() && b.md) { /* what ran is kept, and said to be cut short */
+		fprintf(b.md, "\n**Interrupted** (%s): the runs after it were cut short, and no goal "
+			"was judged from then on.\n", lb_stop_signal() == SIGTERM ? "SIGTERM" : "SIGINT");
+		printf("bench interrupted: %s/bench.md says so\n", b.out);
+	}
 	if (lb_outfile_close(&b.csv_out) < 0)
 		rc = LB_EXIT_FAIL;
 	if (lb_outfile_close(&b.md_out) < 0)

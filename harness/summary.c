@@ -384,7 +384,7 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put_num(s, "adapter_cpu_us_per_section", (double)res->adapter_cpu_us / secs,
 		res->adapter_cpu_known && v->sections > 0);
 	put_num(s, "arrival_spread_ms", (double)res->arrival_spread_ns / 1e6,
-		res->served_clients + res->gave_up_clients > 1);
+		res->served_clients + res->gave_up_clients + res->still_waiting_clients > 1);
 	put_num(s, "last_served_ms", (double)res->last_served_ns / 1e6, res->last_served_ns >= 0);
 	put(s, "served_clients", "%llu", (unsigned long long)res->served_clients);
 	put(s, "gave_up_clients", "%llu", (unsigned long long)res->gave_up_clients);

@@ -287,6 +287,50 @@ static void check_busy(struct ctx *c, const char *dir, const struct run_in *in)
 		figure(c, "acquire_errors", (double)errors, true, 0);
 }
 
+/* A crowd's figures (the stampede's): the clients served and when the last
+ * of them first got in, again from history.csv; the clients that called add
+ * up to no more than the run's; what only the run's slots knew (the arrival,
+ * the waits) lies within the run. */
+static void crowd(struct ctx *c, const struct run_in *in)
+{
+	int clients = in->shape.clients;
+	int64_t *first = clients > 0 ? malloc(sizeof(*first) * (size_t)clients) : NULL;
+	double served = 0, last = -1, elapsed_ms = num(c, "elapsed_s") * 1000;
+
+	if (!first)
+		return;
+	for (int i = 0; i < clients; i++)
+		first[i] = -1;
+	for (size_t i = 0; i < in->n; i++) {
+		const struct lb_section *x = &in->sec[i];
+		if (x->client >= 0 && x->client < clients &&
+		    (first[x->client] < 0 || x->enter_ns < first[x->client]))
+			first[x->client] = x->enter_ns;
+	}
+	for (int i = 0; i < clients; i++)
+		if (first[i] >= 0) {
+			served++;
+			last = (double)first[i] / 1e6 > last ? (double)first[i] / 1e6 : last;
+		}
+	free(first);
+	figure(c, "served_clients", served, true, 0);
+	figure(c, "last_served_ms", last, last >= 0, 0);
+	double called = num(c, "served_clients") + num(c, "gave_up_clients") +
+			num(c, "still_waiting_clients");
+	bool ok = called <= clients && (!known(c, "arrival_spread_ms") ||
+					num(c, "arrival_spread_ms") <= elapsed_ms + 1) &&
+		  (!known(c, "gave_up_after_ms") || num(c, "gave_up_after_ms") <= elapsed_ms + 1);
+	c->v->figures++;
+	if (c->out)
+		fprintf(c->out, "  %-22s served + gave up + still waiting %.0f of %d clients, the "
+			"arrival and the waits within the run's %.0f ms: %s\n", "crowd", called,
+			clients, elapsed_ms, ok ? "ok" : "DIFFERS");
+	if (!ok)
+		differs(c, "gave_up_clients");
+	if (known(c, "lock_commands") && num(c, "elapsed_s") > 0)
+		figure(c, "lock_cmds_per_s", num(c, "lock_commands") / num(c, "elapsed_s"), true, 0);
+}
+
 static void run_in_free(struct run_in *in)
 {
 	free(in->sec);
@@ -671,6 +715,7 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	bool split = lb_split_brain_window(in.sec, in.n, in.ev, in.n_ev, &sb_from, &sb_to, &sb_server);
 	figure(&c, "split_brain_ms", (double)(sb_to - sb_from) / 1e6, split, 0);
 	cost(&c, in.sec, in.n, &in.shape);
+	crowd(&c, &in);
 	outcome(&c, &v, lost, lost_max);
 	check_json(&c, dir);
 	run_in_free(&in);

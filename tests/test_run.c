@@ -1039,4 +1039,29 @@ Test(run, clients_that_give_up_say_after_how_many_attempts, .init = mktmp)
 	cr_assert_geq(summary_field(dir, "gave_up_attempts_max"), a);
 	cr_assert(file_has("stdout", "stampede     1 of 5 clients served"), "%s", fx_slurp(tmpdir, "stdout"));
 	cr_assert_eq(summary_field(dir, "still_waiting_clients"), 0);
+	/* check recomputes who was served from history.csv, and the crowd adds up */
+	char path[256], buf[16384];
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *nl = strchr(buf, '\n');
+	cr_assert_not_null(nl);
+	int col = 0;
+	for (char *p = buf; p < nl && strncmp(p, "served_clients,", 15); p++)
+		col += *p == ',';
+	char *v = nl + 1;
+	for (int k = 0; k < col; k++)
+		v = strchr(v, ',') + 1;
+	cr_assert_eq(strncmp(v, "1,", 2), 0, "served_clients is column %d: %.20s", col, v);
+	*v = '9'; /* 9 served of 5 clients */
+	f = fopen(path, "w");
+	fputs(buf, f);
+	fclose(f);
+	const char *check[] = { "check", dir, NULL };
+	cr_assert_neq(lb(check), 0, "a doctored served_clients passed check");
+	cr_assert(file_has("stdout", "served_clients         summary 9") &&
+		  file_has("stdout", "DIFFERS"), "%s", fx_slurp(tmpdir, "stdout"));
 }
