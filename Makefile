@@ -155,8 +155,8 @@ chaos: deps $(BIN) $(SHIM)
 
 # The stampede (scenarios/stampede.ini): 2048 clients at once, every strategy and library,
 # 3 repetitions, checked. A separate target, not part of `make matrix`: each cell needs the
-# machine to itself (alone = yes: one cell at a time), and its 26 cells took 40 to 110 s
-# each on the 2-core development machine: about 25 min a repetition, 75 min for the three.
+# machine to itself (alone = yes: one cell at a time); one repetition of its cells took
+# about 13 min on the 2-core development machine, so about 40 min for the three.
 stampede: deps $(BIN) $(SHIM)
 	@out=results/stampede/$$(date -u +%Y%m%dT%H%M%SZ); \
 	$(BIN) matrix --check --repeat 3 --scenarios stampede --out $$out; \
