@@ -297,6 +297,10 @@ static void crowd(struct ctx *c, const struct run_in *in)
 	int64_t *first = clients > 0 ? malloc(sizeof(*first) * (size_t)clients) : NULL;
 	double served = 0, last = -1, elapsed_ms = num(c, "elapsed_s") * 1000;
 
+	if (!lb_summary_get(c->s, "served_clients")) { /* a run from before these columns */
+		free(first);
+		return;
+	}
 	if (!first)
 		return;
 	for (int i = 0; i < clients; i++)
