@@ -688,6 +688,8 @@ Test(run, check_compares_at_the_precision_the_summary_writes, .init = mktmp)
 	res.lock_commands = 24;
 	res.lock_commands_known = true;
 	res.cmds_per_section = 8;
+	res.served_clients = 1; /* as run_collect.c finds it in the slots: first in at 1 s */
+	res.last_served_ns = LB_NS_PER_S;
 	cr_assert_eq(lb_oracle_judge(sec, 3, 1, 7 * LB_NS_PER_S, &res.verdict, per_client), 0);
 	cr_assert_eq(lb_held_time(sec, 3, 7 * LB_NS_PER_S, &res.held_s, &res.inside_s), 0);
 	struct lb_cost_shape cs = { .wait = &cfg.wait, .clients = 1, .keys = 1, .nodes = 1,
