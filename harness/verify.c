@@ -294,13 +294,11 @@ static void check_busy(struct ctx *c, const char *dir, const struct run_in *in)
 static void crowd(struct ctx *c, const struct run_in *in)
 {
 	int clients = in->shape.clients;
-	int64_t *first = clients > 0 ? malloc(sizeof(*first) * (size_t)clients) : NULL;
 	double served = 0, last = -1, elapsed_ms = num(c, "elapsed_s") * 1000;
 
-	if (!lb_summary_get(c->s, "served_clients")) { /* a run from before these columns */
-		free(first);
-		return;
-	}
+	if (!lb_summary_get(c->s, "served_clients") || clients <= 0)
+		return; /* a run from before these columns */
+	int64_t *first = malloc(sizeof(*first) * (size_t)clients);
 	if (!first)
 		return;
 	for (int i = 0; i < clients; i++)
