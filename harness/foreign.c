@@ -239,8 +239,15 @@ static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne
 		/* on one node an acquire writes once and never undoes: from the set of
 		 * its token on, the key is B's; elsewhere, from B's enter */
 		bool from_set = one_node && !was.by_time;
+		/* after B's exit, B's release may have sent it; not when that release
+		 * said, on one node, that it found B's lock gone or another's (lost,
+		 * foreign): then it deleted nothing of B's, and the del while it was in
+		 * flight was another's (two releases racing at B's exit) */
+		bool not_b = from_set && b->release_ns >= 0 &&
+			     (b->outcome == LB_OUT_LOST || b->outcome == LB_OUT_FOREIGN) &&
+			     ev->t_ns <= b->release_ns + j->o->slop_ns;
 		if ((!from_set && ev->t_ns < b->enter_ns) ||
-		    ev->t_ns >= lb_section_exit(b, j->o->end_ns))
+		    (ev->t_ns >= lb_section_exit(b, j->o->end_ns) && !not_b))
 			continue;
 		if (out->releases == cap) {
 			size_t ncap = cap ? 2 * cap : 16;

@@ -36,7 +36,11 @@
  *    keys while it acquires; a set matched by time may be another's. Not
  *    after B's exit: B's release may have sent it (and a holder killed inside
  *    ends at its death, as one killed while releasing ends at its exit: the
- *    history cannot tell them apart). `expired` is never a release.
+ *    history cannot tell them apart); except, on one node and a set matched
+ *    by its token, a del until B's release returned (+ slop) when that
+ *    release said it found B's lock gone or another's (outcome lost or
+ *    foreign): it deleted nothing of B's, so another release did, racing B's
+ *    at B's exit. `expired` is never a release.
  *  - It is attributed to the client, other than B's, whose release of that
  *    key was in flight: exit <= t <= release returned + slop (a release that
  *    never returned: from its exit on). Of several, one whose own release

@@ -397,6 +397,45 @@ Test(foreign, a_del_with_no_release_in_flight_is_unattributed)
 	lb_foreign_result_free(&r);
 }
 
+/* Two releases racing at the holder's exit (measured under ASan, holder-pause,
+ * set-nx-px): client 2 stops believing at 3619.0 ms, client 0's GETDEL deletes
+ * client 2's lock at 3619.6 (it says foreign), and client 2's own GETDEL finds
+ * it gone (lost). The del is after client 2's exit, but its release deleted
+ * nothing of its own: the del is client 0's, a foreign release, as its
+ * GETDEL said. Had client 2's release said released, the del would be its own. */
+Test(foreign, a_release_racing_the_holders_own_at_its_exit)
+{
+	struct lb_section s[] = {
+		held(2, 0, 3540, 3563, 3619, 3620, 0xb),
+		held(0, 0, 3000, 3010, 3618, 3620, 0xa), /* its lease long gone */
+	};
+	s[0].outcome = LB_OUT_LOST;
+	s[1].outcome = LB_OUT_FOREIGN;
+	struct lb_key_event e[] = { kev(3010, LB_KEY_SET, 0xa), kev(3500, LB_KEY_EXPIRED, 0),
+				    kev(3563, LB_KEY_SET, 0xb), kev(3619, LB_KEY_DEL, 0) };
+	e[3].t_ns += MS / 2;
+	struct lb_foreign_result r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.releases, 1, "client 2's release found its lock gone: the del was client 0's");
+	cr_assert_eq(r.list[0].owner, 2);
+	cr_assert_eq(r.list[0].by, 0);
+	lb_foreign_result_free(&r);
+	s[0].outcome = LB_OUT_RELEASED;
+	r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.releases, 0, "client 2's release deleted its own lock");
+	lb_foreign_result_free(&r);
+	s[0].outcome = LB_OUT_LOST;
+	e[3].t_ns = 3620 * MS + LB_KEYWATCH_SLOP_NS + 1; /* after its release returned */
+	r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.releases, 0, "a del after the holder's release returned is not judged");
+	lb_foreign_result_free(&r);
+	for (size_t i = 0; i < 4; i++)
+		e[i].node = e[i].server = 1; /* several nodes: a release's outcome is the majority's */
+	e[3].t_ns = 3619 * MS + MS / 2;
+	r = judge_keys(s, 2, e, 4);
+	cr_assert_eq(r.releases, 0, "on several nodes, never after the exit");
+	lb_foreign_result_free(&r);
+}
+
 /* Without tokens (an exec: adapter that does not say token=), a set belongs to
  * the section that entered first after it; each section is given one set per
  * server. */

@@ -533,9 +533,13 @@ static void ref_foreign(const struct khist *k, struct lb_foreign_result *r,
 		if (j == (size_t)-1 || k->e[j].kind != LB_KEY_SET || owner[j] < 0)
 			continue;
 		const struct lb_section *b = &h->s[owner[j]];
-		/* inside; on one node, by its token, from its set on */
-		if ((!(one_node && !by_time[j]) && e->t_ns < b->enter_ns) ||
-		    e->t_ns >= ref_end(b, h->end_ns))
+		/* inside; on one node, by its token, from its set on; and there, past
+		 * its exit while its own release, which said lost or foreign, was in
+		 * flight (that release deleted nothing of its own) */
+		bool by_token = one_node && !by_time[j];
+		bool racing = by_token && b->release_ns >= 0 && e->t_ns <= b->release_ns + k->o.slop_ns &&
+			      (b->outcome == LB_OUT_LOST || b->outcome == LB_OUT_FOREIGN);
+		if ((!by_token && e->t_ns < b->enter_ns) || (e->t_ns >= ref_end(b, h->end_ns) && !racing))
 			continue;
 		/* whose release was in flight: outcome foreign first, then the latest exit */
 		const struct lb_section *by = NULL;
