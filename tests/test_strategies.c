@@ -173,7 +173,7 @@ PARAMS(second_client_refused, EXCLUDES)
 ParameterizedTest(struct sp *p, contract, second_client_refused)
 {
 	setup(p, 5000);
-	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_acquire(&a), 0, "%s: a free lock was not acquired", p->name);
 	cr_assert_eq(fx_acquire(&b), LB_EBUSY, "%s: B got a lock A holds", p->name);
 }
 
