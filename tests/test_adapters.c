@@ -351,9 +351,13 @@ static int64_t deleted_at(const struct lb_key_event *ev, size_t ne, uint64_t tok
 }
 
 /* What client @c's GETDELs (its adapter log: "foreign TOKEN" per line) deleted
- * of others' locks: *said in all, and how many of them while their owner was
- * still inside its section (the harm the servers' attribution counts; a GETDEL
- * between the owner's exit and its own release deletes a lock nobody needs).
+ * of others' locks: *said in all, and how many of them the servers' attribution
+ * counts (docs/index.md): those while their owner was still inside its section,
+ * and those after its exit until its own release returned (+ the slop) when
+ * that release said it found its lock gone or another's (lost, foreign: the
+ * two releases raced at the owner's exit). A GETDEL between the owner's exit
+ * and its own release otherwise deletes a lock nobody needs, and the history
+ * cannot tell it from the owner's own release.
  * Without tokens in the history (--no-token) all *said are counted. */
 static int foreign_inside(const char *log, const struct lb_section *sec, size_t n,
 			  const struct lb_key_event *ev, size_t ne, int64_t end_ns, bool all_read,
@@ -379,7 +383,10 @@ static int foreign_inside(const char *log, const struct lb_section *sec, size_t 
 			continue; /* the watcher could not read that set's value (its GET came
 				     after the GETDEL, on a loaded machine): not by token */
 		cr_assert_geq(t, 0, "the servers never saw the deletion of %.32s", p);
-		inside += t < lb_section_exit(owner, end_ns);
+		bool raced = owner->release_ns >= 0 &&
+			     (owner->outcome == LB_OUT_LOST || owner->outcome == LB_OUT_FOREIGN) &&
+			     t <= owner->release_ns + LB_KEYWATCH_SLOP_NS;
+		inside += t < lb_section_exit(owner, end_ns) || raced;
 	}
 	return inside;
 }
