@@ -75,10 +75,9 @@ deps:
 
 # Tests find the binary under test through LOCKBENCH_BIN.
 run-tests: $(BIN) $(SHIM) $(NULLAD) $(TEST_BIN)
-	@set -e; for t in $(TEST_BIN); do echo "== $$t"; \
-	  LOCKBENCH_BIN=$(abspath $(BIN)) LOCKBENCH_SCENARIOS=$(abspath scenarios) \
+	@LOCKBENCH_BIN=$(abspath $(BIN)) LOCKBENCH_SCENARIOS=$(abspath scenarios) \
 	  LOCKBENCH_ADAPTERS=$(abspath strategies/adapters) \
-	  LOCKBENCH_CLOCK_SHIM=$(abspath $(SHIM)) $$t --jobs 2; done
+	  LOCKBENCH_CLOCK_SHIM=$(abspath $(SHIM)) bash tests/run.sh $(TEST_BIN)
 
 # deps first, then a parallel build: packages must be there before compiling.
 test: deps

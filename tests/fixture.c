@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <stdio.h>
 #include <string.h>
+#include <regex.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -203,7 +204,13 @@ void fx_deadline(unsigned seconds)
 
 void fx_become_subreaper(void)
 {
+	char tag[32];
+
 	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	/* what this test starts from now on says so (fx_left): tests of other
+	 * binaries may run beside it (tests/run.sh) */
+	snprintf(tag, sizeof(tag), "%ld", (long)getpid());
+	setenv("LBTEST_OWNER", tag, 1);
 }
 
 void fx_reap_orphans(void)
@@ -299,19 +306,19 @@ void fx_recheck(const char *dir)
 	free(said);
 }
 
-/* The processes whose environment says fx_spawn_lockbench started @pid's
- * lockbench (LBTEST_SPAWN=@pid), into @what ("PID COMMAND, ..."); their count. */
-static int tagged(pid_t pid, char *what, size_t len)
+/* The processes other than this one whose environment holds @want
+ * ("NAME=VALUE"; NULL: any) and, unless @re is NULL, whose command line (its arguments
+ * joined by spaces, as pgrep -f reads it) matches @re, into @what
+ * ("PID COMMAND, ..."); their count. */
+static int scan(const char *want, const regex_t *re, char *what, size_t len)
 {
-	char want[48];
 	int n = 0;
-	size_t used = 0;
-	size_t wl = (size_t)snprintf(want, sizeof(want), "LBTEST_SPAWN=%ld", (long)pid);
+	size_t used = 0, wl = want ? strlen(want) : 0;
 	DIR *d = opendir("/proc");
 	what[0] = '\0';
 	for (struct dirent *e; d && (e = readdir(d));) {
 		char path[300], env[65536], comm[64] = "?";
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || atol(e->d_name) == (long)getpid())
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/environ", e->d_name);
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -322,11 +329,25 @@ static int tagged(pid_t pid, char *what, size_t len)
 		if (k <= 0)
 			continue; /* a zombie has none: it is not running */
 		env[k] = '\0';
-		bool found = false;
+		bool found = !want;
 		for (char *p = env; p < env + k && !found; p += strlen(p) + 1)
 			found = !strncmp(p, want, wl) && p[wl] == '\0';
 		if (!found)
 			continue;
+		if (re) {
+			snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			k = fd < 0 ? -1 : read(fd, env, sizeof(env) - 1);
+			if (fd >= 0)
+				close(fd);
+			if (k <= 0)
+				continue;
+			for (ssize_t i = 0; i < k - 1; i++)
+				env[i] = env[i] ? env[i] : ' ';
+			env[k] = '\0';
+			if (regexec(re, env, 0, NULL, 0))
+				continue;
+		}
 		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
 		FILE *f = fopen(path, "r");
 		if (f) {
@@ -343,6 +364,41 @@ static int tagged(pid_t pid, char *what, size_t len)
 	if (d)
 		closedir(d);
 	return n;
+}
+
+/* The processes whose environment says fx_spawn_lockbench started @pid's
+ * lockbench (LBTEST_SPAWN=@pid), into @what ("PID COMMAND, ..."); their count. */
+static int tagged(pid_t pid, char *what, size_t len)
+{
+	char want[48];
+
+	snprintf(want, sizeof(want), "LBTEST_SPAWN=%ld", (long)pid);
+	return scan(want, NULL, what, len);
+}
+
+static int left(const char *want, const char *pattern, char *what, size_t len)
+{
+	regex_t re;
+
+	cr_assert_eq(regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB), 0, "pattern %s", pattern);
+	int n = scan(want, &re, what, len);
+	regfree(&re);
+	return n;
+}
+
+int fx_left(const char *pattern, char *what, size_t len)
+{
+	char want[48];
+
+	snprintf(want, sizeof(want), "LBTEST_OWNER=%ld", (long)getpid());
+	cr_assert_str_eq(getenv("LBTEST_OWNER") ? getenv("LBTEST_OWNER") : "", want + 13,
+			 "fx_left needs fx_become_subreaper() in the test's setup (its tag)");
+	return left(want, pattern, what, len);
+}
+
+int fx_left_anywhere(const char *pattern, char *what, size_t len)
+{
+	return left(NULL, pattern, what, len);
 }
 
 void fx_nothing_left(pid_t pid)

@@ -102,6 +102,15 @@ const char *fx_summary(const char *dir, const char *name);
 /* Orphans of a crashed child come to this process (PID 1 in a container may
  * never reap them); fx_reap_orphans collects the ones that exited. */
 void fx_become_subreaper(void);
+/* The processes this test started (since fx_become_subreaper, whatever
+ * started them in turn) still running whose command line matches @pattern
+ * (an extended regular expression, as pgrep -f takes), into @what
+ * ("PID COMMAND, ..."); their count. Not another test's, of this binary or
+ * of another running beside it (tests/run.sh). */
+int fx_left(const char *pattern, char *what, size_t len);
+/* The same among every process of the machine: for what cleared its
+ * environment (the tag with it); @pattern must be this test's alone. */
+int fx_left_anywhere(const char *pattern, char *what, size_t len);
 void fx_reap_orphans(void);
 /* @root and every process whose parent chain leads to it (at most @max). */
 int fx_descendants(pid_t root, pid_t *out, int max);

@@ -51,18 +51,12 @@ static const char *out(void)
  * moment for those dying with lockbench (PDEATHSIG) to go. */
 static int left(const char *needle)
 {
-	char cmd[PATH_MAX + 64];
+	char what[256];
 	int n = 0;
-	/* not the shell that asks (its command line holds @needle too) */
-	snprintf(cmd, sizeof(cmd), "pgrep -f '%s' | grep -cvx $$", needle);
 	for (int tries = 0; tries < 10; tries++) {
 		lb_sleep_ns(200 * LB_NS_PER_MS);
 		fx_reap_orphans();
-		FILE *p = popen(cmd, "r");
-		if (fscanf(p, "%d", &n) != 1)
-			n = 0;
-		pclose(p);
-		if (n == 0)
+		if ((n = fx_left(needle, what, sizeof(what))) == 0)
 			break;
 	}
 	return n;
@@ -119,10 +113,8 @@ Test(adapter_hosts, a_kill_9_of_lockbench_leaves_no_host, .init = setup)
 	int running = 0;
 	for (int i = 0; i < 200 && running != 2; i++) {
 		lb_sleep_ns(50 * LB_NS_PER_MS);
-		FILE *p = popen("pgrep -f '^/usr/bin/python3 .*host-dies.py' | grep -cvx $$", "r");
-		if (fscanf(p, "%d", &running) != 1)
-			running = 0;
-		pclose(p);
+		char what[128];
+		running = fx_left("^/usr/bin/python3 .*host-dies.py", what, sizeof(what));
 	}
 	cr_assert_eq(running, 2, "not the 2 hosts running");
 	lb_sleep_ns(300 * LB_NS_PER_MS); /* the clients in their sessions */

@@ -74,24 +74,28 @@ static double field(const char *dir, const char *name)
 	return strtod(v, NULL);
 }
 
-/* No process whose command line mentions @needle is left: a forked helper
- * dies with lockbench (PDEATHSIG), a moment after it; 2 s is far more. */
-static void nothing_left(const char *needle)
+/* No process whose command line mentions @needle is left, of those this test
+ * started (@anywhere: of every process, for one that cleared its environment,
+ * and so its tag): a forked helper dies with lockbench (PDEATHSIG), a moment
+ * after it; 2 s is far more. */
+static void left_behind(const char *needle, bool anywhere)
 {
-	char cmd[256], buf[256] = "";
-	size_t n = 0;
-	snprintf(cmd, sizeof(cmd), "pgrep -f '%s' | grep -v $$ | head -3", needle);
+	char what[256] = "";
+	int n = 0;
 	for (int tries = 0; tries < 10; tries++) {
 		lb_sleep_ns(200 * LB_NS_PER_MS);
 		fx_reap_orphans();
-		FILE *p = popen(cmd, "r");
-		n = fread(buf, 1, sizeof(buf) - 1, p);
-		buf[n] = '\0';
-		pclose(p);
+		n = anywhere ? fx_left_anywhere(needle, what, sizeof(what))
+			     : fx_left(needle, what, sizeof(what));
 		if (n == 0)
 			break;
 	}
-	cr_assert_eq(n, 0, "processes left behind matching %s: %s", needle, buf);
+	cr_assert_eq(n, 0, "processes left behind matching %s: %s", needle, what);
+}
+
+static void nothing_left(const char *needle)
+{
+	left_behind(needle, false);
 }
 
 static const char *adapter(const char *name)
@@ -756,7 +760,7 @@ Test(adapters, a_helper_that_clears_its_environment_is_stopped, .init = setup)
 	const char *args[] = { "run", "--strategy", adapter("escapes-env.sh"), "--clients", "2",
 			       "--duration", "0.5", "--out", dir, "--no-status", "--no-report", NULL };
 	cr_assert_eq(lb(args), 0, "%s", out());
-	nothing_left("sleep 318");
+	left_behind("sleep 318", true); /* env -i: no tag; nobody else sleeps 318 s */
 }
 
 /* A helper that leaves with setsid and a second fork outlives every process
@@ -778,12 +782,8 @@ Test(adapters, a_helper_that_leaves_with_setsid_is_stopped, .init = setup)
 	pid_t pid = fx_spawn_lockbench(args9, output, output);
 	/* both helpers started (one per client), then kill -9 */
 	for (int i = 0; i < 100; i++) {
-		FILE *p = popen("pgrep -c -f 'sleep 317'", "r");
-		int n = 0;
-		if (fscanf(p, "%d", &n) != 1)
-			n = 0;
-		pclose(p);
-		if (n >= 2)
+		char what[128];
+		if (fx_left("sleep 317", what, sizeof(what)) >= 2)
 			break;
 		lb_sleep_ns(50 * LB_NS_PER_MS);
 	}
