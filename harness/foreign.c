@@ -47,6 +47,7 @@ struct judge {
 	size_t n_token;
 	size_t *by_enter;   /* every section, by (key, enter, client, seq) */
 	uint32_t *claimed;  /* per section: the servers whose set it was given (bit) */
+	uint32_t *seen;     /* per section: the servers where a set of its token was read (bit) */
 	int64_t *lost_ns;   /* per server: when the watcher last lost it (unwatch), or -1 */
 	int64_t *owner;     /* per event: whose set it is (lb_foreign_owners), or NULL */
 };
@@ -92,10 +93,13 @@ static int64_t find_token(const struct judge *j, int key, uint64_t value)
 }
 
 /* The section a set at @t on (@server, @node, @key) is matched to by time
- * (foreign.h), claimed; or -1. Only sections without a token, unless @any. */
-static int64_t find_by_time(struct judge *j, int server, int node, int key, int64_t t, bool any)
+ * (foreign.h), claimed; or -1. Only sections without a token, unless @any;
+ * none whose own set this server was seen to write (its token read); none
+ * that entered before @from. */
+static int64_t find_by_time(struct judge *j, int server, int node, int key, int64_t t, bool any,
+			    int64_t from)
 {
-	int64_t from = t - j->o->slop_ns, to = t + j->o->ttl_ns;
+	int64_t to = t + j->o->ttl_ns;
 	size_t lo = 0, hi = j->n;
 
 	while (lo < hi) {
@@ -112,7 +116,7 @@ static int64_t find_by_time(struct judge *j, int server, int node, int key, int6
 		if (c->key != key || c->enter_ns > to)
 			break;
 		if ((c->token && !any) || c->acquire_start_ns > t || !on_node(c, node) ||
-		    (j->claimed[k] >> server & 1))
+		    ((j->claimed[k] | j->seen[k]) >> server & 1))
 			continue;
 		/* a section that entered before the watcher last lost this server
 		 * (it restarted, or the link broke) made its set before then: a set
@@ -157,12 +161,88 @@ static int64_t releaser(const struct judge *j, int owner, int node, int key, int
 	return best;
 }
 
+/* Where a set matched by time may look for its section (foreign.h): from the
+ * enter of the section given the key's previous set on that server, ANCHOR_START
+ * (from the beginning: the watch began before any acquire), or ANCHOR_UNKNOWN
+ * (the watcher lost the server: from the set's time minus the delivery slop). */
+#define ANCHOR_START INT64_MIN
+#define ANCHOR_UNKNOWN INT64_MAX
+
+/* Set event @i: whose lock the key holds from it on (@at), and the anchor
+ * of the key's next set matched by time (@after). */
+static void judge_set(struct judge *j, const struct lb_key_event *ev, size_t i, holder *at,
+		      int64_t *after, bool one_node, struct lb_foreign_result *out)
+{
+	int64_t k = ev->value ? find_token(j, ev->key, ev->value) : -1;
+	int64_t from = *after == ANCHOR_UNKNOWN ? ev->t_ns - j->o->slop_ns : *after;
+
+	out->sets++;
+	if (k >= 0) {
+		j->claimed[k] |= UINT32_C(1) << ev->server;
+		*at = (holder){ k, false };
+	} else if ((k = find_by_time(j, ev->server, ev->node, ev->key, ev->t_ns,
+				     !ev->value && one_node, from)) >= 0) {
+		*at = (holder){ k, true };
+	} else {
+		/* a value no section entered with: nobody inside holds it */
+		*at = (holder){ ev->value ? OWN_NONE : OWN_UNKNOWN, false };
+		if (j->owner)
+			j->owner[i] = at->section;
+		return;
+	}
+	if (j->owner)
+		j->owner[i] = k;
+	*after = j->s[k].enter_ns;
+	out->sets_owned++;
+}
+
+/* A del of a key that held @was: a foreign release? (foreign.h) 0, or
+ * LB_ENOMEM when the list could not grow (its capacity in *@cap). */
+static int judge_del(const struct judge *j, const struct lb_key_event *ev, holder was,
+		     bool one_node, size_t *cap, struct lb_foreign_result *out)
+{
+	out->dels++;
+	if (was.section < 0)
+		return 0;
+	const struct lb_section *b = &j->s[was.section];
+	/* on one node an acquire writes once and never undoes: from the set of
+	 * its token on, the key is B's; elsewhere, from B's enter */
+	bool from_set = one_node && !was.by_time;
+	/* after B's exit, B's release may have sent it; not when that release
+	 * said, on one node, that it found B's lock gone or another's (lost,
+	 * foreign): then it deleted nothing of B's, and the del while it was in
+	 * flight was another's (two releases racing at B's exit) */
+	bool not_b = from_set && b->release_ns >= 0 &&
+		     (b->outcome == LB_OUT_LOST || b->outcome == LB_OUT_FOREIGN) &&
+		     ev->t_ns <= b->release_ns + j->o->slop_ns;
+	if ((!from_set && ev->t_ns < b->enter_ns) ||
+	    (ev->t_ns >= lb_section_exit(b, j->o->end_ns) && !not_b))
+		return 0;
+	if (out->releases == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 16;
+		struct lb_foreign_release *nl = realloc(out->list, ncap * sizeof(*nl));
+		if (!nl)
+			return LB_ENOMEM;
+		out->list = nl;
+		*cap = ncap;
+	}
+	int64_t by = releaser(j, b->client, ev->node, ev->key, ev->t_ns);
+	out->list[out->releases++] = (struct lb_foreign_release){
+		.t_ns = ev->t_ns, .server = ev->server, .node = ev->node, .key = ev->key,
+		.owner = b->client, .owner_seq = b->seq,
+		.by = by >= 0 ? j->s[by].client : -1, .by_seq = by >= 0 ? j->s[by].seq : 0,
+	};
+	out->unattributed += by < 0;
+	return 0;
+}
+
 static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne,
 			struct lb_foreign_result *out)
 {
-	int servers = 1, keys = 1;
+	int servers = 1, keys = 1, rc = LB_ENOMEM;
 	size_t cap = 0;
 	bool one_node = true; /* no failed attempt's set and its undo there (Redlock's) */
+	int64_t first_acquire = INT64_MAX;
 
 	for (size_t i = 0; i < ne; i++) {
 		if (e[i].server + 1 > servers)
@@ -171,25 +251,38 @@ static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne
 			keys = e[i].key + 1;
 		one_node = one_node && e[i].node == 0;
 	}
-	for (size_t i = 0; i < j->n && !one_node; i++)
-		out->unjudged = out->unjudged || !j->s[i].token;
-	holder *h = malloc(sizeof(*h) * (size_t)servers * (size_t)keys);
-	if (!h)
-		return LB_ENOMEM;
-	int64_t *lost = malloc(sizeof(*lost) * (size_t)servers);
-	if (!lost) {
-		free(h);
-		return LB_ENOMEM;
+	for (size_t i = 0; i < j->n; i++) {
+		out->unjudged = out->unjudged || (!one_node && !j->s[i].token);
+		if (j->s[i].acquire_start_ns < first_acquire)
+			first_acquire = j->s[i].acquire_start_ns;
 	}
+	size_t slots = (size_t)servers * (size_t)keys;
+	holder *h = malloc(sizeof(*h) * slots);
+	int64_t *lost = malloc(sizeof(*lost) * (size_t)servers);
+	int64_t *anchor = malloc(sizeof(*anchor) * slots);
+	bool *began = calloc((size_t)servers, sizeof(*began));
+	if (!h || !lost || !anchor || !began)
+		goto out;
 	for (int sv = 0; sv < servers; sv++)
 		lost[sv] = -1;
 	j->lost_ns = lost;
-	for (size_t i = 0; i < (size_t)servers * (size_t)keys; i++)
+	for (size_t i = 0; i < slots; i++) {
 		h[i] = (holder){ OWN_UNKNOWN, false };
+		anchor[i] = ANCHOR_UNKNOWN;
+	}
 	for (size_t i = 0; i < ne; i++) {
 		const struct lb_key_event *ev = &e[i];
 		if (ev->kind == LB_KEY_UNWATCH)
 			lost[ev->server] = ev->t_ns;
+		if (ev->kind == LB_KEY_WATCH || ev->kind == LB_KEY_UNWATCH) {
+			/* what came before is known only when the watch began before
+			 * any acquire and was never lost since */
+			int64_t a = ev->kind == LB_KEY_WATCH && !began[ev->server] &&
+						    ev->t_ns <= first_acquire ? ANCHOR_START : ANCHOR_UNKNOWN;
+			for (int k = 0; k < keys; k++)
+				anchor[(size_t)ev->server * (size_t)keys + (size_t)k] = a;
+		}
+		began[ev->server] = true;
 		if (ev->kind == LB_KEY_FOUND) { /* not a change: for lb_foreign_owners alone */
 			int64_t k = ev->value ? find_token(j, ev->key, ev->value) : OWN_UNKNOWN;
 			if (j->owner)
@@ -203,76 +296,28 @@ static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne
 			continue;
 		}
 		holder *at = &h[(size_t)ev->server * (size_t)keys + (size_t)ev->key];
+		int64_t *after = &anchor[(size_t)ev->server * (size_t)keys + (size_t)ev->key];
 		if (ev->kind == LB_KEY_EXPIRED) {
 			*at = (holder){ OWN_NONE, false };
 			continue;
 		}
 		if (ev->kind == LB_KEY_SET) {
-			int64_t k = ev->value ? find_token(j, ev->key, ev->value) : -1;
-			out->sets++;
-			if (k >= 0) {
-				j->claimed[k] |= UINT32_C(1) << ev->server;
-				*at = (holder){ k, false };
-			} else if ((k = find_by_time(j, ev->server, ev->node, ev->key, ev->t_ns,
-						     !ev->value && one_node)) >= 0) {
-				*at = (holder){ k, true };
-			} else {
-				/* a value no section entered with: nobody inside holds it */
-				*at = (holder){ ev->value ? OWN_NONE : OWN_UNKNOWN, false };
-				if (j->owner)
-					j->owner[i] = at->section;
-				continue;
-			}
-			if (j->owner)
-				j->owner[i] = k;
-			out->sets_owned++;
-			continue;
+			judge_set(j, ev, i, at, after, one_node, out);
+		} else if (ev->kind == LB_KEY_DEL) {
+			holder was = *at;
+			*at = (holder){ OWN_NONE, false };
+			if (judge_del(j, ev, was, one_node, &cap, out) < 0)
+				goto out;
 		}
-		if (ev->kind != LB_KEY_DEL)
-			continue;
-		out->dels++;
-		holder was = *at;
-		*at = (holder){ OWN_NONE, false };
-		if (was.section < 0)
-			continue;
-		const struct lb_section *b = &j->s[was.section];
-		/* on one node an acquire writes once and never undoes: from the set of
-		 * its token on, the key is B's; elsewhere, from B's enter */
-		bool from_set = one_node && !was.by_time;
-		/* after B's exit, B's release may have sent it; not when that release
-		 * said, on one node, that it found B's lock gone or another's (lost,
-		 * foreign): then it deleted nothing of B's, and the del while it was in
-		 * flight was another's (two releases racing at B's exit) */
-		bool not_b = from_set && b->release_ns >= 0 &&
-			     (b->outcome == LB_OUT_LOST || b->outcome == LB_OUT_FOREIGN) &&
-			     ev->t_ns <= b->release_ns + j->o->slop_ns;
-		if ((!from_set && ev->t_ns < b->enter_ns) ||
-		    (ev->t_ns >= lb_section_exit(b, j->o->end_ns) && !not_b))
-			continue;
-		if (out->releases == cap) {
-			size_t ncap = cap ? 2 * cap : 16;
-			struct lb_foreign_release *nl = realloc(out->list, ncap * sizeof(*nl));
-			if (!nl) {
-				free(h);
-				free(lost);
-				j->lost_ns = NULL;
-				return LB_ENOMEM;
-			}
-			out->list = nl;
-			cap = ncap;
-		}
-		int64_t by = releaser(j, b->client, ev->node, ev->key, ev->t_ns);
-		out->list[out->releases++] = (struct lb_foreign_release){
-			.t_ns = ev->t_ns, .server = ev->server, .node = ev->node, .key = ev->key,
-			.owner = b->client, .owner_seq = b->seq,
-			.by = by >= 0 ? j->s[by].client : -1, .by_seq = by >= 0 ? j->s[by].seq : 0,
-		};
-		out->unattributed += by < 0;
 	}
+	rc = 0;
+out:
 	free(h);
 	free(lost);
+	free(anchor);
+	free(began);
 	j->lost_ns = NULL;
-	return 0;
+	return rc;
 }
 
 int lb_foreign_verdict(struct lb_verdict *v, const struct lb_section *s, size_t n,
@@ -314,7 +359,8 @@ static int judge(const struct lb_section *s, size_t n, const struct lb_key_event
 	j.by_token = malloc(sizeof(size_t) * (n ? n : 1));
 	j.by_enter = malloc(sizeof(size_t) * (n ? n : 1));
 	j.claimed = calloc(n ? n : 1, sizeof(*j.claimed));
-	if (!j.by_token || !j.by_enter || !j.claimed)
+	j.seen = calloc(n ? n : 1, sizeof(*j.seen));
+	if (!j.by_token || !j.by_enter || !j.claimed || !j.seen)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i].token)
@@ -323,6 +369,14 @@ static int judge(const struct lb_section *s, size_t n, const struct lb_key_event
 	}
 	qsort_r(j.by_token, j.n_token, sizeof(size_t), cmp_token, (void *)s);
 	qsort_r(j.by_enter, n, sizeof(size_t), lb_section_ix_by_enter, (void *)s);
+	/* the sections whose own set each server was seen to write (a set matched
+	 * by time is none of theirs, however late the watcher read it) */
+	for (size_t i = 0; i < ne; i++) {
+		int64_t k = e[i].kind == LB_KEY_SET && e[i].value ? find_token(&j, e[i].key, e[i].value)
+								  : -1;
+		if (k >= 0)
+			j.seen[k] |= UINT32_C(1) << e[i].server;
+	}
 	rc = judge_events(&j, e, ne, out);
 	if (rc < 0)
 		lb_foreign_result_free(out);
@@ -330,6 +384,7 @@ out:
 	free(j.by_token);
 	free(j.by_enter);
 	free(j.claimed);
+	free(j.seen);
 	return rc;
 }
 

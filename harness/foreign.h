@@ -21,8 +21,13 @@
  *    when the run has one lock node, a set whose value could not be read
  *    (another event of the key came before the watcher's GET). It then
  *    belongs to the section of the key (and node) not yet given a set on
- *    this server, whose acquire had begun by the set, that entered first at
- *    or after the set minus the delivery slop, at most one lease after it.
+ *    this server, nor seen to be written there by its token, whose acquire
+ *    had begun by the set, that entered first at most one lease after it, in
+ *    the server's order: at or after the enter of the section given the
+ *    key's previous set on this server (from the start when none came since
+ *    a watch begun before every acquire); after the watcher lost the server,
+ *    at or after the set minus the delivery slop (a watcher behind by more
+ *    than the slop would give the set to the next section).
  *    (On several nodes a value not read belongs to nobody known: a failed
  *    Redlock attempt undoes its sets at once, and would be taken for the
  *    next holder's. On several nodes sections without a token cannot be

@@ -10,6 +10,7 @@
 #include "util.h"
 
 #define MS LB_NS_PER_MS
+#define US INT64_C(1000)
 
 static struct lb_section sec(int client, int key, int64_t enter_ms, int64_t exit_ms,
 			     enum lb_outcome o)
@@ -434,6 +435,54 @@ Test(foreign, a_release_racing_the_holders_own_at_its_exit)
 	r = judge_keys(s, 2, e, 4);
 	cr_assert_eq(r.releases, 0, "on several nodes, never after the exit");
 	lb_foreign_result_free(&r);
+}
+
+/* The watcher fell 80 ms behind (measured: get-del under check-then-delete,
+ * with make test's two lanes loading the machine): client 0's del, client 2's
+ * set and del, and client 0's next set all reached it at 1654.65 ms, and the
+ * value of client 2's set could not be read (the key had changed by its GET).
+ * By time alone, from the set's time minus the 50 ms slop, that set went to
+ * the next section (client 0's, entered 1637 ms), and client 2's own release
+ * counted as a foreign release inside it. In the server's order the set comes
+ * after client 0's (1524 ms) set and before the one of the next section's
+ * token: it is client 2's, and nobody's release deleted another's lock. */
+Test(foreign, a_watcher_behind_by_more_than_the_slop_matches_in_the_servers_order)
+{
+	struct lb_section s[] = {
+		held(0, 4, 1482, 1524, 1575, 1576, 0x04),
+		held(2, 4, 1545, 1581, 1631, 1632, 0x24),
+		held(0, 5, 1596, 1637, 1688, 1689, 0x05),
+		held(2, 5, 1656, 1689, 1739, 1740, 0x25),
+	};
+	struct lb_key_event e[] = {
+		kev(0, LB_KEY_WATCH, 0),    kev(1525, LB_KEY_SET, 0x04), kev(1654, LB_KEY_DEL, 0),
+		kev(1654, LB_KEY_SET, 0),   kev(1654, LB_KEY_DEL, 0),    kev(1654, LB_KEY_SET, 0x05),
+		kev(1688, LB_KEY_DEL, 0),   kev(1688, LB_KEY_SET, 0x25), kev(1739, LB_KEY_DEL, 0),
+	};
+	for (size_t i = 2; i < 6; i++)
+		e[i].t_ns += 652 * US + (int64_t)i * US;
+	e[6].t_ns += 522 * US;
+	e[7].t_ns += 523 * US;
+	struct lb_foreign_result r = judge_keys(s, 4, e, 9);
+	cr_assert_eq(r.releases, 0, "client 2's own release was counted as a foreign release");
+	lb_foreign_result_free(&r);
+	int64_t owner[9];
+	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, 1000 * MS, 10000 * MS };
+	cr_assert_eq(lb_foreign_owners(s, 4, e, 9, &o, owner), 0);
+	cr_assert_eq(owner[3], 1, "the unread set is client 2's section 4, not %lld", (long long)owner[3]);
+	/* the watcher lost the server just before (an unwatch, then a watch):
+	 * what came before is unknown; client 2's section entered before the
+	 * loss, and the next one's own set is seen by its token: nobody's */
+	e[1] = kev(1600, LB_KEY_UNWATCH, 0);
+	e[2] = kev(1601, LB_KEY_WATCH, 0);
+	cr_assert_eq(lb_foreign_owners(s, 4, e, 9, &o, owner), 0);
+	cr_assert_eq(owner[3], LB_OWNER_UNKNOWN, "after a loss, the set went to %lld",
+		     (long long)owner[3]);
+	/* by time alone it went to the section whose set is seen (client 0's 5) */
+	s[2].token = 0;
+	e[5].value = 0;
+	cr_assert_eq(lb_foreign_owners(s, 4, e, 9, &o, owner), 0);
+	cr_assert_eq(owner[3], 2, "the set's time minus the slop: %lld", (long long)owner[3]);
 }
 
 /* Without tokens (an exec: adapter that does not say token=), a set belongs to

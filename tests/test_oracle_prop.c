@@ -467,10 +467,26 @@ static void ref_foreign(const struct khist *k, struct lb_foreign_result *r,
 	int owner[MAX_KEV];         /* for each set: the section it belongs to, or -1 */
 	bool by_time[MAX_KEV];      /* ... matched by time, not by its token */
 	bool claimed[MAX_KEV][MAX_SEC];
+	bool seen[MAX_KEV][MAX_SEC]; /* a set of its token was read on that server */
 	bool one_node = true;
+	int64_t first_acquire = INT64_MAX;
 
 	memset(r, 0, sizeof(*r));
 	memset(claimed, 0, sizeof(claimed));
+	memset(seen, 0, sizeof(seen));
+	for (size_t j = 0; j < h->n; j++)
+		if (h->s[j].acquire_start_ns < first_acquire)
+			first_acquire = h->s[j].acquire_start_ns;
+	for (size_t i = 0; i < k->ne; i++) {
+		const struct lb_key_event *e = &k->e[i];
+		const struct lb_section *best = NULL;
+		for (size_t j = 0; e->kind == LB_KEY_SET && j < h->n; j++)
+			if (e->value && h->s[j].key == e->key && h->s[j].token == e->value &&
+			    ref_first(&h->s[j], best))
+				best = &h->s[j];
+		if (best)
+			seen[e->server][best - h->s] = true;
+	}
 	for (size_t i = 0; i < k->ne; i++)
 		one_node = one_node && k->e[i].node == 0;
 	/* several nodes and a section without a token: not judged */
@@ -496,6 +512,28 @@ static void ref_foreign(const struct khist *k, struct lb_foreign_result *r,
 				for (size_t q = 0; q < i; q++)
 					if (k->e[q].kind == LB_KEY_UNWATCH && k->e[q].server == e->server)
 						lost = k->e[q].t_ns;
+				/* from the enter of the section given this key's previous set
+				 * on this server; from the start when none came since a watch
+				 * that was the server's first event and began before every
+				 * acquire; else from the set's time minus the slop */
+				int64_t from = e->t_ns - k->o.slop_ns;
+				for (size_t q = i; q-- > 0;) {
+					const struct lb_key_event *p = &k->e[q];
+					if (p->server != e->server)
+						continue;
+					if (p->kind == LB_KEY_WATCH || p->kind == LB_KEY_UNWATCH) {
+						bool first = true;
+						for (size_t z = 0; z < q; z++)
+							first &= k->e[z].server != e->server;
+						if (p->kind == LB_KEY_WATCH && first && p->t_ns <= first_acquire)
+							from = INT64_MIN;
+						break;
+					}
+					if (p->kind == LB_KEY_SET && p->key == e->key && owner[q] >= 0) {
+						from = h->s[owner[q]].enter_ns;
+						break;
+					}
+				}
 				by_time[i] = true;
 				for (size_t j = 0; j < h->n; j++) {
 					const struct lb_section *c = &h->s[j];
@@ -507,7 +545,7 @@ static void ref_foreign(const struct khist *k, struct lb_foreign_result *r,
 						continue;
 					if (c->key == e->key && (!c->token || any) && ref_on_node(c, e->node) &&
 					    c->acquire_start_ns <= e->t_ns &&
-					    c->enter_ns >= e->t_ns - k->o.slop_ns &&
+					    c->enter_ns >= from && !seen[e->server][j] &&
 					    c->enter_ns <= e->t_ns + k->o.ttl_ns && !claimed[e->server][j] &&
 					    c->enter_ns >= lost && ref_first(c, best))
 						best = c;
