@@ -388,14 +388,20 @@ static const char *ticks(const char *out, int n, char *buf, size_t len)
 }
 
 /* Zoom (z) sets the axis to a window around the step, in ms, and it follows
- * the steps; z again is the whole run, in seconds. On holder-pause the
- * release at about 3.03 s and the entry after it, 20 ms apart, get an axis
- * of at most 200 ms. */
+ * the steps; z again is the whole run, in seconds. On the shipped reference
+ * run of holder-pause (docs/tour: a live run's steps move with the machine's
+ * load, a window being twice the gap to the nearest other step: under make
+ * test's load steps 3 and 4 got 450 ms), steps 3 and 4, each a few ms from
+ * the next, get an axis of at most 200 ms. */
 Test(browser, zoom_sets_the_axis_around_the_step, .init = mktmp)
 {
-	char dir[PATH_MAX], shot[PATH_MAX], t[4096];
-	run(tmpdir, "holder-pause", "set-nx-px");
+	char dir[PATH_MAX], shot[PATH_MAX], t[4096], cmd[PATH_MAX * 3];
 	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/../docs/tour/holder-pause/set-nx-px' '%s'",
+		 getenv("LOCKBENCH_SCENARIOS"), dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	const char *report[] = { "report", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, report), 0, "%s", fx_slurp(tmpdir, "output"));
 	snprintf(shot, sizeof(shot), "%s/zoom.png", tmpdir);
 	const char *out = drive(dir, "n,n,z,n,z", shot);
 
