@@ -20,6 +20,7 @@
 #include "adapter_proto.h"
 #include "esc.h"
 #include "fixture.h"
+#include "metrics.h"
 #include "oracle.h"
 #include "plumbing.h"
 #include "readers.h"
@@ -1158,7 +1159,7 @@ Test(adapters, a_spinning_extension_is_flagged, .init = setup)
 		double bound = field(sub, "lock_cmds_bound_per_s");
 		cr_assert_gt(bound, 0, "%s", out());
 		if (ttl == 0) {
-			cr_assert_gt(rate, 10 * bound, "%s", out());
+			cr_assert_gt(rate, LB_COST_FLAG * bound, "%s", out());
 			cr_assert(strstr(out(), "WARNING      the lock's own traffic"), "%s", out());
 		} else {
 			cr_assert_lt(rate, bound, "%s", out());
