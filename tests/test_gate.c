@@ -5,6 +5,7 @@
  * summary.csv, through a JSON reader lockbench does not share (Python's).
  */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,19 +52,35 @@ static int short_run(const char *name, const char *const *extra)
 
 /* The scenario's own expectation, both ways: holder-pause expects a cascade
  * of foreign releases of set-nx-px; a run cut before the pause ends shows
- * none and fails the check, the whole scenario meets it. */
+ * none and fails the check, the whole scenario meets it. Here its line asks
+ * for at least 1, which the resumed holder's DEL of the lock of the client
+ * inside (then = other-inside) always gives: how long the cascade runs after
+ * it is the machine's luck (2 foreign releases once under make check's load,
+ * where the shipped line asks for 3: docs/pitfalls/holder-pause.md). */
 Test(gate, check_judges_the_scenarios_expectation_both_ways, .init = mktmp)
 {
-	char dir[128];
+	char dir[128], sc[160], path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/holder-pause.ini", getenv("LOCKBENCH_SCENARIOS"));
+	char *text = strdup(fx_slurp("/", path + 1));
+	const char *line = "set-nx-px = foreign-release, foreign-releases >= 3";
+	char *at = strstr(text, line);
+	cr_assert_not_null(at, "holder-pause's [expect] line for set-nx-px is not '%s'", line);
+	at[strlen(line) - 1] = '1';
+	snprintf(sc, sizeof(sc), "%s/holder-pause.ini", tmpdir);
+	FILE *f = fopen(sc, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(text);
 	snprintf(dir, sizeof(dir), "%s/whole", tmpdir);
-	const char *whole[] = { "run", "--scenario", "holder-pause", "--strategy", "set-nx-px", "--check",
+	const char *whole[] = { "run", "--scenario", sc, "--strategy", "set-nx-px", "--check",
 				"--seed", "1", "--no-status", "--no-report", "--out", dir, NULL };
 	cr_assert_eq(lb(whole), 0, "%s", output());
-	cr_assert(strstr(output(), "check        held:     expect foreign-release, foreign-releases >= 3 "
+	cr_assert(strstr(output(), "check        held:     expect foreign-release, foreign-releases >= 1 "
 				   "(the scenario's [expect] line)"), "%s", output());
 	cr_assert(strstr(output(), "check        passed: 1 condition held"), "%s", output());
 	snprintf(dir, sizeof(dir), "%s/cut", tmpdir);
-	const char *cut[] = { "run", "--scenario", "holder-pause", "--strategy", "set-nx-px", "--check",
+	const char *cut[] = { "run", "--scenario", sc, "--strategy", "set-nx-px", "--check",
 			      "--duration", "1", "--seed", "1", "--no-status", "--no-report", "--out", dir,
 			      NULL };
 	cr_assert_eq(lb(cut), 1, "a run that missed the expectation passed --check:\n%s", output());

@@ -244,7 +244,9 @@ Test(keywatch, a_lock_the_watcher_cannot_see_written_is_na, .init = mktmp)
  * (the set first has no TTL), a PEXPIRE renewal, a SET with PX (its set and
  * its expire are one command: the set's value is still read), and a key
  * left with no TTL. Each command waits for the watcher's read of the one
- * before (200 ms), so that every read is its own. */
+ * before, so that every read is its own: for the watcher to ask (its count of
+ * commands grows; under make check's load it once read 200 ms late, after the
+ * next command), then 200 ms for its answer. */
 Test(keywatch, the_ttl_is_read_after_every_change_of_it)
 {
 	struct fx f;
@@ -266,7 +268,14 @@ Test(keywatch, the_ttl_is_read_after_every_change_of_it)
 	};
 	lb_sleep_ns(200 * LB_NS_PER_MS); /* the snapshot read before the first command */
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		uint64_t asked = lb_keywatch_commands(&kw, srv.port);
 		freeReplyObject(fx_cmd(&f, 0, cmds[i]));
+		/* a set or an expire of the lock key: the watcher reads it */
+		bool read = strstr(cmds[i], "tt:lock:0") && strncmp(cmds[i], "DEL", 3);
+		for (int t = 0; read && t < 500 && lb_keywatch_commands(&kw, srv.port) == asked; t++)
+			lb_sleep_ns(10 * LB_NS_PER_MS);
+		cr_assert(!read || lb_keywatch_commands(&kw, srv.port) > asked,
+			  "the watcher did not read the key within 5 s of %s", cmds[i]);
 		lb_sleep_ns(200 * LB_NS_PER_MS);
 	}
 	struct lb_key_event *e;
