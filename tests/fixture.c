@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -512,6 +513,18 @@ static void fx_remove_tmpdirs(void)
 			lb_rmtree(fx_tmpdirs[i].path);
 			fx_tmpdirs[i].path[0] = 0;
 		}
+}
+
+const char *fx_root(void)
+{
+	static char top[PATH_MAX];
+	char buf[PATH_MAX];
+	const char *sc = getenv("LOCKBENCH_SCENARIOS");
+
+	cr_assert_not_null(sc, "LOCKBENCH_SCENARIOS is not set (run through make test)");
+	snprintf(buf, sizeof(buf), "%s", sc);
+	snprintf(top, sizeof(top), "%s", dirname(buf));
+	return top;
 }
 
 char *fx_mkdtemp(char *tmpl)

@@ -92,6 +92,9 @@ int fx_lockbench(const char *dir, const char *const *args);
  * directory without a run (the run was skipped, void, or never wrote one)
  * has nothing to check. */
 void fx_recheck(const char *dir);
+/* The source tree's top, the directory above $LOCKBENCH_SCENARIOS (fails the
+ * test when that is not set: run through make test). */
+const char *fx_root(void);
 /* The text of @dir/@rel (fails the test when missing, or larger than 4 MiB);
  * valid until the next call. */
 char *fx_slurp(const char *dir, const char *rel);

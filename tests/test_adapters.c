@@ -6,7 +6,6 @@
  * process behind.
  */
 #include <criterion/criterion.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,11 +30,7 @@ static char tmpdir[64], root[PATH_MAX];
 
 static void setup(void)
 {
-	char buf[PATH_MAX];
-	const char *sc = getenv("LOCKBENCH_SCENARIOS");
-	cr_assert_not_null(sc, "run through make test");
-	snprintf(buf, sizeof(buf), "%s", sc);
-	snprintf(root, sizeof(root), "%s", dirname(buf));
+	snprintf(root, sizeof(root), "%s", fx_root());
 	strcpy(tmpdir, "/tmp/lbtest-adapters-XXXXXX");
 	cr_assert_not_null(fx_mkdtemp(tmpdir));
 	fx_become_subreaper();

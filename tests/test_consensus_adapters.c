@@ -10,7 +10,6 @@
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -31,11 +30,7 @@ static char tmpdir[64], adapters[PATH_MAX];
 
 static void setup(void)
 {
-	char buf[PATH_MAX];
-	const char *sc = getenv("LOCKBENCH_SCENARIOS");
-	cr_assert_not_null(sc, "run through make test");
-	snprintf(buf, sizeof(buf), "%s", sc);
-	snprintf(adapters, sizeof(adapters), "%s/strategies/adapters", dirname(buf));
+	snprintf(adapters, sizeof(adapters), "%s/strategies/adapters", fx_root());
 	strcpy(tmpdir, "/tmp/lbtest-consensus-XXXXXX");
 	cr_assert_not_null(fx_mkdtemp(tmpdir));
 	signal(SIGPIPE, SIG_IGN);

@@ -10,7 +10,6 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +23,7 @@ static char root[PATH_MAX];
 
 static void find_root(void)
 {
-	const char *sc = getenv("LOCKBENCH_SCENARIOS");
-	cr_assert_not_null(sc, "LOCKBENCH_SCENARIOS is not set (run through make test)");
-	char buf[PATH_MAX];
-	snprintf(buf, sizeof(buf), "%s", sc);
-	snprintf(root, sizeof(root), "%s", dirname(buf));
+	snprintf(root, sizeof(root), "%s", fx_root());
 }
 
 static char *slurp_file(const char *path)

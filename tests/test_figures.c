@@ -5,7 +5,6 @@
  * documents every column.
  */
 #include <criterion/criterion.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,13 +96,10 @@ Test(figures, agreement_at_the_written_precision)
 /* Every column is documented where the summary columns are. */
 Test(figures, docs_describe_every_column)
 {
-	char path[PATH_MAX], buf[PATH_MAX];
-	const char *sc = getenv("LOCKBENCH_SCENARIOS");
+	char path[PATH_MAX];
 	size_t n;
 
-	cr_assert_not_null(sc, "run through make test");
-	snprintf(buf, sizeof(buf), "%s", sc);
-	snprintf(path, sizeof(path), "%s/docs", dirname(buf));
+	snprintf(path, sizeof(path), "%s/docs", fx_root());
 	const char *doc = fx_slurp(path, "running.md");
 	const struct lb_figdef *t = lb_figdefs(&n);
 	for (size_t i = 0; i < n; i++) {

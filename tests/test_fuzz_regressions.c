@@ -10,7 +10,6 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
-#include <libgen.h>
 #include <limits.h>
 
 #include "fixture.h"
@@ -21,10 +20,7 @@ static char root[PATH_MAX];
 static void find_root(void)
 {
 	char buf[PATH_MAX + 64];
-	const char *sc = getenv("LOCKBENCH_SCENARIOS");
-	cr_assert_not_null(sc, "run through make test (LOCKBENCH_SCENARIOS)");
-	snprintf(buf, sizeof(buf), "%s", sc);
-	snprintf(root, sizeof(root), "%s", dirname(buf));
+	snprintf(root, sizeof(root), "%s", fx_root());
 	snprintf(buf, sizeof(buf), "%s/build/fuzz-regressions.log", root);
 	cr_assert_not_null(freopen(buf, "w", stderr), "cannot write %s", buf);
 	setvbuf(stderr, NULL, _IONBF, 0);

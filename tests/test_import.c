@@ -11,7 +11,6 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,14 +36,7 @@ static void mktmp(void)
 /* The source tree (the parent of $LOCKBENCH_SCENARIOS). */
 static const char *root(void)
 {
-	static char top[PATH_MAX];
-	const char *sc = getenv("LOCKBENCH_SCENARIOS");
-	char buf[PATH_MAX];
-
-	cr_assert_not_null(sc, "run through make test (or envrun.sh)");
-	snprintf(buf, sizeof(buf), "%s", sc);
-	snprintf(top, sizeof(top), "%s", dirname(buf));
-	return top;
+	return fx_root();
 }
 
 /* tests/history/@name */

@@ -22,10 +22,9 @@ static char tmp[64], root[PATH_MAX], build[PATH_MAX], bin[PATH_MAX + 64];
 static void setup(void)
 {
 	char buf[PATH_MAX];
-	const char *sc = getenv("LOCKBENCH_SCENARIOS"), *lb = getenv("LOCKBENCH_BIN");
-	cr_assert(sc && lb, "run through make test: LOCKBENCH_SCENARIOS and LOCKBENCH_BIN");
-	snprintf(buf, sizeof(buf), "%s", sc);
-	snprintf(root, sizeof(root), "%s", dirname(buf));
+	const char *lb = getenv("LOCKBENCH_BIN");
+	cr_assert_not_null(lb, "run through make test: LOCKBENCH_BIN");
+	snprintf(root, sizeof(root), "%s", fx_root());
 	snprintf(buf, sizeof(buf), "%s", lb);
 	snprintf(build, sizeof(build), "%s", dirname(buf)); /* build or build/san */
 	strcpy(tmp, "/tmp/lbtest-install-XXXXXX");

@@ -7,7 +7,6 @@
  * and one short real run writes each value into its summary.csv column.
  */
 #include <criterion/criterion.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,14 +213,11 @@ Test(params, every_option_is_in_the_help_with_its_default)
  * (scenarios.md documents the [run] section and points to it). */
 Test(params, every_row_is_in_the_docs)
 {
-	const char *scen = getenv("LOCKBENCH_SCENARIOS");
-	char buf[PATH_MAX], docs[PATH_MAX + 8];
+	char docs[PATH_MAX + 8];
 	size_t n;
 	const struct lb_param *t = rows(&n);
 
-	cr_assert_not_null(scen, "run through make test");
-	snprintf(buf, sizeof(buf), "%s", scen);
-	snprintf(docs, sizeof(docs), "%s/docs", dirname(buf));
+	snprintf(docs, sizeof(docs), "%s/docs", fx_root());
 	char *running = strdup(fx_slurp(docs, "running.md"));
 	const char *scenarios = fx_slurp(docs, "scenarios.md");
 	for (size_t i = 0; i < n; i++) {

@@ -10,7 +10,6 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fnmatch.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +33,7 @@ static int n_files;
 
 static void root(char *out, size_t len)
 {
-	const char *scen = getenv("LOCKBENCH_SCENARIOS");
-	char buf[PATH_MAX];
-
-	cr_assert_not_null(scen, "run through make test");
-	snprintf(buf, sizeof(buf), "%s", scen);
-	snprintf(out, len, "%s", dirname(buf));
+	snprintf(out, len, "%s", fx_root());
 }
 
 static char *slurp(const char *path)
