@@ -38,7 +38,7 @@ struct cell {
 	int observed[MAX_REPEAT];
 	char skipped[512];     /* non-empty: the cell could not run here, and why */
 	char differs[300];     /* how the first repetition that differed did */
-	bool failed;           /* a run of it failed (it said why): the matrix stopped there */
+	int failed;            /* repetitions whose run failed or was void (it said why) */
 	/* figures of the repetitions, summed */
 	uint64_t overlaps, foreign, lost_leases, errors, stale, aborted;
 	uint64_t hidden;       /* busy answers given with no quorum of nodes up */
@@ -89,7 +89,9 @@ static void usage(FILE *f)
 		   "Each cell's run gets its charts and report.md, the matrix a matrix.png,\n"
 		   "unless --no-report; --chart-scale X draws them X times larger (0.5 to 4).\n\n"
 		   "Exit status: 0 done (without --check, differences are results), 1 a check\n"
-		   "failed (a cell differs, or one was skipped) or a runtime failure, 2 usage,\n"
+		   "failed (a cell differs, or one was skipped) or a runtime failure (a run\n"
+		   "failed or was void: the matrix goes on, and its row in matrix.csv and its\n"
+		   "cell in matrix.md say failed, never a pass), 2 usage,\n"
 		   "130 or 143 interrupted (Ctrl-C, SIGTERM): the run cut short is classed\n"
 		   "interrupted and compared with nothing, the cells not run are marked so.\n");
 }
@@ -363,8 +365,16 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 	const struct lb_scenario *sc = &m->sc[cell->scenario];
 	const char *expected = cell->expected >= 0 ? lb_class_name((enum lb_class)cell->expected) : "-";
 
-	if (r->rc < 0) {
-		cell->failed = true;
+	if (r->rc < 0) { /* void: lockbench said why on stderr; never a pass */
+		cell->failed++;
+		lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%s,%s,failed,%d,no,,,,,,,,,,,,%llu,%s\n",
+			       sc->name, cell->s->name, expected, rep + 1, (unsigned long long)r->seed,
+			       r->dir);
+		fflush(csv);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "[%d/%d] %-28s x %-13s #%d: FAILED (the run is "
+			       "void: why is said above)\n", done, total, sc->name, cell->s->name,
+			       rep + 1);
+		fflush(stdout);
 		return r->rc;
 	}
 	if (r->skipped[0]) {
@@ -624,6 +634,14 @@ static void figures(const struct cell *c, char *buf, size_t len)
 }
 
 /* How many cells could not run here. */
+static int count_failed_runs(const struct matrix *m)
+{
+	int n = 0;
+	for (int k = 0; k < m->n_cells; k++)
+		n += m->cells[k].failed;
+	return n;
+}
+
 static int count_skipped(const struct matrix *m)
 {
 	int n = 0;
@@ -676,14 +694,15 @@ static int write_md(struct matrix *m, const char *cmdline)
 				lb_esc_fprintf(f, LB_LANG_MD, " ⚠ skipped: %s |", c->skipped);
 				continue;
 			}
-			if (c->runs == 0) {
-				fprintf(f, " not run (the matrix was interrupted) |");
+			if (c->runs == 0 && !c->failed) {
+				fprintf(f, " not run (%s) |", lb_stop_requested() ? "the matrix was "
+					"interrupted" : "the matrix stopped before it");
 				continue;
 			}
 			figures(c, fig, sizeof(fig));
 			if (c->repeat > m->repeat)
 				fprintf(f, " ★");
-			if (c->runs && c->passes == c->runs) {
+			if (c->runs && c->passes == c->runs && !c->failed) {
 				fprintf(f, " ✔ %s", lb_class_name((enum lb_class)c->observed[0]));
 			} else {
 				char want[128];
@@ -692,15 +711,21 @@ static int write_md(struct matrix *m, const char *cmdline)
 				lb_esc_fprintf(f, LB_LANG_MD, " ✘ expected %s, got", want);
 				for (int r = 0; r < c->runs; r++)
 					fprintf(f, " %s", lb_class_name((enum lb_class)c->observed[r]));
-				lb_esc_fprintf(f, LB_LANG_MD, " (%s)", c->differs);
+				if (c->failed)
+					fprintf(f, "%s %d failed run%s (void: no figures; lockbench said "
+						"why)", c->runs ? " and" : "", c->failed,
+						c->failed == 1 ? "" : "s");
+				if (c->differs[0])
+					lb_esc_fprintf(f, LB_LANG_MD, " (%s)", c->differs);
 			}
 			fprintf(f, "%s%s |", fig[0] ? "<br>" : "", fig);
 		}
 		fprintf(f, "\n");
 	}
-	int skipped = count_skipped(m);
-	fprintf(f, "\n%d cell%s differ%s from expectations, %d cell%s skipped (could not run here: "
-		   "not a pass).\n", failures, failures == 1 ? "" : "s", failures == 1 ? "s" : "",
+	int skipped = count_skipped(m), void_runs = count_failed_runs(m);
+	fprintf(f, "\n%d cell%s differ%s from expectations (%d run%s failed: void, not a pass), "
+		   "%d cell%s skipped (could not run here: not a pass).\n", failures,
+		failures == 1 ? "" : "s", failures == 1 ? "s" : "", void_runs, void_runs == 1 ? "" : "s",
 		skipped, skipped == 1 ? "" : "s");
 	if (lb_outfile_close(&out) < 0)
 		return LB_ESYS;
@@ -733,8 +758,8 @@ static int write_junit(const struct matrix *m)
 			o = m->allow_skipped ? LB_JUNIT_SKIPPED : LB_JUNIT_FAIL;
 			snprintf(msg, sizeof(msg), "skipped: %.500s", c->skipped);
 		} else if (c->failed) {
-			snprintf(msg, sizeof(msg), "a run failed (lockbench said why): the matrix "
-				 "stopped there");
+			snprintf(msg, sizeof(msg), "%d of %d runs failed (void: lockbench said why)%s%.300s",
+				 c->failed, c->failed + c->runs, c->differs[0] ? "; " : "", c->differs);
 		} else if (c->runs == 0) {
 			snprintf(msg, sizeof(msg), "not run: %s", lb_stop_requested() ? "the matrix was "
 				 "interrupted" : "the matrix stopped before it (a run failed)");
@@ -810,8 +835,10 @@ int lb_cmd_matrix(int argc, char **argv)
 	printf("\n%d cells x %d repetitions", m.n_cells, m.repeat);
 	if (total > m.n_cells * m.repeat)
 		printf(" (%d for the lesson cells: %d runs)", m.lesson_repeat, total);
-	printf(": %d cell%s differ%s from expectations, %d skipped\n", failures > 0 ? failures : 0,
-	       failures == 1 ? "" : "s", failures == 1 ? "s" : "", skipped);
+	int void_runs = count_failed_runs(&m);
+	printf(": %d cell%s differ%s from expectations (%d run%s failed), %d skipped\n",
+	       failures > 0 ? failures : 0, failures == 1 ? "" : "s", failures == 1 ? "s" : "",
+	       void_runs, void_runs == 1 ? "" : "s", skipped);
 	for (int k = 0; k < m.n_cells; k++)
 		if (m.cells[k].skipped[0])
 			lb_esc_fprintf(stdout, LB_LANG_TERM, "  skipped: %s x %s: %s\n",

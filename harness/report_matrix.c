@@ -165,7 +165,8 @@ static int write_report(const char *dir, bool drawn, const struct grid *g)
 }
 
 /* Why a row of matrix.csv (its fields in @f) is not what cmd_matrix writes,
- * or NULL; its repetition and class into *@rep and *@cls (-1: skipped). */
+ * or NULL; its repetition and class into *@rep and *@cls (-1: skipped, or
+ * failed: a void run, no class). */
 static const char *bad_row(const char *line, char (*f)[NAME_LEN], int64_t *rep, int *cls)
 {
 	*cls = -1;
@@ -173,8 +174,8 @@ static const char *bad_row(const char *line, char (*f)[NAME_LEN], int64_t *rep, 
 		return "fewer than 6 fields, or a quote not closed";
 	if (!lb_parse_i64(f[4], 1, 1000000, rep))
 		return "repeat: expected a number from 1";
-	if (strcmp(f[3], "skipped") && (*cls = lb_class_parse(f[3])) < 0)
-		return "observed: expected a class or skipped";
+	if (strcmp(f[3], "skipped") && strcmp(f[3], "failed") && (*cls = lb_class_parse(f[3])) < 0)
+		return "observed: expected a class, skipped or failed";
 	if (strcmp(f[5], "yes") && strcmp(f[5], "no") && strcmp(f[5], "-") && strcmp(f[5], "skipped"))
 		return "pass: expected yes, no, - or skipped";
 	return NULL;
@@ -210,7 +211,7 @@ static int grid_data(const char *dir, const char *path, FILE *in, struct grid *g
 			continue;
 		}
 		if (rep != 1 || cls < 0)
-			continue; /* first repetition only: one square per cell; skipped: none */
+			continue; /* first repetition only: one square per cell; skipped, failed: none */
 		int x = index_of(g->st, &g->n_st, f[1]), y = index_of(g->sc, &g->n_sc, f[0]);
 		if (x < 0 || y < 0) {
 			crowded++;

@@ -136,7 +136,7 @@ Test(matrix, a_skipped_cell_fails_the_check, .init = mktmp)
 			       "--no-report", "--out", out, NULL };
 	cr_assert_eq(lb(args), 1, "--check passed a cell it never ran:\n%s", slurp("output"));
 	const char *o = slurp("output");
-	cr_assert(strstr(o, "0 cells differ from expectations, 1 skipped"), "%s", o);
+	cr_assert(strstr(o, "0 cells differ from expectations (0 runs failed), 1 skipped"), "%s", o);
 	cr_assert(strstr(o, "libfakeclock.so"), "the reason is not given:\n%s", o);
 	cr_assert(strstr(slurp("m/matrix.csv"), "\nredlock-clock-jump,redlock,overlap,skipped,1,skipped,"));
 	const char *md = slurp("m/matrix.md");
@@ -145,6 +145,33 @@ Test(matrix, a_skipped_cell_fails_the_check, .init = mktmp)
 	const char *allowed[] = { "matrix", "--scenarios", "redlock-clock-jump", "--strategies", "redlock", "--check",
 				  "--allow-skipped", "--no-report", "--out", out2, NULL };
 	cr_assert_eq(lb(allowed), 0, "%s", slurp("output"));
+}
+
+/* A run that fails (here an adapter that cannot say hello: the run is void)
+ * is no pass: the matrix says so on its line, in matrix.csv (observed
+ * failed) and in matrix.md (the cell ✘, its failed runs counted), goes on
+ * with the next cell and exits 1; before, its cell read "not run (the matrix
+ * was interrupted)" and the summary "0 cells differ". */
+Test(matrix, a_failed_run_is_no_pass_and_the_matrix_goes_on, .init = mktmp)
+{
+	char out[128], spec[PATH_MAX + 64];
+	snprintf(out, sizeof(out), "%s/m", tmpdir);
+	snprintf(spec, sizeof(spec), "exec:%s/tests/adapters/malformed.sh,setnx", fx_root());
+	const char *args[] = { "matrix", "--scenarios", "holder-crash", "--strategies", spec,
+			       "--check", "--no-report", "--out", out, NULL };
+	cr_assert_eq(lb(args), 1, "a matrix with a void run passed:\n%s", slurp("output"));
+	const char *o = slurp("output");
+	cr_assert(strstr(o, "malformed.sh #1: FAILED (the run is void"), "%s", o);
+	cr_assert(strstr(o, "x setnx         #1: deadlock        as expected"),
+		  "the matrix stopped at the failed run:\n%s", o);
+	cr_assert(strstr(o, "1 cell differs from expectations (1 run failed), 0 skipped"), "%s", o);
+	const char *csv = slurp("m/matrix.csv");
+	cr_assert(strstr(csv, "malformed.sh,-,failed,1,no,"), "%s", csv);
+	const char *md = slurp("m/matrix.md");
+	cr_assert(strstr(md, "✘ expected -, got 1 failed run (void"), "%s", md);
+	cr_assert_null(strstr(md, "not run ("), "%s", md);
+	const char *report[] = { "report", out, NULL };
+	cr_assert_eq(lb(report), 0, "report cannot read a failed row:\n%s", slurp("output"));
 }
 
 Test(matrix, a_skipped_run_exits_3, .init = mktmp)
