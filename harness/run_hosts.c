@@ -185,7 +185,8 @@ int run_hosts_start(struct run_ctx *r)
 		if (rc < 0)
 			return rc;
 	}
-	lb_adapter_use_hosts(r->host_dir, n); /* the clients, forked next, open sessions there */
+	/* the clients, forked next, open sessions there */
+	lb_adapter_use_hosts(r->host_dir, n, (r->cfg->clients + n - 1) / n);
 	return 0;
 }
 
@@ -220,7 +221,7 @@ void run_hosts_stop(struct run_ctx *r)
 {
 	char sock[PATH_MAX];
 
-	lb_adapter_use_hosts(NULL, 0);
+	lb_adapter_use_hosts(NULL, 0, 0);
 	for (int k = 0; k < r->n_hosts; k++) {
 		if (r->host[k] > 0) {
 			kill(-r->host[k], SIGKILL); /* the host and what it started */

@@ -56,6 +56,11 @@
 #include <unistd.h>
 
 #define START_LIMIT_MS 15000  /* hello and config: an interpreter loading a library */
+/* and a session in a host, this much more for each session its host serves:
+ * a host sets its sessions up one after another (the last of node-redlock 5's
+ * 1,024 five-node sessions a host answered its hello after about 17 s with
+ * nothing else running, docs/adapters.md) */
+#define HOST_SESSION_START_MS 40
 #define LB_AT_MAX 64          /* 'at' lines one request may send (Redlock: one a node) */
 #define LB_STR_(x) #x
 #define LB_STR(x) LB_STR_(x)
@@ -475,12 +480,20 @@ static void __attribute__((noreturn)) exec_program(const struct lb_adapter_def *
 /* ---- hosts: many clients' sessions in one adapter process ---- */
 
 static const char *hosts_dir; /* where the hosts' sockets are; NULL: no hosts */
-static int n_hosts;
+static int n_hosts, host_sessions;
 
-void lb_adapter_use_hosts(const char *dir, int n)
+void lb_adapter_use_hosts(const char *dir, int n, int sessions)
 {
 	hosts_dir = n > 0 ? dir : NULL;
 	n_hosts = n > 0 ? n : 0;
+	host_sessions = n > 0 && sessions > 0 ? sessions : 0;
+}
+
+/* How long hello and config may take: an interpreter's start, and in a host
+ * the sessions set up before this one. */
+static int64_t start_limit_ms(void)
+{
+	return START_LIMIT_MS + (int64_t)host_sessions * HOST_SESSION_START_MS;
 }
 
 int lb_adapter_host_path(const char *dir, int host, char *buf, size_t len)
@@ -537,7 +550,7 @@ static int open_session(struct adapter *a)
 			  a->def->name, a->base.cfg.client);
 		return LB_EINVAL;
 	}
-	int fd = host_connect(path, lb_now_ns() + START_LIMIT_MS * LB_NS_PER_MS);
+	int fd = host_connect(path, lb_now_ns() + start_limit_ms() * LB_NS_PER_MS);
 	if (fd >= 0 && (a->to = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		close(fd), fd = LB_ESYS;
 	if (fd < 0) {
@@ -617,7 +630,7 @@ static int handshake(struct adapter *a)
 	size_t n = 0;
 
 	snprintf(req, sizeof(req), "hello %d", LB_ADAPTER_PROTOCOL);
-	if ((rc = request(a, req, LB_REQ_HELLO, START_LIMIT_MS, &m)) < 0)
+	if ((rc = request(a, req, LB_REQ_HELLO, start_limit_ms(), &m)) < 0)
 		return rc;
 	a->greeted = true;
 	a->version = m.version;
@@ -644,7 +657,7 @@ static int handshake(struct adapter *a)
 		 a->base.key, (long long)cfg->ttl_ms, cfg->library_wait ? "library" : "one",
 		 (long long)(cfg->timeout_ms > 0 ? cfg->timeout_ms : 2000), cfg->client);
 	a->greeted = false; /* a death while configuring is still a broken adapter */
-	if ((rc = request(a, req, LB_REQ_CONFIG, START_LIMIT_MS, &m)) < 0)
+	if ((rc = request(a, req, LB_REQ_CONFIG, start_limit_ms(), &m)) < 0)
 		return rc;
 	a->greeted = true;
 	if (m.kind == LB_MSG_ERROR)

@@ -112,8 +112,9 @@ bool lb_adapter_usable(const struct lock_strategy *s, char *why, size_t len);
  */
 #define LB_ADAPTER_HOST_ENV "LOCKBENCH_ADAPTER_HOST" /* the socket a host listens on */
 /* From now on (and in every process forked after), clients open sessions in
- * the @n hosts listening in @dir (borrowed); @n 0: a process each again. */
-void lb_adapter_use_hosts(const char *dir, int n);
+ * the @n hosts listening in @dir (borrowed), each serving at most @sessions
+ * (their hello and config wait longer for it); @n 0: a process each again. */
+void lb_adapter_use_hosts(const char *dir, int n, int sessions);
 /* Host @host's socket in @dir into @buf: 0, or LB_EINVAL when it does not
  * fit (a Unix socket's path is at most 107 bytes). */
 int lb_adapter_host_path(const char *dir, int host, char *buf, size_t len);
