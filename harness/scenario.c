@@ -961,8 +961,10 @@ int lb_scenario_parse_text(const char *text, const char *path, struct lb_scenari
 		ini_error(&p, "empty: expected [scenario], [run], [fault NAME], [chaos] or [expect]");
 		rc = 1;
 	}
-	if (!rc)
+	if (!rc) {
+		p.line = 0; /* the pass above left it at the last header: keys are followed from the top */
 		rc = ini_parse_string(text, handler, &p);
+	}
 	if (rc > 0 && !p.err[0])
 		snprintf(p.err, sizeof(p.err), "expected [section], key = value, or a comment");
 	if (rc > 0 && !p.err_line)

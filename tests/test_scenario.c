@@ -122,6 +122,13 @@ Test(scenario, errors_name_the_line)
 	/* a near miss names the strategy meant */
 	fails_at("[scenario]\nonly = token_lua\n", 2, "unknown strategy 'token_lua' (did you mean 'token-lua'?)");
 	fails_at("[expect]\nRedlok = safe\n", 2, "unknown strategy 'Redlok' (did you mean 'redlock'?)");
+	/* a key above the last header is blamed on its own line (it was the last
+	 * header's, 7, found by a hostile review) */
+	fails_at("[scenario]\nsummary = s\nalone = maybe\n[run]\nclients = 2\ncalls = 1.5\n[expect]\n"
+		 "setnx = safe\n", 3, "alone: expected yes or no");
+	fails_at("[scenario]\nsummary = s\n[run]\nclients = 2\ncalls = 1.5\n[expect]\nsetnx = safe\n", 5,
+		 "calls");
+	fails_at("[run]\ncalls = 1\ncalls = 2\n[expect]\nsetnx = safe\n", 3, "calls");
 }
 
 /* The strategy a near miss meant, and none for a name nothing resembles. */
