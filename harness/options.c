@@ -823,6 +823,11 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
 		if ((rc = check_strategy(cfg, s)) < 0)
 			return rc;
+		struct lb_run_cfg one = *cfg;
+		one.strategy = s;
+		one.scenario = o->has_scenario ? &o->scenario : NULL;
+		if (lb_run_hosts_refused(&one, why, sizeof(why)))
+			return usage_error("%s", why);
 		if (lb_gate_ready(&o->gate, o->has_scenario ? &o->scenario : NULL, s->name, why,
 				  sizeof(why)) < 0)
 			return usage_error("%s", why);

@@ -135,6 +135,10 @@ struct lb_run_result {
 /* Run it. 0 when the run completed (whatever it found), else a negative
  * status with the reason already printed. */
 int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res);
+/* Why @cfg's adapter hosts cannot serve this run (a fault on a client's own
+ * process, a topology that needs a client's own address) into @why: true,
+ * a usage error; false when it has none or they can. */
+bool lb_run_hosts_refused(const struct lb_run_cfg *cfg, char *why, size_t len);
 void lb_run_result_free(struct lb_run_result *res);
 
 #endif

@@ -53,17 +53,40 @@ static const struct lb_fault *process_fault(const struct lb_scenario *sc)
 	return NULL;
 }
 
-int run_hosts_check(const struct lb_run_cfg *cfg)
+bool lb_run_hosts_refused(const struct lb_run_cfg *cfg, char *why, size_t len)
 {
 	if (!run_hosts_wanted(cfg))
-		return 0;
+		return false;
+	const struct lb_adapter_def *d = lb_adapter_def_of(cfg->strategy);
+	if (d && !strcmp(d->hosts, "no")) {
+		snprintf(why, len, "--adapter-hosts %d: %s serves one client a process, not sessions "
+			 "in a host (its manifest says hosts = no): run it without --adapter-hosts",
+			 cfg->adapter_hosts, cfg->strategy->name);
+		return true;
+	}
 	const struct lb_fault *f = process_fault(cfg->scenario);
-	if (f) {
-		lb_errorf("--adapter-hosts %d: the scenario's fault '%s' (%s) acts on a client's own "
-			  "process, and in an adapter host the library code serving that client runs "
-			  "in a process shared with other clients, which the fault would not reach: "
-			  "run it without --adapter-hosts (one adapter process per client)",
-			  cfg->adapter_hosts, f->name, lb_action_name(f->action));
+	if (f)
+		snprintf(why, len, "--adapter-hosts %d: the scenario's fault '%.64s' (%s) acts on a "
+			 "client's own process, and in an adapter host the library code serving that "
+			 "client runs in a process shared with other clients, which the fault would "
+			 "not reach: run it without --adapter-hosts (one adapter process per client)",
+			 cfg->adapter_hosts, f->name, lb_action_name(f->action));
+	else if (cfg->sentinel || cfg->cluster)
+		snprintf(why, len, "--adapter-hosts %d: on the %s topology each client's library "
+			 "connects from the client's own address (the clock shim), which a process "
+			 "shared by many clients cannot do: run it without --adapter-hosts",
+			 cfg->adapter_hosts, cfg->sentinel ? "sentinel" : "cluster");
+	return f || cfg->sentinel || cfg->cluster;
+}
+
+int run_hosts_check(const struct lb_run_cfg *cfg)
+{
+	char why[600];
+
+	if (!run_hosts_wanted(cfg))
+		return 0;
+	if (lb_run_hosts_refused(cfg, why, sizeof(why))) {
+		lb_errorf("%s", why);
 		return LB_EINVAL;
 	}
 	/* a host holds, for each of its sessions, the session's socket and the
@@ -81,13 +104,6 @@ int run_hosts_check(const struct lb_run_cfg *cfg)
 			  "RLIMIT_NOFILE allows %llu: give more hosts, or raise the limit "
 			  "(ulimit -n)", cfg->adapter_hosts, sessions, need,
 			  (unsigned long long)rl.rlim_cur);
-		return LB_EINVAL;
-	}
-	if (cfg->sentinel || cfg->cluster) {
-		lb_errorf("--adapter-hosts %d: on the %s topology each client's library connects "
-			  "from the client's own address (the clock shim), which a process shared by "
-			  "many clients cannot do: run it without --adapter-hosts", cfg->adapter_hosts,
-			  cfg->sentinel ? "sentinel" : "cluster");
 		return LB_EINVAL;
 	}
 	return 0;

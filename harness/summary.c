@@ -80,7 +80,9 @@ static const char *na_reason(const char *name, const struct lb_run_result *res)
 {
 	static const struct { const char *prefix, *why; } fixed[] = {
 		{ "acquire_", "no acquire call was made in this run" },
-		{ "retries_per_acquire", "no acquire call succeeded in this run" },
+		{ "retries_per_acquire", "no acquire call succeeded in this run, or the library "
+					 "retried inside its calls (--wait library): lockbench counts "
+					 "its calls, not the library's attempts" },
 		{ "handoff_", "no section was handed from a releaser to a waiting client" },
 		{ "applied_writes", "the resource server did not answer when its counters were read" },
 		{ "client_", "no client's memory could be read while it ran" },
@@ -350,7 +352,7 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put_acquire(s, res, "acquire_p999_us", 0.999, acquired);
 	put_num(s, "retries_per_acquire",
 		res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0,
-		res->acquires > 0);
+		res->acquires > 0 && cfg->wait.kind != LB_WAIT_LIBRARY);
 	put(s, "canary_violations", "%llu", (unsigned long long)res->canary_violations);
 	put(s, "counter_writes", "%llu", (unsigned long long)res->counter_writes);
 	if (cfg->work == LB_WORK_COUNTER && !res->counter_known)

@@ -708,8 +708,9 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	check_verdict(&c, &in, &v);
 	acquire_figures(&c, &in.lat, &in.cens);
 	double attempts = num(&c, "attempts"), acquires = num(&c, "acquires");
+	const char *wait = lb_summary_get(c.s, "wait");
 	figure(&c, "retries_per_acquire", acquires > 0 ? (attempts - acquires) / acquires : 0,
-	       acquires > 0, 0);
+	       acquires > 0 && !(wait && !strcmp(wait, "library")), 0);
 	check_lost(&c, &lost, &lost_max);
 	check_busy(&c, dir, &in);
 	int64_t sb_from = 0, sb_to = 0;

@@ -56,11 +56,12 @@
 #include <unistd.h>
 
 #define START_LIMIT_MS 15000  /* hello and config: an interpreter loading a library */
-/* and a session in a host, this much more for each session its host serves:
- * a host sets its sessions up one after another (the last of node-redlock 5's
- * 1,024 five-node sessions a host answered its hello after about 17 s with
- * nothing else running, docs/adapters.md) */
-#define HOST_SESSION_START_MS 40
+/* and a session in a host, this much more for each session its host serves,
+ * for every request: a host sets its sessions up one after another (the last
+ * of node-redlock 5's 1,024 five-node sessions a host answered its hello after
+ * about 17 s with nothing else running, docs/adapters.md), and a Node host
+ * answers them all on one event loop */
+#define HOST_SESSION_MS 40
 #define LB_AT_MAX 64          /* 'at' lines one request may send (Redlock: one a node) */
 #define LB_STR_(x) #x
 #define LB_STR(x) LB_STR_(x)
@@ -493,7 +494,7 @@ void lb_adapter_use_hosts(const char *dir, int n, int sessions)
  * the sessions set up before this one. */
 static int64_t start_limit_ms(void)
 {
-	return START_LIMIT_MS + (int64_t)host_sessions * HOST_SESSION_START_MS;
+	return START_LIMIT_MS + (int64_t)host_sessions * HOST_SESSION_MS;
 }
 
 int lb_adapter_host_path(const char *dir, int host, char *buf, size_t len)
@@ -759,11 +760,13 @@ int64_t lb_adapter_cpu_ns(const void *state)
 /* ---- the ops ---- */
 
 /* One request's deadline: two network timeouts per node (a command and a
- * retry, one node after another at worst), and 2 s to spare. */
+ * retry, one node after another at worst), and 2 s to spare; in a host, the
+ * other sessions' turns too. */
 static int64_t limit_ms(const struct adapter *a)
 {
 	int64_t t = a->base.cfg.timeout_ms > 0 ? a->base.cfg.timeout_ms : 2000;
-	return 2 * t * (int64_t)(a->base.cfg.n_nodes ? a->base.cfg.n_nodes : 1) + 2000;
+	return 2 * t * (int64_t)(a->base.cfg.n_nodes ? a->base.cfg.n_nodes : 1) + 2000 +
+	       (int64_t)host_sessions * HOST_SESSION_MS;
 }
 
 static int adapter_acquire(void *self, struct lb_grant *grant)

@@ -53,6 +53,7 @@ struct lb_adapter_def {
 	char kind[16];               /* "null": a null adapter (no lock); "" a library */
 	char built[64];              /* a program make builds (lb_find_installed, "lib"),
 				        or "" (program lies beside the manifest) */
+	char hosts[4];               /* "no": it cannot serve as an adapter host; "" or "yes" */
 	const char *argv[LB_ADAPTER_MAX_ARGS + 1]; /* program and its arguments */
 	char argbuf[2048];           /* storage for argv */
 	unsigned claims;

@@ -76,6 +76,7 @@ static const struct key {
 	{ "claims", false, 0, 0 },
 	{ "kind", true, offsetof(struct lb_adapter_def, kind), sizeof(((struct lb_adapter_def *)0)->kind) },
 	{ "built", true, offsetof(struct lb_adapter_def, built), sizeof(((struct lb_adapter_def *)0)->built) },
+	{ "hosts", true, offsetof(struct lb_adapter_def, hosts), sizeof(((struct lb_adapter_def *)0)->hosts) },
 };
 
 /* Say what is wrong with key @name; 0 stops inih, which gives the line. */
@@ -113,7 +114,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	if (k == sizeof(keys) / sizeof(keys[0]))
 		return bad_key(m, name, "not a manifest key (name, library, package, language, version, "
 			       "summary, sends, defaults, source, interpreter, program, args, claims, "
-			       "nodes, outside_key, topology, kind, built)", NULL);
+			       "nodes, outside_key, topology, kind, built, hosts)", NULL);
 	bool more = k == 8 && m->last && !strcmp(m->last, "sends"); /* sends goes on over indented lines */
 	if ((m->seen & 1u << k) && !more)
 		return bad_key(m, name, "given twice (only sends goes on over indented lines)", NULL);
@@ -135,6 +136,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		}
 		return 1;
 	}
+	if (!strcmp(name, "hosts") && strcmp(v, "yes") && strcmp(v, "no"))
+		return bad_key(m, name, "expected yes (the default: it serves sessions as an adapter "
+			       "host) or no", v);
 	char *field = (char *)(keys[k].def ? (void *)m->d : (void *)m) + keys[k].off;
 	size_t used = more ? strlen(field) : 0;
 	if (used + (used ? 1 : 0) + strlen(v) >= keys[k].size)

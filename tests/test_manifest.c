@@ -103,6 +103,7 @@ Test(manifest, malformed_ones_are_refused_with_the_reason)
 		{ longval, "library: too long" },
 		{ "name = x\nprogram = p\nthis is not ini\n", "x.adapter:3:" },
 		{ "name = x\nprogram = p\nkind = mock\n", "kind: expected library (the default) or null" },
+		{ "name = x\nprogram = p\nhosts = maybe\n", "hosts: expected yes (the default" },
 		{ "name = x\nprogram = p\nbuilt = b\n", "program and built both given" },
 		{ "name = x\nbuilt = ../../bin/sh\n", "built: expected the name of a program make builds" },
 	};
