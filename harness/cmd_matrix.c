@@ -365,6 +365,16 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 	const struct lb_scenario *sc = &m->sc[cell->scenario];
 	const char *expected = cell->expected >= 0 ? lb_class_name((enum lb_class)cell->expected) : "-";
 
+	if (r->rc == LB_ECANCELED && lb_stop_requested()) { /* stopped before it started */
+		lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%s,%s,interrupted,%d,-,0,,,,,,,,,,%llu,%s\n",
+			       sc->name, cell->s->name, expected, rep + 1, (unsigned long long)r->seed,
+			       r->dir);
+		fflush(csv);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "[%d/%d] %-28s x %-13s #%d: interrupted before "
+			       "it started (not compared with the expectation)\n", done, total, sc->name,
+			       cell->s->name, rep + 1);
+		return 0;
+	}
 	if (r->rc < 0) { /* void: lockbench said why on stderr; never a pass */
 		cell->failed++;
 		lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%s,%s,failed,%d,no,,,,,,,,,,,,%llu,%s\n",

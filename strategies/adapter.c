@@ -710,7 +710,7 @@ static void *adapter_create(const struct lb_lock_cfg *cfg)
 	a->to = a->from = -1;
 	a->host = -1;
 	if (!a->def || (hosts_dir ? open_session(a) : spawn(a)) < 0 || handshake(a) < 0) {
-		if (a->def && a->pid <= 0 && !a->broken)
+		if (a->def && !hosts_dir && a->pid <= 0 && !a->broken) /* the spawn, not its hello */
 			lb_errorf("adapter %s (client %d): cannot start %s: %s", a->def->name, cfg->client,
 				  a->def->argv[0], strerror(errno));
 		a->broken = true;
