@@ -143,6 +143,17 @@ static void row(struct bench *b, const char *item, const char *what, double valu
 {
 	if (lb_stop_requested() && met >= 0) /* a run cut short judges no goal */
 		met = -1, goal = "(interrupted: not judged)";
+	if (isnan(value) || isnan(ratio)) { /* not measured: n/a, never 0 */
+		lb_esc_fprintf(b->csv, LB_LANG_CSV, "%s,%s,n/a,%s,%.3f,%s,n/a,%s,-\n", item, what, unit,
+			       baseline, base_what, goal);
+		lb_esc_fprintf(b->md, LB_LANG_MD, "| %s | %s | n/a | %.4g (%s) | **n/a** | %s |\n",
+			       item, what, baseline, base_what, goal);
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-26s %10s %-10s vs %10.1f %-28s ratio n/a %s\n",
+			       what, "n/a", unit, baseline, base_what, goal);
+		fflush(stdout);
+		b->misses += met == 0;
+		return;
+	}
 	/* the descriptions hold commas: quoted (RFC 4180), as every CSV lockbench writes */
 	lb_esc_fprintf(b->csv, LB_LANG_CSV, "%s,%s,%.3f,%s,%.3f,%s,%.5f,%s,%s\n", item, what, value,
 		       unit, baseline, base_what, ratio, goal, met < 0 ? "-" : met ? "yes" : "no");
@@ -332,8 +343,9 @@ static int bench_dead_waiter(struct bench *b)
 	}
 	double bound = 3 * 100 + 100 + 100;
 	if (kill < 0)
-		row(b, "6", "a waiter killed in fair's queue: the kill never fired", 0, "ms", bound,
-		    "documented bound", 0, "<= 1", 0);
+		row(b, "6", "a waiter killed in fair's queue: the kill never fired", NAN, "ms", bound,
+		    "documented bound", NAN, lb_stop_requested() ? "(interrupted: not judged)" :
+		    "<= 1 (not measured: a miss)", lb_stop_requested() ? -1 : 0);
 	else
 		row(b, "6", "a waiter killed in fair's queue: longest time nobody held the lock after",
 		    (double)gap / 1e6, "ms", bound, "documented bound (grace 400 + a poll 100)",
@@ -1082,6 +1094,8 @@ static int baselines(struct bench *b)
 	b->r_set = redis_benchmark(b->srv[0]->port, set_cmd);
 	b->r_cad = redis_benchmark(b->srv[0]->port, cad_cmd);
 	if (b->ping <= 0 || b->r_set <= 0 || b->r_cad <= 0) {
+		if (lb_stop_requested())
+			return LB_ECANCELED; /* interrupted: redis-benchmark was stopped with it */
 		lb_errorf("redis-benchmark did not run (Debian package redis-tools)");
 		return LB_ESYS;
 	}
