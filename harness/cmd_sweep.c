@@ -26,7 +26,7 @@ static void point_row(FILE *csv, const struct lb_run_opts *o, int k, const struc
 
 	lb_foreign_text(v, foreign, sizeof(foreign)); /* n/a, never 0, when not measured */
 	lb_esc_fprintf(csv, LB_LANG_CSV,
-		       "%s,%s,%lld,%llu,%.2f,%s,%s,%s,%llu,%lld,%s,%.4f,%llu,%llu,%s,%s,%s\n",
+		       "%s,%s,%lld,%llu,%.2f,%s,%s,%s,%llu,%lld,%s,%s,%llu,%llu,%s,%s,%s\n",
 		       cfg->strategy->name, o->vary_name, (long long)o->vary[k],
 		       (unsigned long long)v->sections, res->throughput_per_s,
 		       /* the summary's: waits that never entered count, at their length
@@ -35,7 +35,7 @@ static void point_row(FILE *csv, const struct lb_run_opts *o, int k, const struc
 		       lb_summary_get(sum, "acquire_p50_us"), lb_summary_get(sum, "acquire_p99_us"),
 		       lb_summary_get(sum, "cmds_per_section"), /* n/a: not countable */
 		       (unsigned long long)v->overlaps, res->lost_updates,
-		       foreign, v->fairness,
+		       foreign, lb_summary_get(sum, "fairness"), /* n/a: nobody entered */
 		       (unsigned long long)res->client_rss_kb, (unsigned long long)cfg->seed,
 		       cfg->out_dir, lb_summary_get(sum, "split_brain_ms"),
 		       lb_summary_get(sum, "acquire_lower_bounds"));

@@ -59,7 +59,7 @@ static const struct lb_figdef fixed[] = {
 	NUM("orphan_ms", "ms", 3, 0, MS, false, LB_FD_RECOMPUTED),
 	TEXT("recovered", recovered, LB_FD_RECOMPUTED),
 	NUM("cmds_per_section", "commands/section", 2, 0, 1e9, true, LB_FD_RECOMPUTED),
-	NUM("fairness", "Jain index", 4, 0, 1, false, LB_FD_RECOMPUTED),
+	NUM("fairness", "Jain index", 4, 0, 1, true, LB_FD_RECOMPUTED),
 	PARAM("keys"),
 	PARAM("nodes"),
 	PARAM("wait"),

@@ -178,10 +178,12 @@ static void print_safety(FILE *f, const struct lb_run_cfg *cfg, const struct lb_
 			   "%llu sections aborted on a lost lease\n",
 			(unsigned long long)res->stale_writes_rejected,
 			(unsigned long long)res->writes_aborted);
-	fprintf(f, "  liveness     holder deaths %llu, orphaned %.1f ms, recovered %s, fairness %.3f, "
+	char jain[16];
+	snprintf(jain, sizeof(jain), v->sections > 0 ? "%.3f" : "n/a", v->fairness);
+	fprintf(f, "  liveness     holder deaths %llu, orphaned %.1f ms, recovered %s, fairness %s, "
 		   "%llu acquire attempts found a node down\n",
 		(unsigned long long)v->holder_deaths, v->orphan_ms, lb_recovered_name(v->recovered),
-		v->fairness, (unsigned long long)res->acquire_errors);
+		jain, (unsigned long long)res->acquire_errors);
 	if (res->phase_known && res->holding_s > 0 && res->waiting_s > 0)
 		fprintf(f, "  by phase     %.2f commands sent per client-second holding, %.2f waiting "
 			   "(the relay's count)\n", (double)res->cmds_holding / res->holding_s,

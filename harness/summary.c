@@ -88,6 +88,7 @@ static const char *na_reason(const char *name, const struct lb_run_result *res)
 		{ "client_", "no client's memory could be read while it ran" },
 		{ "arrival_spread_ms", "fewer than two clients made an acquire call" },
 		{ "last_served_ms", "no client entered a section" },
+		{ "fairness", "no client entered a section: nothing was shared to be fair about" },
 		{ "gave_up_attempts", "no client gave up, or the library waited inside one call "
 				      "(--wait library): lockbench counts its calls, not the library's "
 				      "attempts" },
@@ -318,7 +319,7 @@ static void put_required(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put(s, "recovered", "%s", lb_recovered_name(v->recovered));
 	put_num(s, "cmds_per_section", res->cmds_per_section,
 		res->lock_commands_known && res->n_sections > 0);
-	put_num(s, "fairness", v->fairness, true);
+	put_num(s, "fairness", v->fairness, v->sections > 0);
 }
 
 /* The rest of the load (beyond the required columns). */

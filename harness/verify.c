@@ -461,7 +461,7 @@ static void check_verdict(struct ctx *c, const struct run_in *in, const struct l
 	figure(c, "holder_deaths", (double)v->holder_deaths, true, 0);
 	figure(c, "orphan_ms", v->orphan_ms, true, 0);
 	text(c, "recovered", lb_recovered_name(v->recovered));
-	figure(c, "fairness", v->fairness, true, 0);
+	figure(c, "fairness", v->fairness, v->sections > 0, 0);
 	figure(c, "handoffs", (double)v->handoffs, true, 0);
 	figure(c, "handoff_p50_us", v->handoff_p50_us, v->handoffs > 0, 0);
 	figure(c, "handoff_p99_us", v->handoff_p99_us, v->handoffs > 0, 0);

@@ -264,6 +264,15 @@ Test(adapters, protocol_3_against_hostile_programs, .init = setup)
 	cr_assert_eq(lb(audit), 1, "a lock that never grants passed its audit: %s", out());
 	cr_assert(strstr(out(), "0 held, 0 broken, 2 not tested"), "%s", out());
 	cr_assert(strstr(out(), "the run is inconclusive, it shows nothing to judge"), "%s", out());
+	/* nobody entered: fairness cannot be measured (n/a, not Jain's 1 of nothing) */
+	snprintf(dir, sizeof(dir), "%s/busy-run", tmpdir);
+	const char *busy[] = { "run", "--strategy", adapter("always-busy.sh"), "--clients", "2",
+			       "--duration", "0.5", "--no-status", "--no-report", "--out", dir, NULL };
+	cr_assert_eq(lb(busy), 0, "%s", out());
+	cr_assert_str_eq(fx_summary(dir, "sections"), "0");
+	cr_assert_str_eq(fx_summary(dir, "fairness"), "n/a");
+	cr_assert(strstr(out(), "fairness n/a"), "%s", out());
+	fx_recheck(dir);
 
 	for (int i = 0; i < 3; i++) {
 		snprintf(dir, sizeof(dir), "%s/late-%d", tmpdir, i);
