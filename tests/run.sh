@@ -34,6 +34,10 @@ case $lanes in
 1|2) ;;
 *) echo "tests/run.sh: TEST_LANES must be 1 or 2, got '$lanes'" >&2; exit 2;;
 esac
+if [ $# -eq 0 ]; then
+	echo "tests/run.sh: no test binaries given (usage: tests/run.sh BIN...): nothing ran, which is no pass" >&2
+	exit 2
+fi
 
 # Two lanes: the binaries that keep the CPUs busy (Chromium, the Node and
 # Python libraries, the contract table's many small runs) one after another in
