@@ -679,8 +679,10 @@ static int check_strategy(const struct lb_run_cfg *cfg, const struct lock_strate
 				   "fixed:MS or backoff:MIN:MAX%s", s->name, lb_strategy_is_external(s) ?
 				   ", or --wait library (the library's own wait)" : " (token-lua can)");
 	if (cfg->wait.kind == LB_WAIT_LIBRARY && !lb_strategy_is_external(s))
-		return usage_error("--wait library: %s is a recipe with no waiting of its own; "
-				   "library is for library strategies (lockbench list)", s->name);
+		return usage_error("%.500s%s--wait library: %s is a recipe with no waiting of its "
+				   "own; library is for library strategies (lockbench list)",
+				   cfg->scenario ? cfg->scenario->path : "",
+				   cfg->scenario ? ": [run] wait = library, or " : "", s->name);
 	if ((cfg->sentinel || cfg->cluster) && (s->min_nodes > 1 || cfg->nodes > 1))
 		return usage_error("--topology %s: %s needs several lock nodes; the "
 				   "topology has one primary for the lock",
