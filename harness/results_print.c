@@ -255,7 +255,7 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 	print_acquire(f, res, "p90", 0.9);
 	print_acquire(f, res, "p99", 0.99);
 	print_acquire(f, res, "max", 1);
-	if (cfg->wait.kind == LB_WAIT_LIBRARY)
+	if (lb_wait_in_library(&cfg->wait, cfg->strategy))
 		fprintf(f, ", retries each n/a (inside the library's calls)");
 	else if (res->acquires)
 		fprintf(f, ", %.2f retries each", (double)(res->attempts - res->acquires) /

@@ -353,7 +353,7 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put_acquire(s, res, "acquire_p999_us", 0.999, acquired);
 	put_num(s, "retries_per_acquire",
 		res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0,
-		res->acquires > 0 && cfg->wait.kind != LB_WAIT_LIBRARY);
+		res->acquires > 0 && !lb_wait_in_library(&cfg->wait, cfg->strategy));
 	put(s, "canary_violations", "%llu", (unsigned long long)res->canary_violations);
 	put(s, "counter_writes", "%llu", (unsigned long long)res->counter_writes);
 	if (cfg->work == LB_WORK_COUNTER && !res->counter_known)

@@ -218,3 +218,10 @@ struct lb_wait lb_wait_own(const struct lock_strategy *s)
 		return (struct lb_wait){ .kind = LB_WAIT_NOTIFY, .interval_ms = 100 };
 	return (struct lb_wait){ .kind = LB_WAIT_FIXED, .interval_ms = 10 };
 }
+
+bool lb_wait_in_library(const struct lb_wait *w, const struct lock_strategy *s)
+{
+	if (w->kind == LB_WAIT_OWN && s)
+		return lb_wait_own(s).kind == LB_WAIT_LIBRARY;
+	return w->kind == LB_WAIT_LIBRARY;
+}

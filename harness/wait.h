@@ -88,5 +88,7 @@ int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb
  * built around a wait (fair: notify), otherwise lockbench's default poll,
  * fixed:10. */
 struct lb_wait lb_wait_own(const struct lock_strategy *s);
+/* Does @w (own resolved for @s) wait inside a library's own calls? */
+bool lb_wait_in_library(const struct lb_wait *w, const struct lock_strategy *s);
 
 #endif

@@ -118,6 +118,26 @@ Test(adapter_hosts, a_kill_9_of_lockbench_leaves_no_host, .init = setup)
 	cr_assert_eq(left("^/usr/bin/python3 .*host-dies.py"), 0, "a host outlived a kill -9 of lockbench");
 }
 
+/* A stampede's shape in hosts: each client one call, each its library's own
+ * wait. lockbench sees a library's call, not the retries inside it: its
+ * retries_per_acquire is n/a (it was calls per success, passed off as
+ * retries), and check agrees. */
+Test(adapter_hosts, a_librarys_crowd_makes_one_call_each, .init = setup)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/crowd", tmpdir);
+	const char *run[] = { "run", "--strategy", "redis-py@4.3.4", "--adapter-hosts", "2",
+			      "--clients", "16", "--calls", "1", "--wait", "own", "--hold", "1",
+			      "--duration", "30", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(run), 0, "%s", out());
+	cr_assert_str_eq(fx_summary(dir, "wait"), "library");
+	cr_assert_str_eq(fx_summary(dir, "served_clients"), "16");
+	cr_assert_str_eq(fx_summary(dir, "retries_per_acquire"), "n/a");
+	cr_assert(strstr(out(), "retries each n/a (inside the library's calls)"), "%s", out());
+	fx_recheck(dir);
+	cr_assert_eq(left("adapter.*redis"), 0, "a host outlived its run");
+}
+
 /* A fault on a client's own process would not reach the library code in a
  * shared host: refused before anything starts, saying why and what to do. */
 Test(adapter_hosts, a_fault_on_a_clients_process_is_refused, .init = setup)
