@@ -643,7 +643,7 @@ static void figures(const struct cell *c, char *buf, size_t len)
 		buf[n - 4] = '\0'; /* drop the last " · " (4 bytes: the dot is 2) */
 }
 
-/* How many cells could not run here. */
+/* How many repetitions failed or were void. */
 static int count_failed_runs(const struct matrix *m)
 {
 	int n = 0;
@@ -652,6 +652,7 @@ static int count_failed_runs(const struct matrix *m)
 	return n;
 }
 
+/* How many cells could not run here. */
 static int count_skipped(const struct matrix *m)
 {
 	int n = 0;

@@ -490,11 +490,18 @@ void lb_adapter_use_hosts(const char *dir, int n, int sessions)
 	host_sessions = n > 0 && sessions > 0 ? sessions : 0;
 }
 
+/* What a session in a host waits beyond a process of its own: the turns of
+ * the host's other sessions (0 without hosts). */
+static int64_t host_turns_ms(void)
+{
+	return (int64_t)host_sessions * HOST_SESSION_MS;
+}
+
 /* How long hello and config may take: an interpreter's start, and in a host
  * the sessions set up before this one. */
 static int64_t start_limit_ms(void)
 {
-	return START_LIMIT_MS + (int64_t)host_sessions * HOST_SESSION_MS;
+	return START_LIMIT_MS + host_turns_ms();
 }
 
 int lb_adapter_host_path(const char *dir, int host, char *buf, size_t len)
@@ -766,7 +773,7 @@ static int64_t limit_ms(const struct adapter *a)
 {
 	int64_t t = a->base.cfg.timeout_ms > 0 ? a->base.cfg.timeout_ms : 2000;
 	return 2 * t * (int64_t)(a->base.cfg.n_nodes ? a->base.cfg.n_nodes : 1) + 2000 +
-	       (int64_t)host_sessions * HOST_SESSION_MS;
+	       host_turns_ms();
 }
 
 static int adapter_acquire(void *self, struct lb_grant *grant)
