@@ -23,7 +23,13 @@ if [ "${1:-}" = --one ]; then
 		flock 9
 		echo "== $bin ($(( $(date +%s) - start )) s)"
 		cat "$log"
-		[ $st -eq 0 ] || echo "$bin (exit $st)" >> "$dir/failed"
+		if [ $st -ne 0 ]; then
+			# the reasons again at the end, where a log cut to its tail keeps them:
+			# criterion's failed assertions ([----]), failed tests, sanitizers' reports
+			echo "$bin (exit $st)" >> "$dir/failed"
+			grep -E '^\[----\]|^\[FAIL\]|CRASH|ERROR: AddressSanitizer|runtime error|LeakSanitizer' \
+				"$log" | head -n 40 | sed 's/^/    /' >> "$dir/failed"
+		fi
 	} 9>>"$dir/lock"
 	rm -f "$log"
 	exit 0

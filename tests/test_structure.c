@@ -5,7 +5,8 @@
  * harness through one header (strategy.h), and no function is over 120
  * lines, and every #include points to its own layer or one below, as the
  * table of layers in docs/architecture.md says. A module is a stem:
- * harness/run.c and harness/run.h are "run".
+ * harness/run.c and harness/run.h are "run". And the suite's own runner,
+ * tests/run.sh, fails on a failed binary and says why at its end.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "fixture.h"
 
@@ -460,4 +463,51 @@ Test(structure, an_include_up_the_layers_is_found)
 	struct file other = { .dir = "strategies", .name = "util.c" };
 	cr_assert_eq(layer_of(l, 2, &other, why, sizeof(why)), -1);
 	cr_assert(strstr(why, "strategies/util.c is in no layer"), "%s", why);
+}
+
+/* Run tests/run.sh on @bins (or none), its output into @out; its exit status. */
+static int run_sh(const char *dir, const char *bins, char *out, size_t len)
+{
+	char cmd[PATH_MAX * 3];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && bash '%s/tests/run.sh' %s 2>&1", dir, fx_root(), bins);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(out, 1, len - 1, p);
+	out[n] = '\0';
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The suite's runner fails when a binary fails, and says why again at its
+ * very end: CI keeps only the tail of a log, and the binary's own output
+ * may be far above it. No binary at all is no pass either. */
+Test(structure, the_suite_runner_names_each_failure_and_why_at_its_end)
+{
+	char dir[] = "/tmp/lbtest-runner-XXXXXX", path[PATH_MAX], out[8192];
+	cr_assert_not_null(fx_mkdtemp(dir));
+	static const char *const bins[][2] = {
+		{ "pass", "echo '[====] Synthesis: Tested: 1 | Passing: 1'\nexit 0\n" },
+		{ "fail", "echo '[----] tests/x.c:7: Assertion Failed'\necho '[----]   3 is not 4'\n"
+			  "echo '[FAIL] x::y: (0.01s)'\necho 'lots of other output'\nexit 1\n" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, bins[i][0]);
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fprintf(f, "#!/bin/sh\n%s", bins[i][1]);
+		fclose(f);
+		chmod(path, 0755);
+	}
+	cr_assert_eq(run_sh(dir, "./pass ./fail", out, sizeof(out)), 1, "%s", out);
+	const char *end = strstr(out, "== failed:\n");
+	cr_assert_not_null(end, "%s", out);
+	cr_assert(strstr(end, "./fail (exit 1)") && strstr(end, "3 is not 4") &&
+		  strstr(end, "[FAIL] x::y") && !strstr(end, "lots of other") && !strstr(end, "./pass"),
+		  "the end does not say which binary failed and why:\n%s", end);
+	cr_assert_eq(run_sh(dir, "./pass", out, sizeof(out)), 0, "%s", out);
+	cr_assert(strstr(out, "1 test binaries passed"), "%s", out);
+	cr_assert_eq(run_sh(dir, "", out, sizeof(out)), 2, "%s", out);
+	cr_assert(strstr(out, "nothing ran, which is no pass"), "%s", out);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	cr_assert_eq(system(path), 0);
 }
