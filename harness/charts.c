@@ -98,10 +98,9 @@ double lb_chart_scale(void)
 
 int lb_chart_scale_arg(const char *arg)
 {
-	char *end;
-	double v = strtod(arg, &end);
+	double v;
 
-	if (end == arg || *end || lb_chart_set_scale(v) < 0) {
+	if (!lb_parse_double(arg, &v) || lb_chart_set_scale(v) < 0) {
 		lb_errorf("--chart-scale '%s': expected a factor from 0.5 to 4 (2: twice the size "
 			  "and the fonts, for slides)", arg);
 		return LB_EINVAL;

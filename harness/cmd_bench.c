@@ -1009,9 +1009,9 @@ static int parse(int argc, char **argv, struct bench *b)
 		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
 			snprintf(b->out, sizeof(b->out), "%.3800s", argv[++i]);
 		} else if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
-			b->duration = strtod(argv[++i], NULL);
-			if (!(b->duration > 0 && b->duration <= 600)) {
-				lb_errorf("--duration: expected seconds in (0, 600]");
+			if (!lb_parse_double(argv[++i], &b->duration) ||
+			    !(b->duration > 0 && b->duration <= 600)) {
+				lb_errorf("--duration '%s': expected seconds in (0, 600]", argv[i]);
 				return LB_EXIT_USAGE;
 			}
 		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {

@@ -341,11 +341,7 @@ void lb_param_expected(const struct lb_param *p, char *buf, size_t len)
 /* Seconds: a finite number (inf, nan and 1e300 are refused, not cast). */
 static bool get_seconds(const char *text, double *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtod(text, &end);
-	return *text && !*end && !errno && isfinite(*out);
+	return lb_parse_double(text, out);
 }
 
 static bool get_range(const struct lb_param *p, const char *text, int64_t *lo, int64_t *hi)

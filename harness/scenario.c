@@ -127,12 +127,9 @@ static bool get_i64(const char *v, int64_t min, int64_t max, int64_t *out)
  * nan and 1e300 are refused, not cast to a time that fires at once). */
 static bool get_seconds(const char *v, double *out)
 {
-	char *end;
 	double d;
 
-	errno = 0;
-	d = strtod(v, &end);
-	if (!*v || *end || errno || !isfinite(d) || d < 0 || d > 86400)
+	if (!lb_parse_double(v, &d) || d < 0 || d > 86400)
 		return false;
 	*out = d;
 	return true;

@@ -1,7 +1,9 @@
 #include "esc.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,12 +171,37 @@ bool lb_find_installed(const char *name, const char *kind, char *out, size_t len
 	return access(out, F_OK) == 0;
 }
 
+bool lb_plain_number(const char *s)
+{
+	if (!s)
+		return false;
+	if (*s == '-')
+		s++;
+	if (!isdigit((unsigned char)*s) && !(*s == '.' && isdigit((unsigned char)s[1])))
+		return false;
+	return s[strspn(s, "0123456789.eE+-")] == '\0';
+}
+
+bool lb_parse_double(const char *s, double *out)
+{
+	char *end;
+
+	if (!lb_plain_number(s))
+		return false;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
 bool lb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
 {
 	char *end;
 	long long v;
 
-	if (!s || !*s)
+	if (!lb_plain_number(s))
 		return false;
 	errno = 0;
 	v = strtoll(s, &end, 10);

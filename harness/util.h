@@ -89,8 +89,15 @@ bool lb_file_arg_ok(const char *what, const char *path);
 /* "lockbench: <message>\n" on stderr. */
 void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Parse a decimal integer in [min, max] that fills the whole of @s. */
+/* A number written plainly: digits with at most a '-' in front, a point and
+ * an exponent; not the blanks, the '+' in front, the hex, inf and nan that
+ * strtoll and strtod also take (" 5" and "+3" are typos, not 5 and 3). */
+bool lb_plain_number(const char *s);
+/* Parse a decimal integer in [min, max] that fills the whole of @s, written
+ * plainly. */
 bool lb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
+/* Parse a finite number that fills the whole of @s, written plainly. */
+bool lb_parse_double(const char *s, double *out);
 
 /* Split @s into words as a shell would, expanding nothing: blanks separate;
  * '...' keeps all; "..." keeps all but \" and \\; \ escapes one character

@@ -424,3 +424,33 @@ Test(params, a_real_run_writes_every_column)
 			  "here", t[i].name);
 	cr_assert_str_eq(lb_summary_get(&s, "scenario"), "every-param");
 }
+
+/* A number is written plainly on every surface: " 5", "+3", "5 ", hex, inf
+ * and nan are typos or tricks that strtoll and strtod would read as numbers,
+ * and each row refuses them with what it expected; the number itself, at the
+ * row's lowest bound, is taken. */
+Test(params, a_number_is_written_plainly)
+{
+	static const char *const bad[] = { " %s", "+%s", "%s ", "0x%s", "%s\t", "inf", "nan", "-" };
+	size_t n, numeric = 0;
+	const struct lb_param *rows = lb_params(&n);
+	for (size_t i = 0; i < n; i++) {
+		const struct lb_param *p = &rows[i];
+		if (p->type != LB_PT_INT && p->type != LB_PT_MS && p->type != LB_PT_U64 &&
+		    p->type != LB_PT_SECONDS && p->type != LB_PT_MS_RANGE)
+			continue;
+		numeric++;
+		char good[32], text[48], why[256];
+		struct lb_param_value v;
+		snprintf(good, sizeof(good), "%lld", (long long)p->min + (p->type == LB_PT_SECONDS));
+		cr_assert_eq(lb_param_from_cli(p, good, &v, why, sizeof(why)), 0, "%s %s: %s",
+			     p->name, good, why);
+		for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+			snprintf(text, sizeof(text), bad[b], good);
+			cr_assert_neq(lb_param_from_cli(p, text, &v, why, sizeof(why)), 0,
+				      "%s took '%s'", p->name, text);
+			cr_assert(strstr(why, "expected"), "%s '%s': %s", p->name, text, why);
+		}
+	}
+	cr_assert_gt(numeric, 10, "only %zu numeric rows", numeric);
+}
