@@ -179,6 +179,17 @@ static const char *hint(const char *name, const char *otherwise, char *buf, size
 	return buf;
 }
 
+/* Does the comma list @list (as add_strategies writes it) name @strategy? */
+static bool list_has(const char *list, const char *strategy)
+{
+	size_t n = strlen(strategy);
+
+	for (const char *t = list; *t; t += strcspn(t, ","), t += *t == ',')
+		if (!strncmp(t, strategy, n) && (t[n] == ',' || t[n] == '\0'))
+			return true;
+	return false;
+}
+
 /* The strategies of @v, each checked, added to @list as NAME,NAME (no spaces,
  * no empty entries, as `list` shows it); @append: after what it holds. */
 static int add_strategies(struct parser *p, const char *key, const char *v, char *list,
@@ -191,9 +202,13 @@ static int add_strategies(struct parser *p, const char *key, const char *v, char
 	if (strlen(list) + 1 + strlen(v) >= size || strlen(v) >= sizeof(buf))
 		return ini_error(p, "%s: list too long", key);
 	snprintf(buf, sizeof(buf), "%s", v);
+	if (!buf[strspn(buf, ", \t")])
+		return ini_error(p, "%s: expected strategies (NAME, NAME), got nothing", key);
 	for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
 		if (!known_strategy(t))
 			return ini_error(p, "%s: unknown strategy '%s'%s", key, t, hint(t, "", h, sizeof(h)));
+		if (list_has(list, t))
+			return ini_error(p, "%s: '%s' is named twice", key, t);
 		size_t used = strlen(list);
 		snprintf(list + used, size - used, "%s%s", used ? "," : "", t);
 	}
@@ -1034,17 +1049,6 @@ int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy)
 		if (!strcmp(sc->expect[i].strategy, strategy))
 			return (int)sc->expect[i].cls;
 	return -1;
-}
-
-/* Does the comma list @list (as add_strategies writes it) name @strategy? */
-static bool list_has(const char *list, const char *strategy)
-{
-	size_t n = strlen(strategy);
-
-	for (const char *t = list; *t; t += strcspn(t, ","), t += *t == ',')
-		if (!strncmp(t, strategy, n) && (t[n] == ',' || t[n] == '\0'))
-			return true;
-	return false;
 }
 
 const struct lb_scenario_expect *lb_scenario_expect_of(const struct lb_scenario *sc,

@@ -158,7 +158,8 @@ Test(scenario, only_list_spans_lines)
 }
 
 /* `except` leaves strategies out and keeps every other one, exec: adapters
- * included (an `only` list would shut those out). */
+ * included (an `only` list would shut those out). A list is never empty and
+ * names nobody twice. */
 Test(scenario, except_leaves_a_strategy_out)
 {
 	cr_assert_eq(parse_text("[scenario]\nsummary = s\ndescription = d\nexcept = setnx-getset\n"), 0,
@@ -168,6 +169,11 @@ Test(scenario, except_leaves_a_strategy_out)
 	cr_assert(lb_scenario_applies(&sc, "redis-py@4.3.4"));
 	fails_at("[scenario]\nexcept = token_lua\n", 2, "except: unknown strategy 'token_lua' (did you "
 		 "mean 'token-lua'?)");
+	/* an empty list or a name given twice is a slip, said, not a silent no-op */
+	fails_at("[scenario]\nexcept =\n", 2, "except: expected strategies (NAME, NAME), got nothing");
+	fails_at("[scenario]\nonly = ,\n", 2, "only: expected strategies (NAME, NAME), got nothing");
+	fails_at("[scenario]\nexcept = setnx, setnx\n", 2, "except: 'setnx' is named twice");
+	fails_at("[scenario]\nlessons = fair,\n  fair\n", 3, "lessons: 'fair' is named twice");
 }
 
 Test(scenario, fault_errors)
