@@ -1099,9 +1099,9 @@ static int report_index(const char *dir, struct stacked *runs)
 	int n = scandir(dir, &ents, NULL, name_cmp), found = 0;
 	FILE *f, *cmp;
 
-	if (n < 0) {
+	if (n < 0) { /* the input is unreadable (exit 4), not a failure of ours */
 		lb_errorf("cannot read %s: %s", dir, strerror(errno));
-		return LB_ESYS;
+		return LB_EINVAL;
 	}
 	struct lb_outfile out;
 	if (lb_outfile_open(&out, dir, "report.md", true) < 0) {

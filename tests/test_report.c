@@ -636,3 +636,36 @@ Test(report, a_hostile_chaos_csv_is_text_and_its_bad_rows_are_named, .init = mkt
 	cr_assert_null(strstr(html, "<img src=x"), "%s", html);
 	cr_assert_null(strstr(html, "href=\"javascript"), "%s", html);
 }
+
+/* report's exit status is what its --help says: 4 when DIR cannot be read
+ * (missing, a file, empty of anything to report), 2 for a usage error. */
+Test(report, the_exit_status_is_the_helps, .init = mktmp)
+{
+	char file[128], empty[128], missing[128];
+	snprintf(file, sizeof(file), "%s/a-file", tmpdir);
+	snprintf(empty, sizeof(empty), "%s/empty", tmpdir);
+	snprintf(missing, sizeof(missing), "%s/missing", tmpdir);
+	FILE *f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_eq(mkdir(empty, 0755), 0);
+	const char *help[] = { "report", "--help", NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, help), 0);
+	const char *text = fx_slurp(tmpdir, "output");
+	cr_assert(strstr(text, "2 usage error, 4 an input file is unreadable"), "%s", text);
+	static const struct { const char *what; int rc; } cases[] = {
+		{ "missing", 4 }, { "a-file", 4 }, { "empty", 4 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char dir[160];
+		snprintf(dir, sizeof(dir), "%s/%s", tmpdir, cases[i].what);
+		const char *args[] = { "report", dir, NULL };
+		cr_assert_eq(fx_lockbench(tmpdir, args), cases[i].rc, "report %s: %s", dir,
+			     fx_slurp(tmpdir, "output"));
+		cr_assert(strstr(fx_slurp(tmpdir, "output"), dir), "the error does not name %s", dir);
+	}
+	const char *scale[] = { "report", "--chart-scale", "9", empty, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, scale), 2, "%s", fx_slurp(tmpdir, "output"));
+	const char *none[] = { "report", NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, none), 2, "%s", fx_slurp(tmpdir, "output"));
+}
