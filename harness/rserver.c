@@ -22,6 +22,9 @@
 #include <unistd.h>
 
 #define MAX_LIVE 64
+/* the janitor's other directories (lb_janitor_dir: the adapter hosts' sockets) */
+#define MAX_EXTRA 4
+#define JANITOR_SLOTS (MAX_LIVE + MAX_EXTRA)
 #define START_TRIES 5
 #define READY_TIMEOUT_MS 5000
 #define STOP_TIMEOUT_MS 2000
@@ -36,7 +39,7 @@ static struct lb_server *volatile live_dirs[MAX_LIVE];
 static const char *const dir_files[] = { "redis.log", "clock_offset_ms", "dump.rdb", NULL };
 /* the kinds of server directory (lockbench-KIND-PID-XXXXXX) this layer makes,
  * removes and sweeps: nothing else is ever removed */
-static const char *const dir_kinds[] = { "redis", "etcd", "zookeeper", NULL };
+static const char *const dir_kinds[] = { "redis", "etcd", "zookeeper", "hosts", NULL };
 
 /* The kind of the server directory named @name (its last component), or NULL. */
 static const char *dir_kind(const char *name)
@@ -110,7 +113,7 @@ static void __attribute__((noreturn)) janitor(int fd, pid_t owner)
 	 * (a dying Sentinel may still rewrite its configuration file) */
 	for (int round = 0; round < 2; round++) {
 		lb_sleep_ns(100 * LB_NS_PER_MS);
-		for (int i = 0; i < MAX_LIVE; i++)
+		for (int i = 0; i < JANITOR_SLOTS; i++)
 			if (janitor_dirs[i][0] && dir_kind(janitor_dirs[i]))
 				lb_rmtree(janitor_dirs[i]);
 	}
@@ -124,11 +127,11 @@ void lb_janitor_start(void)
 
 	if (janitor_dirs)
 		return;
-	void *m = mmap(NULL, sizeof(char[MAX_LIVE][256]), PROT_READ | PROT_WRITE,
+	void *m = mmap(NULL, sizeof(char[JANITOR_SLOTS][256]), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED || pipe2(p, O_CLOEXEC) < 0) {
 		if (m != MAP_FAILED)
-			munmap(m, sizeof(char[MAX_LIVE][256]));
+			munmap(m, sizeof(char[JANITOR_SLOTS][256]));
 		return; /* no janitor: a later run's sweep_stale_dirs still cleans up */
 	}
 	janitor_dirs = m;
@@ -148,6 +151,21 @@ void lb_janitor_start(void)
 	close(p[0]); /* p[1] stays open for the life of this process */
 	if (pid < 0)
 		close(p[1]);
+}
+
+void lb_janitor_dir(const char *dir, bool on)
+{
+	lb_janitor_start();
+	if (!janitor_dirs || !dir_kind(dir) || strlen(dir) >= sizeof(janitor_dirs[0]))
+		return;
+	for (int i = MAX_LIVE; i < JANITOR_SLOTS; i++)
+		if (on ? !janitor_dirs[i][0] : !strcmp(janitor_dirs[i], dir)) {
+			if (on)
+				snprintf(janitor_dirs[i], sizeof(janitor_dirs[i]), "%s", dir);
+			else
+				janitor_dirs[i][0] = '\0';
+			return;
+		}
 }
 
 static void track_dir(struct lb_server *s, bool on)

@@ -140,5 +140,9 @@ const char *lb_redis_server_path(void);
  * however it went, the janitor removes its servers' directories and kills
  * whatever its runs left (signals.h). Started by the first server, or run. */
 void lb_janitor_start(void);
+/* Have the janitor remove @dir too (@on), or no longer (after removing it
+ * yourself): a run's own directory named lockbench-hosts-PID-XXXXXX, the
+ * adapter hosts' sockets. A later run's sweep removes one whose PID is gone. */
+void lb_janitor_dir(const char *dir, bool on);
 
 #endif

@@ -50,7 +50,7 @@ struct run_ctx {
 	uint64_t kw_cmds;          /* the watcher's commands on the lock nodes when counted */
 	pid_t host[LB_MAX_ADAPTER_HOSTS]; /* the adapter hosts (run_hosts.c), 0 once gone */
 	int n_hosts;
-	char host_dir[64];         /* where their sockets are, or "" */
+	char host_dir[96];         /* where their sockets are, or "" */
 };
 
 /* The servers the lock lives on, before and after the run. */

@@ -27,6 +27,7 @@
 #include "adapter.h"
 #include "run.h"
 #include "run_ctx.h"
+#include "rserver.h"
 #include "signals.h"
 
 #define HOST_START_MS 30000 /* an interpreter loading its library, on a busy machine */
@@ -174,15 +175,18 @@ int run_hosts_start(struct run_ctx *r)
 
 	if (!n)
 		return 0;
-	/* a private directory, short: a socket's path is at most 107 bytes */
-	snprintf(r->host_dir, sizeof(r->host_dir), "%s/lockbench-hosts-XXXXXX",
-		 tmp && tmp[0] == '/' && strlen(tmp) < 48 ? tmp : "/tmp");
+	/* a private directory, short: a socket's path is at most 107 bytes; our
+	 * pid in its name and the janitor told of it, so that a kill -9 leaves
+	 * none behind (the janitor, or the next run's sweep, removes it) */
+	snprintf(r->host_dir, sizeof(r->host_dir), "%s/lockbench-hosts-%d-XXXXXX",
+		 tmp && tmp[0] == '/' && strlen(tmp) < 40 ? tmp : "/tmp", (int)getpid());
 	if (!mkdtemp(r->host_dir)) {
 		lb_errorf("cannot make a directory for the adapter hosts' sockets (%s): %s",
 			  r->host_dir, strerror(errno));
 		r->host_dir[0] = '\0';
 		return LB_ESYS;
 	}
+	lb_janitor_dir(r->host_dir, true);
 	for (int k = 0; k < n; k++) {
 		if (lb_adapter_host_path(r->host_dir, k, sock, sizeof(sock)) < 0)
 			return LB_EINVAL;
@@ -249,8 +253,10 @@ void run_hosts_stop(struct run_ctx *r)
 		if (r->host_dir[0] && lb_adapter_host_path(r->host_dir, k, sock, sizeof(sock)) == 0)
 			unlink(sock);
 	}
-	if (r->host_dir[0])
+	if (r->host_dir[0]) {
 		rmdir(r->host_dir);
+		lb_janitor_dir(r->host_dir, false);
+	}
 	r->host_dir[0] = '\0';
 	r->n_hosts = 0;
 }

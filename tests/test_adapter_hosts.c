@@ -92,7 +92,8 @@ Test(adapter_hosts, a_host_that_dies_voids_the_run, .init = setup)
 	cr_assert_eq(socket_dirs_left(), 0, "the sockets' directory was left");
 }
 
-/* kill -9 of lockbench mid-run: its hosts go too (PDEATHSIG, the janitor). */
+/* kill -9 of lockbench mid-run: its hosts go too (PDEATHSIG, the janitor), and
+ * the directory of their sockets. */
 Test(adapter_hosts, a_kill_9_of_lockbench_leaves_no_host, .init = setup)
 {
 	char dir[PATH_MAX], output[PATH_MAX];
@@ -116,6 +117,13 @@ Test(adapter_hosts, a_kill_9_of_lockbench_leaves_no_host, .init = setup)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	cr_assert_eq(left("^/usr/bin/python3 .*host-dies.py"), 0, "a host outlived a kill -9 of lockbench");
+	/* and their sockets' directory goes with them (the janitor removes it) */
+	int dirs = socket_dirs_left();
+	for (int i = 0; i < 50 && dirs; i++) {
+		lb_sleep_ns(100 * LB_NS_PER_MS);
+		dirs = socket_dirs_left();
+	}
+	cr_assert_eq(dirs, 0, "the hosts' socket directory outlived a kill -9 of lockbench");
 }
 
 /* A stampede's shape in hosts: each client one call, each its library's own
