@@ -1,4 +1,5 @@
 /* cmd_run.c - `lockbench run`: one strategy under contention, judged. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include "options.h"
 #include "report.h"
 #include "results.h"
+#include "signals.h"
 
 /* The files of a run that completed, its table on @out, its report. Exit code. */
 static int write_and_print(struct lb_run_cfg *cfg, struct lb_run_result *res,
@@ -60,6 +62,16 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res,
 					 "happen: a server it needs cannot be reached or refused it",
 					 cfg->out_dir, out);
 		return gated ? LB_EXIT_FAIL : LB_EXIT_SKIPPED;
+	}
+	if (rc == LB_ECANCELED && lb_stop_requested()) { /* exit 130 or 143: main */
+		lb_errorf("run of %s interrupted (%s) before its clients were all started: nothing "
+			  "was measured, so nothing is reported (the servers' logs are in %s)",
+			  cfg->strategy->name, lb_stop_signal() == SIGTERM ? "SIGTERM" : "Ctrl-C",
+			  cfg->out_dir);
+		if (gated)
+			lb_gate_unjudged(gate, cfg->scenario, cfg->strategy->name, "the run was "
+					 "interrupted before it started", cfg->out_dir, out);
+		return LB_EXIT_FAIL;
 	}
 	if (rc < 0) {
 		lb_errorf("run of %s failed: %s", cfg->strategy->name, lb_strerror(rc));

@@ -185,6 +185,11 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 	run_supervise(r);
 	getrusage(RUSAGE_SELF, &self1);
 	run_count_cpu(r, &self0, &self1);
+	if (r->strategy_failed && lb_stop_requested()) {
+		/* Ctrl-C or SIGTERM as the clients were starting: their adapters
+		 * were stopped with them, which is no fault of the adapter's */
+		return LB_ECANCELED;
+	}
 	if (r->strategy_failed) {
 		lb_errorf("the run of %s is void: a client's strategy failed (above); nothing it "
 			  "measured is reported", cfg->strategy->name);

@@ -797,6 +797,37 @@ Test(adapters, a_helper_that_leaves_with_setsid_is_stopped, .init = setup)
 	nothing_left("sleep 317");
 }
 
+/* Ctrl-C while the adapters are still starting (slow-hello.sh): their clients
+ * fail as they are stopped, which is no fault of the adapter's. The run says
+ * it was interrupted before it started and that nothing was measured (exit
+ * 130), not that the adapter broke the protocol or that the run is void. */
+Test(adapters, a_ctrl_c_before_the_adapters_said_hello_is_an_interruption, .init = setup)
+{
+	char dir[PATH_MAX], output[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/slow", tmpdir);
+	snprintf(output, sizeof(output), "%s/output-slow", tmpdir);
+	const char *args[] = { "run", "--strategy", adapter("slow-hello.sh"), "--clients", "2",
+			       "--duration", "5", "--no-status", "--no-report", "--out", dir, NULL };
+	pid_t pid = fx_spawn_lockbench(args, output, output);
+	int started = 0;
+	for (int i = 0; i < 200 && started < 2; i++) {
+		char what[128];
+		started = fx_left("sleep 318", what, sizeof(what));
+		lb_sleep_ns(50 * LB_NS_PER_MS);
+	}
+	cr_assert_eq(started, 2, "the two adapters did not start");
+	kill(pid, SIGINT);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	const char *o = fx_slurp(tmpdir, "output-slow");
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 130, "exit %d: %s",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -1, o);
+	cr_assert(strstr(o, "interrupted (Ctrl-C) before its clients were all started: nothing "
+			    "was measured"), "%s", o);
+	cr_assert(!strstr(o, "protocol") && !strstr(o, "void"), "blamed the adapter: %s", o);
+	nothing_left("sleep 318");
+}
+
 /* A program whose path holds a comma, both quotes, a semicolon, $(...) and a
  * newline: run (with its report: gnuplot, Markdown, HTML) and check treat the
  * name as data. Nothing runs, summary.csv stays one header and one row, and
