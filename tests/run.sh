@@ -23,12 +23,22 @@ if [ "${1:-}" = --one ]; then
 		flock 9
 		echo "== $bin ($(( $(date +%s) - start )) s)"
 		cat "$log"
+		# output that ends without a newline does not run into the next header
+		[ ! -s "$log" ] || [ -z "$(tail -c 1 "$log")" ] || echo
 		if [ $st -ne 0 ]; then
-			# the reasons again at the end, where a log cut to its tail keeps them:
-			# criterion's failed assertions ([----]), failed tests, sanitizers' reports
-			echo "$bin (exit $st)" >> "$dir/failed"
-			grep -E '^\[----\]|^\[FAIL\]|CRASH|ERROR: AddressSanitizer|runtime error|LeakSanitizer' \
-				"$log" | head -n 40 | sed 's/^/    /' >> "$dir/failed"
+			# the reasons again at the end, where a log cut to its tail keeps
+			# them: each failed test ([FAIL]), crash and sanitizer's report, then
+			# criterion's failed assertions ([----]), at most 30 lines of those
+			# (-a: a NUL in the output must not make grep call the log binary)
+			why=""
+			[ $st -eq 127 ] && why=": not found, or not a program"
+			[ $st -gt 128 ] && [ $st -ne 255 ] && why=": killed by signal $(( st - 128 )) ($(kill -l $(( st - 128 )) 2>/dev/null))"
+			echo "$bin (exit $st)$why" >> "$dir/failed"
+			grep -a -E '^\[FAIL\]|CRASH|ERROR: AddressSanitizer|runtime error|LeakSanitizer' \
+				"$log" | head -n 20 | sed 's/^/    /' >> "$dir/failed"
+			n=$(grep -a -c -E '^\[----\]' "$log")
+			grep -a -E '^\[----\]' "$log" | head -n 30 | sed 's/^/    /' >> "$dir/failed"
+			[ "$n" -le 30 ] || echo "    ... and $(( n - 30 )) more [----] lines, in its output above" >> "$dir/failed"
 		fi
 	} 9>>"$dir/lock"
 	rm -f "$log"

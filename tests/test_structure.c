@@ -473,6 +473,8 @@ static int run_sh(const char *dir, const char *bins, char *out, size_t len)
 	FILE *p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	size_t n = fread(out, 1, len - 1, p);
+	for (size_t i = 0; i < n; i++) /* a NUL passed through is shown as @ */
+		out[i] = out[i] ? out[i] : '@';
 	out[n] = '\0';
 	int st = pclose(p);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -480,17 +482,20 @@ static int run_sh(const char *dir, const char *bins, char *out, size_t len)
 
 /* The suite's runner fails when a binary fails, and says why again at its
  * very end: CI keeps only the tail of a log, and the binary's own output
- * may be far above it. No binary at all is no pass either. */
+ * may be far above it (a NUL in it included: grep must not call it binary).
+ * No binary at all is no pass either. */
 Test(structure, the_suite_runner_names_each_failure_and_why_at_its_end)
 {
 	char dir[] = "/tmp/lbtest-runner-XXXXXX", path[PATH_MAX], out[8192];
 	cr_assert_not_null(fx_mkdtemp(dir));
 	static const char *const bins[][2] = {
 		{ "pass", "echo '[====] Synthesis: Tested: 1 | Passing: 1'\nexit 0\n" },
-		{ "fail", "echo '[----] tests/x.c:7: Assertion Failed'\necho '[----]   3 is not 4'\n"
+		{ "fail", "echo '[----] tests/x.c:7: Assertion Failed'\nprintf '[----]   3 is not\\0 4\\n'\n"
 			  "echo '[FAIL] x::y: (0.01s)'\necho 'lots of other output'\nexit 1\n" },
+		{ "long", "i=0; while [ $i -lt 60 ]; do echo \"[----]   line $i\"; i=$((i+1)); done\n"
+			  "echo '[FAIL] h::last'\nkill -SEGV $$\n" },
 	};
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, bins[i][0]);
 		FILE *f = fopen(path, "w");
 		cr_assert_not_null(f);
@@ -501,9 +506,16 @@ Test(structure, the_suite_runner_names_each_failure_and_why_at_its_end)
 	cr_assert_eq(run_sh(dir, "./pass ./fail", out, sizeof(out)), 1, "%s", out);
 	const char *end = strstr(out, "== failed:\n");
 	cr_assert_not_null(end, "%s", out);
-	cr_assert(strstr(end, "./fail (exit 1)") && strstr(end, "3 is not 4") &&
+	cr_assert(strstr(end, "./fail (exit 1)") && strstr(end, "3 is not@ 4") &&
 		  strstr(end, "[FAIL] x::y") && !strstr(end, "lots of other") && !strstr(end, "./pass"),
 		  "the end does not say which binary failed and why:\n%s", end);
+	/* a long message keeps the failed test's name, says what it cut, and a
+	 * signal is named */
+	cr_assert_eq(run_sh(dir, "./long", out, sizeof(out)), 1, "%s", out);
+	end = strstr(out, "== failed:\n");
+	cr_assert(end && strstr(end, "(exit 139): killed by signal 11 (SEGV)") &&
+		  strstr(end, "[FAIL] h::last") && strstr(end, "line 29") && !strstr(end, "line 30") &&
+		  strstr(end, "and 30 more [----] lines"), "%s", end ? end : out);
 	cr_assert_eq(run_sh(dir, "./pass", out, sizeof(out)), 0, "%s", out);
 	cr_assert(strstr(out, "1 test binaries passed"), "%s", out);
 	cr_assert_eq(run_sh(dir, "", out, sizeof(out)), 2, "%s", out);
