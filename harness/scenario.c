@@ -59,6 +59,11 @@ struct parser {
 	char last_name[64];
 	bool continued;        /* this value is a continuation line of the last key */
 	struct lb_fault *fault;
+	/* a list key given empty (`only =`): its continuation lines may still
+	 * fill it; empty once its value has ended, it is an error at its line */
+	char empty_key[16];    /* "only", "except", "lessons"; "" when none */
+	const char *empty_list;
+	int empty_line;
 };
 
 /* The first error of a scenario file is kept with its line (p->err,
@@ -202,9 +207,12 @@ static int add_strategies(struct parser *p, const char *key, const char *v, char
 	if (strlen(list) + 1 + strlen(v) >= size || strlen(v) >= sizeof(buf))
 		return ini_error(p, "%s: list too long", key);
 	snprintf(buf, sizeof(buf), "%s", v);
-	if (!buf[strspn(buf, ", \t")])
-		return ini_error(p, "%s: expected strategies (NAME, NAME), got nothing", key);
-	for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+	if (!buf[strspn(buf, ", \t")] && !p->continued) { /* judged when the value has ended */
+		snprintf(p->empty_key, sizeof(p->empty_key), "%s", key);
+		p->empty_list = list;
+		p->empty_line = p->line;
+	}
+	for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
 		if (!known_strategy(t))
 			return ini_error(p, "%s: unknown strategy '%s'%s", key, t, hint(t, "", h, sizeof(h)));
 		if (list_has(list, t))
@@ -645,11 +653,26 @@ static int on_chaos(struct parser *p, const char *name, const char *v)
 	return 1;
 }
 
+/* The list key given empty, once its value (continuation lines included)
+ * has ended: still empty, an error at its line. 1, or 0 having said so. */
+static int list_given_empty(struct parser *p)
+{
+	if (!p->empty_key[0] || p->empty_list[0]) {
+		p->empty_key[0] = '\0';
+		return 1;
+	}
+	ini_error(p, "%s: expected strategies (NAME, NAME), got nothing", p->empty_key);
+	p->err_line = p->empty_line;
+	return 0;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parser *p = user;
 
 	follow(p, section, name);
+	if (!p->continued && !list_given_empty(p))
+		return 0;
 	/* Only a description or an `only` list may go on over indented lines; any
 	 * other value would be replaced by its continuation without a word. */
 	if (p->continued && strcmp(name, "description") && strcmp(name, "only") &&
@@ -984,6 +1007,8 @@ int lb_scenario_parse_text(const char *text, const char *path, struct lb_scenari
 	for (int i = 0; rc == 0 && i < sc->n_faults; i++)
 		if (!check_fault(&p, &sc->faults[i]))
 			rc = 1;
+	if (rc == 0 && !list_given_empty(&p))
+		rc = 1;
 	if (rc == 0 && sc->run_line && !sc->run.sentinel) {
 		p.err_line = sc->run_line;
 		snprintf(p.err, sizeof(p.err), "min_replicas, min_replicas_max_lag and down_after "

@@ -174,6 +174,12 @@ Test(scenario, except_leaves_a_strategy_out)
 	fails_at("[scenario]\nonly = ,\n", 2, "only: expected strategies (NAME, NAME), got nothing");
 	fails_at("[scenario]\nexcept = setnx, setnx\n", 2, "except: 'setnx' is named twice");
 	fails_at("[scenario]\nlessons = fair,\n  fair\n", 3, "lessons: 'fair' is named twice");
+	fails_at("[scenario]\nonly =\n[run]\nclients = 2\n", 2,
+		 "only: expected strategies (NAME, NAME), got nothing");
+	/* a list may be written on its continuation lines alone, and a tab separates */
+	cr_assert_eq(parse_text("[scenario]\nsummary = s\nonly =\n  token-lua,\tfenced\n[run]\n"
+				"clients = 2\n"), 0, "%s", sc.error);
+	cr_assert(lb_scenario_applies(&sc, "fenced") && !lb_scenario_applies(&sc, "redlock"));
 }
 
 Test(scenario, fault_errors)
