@@ -94,7 +94,7 @@ static int rd_int(const struct rd *r, const char *name, const char *v, bool empt
 	}
 	errno = 0;
 	*out = strtoll(v, &end, 10);
-	if (*end || end == v)
+	if (*end || end == v || !lb_plain_number(v)) /* what lockbench writes: no ' 1', '+1' */
 		return rd_fail(r, "field %s: expected an integer%s, got '%.40s'", name,
 			       empty_ok ? " or nothing" : "", v);
 	if (errno == ERANGE || *out < min || *out > max)
@@ -243,7 +243,7 @@ int lb_summary_double(const struct lb_summary *s, const char *path, const char *
 		return rd_fail(&r, "no column %s", name);
 	errno = 0;
 	*out = strtod(v, &end);
-	if (!*v || *end || errno || !isfinite(*out) || *out < min || *out > max)
+	if (!lb_plain_number(v) || *end || errno || !isfinite(*out) || *out < min || *out > max)
 		return rd_fail(&r, "field %s: expected a number from %g to %g, got '%.40s'", name, min,
 			       max, v);
 	return 0;

@@ -83,6 +83,9 @@ Test(readers, history_rows_that_contradict_the_run_are_refused)
 	history_refuses("0,1,1,2,3", "5 fields; expected 8: client,seq,");
 	history_refuses("0,1,1,2,3,4,released,,9", "more than 8 fields");
 	history_refuses("0,1,x,2,3,4,released,", "field acquire_start_ns: expected an integer, got 'x'");
+	/* lockbench writes its numbers plainly: a blank or a sign in front is damage */
+	history_refuses("+0,1,1,2,3,4,released,", "field client: expected an integer, got '+0'");
+	history_refuses("0, 1,1,2,3,4,released,", "field seq: expected an integer, got ' 1'");
 	history_refuses("0,1,1,2,3,4,released,-7", "field fence: expected an integer from 0 to");
 	history_refuses("0,1,1,2,3,4,rel\001eased,", "a control character");
 	char big[6000];

@@ -640,6 +640,11 @@ Test(scenario, thresholds_are_part_of_the_expect_section)
 	fails_at("[expect]\nthreshold = overlaps == 0\nthreshold = p99 < 5\n", 3,
 		 "p99 is not a figure of summary.csv");
 	fails_at("[expect]\nthreshold = acquire_p99_ms < fast\n", 2, "expected a number");
+	/* a number as it is written: hex and a '+' are typos here as everywhere */
+	fails_at("[expect]\nthreshold = acquire_p99_ms < 0x10\n", 2, "expected a number, got '0x10'");
+	fails_at("[expect]\nthreshold = acquire_p99_ms < +5\n", 2, "expected a number, got '+5'");
+	cr_assert_eq(parse_text("[expect]\nthreshold = acquire_p99_ms <= 1e3\n  lost_updates == 0\n"),
+		     0, "%s", sc.error);
 }
 
 /* The cell of @scenario x @strategy in docs/reference-matrix.md, "<br>" as
