@@ -132,7 +132,7 @@ void lb_janitor_start(void)
 	if (m == MAP_FAILED || pipe2(p, O_CLOEXEC) < 0) {
 		if (m != MAP_FAILED)
 			munmap(m, sizeof(char[JANITOR_SLOTS][256]));
-		return; /* no janitor: a later run's sweep_stale_dirs still cleans up */
+		return; /* no janitor: a later run's lb_sweep_stale_dirs still cleans up */
 	}
 	janitor_dirs = m;
 	fflush(NULL);
@@ -468,7 +468,7 @@ static int spawn(struct lb_server *s)
 /* Directories left by a lockbench that was killed with SIGKILL (nothing runs
  * in it then): lockbench-KIND-<pid>-XXXXXX whose <pid> is gone. Once per
  * process and parent directory, at its first server there. */
-static void sweep_stale_dirs(const char *tmp)
+void lb_sweep_stale_dirs(const char *tmp)
 {
 	static char swept[4][256];
 	DIR *d;
@@ -533,7 +533,7 @@ struct lb_server *lb_server_prepare(const struct lb_server_opts *opts)
 		lb_server_destroy(s);
 		return NULL;
 	}
-	sweep_stale_dirs(tmp);
+	lb_sweep_stale_dirs(tmp);
 	/* the owner's pid in the name: a later run can tell a dir whose owner died */
 	snprintf(s->dir, sizeof(s->dir), "%.200s/lockbench-%s-%d-XXXXXX", tmp, kind, (int)getpid());
 	if (!mkdtemp(s->dir)) {

@@ -144,5 +144,9 @@ void lb_janitor_start(void);
  * yourself): a run's own directory named lockbench-hosts-PID-XXXXXX, the
  * adapter hosts' sockets. A later run's sweep removes one whose PID is gone. */
 void lb_janitor_dir(const char *dir, bool on);
+/* Remove the directories under @parent that a lockbench killed with SIGKILL
+ * left (lockbench-KIND-PID-XXXXXX whose PID is gone); once per process and
+ * parent. The first server started in a parent does it. */
+void lb_sweep_stale_dirs(const char *parent);
 
 #endif

@@ -178,8 +178,10 @@ int run_hosts_start(struct run_ctx *r)
 	/* a private directory, short: a socket's path is at most 107 bytes; our
 	 * pid in its name and the janitor told of it, so that a kill -9 leaves
 	 * none behind (the janitor, or the next run's sweep, removes it) */
-	snprintf(r->host_dir, sizeof(r->host_dir), "%s/lockbench-hosts-%d-XXXXXX",
-		 tmp && tmp[0] == '/' && strlen(tmp) < 40 ? tmp : "/tmp", (int)getpid());
+	const char *parent = tmp && tmp[0] == '/' && strlen(tmp) < 40 ? tmp : "/tmp";
+	lb_sweep_stale_dirs(parent); /* /tmp, where no server of ours may have swept */
+	snprintf(r->host_dir, sizeof(r->host_dir), "%s/lockbench-hosts-%d-XXXXXX", parent,
+		 (int)getpid());
 	if (!mkdtemp(r->host_dir)) {
 		lb_errorf("cannot make a directory for the adapter hosts' sockets (%s): %s",
 			  r->host_dir, strerror(errno));
