@@ -1152,13 +1152,14 @@ static int report_index(const char *dir, struct stacked *runs)
 		free(ents[i]);
 	free(ents);
 	free(rank);
-	if (lb_outfile_close(&out) < 0)
-		return LB_ESYS;
-	if (!found) {
+	if (!found) { /* no report.md of nothing: the directory is left as it was */
+		lb_outfile_abort(&out);
 		lb_errorf("%s holds no summary.csv, matrix.csv, sweep.csv or reports: nothing to report",
 			  dir);
 		return LB_EINVAL;
 	}
+	if (lb_outfile_close(&out) < 0)
+		return LB_ESYS;
 	return 0;
 }
 

@@ -638,7 +638,8 @@ Test(report, a_hostile_chaos_csv_is_text_and_its_bad_rows_are_named, .init = mkt
 }
 
 /* report's exit status is what its --help says: 4 when DIR cannot be read
- * (missing, a file, empty of anything to report), 2 for a usage error. */
+ * (missing, a file, empty of anything to report: then it writes nothing),
+ * 2 for a usage error. */
 Test(report, the_exit_status_is_the_helps, .init = mktmp)
 {
 	char file[128], empty[128], missing[128];
@@ -664,6 +665,10 @@ Test(report, the_exit_status_is_the_helps, .init = mktmp)
 			     fx_slurp(tmpdir, "output"));
 		cr_assert(strstr(fx_slurp(tmpdir, "output"), dir), "the error does not name %s", dir);
 	}
+	/* nothing to report leaves the directory as it was: no report.md of nothing */
+	char stub[200];
+	snprintf(stub, sizeof(stub), "%s/report.md", empty);
+	cr_assert_neq(access(stub, F_OK), 0, "report wrote %s for a directory with nothing in it", stub);
 	const char *scale[] = { "report", "--chart-scale", "9", empty, NULL };
 	cr_assert_eq(fx_lockbench(tmpdir, scale), 2, "%s", fx_slurp(tmpdir, "output"));
 	const char *none[] = { "report", NULL };
