@@ -390,8 +390,8 @@ static void timeline_axes(const struct timeline *tl, FILE *g, double *lo_s, doub
 	for (size_t i = 0; i < rf->n; i++)
 		if (s_of(rf->sec[i].release_ns) > end_s)
 			end_s = s_of(rf->sec[i].release_ns);
-	if (!tl->window[0] && end_s > 0)
-		fprintf(g, "set xrange [0:%.3f]\n", end_s);
+	if (!tl->window[0] && end_s > 0) /* a run under 1 ms still has an axis (%.3f: 0 is none) */
+		fprintf(g, "set xrange [0:%.3f]\n", end_s < 0.001 ? 0.001 : end_s);
 	*lo_s = 0;
 	*hi_s = end_s;
 	if (tl->window[0]) {

@@ -674,3 +674,16 @@ Test(report, the_exit_status_is_the_helps, .init = mktmp)
 	const char *none[] = { "report", NULL };
 	cr_assert_eq(fx_lockbench(tmpdir, none), 2, "%s", fx_slurp(tmpdir, "output"));
 }
+
+/* A run shorter than the timeline's 1 ms resolution (--duration 1e-300 is
+ * more than 0) still gets its charts: gnuplot was handed [0:0.000], an empty
+ * axis, and report failed. */
+Test(report, a_run_under_a_millisecond_is_drawn, .init = mktmp)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/tiny", tmpdir);
+	const char *args[] = { "run", "--strategy", "token-lua", "--clients", "1", "--duration",
+			       "1e-300", "--out", dir, "--no-status", NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
+	assert_png(dir, "timeline.png");
+}
