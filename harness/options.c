@@ -377,6 +377,9 @@ static int parse_vary(struct lb_run_opts *o, const char *a)
 		return LB_EINVAL;
 	strcpy(buf, eq + 1);
 	o->n_vary = 0;
+	/* every item a value: "1,,2", ",2" and "1," are slips, not fewer points */
+	if (!buf[0] || buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
+		return LB_EINVAL;
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (o->n_vary == 32 || !lb_parse_i64(t, 0, 86400000, &v))
 			return LB_EINVAL;

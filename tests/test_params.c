@@ -454,3 +454,19 @@ Test(params, a_number_is_written_plainly)
 	}
 	cr_assert_gt(numeric, 10, "only %zu numeric rows", numeric);
 }
+
+/* sweep --vary: every item of its list is a value; an empty one is a slip
+ * (it was dropped, and the sweep had a point fewer than written). */
+Test(params, a_vary_list_has_no_empty_item)
+{
+	static const char *const bad[] = { "clients=1,,2", "clients=,2", "clients=1,", "clients=",
+					   "clients=1, 2" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *argv[] = { "sweep", "--strategy", "token-lua", "--vary", bad[i], NULL };
+		cr_assert_neq(lb_run_opts_parse(5, (char **)argv, LB_OPTS_SWEEP, &o), 0, "took %s",
+			      bad[i]);
+	}
+	const char *argv[] = { "sweep", "--strategy", "token-lua", "--vary", "clients=1,2,3", NULL };
+	cr_assert_eq(lb_run_opts_parse(5, (char **)argv, LB_OPTS_SWEEP, &o), 0);
+	cr_assert_eq(o.n_vary, 3);
+}
