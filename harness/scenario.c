@@ -515,30 +515,31 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 			return ini_error(p, "resource: expected yes or no, got '%s'", v);
 	} else if (!strcmp(name, "within")) {
 		if (!get_i64(v, 1, 86400000, &f->within_ms))
-			return ini_error(p, "within: expected milliseconds, got '%s'", v);
+			return ini_error(p, "within: expected milliseconds from 1 to 86400000, got '%s'", v);
 	} else if (!strcmp(name, "inside")) {
 		if (!get_i64(v, 0, 86400000, &f->inside_ms))
-			return ini_error(p, "inside: expected milliseconds, got '%s'", v);
+			return ini_error(p, "inside: expected milliseconds from 0 to 86400000, got '%s'", v);
 	} else if (!strcmp(name, "failpoint")) {
 		if (strlen(v) >= sizeof(f->failpoint))
 			return ini_error(p, "failpoint: name too long");
 		strcpy(f->failpoint, v);
 	} else if (!strcmp(name, "duration")) {
 		if (!get_i64(v, 0, 86400000, &f->duration_ms))
-			return ini_error(p, "duration: expected milliseconds, got '%s'", v);
+			return ini_error(p, "duration: expected milliseconds from 0 to 86400000, got '%s'", v);
 	} else if (!strcmp(name, "delay")) {
 		if (!get_i64(v, 0, 86400000, &f->delay_ms))
-			return ini_error(p, "delay: expected milliseconds, got '%s'", v);
+			return ini_error(p, "delay: expected milliseconds from 0 to 86400000, got '%s'", v);
 	} else if (!strcmp(name, "direction")) {
 		if (strcmp(v, "requests") && strcmp(v, "replies"))
 			return ini_error(p, "direction: expected requests or replies, got '%s'", v);
 		f->replies = !strcmp(v, "replies");
 	} else if (!strcmp(name, "hold")) {
 		if (!get_i64(v, 0, 86400000, &f->hold_ms))
-			return ini_error(p, "hold: expected milliseconds, got '%s'", v);
+			return ini_error(p, "hold: expected milliseconds from 0 to 86400000, got '%s'", v);
 	} else if (!strcmp(name, "offset")) {
 		if (!get_i64(v, -INT64_C(86400000000), INT64_C(86400000000), &f->offset_ms))
-			return ini_error(p, "offset: expected milliseconds (may be negative), got '%s'", v);
+			return ini_error(p, "offset: expected milliseconds from -86400000000 to 86400000000, "
+				    "got '%s'", v);
 	} else {
 		return on_fault_more(p, f, section, name, v);
 	}

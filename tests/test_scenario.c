@@ -189,6 +189,9 @@ Test(scenario, fault_errors)
 	fails_at("[run]\nclients = 2\n\n[fault p]\naction = pause\ntarget = holder\n", 4,
 		 "pause needs duration");
 	fails_at("[fault k]\naction = kill\n", 1, "kill needs target = holder or client:N");
+	/* a number out of range says the range, not only the unit */
+	fails_at("[fault p]\naction = pause\ntarget = holder\nwithin = 0\n", 4,
+		 "within: expected milliseconds from 1 to 86400000, got '0'");
 	fails_at("[fault k]\naction = kill\ntarget = everyone\n", 3, "target: expected holder");
 	fails_at("[fault s]\naction = sleep\nfailpoint = after-send\n", 1, "sleep needs duration");
 	fails_at("[fault c]\naction = crash\n", 1, "crash needs failpoint");
