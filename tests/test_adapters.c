@@ -812,7 +812,7 @@ Test(adapters, a_ctrl_c_before_the_adapters_said_hello_is_an_interruption, .init
 	int started = 0;
 	for (int i = 0; i < 200 && started < 2; i++) {
 		char what[128];
-		started = fx_left("sleep 318", what, sizeof(what));
+		started = fx_left("sleep 2718", what, sizeof(what));
 		lb_sleep_ns(50 * LB_NS_PER_MS);
 	}
 	cr_assert_eq(started, 2, "the two adapters did not start");
@@ -825,7 +825,7 @@ Test(adapters, a_ctrl_c_before_the_adapters_said_hello_is_an_interruption, .init
 	cr_assert(strstr(o, "interrupted (Ctrl-C) before its clients were all started: nothing "
 			    "was measured"), "%s", o);
 	cr_assert(!strstr(o, "protocol") && !strstr(o, "void"), "blamed the adapter: %s", o);
-	nothing_left("sleep 318");
+	nothing_left("sleep 2718");
 }
 
 /* A program whose path holds a comma, both quotes, a semicolon, $(...) and a

@@ -551,7 +551,10 @@ Test(deployment, a_hook_has_a_deadline_and_leaves_nothing, .init = mktmp)
 	cr_assert(strstr(output(), "did not finish by its deadline"), "%s", output());
 	/* runs: pgrep (procps); its absence must fail, not count 0 */
 	cr_assert_eq(system("command -v pgrep >/dev/null"), 0, "pgrep: procps, from deps.sh");
-	FILE *p = popen("pgrep -f 'slee[p] 31' | wc -l", "r");
+	/* the hook's sh and its sleep, by whole command lines: another binary's
+	 * "sleep 318", running beside this one (tests/run.sh's lanes), is not the
+	 * hook's (it failed CI once) */
+	FILE *p = popen("pgrep -f '^slee[p] 31$|^sh -c slee[p] 31; echo never$' | wc -l", "r");
 	int left = -1;
 	cr_assert_eq(fscanf(p, "%d", &left), 1);
 	pclose(p);
