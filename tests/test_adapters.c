@@ -570,7 +570,12 @@ Test(adapters, tooz_rearms_its_lock_and_only_logs_a_failed_rearm, .init = setup)
 	cr_assert_eq(lb(cut), 0, "%s", out());
 	cr_assert_gt(field("tzp", "overlaps"), 0, "%s", out());
 	const char *log = fx_slurp(tmpdir, "tzp/adapter-0.log");
-	cr_assert(strstr(log, "Retrying tooz.drivers.redis.RedisDriver.heartbeat"),
+	/* tooz logs it one of two ways (tooz/drivers/redis.py, heartbeat()): when the
+	 * partition cuts the member's own PSETEX, its heart retries the whole beat
+	 * (tenacity's "Retrying ..."); when it cuts the lock's re-arm after that,
+	 * "Unable to heartbeat lock" (seen under make check's load) */
+	cr_assert(strstr(log, "Retrying tooz.drivers.redis.RedisDriver.heartbeat") ||
+		  strstr(log, "Unable to heartbeat lock"),
 		  "the cut-off holder's log shows no failed heartbeat: %s", log);
 	nothing_left("tooz_lock.py");
 }
