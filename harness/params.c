@@ -6,8 +6,6 @@
 #include "strategy.h"
 #include "util.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,12 +336,6 @@ void lb_param_expected(const struct lb_param *p, char *buf, size_t len)
 	}
 }
 
-/* Seconds: a finite number (inf, nan and 1e300 are refused, not cast). */
-static bool get_seconds(const char *text, double *out)
-{
-	return lb_parse_double(text, out);
-}
-
 static bool get_range(const struct lb_param *p, const char *text, int64_t *lo, int64_t *hi)
 {
 	char buf[64];
@@ -390,7 +382,9 @@ static bool parse(const struct lb_param *p, const char *text, struct lb_param_va
 	case LB_PT_U64:
 		return lb_parse_i64(text, p->min, p->max, &x) && (v->u = (uint64_t)x, true);
 	case LB_PT_SECONDS:
-		return get_seconds(text, &v->s) && v->s > (double)p->min && v->s <= (double)p->max;
+		/* a finite number: inf, nan and 1e300 are refused, not cast */
+		return lb_parse_double(text, &v->s) && v->s > (double)p->min &&
+		       v->s <= (double)p->max;
 	case LB_PT_MS_RANGE:
 		return get_range(p, text, &v->lo, &v->hi);
 	case LB_PT_WAIT:

@@ -7,7 +7,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,13 +236,10 @@ int lb_summary_double(const struct lb_summary *s, const char *path, const char *
 {
 	struct rd r = { .path = path, .line = 2 };
 	const char *v = lb_summary_get(s, name);
-	char *end;
 
 	if (!v)
 		return rd_fail(&r, "no column %s", name);
-	errno = 0;
-	*out = strtod(v, &end);
-	if (!lb_plain_number(v) || *end || errno || !isfinite(*out) || *out < min || *out > max)
+	if (!lb_parse_double(v, out) || *out < min || *out > max)
 		return rd_fail(&r, "field %s: expected a number from %g to %g, got '%.40s'", name, min,
 			       max, v);
 	return 0;

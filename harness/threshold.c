@@ -128,11 +128,14 @@ int lb_threshold_parse(const char *text, struct lb_threshold *t, char *why, size
 		p++;
 	/* the number, blanks around it allowed (they are the expression's), but
 	 * written plainly: no '+', hex, inf or nan (util.h) */
-	char num[64];
+	char num[64] = "";
 	size_t k = strlen(p);
 	while (k && isspace((unsigned char)p[k - 1]))
 		k--;
-	snprintf(num, sizeof(num), "%.*s", (int)(k < sizeof(num) - 1 ? k : sizeof(num) - 1), p);
+	if (k < sizeof(num)) {
+		memcpy(num, p, k);
+		num[k] = '\0';
+	}
 	double v;
 	if (k >= sizeof(num) || !lb_parse_double(num, &v))
 		return refuse(why, why_len, "'%.60s': after %s, expected a number, got '%.30s'",
