@@ -212,30 +212,6 @@ static int stop_signal(const struct ctx *c)
 	return !v ? 0 : !strcmp(v, "SIGINT") ? SIGINT : !strcmp(v, "SIGTERM") ? SIGTERM : 0;
 }
 
-/* The class, from the recomputed verdict and the measured counts. */
-static void outcome(struct ctx *c, const struct lb_verdict *v, double lost, double lost_max)
-{
-	const char *unfired = lb_summary_get(c->s, "faults_unfired");
-	char why[256];
-
-	struct lb_class_input ci = {
-		.v = v, .lost_min = (long long)lost, .lost_max = (long long)lost_max,
-		.attempts = (uint64_t)num(c, "attempts"),
-		.acquire_errors = (uint64_t)num(c, "acquire_errors"),
-		.acquire_timeouts = (uint64_t)num(c, "acquire_timeouts"),
-		.stopped = (uint64_t)(num(c, "stale_writes_rejected") + num(c, "writes_aborted")),
-		.unfired = unfired && strcmp(unfired, "-") ? unfired : NULL,
-		.interrupted = stop_signal(c),
-	};
-	enum lb_class cls = lb_classify(&ci, why, sizeof(why));
-	for (char *p = why; *p; p++) /* as the summary writes it: a CSV value */
-		if (*p == ',')
-			*p = ';';
-	why[199] = '\0';
-	text(c, "observed", lb_class_name(cls));
-	text(c, "observed_why", why);
-}
-
 /* What a run directory holds, read back. */
 struct run_in {
 	struct lb_summary s;
@@ -247,6 +223,38 @@ struct run_in {
 	size_t n, n_ev, n_w, n_ke;
 	struct lb_hist lat, cens;
 };
+
+/* The class, from the recomputed verdict and the measured counts. */
+static void outcome(struct ctx *c, const struct run_in *in, const struct lb_verdict *v,
+		    double lost, double lost_max)
+{
+	const char *unfired = lb_summary_get(c->s, "faults_unfired");
+	char why[512];
+	struct lb_coverage cover;
+
+	int64_t ran_ns = (int64_t)(in->shape.elapsed_s * 1e9);
+	int64_t asked_ns = known(c, "duration_s") ? (int64_t)(num(c, "duration_s") * 1e9) : 0;
+	lb_run_coverage(in->ev, in->n_ev, in->shape.clients,
+			(known(c, "calls") && num(c, "calls") > 0) || asked_ns < ran_ns ? ran_ns :
+			asked_ns, &cover);
+	struct lb_class_input ci = {
+		.v = v, .lost_min = (long long)lost, .lost_max = (long long)lost_max,
+		.attempts = (uint64_t)num(c, "attempts"),
+		.acquire_errors = (uint64_t)num(c, "acquire_errors"),
+		.acquire_timeouts = (uint64_t)num(c, "acquire_timeouts"),
+		.stopped = (uint64_t)(num(c, "stale_writes_rejected") + num(c, "writes_aborted")),
+		.unfired = unfired && strcmp(unfired, "-") ? unfired : NULL,
+		.interrupted = stop_signal(c),
+		.cover = &cover,
+	};
+	enum lb_class cls = lb_classify(&ci, why, sizeof(why));
+	for (char *p = why; *p; p++) /* as the summary writes it: a CSV value */
+		if (*p == ',')
+			*p = ';';
+	why[199] = '\0';
+	text(c, "observed", lb_class_name(cls));
+	text(c, "observed_why", why);
+}
 
 /* The busy answers, and those given with no quorum of nodes up, from
  * attempts.csv, the history and the events again (a run older than
@@ -719,7 +727,7 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	figure(&c, "split_brain_ms", (double)(sb_to - sb_from) / 1e6, split, 0);
 	cost(&c, in.sec, in.n, &in.shape);
 	crowd(&c, &in);
-	outcome(&c, &v, lost, lost_max);
+	outcome(&c, &in, &v, lost, lost_max);
 	check_json(&c, dir);
 	run_in_free(&in);
 	return rc;

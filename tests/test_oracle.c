@@ -673,3 +673,40 @@ Test(foreign, a_set_without_its_value_is_not_a_section_set_on_another_server)
 	cr_assert_eq(r.releases, 0, "client 0's own release was counted as foreign");
 	lb_foreign_result_free(&r);
 }
+
+/* Clients whose adapters ended on their own: the run is judged only while
+ * they were there for half of it and one reached the end; a killed client
+ * (a fault: no adapter-died event) is not silent. */
+Test(oracle, a_run_its_clients_fell_silent_in_is_inconclusive)
+{
+	const int64_t s = 1000000000;
+	struct lb_event ev[] = {
+		{ .t_ns = s / 10, .kind = LB_EV_ADAPTER_DIED, .client = 0, .node = -1 },
+		{ .t_ns = s / 5, .kind = LB_EV_KILL, .client = 1, .node = -1 },
+		{ .t_ns = s / 5, .kind = LB_EV_DEATH, .client = 1, .node = -1 },
+	};
+	struct lb_coverage cv;
+	lb_run_coverage(ev, 3, 2, 2 * s, &cv);
+	cr_assert_eq(cv.silent, 1);
+	cr_assert_eq(cv.first_ns, s / 10);
+	cr_assert_float_eq(cv.fraction, (0.05 + 1) / 2, 1e-9);
+	cr_assert(lb_coverage_enough(&cv), "one of two silent, half the run covered");
+	lb_run_coverage(ev, 1, 4, 2 * s, &cv); /* 1 of 4 silent from 5%: 76% */
+	cr_assert(lb_coverage_enough(&cv));
+	struct lb_event all[] = {
+		{ .t_ns = 19 * s / 10, .kind = LB_EV_ADAPTER_DIED, .client = 0, .node = -1 },
+		{ .t_ns = 19 * s / 10, .kind = LB_EV_ADAPTER_DIED, .client = 1, .node = -1 },
+	};
+	lb_run_coverage(all, 2, 2, 2 * s, &cv); /* 95% covered, but nobody to the end */
+	cr_assert_not(lb_coverage_enough(&cv));
+
+	struct lb_verdict v = { .sections = 4, .completed = 4 };
+	struct lb_class_input in = { .v = &v, .attempts = 8, .cover = &cv };
+	char why[256];
+	cr_assert_eq(lb_classify(&in, why, sizeof(why)), LB_CLASS_INCONCLUSIVE, "%s", why);
+	cr_assert(strstr(why, "2 of 2 clients' adapters ended before the run did (the first at "
+			 "1.900 s)"), "%s", why);
+	cr_assert(strstr(why, "what ran looked safe"), "%s", why);
+	lb_run_coverage(all, 0, 2, 2 * s, &cv); /* nobody fell silent */
+	cr_assert_eq(lb_classify(&in, why, sizeof(why)), LB_CLASS_SAFE, "%s", why);
+}
