@@ -104,8 +104,14 @@ static int sweep(const struct lb_section *s, size_t n, int64_t end_ns, struct lb
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		int64_t exit = lb_section_exit(&s[i], end_ns);
-		if (exit == s[i].enter_ns)
-			continue; /* [t, t) holds no instant: it overlaps nothing */
+		if (exit == s[i].enter_ns) {
+			/* a client that died in its acquire (a failpoint's crash) never
+			 * believed it held the lock; any other instant inside is one:
+			 * [t, t + 1 ns), judged like any section */
+			if (s[i].outcome == LB_OUT_KILLED)
+				continue;
+			exit = s[i].enter_ns + 1;
+		}
 		e[k++] = (struct edge){ s[i].key, s[i].enter_ns, +1, s[i].client, s[i].seq };
 		e[k++] = (struct edge){ s[i].key, exit, -1, s[i].client, s[i].seq };
 	}

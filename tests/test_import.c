@@ -566,7 +566,24 @@ Test(import, overlaps_follow_the_margin_rule)
 	j = judge2(0, 100, 0, 100, 200, 1); /* touching, 1 ns of doubt */
 	cr_assert(j.possible == 1);
 	lb_ujudgement_free(&j);
-	j = judge2(0, 100, 50, 60, 60, 50); /* holds no instant */
+	j = judge2(0, 100, 50, 60, 60, 50); /* an instant inside, 40 from the end, U = 100 */
+	cr_assert(j.possible == 1 && j.pairs[0].margin_ns == 40, "an instant is a section: %zu pairs",
+		  j.n_pairs);
+	lb_ujudgement_free(&j);
+	j = judge2(0, 100, 10, 60, 60, 10); /* the same, U = 20: certain */
+	cr_assert(j.certain == 1);
+	lb_ujudgement_free(&j);
+	/* issue 49's repro: api-1 holds 89.900-90.100 s, api-2's row is the
+	 * instant 90.000 s (a millisecond log stamp): certain, as with its exit
+	 * 1 us later */
+	const int64_t ms = 1000000;
+	j = judge2(89900 * ms, 90100 * ms, 0, 90000 * ms, 90000 * ms, 0);
+	cr_assert(j.certain == 1, "the instant overlaps: %zu pairs", j.n_pairs);
+	lb_ujudgement_free(&j);
+	j = judge2(89900 * ms, 90100 * ms, 0, 90000 * ms, 90000 * ms + 1000, 0);
+	cr_assert(j.certain == 1);
+	lb_ujudgement_free(&j);
+	j = judge2(0, 100, 0, 100, 100, 0); /* the instant of its exit: [0, 100) does not hold 100 */
 	cr_assert(j.n_pairs == 0);
 	lb_ujudgement_free(&j);
 	/* other keys and the same client never overlap */
