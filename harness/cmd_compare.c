@@ -9,6 +9,7 @@
 
 #include "esc.h"
 #include "commands.h"
+#include "faults.h"
 #include "metrics.h"
 #include "options.h"
 #include "outfile.h"
@@ -83,6 +84,12 @@ int lb_cmd_compare(int argc, char **argv)
 
 	if (rc != 0)
 		return rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
+	for (size_t i = 0; i < o.n_strategies; i++) { /* every run fits, before any starts */
+		struct lb_run_cfg one = o.cfg;
+		one.strategy = o.strategies[i];
+		if (lb_scenario_fits(&one) < 0)
+			return LB_EXIT_USAGE;
+	}
 	if (o.out_given)
 		snprintf(base, sizeof(base), "%.3900s", o.cfg.out_dir);
 	else

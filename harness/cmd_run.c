@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "dryrun.h"
+#include "faults.h"
 #include "esc.h"
 #include "gate.h"
 #include "options.h"
@@ -108,6 +109,8 @@ int lb_cmd_run(int argc, char **argv)
 
 	if (rc != 0)
 		return rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
+	if (lb_scenario_fits(&o.cfg) < 0)
+		return LB_EXIT_USAGE;
 	if (o.dry_run)
 		return lb_dry_run(stdout, &o.cfg) < 0 ? LB_EXIT_FAIL : LB_EXIT_OK;
 	o.cfg.status_line = o.cfg.status_line && isatty(STDOUT_FILENO) && !o.json; /* stdout: JSON */

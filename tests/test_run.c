@@ -1067,3 +1067,41 @@ Test(run, clients_that_give_up_say_after_how_many_attempts, .init = mktmp)
 	cr_assert(file_has("stdout", "served_clients         summary 9") &&
 		  file_has("stdout", "DIFFERS"), "%s", fx_slurp(tmpdir, "stdout"));
 }
+
+/* A scenario that cannot fit the run (a client, a node or a topology it does
+ * not have) is the user's mistake: a usage error found before anything
+ * starts, --dry-run and compare too, and no --out directory is made. It was
+ * "run of set-nx-px failed: invalid argument", exit 1, an empty --out left;
+ * the dry run printed "refused" and exited 0 (issue 49, item 8). */
+Test(run, a_scenario_that_does_not_fit_the_run_is_a_usage_error, .init = mktmp)
+{
+	char out[256], client7[160], node3[160], sent[160];
+	snprintf(client7, sizeof(client7), "%s", write_file("c7.ini", "[scenario]\nsummary = c7\n"
+		 "[run]\nclients = 8\nduration = 2\n[fault k]\naction = kill\ntarget = client:7\n"
+		 "at = 0.5\n"));
+	snprintf(node3, sizeof(node3), "%s", write_file("n3.ini", "[scenario]\nsummary = n3\n"
+		 "[run]\nclients = 2\nduration = 2\n[fault k]\naction = node-kill\nnodes = 3\n"
+		 "at = 0.5\n"));
+	snprintf(sent, sizeof(sent), "%s", write_file("sf.ini", "[scenario]\nsummary = sf\n[run]\n"
+		 "clients = 2\nduration = 2\n[fault f]\naction = sentinel-failover\nat = 0.5\n"));
+	snprintf(out, sizeof(out), "%s/out", tmpdir);
+	const char *a1[] = { "run", "--scenario", client7, "--clients", "2", "--strategy",
+			     "set-nx-px", "--out", out, "--no-status", NULL };
+	cr_assert_eq(lb(a1), 2);
+	cr_assert(file_has("stderr", "targets client:7 but the run has 2 clients: the scenario "
+			   "does not fit the run of set-nx-px: nothing was started"));
+	cr_assert_neq(access(out, F_OK), 0, "a misfit made its --out");
+	const char *a2[] = { "run", "--scenario", node3, "--strategy", "set-nx-px", "--dry-run",
+			     NULL };
+	cr_assert_eq(lb(a2), 2);
+	cr_assert(file_has("stderr", "names a node beyond the run's 1"));
+	const char *a3[] = { "compare", "--scenario", sent, "--strategies", "token-lua,set-nx-px",
+			     "--out", out, "--no-status", NULL };
+	cr_assert_eq(lb(a3), 2);
+	cr_assert(file_has("stderr", "sentinel-failover needs Sentinels"));
+	cr_assert_neq(access(out, F_OK), 0, "a misfit made its --out");
+	const char *a4[] = { "compare", "--scenario", node3, "--strategies", "redlock,set-nx-px",
+			     "--out", out, "--no-status", NULL };
+	cr_assert_eq(lb(a4), 2, "redlock fits, set-nx-px does not: nothing starts");
+	cr_assert_neq(access(out, F_OK), 0, "a misfit made its --out");
+}
