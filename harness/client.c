@@ -438,6 +438,12 @@ static void try_end(void *arg, int rc)
 			    rc == LB_ECANCELED ? LB_TRY_UNKNOWN : LB_TRY_REFUSED;
 		atomic_store(&s->n_tries, n + 1);
 	}
+	if ((rc == LB_EREDIS || rc == LB_ENOREPLICA) && !s->first_error_said) {
+		const char *said = c->lock_state ? lb_base_said(c->lock_state) : "";
+		s->first_error_ns = lb_now_ns() - c->sh->t0_ns;
+		snprintf(s->first_error, sizeof(s->first_error), "%s", said[0] ? said : lb_strerror(rc));
+		s->first_error_said = 1;
+	}
 	atomic_store(&s->try_open_ns, 0);
 }
 

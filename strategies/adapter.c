@@ -807,8 +807,10 @@ static int adapter_acquire(void *self, struct lb_grant *grant)
 		return rc;
 	if (m.kind == LB_MSG_BUSY)
 		return LB_EBUSY;
-	if (m.kind == LB_MSG_ERROR)
+	if (m.kind == LB_MSG_ERROR) {
+		snprintf(a->base.said, sizeof(a->base.said), "%.*s", LB_SAID_MAX - 1, m.text);
 		return LB_EREDIS;
+	}
 	a->lost = false;
 	/* the key was set before this answer came: the lease ends no later than
 	 * now + its length, unless the library extends it without saying so */

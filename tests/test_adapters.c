@@ -710,6 +710,23 @@ Test(adapters, half_a_line_then_an_exit_is_a_protocol_error, .init = setup)
 	       "got 'acqui'");
 }
 
+/* A library that cannot reach its server (every acquire an error in its own
+ * words, before any fault): the run reached nothing it measures, exit 3 with
+ * the library's words on the terminal; it read "unavailable", exit 0, with
+ * the adapter's logs empty (issue 49, item 4). */
+Test(adapters, a_library_that_reaches_nothing_is_no_result, .init = setup)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/unreached", tmpdir);
+	const char *args[] = { "run", "--strategy", adapter("cannot-connect.sh"), "--clients", "2",
+			       "--duration", "1", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 3, "%s", out());
+	cr_assert(strstr(out(), "reached nothing it measures: all "), "%s", out());
+	cr_assert(strstr(out(), "said: AuthenticationError: invalid username-password pair"), "%s",
+		  out());
+	nothing_left("cannot-connect.sh");
+}
+
 /* A library that says "lost" inside the section (20 ms after the grant, the
  * section holds 200 ms): the section hears it and aborts its write, every
  * time. (held() once returned before it read the pipe: 0 aborted.) */
