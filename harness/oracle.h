@@ -31,7 +31,13 @@ struct lb_verdict {
 	uint64_t foreign_client;   /* releases whose outcome says they deleted another's lock */
 	uint64_t foreign_unattributed; /* the servers' ones with no release in flight */
 	enum lb_foreign_source foreign_source;
-	uint64_t lost_leases;
+	uint64_t lost_leases;    /* sections whose release found the lock gone, and (the
+				    servers watched) those whose lease a server ended while
+				    they held it (lb_foreign_verdict) */
+	uint64_t leases_lapsed;  /* the servers': an `expired` of the key while inside */
+	uint64_t lost_leases_servers; /* what leases_lapsed added to lost_leases (sections
+				    whose own release did not say lost) */
+	bool leases_lapsed_known; /* the servers' events were judged */
 	uint64_t holder_deaths;  /* sections that ended with the holder killed */
 	double orphan_ms;        /* longest time from a holder's death to the next acquire */
 	enum lb_recovered recovered;

@@ -315,6 +315,10 @@ static void put_required(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	else
 		put(s, "foreign_releases", "%llu", (unsigned long long)v->foreign_releases);
 	put(s, "lost_leases", "%llu", (unsigned long long)v->lost_leases);
+	if (v->leases_lapsed_known)
+		put(s, "leases_lapsed", "%llu", (unsigned long long)v->leases_lapsed);
+	else
+		put(s, "leases_lapsed", "n/a");
 	put_num(s, "orphan_ms", v->orphan_ms, true);
 	put(s, "recovered", "%s", lb_recovered_name(v->recovered));
 	put_num(s, "cmds_per_section", res->cmds_per_section,
