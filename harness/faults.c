@@ -721,9 +721,12 @@ static void tick_hook(struct lb_injector *inj, const struct lb_fault *f, struct 
 	if (rt->phase == 0) {
 		if (!holder_ready(inj, f))
 			return;
-		lb_event_emit(inj->sh, LB_EV_HOOK, -1, -1, (int64_t)(f - inj->sc->faults));
 		rt->hook_pid[LB_MAX_NODES] = lb_hook_spawn(inj, f->hook, -1,
 							   lb_hook_command(inj->cfg, f->hook, 0), now);
+		if (rt->hook_pid[LB_MAX_NODES] < 0)
+			rt->failed = true; /* it could not start: not fired (said) */
+		else
+			lb_event_emit(inj->sh, LB_EV_HOOK, -1, -1, (int64_t)(f - inj->sc->faults));
 		rt->hook_deadline_ns = now + (f->duration_ms >= 0 ? f->duration_ms * LB_NS_PER_MS :
 					      30 * LB_NS_PER_S);
 		rt->phase = 1;
