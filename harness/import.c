@@ -774,7 +774,13 @@ int lb_import_read_file(FILE *f, const char *path, int64_t default_unc_ns, struc
 			break;
 	if (rc < 0)
 		goto out;
-	if (!imp->has_key && imp->n && names_add(&imp->keys, "") < 0) {
+	if (!imp->n) { /* a header alone is no history: nothing to judge is no verdict */
+		r->line = 0;
+		rc = ird_fail(r, "expected at least one critical section after the header on line "
+			      "%zu, got none (only blank or # lines follow it)", r->header_line);
+		goto out;
+	}
+	if (!imp->has_key && names_add(&imp->keys, "") < 0) {
 		rc = LB_ENOMEM;
 		goto out;
 	}

@@ -172,6 +172,10 @@ static const struct hostile hostile[] = {
 	  "2: field column 4: expected a column name: client, enter, exit, key, token, fence, server "
 	  "or clock_uncertainty_ms, got 'colour'"),
 	H("missing.csv", "client,enter\nw1,1\n", "1: header: expected a column exit"),
+	/* a header alone is no history (it read "inconclusive", exit 0) */
+	H("header-only.csv", "# from the logs\nclient,enter,exit\n\n# none today\n",
+	  " expected at least one critical section after the header on line 2, "
+	  "got none (only blank or # lines follow it)"),
 	H("time.csv", "client,enter,exit\nw1,yesterday,2\n", "2: field enter: expected a time, "
 	  "epoch seconds (digits, a point, up to 9 decimals) or an RFC 3339 date"),
 	H("order.csv", "client,enter,exit\nw1,1764072000.5,1764072000.25\n", "2: field exit: "
