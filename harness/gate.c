@@ -57,10 +57,10 @@ int lb_gate_ready(const struct lb_gate *g, const struct lb_scenario *sc, const c
  * "INCONCLUSIVE", on @f and in @log (what a JUnit case carries). */
 static enum lb_held condition(FILE *f, FILE *log, enum lb_held held, const char *what)
 {
-	static const char *const word[] = { "NOT HELD:", "held:    ", "INCONCLUSIVE:" };
+	static const char *const word[] = { "NOT HELD:", "held:", "INCONCLUSIVE:" };
 
-	lb_esc_fprintf(f, LB_LANG_TERM, "  check        %s %s\n", word[held], what);
-	fprintf(log, "%.*s %s\n", (int)strcspn(word[held], " "), word[held], what);
+	lb_esc_fprintf(f, LB_LANG_TERM, "  check        %-9s %s\n", word[held], what);
+	fprintf(log, "%s %s\n", word[held], what);
 	return held;
 }
 

@@ -167,9 +167,10 @@ int lb_threshold_parse(const char *text, struct lb_threshold *t, char *why, size
 				      "text, not a number%s", text, name, !strcmp(name, "observed") ?
 				      " (the class: --expect CLASS)" : "");
 		bool means = nearest(name, near, sizeof(near));
+		bool timed = unit_of(name) < 0 && (strstr(near, "_us") || strstr(near, "_ms"));
 		return refuse(why, why_len, "'%.60s': %s is not a figure of summary.csv%s%s%s%s",
 			      text, name, !near[0] ? " (docs/running.md lists its columns" :
-			      means ? " (it may mean: " : " (near: ", near, means && unit_of(name) < 0 ?
+			      means ? " (it may mean: " : " (near: ", near, means && timed ?
 			      "; a figure in us may be named in ms or s" : "", ")");
 	}
 	snprintf(t->text, sizeof(t->text), "%s %s %.15g", t->figure, cmp_text[op], v);
