@@ -431,6 +431,24 @@ static void timeline_faults(const struct lb_run_files *rf, FILE *g, double lo_s,
 	}
 }
 
+/* With --drain, the run's end as a line and the drain after it shaded: the
+ * sections in it began with waits that were under way at the end. */
+static void timeline_drain(const struct lb_run_files *rf, FILE *g)
+{
+	const char *drain = lb_summary_get(&rf->sum, "drain_s");
+	const char *dur = lb_summary_get(&rf->sum, "duration_s");
+	double d = drain && strcmp(drain, "n/a") ? strtod(drain, NULL) : 0;
+	double end = dur ? strtod(dur, NULL) : 0;
+
+	if (d <= 0 || end <= 0 || rf->elapsed_s <= end)
+		return;
+	fprintf(g, "set object rect from %.6f, graph 0 to %.6f, graph 1 behind "
+		   "fc rgb '#eeeeee' fs solid noborder\n", end, rf->elapsed_s);
+	fprintf(g, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc rgb '#333333' dt 3\n"
+		   "set label 'run ends: drain' at %.6f, graph 0.98 rotate by 90 right "
+		   "offset character 1.3,0 font ',8' tc rgb '#333333'\n", end, end, end);
+}
+
 /* The plot: the data carry no titles, the key is drawn from keyentry lines,
  * so it is the same for every run, whatever happened in it. */
 static void timeline_plot(FILE *g, bool primaries, size_t unknown)
@@ -477,6 +495,7 @@ static int write_timeline(const struct lb_run_files *rf)
 		return LB_ESYS;
 	timeline_axes(&tl, gp.f, &lo_s, &hi_s);
 	timeline_faults(rf, gp.f, lo_s, hi_s);
+	timeline_drain(rf, gp.f);
 	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40);
 	h = h < 300 ? 300 : h;
 	lb_chart_png(gp.f, "timeline", 1200, h);

@@ -267,13 +267,13 @@ static int judge(const struct audit_test *t, const struct lb_summary *s, char *s
 		if (lb_threshold_parse(t->holds, &th, why, sizeof(why)) < 0)
 			return 0;
 		const char *value = lb_summary_value(s, th.column);
-		int held = lb_threshold_judge(&th, value, saw, len);
+		enum lb_held held = lb_threshold_judge(&th, value, saw, len);
 		size_t n = strlen(saw);
 		snprintf(saw + n, len - n, " (observed %s)", observed ? observed : "?");
-		if (!value || !strcmp(value, "n/a"))
+		if (!value || !strcmp(value, "n/a") || held == LB_UNDECIDED)
 			return -1; /* not measured here (a consensus lock's foreign releases):
 				      nothing to judge, neither held nor broken */
-		return held == 1;
+		return held == LB_HELD;
 	}
 	bool held = cls != t->not_class && cls != t->not_class2;
 	snprintf(saw, len, "observed %s", observed ? observed : "no class");

@@ -138,7 +138,8 @@ int lb_cmd_compare(int argc, char **argv)
 				       res.skipped[0] ? res.skipped : "(above)");
 			if (exit_code == LB_EXIT_OK)
 				exit_code = LB_EXIT_SKIPPED;
-		} else if (rc_one != LB_EXIT_OK && rc_one != LB_EXIT_NOT_HELD) {
+		} else if (rc_one != LB_EXIT_OK && rc_one != LB_EXIT_NOT_HELD &&
+			   rc_one != LB_EXIT_INCONCLUSIVE) {
 			exit_code = LB_EXIT_FAIL;
 			fprintf(table, "%-*s failed (above)\n", width, shown);
 		} else if (res.skipped[0]) { /* --allow-skipped */
@@ -152,6 +153,8 @@ int lb_cmd_compare(int argc, char **argv)
 		}
 		if (rc_one == LB_EXIT_NOT_HELD) /* a result, and a failed condition */
 			exit_code = LB_EXIT_FAIL;
+		if (rc_one == LB_EXIT_INCONCLUSIVE && exit_code == LB_EXIT_OK)
+			exit_code = LB_EXIT_INCONCLUSIVE; /* a result, a condition undecided */
 		lb_run_result_free(&res);
 		printf("\n");
 	}

@@ -92,9 +92,13 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res,
 		return cfg->allow_skipped ? LB_EXIT_OK : LB_EXIT_SKIPPED;
 	}
 	rc = write_and_print(cfg, res, &sum, out, json);
+	int undecided = 0;
 	if (gated && rc == LB_EXIT_OK &&
-	    lb_gate_judge(gate, cfg->scenario, cfg->strategy->name, &sum, cfg->out_dir, out) > 0)
+	    lb_gate_judge(gate, cfg->scenario, cfg->strategy->name, &sum, cfg->out_dir, out,
+			  &undecided) > 0)
 		rc = LB_EXIT_NOT_HELD;
+	else if (gated && rc == LB_EXIT_OK && undecided > 0)
+		rc = LB_EXIT_INCONCLUSIVE;
 	else if (gated && rc != LB_EXIT_OK)
 		lb_gate_unjudged(gate, cfg->scenario, cfg->strategy->name,
 				 "the run's files could not all be written", cfg->out_dir, out);

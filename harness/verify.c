@@ -164,14 +164,18 @@ static void cost(struct ctx *c, const struct lb_section *sec, size_t n,
 /* The acquire figures: latency.csv holds the buckets of the calls that
  * entered, latency-censored.csv those of the calls that never did (at their
  * length so far); the maximum (measured, in the top bucket of both) caps the
- * quantiles as the run capped them. Which figures are lower bounds follows
- * from the buckets alone (lb_hist_quantile_censored_us). */
+ * quantiles as the run capped them. Each figure is the lower end of an
+ * interval whose upper end (acquire_*_high_us) has the cut-off waits at
+ * +infinity; which figures are not exact follows from the two
+ * (lb_hist_quantile_interval_us). */
 static void acquire_figures(struct ctx *c, struct lb_hist *lat, struct lb_hist *cens)
 {
-	static const struct { const char *name, *tag; double q; } fig[] = {
-		{ "acquire_p50_us", "p50", 0.5 }, { "acquire_p90_us", "p90", 0.9 },
-		{ "acquire_p99_us", "p99", 0.99 }, { "acquire_p999_us", "p999", 0.999 },
-		{ "acquire_max_us", "max", 1 },
+	static const struct { const char *name, *high, *tag; double q; } fig[] = {
+		{ "acquire_p50_us", "acquire_p50_high_us", "p50", 0.5 },
+		{ "acquire_p90_us", "acquire_p90_high_us", "p90", 0.9 },
+		{ "acquire_p99_us", "acquire_p99_high_us", "p99", 0.99 },
+		{ "acquire_p999_us", "acquire_p999_high_us", "p999", 0.999 },
+		{ "acquire_max_us", "acquire_max_high_us", "max", 1 },
 	};
 	struct lb_hist all = *lat;
 	uint64_t lo = 0, hi = 0;
@@ -188,13 +192,16 @@ static void acquire_figures(struct ctx *c, struct lb_hist *lat, struct lb_hist *
 	if (max_ok) /* the maximum of both, whichever holds it */
 		lat->max_ns = cens->max_ns = (uint64_t)(max_us * 1000);
 	for (size_t i = 0; i < sizeof(fig) / sizeof(fig[0]); i++) {
-		bool lower;
-		double us = lb_hist_quantile_censored_us(lat, cens, fig[i].q, &lower);
+		double low, high;
+		lb_hist_quantile_interval_us(lat, cens, fig[i].q, &low, &high);
 		if (fig[i].q >= 1)
 			figure(c, fig[i].name, max_us, max_ok, 0);
 		else
-			figure(c, fig[i].name, us, called, 0.5);
-		if (lower && called)
+			figure(c, fig[i].name, low, called, 0.5);
+		if (lb_summary_get(c->s, fig[i].high)) /* a run written before it had none */
+			figure(c, fig[i].high, high, called && (fig[i].q < 1 || max_ok),
+			       isinf(high) ? 0 : 0.5);
+		if (high != low && called)
 			used += (size_t)snprintf(bounds + used, sizeof(bounds) - used, "%s%s",
 						 used ? ";" : "", fig[i].tag);
 	}
@@ -730,6 +737,11 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	int sb_server;
 	bool split = lb_split_brain_window(in.sec, in.n, in.ev, in.n_ev, &sb_from, &sb_to, &sb_server);
 	figure(&c, "split_brain_ms", (double)(sb_to - sb_from) / 1e6, split, 0);
+	if (lb_summary_get(c.s, "figures_absent")) { /* a run written before it had none */
+		char absent[200];
+		lb_figures_absent(c.s, in.ev, in.n_ev, absent, sizeof(absent));
+		text(&c, "figures_absent", absent);
+	}
 	cost(&c, in.sec, in.n, &in.shape);
 	crowd(&c, &in);
 	outcome(&c, &in, &v, lost, lost_max);

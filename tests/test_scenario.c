@@ -608,7 +608,7 @@ Test(scenario, an_expectation_can_ask_a_figure_at_least)
 	cr_assert(lb_scenario_expect_met(&sc, "token-lua", &other, why, sizeof(why)));
 	cr_assert(lb_scenario_expect_met(&sc, "fenced", &other, why, sizeof(why)), "no expectation");
 	fails_at("[expect]\nset-nx-px = foreign-release, foreign >= 3\n", 2,
-		 "foreign is not a figure of summary.csv (near: foreign_releases");
+		 "foreign is not a figure of summary.csv (it may mean: foreign_releases");
 	fails_at("[expect]\nset-nx-px = foreign-release, overlaps >> 3\n", 2,
 		 "after the class, expected FIGURE OP N");
 	fails_at("[expect]\nset-nx-px = foreign-release, strategy == 3\n", 2,
