@@ -1,5 +1,6 @@
 #include "esc.h"
 #include "failpoint.h"
+#include "figures.h"
 #include "readers.h"
 #include "run.h"
 
@@ -93,9 +94,10 @@ static int rd_int(const struct rd *r, const char *name, const char *v, bool empt
 	}
 	errno = 0;
 	*out = strtoll(v, &end, 10);
-	if (*end || end == v || !lb_plain_number(v)) /* what lockbench writes: no ' 1', '+1' */
-		return rd_fail(r, "field %s: expected an integer%s, got '%.40s'", name,
-			       empty_ok ? " or nothing" : "", v);
+	if (*end || end == v || !lb_written_number(v)) /* no ' 1', '+1', '01', '-0' */
+		return rd_fail(r, "field %s: expected an integer%s, got '%.40s'%s", name,
+			       empty_ok ? " or nothing" : "", v, *end || end == v ? "" :
+			       " (lockbench writes no sign, blank or leading zero)");
 	if (errno == ERANGE || *out < min || *out > max)
 		return rd_fail(r, "field %s: expected an integer from %lld to %lld, got '%.40s'", name,
 			       min, max, v);
@@ -200,6 +202,16 @@ int lb_summary_read_file(FILE *f, const char *path, struct lb_summary *s)
 		snprintf(s->value[i], sizeof(s->value[0]), "%s", values[i]);
 	}
 	s->n = nn;
+	/* a figure's value as lockbench writes it, or n/a: '+0', ' 94', '-0' or
+	 * '0684' is damage, not a number to compare (its range is check's) */
+	for (size_t i = 0; i < nn; i++) {
+		const struct lb_figdef *fd = lb_figdef_find(names[i]);
+		if (fd && fd->kind != LB_FD_TEXT && strcmp(values[i], "n/a") &&
+		    !lb_written_number(values[i]))
+			return rd_fail(&r, "field %s: expected a number as lockbench writes it (no "
+				       "sign, blank or leading zero) or n/a, got '%.40s'", names[i],
+				       values[i]);
+	}
 	rd_init(&r, f, path, head, sizeof(head));
 	r.line = 2;
 	if ((rc = rd_next(&r)) != 0)
@@ -239,7 +251,7 @@ int lb_summary_double(const struct lb_summary *s, const char *path, const char *
 
 	if (!v)
 		return rd_fail(&r, "no column %s", name);
-	if (!lb_parse_double(v, out) || *out < min || *out > max)
+	if (!lb_written_number(v) || !lb_parse_double(v, out) || *out < min || *out > max)
 		return rd_fail(&r, "field %s: expected a number from %g to %g, got '%.40s'", name, min,
 			       max, v);
 	return 0;
@@ -317,7 +329,8 @@ static int history_row(struct rd *r, int clients, int keys, size_t cols, struct 
 	for (const char *p = with_nodes ? f[8] : ""; *p;) {
 		char *end;
 		long b = strtol(p, &end, 10);
-		if (*p < '0' || *p > '9' || end == p || b < 0 || b >= LB_MAX_NODES || (nodes >> b) || (*end && *end != '+') ||
+		if (*p < '0' || *p > '9' || end == p || (*p == '0' && end - p > 1) || b < 0 ||
+		    b >= LB_MAX_NODES || (nodes >> b) || (*end && *end != '+') ||
 		    (*end == '+' && !end[1]))
 			return rd_fail(r, "field nodes: expected node indexes from 0 to %d joined by '+' "
 				       "in ascending order (0+1+2), or nothing, got '%.40s'",

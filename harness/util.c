@@ -182,6 +182,29 @@ bool lb_plain_number(const char *s)
 	return s[strspn(s, "0123456789.eE+-")] == '\0';
 }
 
+bool lb_written_number(const char *s)
+{
+	const char *p = s;
+	bool zero;
+
+	if (!lb_plain_number(s))
+		return false;
+	p += *p == '-';
+	if (!isdigit((unsigned char)*p) || (*p == '0' && isdigit((unsigned char)p[1])))
+		return false; /* ".5", "0240143" */
+	zero = p[strspn(p, "0.")] == '\0' || p[strspn(p, "0.")] == 'e';
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == '.' && !isdigit((unsigned char)*++p))
+		return false; /* "5." */
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == 'e' && (p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2]))
+		for (p += 2; isdigit((unsigned char)*p);)
+			p++;
+	return *p == '\0' && !(*s == '-' && zero); /* "-0", "-0.000" */
+}
+
 bool lb_parse_double(const char *s, double *out)
 {
 	char *end;

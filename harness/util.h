@@ -93,6 +93,12 @@ void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * an exponent; not the blanks, the '+' in front, the hex, inf and nan that
  * strtoll and strtod also take (" 5" and "+3" are typos, not 5 and 3). */
 bool lb_plain_number(const char *s);
+/* A number as lockbench writes one in its own files (printf's %d, %.Nf and
+ * %g): -?(0|[1-9][0-9]*)(.[0-9]+)?(e[+-][0-9]+)?, and no minus on a zero.
+ * Stricter than lb_plain_number, which a person's input passes: there "007"
+ * is 7 (decimal, never octal) and "-0" is 0; in a file lockbench wrote,
+ * a leading zero, a "-0", a ".5" or a "5." is damage (docs/running.md). */
+bool lb_written_number(const char *s);
 /* Parse a decimal integer in [min, max] that fills the whole of @s, written
  * plainly. */
 bool lb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
