@@ -109,29 +109,20 @@ static void rd_init(struct rd *r, FILE *f, const char *path, char *buf, size_t m
 	*r = (struct rd){ .f = f, .path = path, .max = max, .buf = buf };
 }
 
-/* Open @path; ENOENT is reported only when @required. */
+/* Open @path (a regular file only: a FIFO or a device put there cannot hang
+ * the reader); ENOENT is reported only when @required. */
 static FILE *open_in(const char *path, bool required, int *rc)
 {
-	/* non-blocking to open, so that a FIFO or a device put there cannot
-	 * hang the reader; then only a regular file is read */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	FILE *f = NULL;
+	const char *kind;
+	char why[96];
+	FILE *f = lb_open_regular(path, rc, &kind);
 
-	*rc = 0;
-	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-		lb_errorf("cannot read %s: not a regular file", path);
-		close(fd);
-		*rc = LB_EINVAL;
-		return NULL;
+	if (f || (!required && !kind && errno == ENOENT)) {
+		*rc = 0;
+		return f;
 	}
-	if (fd >= 0 && (fcntl(fd, F_SETFL, 0) < 0 || !(f = fdopen(fd, "r"))))
-		close(fd);
-	if (!f && (required || errno != ENOENT)) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		*rc = LB_ESYS;
-	}
-	return f;
+	lb_errorf("cannot read %s: %s", path, lb_open_why(kind, why, sizeof(why)));
+	return NULL;
 }
 
 /* ---- summary.csv ---- */

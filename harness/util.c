@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -180,6 +181,58 @@ bool lb_plain_number(const char *s)
 	if (!isdigit((unsigned char)*s) && !(*s == '.' && isdigit((unsigned char)s[1])))
 		return false;
 	return s[strspn(s, "0123456789.eE+-")] == '\0';
+}
+
+/* What @st is, for a message. */
+static const char *file_kind(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) ? "a directory" : S_ISFIFO(st->st_mode) ? "a FIFO (a named pipe)" :
+	       S_ISCHR(st->st_mode) ? "a character device" : S_ISBLK(st->st_mode) ? "a block device" :
+	       S_ISSOCK(st->st_mode) ? "a socket" : "not a regular file";
+}
+
+FILE *lb_open_regular(const char *path, int *rc, const char **kind)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	FILE *f = NULL;
+
+	*rc = LB_ESYS;
+	*kind = NULL;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		*kind = file_kind(&st);
+		*rc = LB_EINVAL;
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return NULL;
+	}
+	int flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 || !(f = fdopen(fd, "r"))) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	*rc = 0;
+	return f;
+}
+
+const char *lb_open_why(const char *kind, char *buf, size_t len)
+{
+	if (!kind)
+		return strerror(errno);
+	if (!strcmp(kind, "not a regular file"))
+		return kind;
+	snprintf(buf, len, "is %s, not a regular file", kind);
+	return buf;
 }
 
 bool lb_written_number(const char *s)

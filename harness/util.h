@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum lb_status {
 	LB_OK = 0,
@@ -85,6 +86,19 @@ bool lb_dir_arg_ok(const char *what, const char *dir);
  * is made for a report that cannot be written; else say why (@what names
  * the option). */
 bool lb_file_arg_ok(const char *what, const char *path);
+
+/* Open @path to read only when it is a regular file: opened without
+ * blocking (O_NONBLOCK, so that a FIFO with no writer cannot hang the
+ * reader), then fstat, so that a FIFO, a device or a directory is refused at
+ * once, before a byte is read. Every reader of a file from outside (a
+ * scenario, a history, a run's files, an adapter manifest) opens with it.
+ * NULL with *@rc LB_EINVAL and *@kind what it is ("a FIFO (a named pipe)",
+ * "a directory", "a character device"...), or LB_ESYS with errno kept and
+ * *@kind NULL. */
+FILE *lb_open_regular(const char *path, int *rc, const char **kind);
+/* Why lb_open_regular failed, for "cannot read PATH: <why>": "is a FIFO (a
+ * named pipe), not a regular file", or errno's text. */
+const char *lb_open_why(const char *kind, char *buf, size_t len);
 
 /* "lockbench: <message>\n" on stderr. */
 void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

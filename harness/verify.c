@@ -369,6 +369,18 @@ static int read_run(const char *dir, struct run_in *in)
 	snprintf(path, sizeof(path), "%.4000s/latency-censored.csv", dir);
 	if (access(path, F_OK) == 0 && (rc = lb_latency_read(path, &in->cens)) < 0)
 		return rc;
+	/* summary.json, compared later: what is there and not a regular file (a
+	 * FIFO would hang the comparison) is an input unreadable */
+	snprintf(path, sizeof(path), "%.4000s/summary.json", dir);
+	const char *kind;
+	char why[96];
+	FILE *json = lb_open_regular(path, &rc, &kind);
+	if (json)
+		fclose(json);
+	else if (kind) {
+		lb_errorf("cannot read %s: %s", path, lb_open_why(kind, why, sizeof(why)));
+		return rc;
+	}
 	/* every attempt (absent in older runs): unreadable is an input unreadable,
 	 * said by its reader with the line and field, never a difference */
 	snprintf(path, sizeof(path), "%.4000s/attempts.csv", dir);
@@ -532,7 +544,9 @@ static void check_json(struct ctx *c, const char *dir)
 	int n = 0, bad = 0;
 
 	snprintf(path, sizeof(path), "%.4000s/summary.json", dir);
-	FILE *f = fopen(path, "r");
+	const char *kind;
+	int rc;
+	FILE *f = lb_open_regular(path, &rc, &kind); /* not a FIFO: read_run refused one */
 	if (!f) {
 		if (c->out)
 			fprintf(c->out, "  %-22s absent (a run written before lockbench wrote it)\n",
@@ -586,7 +600,9 @@ static void same_text(struct ctx *c, const char *dir, const char *name, const ch
 	int ch;
 
 	snprintf(path, sizeof(path), "%.4000s/%s", dir, name);
-	FILE *f = fopen(path, "r");
+	const char *kind;
+	int rc;
+	FILE *f = lb_open_regular(path, &rc, &kind); /* a FIFO is never waited on: missing */
 	for (; f && (ch = getc(f)) != EOF; i++) {
 		if (i >= want_len || ch != (unsigned char)want[i])
 			break;
