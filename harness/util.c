@@ -183,6 +183,24 @@ bool lb_plain_number(const char *s)
 	return s[strspn(s, "0123456789.eE+-")] == '\0';
 }
 
+int lb_tmpdir_absolute(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (!tmp || !*tmp || tmp[0] == '/')
+		return 0;
+	bool found = realpath(tmp, real) != NULL;
+	if (!found || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		lb_errorf("TMPDIR '%.200s' is a relative path that names no directory here (%s): set "
+			  "TMPDIR to an absolute directory, or unset it for /tmp", tmp,
+			  found ? "not a directory" : strerror(errno));
+		return LB_EINVAL;
+	}
+	return setenv("TMPDIR", real, 1) == 0 ? 0 : LB_ESYS;
+}
+
 /* What @st is, for a message. */
 static const char *file_kind(const struct stat *st)
 {

@@ -100,6 +100,13 @@ FILE *lb_open_regular(const char *path, int *rc, const char **kind);
  * named pipe), not a regular file", or errno's text. */
 const char *lb_open_why(const char *kind, char *buf, size_t len);
 
+/* TMPDIR as an absolute path, for this process and everything it starts (a
+ * server runs in its own directory, where a relative TMPDIR names another
+ * place, or none): a relative TMPDIR that is a directory here is replaced by
+ * its real path; one that is not is refused with why (LB_EINVAL). An absolute
+ * or empty TMPDIR is left as it is. */
+int lb_tmpdir_absolute(void);
+
 /* "lockbench: <message>\n" on stderr. */
 void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

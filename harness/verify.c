@@ -152,7 +152,9 @@ static void cost(struct ctx *c, const struct lb_section *sec, size_t n,
 				    .elapsed_s = shape->elapsed_s, .sections = n, .inside_s = inside_s };
 	/* a consensus lock's requests are not Redis commands: no bound (run_collect.c) */
 	const char *name = lb_summary_get(c->s, "strategy");
-	bool consensus = name && lb_consensus_of(lb_strategy_find(name));
+	/* an exec: program (never a consensus lock's) is not looked for: its run is
+	 * read where the program is not (another directory, or since removed) */
+	bool consensus = name && strncmp(name, "exec:", 5) && lb_consensus_of(lb_strategy_find(name));
 	bool bound_known = !consensus && wait && cs.ttl_ms > 0 &&
 			   lb_wait_parse(wait, &w, err, sizeof(err)) == 0 &&
 			   lb_lock_cost_bound(&cs, &bound, NULL, 0) == 0;

@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -786,6 +787,60 @@ Test(run, check_says_a_damaged_run_file_is_unreadable_not_a_difference, .init = 
 		cr_assert_eq(system(cmd), 0);
 	}
 	cr_assert_eq(lb(check), 0, "%s", fx_slurp(tmpdir, "stdout"));
+}
+
+/* Issue 51 item 6: reading a run never looks for its exec: program: check
+ * and report of a run whose program is gone (or named from another
+ * directory) said it "is not an executable file". */
+Test(run, reading_an_exec_run_does_not_look_for_its_program, .init = mktmp)
+{
+	char dir[128], prog[128], cmd[512];
+	const char *bin = getenv("LOCKBENCH_BIN");
+	cr_assert_not_null(bin);
+	snprintf(dir, sizeof(dir), "%s/exec", tmpdir);
+	snprintf(prog, sizeof(prog), "%s/null-adapter", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cp \"$(dirname '%s')/null-adapter\" %s", bin, prog);
+	cr_assert_eq(system(cmd), 0);
+	char spec[160];
+	snprintf(spec, sizeof(spec), "exec:%s", prog);
+	const char *args[] = { "run", "--strategy", spec, "--clients", "2", "--duration", "0.3",
+			       "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", fx_slurp(tmpdir, "stderr"));
+	cr_assert_eq(unlink(prog), 0);
+	const char *check[] = { "check", dir, NULL };
+	cr_assert_eq(lb(check), 0, "%s", fx_slurp(tmpdir, "stdout"));
+	cr_assert(!file_has("stderr", "executable"), "%s", fx_slurp(tmpdir, "stderr"));
+	const char *report[] = { "report", dir, NULL };
+	cr_assert_eq(lb(report), 0, "%s", fx_slurp(tmpdir, "stderr"));
+	cr_assert(!file_has("stderr", "executable"), "%s", fx_slurp(tmpdir, "stderr"));
+}
+
+/* Issue 51 item 6: a relative TMPDIR failed every run ("is the redis-server
+ * package installed?", pointing at a log already deleted): the servers run
+ * in their own directories, where it named nothing. It is made absolute for
+ * the whole process; one that names no directory is a usage error. */
+Test(run, a_relative_tmpdir_is_made_absolute_or_refused, .init = mktmp)
+{
+	char cwd[PATH_MAX], rel[PATH_MAX] = "", dir[128], tmp[128];
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	for (const char *p = cwd; *p; p++)
+		if (*p == '/' && p[1])
+			strcat(rel, "../");
+	snprintf(tmp, sizeof(tmp), "%s/t", tmpdir);
+	cr_assert_eq(mkdir(tmp, 0700), 0);
+	strcat(rel, tmp + 1); /* the same directory, from here */
+	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
+	const char *args[] = { "run", "--strategy", "set-nx-px", "--duration", "0.3", "--out", dir,
+			       "--no-status", "--no-report", NULL };
+	/* this test's own process: its environment ends with it */
+	setenv("TMPDIR", rel, 1);
+	cr_assert_eq(lb(args), 0, "a relative TMPDIR: %s", fx_slurp(tmpdir, "stderr"));
+	setenv("TMPDIR", "no-such-directory-here", 1);
+	snprintf(dir, sizeof(dir), "%s/run2", tmpdir);
+	cr_assert_eq(lb(args), 2, "%s", fx_slurp(tmpdir, "stderr"));
+	unsetenv("TMPDIR");
+	cr_assert(file_has("stderr", "TMPDIR 'no-such-directory-here' is a relative path that names "
+			   "no directory here"), "%s", fx_slurp(tmpdir, "stderr"));
 }
 
 /* Item 10: with nothing to time, a percentile is n/a, not 0. */
