@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -279,6 +280,7 @@ int lb_figdef_format(const struct lb_figdef *f, double v, bool known, char *buf,
 	}
 	if (!isfinite(v) || v < f->min || v > f->max)
 		return refuse(why, why_len, "%s = %.17g is outside its range (%s)", f->name, v, range);
+	v += 0.0; /* -0.0 is written 0: "-0" is never a figure lockbench writes (util.h) */
 	if (f->kind == LB_FD_INT)
 		snprintf(buf, len, "%.0f", v);
 	else if (f->digits < 0)
@@ -290,7 +292,7 @@ int lb_figdef_format(const struct lb_figdef *f, double v, bool known, char *buf,
 
 int lb_figdef_check(const struct lb_figdef *f, const char *value, char *why, size_t why_len)
 {
-	char range[96], *end;
+	char range[96];
 
 	range_text(f, range, sizeof(range));
 	if (f->kind == LB_FD_TEXT) {
@@ -305,11 +307,14 @@ int lb_figdef_check(const struct lb_figdef *f, const char *value, char *why, siz
 		return f->na ? 0 : refuse(why, why_len, "n/a, but %s is always measured", f->name);
 	if (!strcmp(value, "inf"))
 		return f->inf ? 0 : refuse(why, why_len, "inf, but %s is always bounded", f->name);
+	/* as lockbench writes it (util.h): no '+0', ' 94', '-0' or '0684' */
+	double v;
+	if (!lb_written_number(value) || !lb_parse_double(value, &v))
+		return refuse(why, why_len, "'%.40s' is not a number as lockbench writes it", value);
 	errno = 0;
-	double v = f->kind == LB_FD_INT && value[0] != '-' ? (double)strtoull(value, &end, 10) :
-		   strtod(value, &end);
-	if (!*value || *end || errno || !isfinite(v))
-		return refuse(why, why_len, "'%.40s' is not a number", value);
+	if (f->kind == LB_FD_INT && value[0] != '-' && !strpbrk(value, ".e") &&
+	    strtoull(value, NULL, 10) == ULLONG_MAX && errno == ERANGE)
+		v = INFINITY; /* a seed past 2^64 - 1, which a double would round into range */
 	if (v < f->min || v > f->max)
 		return refuse(why, why_len, "%s is outside its range (%s)", value, range);
 	const char *dot = strchr(value, '.');
@@ -333,7 +338,9 @@ bool lb_figdef_agrees(const struct lb_figdef *f, const char *value, double got, 
 		return !known && na;
 	if (isinf(got) || !strcmp(value, "inf"))
 		return isinf(got) && got > 0 && !strcmp(value, "inf");
-	double want = strtod(value, NULL);
+	double want;
+	if (!lb_written_number(value) || !lb_parse_double(value, &want))
+		return false;
 	if (f->kind == LB_FD_INT)
 		return want == got;
 	double half = f->digits >= 0 ? 0.5 * pow(10, -f->digits) : 0;

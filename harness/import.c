@@ -800,45 +800,16 @@ out:
 	return rc;
 }
 
-/* What @st is, for a message. */
-static const char *file_kind(const struct stat *st)
-{
-	return S_ISDIR(st->st_mode) ? "a directory" : S_ISFIFO(st->st_mode) ? "a FIFO (a named pipe)" :
-	       S_ISCHR(st->st_mode) ? "a character device" : S_ISBLK(st->st_mode) ? "a block device" :
-	       S_ISSOCK(st->st_mode) ? "a socket" : "not a regular file";
-}
-
 FILE *lb_import_open(const char *path, int *rc)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-
-	*rc = LB_ESYS;
-	if (fd < 0) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		return NULL;
-	}
+	const char *kind;
 	/* what it is before a byte is read: a FIFO or a device could block forever */
-	if (fstat(fd, &st) < 0) {
+	FILE *f = lb_open_regular(path, rc, &kind);
+
+	if (!f && kind)
+		lb_errorf("%s: expected a regular file of critical sections (CSV), got %s", path, kind);
+	else if (!f)
 		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		lb_errorf("%s: expected a regular file of critical sections (CSV), got %s", path,
-			  file_kind(&st));
-		close(fd);
-		*rc = LB_EINVAL;
-		return NULL;
-	}
-	int flags = fcntl(fd, F_GETFL);
-	FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "r");
-	if (!f) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	*rc = 0;
 	return f;
 }
 

@@ -1002,7 +1002,9 @@ static void report_gist(FILE *f, const char *dir, const char *name)
 	bool para = false, wrong = false, told = false;
 
 	snprintf(path, sizeof(path), "%.3800s/%.200s/report.md", dir, name);
-	FILE *in = fopen(path, "r");
+	const char *kind;
+	int orc;
+	FILE *in = lb_open_regular(path, &orc, &kind);
 	if (!in)
 		return;
 	while (fgets(line, sizeof(line), in)) {
@@ -1072,7 +1074,9 @@ static bool copy_card(FILE *f, const char *dir)
 {
 	char path[PATH_MAX], line[4096];
 	snprintf(path, sizeof(path), "%.4000s/audit.md", dir);
-	FILE *card = fopen(path, "r");
+	const char *kind;
+	int orc;
+	FILE *card = lb_open_regular(path, &orc, &kind);
 	size_t n = 0;
 
 	if (!card)
@@ -1114,7 +1118,9 @@ static int report_index(const char *dir, struct stacked *runs)
 	/* compare.txt: the table, and its first column is the order given */
 	int *rank = calloc((size_t)n + 1, sizeof(*rank)), ranked = 0;
 	snprintf(path, sizeof(path), "%.4000s/compare.txt", dir);
-	cmp = fopen(path, "r");
+	const char *kind;
+	int orc;
+	cmp = lb_open_regular(path, &orc, &kind);
 	if (cmp) {
 		lb_esc_fprintf(f, LB_LANG_MD, "# lockbench compare in %s\n\nThe same load, faults and "
 			       "seed for each strategy, each on fresh servers, in the order given "
@@ -1176,10 +1182,13 @@ static int report_chaos(const char *dir)
 	struct lb_outfile out;
 
 	snprintf(path, sizeof(path), "%.4000s/chaos.csv", dir);
-	FILE *in = fopen(path, "r");
+	const char *kind;
+	char text[96];
+	int orc;
+	FILE *in = lb_open_regular(path, &orc, &kind); /* a FIFO is refused, never waited on */
 	if (!in) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		return LB_ESYS;
+		lb_errorf("cannot read %s: %s", path, lb_open_why(kind, text, sizeof(text)));
+		return orc;
 	}
 	if (lb_outfile_open(&out, dir, "report.md", true) < 0) {
 		fclose(in);

@@ -288,9 +288,12 @@ int lb_report_matrix(const char *dir)
 
 	memset(&g, 0, sizeof(g));
 	snprintf(path, sizeof(path), "%.4000s/matrix.csv", dir);
-	if (!(in = fopen(path, "r"))) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		return LB_ESYS;
+	const char *kind;
+	char why[96];
+	int orc;
+	if (!(in = lb_open_regular(path, &orc, &kind))) { /* a FIFO is refused, never waited on */
+		lb_errorf("cannot read %s: %s", path, lb_open_why(kind, why, sizeof(why)));
+		return orc;
 	}
 	int rc = grid_data(dir, path, in, &g);
 	fclose(in);

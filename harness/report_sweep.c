@@ -155,9 +155,12 @@ int lb_report_sweep(const char *dir)
 	memset(&l, 0, sizeof(l));
 	snprintf(l.param, sizeof(l.param), "value");
 	snprintf(path, sizeof(path), "%.4000s/sweep.csv", dir);
-	if (!(in = fopen(path, "r"))) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		return LB_ESYS;
+	const char *kind;
+	char why[96];
+	int orc;
+	if (!(in = lb_open_regular(path, &orc, &kind))) { /* a FIFO is refused, never waited on */
+		lb_errorf("cannot read %s: %s", path, lb_open_why(kind, why, sizeof(why)));
+		return orc;
 	}
 	int rc = points(dir, path, in, &l);
 	fclose(in);

@@ -37,11 +37,13 @@ static void differs(struct ctx *c, const char *name)
 			 name);
 }
 
-/* A value of the summary as a number: 0 when absent or n/a. */
+/* A value of the summary as a number: 0 when absent, n/a or text (the
+ * reader let only numbers written as lockbench writes them through). */
 static double num(const struct ctx *c, const char *name)
 {
 	const char *v = lb_summary_get(c->s, name);
-	return v && strcmp(v, "n/a") ? strtod(v, NULL) : 0;
+	double d = 0;
+	return v && lb_parse_double(v, &d) ? d : 0;
 }
 
 static bool known(const struct ctx *c, const char *name)
@@ -150,7 +152,9 @@ static void cost(struct ctx *c, const struct lb_section *sec, size_t n,
 				    .elapsed_s = shape->elapsed_s, .sections = n, .inside_s = inside_s };
 	/* a consensus lock's requests are not Redis commands: no bound (run_collect.c) */
 	const char *name = lb_summary_get(c->s, "strategy");
-	bool consensus = name && lb_consensus_of(lb_strategy_find(name));
+	/* an exec: program (never a consensus lock's) is not looked for: its run is
+	 * read where the program is not (another directory, or since removed) */
+	bool consensus = name && strncmp(name, "exec:", 5) && lb_consensus_of(lb_strategy_find(name));
 	bool bound_known = !consensus && wait && cs.ttl_ms > 0 &&
 			   lb_wait_parse(wait, &w, err, sizeof(err)) == 0 &&
 			   lb_lock_cost_bound(&cs, &bound, NULL, 0) == 0;
@@ -227,7 +231,9 @@ struct run_in {
 	struct lb_event *ev;
 	struct lb_waiter *w;
 	struct lb_key_event *ke;
-	size_t n, n_ev, n_w, n_ke;
+	struct lb_try *t;          /* attempts.csv, when has_tries */
+	size_t n, n_ev, n_w, n_ke, n_t;
+	bool has_tries;
 	struct lb_hist lat, cens;
 };
 
@@ -264,38 +270,32 @@ static void outcome(struct ctx *c, const struct run_in *in, const struct lb_verd
 }
 
 /* The busy answers, and those given with no quorum of nodes up, from
- * attempts.csv, the history and the events again (a run older than
- * attempts.csv has neither column: nothing to compare). */
-static void check_busy(struct ctx *c, const char *dir, const struct run_in *in)
+ * attempts.csv (read with the run: read_run), the history and the events
+ * again (a run older than attempts.csv has neither column: nothing to
+ * compare). */
+static void check_busy(struct ctx *c, const struct run_in *in)
 {
-	char path[4096];
-	struct lb_try *t = NULL;
-	size_t n = 0;
 	struct lb_busy b;
 
 	if (!lb_summary_get(c->s, "busy_answers"))
 		return;
-	snprintf(path, sizeof(path), "%.4000s/attempts.csv", dir);
-	if (access(path, F_OK) != 0) {
+	if (!in->has_tries) {
 		if (c->out)
 			fprintf(c->out, "  %-22s missing: busy_answers and busy_while_down cannot be "
 					"recomputed\n", "attempts.csv");
 		differs(c, "busy_answers");
 		return;
 	}
-	if (lb_attempts_read(path, in->shape.clients, &t, &n) < 0 ||
-	    lb_busy_down(t, n, in->sec, in->n, in->ev, in->n_ev, (int)num(c, "nodes"),
+	if (lb_busy_down(in->t, in->n_t, in->sec, in->n, in->ev, in->n_ev, (int)num(c, "nodes"),
 			 in->shape.keys, &b) < 0) {
-		free(t);
 		differs(c, "busy_answers");
 		return;
 	}
 	/* a whole log (busy_answers known) holds every failed attempt, as
 	 * acquire_errors counted them */
 	uint64_t errors = 0;
-	for (size_t i = 0; i < n; i++)
-		errors += t[i].result == LB_TRY_ERROR;
-	free(t);
+	for (size_t i = 0; i < in->n_t; i++)
+		errors += in->t[i].result == LB_TRY_ERROR;
 	figure(c, "busy_answers", (double)b.busy, known(c, "busy_answers"), 0);
 	figure(c, "busy_while_down", (double)b.down, known(c, "busy_while_down"), 0);
 	if (known(c, "busy_answers"))
@@ -354,6 +354,7 @@ static void run_in_free(struct run_in *in)
 	free(in->ev);
 	free(in->w);
 	free(in->ke);
+	free(in->t);
 }
 
 /* The summary, the history, the events, the waiters and the latencies:
@@ -384,6 +385,24 @@ static int read_run(const char *dir, struct run_in *in)
 	memset(&in->cens, 0, sizeof(in->cens));
 	snprintf(path, sizeof(path), "%.4000s/latency-censored.csv", dir);
 	if (access(path, F_OK) == 0 && (rc = lb_latency_read(path, &in->cens)) < 0)
+		return rc;
+	/* summary.json, compared later: what is there and not a regular file (a
+	 * FIFO would hang the comparison) is an input unreadable */
+	snprintf(path, sizeof(path), "%.4000s/summary.json", dir);
+	const char *kind;
+	char why[96];
+	FILE *json = lb_open_regular(path, &rc, &kind);
+	if (json)
+		fclose(json);
+	else if (kind) {
+		lb_errorf("cannot read %s: %s", path, lb_open_why(kind, why, sizeof(why)));
+		return rc;
+	}
+	/* every attempt (absent in older runs): unreadable is an input unreadable,
+	 * said by its reader with the line and field, never a difference */
+	snprintf(path, sizeof(path), "%.4000s/attempts.csv", dir);
+	in->has_tries = lb_summary_get(&in->s, "busy_answers") && access(path, F_OK) == 0;
+	if (in->has_tries && (rc = lb_attempts_read(path, in->shape.clients, &in->t, &in->n_t)) < 0)
 		return rc;
 	return 0;
 }
@@ -547,7 +566,9 @@ static void check_json(struct ctx *c, const char *dir)
 	int n = 0, bad = 0;
 
 	snprintf(path, sizeof(path), "%.4000s/summary.json", dir);
-	FILE *f = fopen(path, "r");
+	const char *kind;
+	int rc;
+	FILE *f = lb_open_regular(path, &rc, &kind); /* not a FIFO: read_run refused one */
 	if (!f) {
 		if (c->out)
 			fprintf(c->out, "  %-22s absent (a run written before lockbench wrote it)\n",
@@ -601,7 +622,9 @@ static void same_text(struct ctx *c, const char *dir, const char *name, const ch
 	int ch;
 
 	snprintf(path, sizeof(path), "%.4000s/%s", dir, name);
-	FILE *f = fopen(path, "r");
+	const char *kind;
+	int rc;
+	FILE *f = lb_open_regular(path, &rc, &kind); /* a FIFO is never waited on: missing */
 	for (; f && (ch = getc(f)) != EOF; i++) {
 		if (i >= want_len || ch != (unsigned char)want[i])
 			break;
@@ -732,7 +755,7 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	figure(&c, "retries_per_acquire", acquires > 0 ? (attempts - acquires) / acquires : 0,
 	       acquires > 0 && !(wait && !strcmp(wait, "library")), 0);
 	check_lost(&c, &lost, &lost_max);
-	check_busy(&c, dir, &in);
+	check_busy(&c, &in);
 	int64_t sb_from = 0, sb_to = 0;
 	int sb_server;
 	bool split = lb_split_brain_window(in.sec, in.n, in.ev, in.n_ev, &sb_from, &sb_to, &sb_server);

@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -736,6 +737,110 @@ Test(run, check_recomputes_the_class_the_canary_and_the_ranges, .init = mktmp)
 		cr_assert_eq(system(copy), 0);
 	}
 	cr_assert_eq(lb(check), 0, "%s", fx_slurp(tmpdir, "stdout"));
+}
+
+/* Issue 51 item 4: with no summary.json to compare, a figure not written as
+ * lockbench writes it ('+0', ' N', '-0', a leading zero) was read as its
+ * number and passed; a malformed attempts.csv was a difference (exit 1).
+ * Each is an input unreadable: exit 4, with the file, the line and the field. */
+Test(run, check_says_a_damaged_run_file_is_unreadable_not_a_difference, .init = mktmp)
+{
+	char dir[128], cmd[512];
+	snprintf(dir, sizeof(dir), "%s/none", tmpdir);
+	const char *args[] = { "run", "--strategy", "none", "--clients", "3", "--duration", "0.5",
+			       "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0);
+	snprintf(cmd, sizeof(cmd), "rm %s/summary.json && cp -r %s %s.keep", dir, dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	const char *check[] = { "check", dir, NULL };
+	char sections[32];
+	snprintf(sections, sizeof(sections), " %s", summary_text(dir, "sections"));
+	const char *const doctored[][3] = {
+		{ "overlaps", "+0", "summary.csv:2: field overlaps: expected a number" },
+		{ "sections", sections, "summary.csv:2: field sections: expected a number" },
+		{ "lost_updates", "-0", "summary.csv:2: field lost_updates: expected a number" },
+		{ "seed", "0684", "summary.csv:2: field seed: expected a number" },
+	};
+	for (size_t i = 0; i < sizeof(doctored) / sizeof(doctored[0]); i++) {
+		doctor(dir, doctored[i][0], doctored[i][1]);
+		cr_assert_eq(lb(check), 4, "check of %s = '%s': %s", doctored[i][0], doctored[i][1],
+			     fx_slurp(tmpdir, "stdout"));
+		cr_assert(file_has("stderr", doctored[i][2]), "%s", fx_slurp(tmpdir, "stderr"));
+		snprintf(cmd, sizeof(cmd), "cp %s.keep/summary.csv %s/", dir, dir);
+		cr_assert_eq(system(cmd), 0);
+	}
+	static const char *const files[][3] = {
+		/* a leading zero on line 2's enter_ns */
+		{ "history.csv", "2s/^\\([0-9]*,[0-9]*,[0-9]*\\),/\\1,0/",
+		  "history.csv:2: field enter_ns: expected an integer, got '0" },
+		{ "attempts.csv", "2s/^[0-9]*,/x,/", "attempts.csv:2: field client: expected an integer" },
+		{ "events.csv", "1s/$/\\n+5,crash,,0,0/", "events.csv:2: field t_ns" },
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "sed -i '%s' %s/%s", files[i][1], dir, files[i][0]);
+		cr_assert_eq(system(cmd), 0);
+		cr_assert_eq(lb(check), 4, "check of a damaged %s: %s", files[i][0],
+			     fx_slurp(tmpdir, "stdout"));
+		cr_assert(file_has("stderr", files[i][2]), "%s", fx_slurp(tmpdir, "stderr"));
+		cr_assert(file_has("stdout", "UNREADABLE"), "%s", fx_slurp(tmpdir, "stdout"));
+		snprintf(cmd, sizeof(cmd), "cp %s.keep/%s %s/", dir, files[i][0], dir);
+		cr_assert_eq(system(cmd), 0);
+	}
+	cr_assert_eq(lb(check), 0, "%s", fx_slurp(tmpdir, "stdout"));
+}
+
+/* Issue 51 item 6: reading a run never looks for its exec: program: check
+ * and report of a run whose program is gone (or named from another
+ * directory) said it "is not an executable file". */
+Test(run, reading_an_exec_run_does_not_look_for_its_program, .init = mktmp)
+{
+	char dir[128], prog[128], cmd[512];
+	const char *bin = getenv("LOCKBENCH_BIN");
+	cr_assert_not_null(bin);
+	snprintf(dir, sizeof(dir), "%s/exec", tmpdir);
+	snprintf(prog, sizeof(prog), "%s/null-adapter", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cp \"$(dirname '%s')/null-adapter\" %s", bin, prog);
+	cr_assert_eq(system(cmd), 0);
+	char spec[160];
+	snprintf(spec, sizeof(spec), "exec:%s", prog);
+	const char *args[] = { "run", "--strategy", spec, "--clients", "2", "--duration", "0.3",
+			       "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", fx_slurp(tmpdir, "stderr"));
+	cr_assert_eq(unlink(prog), 0);
+	const char *check[] = { "check", dir, NULL };
+	cr_assert_eq(lb(check), 0, "%s", fx_slurp(tmpdir, "stdout"));
+	cr_assert(!file_has("stderr", "executable"), "%s", fx_slurp(tmpdir, "stderr"));
+	const char *report[] = { "report", dir, NULL };
+	cr_assert_eq(lb(report), 0, "%s", fx_slurp(tmpdir, "stderr"));
+	cr_assert(!file_has("stderr", "executable"), "%s", fx_slurp(tmpdir, "stderr"));
+}
+
+/* Issue 51 item 6: a relative TMPDIR failed every run ("is the redis-server
+ * package installed?", pointing at a log already deleted): the servers run
+ * in their own directories, where it named nothing. It is made absolute for
+ * the whole process; one that names no directory is a usage error. */
+Test(run, a_relative_tmpdir_is_made_absolute_or_refused, .init = mktmp)
+{
+	char cwd[PATH_MAX], rel[PATH_MAX] = "", dir[128], tmp[128];
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	for (const char *p = cwd; *p; p++)
+		if (*p == '/' && p[1])
+			strcat(rel, "../");
+	snprintf(tmp, sizeof(tmp), "%s/t", tmpdir);
+	cr_assert_eq(mkdir(tmp, 0700), 0);
+	strcat(rel, tmp + 1); /* the same directory, from here */
+	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
+	const char *args[] = { "run", "--strategy", "set-nx-px", "--duration", "0.3", "--out", dir,
+			       "--no-status", "--no-report", NULL };
+	/* this test's own process: its environment ends with it */
+	setenv("TMPDIR", rel, 1);
+	cr_assert_eq(lb(args), 0, "a relative TMPDIR: %s", fx_slurp(tmpdir, "stderr"));
+	setenv("TMPDIR", "no-such-directory-here", 1);
+	snprintf(dir, sizeof(dir), "%s/run2", tmpdir);
+	cr_assert_eq(lb(args), 2, "%s", fx_slurp(tmpdir, "stderr"));
+	unsetenv("TMPDIR");
+	cr_assert(file_has("stderr", "TMPDIR 'no-such-directory-here' is a relative path that names "
+			   "no directory here"), "%s", fx_slurp(tmpdir, "stderr"));
 }
 
 /* Item 10: with nothing to time, a percentile is n/a, not 0. */
