@@ -175,8 +175,9 @@ static int write_chart(const char *out, struct tally *t, size_t n, const char *t
 	fprintf(g, "\n");
 	if (lb_outfile_close(&og) < 0)
 		return LB_ESYS;
-	if (lb_gnuplot(out, "chaos.gp") < 0)
-		lb_errorf("gnuplot could not draw %s/chaos.png (the figures are in chaos.md)", out);
+	char why[400];
+	if (lb_gnuplot(out, "chaos.gp", why, sizeof(why)) < 0)
+		lb_errorf("%s/chaos.png was not drawn: %s (the figures are in chaos.md)", out, why);
 	return 0;
 }
 

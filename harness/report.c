@@ -922,6 +922,7 @@ static int report_run(const char *dir)
 {
 	struct lb_run_files rf;
 	bool drawn = false;
+	char undrawn[400] = "";
 	int rc;
 
 	if ((rc = lb_run_files_load(dir, &rf)) < 0)
@@ -933,7 +934,7 @@ static int report_run(const char *dir)
 			  "report draws the history (`lockbench check %s` lists the differences)", dir,
 			  ver.which, dir);
 	}
-	rc = lb_charts_run(&rf, &drawn);
+	rc = lb_charts_run(&rf, &drawn, undrawn, sizeof(undrawn));
 	struct lb_outfile out;
 	if (lb_outfile_open(&out, dir, "report.md", true) < 0) {
 		lb_run_files_free(&rf);
@@ -975,8 +976,9 @@ static int report_run(const char *dir)
 			   "lease (enter + TTL) ran out while it was still inside.\n\n"
 			   "![acquire latency](latency.png)\n\n![sections per client](fairness.png)\n");
 	else
-		fprintf(f, "gnuplot is not installed (Debian package `gnuplot-nox`), so no chart was "
-			   "drawn. The data and the scripts are here: `gnuplot timeline.gp` draws them.\n");
+		lb_esc_fprintf(f, LB_LANG_MD, "No chart was drawn: %s. The data and the scripts "
+			       "are here: `gnuplot timeline.gp` draws them.\n",
+			       undrawn[0] ? undrawn : "gnuplot did not run");
 	fprintf(f, "\n[report.html](report.html) steps through this %s in a browser.\n",
 		rf.imp ? "history" : "run");
 	if (lb_outfile_close(&out) < 0)

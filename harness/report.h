@@ -47,9 +47,11 @@ void lb_run_lane_label(const struct lb_run_files *rf, int lane, char *buf, size_
 
 #define LB_GNUPLOT_LIMIT_MS 60000 /* one chart: gnuplot is killed past it */
 /* Run `gnuplot SCRIPT` inside @dir (stdin /dev/null, LB_ETIMEOUT past the
- * limit). 0 drawn; LB_ENOTSUP gnuplot missing;
- * LB_ESYS it failed (its messages are in DIR/gnuplot.log). */
-int lb_gnuplot(const char *dir, const char *script);
+ * limit). 0 drawn; else what happened in @why, said as it was: LB_ENOTSUP
+ * gnuplot is not installed (exec found no program); LB_ECANCELED Ctrl-C
+ * while drawing; LB_ETIMEOUT; LB_ESYS it failed (its exit status and the
+ * last line it wrote to DIR/gnuplot.log, or the signal that killed it). */
+int lb_gnuplot(const char *dir, const char *script, char *why, size_t len);
 /* Every chart's size, fonts and lines times @scale (0.5 to 4; 1 by default),
  * for slides: --chart-scale. LB_EINVAL outside that range. */
 int lb_chart_set_scale(double scale);
@@ -63,8 +65,8 @@ void lb_chart_png(FILE *gp, const char *name, int w, int h);
 void lb_chart_svg(FILE *gp, const char *name, int w, int h);
 
 /* Write the run's .dat files and .gp scripts and draw them; @drawn says
- * whether gnuplot drew the PNG/SVG files. */
-int lb_charts_run(const struct lb_run_files *rf, bool *drawn);
+ * whether gnuplot drew the PNG/SVG files, @why why not (lb_gnuplot). */
+int lb_charts_run(const struct lb_run_files *rf, bool *drawn, char *why, size_t len);
 
 /*
  * One paragraph per violation, in plain words, from the history and events

@@ -299,9 +299,10 @@ int lb_report_matrix(const char *dir)
 	fclose(in);
 	if (rc < 0 || grid_script(dir, &g) < 0)
 		return LB_ESYS;
-	rc = lb_gnuplot(dir, "matrix.gp");
+	char undrawn[400] = "";
+	rc = lb_gnuplot(dir, "matrix.gp", undrawn, sizeof(undrawn));
 	if (rc < 0 && rc != LB_ENOTSUP) {
-		lb_errorf("gnuplot failed on %s/matrix.gp; see %s/gnuplot.log", dir, dir);
+		lb_errorf("%s: %s", dir, undrawn);
 		return rc;
 	}
 	return write_report(dir, rc == 0, &g);

@@ -166,9 +166,10 @@ int lb_report_sweep(const char *dir)
 	fclose(in);
 	if (rc < 0 || script(dir, &l) < 0)
 		return LB_ESYS;
-	rc = lb_gnuplot(dir, "sweep.gp");
+	char undrawn[400] = "";
+	rc = lb_gnuplot(dir, "sweep.gp", undrawn, sizeof(undrawn));
 	if (rc < 0 && rc != LB_ENOTSUP) {
-		lb_errorf("gnuplot failed on %s/sweep.gp; see %s/gnuplot.log", dir, dir);
+		lb_errorf("%s: %s", dir, undrawn);
 		return rc;
 	}
 	return page(dir, &l, rc);
