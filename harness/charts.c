@@ -58,9 +58,9 @@ int lb_gnuplot(const char *dir, const char *script)
 	pid_t got;
 	int stops = lb_stop_count(); /* an interrupted run still draws its charts */
 	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && lb_now_ns() < deadline &&
-	       lb_stop_count() == stops)
+	       lb_stop_count() == stops && !lb_stop_work())
 		lb_sleep_ns(5 * LB_NS_PER_MS);
-	if (got == 0 && lb_stop_count() != stops) { /* Ctrl-C while it draws: not waited for */
+	if (got == 0 && (lb_stop_count() != stops || lb_stop_work())) { /* Ctrl-C while it draws */
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);

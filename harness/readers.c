@@ -1,6 +1,7 @@
 #include "esc.h"
 #include "failpoint.h"
 #include "readers.h"
+#include "signals.h"
 #include "run.h"
 
 #include <errno.h>
@@ -42,6 +43,8 @@ static int rd_next(struct rd *r)
 	int c;
 
 	r->line++;
+	if ((r->line & 4095) == 0 && lb_stop_work())
+		return LB_ECANCELED; /* Ctrl-C: said by the command, not here */
 	while ((c = getc(r->f)) != EOF && c != '\n') {
 		if (n + 1 >= r->max)
 			return rd_fail(r, "line longer than %zu characters", r->max - 1);
