@@ -103,10 +103,10 @@ int lb_gnuplot(const char *dir, const char *script, char *why, size_t len)
 	pid_t got;
 	int stops = lb_stop_count(); /* an interrupted run still draws its charts */
 	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && lb_now_ns() < deadline &&
-	       lb_stop_count() == stops)
+	       lb_stop_count() == stops && !lb_stop_work())
 		lb_sleep_ns(5 * LB_NS_PER_MS);
 	if (got == 0) {
-		bool stopped = lb_stop_count() != stops;
+		bool stopped = lb_stop_count() != stops || lb_stop_work();
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);

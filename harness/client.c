@@ -19,6 +19,7 @@
 #include "adapter.h"
 #include "attempts.h"
 #include "failpoint.h"
+#include "owned.h"
 #include "rserver.h"
 #include "run.h"
 #include "scenario.h"
@@ -680,7 +681,7 @@ out:
 		lb_node_close(&c.lock[i]);
 	lb_node_close(&c.resource);
 	if (c.clock_file)
-		unlink(c.clock_file);
+		lb_owned_unlink(c.clock_file);
 	struct rusage ru; /* its adapter, reaped by destroy: the part that is not lockbench's */
 	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
 		atomic_store(&c.slot->cpu_adapter_us,

@@ -413,8 +413,9 @@ int lb_cmd_audit(int argc, char **argv)
 		return rc == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	if (!a.out[0])
 		lb_default_out_dir("results/audit", a.s->name, a.out, sizeof(a.out));
-	if (lb_results_prepare_dir(a.out) < 0)
-		return LB_EXIT_FAIL;
+	int rc_dir = lb_results_prepare_dir(a.out);
+	if (rc_dir < 0)
+		return rc_dir == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	run_tests(&a); /* what failed or was not run is on the card too */
 	if (a.junit[0] && lb_junit_open(&junit, a.junit, "lockbench audit") < 0)
 		return LB_EXIT_FAIL;

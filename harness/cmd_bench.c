@@ -1230,8 +1230,9 @@ int lb_cmd_bench(int argc, char **argv)
 	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
 	if (!b.out[0])
 		snprintf(b.out, sizeof(b.out), "results/bench/%s", when);
-	if (lb_results_prepare_dir(b.out) < 0)
-		return LB_EXIT_FAIL;
+	int rc_dir = lb_results_prepare_dir(b.out);
+	if (rc_dir < 0)
+		return rc_dir == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	if (start(&b, when) < 0)
 		goto out;
 	if (b.cost_only) {

@@ -99,8 +99,9 @@ int lb_cmd_compare(int argc, char **argv)
 			  o.junit_path);
 		return LB_EXIT_USAGE;
 	}
-	if (lb_results_prepare_dir(base) < 0)
-		return LB_EXIT_FAIL;
+	int rc_dir = lb_results_prepare_dir(base);
+	if (rc_dir < 0)
+		return rc_dir == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	struct lb_outfile out;
 	if (lb_outfile_open(&out, base, "compare.txt", true) < 0)
 		return LB_EXIT_FAIL;

@@ -52,8 +52,9 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res,
 	bool gated = gate && lb_gate_active(gate);
 	int rc;
 
-	if (lb_results_prepare_dir(cfg->out_dir) < 0)
-		return LB_EXIT_FAIL;
+	int rc_dir = lb_results_prepare_dir(cfg->out_dir);
+	if (rc_dir < 0) /* refused: not a new or empty directory (usage), or unwritable */
+		return rc_dir == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	rc = lb_run(cfg, res);
 	if (rc == LB_ENOTHERE) { /* the run cannot happen here: 3, never passed */
 		lb_errorf("run of %s could not happen: %s (above)", cfg->strategy->name,

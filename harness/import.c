@@ -6,6 +6,7 @@
 #include "esc.h"
 #include "import.h"
 #include "plumbing.h"
+#include "signals.h"
 #include "util.h"
 
 #include <errno.h>
@@ -359,6 +360,8 @@ static int ird_next(struct ird *r)
 
 	r->line++;
 	r->len = 0;
+	if ((r->line & 4095) == 0 && lb_stop_work())
+		return LB_ECANCELED; /* Ctrl-C: said by the command, not here */
 	while ((c = getc(r->f)) != EOF && c != '\n') {
 		if (r->len >= LB_IMPORT_MAX_LINE)
 			return ird_fail(r, "expected a line of at most %d bytes, got a longer one",
@@ -373,6 +376,11 @@ static int ird_next(struct ird *r)
 		return 0;
 	if (r->len && r->buf[r->len - 1] == '\r')
 		r->len--;
+	if (r->line == 1 && r->len >= 3 && !memcmp(r->buf, "\xef\xbb\xbf", 3)) {
+		/* a UTF-8 byte order mark (a spreadsheet's "CSV UTF-8") is not data */
+		memmove(r->buf, r->buf + 3, r->len - 3);
+		r->len -= 3;
+	}
 	r->buf[r->len] = '\0';
 	return 1;
 }
@@ -790,8 +798,10 @@ int lb_import_read_file(FILE *f, const char *path, int64_t default_unc_ns, struc
 		if (i == 0 || imp->s[i].exit_ns > imp->last_ns)
 			imp->last_ns = imp->s[i].exit_ns;
 	}
-	size_t *ix = malloc(sizeof(*ix) * (imp->n ? imp->n : 1));
-	rc = ix ? assign_lanes(imp, path, ix) : LB_ENOMEM;
+	size_t *ix = lb_stop_work() ? NULL : malloc(sizeof(*ix) * (imp->n ? imp->n : 1));
+	rc = lb_stop_work() ? LB_ECANCELED : ix ? assign_lanes(imp, path, ix) : LB_ENOMEM;
+	if (rc == 0 && lb_stop_work())
+		rc = LB_ECANCELED; /* Ctrl-C: said by the command */
 	free(ix);
 out:
 	free(r);

@@ -74,7 +74,10 @@ int main(int argc, char **argv)
 			int rc = commands[i].fn(argc - 1, argv + 1);
 			/* cut short: 128 + the signal, as a shell reports it; `servers` is
 			 * meant to end that way */
-			if (lb_stop_requested() && commands[i].fn != lb_cmd_servers)
+			/* check and report say 128 + the signal themselves, only when it
+			 * stopped their work: done, the verdict's status stands */
+			if (lb_stop_requested() && commands[i].fn != lb_cmd_servers &&
+			    commands[i].fn != lb_cmd_check && commands[i].fn != lb_cmd_report)
 				return 128 + lb_stop_signal();
 			return rc;
 		}

@@ -2,6 +2,7 @@
 #include "failpoint.h"
 #include "figures.h"
 #include "readers.h"
+#include "signals.h"
 #include "run.h"
 
 #include <errno.h>
@@ -43,6 +44,8 @@ static int rd_next(struct rd *r)
 	int c;
 
 	r->line++;
+	if ((r->line & 4095) == 0 && lb_stop_work())
+		return LB_ECANCELED; /* Ctrl-C: said by the command, not here */
 	while ((c = getc(r->f)) != EOF && c != '\n') {
 		if (n + 1 >= r->max)
 			return rd_fail(r, "line longer than %zu characters", r->max - 1);

@@ -15,6 +15,7 @@
 #include "outfile.h"
 #include "report.h"
 #include "shared.h"
+#include "signals.h"
 #include "verify.h"
 
 /* A release the servers saw delete a lock another client was inside
@@ -934,7 +935,11 @@ static int report_run(const char *dir)
 			  "report draws the history (`lockbench check %s` lists the differences)", dir,
 			  ver.which, dir);
 	}
-	rc = lb_charts_run(&rf, &drawn, undrawn, sizeof(undrawn));
+	rc = lb_stop_work() ? LB_ECANCELED : lb_charts_run(&rf, &drawn, undrawn, sizeof(undrawn));
+	if (rc == LB_ECANCELED || lb_stop_work()) { /* Ctrl-C: what was there stays */
+		lb_run_files_free(&rf);
+		return LB_ECANCELED;
+	}
 	struct lb_outfile out;
 	if (lb_outfile_open(&out, dir, "report.md", true) < 0) {
 		lb_run_files_free(&rf);
@@ -982,9 +987,9 @@ static int report_run(const char *dir)
 	fprintf(f, "\n[report.html](report.html) steps through this %s in a browser.\n",
 		rf.imp ? "history" : "run");
 	if (lb_outfile_close(&out) < 0)
-		rc = LB_ESYS;
-	if (lb_report_html(&rf) < 0)
-		rc = LB_ESYS;
+		rc = lb_stop_work() ? LB_ECANCELED : LB_ESYS;
+	if (rc != LB_ECANCELED && lb_report_html(&rf) < 0)
+		rc = lb_stop_work() ? LB_ECANCELED : LB_ESYS;
 	lb_run_files_free(&rf);
 	return rc;
 }
@@ -1250,7 +1255,7 @@ static int report_chaos(const char *dir)
 	return failed ? LB_EINVAL : 0;
 }
 
-int lb_report_dir(const char *dir)
+static int report_dir(const char *dir)
 {
 	char path[PATH_MAX];
 	int rc;
@@ -1278,4 +1283,15 @@ int lb_report_dir(const char *dir)
 	}
 	/* the same report as a page, linking to the runs' own pages */
 	return rc < 0 ? rc : lb_report_html_from_md(dir);
+}
+
+int lb_report_dir(const char *dir)
+{
+	int prev = lb_stop_work_begin(); /* a Ctrl-C from now on stops it (signals.h) */
+	int rc = report_dir(dir);
+
+	if (rc < 0 && lb_stop_work())
+		rc = LB_ECANCELED;
+	lb_stop_work_end(prev);
+	return rc;
 }

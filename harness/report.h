@@ -121,7 +121,9 @@ int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesso
 int lb_report_matrix(const char *dir);
 /* Sweep charts and report (report_sweep.c). */
 int lb_report_sweep(const char *dir);
-/* report.md for a run, a matrix or a sweep directory. */
+/* report.md for a run, a matrix or a sweep directory. A stop signal that
+ * comes while it works (signals.h, lb_stop_work) ends it within a second:
+ * LB_ECANCELED, each file as it was or whole. */
 int lb_report_dir(const char *dir);
 /* report.html's "Redis holds" lane (report_lane.c): what the lock's servers
  * held, as JSON (an array of servers, each {server, port, from (its first

@@ -93,7 +93,10 @@ void lb_summary_json(FILE *f, const struct lb_summary *s);
  * a control character in a value is written as a space (one row). */
 void lb_summary_csv(FILE *f, const struct lb_summary *s);
 
-/* Create @dir (and parents) and prove it writable; message on failure. */
+/* Claim @dir (and its parents) for a run's files: lb_owned_claim (owned.h)
+ * makes it or takes it empty, marked; a directory that holds anything else
+ * is refused (LB_EINVAL, said), never written into. LB_ESYS (said) when it
+ * cannot be written. */
 int lb_results_prepare_dir(const char *dir);
 /* Write all files of a run into cfg->out_dir; message naming the path on
  * failure. LB_EINVAL, after writing them, when @s holds invalid values. */

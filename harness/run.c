@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "owned.h"
 #include "run.h"
 #include "run_ctx.h"
 #include "signals.h"
@@ -77,7 +78,7 @@ static void run_cleanup(struct run_ctx *r)
 			char clock[PATH_MAX];
 			snprintf(clock, sizeof(clock), "%.3900s/.clock-%d", r->cfg->out_dir, i);
 			if (r->cfg->out_dir[0])
-				unlink(clock);
+				lb_owned_unlink(clock);
 		}
 		munmap(r->sh, r->sh_bytes);
 	}

@@ -15,6 +15,7 @@
 #include "oracle.h"
 #include "readers.h"
 #include "results.h"
+#include "signals.h"
 #include "wait.h"
 
 struct ctx {
@@ -679,6 +680,8 @@ static int verify_imported(const char *dir, FILE *out, struct lb_verify *result,
 	int rc = lb_import_load_dir(dir, &in->s, &imp, &j);
 
 	result->imported = true;
+	if (rc == 0 && lb_stop_work())
+		rc = LB_ECANCELED; /* Ctrl-C (signals.h) */
 	if (rc == 0)
 		rc = lb_oracle_judge(in->sec, in->n, in->shape.clients,
 				     (int64_t)(in->shape.elapsed_s * 1e9), &v, NULL);
@@ -693,6 +696,11 @@ static int verify_imported(const char *dir, FILE *out, struct lb_verify *result,
 	for (int k = 0; k < 4; k++) {
 		size_t len = 0;
 		char *want = text_of(&imp, &j, k, &len);
+		if (lb_stop_work()) { /* Ctrl-C: a text cut short is no difference */
+			free(want);
+			rc = LB_ECANCELED;
+			goto out;
+		}
 		same_text(&c, dir, files[k], want ? want : "", want ? len : 0);
 		free(want);
 	}

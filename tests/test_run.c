@@ -1209,4 +1209,40 @@ Test(run, a_scenario_that_does_not_fit_the_run_is_a_usage_error, .init = mktmp)
 			     "--out", out, "--no-status", NULL };
 	cr_assert_eq(lb(a4), 2, "redlock fits, set-nx-px does not: nothing starts");
 	cr_assert_neq(access(out, F_OK), 0, "a misfit made its --out");
+
+/* issue 51: --out takes a new or an empty directory, never one holding
+ * anything else: a user's report.md is never replaced, and a second run into
+ * a first one's directory is refused, not mixed with it. */
+Test(run, out_refuses_a_directory_that_holds_anything, .init = mktmp)
+{
+	char mine[128], first[128], note[160];
+	snprintf(mine, sizeof(mine), "%s/mine", tmpdir);
+	snprintf(first, sizeof(first), "%s/first", tmpdir);
+	snprintf(note, sizeof(note), "%s/report.md", mine);
+	cr_assert_eq(mkdir(mine, 0755), 0);
+	FILE *f = fopen(note, "w");
+	cr_assert_not_null(f);
+	fputs("my notes\n", f);
+	fclose(f);
+	const char *into_mine[] = { "run", "--strategy", "set-nx-px", "--duration", "0.5", "--out",
+				    mine, "--no-status", NULL };
+	cr_assert_eq(lb(into_mine), 2);
+	cr_assert(file_has("stderr", "not empty (it holds 'report.md')"));
+	char *kept = fx_slurp(mine, "report.md");
+	cr_assert_str_eq(kept, "my notes\n", "the user's file was replaced");
+	const char *run1[] = { "run", "--strategy", "set-nx-px", "--duration", "0.5", "--out", first,
+			       "--no-status", NULL };
+	cr_assert_eq(lb(run1), 0);
+	char *before = strdup(fx_slurp(first, "summary.csv"));
+	cr_assert_eq(lb(run1), 2, "a second run into the first's --out");
+	cr_assert(file_has("stderr", "holds what lockbench wrote before"));
+	cr_assert_str_eq(fx_slurp(first, "summary.csv"), before, "the first run's files changed");
+	free(before);
+	/* an empty directory is taken */
+	char empty[128];
+	snprintf(empty, sizeof(empty), "%s/empty", tmpdir);
+	cr_assert_eq(mkdir(empty, 0755), 0);
+	const char *into_empty[] = { "run", "--strategy", "set-nx-px", "--duration", "0.5", "--out",
+				     empty, "--no-status", NULL };
+	cr_assert_eq(lb(into_empty), 0);
 }
