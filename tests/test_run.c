@@ -1209,6 +1209,7 @@ Test(run, a_scenario_that_does_not_fit_the_run_is_a_usage_error, .init = mktmp)
 			     "--out", out, "--no-status", NULL };
 	cr_assert_eq(lb(a4), 2, "redlock fits, set-nx-px does not: nothing starts");
 	cr_assert_neq(access(out, F_OK), 0, "a misfit made its --out");
+}
 
 /* issue 51: --out takes a new or an empty directory, never one holding
  * anything else: a user's report.md is never replaced, and a second run into
