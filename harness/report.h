@@ -136,5 +136,16 @@ int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s);
  * To @each as story steps; 0, or what reading keyevents.csv returned. */
 int lb_report_redis_steps(const struct lb_run_files *rf, void (*each)(void *, int64_t, const char *),
 			  void *arg);
+/* report.html of a large run (report_stretch.c): past LB_HTML_SECTIONS_MAX
+ * sections the timeline draws each lane as stretches of the run, and only
+ * the sections worth seeing one by one. */
+#define LB_HTML_SECTIONS_MAX 20000
+bool lb_report_stretched(const struct lb_run_files *rf);
+/* The stretches as JSON (",\n\"agg\":{...}", to follow a run's "sec"), and
+ * @keep[i] set for each section to write one by one: every section around
+ * each of the @n step times @steps (ns), then those in an overlap, a foreign
+ * release, a death or a lost lease, up to a budget. 0, or LB_ENOMEM. */
+int lb_report_stretch_json(FILE *f, const struct lb_run_files *rf, const int64_t *steps,
+			   size_t n, bool *keep);
 
 #endif
