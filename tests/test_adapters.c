@@ -773,6 +773,20 @@ Test(adapters, a_lost_notice_3_s_late_is_shown_late_with_its_lag, .init = setup)
 	cr_assert_eq(lb(check), 0, "%s", out());
 	cr_assert(strstr(out(), "notice_lag_p50_ms      summary ") && strstr(out(), "notices_missed  "),
 		  "%s", out());
+	/* the second client entered once the first one's key expired, while the
+	 * first was not told yet: the story names that overlap the notice's, with
+	 * the lag, and the timeline draws each lag (timeline-notices.dat,
+	 * report.html's lags) */
+	const char *report[] = { "report", dir, NULL };
+	cr_assert_eq(lb(report), 0, "%s", out());
+	const char *md = fx_slurp(tmpdir, "late/report.md");
+	cr_assert(strstr(md, "after a server ended client ") &&
+		  strstr(md, "this overlap is the notice's.** Client ") &&
+		  strstr(md, "s lock told it the lease was lost at ") &&
+		  strstr(md, " ms after the server's end (the notice's lag"), "%s", md);
+	const char *bars = fx_slurp(tmpdir, "late/timeline-notices.dat");
+	cr_assert(strstr(bars, "\n0 ") && strstr(bars, "\n1 "), "%s", bars);
+	cr_assert(strstr(fx_slurp(tmpdir, "late/report.html"), "\"lags\":[["), "no lags in report.html");
 	nothing_left("lost-3s-late.sh");
 }
 
