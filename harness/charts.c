@@ -358,20 +358,39 @@ static void section_marks(struct timeline *tl, const struct lb_section *s, int64
 		fprintf(m, "%.6f %d 4\n", s_of(s->release_ns), s->client);
 }
 
-/* The timeline's four data files: 0 or LB_ESYS. */
+/* The leases a server ended while their holder was inside, from that end to
+ * the holder's notice (to its exit when it was never told): "the notice's". */
+static void notice_bars(const struct timeline *tl, FILE *f)
+{
+	const struct lb_run_files *rf = tl->rf;
+
+	fprintf(f, "# client ended_s length_s (a server ended its lease; the holder not told yet)\n");
+	for (size_t i = tl->from; rf->ended_ns && i < tl->to; i++) {
+		if (rf->ended_ns[i] < 0)
+			continue;
+		int64_t until = rf->told_ns[i] >= 0 ? rf->told_ns[i] :
+				lb_section_exit(&rf->sec[i], (int64_t)(rf->elapsed_s * 1e9));
+		fprintf(f, "%d %.6f %.6f\n", rf->sec[i].client, s_of(rf->ended_ns[i]),
+			s_of(until - rf->ended_ns[i]));
+	}
+}
+
+/* The timeline's five data files: 0 or LB_ESYS. */
 static int timeline_data(struct timeline *tl)
 {
 	const struct lb_run_files *rf = tl->rf;
 	struct span *parts = malloc(sizeof(struct span) * (rf->n ? rf->n : 1));
-	struct lb_outfile d = { 0 }, o = { 0 }, m = { 0 }, r = { 0 };
+	struct lb_outfile d = { 0 }, o = { 0 }, m = { 0 }, r = { 0 }, nb = { 0 };
 
 	if (!parts || lb_outfile_open(&d, rf->dir, "timeline-sections.dat", true) < 0 ||
 	    lb_outfile_open(&o, rf->dir, "timeline-overlaps.dat", true) < 0 ||
 	    lb_outfile_open(&m, rf->dir, "timeline-marks.dat", true) < 0 ||
-	    lb_outfile_open(&r, rf->dir, "timeline-releasing.dat", true) < 0) {
+	    lb_outfile_open(&r, rf->dir, "timeline-releasing.dat", true) < 0 ||
+	    lb_outfile_open(&nb, rf->dir, "timeline-notices.dat", true) < 0) {
 		lb_outfile_close(&d);
 		lb_outfile_close(&o);
 		lb_outfile_close(&m);
+		lb_outfile_close(&r);
 		free(parts);
 		return LB_ESYS;
 	}
@@ -395,6 +414,7 @@ static int timeline_data(struct timeline *tl)
 			fprintf(m.f, "%.6f %d %d\n", s_of(rf->ev[i].t_ns), rf->ev[i].client,
 				rf->ev[i].kind == LB_EV_REFUSED ? 5 : 6);
 	fprintf(m.f, "\n");
+	notice_bars(tl, nb.f);
 	free(parts);
 	if (tl->cut) {
 		size_t used = strlen(tl->window);
@@ -404,7 +424,7 @@ static int timeline_data(struct timeline *tl)
 			  rf->dir, TIMELINE_BARS_MAX, tl->cut);
 	}
 	return lb_outfile_close(&d) | lb_outfile_close(&o) | lb_outfile_close(&m) |
-	       lb_outfile_close(&r);
+	       lb_outfile_close(&r) | lb_outfile_close(&nb);
 }
 
 /* The title, the lanes, the line styles and the time axis; the axis's span
@@ -472,8 +492,9 @@ static void timeline_faults(const struct lb_run_files *rf, FILE *g, double lo_s,
 			continue; /* drawn as the strip under the client's lane */
 		if (ev->kind == LB_EV_SERVER_DOWN || ev->kind == LB_EV_SERVER_BACK)
 			continue; /* one per client: in the step-through, not as lines */
-		if (ev->kind == LB_EV_REFUSED || ev->kind == LB_EV_ABORT)
-			continue; /* what a client met, not a fault: a mark on its lane */
+		if (ev->kind == LB_EV_REFUSED || ev->kind == LB_EV_ABORT || ev->kind == LB_EV_LOST_NOTICE)
+			continue; /* what a client met, not a fault: a mark on its lane (a notice:
+				     where the orange bar of its lag ends) */
 		double t = s_of(ev->t_ns), x = t > last_x + gap_s ? t : last_x + gap_s;
 		event_label(ev, label, sizeof(label));
 		last_x = x;
@@ -509,6 +530,7 @@ static void timeline_plot(FILE *g, bool primaries, size_t unknown)
 	fprintf(g, "plot 'timeline-sections.dat' using 2:1:3:(0) with vectors nohead ls 1 notitle, \\\n"
 		   "     'timeline-releasing.dat' using 2:1:3:(0) with vectors nohead ls 3 notitle, \\\n"
 		   "     'timeline-overlaps.dat' using 2:1:3:(0) with vectors nohead ls 2 notitle, \\\n"
+		   "     'timeline-notices.dat' using 2:($1-0.22):3:(0) with vectors nohead lw 3 lc rgb '#ee7733' notitle, \\\n"
 		   "     'timeline-marks.dat' using ($3==1?$1:1/0):2 with points pt 2 ps 1.4 lc rgb 'black' notitle, \\\n"
 		   "     '' using ($3==2?$1:1/0):2 with points pt 7 ps 1.3 lc rgb '#aa0000' notitle, \\\n"
 		   "     '' using ($3==3?$1:1/0):2 with points pt 9 ps 1.5 lc rgb '#ee7733' notitle, \\\n"
@@ -525,6 +547,7 @@ static void timeline_plot(FILE *g, bool primaries, size_t unknown)
 	fprintf(g, "     keyentry with lines ls 1 title 'inside', \\\n"
 		   "     keyentry with lines ls 2 title 'two or more inside', \\\n"
 		   "     keyentry with lines ls 3 title 'releasing (still holds the lock)', \\\n"
+		   "     keyentry with lines lw 3 lc rgb '#ee7733' title 'lease ended by the server, holder not told yet', \\\n"
 		   "     keyentry with points pt 2 ps 1.4 lc rgb 'black' title '%s', \\\n"
 		   "     keyentry with points pt 7 ps 1.3 lc rgb '#aa0000' title 'killed', \\\n"
 		   "     keyentry with points pt 9 ps 1.5 lc rgb '#ee7733' title 'deleted another client''s lock', \\\n"

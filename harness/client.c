@@ -59,6 +59,7 @@ struct client {
 	_Atomic int cut_off[LB_MAX_NODES]; /* partitions: lock node i unreachable (every
 					      copy of the node, a watchdog's too, reads it) */
 	char section[32];         /* "<client>/<seq>": who presents a fence to the resource */
+	bool told;                /* this section's lost notice is recorded (lease_lost) */
 	size_t n_lock;            /* lock nodes (the relay's links 0..n_lock-1 are ours) */
 	uint64_t cmds_seen;       /* the relay's count of our lock commands, last read */
 	const char *clock_file;   /* an adapter's clock offset file (client clock faults) */
@@ -80,10 +81,18 @@ static int64_t draw_hold_ms(struct client *c)
 
 static void wait_other_inside(struct client *c);
 
-/* Has the strategy told us our lease is gone (renewal's held())? */
+/* Has the strategy told us our lease is gone (renewal's held(), a library's
+ * lost notice)? The first time in a section is recorded: a lost-notice event,
+ * when the holder learned it (at most 2 ms after it came, while it works). */
 static bool lease_lost(struct client *c)
 {
-	return c->cfg->strategy->held && !c->cfg->strategy->held(c->lock_state);
+	if (!c->cfg->strategy->held || c->cfg->strategy->held(c->lock_state))
+		return false;
+	if (!c->told) {
+		c->told = true;
+		lb_event_emit(c->sh, LB_EV_LOST_NOTICE, c->id, -1, 0);
+	}
+	return true;
 }
 
 /* Work @hold_ms; a strategy that can tell a lost lease is asked every 2 ms.
@@ -564,8 +573,10 @@ static void one_section(struct client *c)
 		lb_event_emit(sh, LB_EV_SLOW, c->id, -1, hold_ms);
 	}
 	snprintf(c->section, sizeof(c->section), "%d/%u", c->id, n);
+	c->told = false;
 	do_work(c, hold_ms, c->slow_sync, grant.fence);
 	c->slow_sync = false;
+	(void)lease_lost(c); /* a notice that came during the write: told by the exit */
 
 	rec->exit_ns = lb_now_ns() - sh->t0_ns;
 	if (cfg->strategy->lease_end) /* its own extensions moved it */

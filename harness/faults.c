@@ -26,7 +26,7 @@ static const char *const event_names[LB_EV_COUNT] = {
 	"sentinel-sdown", "sentinel-odown", "switch-master", "net-partition", "partition-healed",
 	"demoted", "primary-seen", "failover-chosen", "node-failed",
 	"cluster-down", "hook", "hook-end", "sentinel-failover", "client-kill", "server-down",
-	"server-back", "cluster-failover", "failover-end", "refused",
+	"server-back", "cluster-failover", "failover-end", "refused", "lost-notice",
 };
 
 /* Has an event of @kind been recorded at or after @t_ns (the history's clock)? */

@@ -4,6 +4,7 @@
 #include "plumbing.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,8 +28,10 @@ void lb_foreign_result_free(struct lb_foreign_result *r)
 {
 	free(r->list);
 	free(r->lapsed_at);
+	free(r->ended_ns);
 	r->list = NULL;
 	r->lapsed_at = NULL;
+	r->ended_ns = NULL;
 }
 
 enum { OWN_NONE = LB_OWNER_NONE, OWN_UNKNOWN = LB_OWNER_UNKNOWN };
@@ -198,6 +201,21 @@ static void judge_set(struct judge *j, const struct lb_key_event *ev, size_t i, 
 	out->sets_owned++;
 }
 
+/* A server ended section @k's lease at @t_ns: the first such time is kept
+ * (out->ended_ns). 0, or LB_ENOMEM. */
+static int lease_ended(const struct judge *j, int64_t k, int64_t t_ns, struct lb_foreign_result *out)
+{
+	if (!out->ended_ns) {
+		if (!(out->ended_ns = malloc((j->n ? j->n : 1) * sizeof(int64_t))))
+			return LB_ENOMEM;
+		for (size_t i = 0; i < j->n; i++)
+			out->ended_ns[i] = -1;
+	}
+	if (out->ended_ns[k] < 0 || t_ns < out->ended_ns[k])
+		out->ended_ns[k] = t_ns;
+	return 0;
+}
+
 /* A del of a key that held @was: a foreign release? (foreign.h) 0, or
  * LB_ENOMEM when the list could not grow (its capacity in *@cap). */
 static int judge_del(const struct judge *j, const struct lb_key_event *ev, holder was,
@@ -235,7 +253,7 @@ static int judge_del(const struct judge *j, const struct lb_key_event *ev, holde
 		.by = by >= 0 ? j->s[by].client : -1, .by_seq = by >= 0 ? j->s[by].seq : 0,
 	};
 	out->unattributed += by < 0;
-	return 0;
+	return lease_ended(j, was.section, ev->t_ns, out);
 }
 
 /* An expiry of a key that held @was: the server ended B's lease while B
@@ -254,7 +272,7 @@ static int judge_expired(const struct judge *j, const struct lb_key_event *ev, h
 		return LB_ENOMEM;
 	out->lapsed += !out->lapsed_at[was.section];
 	out->lapsed_at[was.section] = true;
-	return 0;
+	return lease_ended(j, was.section, ev->t_ns, out);
 }
 
 static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne,
@@ -434,4 +452,57 @@ int lb_foreign_owners(const struct lb_section *s, size_t n, const struct lb_key_
 	if (rc == 0)
 		lb_foreign_result_free(&r);
 	return rc;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* When section @sec's holder was first told its lease was lost, or -1. */
+static int64_t told_at(const struct lb_section *sec, const struct lb_event *ev, size_t n_ev,
+		       int64_t end_ns)
+{
+	int64_t exit = lb_section_exit(sec, end_ns), best = -1;
+
+	for (size_t i = 0; i < n_ev; i++)
+		if (ev[i].kind == LB_EV_LOST_NOTICE && ev[i].client == sec->client &&
+		    ev[i].t_ns >= sec->enter_ns && ev[i].t_ns <= exit && (best < 0 || ev[i].t_ns < best))
+			best = ev[i].t_ns;
+	return best;
+}
+
+int lb_notice_verdict(struct lb_verdict *v, const struct lb_section *s, size_t n,
+		      const struct lb_foreign_result *fr, const struct lb_event *ev, size_t n_ev,
+		      int64_t end_ns, bool complete, int64_t *lag_ns)
+{
+	size_t told = 0;
+	int64_t *lags = malloc((n ? n : 1) * sizeof(*lags));
+
+	if (!lags)
+		return LB_ENOMEM;
+	v->leases_ended = v->notices_missed = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (lag_ns)
+			lag_ns[i] = INT64_MIN;
+		if (!fr->ended_ns || fr->ended_ns[i] < 0)
+			continue;
+		v->leases_ended++;
+		int64_t t = told_at(&s[i], ev, n_ev, end_ns);
+		if (t < 0) {
+			v->notices_missed++;
+			continue;
+		}
+		lags[told++] = t - fr->ended_ns[i];
+		if (lag_ns)
+			lag_ns[i] = t - fr->ended_ns[i];
+	}
+	qsort(lags, told, sizeof(*lags), cmp_i64);
+	v->notices_known = v->leases_lapsed_known && complete;
+	v->notice_lag_p50_ms = told ? (double)lags[(size_t)ceil(0.50 * (double)told) - 1] / 1e6 : 0;
+	v->notice_lag_max_ms = told ? (double)lags[told - 1] / 1e6 : 0;
+	v->notices_told = told;
+	free(lags);
+	return 0;
 }

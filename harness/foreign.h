@@ -60,6 +60,7 @@
 #include <stdint.h>
 
 #include "history.h"
+#include "shared_event.h"
 
 /* The most servers one run watches (lock nodes, replicas, a cluster's shard). */
 #define LB_KEYWATCH_MAX_SERVERS 16
@@ -131,6 +132,10 @@ struct lb_foreign_result {
 				   an `expired` of the key while it held their set, from
 				   their set (their enter when matched by time) to their exit */
 	bool *lapsed_at;        /* malloc'd, per section (NULL when none lapsed) */
+	int64_t *ended_ns;      /* malloc'd, per section: when a server first ended its
+				   lease while it held it (an `expired`, as lapsed_at,
+				   or a foreign release's `del`), -1 when none did; NULL
+				   when no lease ended */
 };
 
 /*
@@ -165,5 +170,21 @@ struct lb_verdict;
 int lb_foreign_verdict(struct lb_verdict *v, const struct lb_section *s, size_t n,
 		       const struct lb_key_event *e, size_t ne, bool blind,
 		       const struct lb_foreign_opts *o, struct lb_foreign_result *out);
+
+/*
+ * The notices of the leases the servers ended (docs/running.md, "Notices"):
+ * for each section whose lease a server ended while it was inside
+ * (@fr->ended_ns, from lb_foreign_verdict), the first `lost-notice` event of
+ * its client from its enter to its exit (@end_ns: the run's end, for a
+ * section still open) is when the holder was told; the lag is that minus the
+ * server's end. None: a notice missed. Fills v->leases_ended,
+ * notices_missed, notice_lag_p50_ms and _max_ms, and v->notices_known
+ * (the servers' events judged, and @complete: no event dropped). When
+ * @lag_ns is not NULL, @lag_ns[i] is section i's lag, or INT64_MIN when its
+ * lease was not ended or it was not told. 0 or LB_ENOMEM.
+ */
+int lb_notice_verdict(struct lb_verdict *v, const struct lb_section *s, size_t n,
+		      const struct lb_foreign_result *fr, const struct lb_event *ev, size_t n_ev,
+		      int64_t end_ns, bool complete, int64_t *lag_ns);
 
 #endif

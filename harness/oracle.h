@@ -38,6 +38,15 @@ struct lb_verdict {
 	uint64_t lost_leases_servers; /* what leases_lapsed added to lost_leases (sections
 				    whose own release did not say lost) */
 	bool leases_lapsed_known; /* the servers' events were judged */
+	/* the notices of the leases the servers ended (lb_notice_verdict): known
+	   when the servers' events were judged and no event was dropped */
+	bool notices_known;
+	uint64_t leases_ended;   /* sections whose lease a server ended while inside */
+	uint64_t notices_missed; /* of which the holder was not told before its exit */
+	uint64_t notices_told;   /* of which it was: the lags' count */
+	double notice_lag_p50_ms, notice_lag_max_ms; /* the server's end -> the holder told
+				    (negative: told before the server ended it); of the
+				    told ones, n/a when none */
 	uint64_t holder_deaths;  /* sections that ended with the holder killed */
 	double orphan_ms;        /* longest time from a holder's death to the next acquire */
 	enum lb_recovered recovered;

@@ -619,6 +619,9 @@ static int event_value_ok(struct rd *r, int kind, const char *client, const char
 	if (kind == LB_EV_KILL && (v < -64 || v > 0 || (v && !lb_failpoint_name((int)-v))))
 		return rd_fail(r, "field value: 0, or minus a failpoint's number (-4 to -1), on "
 			       "kill, got %lld", v);
+	if (kind == LB_EV_LOST_NOTICE && (v != 0 || !client[0] || node[0]))
+		return rd_fail(r, "a lost-notice event is a client's (no node), value 0, got "
+			       "client '%.20s', node '%.20s', value %lld", client, node, v);
 	if (kind == LB_EV_REFUSED && (v < 0 || v > 1 || !client[0] || node[0]))
 		return rd_fail(r, "a refused event is a client's (no node), value 0 (a read) or 1 "
 			       "(a write), got client '%.20s', node '%.20s', value %lld", client, node, v);

@@ -18,6 +18,26 @@
 #include "signals.h"
 #include "verify.h"
 
+/* When a server ended each section's lease while it was inside, and when its
+ * holder was told (rf->ended_ns, rf->told_ns). 0 or LB_ENOMEM. */
+static int notices_of(struct lb_run_files *rf, const struct lb_foreign_result *fr)
+{
+	struct lb_verdict v = { .leases_lapsed_known = true };
+	size_t n = rf->n ? rf->n : 1;
+
+	rf->ended_ns = malloc(n * sizeof(int64_t));
+	rf->told_ns = malloc(n * sizeof(int64_t));
+	if (!rf->ended_ns || !rf->told_ns ||
+	    lb_notice_verdict(&v, rf->sec, rf->n, fr, rf->ev, rf->n_ev, (int64_t)(rf->elapsed_s * 1e9),
+			      true, rf->told_ns) < 0)
+		return LB_ENOMEM;
+	for (size_t i = 0; i < rf->n; i++) {
+		rf->ended_ns[i] = fr->ended_ns[i];
+		rf->told_ns[i] = rf->told_ns[i] == INT64_MIN ? -1 : fr->ended_ns[i] + rf->told_ns[i];
+	}
+	return 0;
+}
+
 /* A release the servers saw delete a lock another client was inside
  * (keyevents.csv, judged again: foreign.h) is told and drawn as a foreign
  * release, whatever the release itself could say (a library's cannot). */
@@ -38,6 +58,8 @@ static int mark_servers_foreign(const char *dir, struct lb_run_files *rf)
 	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, rf->ttl_ms * LB_NS_PER_MS,
 				     (int64_t)(rf->elapsed_s * 1e9) };
 	rc = lb_foreign_judge(rf->sec, rf->n, ke, nk, &o, &fr);
+	if (rc == 0 && fr.ended_ns) /* the leases the servers ended, and when each holder heard */
+		rc = notices_of(rf, &fr);
 	for (uint64_t i = 0; rc == 0 && i < fr.releases; i++)
 		for (size_t j = 0; j < rf->n; j++)
 			if (rf->sec[j].client == fr.list[i].by && rf->sec[j].seq == fr.list[i].by_seq &&
@@ -97,8 +119,11 @@ void lb_run_files_free(struct lb_run_files *rf)
 {
 	free(rf->sec);
 	free(rf->ev);
+	free(rf->ended_ns);
+	free(rf->told_ns);
 	rf->sec = NULL;
 	rf->ev = NULL;
+	rf->ended_ns = rf->told_ns = NULL;
 	if (rf->uj)
 		lb_ujudgement_free(rf->uj);
 	if (rf->imp)
@@ -542,6 +567,45 @@ static int tell_foreign(struct story *st, const struct lb_run_files *rf)
 	return found;
 }
 
+/* An overlap that began after a server ended the holder's lease and before
+ * the holder was told (or with the holder never told before it left): the
+ * notice's, the library's or its adapter's, with the lag. */
+static int tell_notices(struct story *st, const struct lb_run_files *rf)
+{
+	int found = 0;
+
+	for (size_t i = 0; rf->ended_ns && i < rf->n; i++) {
+		const struct lb_section *a = &rf->sec[i];
+		int64_t ended = rf->ended_ns[i], told = rf->told_ns[i], aexit = exit_of(rf, a);
+		int64_t until = told >= 0 ? told : aexit;
+		const struct lb_section *b = NULL;
+		if (ended < 0)
+			continue;
+		for (size_t j = 0; j < rf->n && !b; j++)
+			if (rf->sec[j].key == a->key && rf->sec[j].client != a->client &&
+			    rf->sec[j].enter_ns >= ended && rf->sec[j].enter_ns < until)
+				b = &rf->sec[j];
+		if (!b)
+			continue;
+		found++;
+		FILE *o = story_begin(st, b->enter_ns);
+		fprintf(o, "- **%.3f s: client %d entered %.1f ms after a server ended client %d's lease "
+			   "(at %.3f s), while client %d, not told yet, was still inside: this overlap is "
+			   "the notice's.** ", sec(b->enter_ns), b->client,
+			(double)(b->enter_ns - ended) / 1e6, a->client, sec(ended), a->client);
+		if (told >= 0)
+			fprintf(o, "Client %d's lock told it the lease was lost at %.3f s, %.1f ms after "
+				   "the server's end (the notice's lag: the library's or its adapter's).\n",
+				a->client, sec(told), (double)(told - ended) / 1e6);
+		else
+			fprintf(o, "Client %d's lock never told it before it left at %.3f s (%.1f ms "
+				   "after the server's end).\n", a->client, sec(aexit),
+				(double)(aexit - ended) / 1e6);
+		story_end(st, o);
+	}
+	return found;
+}
+
 /* The step-through's death: told after the kill or crash that caused it (at
  * that event, when it is stamped just after the death), then what came of it
  * when it came: the next acquire, or the run's end with nobody back. */
@@ -651,6 +715,7 @@ static int tell(FILE *f, const struct lb_run_files *rf, int max,
 	int found = tell_overlaps(&st, rf);
 
 	found += tell_foreign(&st, rf);
+	found += tell_notices(&st, rf);
 	found += tell_deaths(&st, rf);
 	if (st.n)
 		qsort(st.v, st.n, sizeof(*st.v), story_cmp);

@@ -35,6 +35,10 @@ struct lb_run_files {
 	 * again (its names, each overlap certain or possible); NULL for a run */
 	struct lb_import *imp;
 	struct lb_ujudgement *uj;
+	/* per section, where the servers' events were judged (NULL otherwise):
+	 * when a server ended its lease while it was inside, and when its holder
+	 * was first told (lb_notice_verdict), -1 for neither */
+	int64_t *ended_ns, *told_ns;
 };
 
 int lb_run_files_load(const char *dir, struct lb_run_files *rf);

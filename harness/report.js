@@ -233,6 +233,11 @@ RS.forEach(function(r,ri){
   if(m[1]==='refused'){el('circle',{cx:X,cy:c-17,r:7,fill:'#fff',stroke:'#cc3311','stroke-width':2.5,'class':'mark-refused'});
    el('path',{d:'M'+(X-5)+' '+(c-12)+'l10 -10',stroke:'#cc3311','stroke-width':2.5});}
   else el('rect',{x:X-6,y:c-23,width:12,height:12,fill:'#fff',stroke:'#222','stroke-width':2,'class':'mark-aborted'});});
+// a lease a server ended while its holder was inside: an orange bar under its
+// lane from that end to the holder's notice (or its exit, never told), with the lag
+ (r.lags||[]).forEach(function(g){if(g[0]<0||g[0]>=r.clients)return;var c=y(r,g[0]),b=g[2]===null?g[3]:g[2];
+  var bar=el('rect',{x:x(g[1]),y:c+11,width:Math.max(1.5,x(b)-x(g[1])),height:6,fill:'#ee7733','class':'mark-notice-lag'});
+  var tip=document.createElementNS(NS,'title');tip.textContent=g[2]===null?'lease ended by the server, holder never told':'lease ended by the server; holder told '+Math.round((g[2]-g[1])*1000)+' ms later';bar.appendChild(tip);});
 // fault labels in rows above the block (layout())
  labels(r);
  if(r.NL){el('text',{x:L-12,y:r.top+LANE*r.clients+22,'text-anchor':'end','font-size':16,fill:'#555'},'held on:');

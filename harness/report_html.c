@@ -593,7 +593,7 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 	int nf = 0, nm = 0;
 	for (size_t i = 0; i < rf->n_ev; i++) {
 		const struct lb_event *e = &rf->ev[i];
-		if (incident(e))
+		if (incident(e) || e->kind == LB_EV_LOST_NOTICE) /* a notice: its lag's bar */
 			continue;
 		event_sentence(rf, e, line, sizeof(line));
 		fprintf(f, "%s[%.6f,\"%s\",%d,%d,", nf++ ? "," : "", (double)e->t_ns / 1e9,
@@ -608,6 +608,18 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 			fprintf(f, "%s[%.6f,\"%s\",%d,%lld]", nm++ ? "," : "",
 				(double)rf->ev[i].t_ns / 1e9, lb_event_name(rf->ev[i].kind),
 				rf->ev[i].client, (long long)rf->ev[i].value);
+	/* the leases the servers ended inside: [client, ended, told (null: never), exit] */
+	fprintf(f, "],\n\"lags\":[");
+	for (size_t i = 0, k = 0; rf->ended_ns && i < rf->n && k < MARKS_MAX; i++) {
+		if (rf->ended_ns[i] < 0)
+			continue;
+		fprintf(f, "%s[%d,%.6f,", k++ ? "," : "", rf->sec[i].client, (double)rf->ended_ns[i] / 1e9);
+		if (rf->told_ns[i] >= 0)
+			fprintf(f, "%.6f,", (double)rf->told_ns[i] / 1e9);
+		else
+			fprintf(f, "null,");
+		fprintf(f, "%.6f]", (double)lb_section_exit(&rf->sec[i], (int64_t)(rf->elapsed_s * 1e9)) / 1e9);
+	}
 	/* the incidents (the page merges them with the faults in time order) */
 	fprintf(f, "],\n\"steps\":[%s],\n\"redis\":", story ? story : "");
 	free(story);
@@ -646,6 +658,8 @@ static void stepper(FILE *f, bool several)
 		   "Orange triangle: a release that deleted another client's lock. Dark red dot: killed. "
 		   "Red ring with a bar: a stale read or write the fenced resource refused. Hollow "
 		   "square: a write aborted because the lock said its lease was gone. "
+		   "Orange bar under a lane: a lease a server ended while its holder was inside, up to "
+		   "the moment its lock told it (to its exit when never told; point at it for the lag). "
 		   "Dashed: a fault. Yellow: the step shown. For Redlock, the lanes under the "
 		   "clients show each lock node: whose lock it holds, in that client's colour "
 		   "(the square beside its name); dashed where a node restarted empty and forgot "

@@ -53,6 +53,14 @@ static void print_foreign(FILE *f, const struct lb_run_cfg *cfg, const struct lb
 	}
 	if (fr->releases > 3)
 		fprintf(f, "               ... %llu more\n", (unsigned long long)(fr->releases - 3));
+	if (!v->notices_known || !v->leases_ended)
+		return;
+	fprintf(f, "  notices      %llu leases the servers ended while held: ",
+		(unsigned long long)v->leases_ended);
+	if (v->notices_told)
+		fprintf(f, "the holder told %.1f ms after the server's end (p50), %.1f ms at most; ",
+			v->notice_lag_p50_ms, v->notice_lag_max_ms);
+	fprintf(f, "%llu not told before the holder's exit\n", (unsigned long long)v->notices_missed);
 }
 
 void lb_acquire_text(const struct lb_run_result *res, double q, char *buf, size_t len)
@@ -121,7 +129,7 @@ static void print_outcome(FILE *f, const struct lb_run_cfg *cfg, const struct lb
 			(unsigned long long)res->events_dropped, LB_MAX_EVENTS);
 	size_t shown = 0, more = 0;
 	for (size_t i = 0; i < res->n_events; i++) {
-		if (res->events[i].kind == LB_EV_PRIMARY_SEEN)
+		if (res->events[i].kind == LB_EV_PRIMARY_SEEN || res->events[i].kind == LB_EV_LOST_NOTICE)
 			continue; /* not a fault: the timeline's strip and the story tell it */
 		if (shown == 12) {
 			more++;

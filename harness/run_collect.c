@@ -445,6 +445,9 @@ int run_judge(struct run_ctx *r)
 		rc = lb_foreign_verdict(&res->verdict, res->sections, res->n_sections, res->key_events,
 					res->n_key_events, cfg->strategy->blind_release, &fo,
 					&res->foreign);
+	if (rc == 0) /* the lost notices, timed against the servers' end of each lease */
+		rc = lb_notice_verdict(&res->verdict, res->sections, res->n_sections, &res->foreign,
+				       res->events, res->n_events, end_ns, res->events_dropped == 0, NULL);
 	if (res->foreign.unjudged)
 		snprintf(res->foreign_why, sizeof(res->foreign_why), "on several lock nodes a set is "
 			 "matched to its section only by the token the strategy says (token=), and %.60s "

@@ -358,6 +358,12 @@ static void put_required(struct lb_summary *s, const struct lb_run_cfg *cfg,
 		put(s, "leases_lapsed", "%llu", (unsigned long long)v->leases_lapsed);
 	else
 		put(s, "leases_lapsed", "n/a");
+	if (v->notices_known)
+		put(s, "notices_missed", "%llu", (unsigned long long)v->notices_missed);
+	else
+		put(s, "notices_missed", "n/a");
+	put_num(s, "notice_lag_p50_ms", v->notice_lag_p50_ms, v->notices_known && v->notices_told);
+	put_num(s, "notice_lag_max_ms", v->notice_lag_max_ms, v->notices_known && v->notices_told);
 	put_num(s, "orphan_ms", v->orphan_ms, true);
 	put(s, "recovered", "%s", lb_recovered_name(v->recovered));
 	put_num(s, "cmds_per_section", res->cmds_per_section,

@@ -440,6 +440,10 @@ static int judge_again(const char *dir, struct run_in *in, struct lb_verdict *v)
 	struct lb_foreign_result fr;
 	rc = lb_foreign_verdict(v, in->sec, in->n, server ? in->ke : NULL, in->n_ke,
 				src && !strcmp(src, "n/a"), &fo, &fr);
+	const char *dropped = lb_summary_get(&in->s, "events_dropped");
+	if (rc == 0)
+		rc = lb_notice_verdict(v, in->sec, in->n, &fr, in->ev, in->n_ev, end_ns,
+				       dropped && !strcmp(dropped, "0"), NULL);
 	lb_foreign_result_free(&fr);
 	return rc;
 }
@@ -506,6 +510,11 @@ static void check_verdict(struct ctx *c, const struct run_in *in, const struct l
 		figure(c, "leases_lapsed", (double)v->leases_lapsed, v->leases_lapsed_known, 0);
 	} else { /* written before the servers' lapses counted: its own rule */
 		figure(c, "lost_leases", (double)(v->lost_leases - v->lost_leases_servers), true, 0);
+	}
+	if (lb_summary_get(c->s, "notices_missed")) { /* absent in older runs */
+		figure(c, "notices_missed", (double)v->notices_missed, v->notices_known, 0);
+		figure(c, "notice_lag_p50_ms", v->notice_lag_p50_ms, v->notices_known && v->notices_told, 0);
+		figure(c, "notice_lag_max_ms", v->notice_lag_max_ms, v->notices_known && v->notices_told, 0);
 	}
 	figure(c, "holder_deaths", (double)v->holder_deaths, true, 0);
 	figure(c, "orphan_ms", v->orphan_ms, true, 0);

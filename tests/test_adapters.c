@@ -746,6 +746,50 @@ Test(adapters, a_lost_notice_inside_the_section_aborts_its_write, .init = setup)
 	nothing_left("lost-mid-section.sh");
 }
 
+/* A lock on the run's Redis whose lost notice comes 3 s after the server
+ * expired its key (tests/adapters/lost-3s-late.sh): two clients, sections of
+ * 5 s under a 1 s TTL. Both leases end on the server (keyevents.csv's
+ * expired), both holders are told inside their section, 3 s late: run says
+ * so on the terminal and in summary.csv (notice_lag_p50_ms, _max_ms,
+ * notices_missed: the lag measured from the server's expiry to the client's
+ * lost-notice event), and check recomputes it from the run's files. (There
+ * was no such figure: a late notice read as any other.) */
+Test(adapters, a_lost_notice_3_s_late_is_shown_late_with_its_lag, .init = setup)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/late", tmpdir);
+	const char *args[] = { "run", "--strategy", adapter("lost-3s-late.sh"), "--clients", "2",
+			       "--hold", "5000", "--ttl", "1000", "--calls", "1", "--duration", "10",
+			       "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	cr_assert(strstr(out(), "notices      2 leases the servers ended while held: the holder "
+			 "told 30"), "%s", out());
+	cr_assert_eq(field("late", "leases_lapsed"), 2, "%s", out());
+	cr_assert_eq(field("late", "notices_missed"), 0, "%s", out());
+	double p50 = field("late", "notice_lag_p50_ms"), max = field("late", "notice_lag_max_ms");
+	cr_assert(p50 >= 2990 && p50 <= 3600 && max >= p50 && max <= 3600,
+		  "the notices are 3 s late: p50 %.3f ms, max %.3f ms", p50, max);
+	const char *check[] = { "check", dir, NULL };
+	cr_assert_eq(lb(check), 0, "%s", out());
+	cr_assert(strstr(out(), "notice_lag_p50_ms      summary ") && strstr(out(), "notices_missed  "),
+		  "%s", out());
+	/* the second client entered once the first one's key expired, while the
+	 * first was not told yet: the story names that overlap the notice's, with
+	 * the lag, and the timeline draws each lag (timeline-notices.dat,
+	 * report.html's lags) */
+	const char *report[] = { "report", dir, NULL };
+	cr_assert_eq(lb(report), 0, "%s", out());
+	const char *md = fx_slurp(tmpdir, "late/report.md");
+	cr_assert(strstr(md, "after a server ended client ") &&
+		  strstr(md, "this overlap is the notice's.** Client ") &&
+		  strstr(md, "s lock told it the lease was lost at ") &&
+		  strstr(md, " ms after the server's end (the notice's lag"), "%s", md);
+	const char *bars = fx_slurp(tmpdir, "late/timeline-notices.dat");
+	cr_assert(strstr(bars, "\n0 ") && strstr(bars, "\n1 "), "%s", bars);
+	cr_assert(strstr(fx_slurp(tmpdir, "late/report.html"), "\"lags\":[["), "no lags in report.html");
+	nothing_left("lost-3s-late.sh");
+}
+
 /* A line that answers nothing is a protocol error naming the request whose
  * answer came before it, never the answer to the next request. */
 Test(adapters, an_extra_reply_is_a_protocol_error_naming_its_request, .init = setup)

@@ -6,7 +6,9 @@
  * (harness/consensus.c): hello, config, one holder
  * and a busy second client, fencing tokens that grow from one holder to the
  * next, a library wait that quit ends at once (and whose place in the queue
- * goes with it), quit, and nothing left running.
+ * goes with it), quit, and nothing left running; and kazoo's connection cut
+ * between its grant and the adapter's answer (through lockbench's relay, at
+ * the adapter's failpoint after-grant): the answer is followed by lost.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,6 +26,7 @@
 
 #include "fixture.h"
 #include "plumbing.h"
+#include "relay.h"
 
 FX_SUITE(consensus_adapters, 120);
 
@@ -147,8 +151,9 @@ static bool ad_line(struct adapter *a, int ms, char *line, size_t size)
 	}
 }
 
-/* The answer to @req (notices of an extended lease skipped; a lost notice
- * fails the test: nothing here takes a lock away). */
+/* The answer to @req (notices of an extended lease skipped, a failpoint's
+ * "at" answered "go"; a lost notice fails the test: nothing here takes a
+ * lock away). */
 static const char *ad_ask(struct adapter *a, const char *req)
 {
 	static char line[4200];
@@ -156,6 +161,10 @@ static const char *ad_ask(struct adapter *a, const char *req)
 	cr_assert_eq(write(a->in, "\n", 1), 1);
 	while (ad_line(a, 10000, line, sizeof(line))) {
 		cr_assert(strncmp(line, "lost", 4), "%s: an unexpected '%s' after '%s'", a->name, line, req);
+		if (!strncmp(line, "at ", 3)) { /* a failpoint: nothing acts here, go on */
+			cr_assert_eq(write(a->in, "go\n", 3), 3);
+			continue;
+		}
 		if (strncmp(line, "extended ttl_ms=", 16))
 			return line;
 	}
@@ -266,5 +275,91 @@ Test(consensus_adapters, kazoo_lock_over_a_three_server_ensemble, .init = setup)
 	two_clients(&e, "kazoo_lock.py", "kazoo", false);
 	two_clients(&e, "kazoo_lock.py", "kazoo", true);
 	quit_ends_a_library_wait(&e, "kazoo_lock.py", "kazoo");
+	stop_ensemble(&e);
+}
+
+/* The relay's control words and epoch, shared with its process. */
+struct cut {
+	struct lb_link_ctl link[LB_CONSENSUS_MEMBERS];
+	_Atomic uint64_t epoch;
+};
+
+/* Every link of @c in @mode, once the relay obeys it. */
+static void links_to(struct cut *c, enum lb_link_mode mode)
+{
+	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++)
+		atomic_store(&c->link[i].mode, (int)mode);
+	uint64_t e = atomic_load(&c->epoch);
+	for (int t = 0; t < 500 && !lb_relay_settled(&c->epoch, e); t++)
+		lb_sleep_ns(LB_NS_PER_MS);
+	cr_assert(lb_relay_settled(&c->epoch, e), "the relay did not take the change");
+}
+
+/* Client b reaches the ensemble only through the relay. Its acquire is
+ * granted at once (a free lock); at its failpoint after-grant the test cuts
+ * every link (black-holed: nothing reaches a member, nothing comes back) and
+ * waits 2.6 s, past kazoo's read timeout (2/3 of the 3 s session): kazoo has
+ * suspended the connection before the adapter made its answer. That answer
+ * must not be a plain "acquired": it is "acquired" followed at once by
+ * "lost". (It was "acquired" alone: the listener dropped a loss that came
+ * before the adapter set its held flag.) Then the session expires, and
+ * client a takes the lock. */
+static void cut_between_grant_and_answer(const struct ensemble *e)
+{
+	struct cut *c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(c, MAP_FAILED);
+	memset(c, 0, sizeof(*c));
+	struct lb_relay_link l[LB_CONSENSUS_MEMBERS];
+	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++)
+		l[i] = (struct lb_relay_link){ .ctl = &c->link[i], .upstream = e->c.member[i]->port };
+	pid_t relay = lb_relay_start(l, LB_CONSENSUS_MEMBERS, &c->epoch);
+	cr_assert_gt(relay, 0, "the relay did not start");
+	struct ensemble via = *e;
+	size_t n = 0;
+	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++)
+		n += (size_t)snprintf(via.nodes + n, sizeof(via.nodes) - n, "%szk://127.0.0.1:%d", i ? "," : "",
+				      atomic_load(&c->link[i].port));
+
+	struct adapter a, b;
+	char key[64], line[4200], answer[4200];
+	snprintf(key, sizeof(key), "lbtest:cut:%d", (int)getpid());
+	ad_start(&a, "kazoo_lock.py", false, "cut-a");
+	ad_start(&b, "kazoo_lock.py", false, "cut-b");
+	ad_config(&a, "kazoo", e, key, "one", 0);
+	ad_config(&b, "kazoo", &via, key, "one", 1);
+	cr_assert_eq(write(b.in, "acquire\n", 8), 8);
+	cr_assert(ad_line(&b, 10000, line, sizeof(line)), "cut-b: no line after acquire");
+	cr_assert_str_eq(line, "at after-grant");
+	links_to(c, LB_LINK_BLACKHOLE);
+	lb_sleep_ns(2600 * LB_NS_PER_MS);
+	cr_assert_eq(write(b.in, "go\n", 3), 3);
+	cr_assert(ad_line(&b, 10000, answer, sizeof(answer)), "cut-b: no answer after go");
+	cr_assert(!strncmp(answer, "acquired", 8), "cut-b: acquire answered '%s'", answer);
+	bool told = ad_line(&b, 500, line, sizeof(line));
+	cr_assert(told && !strncmp(line, "lost ", 5),
+		  "cut-b: its connection was suspended before its answer '%s', and %s%s", answer,
+		  told ? "it then said: " : "no lost notice followed within 500 ms", told ? line : "");
+	/* b's session expires (3 s without a word): its node goes, a gets in */
+	const char *got = "busy";
+	for (int t = 0; t < 40 && !strcmp(got, "busy"); t++) {
+		got = ad_ask(&a, "acquire");
+		if (!strcmp(got, "busy"))
+			lb_sleep_ns(250 * LB_NS_PER_MS);
+	}
+	cr_assert(!strncmp(got, "acquired", 8), "cut-a: '%s' after cut-b's session ended", got);
+	cr_assert_str_eq(ad_ask(&a, "release"), "released");
+	links_to(c, LB_LINK_PASS);
+	ad_quit(&a);
+	ad_quit(&b);
+	kill(relay, SIGKILL);
+	waitpid(relay, NULL, 0);
+	munmap(c, sizeof(*c));
+}
+
+Test(consensus_adapters, kazoo_tells_a_connection_cut_between_grant_and_answer, .init = setup)
+{
+	struct ensemble e;
+	start_ensemble(&e, LB_CONSENSUS_ZOOKEEPER);
+	cut_between_grant_and_answer(&e);
 	stop_ensemble(&e);
 }

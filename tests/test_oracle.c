@@ -742,3 +742,47 @@ Test(oracle, a_lease_the_server_ended_inside_is_lost_whatever_the_library_said)
 	cr_assert_eq(v.lost_leases, 2, "section 0 added, section 2 counted once");
 	lb_foreign_result_free(&r);
 }
+
+/* The notices of the leases the servers ended (issue 50): each section whose
+ * key a server expired while it was inside is matched with its client's
+ * first lost-notice event from its enter to its exit; the lag is the notice
+ * minus the expiry. A notice after the exit is none: missed. p50 and max of
+ * the lags; n/a (notices_known false) when an event was dropped. */
+Test(oracle, a_notice_is_timed_against_the_servers_end_of_the_lease)
+{
+	struct lb_section s[3] = {
+		held(0, 0, 0, 10, 500, 510, 11),      /* expires at 300, told at 450 */
+		held(1, 0, 600, 610, 700, 710, 22),   /* expires at 650, told at 705: after its exit */
+		held(2, 0, 900, 910, 1000, 1010, 33), /* expires at 950, told at 955 */
+	};
+	struct lb_key_event e[] = {
+		kev(0, LB_KEY_WATCH, 0),
+		kev(5, LB_KEY_SET, 11), kev(300, LB_KEY_EXPIRED, 0),
+		kev(605, LB_KEY_SET, 22), kev(650, LB_KEY_EXPIRED, 0),
+		kev(905, LB_KEY_SET, 33), kev(950, LB_KEY_EXPIRED, 0),
+	};
+	struct lb_event ev[] = {
+		{ .t_ns = 450 * MS, .kind = LB_EV_LOST_NOTICE, .client = 0, .node = -1 },
+		{ .t_ns = 470 * MS, .kind = LB_EV_LOST_NOTICE, .client = 0, .node = -1 },
+		{ .t_ns = 705 * MS, .kind = LB_EV_LOST_NOTICE, .client = 1, .node = -1 },
+		{ .t_ns = 955 * MS, .kind = LB_EV_LOST_NOTICE, .client = 2, .node = -1 },
+	};
+	struct lb_verdict v = { 0 };
+	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, 1000 * MS, 10000 * MS };
+	struct lb_foreign_result r;
+	int64_t lag[3];
+	cr_assert_eq(lb_foreign_verdict(&v, s, 3, e, 7, false, &o, &r), 0);
+	cr_assert(r.ended_ns && r.ended_ns[0] == 300 * MS && r.ended_ns[1] == 650 * MS &&
+		  r.ended_ns[2] == 950 * MS);
+	cr_assert_eq(lb_notice_verdict(&v, s, 3, &r, ev, 4, 10000 * MS, true, lag), 0);
+	cr_assert(v.notices_known);
+	cr_assert_eq(v.leases_ended, 3);
+	cr_assert_eq(v.notices_told, 2);
+	cr_assert_eq(v.notices_missed, 1, "section 1 was told after its exit");
+	cr_assert_float_eq(v.notice_lag_p50_ms, 5, 1e-9);
+	cr_assert_float_eq(v.notice_lag_max_ms, 150, 1e-9);
+	cr_assert(lag[0] == 150 * MS && lag[1] == INT64_MIN && lag[2] == 5 * MS);
+	cr_assert_eq(lb_notice_verdict(&v, s, 3, &r, ev, 4, 10000 * MS, false, NULL), 0);
+	cr_assert_not(v.notices_known, "an event dropped: a notice may be missing");
+	lb_foreign_result_free(&r);
+}

@@ -30,6 +30,10 @@ pause what it is doing on SUSPENDED (the session may expire before the client
 reconnects) and that on LOST its ephemeral nodes are gone. Both are passed on
 as "lost ..." while the lock is held: the holder cannot tell a short SUSPENDED
 from the start of a LOST, and the safe reading is the one kazoo's docs give.
+A loss after kazoo's grant and before the answer (the adapter still reads its
+node, which can take timeout_ms on a cut link) is kept, and said as "lost" at
+once after the "acquired" answer (docs/libraries/kazoo.md says why not "busy").
+That window is the failpoint after-grant ("at after-grant", then "go").
 
 --fence: the fencing token is the lock node's czxid, the zxid of the
 transaction that created it (the stat get() gives of the child whose data
@@ -51,7 +55,6 @@ The path: /lockbench/KEY, KEY %-encoded where ZooKeeper would read a '/'.
 import logging
 import os
 import sys
-import threading
 import uuid
 from urllib.parse import quote
 
@@ -67,6 +70,7 @@ except ImportError:  # --check says why
     pass
 
 PROTOCOL = 3
+LOST = "lost kazoo connection %s: the session, and the lock node, may be gone"
 
 
 def kazoo_version():
@@ -107,11 +111,12 @@ class KazooLock:
         self.fence = fence
         self.client = self.lock = None
         self.held = False
-        self.mu = threading.Lock()
+        self.granted = False  # kazoo has granted the lock, the answer is not written yet
+        self.dropped = None   # the connection state that ended the session meanwhile
 
     def hello(self):
         return ("hello %d library=kazoo version=%s language=python extend=no lost=yes extends=silently"
-                " claims=MDFOL" % (PROTOCOL, kazoo_version()))
+                " claims=MDFOL failpoints=after-grant" % (PROTOCOL, kazoo_version()))
 
     def config(self, cfg):
         hosts = ",".join("%s:%d" % hp for hp in lbproto.node_urls(cfg, "zk"))
@@ -133,13 +138,18 @@ class KazooLock:
         return "ok"
 
     def state(self, state):
-        """kazoo's connection listener (its thread: nothing that blocks)."""
+        """kazoo's connection listener (its thread: nothing that blocks). A
+        loss while the lock is held is said at once; one between kazoo's grant
+        and the adapter's answer (granted: the answer is still being made)
+        is kept for acquire(), which says it right after its answer."""
         logging.getLogger("kazoo_lock").info("connection state %s", state)
         if state in (KazooState.SUSPENDED, KazooState.LOST):
             with self.out.lock:
                 if self.held:
                     self.held = False
-                    self.out.say("lost kazoo connection %s: the session, and the lock node, may be gone" % state)
+                    self.out.say(LOST % state)
+                elif self.granted and not self.dropped:
+                    self.dropped = state
 
     def my_node(self):
         """The path and ZnodeStat of the lock node whose data is this client's
@@ -176,6 +186,23 @@ class KazooLock:
                 # kazoo gives up its retries silently (False): not "busy"
                 return "error not connected to ZooKeeper (kazoo state %s)" % self.client.state
             return "busy"
+        with self.out.lock:
+            # from here on a loss is kept (state()), and one before it shows in
+            # the state: kazoo sets it before it calls its listeners
+            self.granted = True
+            self.dropped = None if self.client.state == KazooState.CONNECTED else self.client.state
+        try:
+            return self.answer()
+        finally:
+            with self.out.lock:
+                self.granted = False
+
+    def answer(self):
+        """The answer to an acquire kazoo has granted: acquired (with the lock
+        node's sequence, and its czxid when fencing), followed at once by
+        lost when the connection was suspended or lost after the grant."""
+        if not self.out.at("after-grant"):
+            return None  # the session ends (quit): nothing to answer
         reply = "acquired"
         try:
             path, stat = self.my_node()
@@ -193,7 +220,12 @@ class KazooLock:
             reply += " fence=%d" % stat.czxid
         with self.out.lock:
             self.out.say(reply)
-            self.held = True
+            if self.dropped:
+                # kazoo granted it, and its session may have ended since: what
+                # a holder hears of that is this, the listener's notice
+                self.out.say(LOST % self.dropped)
+            else:
+                self.held = True
         return None
 
     def release(self):

@@ -44,6 +44,26 @@ class Channel:
         self.on_broken = on_broken
         self.lock = threading.RLock()  # held while a line is written
         self.closed = False
+        self.threaded = False   # serve(..., quit_stops=True): lines come through the reader
+        self.go = None          # threading.Event while "at NAME" waits for its "go"
+
+    def at(self, name):
+        """Failpoint NAME (one the adapter's hello names in failpoints=): write
+        "at NAME" and wait for lockbench's "go" (docs/adapters.md); whatever
+        the scenario armed there acts meanwhile. False when the session ends
+        instead (end of file, quit): the caller stops."""
+        if not self.threaded:
+            self.say("at " + name)
+            raw = self.rfile.readline()
+            return raw.decode("ascii", "replace").split() == ["go"]
+        go = threading.Event()
+        with self.lock:
+            self.go = go
+        self.say("at " + name)
+        go.wait()
+        with self.lock:
+            self.go = None
+            return not self.closed
 
     def say(self, line):
         with self.lock:
@@ -222,6 +242,7 @@ def _serve_threaded(adapter, errors, ch, leave):
     (its answer is never written: the process exits, or the session's
     channel is closed)."""
     calls = _calls(adapter)
+    ch.threaded = True
     events = queue.Queue()  # ("line", raw or None at end of file) and ("answer", reply)
 
     def reader():
@@ -245,12 +266,19 @@ def _serve_threaded(adapter, errors, ch, leave):
             waiting = None
         else:
             words = text.split() if text is not None else ["quit"]
+            with ch.lock:
+                go = ch.go
+            if go is not None and waiting and words == ["go"]:
+                go.set()  # the waiting request's failpoint: it goes on
+                continue
             if words and words[0] == "quit":
                 adapter.quit()
                 if text is not None:
                     ch.say("bye")
                 with ch.lock:
                     ch.closed = True  # an abandoned request's answer is never written
+                    if ch.go is not None:
+                        ch.go.set()  # a request at a failpoint stops there
                 leave()  # a process exits here: a request still waiting is abandoned
                 return 0
             if words:
