@@ -52,8 +52,8 @@ static const char *kind_name(int k)
 static void pause_sess(struct at_sess *c, bool stop)
 {
 	pid_t pid = c && c->lock ? lb_adapter_pid(c->lock) : 0;
-	if (pid > 0)
-		kill(pid, stop ? SIGSTOP : SIGCONT);
+	if (pid > 0) /* its process group: the adapter and whatever it started */
+		kill(-pid, stop ? SIGSTOP : SIGCONT);
 }
 
 /* ---- hello, config ---- */
@@ -478,7 +478,7 @@ static void prop_deadlines(struct at *t)
 {
 	char each[600] = "";
 	size_t n = 0;
-	bool late = strstr(t->first_err, "no answer to") != NULL;
+	bool late = t->late_err[0] != '\0';
 
 	for (size_t i = 0; i < sizeof(t->req) / sizeof(t->req[0]); i++) {
 		const struct at_req *r = &t->req[i];
@@ -492,7 +492,7 @@ static void prop_deadlines(struct at *t)
 			break;
 	}
 	if (late)
-		snprintf(t->err, sizeof(t->err), "%s", t->first_err);
+		snprintf(t->err, sizeof(t->err), "%s", t->late_err);
 	judge(t, AT_DEADLINES, late ? AT_FAIL : AT_PASS, "%s", each[0] ? each : "no request answered");
 }
 
@@ -537,6 +537,9 @@ void at_run_prop(struct at *t, enum at_prop p)
 	lb_errorf_capture(NULL, 0);
 	if (t->err[0] && !t->first_err[0])
 		snprintf(t->first_err, sizeof(t->first_err), "%.399s", t->err);
+	const char *late = strstr(t->err, "no answer to '");
+	if (late && !t->late_err[0])
+		snprintf(t->late_err, sizeof(t->late_err), "%.299s", late);
 	if (lb_stop_requested() && t->verdict[p] == AT_NOT_RUN)
 		judge(t, p, AT_SKIP, "interrupted");
 	else if (t->verdict[p] == AT_NOT_RUN) /* a step failed without a verdict of its own */

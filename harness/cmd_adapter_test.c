@@ -234,11 +234,11 @@ void at_close(struct at *t, struct at_sess *c)
 	if (lb_stop_requested()) { /* Ctrl-C: no goodbyes, nothing left */
 		pid_t pid = lb_adapter_pid(c->lock);
 		if (pid > 0)
-			kill(pid, SIGKILL);
+			kill(-pid, SIGKILL); /* its group (lb_adapter_own_groups) */
 	} else {
 		pid_t pid = lb_adapter_pid(c->lock);
 		if (pid > 0)
-			kill(pid, SIGCONT); /* a pause a property left is over */
+			kill(-pid, SIGCONT); /* a pause a property left is over */
 		int64_t t0 = lb_now_ns();
 		int rc = lb_adapter_quit(c->lock, &m, &exit_ms, &status);
 		int64_t bye_ms = (lb_now_ns() - t0) / LB_NS_PER_MS - (exit_ms > 0 ? exit_ms : 0);
@@ -644,6 +644,7 @@ static int make_logdir(struct at *t, const char *keep)
 static void run_suite(struct at *t)
 {
 	lb_adapter_trace(trace, t);
+	lb_adapter_own_groups(true);
 	for (int p = 0; p < AT_N && !lb_stop_requested(); p++) {
 		if (t->only && !(t->only & (1u << p)) && p != AT_HELLO && p != AT_CONFIG)
 			continue;

@@ -90,6 +90,7 @@ struct at {
 	struct at_req req[6];
 	int lines;
 	char first_err[400];
+	char late_err[300];        /* the first 'no answer to ... within N ms' */
 	int quits, quit_fail;
 	int64_t bye_max_ms, exit_max_ms;
 	char quit_bad[300];

@@ -713,6 +713,8 @@ static int handshake(struct adapter *a)
 
 static void reap(struct adapter *a)
 {
+	pid_t group = a->own_group ? a->pid : 0;
+
 	if (a->pid <= 0)
 		return;
 	int64_t until = lb_now_ns() + QUIT_LIMIT_MS * LB_NS_PER_MS;
@@ -725,6 +727,8 @@ static void reap(struct adapter *a)
 		lb_sleep_ns(2 * LB_NS_PER_MS);
 	}
 	a->pid = 0;
+	if (group > 0)
+		kill(-group, SIGKILL); /* anything it started and left behind */
 }
 
 static void adapter_destroy(void *self)
@@ -745,6 +749,14 @@ static void adapter_destroy(void *self)
 	lb_base_destroy(a);
 }
 
+/* lb_adapter_own_groups */
+static bool own_groups;
+
+void lb_adapter_own_groups(bool on)
+{
+	own_groups = on;
+}
+
 static void *adapter_create(const struct lb_lock_cfg *cfg)
 {
 	struct adapter *a = lb_base_alloc(cfg, sizeof(*a));
@@ -752,6 +764,7 @@ static void *adapter_create(const struct lb_lock_cfg *cfg)
 	if (!a)
 		return NULL;
 	a->def = cfg->impl;
+	a->own_group = own_groups;
 	a->to = a->from = -1;
 	a->host = -1;
 	if (!a->def || (hosts_dir ? open_session(a) : spawn(a)) < 0 || handshake(a) < 0) {
@@ -834,6 +847,8 @@ int lb_adapter_quit(void *state, struct lb_proto_msg *m, int64_t *exit_ms, int *
 		pid_t got = waitpid(a->pid, status, WNOHANG);
 		if (got == a->pid) {
 			*exit_ms = (lb_now_ns() - t0) / LB_NS_PER_MS;
+			if (a->own_group)
+				kill(-a->pid, SIGKILL); /* what it started and left behind */
 			a->pid = 0;
 			break;
 		}

@@ -140,6 +140,11 @@ int64_t lb_adapter_cpu_ns(const void *state);
 typedef void (*lb_adapter_tracer)(void *arg, const void *state, bool sent, const char *line,
 				  int64_t t_ns);
 void lb_adapter_trace(lb_adapter_tracer fn, void *arg);
+/* From now on, every adapter process started leads a process group of its
+ * own (not its client's), killed whole when it is let go: for a command
+ * whose own process is the client (adapter-test), so that a pause stops
+ * the adapter alone and nothing it started outlives it. */
+void lb_adapter_own_groups(bool on);
 /* The adapter process of @state (from create), or 0 (gone; a host's session). */
 pid_t lb_adapter_pid(const void *state);
 /* The deadline of one request of @state's, ms (docs/adapters.md). */
