@@ -97,7 +97,7 @@ struct at {
 	/* results */
 	unsigned only;             /* bits of enum at_prop asked by --only; 0 all */
 	enum at_verdict verdict[AT_N];
-	char evidence[AT_N][AT_EVIDENCE + 400];
+	char evidence[AT_N][600 + AT_EVIDENCE + 1200 + 16]; /* why, the trace, what was said */
 	double seconds[AT_N];
 };
 
