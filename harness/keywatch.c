@@ -754,6 +754,14 @@ int lb_keywatch_finish(struct lb_keywatch *w, int64_t t0_ns, struct lb_key_event
 	return 0;
 }
 
+int lb_keywatch_peek(const struct lb_keywatch *w, size_t i, struct lb_key_event *out)
+{
+	if (!w->log || i >= atomic_load(&w->log->n))
+		return 0;
+	*out = w->log->ev[i];
+	return out->flags & (EV_PENDING | EV_DROPPED) ? -1 : 1;
+}
+
 void lb_keywatch_stop(struct lb_keywatch *w)
 {
 	if (w->pid > 0) {

@@ -111,6 +111,11 @@ uint64_t lb_keywatch_commands(const struct lb_keywatch *w, int port);
  */
 int lb_keywatch_finish(struct lb_keywatch *w, int64_t t0_ns, struct lb_key_event **out,
 		       size_t *n, char *why, size_t len);
+/* While it runs: event @i of the log (in the order received, times on
+ * lb_now_ns's clock), copied into @out: 1, 0 when it has not come yet, -1
+ * when it is not kept (a replica's replay, a role not known yet). For a
+ * command that waits on what a server does (adapter-test). */
+int lb_keywatch_peek(const struct lb_keywatch *w, size_t i, struct lb_key_event *out);
 /* Kill and reap the watcher, unmap its log. Accepts a watcher never started. */
 void lb_keywatch_stop(struct lb_keywatch *w);
 

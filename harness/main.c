@@ -16,6 +16,7 @@ static const struct {
 	{ "run", lb_cmd_run, "run one strategy under contention and judge it" },
 	{ "compare", lb_cmd_compare, "run several strategies under the same load, side by side" },
 	{ "check", lb_cmd_check, "recompute a run's figures from its files; --history FILE: yours" },
+	{ "adapter-test", lb_cmd_adapter_test, "the adapter conformance suite: a library adapter or exec:PATH, property by property" },
 	{ "audit", lb_cmd_audit, "test the claims a lock makes (M D F O L) with the scenarios that break them" },
 	{ "matrix", lb_cmd_matrix, "every strategy against every scenario, checked against expectations" },
 	{ "chaos", lb_cmd_chaos, "a probabilistic scenario over K seeds: violation rates with intervals" },
@@ -31,8 +32,8 @@ static void usage(FILE *f)
 	fprintf(f, "lockbench %s - teach and measure Redis distributed locks\n\n"
 		   "usage: lockbench <command> [options]\n\ncommands:\n", LOCKBENCH_VERSION);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "  %-10s %s\n\n", "help", "this text");
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "  %-12s %s\n\n", "help", "this text");
 	fprintf(f, "`lockbench COMMAND --help` describes each command, its options and its exit\n"
 		   "status. Exit status, every command: 0 done (violations are results, not\n"
 		   "errors), 1 runtime failure or a failed --check, 2 usage error (found before\n"

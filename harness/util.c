@@ -64,6 +64,15 @@ void lb_sleep_ns(int64_t ns)
 		lb_sleep_until_ns(lb_now_ns() + ns);
 }
 
+static char *capture;
+static size_t capture_len;
+
+void lb_errorf_capture(char *buf, size_t len)
+{
+	capture = buf && len ? buf : NULL;
+	capture_len = capture ? len : 0;
+}
+
 void lb_errorf(const char *fmt, ...)
 {
 	char msg[4096];
@@ -76,6 +85,12 @@ void lb_errorf(const char *fmt, ...)
 	va_end(ap);
 	if (n < 0 || (size_t)n > sizeof(msg) - 2)
 		n = (int)strlen(msg);
+	if (capture) {
+		size_t have = strlen(capture);
+		snprintf(capture + have, capture_len - have, "%s%s", have ? "; " : "",
+			 msg + strlen("lockbench: "));
+		return;
+	}
 	msg[n++] = '\n';
 	/* one write: the clients of a run report at the same moment, and their
 	 * lines must not interleave */

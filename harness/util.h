@@ -109,6 +109,11 @@ int lb_tmpdir_absolute(void);
 
 /* "lockbench: <message>\n" on stderr. */
 void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* From now on (@buf not NULL) every lb_errorf message of this process goes
+ * into @buf (@len bytes, "" to begin), after what it holds ("; " between),
+ * instead of stderr; NULL: stderr again. For a command that shows what went
+ * wrong as evidence (adapter-test), said once, in its place. */
+void lb_errorf_capture(char *buf, size_t len);
 
 /* A number written plainly: digits with at most a '-' in front, a point and
  * an exponent; not the blanks, the '+' in front, the hex, inf and nan that

@@ -94,6 +94,22 @@ struct adapter {
 
 /* ---- lines ---- */
 
+/* adapter-test's view of every line (lb_adapter_trace), or NULL */
+static lb_adapter_tracer tracer;
+static void *tracer_arg;
+
+void lb_adapter_trace(lb_adapter_tracer fn, void *arg)
+{
+	tracer = fn;
+	tracer_arg = arg;
+}
+
+static void traced(const struct adapter *a, bool sent, const char *line)
+{
+	if (tracer)
+		tracer(tracer_arg, a, sent, line, lb_now_ns());
+}
+
 /* The adapter broke the protocol: said once, with what it sent, and every
  * later call fails (LB_EPROTO). */
 static int protocol_error(struct adapter *a, const char *what, const char *line)
@@ -206,6 +222,7 @@ static int send_line(struct adapter *a, const char *line, int64_t deadline_ns)
 		return protocol_error(a, "request too long", NULL);
 	memcpy(out, line, n);
 	out[n++] = '\n';
+	traced(a, true, line);
 	while (off < n) {
 		ssize_t w = write(a->to, out + off, n - off);
 		if (w > 0) {
@@ -258,8 +275,10 @@ static int next_line(struct adapter *a, int64_t deadline_ns, char *line)
 {
 	for (;;) {
 		int got = lb_proto_next_line(&a->rd, line);
-		if (got > 0)
+		if (got > 0) {
+			traced(a, false, line);
 			return 1;
+		}
 		if (got < 0)
 			return protocol_error(a, "a line longer than 4096 bytes", line);
 		int rc = take_bytes(a);
@@ -324,6 +343,7 @@ static void drain(struct adapter *a)
 				return;
 			continue;
 		}
+		traced(a, false, line);
 		if (late_answer(a, line))
 			continue;
 		if (lb_proto_parse(line, LB_REQ_NONE, a->version, a->can_lost, &m, why, sizeof(why)) < 0) {
@@ -693,6 +713,8 @@ static int handshake(struct adapter *a)
 
 static void reap(struct adapter *a)
 {
+	pid_t group = a->own_group ? a->pid : 0;
+
 	if (a->pid <= 0)
 		return;
 	int64_t until = lb_now_ns() + QUIT_LIMIT_MS * LB_NS_PER_MS;
@@ -705,6 +727,8 @@ static void reap(struct adapter *a)
 		lb_sleep_ns(2 * LB_NS_PER_MS);
 	}
 	a->pid = 0;
+	if (group > 0)
+		kill(-group, SIGKILL); /* anything it started and left behind */
 }
 
 static void adapter_destroy(void *self)
@@ -725,6 +749,14 @@ static void adapter_destroy(void *self)
 	lb_base_destroy(a);
 }
 
+/* lb_adapter_own_groups */
+static bool own_groups;
+
+void lb_adapter_own_groups(bool on)
+{
+	own_groups = on;
+}
+
 static void *adapter_create(const struct lb_lock_cfg *cfg)
 {
 	struct adapter *a = lb_base_alloc(cfg, sizeof(*a));
@@ -732,6 +764,7 @@ static void *adapter_create(const struct lb_lock_cfg *cfg)
 	if (!a)
 		return NULL;
 	a->def = cfg->impl;
+	a->own_group = own_groups;
 	a->to = a->from = -1;
 	a->host = -1;
 	if (!a->def || (hosts_dir ? open_session(a) : spawn(a)) < 0 || handshake(a) < 0) {
@@ -780,6 +813,48 @@ int64_t lb_adapter_cpu_ns(const void *state)
 	    clock_gettime(clock, &ts) != 0)
 		return -1;
 	return (int64_t)ts.tv_sec * LB_NS_PER_S + ts.tv_nsec;
+}
+
+pid_t lb_adapter_pid(const void *state)
+{
+	const struct adapter *a = state;
+	return a ? a->pid : 0;
+}
+
+static int64_t limit_ms(const struct adapter *a);
+
+int64_t lb_adapter_limit_ms(const void *state)
+{
+	return limit_ms(state);
+}
+
+int lb_adapter_ask(void *state, const char *req, enum lb_proto_req asked, struct lb_proto_msg *m)
+{
+	struct adapter *a = state;
+	return request(a, req, asked, asked == LB_REQ_QUIT ? QUIT_LIMIT_MS : limit_ms(a), m);
+}
+
+int lb_adapter_quit(void *state, struct lb_proto_msg *m, int64_t *exit_ms, int *status)
+{
+	struct adapter *a = state;
+	int rc = request(a, "quit", LB_REQ_QUIT, QUIT_LIMIT_MS, m);
+	int64_t t0 = lb_now_ns(), until = t0 + QUIT_LIMIT_MS * LB_NS_PER_MS;
+
+	*exit_ms = -1;
+	*status = -1;
+	a->broken = true; /* asked once: destroy does not ask again */
+	while (a->pid > 0 && lb_now_ns() < until) {
+		pid_t got = waitpid(a->pid, status, WNOHANG);
+		if (got == a->pid) {
+			*exit_ms = (lb_now_ns() - t0) / LB_NS_PER_MS;
+			if (a->own_group)
+				kill(-a->pid, SIGKILL); /* what it started and left behind */
+			a->pid = 0;
+			break;
+		}
+		lb_sleep_ns(LB_NS_PER_MS);
+	}
+	return rc;
 }
 
 /* ---- the ops ---- */

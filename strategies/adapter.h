@@ -33,6 +33,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <sys/types.h>
+
+#include "adapter_proto.h"
 #include "strategy.h"
 
 #define LB_ADAPTER_MAX_ARGS 16
@@ -127,6 +130,34 @@ void lb_adapter_exec_host(const struct lb_adapter_def *d, const char *socket_pat
 /* CPU time (user + system) the adapter process of @state (an external
  * strategy's lock, from create) has used so far, ns; -1 when it has gone. */
 int64_t lb_adapter_cpu_ns(const void *state);
+
+/*
+ * adapter-test (harness/cmd_adapter_test.c): the lines as they pass, and the
+ * requests one by one. @fn sees every line sent (@sent) and every line read
+ * (answers, notices, 'at'), with the session's state and when (lb_now_ns);
+ * NULL: none. In this process only.
+ */
+typedef void (*lb_adapter_tracer)(void *arg, const void *state, bool sent, const char *line,
+				  int64_t t_ns);
+void lb_adapter_trace(lb_adapter_tracer fn, void *arg);
+/* From now on, every adapter process started leads a process group of its
+ * own (not its client's), killed whole when it is let go: for a command
+ * whose own process is the client (adapter-test), so that a pause stops
+ * the adapter alone and nothing it started outlives it. */
+void lb_adapter_own_groups(bool on);
+/* The adapter process of @state (from create), or 0 (gone; a host's session). */
+pid_t lb_adapter_pid(const void *state);
+/* The deadline of one request of @state's, ms (docs/adapters.md). */
+int64_t lb_adapter_limit_ms(const void *state);
+/* Send @req, which asks @asked, and read its answer into @m, exactly as a run
+ * does (its deadline, notices taken on the way): 0, or the status of a
+ * protocol error (said). Whatever the hello said: an 'extend' is sent to an
+ * adapter whose hello says extend=no. */
+int lb_adapter_ask(void *state, const char *req, enum lb_proto_req asked, struct lb_proto_msg *m);
+/* Send quit, read its answer (@m: bye), and wait (2 s at most) for the
+ * process to exit: @exit_ms how long it took after the answer (-1: it did
+ * not; destroy then kills it), @status waitpid's. 0, or the request's status. */
+int lb_adapter_quit(void *state, struct lb_proto_msg *m, int64_t *exit_ms, int *status);
 
 /* For adapter_registry.c: the ops every external strategy shares. */
 extern const struct lock_strategy lb_adapter_ops;

@@ -28,7 +28,11 @@ module.exports = function make(kind) {
   return {
     library: 'redlock-universal',
     version: versionOf('redlock-universal'),
-    extend: process.argv.includes('manual'),
+    /* the method in manual mode alone: protocol.js reads it as hello's extend=
+     * too (a method of that name said extend=yes in using() mode, where extend
+     * has no handle: "Lock handle is required") */
+    extend: process.argv.includes('manual') &&
+      (async (ms) => (await lock.extend(handle, ms)) !== false),
     lost: !process.argv.includes('manual'),
     /* using() extends by itself, and its API does not say when */
     extends: process.argv.includes('manual') ? 'never' : 'silently',
@@ -71,9 +75,6 @@ module.exports = function make(kind) {
       hold = null;
       await h.release();
       return true;
-    },
-    async extend(ms) {
-      return (await lock.extend(handle, ms)) !== false;
     },
     close() {
       return Promise.all(clients.map((cl) => cl.quit().catch(() => {})));

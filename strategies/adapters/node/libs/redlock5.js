@@ -40,8 +40,11 @@ module.exports = function make(pkg) {
   return {
     library: pkg === 'redlock-v5' ? 'redlock' : pkg,
     version: versionOf(pkg),
-    /* using() extends by itself and tells of a loss; manual does neither */
-    extend: process.argv.includes('manual'),
+    /* using() extends by itself and tells of a loss; manual does neither. extend
+     * is the method in manual mode alone: protocol.js reads it as hello's
+     * extend= too, and using()'s lock is the routine's, not ours to extend */
+    extend: process.argv.includes('manual') &&
+      ((ms) => falseOn(ExecutionError, async () => { lock = await lock.extend(ms); })),
     lost: !process.argv.includes('manual'),
     extends: process.argv.includes('manual') ? 'never' : 'silently',
     config(cfg, c) {
@@ -96,9 +99,6 @@ module.exports = function make(pkg) {
         if (await lockedVote(e)) return false;
         throw e;
       }
-    },
-    extend(ms) {
-      return falseOn(ExecutionError, async () => { lock = await lock.extend(ms); });
     },
     close() {
       return Promise.all(clients.map((cl) => cl.quit().catch(() => {})));
