@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cmd_adapter_test.h"
+#include "owned.h"
 #include "commands.h"
 #include "esc.h"
 #include "junit.h"
@@ -618,12 +619,8 @@ static int parse(int argc, char **argv, struct at *t, struct at_opts *o)
 static int make_logdir(struct at *t, const char *keep)
 {
 	if (keep) {
-		if (!lb_dir_arg_ok("--keep-logs", keep))
+		if (lb_owned_claim("--keep-logs", keep) < 0) /* a new or empty directory */
 			return LB_EINVAL;
-		if (mkdir(keep, 0755) < 0 && errno != EEXIST) {
-			lb_errorf("--keep-logs %s: %s", keep, strerror(errno));
-			return LB_EINVAL;
-		}
 		snprintf(t->logdir, sizeof(t->logdir), "%s", keep);
 		t->keep_logs = true;
 		return 0;
@@ -631,7 +628,7 @@ static int make_logdir(struct at *t, const char *keep)
 	const char *tmp = getenv("TMPDIR");
 	snprintf(t->logdir, sizeof(t->logdir), "%s/lockbench-adapter-test-XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(t->logdir)) {
+	if (lb_owned_mkdtemp(t->logdir) < 0) {
 		lb_errorf("cannot make a directory for the adapter's logs in %s: %s",
 			  tmp && *tmp ? tmp : "/tmp", strerror(errno));
 		return LB_ESYS;
@@ -708,7 +705,7 @@ int lb_cmd_adapter_test(int argc, char **argv)
 	if (start_servers(&t) < 0) {
 		stop_servers(&t);
 		if (!t.keep_logs)
-			lb_rmtree(t.logdir);
+			lb_owned_rmtree(t.logdir);
 		lb_errorf("%s: its servers could not start here (said above)", t.s->name);
 		return LB_EXIT_SKIPPED;
 	}
@@ -720,7 +717,7 @@ int lb_cmd_adapter_test(int argc, char **argv)
 	}
 	stop_servers(&t);
 	if (!t.keep_logs)
-		lb_rmtree(t.logdir);
+		lb_owned_rmtree(t.logdir);
 	if (lb_stop_requested())
 		return LB_EXIT_FAIL; /* main.c makes it 128 + the signal */
 	return finish(&t, &o);
