@@ -479,8 +479,14 @@ int lb_owned_fresh(const char *what, const char *dir)
 
 	if (rc == 0)
 		rc = make_parents(what, dir, true);
-	if (rc < 0 || lstat(dir, &st) < 0)
-		return rc < 0 ? rc : errno == ENOENT ? 0 : LB_ESYS;
+	if (rc < 0)
+		return rc;
+	if (lstat(dir, &st) < 0) { /* not there yet: fine; else said (a file on its way) */
+		if (errno == ENOENT)
+			return 0;
+		lb_errorf("%s '%s': cannot make it: %s", what, dir, strerror(errno));
+		return LB_ESYS;
+	}
 	if ((rc = is_directory(what, dir, &st)) < 0)
 		return rc;
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
