@@ -1027,6 +1027,31 @@ static int deck_run(FILE *d, FILE *fig, const char *dir, const struct lb_lesson_
 	return rc;
 }
 
+/* What a class sees of a lesson beside its runs: the question asked first,
+ * the speaker notes, why the fix works, and the code ("code": per language,
+ * [wrong, fix]; "breaks": the step where the marked line breaks). */
+static void deck_class(FILE *d, const struct lb_lesson *l)
+{
+	const char *const text[][2] = { { "question", l->question }, { "notes", l->notes },
+					{ "why", l->why }, { "breaks", l->breaks } };
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)
+		if (text[i][1]) {
+			fprintf(d, ",\"%s\":", text[i][0]);
+			json_str(d, text[i][1]);
+		}
+	if (!l->code[0][0])
+		return;
+	fprintf(d, ",\"code\":[");
+	for (int k = 0; k < LB_CODE_LANGS; k++) {
+		fprintf(d, "%s[", k ? "," : "");
+		json_str(d, l->code[k][0] ? l->code[k][0] : "");
+		fprintf(d, ",");
+		json_str(d, l->code[k][1] ? l->code[k][1] : "");
+		fprintf(d, "]");
+	}
+	fprintf(d, "]");
+}
+
 /* A lesson as JSON: its text, its runs (as run_json writes them, the data a
  * compare page steps through) and their figures. */
 static int deck_lesson(FILE *d, const char *root, const struct lb_lesson *l)
@@ -1046,6 +1071,7 @@ static int deck_lesson(FILE *d, const char *root, const struct lb_lesson *l)
 	json_str(d, l->watch);
 	fprintf(d, ",\"page\":");
 	json_str(d, l->page);
+	deck_class(d, l);
 	fprintf(d, ",\"runs\":[");
 	for (int i = 0; i < LB_LESSON_RUNS && l->runs[i].scenario && rc == 0; i++) {
 		snprintf(sub, sizeof(sub), "%.3000s/%.100s/%.200s", root, l->id, l->runs[i].dir);
@@ -1064,7 +1090,33 @@ static const char deck_css[] =
 	"#lessonbar{display:flex;gap:16px;align-items:center;margin:12px 0 4px;padding:6px 0;"
 	"border-top:3px solid #335}#lessonbar select{font-size:18px;max-width:40%}"
 	"#ltitle{font-size:24px;margin:4px 0}#lwatch{margin:2px 0 6px;font-size:18px}"
-	"#lfig{font-size:16px}#lfig th{background:#f2f2f2}";
+	"#lfig{font-size:16px}#lfig th{background:#f2f2f2}"
+	/* the classroom view (report.js): the lesson bar, the buttons, the step's
+	 * sentence and its run's chart on one screen; below it the code, why the
+	 * fix works, the lesson's text and (from its last step) the figures */
+	"body.classroom #lessonbar{margin:0;padding:4px 0;gap:10px}"
+	"body.classroom #lessonbar button,body.classroom #bar button{font-size:18px;padding:4px 12px}"
+	"body.classroom #bar{padding:4px 0;gap:10px}body.classroom #bar .keys{display:none}"
+	"body.classroom #now{font-size:20px;line-height:1.3;margin:4px 0}"
+	"body.classroom #tl{margin:4px 0}body.classroom.asking #who{display:none}"
+	"body.classroom #lfig,body.classroom #lfig+p{display:none}"
+	"body.classroom.revealed #lfig,body.classroom.revealed #lfig+p{display:table}"
+	"body.classroom #figs-note{color:#666}body.classroom.revealed #figs-note{display:none}"
+	"#code{margin:8px 0}#code .langs button{font-size:18px;padding:2px 12px;margin-right:6px}"
+	"#code .langs button.on{background:#335;color:#fff}"
+	"#code .cols{display:grid;grid-template-columns:1fr 1fr;gap:12px}"
+	"#code h3{font-size:18px;margin:6px 0 2px}#code pre{font-size:18px;line-height:1.35;"
+	"background:#f6f6f6;padding:6px 10px;margin:0;overflow-x:auto;white-space:pre-wrap}"
+	"#code pre span{display:block}#code pre span.breaks{border-left:4px solid transparent;"
+	"margin-left:-8px;padding-left:4px}"
+	"body.broken #code pre span.breaks{background:#ffd5cc;border-left-color:#cc3311}"
+	"#now .breakline{margin-top:4px;font-size:0.9em}#now .breakline code{background:#ffd5cc;"
+	"padding:0 6px;border-left:4px solid #cc3311}"
+	"#why{font-size:19px;border-left:4px solid #228833;padding:2px 12px}"
+	"#notes{display:none}body.present #notes{display:block;font-size:20px;background:#eef;"
+	"border:1px solid #99a;border-radius:6px;padding:6px 12px;margin:6px 0}"
+	"body.classroom.present #now,body.classroom.present #pin.pinned #now{font-size:26px}"
+	"body.classroom.present #tl{max-height:none}";
 
 int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesson *ls, int n,
 			const char *source)
@@ -1115,10 +1167,12 @@ int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesso
 		html_text(f, ls[k].title);
 		fprintf(f, "</option>");
 	}
-	fprintf(f, "</select><button id=\"lnext\">lesson &#9654;</button></div>\n"
-		   "<h2 id=\"ltitle\"></h2><p id=\"lwatch\"></p>\n");
+	fprintf(f, "</select><button id=\"lnext\">lesson &#9654;</button></div>\n");
 	stepper(f, true);
-	fprintf(f, "<h2>The runs' figures (summary.csv)</h2><table id=\"lfig\"></table>\n"
+	fprintf(f, "<div id=\"code\"></div><p id=\"why\"></p>\n"
+		   "<h2 id=\"ltitle\"></h2><p id=\"lwatch\"></p>\n"
+		   "<h2>The runs' figures (summary.csv)</h2><p id=\"figs-note\">Shown from the "
+		   "lesson's last step on: predict first.</p><table id=\"lfig\"></table>\n"
 		   "<p class=\"keys\">Read: <span id=\"lpage\"></span></p>\n");
 	fprintf(f, "<script type=\"application/json\" id=\"data\">%s</script>\n", data);
 	fprintf(f, "<script>\n%s</script>\n</body></html>\n", page_js);
