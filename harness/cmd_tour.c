@@ -6,11 +6,14 @@
  * every time; nothing is run, no server started); --live runs every lesson
  * afresh with the same scenarios, strategies and seed, then draws those.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "esc.h"
@@ -360,7 +363,7 @@ static const struct lb_lesson lessons[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: lockbench tour [--out DIR] [--live [--seed N]]\n\n"
+	fprintf(f, "usage: lockbench tour [--out DIR] [--live [--seed N]] [--pdf]\n\n"
 		   "Builds one report.html, a deck of the classic lessons in teaching order\n"
 		   "(docs/index.md, \"A lesson plan\"): each wrong recipe beside its fix under\n"
 		   "the same fault, then Redlock and failover; a contents list, a lesson\n"
@@ -376,7 +379,11 @@ static void usage(FILE *f)
 		   "  --live      run every lesson afresh (the same scenarios and strategies,\n"
 		   "              one after another, each on fresh servers) into DIR/LESSON/RUN,\n"
 		   "              then draw the deck from those runs\n"
-		   "  --seed N    the seed of every --live run (7, the reference runs' seed)\n\n"
+		   "  --seed N    the seed of every --live run (7, the reference runs' seed)\n"
+		   "  --pdf       also DIR/tour.pdf, printed by Chromium (headless): a title\n"
+		   "              page, the legend, a page per lesson (its question, its runs\n"
+		   "              whole, its code and why) and a one-page handout with the\n"
+		   "              glossary of docs/glossary.md\n\n"
 		   "Without --live nothing is run and no server is started: the deck is drawn\n"
 		   "from the reference runs shipped in docs/tour (the commit and command that\n"
 		   "made them are in docs/tour/SOURCE.md; `make tour-reference` makes them\n"
@@ -387,7 +394,7 @@ static void usage(FILE *f)
 		   "the source tree beside the binary, then PREFIX/share/lockbench/tour\n"
 		   "(make install).\n\n"
 		   "Exit status: 0 written, 1 a runtime failure (a run failed, DIR cannot be\n"
-		   "written), 2 usage error, 3 a --live run could not happen here, 4 a\n"
+		   "written, Chromium could not print), 2 usage error, 3 a --live run could not happen here, 4 a\n"
 		   "reference run is missing, unreadable, or disagrees with its own files.\n");
 }
 
@@ -439,6 +446,29 @@ static bool inside_reference(const char *out, const char *root)
 	return !strncmp(real_out, ref, n) && (real_out[n] == '\0' || real_out[n] == '/');
 }
 
+/* docs/glossary.md, the handout's glossary: in ./docs, the source tree beside
+ * the binary, then PREFIX/share/lockbench (make install); NULL when none. */
+static const char *glossary(char *out, size_t len)
+{
+	if (access("docs/glossary.md", R_OK) == 0) {
+		snprintf(out, len, "docs/glossary.md");
+		return out;
+	}
+	return lb_find_installed("docs/glossary.md", "share", out, len) ? out : NULL;
+}
+
+/* DIR/tour.pdf: the deck's report.html#print, printed. */
+static int print_deck(const char *out)
+{
+	char abs[PATH_MAX], page[PATH_MAX + 16];
+	if (!realpath(out, abs)) {
+		lb_errorf("tour: %s: %s", out, strerror(errno));
+		return LB_ESYS;
+	}
+	snprintf(page, sizeof(page), "%s/report.html", abs);
+	return lb_print_page(page, "#print", abs, "tour.pdf");
+}
+
 /* Every lesson's runs, afresh, into @base/LESSON/RUN. */
 static int run_live(const char *base, const char *seed)
 {
@@ -475,10 +505,12 @@ int lb_cmd_tour(int argc, char **argv)
 	static const struct option opts[] = { { "out", required_argument, NULL, 'o' },
 					      { "live", no_argument, NULL, 'l' },
 					      { "seed", required_argument, NULL, 's' },
+					      { "pdf", no_argument, NULL, 'p' },
 					      { "help", no_argument, NULL, 'h' },
 					      { NULL, 0, NULL, 0 } };
 	char out[PATH_MAX - 64] = "", root[PATH_MAX - 64], source[PATH_MAX + 128], seed[24] = "7";
-	bool live = false, seeded = false;
+	char gloss[PATH_MAX];
+	bool live = false, seeded = false, pdf = false;
 	int64_t v;
 	int c;
 
@@ -494,6 +526,8 @@ int lb_cmd_tour(int argc, char **argv)
 			snprintf(out, sizeof(out), "%.3900s", optarg);
 		} else if (c == 'l') {
 			live = true;
+		} else if (c == 'p') {
+			pdf = true;
 		} else if (c == 's' && optarg && lb_parse_i64(optarg, 0, INT64_MAX, &v)) {
 			snprintf(seed, sizeof(seed), "%lld", (long long)v);
 			seeded = true;
@@ -543,10 +577,17 @@ int lb_cmd_tour(int argc, char **argv)
 			 "(SOURCE.md there names the commit and command that made it): the same "
 			 "figures every time.", root);
 	}
-	int rc = lb_report_html_deck(out, root, lessons, N_LESSONS, source);
+	int rc = lb_report_html_deck(out, root, lessons, N_LESSONS, source,
+				     glossary(gloss, sizeof(gloss)));
 	if (rc < 0)
 		return rc == LB_EINVAL ? LB_EXIT_INPUT : LB_EXIT_FAIL;
 	lb_esc_fprintf(stdout, LB_LANG_TERM, "tour: %d lessons from %s\nin a browser: %s/report.html\n",
 		       N_LESSONS, root, out);
+	if (pdf) {
+		lb_stop_work_begin(); /* Ctrl-C stops the browser; the deck stands */
+		if ((rc = print_deck(out)) < 0)
+			return lb_stop_requested() ? 128 + lb_stop_signal() : LB_EXIT_FAIL;
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "printed: %s/tour.pdf\n", out);
+	}
 	return LB_EXIT_OK;
 }

@@ -121,10 +121,11 @@ struct lb_lesson {
 /* DIR/report.html: the deck of a tour, @n lessons in order, each drawn from
  * ROOT/ID/DIR of its runs, a contents list, a lesson picker and one
  * step-through that goes on to the next lesson past the last step; @source
- * says where the runs came from (text). Nothing is written when a run cannot
- * be read (the message names it). */
+ * says where the runs came from (text); @glossary, docs/glossary.md or NULL,
+ * gives the handout its glossary. Nothing is written when a run cannot be read
+ * (the message names it). */
 int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesson *ls, int n,
-			const char *source);
+			const char *source, const char *glossary);
 
 /* matrix.png and the matrix report (report_matrix.c). */
 int lb_report_matrix(const char *dir);

@@ -137,14 +137,15 @@ stack();
 // the classroom view: a unit a pixel (over the chart scale; presenter mode
 // 1.25 times larger), the lanes as tall as the screen leaves room for under
 // the step's sentence, from the lesson bar (presenter mode: the buttons) down
-function size(){var k=SC*(present?1.25:1),px=svg.getBoundingClientRect().width||W0;W=Math.round(px/k);
+function size(){var k=SC*(present?1.25:1),px=svg.getBoundingClientRect().width||W0,print=deck.whole!==undefined;W=print?1500:Math.round(px/k);
  // the names left of the lanes at 18 units and more: as wide as the widest
  L=L0;RS.forEach(function(r){if(r.redis&&r.redis.length>1)L=Math.max(L,textWidth('primary from 0.000 s',18)+24);});
  LANE=multi?38:56;NLANE=multi?26:34;stack();var lab=0,lanes=0;
  RS.forEach(function(r){if(r.hide)return;lab+=layout(r).h;lanes+=LANE*r.clients+(r.NL?NLANE*r.NL:0)+(r.redis&&r.redis.length?rlane(r)*r.redis.length:0);});
  var top=document.getElementById(present?'pin':'lessonbar').getBoundingClientRect().top;
  var room=(innerHeight-(svg.getBoundingClientRect().top-top)-8)/k-(H0+lab-lanes);
- var f=Math.max(30/LANE,Math.min(present?2:1.4,room/lanes));LANE*=f;NLANE=Math.max(24,NLANE*f);stack();}
+ if(print)room=760-(H0+lab-lanes);
+ var f=print?Math.max(1,Math.min(3,room/lanes)):Math.max(30/LANE,Math.min(present?2:1.4,room/lanes));LANE*=f;NLANE=Math.max(24,NLANE*f);stack();}
 function restartOf(r,n,a,b){var v=null;r.faults.forEach(function(f){if(v===null&&f[1]==='node-start'&&f[3]===n&&f[0]>=a&&f[0]<=b)v=f[0];});return v;}
 function holds(s){var v=[];for(var n=0;n<32;n++)if(s[6]>>n&1)v.push(n);return v;}
 // an imported history names its lanes: "2: worker-b"
@@ -321,7 +322,7 @@ function show(k){if(!items.length)return;i=Math.max(0,Math.min(items.length-1,k)
  history.replaceState(null,'','#'+(present?'present&':'')+(zoom&&!present?'zoom&':'')+'step='+(i+1));fit();}
 // in a deck: past the last step, the next lesson; before the first, the previous
 // one; only the lesson on screen answers (each lesson's keys listener stays)
-if(deck){var show0=show,me={n:0};deck.page=me;show=function(k){if(deck.page!==me)return;var first=!me.n++;
+if(deck){var show0=show,me={n:0,draw:function(){drawn='';show0(i);}};deck.page=me;show=function(k){if(deck.page!==me)return;var first=!me.n++;
  if(!first&&k===i+1&&i>=items.length-1)return deck.go(1,0);if(!first&&k===i-1&&i<=0)return deck.go(-1,1e6);
  show0(k);history.replaceState(null,'','#lesson='+(deck.k+1)+'&step='+(i+1));};}
 document.getElementById('next').onclick=function(){show(i+1);};
@@ -343,6 +344,7 @@ function axis(t){var w=zoom?win(t):[0,end];if(!(w[1]>w[0]))w=[0,end];var k=w.joi
 // lesson's figures shown from its last step on
 function classroom(t){var li=items[i],nx=items[i+1],ri=+li.dataset.run;focus=ri;
  var last=!nx||+nx.dataset.run!==ri;U=last&&li.className!=='question'?Infinity:t;
+ if(deck.whole!==undefined){focus=deck.whole;U=Infinity;} // printing: that run, whole
  document.body.classList.toggle('revealed',i===items.length-1);document.body.classList.toggle('asking',li.className==='question');
  var now=document.getElementById('now');now.innerHTML=li.innerHTML;
  if(deck&&deck.code)deck.code(li.className==='question'?'':li.textContent,ri);
@@ -421,5 +423,54 @@ function lbDeck(D){var LS=D.lessons,deck={k:0},pick=document.getElementById('pic
  pick.onchange=function(){open(+pick.value,0);};
  document.getElementById('lprev').onclick=function(){deck.go(-1,0);};
  document.getElementById('lnext').onclick=function(){deck.go(1,0);};
- window.addEventListener('hashchange',fromHash);fromHash();}
+ window.addEventListener('hashchange',fromHash);
+ var kp=document.querySelector('p.keys');kp.parentNode.insertBefore(legend(),kp);
+ if(/^#print/.test(location.hash))printDeck();else fromHash();
+ // lockbench tour --pdf: a title page, the legend, a page per lesson (its
+ // question, code and why) and one per run (drawn whole), then the handout
+ function page(cls,title){var sec=document.createElement('section');sec.className=cls;if(title){var h=document.createElement('h2');h.textContent=title;sec.appendChild(h);}
+  document.getElementById('slides').appendChild(sec);return sec;}
+ function para(sec,tag,txt,cls){var e=document.createElement(tag);e.textContent=txt;if(cls)e.className=cls;sec.appendChild(e);return e;}
+ function printDeck(){var box=document.createElement('div');box.id='slides';document.body.appendChild(box);document.body.classList.add('printing');
+  var t=page('title');para(t,'h1','lockbench tour');para(t,'p','Distributed locks: the classic mistakes, each beside its fix under the same fault, in teaching order.','sub');
+  var ol=document.createElement('ol');LS.forEach(function(L){para(ol,'li',L.title);});t.appendChild(ol);para(t,'p',D.source||'','src');
+  page('legend','How to read the timeline').appendChild(legend());
+  LS.forEach(function(L,n){open(n,0,true);var p=page('lesson',(n+1)+'. '+L.title);para(p,'p','Predict: '+L.question,'q');
+   LANGS.forEach(function(nm,k){lang=k;code(L);var c=document.getElementById('code').cloneNode(true);c.removeAttribute('id');c.className='code';
+    var lb=c.querySelector('.langs');if(lb)lb.parentNode.removeChild(lb);c.querySelectorAll('h3').forEach(function(h){h.textContent+=', '+nm;});p.appendChild(c);});lang=0;code(L);
+   para(p,'p','Why the fix works, and what it does not fix: '+(L.why||''),'why');
+   L.runs.forEach(function(r,ri){deck.whole=ri;deck.page.draw();var q=page('run',(n+1)+'. '+L.title+': '+r.label+' ('+(ri+1)+' of '+L.runs.length+')');
+    var g=document.getElementById('tl').cloneNode(true);g.removeAttribute('id');var cu=g.querySelector('#cursor');if(cu)cu.parentNode.removeChild(cu);
+    var cp=g.querySelector('clipPath');if(cp){cp.id='clip'+n+'-'+ri;g.querySelector('g[clip-path]').setAttribute('clip-path','url(#clip'+n+'-'+ri+')');}
+    q.appendChild(g);para(q,'p','Observed: '+(r.observed||'?')+'. '+(L.figs[ri]?'Sections '+L.figs[ri][2]+', overlaps '+L.figs[ri][3]+', foreign releases '+L.figs[ri][4]+', lost updates '+L.figs[ri][5]+' (this run, summary.csv).':''),'fig');});
+   deck.whole=undefined;});
+  var h=page('handout','lockbench: a handout');var cols=document.createElement('div');cols.className='cols';h.appendChild(cols);
+  var a=document.createElement('div');para(a,'h3','The lessons');var lo=document.createElement('ol');
+  LS.forEach(function(L){var li=para(lo,'li','');para(li,'b',L.title+'. ');li.appendChild(document.createTextNode(L.why||''));});a.appendChild(lo);cols.appendChild(a);
+  var b=document.createElement('div');para(b,'h3','Glossary');var dl=document.createElement('dl');
+  (D.glossary||[]).forEach(function(gt){para(dl,'dt',gt[0]);para(dl,'dd',gt[1].replace(/`/g,''));});b.appendChild(dl);cols.appendChild(b);
+  para(h,'p','Run it: make tour (the deck), lockbench tour --live (afresh), lockbench compare --scenario holder-pause --strategies set-nx-px,fenced.','src');}
+ // the timeline's marks, each drawn as on the chart, with what it means
+ function legend(){var NS='http://www.w3.org/2000/svg',g=document.createElementNS(NS,'svg'),rows=[
+  ['rect','#4477aa','inside its critical section'],['red','#cc3311','two or more clients inside at once'],
+  ['pale','#99bbdd','out of its section, still releasing'],['x','#000','its lease ran out while it was inside'],
+  ['dot','#aa0000','killed'],['tri','#ee7733','a release that deleted another client\u2019s lock (a foreign release)'],
+  ['ring','#cc3311','a stale read or write the fenced resource refused'],['sq','#222','a write aborted: the lock said its lease was gone'],
+  ['dash','#888','a fault (named above the lanes)'],['cur','#e0b000','the step shown'],
+  ['hatch','#228833','Redis holds the lock key, in its holder\u2019s colour; hatched: no TTL']];
+  g.setAttribute('viewBox','0 0 1100 '+(rows.length*40+10));g.setAttribute('class','legend');g.setAttribute('role','img');g.setAttribute('aria-label','legend');
+  function e(n,a){var x=document.createElementNS(NS,n);for(var k in a)x.setAttribute(k,a[k]);g.appendChild(x);return x;}
+  rows.forEach(function(r,k){var Y=k*40+25,c=r[1];
+   if(r[0]==='rect'||r[0]==='red')e('rect',{x:10,y:Y-9,width:60,height:18,fill:c});
+   if(r[0]==='pale')e('rect',{x:10,y:Y-4,width:60,height:8,fill:c});
+   if(r[0]==='x')e('path',{d:'M30 '+(Y-10)+'l20 20m0 -20l-20 20',stroke:c,'stroke-width':3.5});
+   if(r[0]==='dot')e('circle',{cx:40,cy:Y,r:11,fill:c});
+   if(r[0]==='tri')e('path',{d:'M29 '+(Y+10)+'l11 -20l11 20z',fill:c});
+   if(r[0]==='ring'){e('circle',{cx:40,cy:Y,r:10,fill:'#fff',stroke:c,'stroke-width':3});e('path',{d:'M33 '+(Y+7)+'l14 -14',stroke:c,'stroke-width':3});}
+   if(r[0]==='sq')e('rect',{x:31,y:Y-9,width:18,height:18,fill:'#fff',stroke:c,'stroke-width':2.5});
+   if(r[0]==='dash')e('line',{x1:40,x2:40,y1:Y-16,y2:Y+16,stroke:c,'stroke-dasharray':'6 5','stroke-width':2});
+   if(r[0]==='cur')e('line',{x1:40,x2:40,y1:Y-16,y2:Y+16,stroke:c,'stroke-width':5});
+   if(r[0]==='hatch'){e('rect',{x:10,y:Y-8,width:60,height:16,fill:c});for(var h=14;h<70;h+=8)e('line',{x1:h,x2:h+6,y1:Y+8,y2:Y-8,stroke:'#fff','stroke-width':2.5,'stroke-opacity':0.75});}
+   var tx=e('text',{x:90,y:Y+7,'font-size':20});tx.textContent=r[2];});
+  return g;}}
 (function(){var D=JSON.parse(document.getElementById('data').textContent);if(D.lessons)lbDeck(D);else lbPage(D);})();

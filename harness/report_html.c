@@ -1116,10 +1116,65 @@ static const char deck_css[] =
 	"#notes{display:none}body.present #notes{display:block;font-size:20px;background:#eef;"
 	"border:1px solid #99a;border-radius:6px;padding:6px 12px;margin:6px 0}"
 	"body.classroom.present #now,body.classroom.present #pin.pinned #now{font-size:26px}"
-	"body.classroom.present #tl{max-height:none}";
+	"body.classroom.present #tl{max-height:none}"
+	"svg.legend{max-width:760px;display:block;margin:6px 0}"
+	/* lockbench tour --pdf: the pages #print lays out (1600x1000 px each) */
+	"body.printing{margin:0}body.printing>*:not(#slides){display:none}"
+	"#slides section.title h1{font-size:64px;margin:120px 0 10px}#slides .sub{font-size:30px}"
+	"#slides section.title ol{font-size:24px;columns:2}#slides h2{font-size:32px;margin:0 0 8px}"
+	"#slides .src,#slides .fig{font-size:20px;color:#444}#slides .q{font-size:26px}"
+	"#slides .why{font-size:22px;border-left:4px solid #228833;padding-left:12px}"
+	"#slides section.legend svg{max-width:1300px;max-height:820px}"
+	"#slides .code .cols{display:grid;grid-template-columns:1fr 1fr;gap:16px}"
+	"#slides .code pre{font-size:17px;background:#f6f6f6;padding:6px 8px;margin:0;white-space:pre-wrap}"
+	"#slides .code h3{font-size:18px;margin:8px 0 2px}#slides .q{margin:0 0 4px}"
+	"#slides .code pre span{display:block}#slides .code pre span.breaks{background:#ffd5cc}"
+	"#slides section.run svg{max-height:800px}"
+	"#slides section.handout{font-size:15px;line-height:1.3}#slides .handout .cols{display:grid;"
+	"grid-template-columns:1fr 1.7fr;gap:28px}#slides .handout h3{font-size:20px;margin:4px 0}"
+	"#slides .handout dl{columns:2;column-gap:24px;margin:0}#slides .handout dt{font-weight:bold;"
+	"break-after:avoid}#slides .handout dd{margin:0 0 5px 12px;break-inside:avoid}"
+	"#slides .handout li{margin:0 0 4px}";
+
+/* The handout's glossary: the "- **term**: definition" lines of the "##
+ * Glossary" section of @path (docs/glossary.md), as "glossary":[[term,
+ * definition],...] after the lessons; none when @path is NULL or unreadable
+ * (said: the deck is drawn without it). Text, never markup: the page sets it
+ * as text. */
+static void deck_glossary(FILE *d, const char *path)
+{
+	char line[2048];
+	int rc, n = 0;
+	const char *kind;
+	bool in = false;
+	FILE *f = path ? lb_open_regular(path, &rc, &kind) : NULL;
+
+	if (path && !f)
+		lb_errorf("tour: %s: %s: the handout has no glossary", path, kind ? kind : strerror(errno));
+	fprintf(d, ",\"glossary\":[");
+	while (f && fgets(line, sizeof(line), f) && n < 64) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strncmp(line, "## ", 3)) {
+			in = !strcmp(line, "## Glossary");
+			continue;
+		}
+		char *end = in && !strncmp(line, "- **", 4) ? strstr(line + 4, "**: ") : NULL;
+		if (!end)
+			continue;
+		*end = '\0';
+		fprintf(d, "%s[", n++ ? "," : "");
+		json_str(d, line + 4);
+		fprintf(d, ",");
+		json_str(d, end + 4);
+		fprintf(d, "]");
+	}
+	fprintf(d, "]");
+	if (f)
+		fclose(f);
+}
 
 int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesson *ls, int n,
-			const char *source)
+			const char *source, const char *glossary)
 {
 	struct lb_outfile out;
 	char *data = NULL;
@@ -1135,7 +1190,11 @@ int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesso
 		fprintf(d, "%s", k ? ",\n" : "");
 		rc = deck_lesson(d, root, &ls[k]);
 	}
-	fprintf(d, "]}");
+	fprintf(d, "]");
+	deck_glossary(d, glossary);
+	fprintf(d, ",\"source\":");
+	json_str(d, source);
+	fprintf(d, "}");
 	fclose(d);
 	story_max = 1000;
 	if (rc < 0) { /* a run missing, unreadable or disagreeing: an input's fault */

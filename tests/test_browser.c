@@ -487,6 +487,63 @@ Test(browser, presenter_mode_enlarges_the_classroom_chart, .init = mktmp)
 	printf("screenshot: %s\n", shot);
 }
 
+/* The text of page @first to @last of @pdf (pdftotext), into @buf. */
+static const char *pdf_text(const char *pdf, int first, int last, char *buf, size_t len)
+{
+	char cmd[PATH_MAX * 2];
+	/* runs: pdftotext (poppler-utils) */
+	snprintf(cmd, sizeof(cmd), "pdftotext -f %d -l %d '%s' - 2>&1", first, last, pdf);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(buf, 1, len - 1, p);
+	buf[n] = '\0';
+	cr_assert_eq(pclose(p), 0, "%s: %s", cmd, buf);
+	return buf;
+}
+
+/* lockbench tour --pdf: DIR/tour.pdf, printed by Chromium: a title page, the
+ * legend, a page per lesson (its question, its code in the three languages,
+ * why) and one per run (9 lessons, 21 runs), then the handout with the
+ * glossary read from docs/glossary.md; its first page rendered (pdftoppm) is
+ * not blank, and no browser or profile is left. */
+Test(browser, the_tour_prints_a_deck_and_a_handout, .init = mktmp)
+{
+	char dir[PATH_MAX], pdf[PATH_MAX + 16], cmd[PATH_MAX * 3], buf[1 << 14];
+	snprintf(dir, sizeof(dir), "%s/tour", tmpdir);
+	const char *args[] = { "tour", "--pdf", "--out", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
+	snprintf(pdf, sizeof(pdf), "%s/tour.pdf", dir);
+	cr_assert(strstr(fx_slurp(tmpdir, "output"), "tour.pdf"), "%s", fx_slurp(tmpdir, "output"));
+	/* runs: pdfinfo (poppler-utils) */
+	snprintf(cmd, sizeof(cmd), "pdfinfo '%s' | grep '^Pages:'", pdf);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p && fgets(buf, sizeof(buf), p), "%s", cmd);
+	pclose(p);
+	cr_assert_eq(atoi(buf + 6), 2 + 9 + 21 + 1, "pages: %s", buf);
+	cr_assert(strstr(pdf_text(pdf, 1, 1, buf, sizeof(buf)), "lockbench tour") &&
+		  strstr(buf, "9. Failover"), "the title page: %s", buf);
+	cr_assert(strstr(pdf_text(pdf, 2, 2, buf, sizeof(buf)), "How to read the timeline") &&
+		  strstr(buf, "foreign release"), "the legend: %s", buf);
+	cr_assert(strstr(pdf_text(pdf, 3, 3, buf, sizeof(buf)), "Predict:") &&
+		  strstr(buf, "redis-py") && strstr(buf, "node-redis") && strstr(buf, "Why the fix"),
+		  "lesson 1's page: %s", buf);
+	cr_assert(strstr(pdf_text(pdf, 33, 33, buf, sizeof(buf)), "Glossary") &&
+		  strstr(buf, "fencing token") && strstr(buf, "oracle") && strstr(buf, "lease"),
+		  "the handout's glossary: %s", buf);
+	/* runs: pdftoppm (poppler-utils) */
+	snprintf(cmd, sizeof(cmd), "pdftoppm -r 40 -png -f 1 -l 1 '%s' '%s/page'", pdf, tmpdir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	snprintf(cmd, sizeof(cmd), "%s/page-01.png", tmpdir);
+	struct stat st;
+	cr_assert(stat(cmd, &st) == 0 && st.st_size > 3000, "page 1 rendered blank: %s", cmd);
+	snprintf(cmd, sizeof(cmd), "ls -A '%s'", dir);
+	p = popen(cmd, "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, p);
+	buf[n] = '\0';
+	pclose(p);
+	cr_assert_null(strstr(buf, ".profile"), "the browser's profile was left: %s", buf);
+}
+
 /* crash-before-expire with setnx (no TTL at all): the holder is killed
  * inside; the lane "Redis holds" is drawn under the clients, with the dead
  * client's key marked "no TTL", and at the last step the box says what
