@@ -591,7 +591,8 @@ static void check_json(struct ctx *c, const char *dir)
 	 * lost_leases were releases, and its summary.json says so */
 	char *ll = want && !lb_summary_get(c->s, "leases_lapsed") ? strstr(want, "\"lost_leases\": {") : NULL;
 	char *unit = ll ? strstr(ll, "\"unit\": \"sections\"}") : NULL;
-	if (unit && unit < strchr(ll, '\n'))
+	const char *nl = ll ? strchr(ll, '\n') : NULL;
+	if (unit && (!nl || unit < nl))
 		memcpy(unit + 9, "releases", 8);
 	const char *w = want;
 	while (w && *w && !bad) {
