@@ -244,6 +244,7 @@ install: $(BIN) $(SHIM) $(MAN) $(NULLAD)
 	cp -R docs/. $(SHARE)/doc/lockbench/docs
 	rm -rf $(SHARE)/lockbench/tour
 	cp -R docs/tour $(SHARE)/lockbench/tour
+	install -m 644 docs/glossary.md $(SHARE)/lockbench/glossary.md
 
 clean:
 	rm -rf build

@@ -128,8 +128,7 @@ static void file_url(char *url, size_t len, const char *path, const char *fragme
  * name is replaced, never followed. */
 static int slides(const char *dir)
 {
-	char abs[PATH_MAX], out[PATH_MAX + 16], url[PATH_MAX + 32], pdf[PATH_MAX + 32],
-		profile[PATH_MAX + 32], log[PATH_MAX + 32];
+	char abs[PATH_MAX], out[PATH_MAX + 16];
 
 	if (!realpath(dir, abs)) {
 		lb_errorf("%s: %s", dir, strerror(errno));
@@ -158,16 +157,23 @@ static int slides(const char *dir)
 	}
 	char abs_page[PATH_MAX + 16];
 	snprintf(abs_page, sizeof(abs_page), "%s/report.html", abs);
-	file_url(url, sizeof(url), abs_page, "#slides");
+	return lb_print_page(abs_page, "#slides", out, "slides.pdf");
+}
+
+int lb_print_page(const char *page, const char *fragment, const char *out, const char *name)
+{
+	char url[PATH_MAX + 32], pdf[PATH_MAX + 32], profile[PATH_MAX + 32], log[PATH_MAX + 32];
+
+	file_url(url, sizeof(url), page, fragment);
 	snprintf(profile, sizeof(profile), "%s/.profile-XXXXXX", out);
 	if (lb_owned_mkdtemp(profile) < 0) {
 		lb_errorf("cannot create %s: %s", profile, strerror(errno));
 		return LB_ESYS;
 	}
 	char tmp_pdf[PATH_MAX + 64], tmp_log[PATH_MAX + 64];
-	snprintf(tmp_pdf, sizeof(tmp_pdf), "%s/slides.pdf", profile);
+	snprintf(tmp_pdf, sizeof(tmp_pdf), "%s/%s", profile, name);
 	snprintf(tmp_log, sizeof(tmp_log), "%s/chromium.log", profile);
-	snprintf(pdf, sizeof(pdf), "%s/slides.pdf", out);
+	snprintf(pdf, sizeof(pdf), "%s/%s", out, name);
 	snprintf(log, sizeof(log), "%s/chromium.log", out);
 	int rc = print_pdf(url, tmp_pdf, profile, tmp_log, pdf, log);
 	if (rename(tmp_log, log) < 0 && rc == 0)

@@ -37,6 +37,12 @@ int lb_cmd_tour(int argc, char **argv);
  * its arguments to. */
 int lb_check_history(int argc, char **argv);
 
+/* Chromium (headless) prints the page @page (an absolute path) opened at
+ * @fragment ("#slides") into @out/@name (cmd_report.c), written whole or not
+ * at all; its log is @out/chromium.log. A browser that is missing, fails or
+ * takes over 120 s is said. */
+int lb_print_page(const char *page, const char *fragment, const char *out, const char *name);
+
 struct lb_run_cfg;
 struct lb_run_result;
 struct lb_gate;

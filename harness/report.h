@@ -109,17 +109,27 @@ struct lb_lesson_run {
 };
 #define LB_LESSON_RUNS 4
 #define LB_DECK_STORY 8 /* a lesson tells each run's first 8 incidents, then how many more */
+/* The code of a lesson (its wrong recipe, then its fix) as Redis commands,
+ * redis-py and node-redis: lines; a line that begins with '>' is where the
+ * wrong recipe breaks, marked on the step whose text holds @breaks. */
+enum { LB_CODE_CMDS, LB_CODE_PY, LB_CODE_NODE, LB_CODE_LANGS };
 struct lb_lesson {
 	const char *id, *title, *watch, *page; /* page: the pitfall page to read */
 	struct lb_lesson_run runs[LB_LESSON_RUNS]; /* up to the first without a scenario */
+	const char *question; /* asked before anything is drawn */
+	const char *notes;    /* speaker notes: where to point (no figure: the table has them) */
+	const char *why;      /* why the fix works, and what it still does not fix */
+	const char *breaks;   /* the step of the first run where the marked line breaks */
+	const char *code[LB_CODE_LANGS][2]; /* [language][0 wrong, 1 fix] */
 };
 /* DIR/report.html: the deck of a tour, @n lessons in order, each drawn from
  * ROOT/ID/DIR of its runs, a contents list, a lesson picker and one
  * step-through that goes on to the next lesson past the last step; @source
- * says where the runs came from (text). Nothing is written when a run cannot
- * be read (the message names it). */
+ * says where the runs came from (text); @glossary, docs/glossary.md or NULL,
+ * gives the handout its glossary. Nothing is written when a run cannot be read
+ * (the message names it). */
 int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesson *ls, int n,
-			const char *source);
+			const char *source, const char *glossary);
 
 /* matrix.png and the matrix report (report_matrix.c). */
 int lb_report_matrix(const char *dir);

@@ -1041,6 +1041,31 @@ static int deck_run(FILE *d, FILE *fig, const char *dir, const struct lb_lesson_
 	return rc;
 }
 
+/* What a class sees of a lesson beside its runs: the question asked first,
+ * the speaker notes, why the fix works, and the code ("code": per language,
+ * [wrong, fix]; "breaks": the step where the marked line breaks). */
+static void deck_class(FILE *d, const struct lb_lesson *l)
+{
+	const char *const text[][2] = { { "question", l->question }, { "notes", l->notes },
+					{ "why", l->why }, { "breaks", l->breaks } };
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)
+		if (text[i][1]) {
+			fprintf(d, ",\"%s\":", text[i][0]);
+			json_str(d, text[i][1]);
+		}
+	if (!l->code[0][0])
+		return;
+	fprintf(d, ",\"code\":[");
+	for (int k = 0; k < LB_CODE_LANGS; k++) {
+		fprintf(d, "%s[", k ? "," : "");
+		json_str(d, l->code[k][0] ? l->code[k][0] : "");
+		fprintf(d, ",");
+		json_str(d, l->code[k][1] ? l->code[k][1] : "");
+		fprintf(d, "]");
+	}
+	fprintf(d, "]");
+}
+
 /* A lesson as JSON: its text, its runs (as run_json writes them, the data a
  * compare page steps through) and their figures. */
 static int deck_lesson(FILE *d, const char *root, const struct lb_lesson *l)
@@ -1060,6 +1085,7 @@ static int deck_lesson(FILE *d, const char *root, const struct lb_lesson *l)
 	json_str(d, l->watch);
 	fprintf(d, ",\"page\":");
 	json_str(d, l->page);
+	deck_class(d, l);
 	fprintf(d, ",\"runs\":[");
 	for (int i = 0; i < LB_LESSON_RUNS && l->runs[i].scenario && rc == 0; i++) {
 		snprintf(sub, sizeof(sub), "%.3000s/%.100s/%.200s", root, l->id, l->runs[i].dir);
@@ -1078,10 +1104,91 @@ static const char deck_css[] =
 	"#lessonbar{display:flex;gap:16px;align-items:center;margin:12px 0 4px;padding:6px 0;"
 	"border-top:3px solid #335}#lessonbar select{font-size:18px;max-width:40%}"
 	"#ltitle{font-size:24px;margin:4px 0}#lwatch{margin:2px 0 6px;font-size:18px}"
-	"#lfig{font-size:16px}#lfig th{background:#f2f2f2}";
+	"#lfig{font-size:16px}#lfig th{background:#f2f2f2}"
+	/* the classroom view (report.js): the lesson bar, the buttons, the step's
+	 * sentence and its run's chart on one screen; below it the code, why the
+	 * fix works, the lesson's text and (from its last step) the figures */
+	"body.classroom #lessonbar{margin:0;padding:4px 0;gap:10px}"
+	"body.classroom #lessonbar button,body.classroom #bar button{font-size:18px;padding:4px 12px}"
+	"body.classroom #bar{padding:4px 0;gap:10px}body.classroom #bar .keys{display:none}"
+	"body.classroom #now{font-size:20px;line-height:1.3;margin:4px 0}"
+	"body.classroom #tl{margin:4px 0}body.classroom.asking #who{display:none}"
+	"body.classroom #lfig,body.classroom #lfig+p{display:none}"
+	"body.classroom.revealed #lfig,body.classroom.revealed #lfig+p{display:table}"
+	"body.classroom #figs-note{color:#666}body.classroom.revealed #figs-note{display:none}"
+	"#code{margin:8px 0}#code .langs button{font-size:18px;padding:2px 12px;margin-right:6px}"
+	"#code .langs button.on{background:#335;color:#fff}"
+	"#code .cols{display:grid;grid-template-columns:1fr 1fr;gap:12px}"
+	"#code h3{font-size:18px;margin:6px 0 2px}#code pre{font-size:18px;line-height:1.35;"
+	"background:#f6f6f6;padding:6px 10px;margin:0;overflow-x:auto;white-space:pre-wrap}"
+	"#code pre span{display:block}#code pre span.breaks{border-left:4px solid transparent;"
+	"margin-left:-8px;padding-left:4px}"
+	"body.broken #code pre span.breaks{background:#ffd5cc;border-left-color:#cc3311}"
+	"#now .breakline{margin-top:4px;font-size:0.9em}#now .breakline code{background:#ffd5cc;"
+	"padding:0 6px;border-left:4px solid #cc3311}"
+	"#why{font-size:19px;border-left:4px solid #228833;padding:2px 12px}"
+	"#notes{display:none}body.present #notes{display:block;font-size:20px;background:#eef;"
+	"border:1px solid #99a;border-radius:6px;padding:6px 12px;margin:6px 0}"
+	"body.classroom.present #now,body.classroom.present #pin.pinned #now{font-size:26px}"
+	"body.classroom.present #tl{max-height:none}"
+	"svg.legend{max-width:760px;display:block;margin:6px 0}"
+	/* lockbench tour --pdf: the pages #print lays out (1600x1000 px each) */
+	"body.printing{margin:0}body.printing>*:not(#slides){display:none}"
+	"#slides section.title h1{font-size:64px;margin:120px 0 10px}#slides .sub{font-size:30px}"
+	"#slides section.title ol{font-size:24px;columns:2}#slides h2{font-size:32px;margin:0 0 8px}"
+	"#slides .src,#slides .fig{font-size:20px;color:#444}#slides .q{font-size:26px}"
+	"#slides .why{font-size:22px;border-left:4px solid #228833;padding-left:12px}"
+	"#slides section.legend svg{max-width:1300px;max-height:820px}"
+	"#slides .code .cols{display:grid;grid-template-columns:1fr 1fr;gap:16px}"
+	"#slides .code pre{font-size:17px;background:#f6f6f6;padding:6px 8px;margin:0;white-space:pre-wrap}"
+	"#slides .code h3{font-size:18px;margin:8px 0 2px}#slides .q{margin:0 0 4px}"
+	"#slides .code pre span{display:block}#slides .code pre span.breaks{background:#ffd5cc}"
+	"#slides section.run svg{max-height:800px}"
+	"#slides section.handout{font-size:15px;line-height:1.3}#slides .handout .cols{display:grid;"
+	"grid-template-columns:1fr 1.7fr;gap:28px}#slides .handout h3{font-size:20px;margin:4px 0}"
+	"#slides .handout dl{columns:2;column-gap:24px;margin:0}#slides .handout dt{font-weight:bold;"
+	"break-after:avoid}#slides .handout dd{margin:0 0 5px 12px;break-inside:avoid}"
+	"#slides .handout li{margin:0 0 4px}";
+
+/* The handout's glossary: the "- **term**: definition" lines of the "##
+ * Glossary" section of @path (docs/glossary.md), as "glossary":[[term,
+ * definition],...] after the lessons; none when @path is NULL or unreadable
+ * (said: the deck is drawn without it). Text, never markup: the page sets it
+ * as text. */
+static void deck_glossary(FILE *d, const char *path)
+{
+	char line[2048];
+	int rc, n = 0;
+	const char *kind;
+	bool in = false;
+	FILE *f = path ? lb_open_regular(path, &rc, &kind) : NULL;
+
+	if (path && !f)
+		lb_errorf("tour: %s: %s: the handout has no glossary", path, kind ? kind : strerror(errno));
+	fprintf(d, ",\"glossary\":[");
+	while (f && fgets(line, sizeof(line), f) && n < 64) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strncmp(line, "## ", 3)) {
+			in = !strcmp(line, "## Glossary");
+			continue;
+		}
+		char *end = in && !strncmp(line, "- **", 4) ? strstr(line + 4, "**: ") : NULL;
+		if (!end)
+			continue;
+		*end = '\0';
+		fprintf(d, "%s[", n++ ? "," : "");
+		json_str(d, line + 4);
+		fprintf(d, ",");
+		json_str(d, end + 4);
+		fprintf(d, "]");
+	}
+	fprintf(d, "]");
+	if (f)
+		fclose(f);
+}
 
 int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesson *ls, int n,
-			const char *source)
+			const char *source, const char *glossary)
 {
 	struct lb_outfile out;
 	char *data = NULL;
@@ -1097,7 +1204,11 @@ int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesso
 		fprintf(d, "%s", k ? ",\n" : "");
 		rc = deck_lesson(d, root, &ls[k]);
 	}
-	fprintf(d, "]}");
+	fprintf(d, "]");
+	deck_glossary(d, glossary);
+	fprintf(d, ",\"source\":");
+	json_str(d, source);
+	fprintf(d, "}");
 	fclose(d);
 	story_max = 1000;
 	if (rc < 0) { /* a run missing, unreadable or disagreeing: an input's fault */
@@ -1129,10 +1240,12 @@ int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesso
 		html_text(f, ls[k].title);
 		fprintf(f, "</option>");
 	}
-	fprintf(f, "</select><button id=\"lnext\">lesson &#9654;</button></div>\n"
-		   "<h2 id=\"ltitle\"></h2><p id=\"lwatch\"></p>\n");
+	fprintf(f, "</select><button id=\"lnext\">lesson &#9654;</button></div>\n");
 	stepper(f, true);
-	fprintf(f, "<h2>The runs' figures (summary.csv)</h2><table id=\"lfig\"></table>\n"
+	fprintf(f, "<div id=\"code\"></div><p id=\"why\"></p>\n"
+		   "<h2 id=\"ltitle\"></h2><p id=\"lwatch\"></p>\n"
+		   "<h2>The runs' figures (summary.csv)</h2><p id=\"figs-note\">Shown from the "
+		   "lesson's last step on: predict first.</p><table id=\"lfig\"></table>\n"
 		   "<p class=\"keys\">Read: <span id=\"lpage\"></span></p>\n");
 	fprintf(f, "<script type=\"application/json\" id=\"data\">%s</script>\n", data);
 	fprintf(f, "<script>\n%s</script>\n</body></html>\n", page_js);

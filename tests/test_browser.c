@@ -323,7 +323,8 @@ Test(browser, a_compare_shows_what_fencing_refused, .init = mktmp)
  * follow. Drawn from the shipped runs: no server is started. */
 Test(browser, a_tour_steps_on_to_the_next_lesson, .init = mktmp)
 {
-	char dir[PATH_MAX], shot[PATH_MAX], s[8192], last[64];
+	char dir[PATH_MAX], shot[PATH_MAX], last[64];
+	static char s[1 << 16];
 	snprintf(dir, sizeof(dir), "%s/tour", tmpdir);
 	const char *args[] = { "tour", "--out", dir, NULL };
 	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
@@ -340,15 +341,20 @@ Test(browser, a_tour_steps_on_to_the_next_lesson, .init = mktmp)
 	cr_assert_eq(sscanf(pos, "\"pos\": \"step %d of %d", &at, &of), 2, "%s", s);
 	cr_assert(at == of && of > 1, "the address's step 999 opens the last step:\n%s", s);
 	snprintf(last, sizeof(last), "\"pos\": \"step %d of %d\"", of, of);
-	cr_assert(strstr(s, "\"blocks\": [\n    \"setnx-then-expire\",\n    \"setnx-expire-as-written\",\n"
-		  "    \"setnx-expire\",\n    \"set-nx-px\"\n   ]"), "lesson 3's runs:\n%s", s);
+	/* one run at a time (the classroom view): the last step is set-nx-px's,
+	 * and the steps tell lesson 3's runs one after the other, in order */
+	cr_assert(strstr(s, "\"blocks\": [\n    \"set-nx-px\"\n   ]"), "lesson 3's last run:\n%s", s);
+	const char *r1 = strstr(s, "| setnx-then-expire"), *r2 = strstr(s, "| setnx-expire-as-written"),
+		   *r3 = strstr(s, "| setnx-expire0"), *r4 = strstr(s, "| set-nx-px");
+	cr_assert(r1 && r2 && r3 && r4 && r1 < r2 && r2 < r3 && r3 < r4, "lesson 3's runs in order:\n%s", s);
 	state(out, 1, s, sizeof(s));
 	cr_assert(strstr(s, "\"lesson\": \"lesson 4 of 9\"") && strstr(s, "\"pos\": \"step 1 of ") &&
 		  strstr(s, "\"ltitle\": \"4. The holder pauses past its TTL\"") &&
 		  strstr(s, "\"hash\": \"#lesson=4&step=1\""),
 		  "next, past the last step, opens the next lesson at its first step:\n%s", s);
-	cr_assert(strstr(s, "\"blocks\": [\n    \"set-nx-px\",\n    \"token-lua\",\n    \"fenced\"\n   ]"),
-		  "lesson 4's runs:\n%s", s);
+	cr_assert(strstr(s, "\"blocks\": [\n    \"set-nx-px\"\n   ]") &&
+		  strstr(s, "\"current\": \"Predict: "), "lesson 4 opens with its question, on "
+		  "set-nx-px's lanes:\n%s", s);
 	state(out, 2, s, sizeof(s));
 	cr_assert(strstr(s, "\"lesson\": \"lesson 3 of 9\"") && strstr(s, last),
 		  "previous, before the first step, goes back to the last step of lesson 3:\n%s", s);
@@ -357,6 +363,185 @@ Test(browser, a_tour_steps_on_to_the_next_lesson, .init = mktmp)
 		  "%s", s);
 	fragment = "";
 	printf("screenshot: %s\n", shot);
+}
+
+/* The words of one brief state (LOCKBENCH_DRIVE_BRIEF): "key=value ...". */
+static const char *word(const char *line, const char *key, char *buf, size_t len)
+{
+	char k[64];
+	snprintf(k, sizeof(k), " %s=", key);
+	const char *p = strstr(line, k);
+	if (!p && !strncmp(line, k + 1, strlen(k + 1)))
+		p = line - 1;
+	cr_assert_not_null(p, "no %s in: %s", key, line);
+	p += strlen(k);
+	size_t n = strcspn(p, " \"");
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
+	return buf;
+}
+
+/* The brief states of @out, one line each, into @lines (at most @max). */
+static int brief_states(char *out, const char **lines, int max)
+{
+	int n = 0;
+	for (char *p = out; n < max && (p = strstr(p, "\"line\": \"")); n++) {
+		p += 9;
+		lines[n] = p;
+		char *e = strchr(p, '"');
+		cr_assert_not_null(e);
+		*e = '\0';
+		p = e + 1;
+	}
+	return n;
+}
+
+/* The classroom view of lockbench tour at a projector's 1024x768, a
+ * laptop's 1366x768 and 1920x1080, every step of every lesson stepped
+ * through with the keyboard: the step's sentence, the cursor (the step's
+ * mark) and the whole chart of the run it concerns inside the viewport; no
+ * text of the chart under 18 px and no mark under 18 px on screen; nothing
+ * drawn right of the cursor but at a run's last step (predict, then reveal);
+ * each lesson opens with its question, shows its code, and marks the line that
+ * breaks at one of its steps. Before, at 1024x768 lesson 4's fenced step was
+ * drawn at y = 784, under a 768 px window, and every run was drawn whole
+ * from step 1. */
+Test(browser, the_classroom_view_keeps_every_step_in_view, .init = mktmp)
+{
+	enum { KEYS = 115, MAXS = KEYS + 1 };
+	static const char *const sizes[] = { "1024x768", "1366x768", "1920x1080" };
+	char dir[PATH_MAX], shot[PATH_MAX], keys[KEYS * 2 + 1] = "", v[64], l[64];
+	const char *lines[MAXS];
+	snprintf(dir, sizeof(dir), "%s/tour", tmpdir);
+	const char *args[] = { "tour", "--out", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
+	for (int k = 0; k < KEYS; k++)
+		strcat(keys, k ? ",n" : "n");
+	setenv("LOCKBENCH_DRIVE_BRIEF", "1", 1);
+	setenv("LOCKBENCH_DRIVE_TIMEOUT", "150", 1);
+	fragment = "#lesson=1&step=1";
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		snprintf(shot, sizeof(shot), "%s/classroom-%s.png", tmpdir, sizes[z]);
+		char *out = drive_page(dir, "report.html", keys, shot, sizes[z]);
+		int n = brief_states(out, lines, MAXS), questions = 0, broken[10] = { 0 }, lesson = 0;
+		cr_assert_eq(n, MAXS, "%d states at %s", n, sizes[z]);
+		for (int i = 0; i < n; i++) {
+			const char *s = lines[i];
+			cr_assert(strstr(s, " now=1 ") && strstr(s, " cursor=1 ") && strstr(s, " chart=1 "),
+				  "at %s the step, its mark and its run's chart must be in the viewport: %s",
+				  sizes[z], s);
+			cr_assert_geq(atof(word(s, "font", v, sizeof(v))), 17.95, "text under 18 px at %s: %s",
+				      sizes[z], s);
+			word(s, "mark", v, sizeof(v));
+			cr_assert(!strcmp(v, "-") || atof(v) >= 18, "a mark under 18 px at %s: %s", sizes[z], s);
+			cr_assert(!strcmp(word(s, "future", v, sizeof(v)), "0") ||
+				  !strcmp(word(s, "last", l, sizeof(l)), "1"),
+				  "drawn after the step (not its run's last) at %s: %s", sizes[z], s);
+			cr_assert_gt(atoi(word(s, "code", v, sizeof(v))), 2, "no code at %s: %s", sizes[z], s);
+			sscanf(word(s, "lesson", v, sizeof(v)), "lesson_%d", &lesson);
+			cr_assert(lesson >= 1 && lesson <= 9, "%s", s);
+			questions += strstr(s, "pos=step_1_of_") && strstr(s, " kind=question ");
+			broken[lesson] |= strstr(s, " broken=1 ") != NULL;
+		}
+		cr_assert_eq(lesson, 9, "the steps must reach the last lesson at %s", sizes[z]);
+		cr_assert_eq(questions, 9, "each lesson must open with its question (%d did)", questions);
+		for (int k = 1; k <= 9; k++)
+			cr_assert(broken[k], "lesson %d never marks the line that breaks", k);
+		printf("screenshot: %s\n", shot);
+	}
+	unsetenv("LOCKBENCH_DRIVE_BRIEF");
+	unsetenv("LOCKBENCH_DRIVE_TIMEOUT");
+	fragment = "";
+}
+
+/* Presenter mode in the classroom view enlarges the chart, not only the
+ * sentence: at 1024x768 the chart keeps the full width, its text grows past
+ * 18 px (22.5: 1.25 times), the chart gets taller, everything of the step
+ * stays in view, and the lesson plan's cues show as speaker notes under it.
+ * Before, the sentence grew to 34 px while the chart shrank to 55% of the
+ * height with 7-9 px labels. */
+Test(browser, presenter_mode_enlarges_the_classroom_chart, .init = mktmp)
+{
+	char dir[PATH_MAX], shot[PATH_MAX], v[64], out[1 << 14];
+	const char *lines[4];
+	int w0, h0, w1, h1;
+	snprintf(dir, sizeof(dir), "%s/tour", tmpdir);
+	const char *args[] = { "tour", "--out", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
+	setenv("LOCKBENCH_DRIVE_BRIEF", "1", 1);
+	fragment = "#lesson=4&step=5";
+	snprintf(shot, sizeof(shot), "%s/presenter.png", tmpdir);
+	snprintf(out, sizeof(out), "%s", drive_page(dir, "report.html", "f", shot, "1024x768"));
+	unsetenv("LOCKBENCH_DRIVE_BRIEF");
+	fragment = "";
+	cr_assert_eq(brief_states(out, lines, 4), 2, "%s", out);
+	cr_assert(strstr(lines[0], " present=0") && strstr(lines[1], " present=1"), "%s", out);
+	cr_assert_eq(sscanf(word(lines[0], "svg", v, sizeof(v)), "%dx%d", &w0, &h0), 2);
+	cr_assert_eq(sscanf(word(lines[1], "svg", v, sizeof(v)), "%dx%d", &w1, &h1), 2);
+	cr_assert_geq(w1, 1024 * 9 / 10, "the chart must keep the width: %s", lines[1]);
+	cr_assert_gt(h1, h0, "the chart must grow: %s / %s", lines[0], lines[1]);
+	cr_assert_geq(atof(word(lines[1], "font", v, sizeof(v))), 22, "%s", lines[1]);
+	cr_assert(strstr(lines[1], " now=1 ") && strstr(lines[1], " cursor=1 ") &&
+		  strstr(lines[1], " chart=1 "), "%s", lines[1]);
+	cr_assert_gt(atoi(word(lines[1], "notes", v, sizeof(v))), 20, "speaker notes: %s", lines[1]);
+	cr_assert(!strcmp(word(lines[0], "notes", v, sizeof(v)), "0"), "notes only when presenting");
+	printf("screenshot: %s\n", shot);
+}
+
+/* The text of page @first to @last of @pdf (pdftotext), into @buf. */
+static const char *pdf_text(const char *pdf, int first, int last, char *buf, size_t len)
+{
+	char cmd[PATH_MAX * 2];
+	/* runs: pdftotext (poppler-utils) */
+	snprintf(cmd, sizeof(cmd), "pdftotext -f %d -l %d '%s' - 2>&1", first, last, pdf);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(buf, 1, len - 1, p);
+	buf[n] = '\0';
+	cr_assert_eq(pclose(p), 0, "%s: %s", cmd, buf);
+	return buf;
+}
+
+/* lockbench tour --pdf: DIR/tour.pdf, printed by Chromium: a title page, the
+ * legend, a page per lesson (its question, its code in the three languages,
+ * why) and one per run (9 lessons, 21 runs), then the handout with the
+ * glossary read from docs/glossary.md; its first page rendered (pdftoppm) is
+ * not blank, and no browser or profile is left. */
+Test(browser, the_tour_prints_a_deck_and_a_handout, .init = mktmp)
+{
+	char dir[PATH_MAX], pdf[PATH_MAX + 16], cmd[PATH_MAX * 3], buf[1 << 14];
+	snprintf(dir, sizeof(dir), "%s/tour", tmpdir);
+	const char *args[] = { "tour", "--pdf", "--out", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
+	snprintf(pdf, sizeof(pdf), "%s/tour.pdf", dir);
+	cr_assert(strstr(fx_slurp(tmpdir, "output"), "tour.pdf"), "%s", fx_slurp(tmpdir, "output"));
+	/* runs: pdfinfo (poppler-utils) */
+	snprintf(cmd, sizeof(cmd), "pdfinfo '%s' | grep '^Pages:'", pdf);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p && fgets(buf, sizeof(buf), p), "%s", cmd);
+	pclose(p);
+	cr_assert_eq(atoi(buf + 6), 2 + 9 + 21 + 1, "pages: %s", buf);
+	cr_assert(strstr(pdf_text(pdf, 1, 1, buf, sizeof(buf)), "lockbench tour") &&
+		  strstr(buf, "9. Failover"), "the title page: %s", buf);
+	cr_assert(strstr(pdf_text(pdf, 2, 2, buf, sizeof(buf)), "How to read the timeline") &&
+		  strstr(buf, "foreign release"), "the legend: %s", buf);
+	cr_assert(strstr(pdf_text(pdf, 3, 3, buf, sizeof(buf)), "Predict:") &&
+		  strstr(buf, "redis-py") && strstr(buf, "node-redis") && strstr(buf, "Why the fix"),
+		  "lesson 1's page: %s", buf);
+	cr_assert(strstr(pdf_text(pdf, 33, 33, buf, sizeof(buf)), "Glossary") &&
+		  strstr(buf, "fencing token") && strstr(buf, "oracle") && strstr(buf, "lease"),
+		  "the handout's glossary: %s", buf);
+	/* runs: pdftoppm (poppler-utils) */
+	snprintf(cmd, sizeof(cmd), "pdftoppm -r 40 -png -f 1 -l 1 '%s' '%s/page'", pdf, tmpdir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	snprintf(cmd, sizeof(cmd), "%s/page-01.png", tmpdir);
+	struct stat st;
+	cr_assert(stat(cmd, &st) == 0 && st.st_size > 3000, "page 1 rendered blank: %s", cmd);
+	snprintf(cmd, sizeof(cmd), "ls -A '%s'", dir);
+	p = popen(cmd, "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, p);
+	buf[n] = '\0';
+	pclose(p);
+	cr_assert_null(strstr(buf, ".profile"), "the browser's profile was left: %s", buf);
 }
 
 /* crash-before-expire with setnx (no TTL at all): the holder is killed

@@ -161,6 +161,48 @@ const STATE = `(() => {
 	});
 })()`;
 
+// LOCKBENCH_DRIVE_BRIEF=1: each state as one line of words (many steps, a
+// small output): the step, the lesson, the kind of step, where the step's
+// sentence, the cursor and the chart are against the viewport (1: inside),
+// the smallest text and mark of the chart in screen pixels, how many drawn
+// sections and marks lie right of the cursor (future) and whether the step is
+// its run's last (the whole run is drawn there), the code's lines, whether a
+// line is marked as breaking (broken), the speaker notes' height, the chart's
+// size in pixels.
+const BRIEF = `(() => {
+	const r = (e) => e.getBoundingClientRect(), vw = innerWidth, vh = innerHeight;
+	const items = [...document.querySelectorAll('#story li')];
+	const k = items.findIndex((li) => li.classList.contains('current'));
+	const li = items[k], nx = items[k + 1];
+	const svg = document.getElementById('tl'), sb = r(svg), cb = r(document.getElementById('cursor'));
+	const nb = r(document.getElementById('now'));
+	const vb = svg.viewBox.baseVal, px = sb.width / (vb && vb.width ? vb.width : sb.width);
+	const texts = [...svg.querySelectorAll('text')].filter((t) => r(t).width > 0);
+	const font = Math.min(...texts.map((t) => +t.getAttribute('font-size') * px));
+	const marks = [...svg.querySelectorAll('.mark')].map((m) => Math.max(r(m).width, r(m).height));
+	const future = [...svg.querySelectorAll('.sec, .mark, .redis-span, .mark-refused')]
+		.filter((e) => r(e).left > cb.right + 1).length;
+	const notes = document.getElementById('notes');
+	const line = [
+		'pos=' + document.getElementById('pos').textContent.replace(/ /g, '_'),
+		'lesson=' + (document.getElementById('lpos') || { textContent: '-' }).textContent.replace(/ /g, '_'),
+		'kind=' + (li ? li.className.split(' ')[0] || 'story' : '-'),
+		'now=' + (nb.height > 0 && nb.top >= 0 && nb.bottom <= vh ? 1 : 0),
+		'cursor=' + (cb.left >= 0 && cb.right <= vw && cb.top >= 0 && cb.bottom <= vh ? 1 : 0),
+		'chart=' + (sb.top >= 0 && sb.bottom <= vh && sb.right <= vw ? 1 : 0),
+		'font=' + font.toFixed(1),
+		'mark=' + (marks.length ? Math.min(...marks).toFixed(1) : '-'),
+		'future=' + future,
+		'last=' + (li && (!nx || nx.dataset.run !== li.dataset.run) ? 1 : 0),
+		'code=' + document.querySelectorAll('#code pre span').length,
+		'broken=' + (document.body.classList.contains('broken') && !!document.querySelector('#now .breakline') ? 1 : 0),
+		'notes=' + (notes ? Math.round(r(notes).height) : 0),
+		'svg=' + Math.round(sb.width) + 'x' + Math.round(sb.height),
+		'present=' + (document.body.classList.contains('present') ? 1 : 0),
+	].join(' ');
+	return JSON.stringify({ line });
+})()`;
+
 (async () => {
 	const { targetInfos } = await send('Target.getTargets');
 	const page = targetInfos.find((t) => t.type === 'page');
@@ -185,7 +227,8 @@ const STATE = `(() => {
 	const loadMs = Date.now() - t0;
 	const states = [];
 	const read = async (key) => {
-		const r = await send('Runtime.evaluate', { expression: STATE, returnByValue: true }, sessionId);
+		const r = await send('Runtime.evaluate', { expression: process.env.LOCKBENCH_DRIVE_BRIEF ?
+			BRIEF : STATE, returnByValue: true }, sessionId);
 		states.push(Object.assign({ after: key }, JSON.parse(r.result.value)));
 	};
 	await read('load');
