@@ -12,16 +12,32 @@
 
 #include <string.h>
 
+/* Where the resource (the counter) lives beside the user's lock: a server of
+ * lockbench's unless asked (--resource-on-deployment) or given (@given: a
+ * resource URL of --redis). */
+static void print_resource(FILE *f, const struct lb_run_cfg *cfg, bool given)
+{
+	if (given)
+		return; /* listed with the URLs */
+	if (cfg->resource_theirs)
+		fprintf(f, "             the resource (the counter): on yours too "
+			   "(--resource-on-deployment): the clients count their acknowledged writes\n");
+	else
+		fprintf(f, "             the resource (the counter): a redis-server of lockbench's, "
+			   "started on loopback for the run (a failover of yours cannot roll it back)\n");
+}
+
 /* The servers, their passwords never shown. */
 static void print_servers(FILE *f, const struct lb_run_cfg *cfg, size_t n_lock)
 {
 	char url[1200];
 
 	if (cfg->cluster_urls) {
-		lb_esc_fprintf(f, LB_LANG_TERM, "servers      yours: the lock and the counter live on "
-			       "the primary of the run's slot in the cluster of seeds %s (the prefix "
-			       "is a hash tag, {lb:<8 hex>}:, so every key of the run is in one slot)\n",
+		lb_esc_fprintf(f, LB_LANG_TERM, "servers      yours: the lock lives on the primary of "
+			       "the run's slot in the cluster of seeds %s (the prefix is a hash tag, "
+			       "{lb:<8 hex>}:, so every key of the run is in one slot)\n",
 			       cfg->cluster_urls);
+		print_resource(f, cfg, false);
 		return;
 	}
 	int kind = lb_consensus_of(cfg->strategy);
@@ -45,6 +61,7 @@ static void print_servers(FILE *f, const struct lb_run_cfg *cfg, size_t n_lock)
 	else
 		fprintf(f, "servers      yours (--redis):\n");
 	const char *list = cfg->redis_urls;
+	bool given = false;
 	for (size_t k = 0, at = 0; list && list[at]; k++) {
 		size_t len = strcspn(list + at, ",");
 		char one[2048];
@@ -60,7 +77,10 @@ static void print_servers(FILE *f, const struct lb_run_cfg *cfg, size_t n_lock)
 			       cfg->sentinel_urls ? "the resource (the counter)" :
 			       k < n_lock ? (k ? "a lock node" : "lock node 0") :
 			       "the resource (the counter)");
+		given = given || cfg->sentinel_urls || k >= n_lock;
 	}
+	if (!cfg->own_urls)
+		print_resource(f, cfg, given);
 }
 
 static void print_keys(FILE *f, const struct lb_run_cfg *cfg)

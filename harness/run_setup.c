@@ -77,8 +77,11 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 		all[i].probe = true; /* the user's: a whole reply in time, or not used */
 	for (size_t i = 0; i < need; i++)
 		r->lock[i] = all[i];
-	/* the resource: a further URL if given, else the first node (own keys) */
+	/* the resource: a further URL if given (the user's, on purpose), else a
+	 * server lockbench starts (own_resource), or the first node when asked
+	 * (--resource-on-deployment) or when the servers are bench's own */
 	r->resource = n > need ? all[need] : all[0];
+	r->res->resource_theirs = n > need && !r->cfg->own_urls;
 	return 0;
 }
 
@@ -96,7 +99,8 @@ static void their_sentinel_news(void *arg, enum lb_sentinel_news what, int port)
 
 /* --sentinel: lock node 0 is the primary the user's Sentinels name (asked on
  * every connect, node.h); the resource is the first --redis URL if given,
- * else that primary (its own keys, under the run's prefix). */
+ * else that primary (its own keys, under the run's prefix) until
+ * own_resource puts it on a server of lockbench's. */
 static int use_their_sentinels(struct run_ctx *r)
 {
 	const struct lb_run_cfg *cfg = r->cfg;
@@ -139,6 +143,7 @@ static int use_their_sentinels(struct run_ctx *r)
 			return LB_EINVAL;
 		}
 		r->resource.probe = true;
+		r->res->resource_theirs = true;
 	}
 	return 0;
 }
@@ -167,6 +172,29 @@ static int use_their_cluster(struct run_ctx *r)
 	r->lock[0].want_run_id = true;
 	r->lock[0].probe = true;
 	r->resource = r->lock[0];
+	return 0;
+}
+
+/* The resource on a redis-server lockbench starts beside the user's lock
+ * (--redis, --sentinel, --cluster): the counter, its fence and its count of
+ * applied writes are then lockbench's, so a failover of the user's servers
+ * cannot roll the witness back with what it judges. It is srv[n_lock] (its
+ * log is redis-resource.log). --resource-on-deployment, or a resource URL
+ * of the user's, leaves it on their server. */
+static int own_resource(struct run_ctx *r)
+{
+	if (r->cfg->own_urls || r->res->resource_theirs)
+		return 0;
+	if (r->cfg->resource_theirs) {
+		r->res->resource_theirs = true;
+		return 0;
+	}
+	struct lb_server *s = lb_server_start(NULL);
+	if (!s)
+		return LB_ESYS;
+	r->srv[r->n_lock] = s;
+	r->n_srv = r->n_lock + 1;
+	lb_node_init_local(&r->resource, s->port, 2000);
 	return 0;
 }
 
@@ -458,6 +486,8 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 	rc = cfg->cluster_urls ? use_their_cluster(r) : cfg->sentinel_urls ? use_their_sentinels(r) :
 	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) : r->consensus ? start_consensus(r) :
 	     start_servers(r);
+	if (rc == 0 && theirs)
+		rc = own_resource(r);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < r->n_lock; i++)

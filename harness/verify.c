@@ -717,6 +717,13 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	int sb_server;
 	bool split = lb_split_brain_window(in.sec, in.n, in.ev, in.n_ev, &sb_from, &sb_to, &sb_server);
 	figure(&c, "split_brain_ms", (double)(sb_to - sb_from) / 1e6, split, 0);
+	if (lb_summary_get(c.s, "demoted_primary_ms")) { /* absent from older runs */
+		/* the run's end as elapsed_s writes it (1 µs): the time on a demoted
+		 * primary may end there */
+		int64_t demoted = lb_demoted_primary_ns(in.ev, in.n_ev,
+							(int64_t)(num(&c, "elapsed_s") * 1e9));
+		figure(&c, "demoted_primary_ms", (double)demoted / 1e6, demoted >= 0, 0.001);
+	}
 	cost(&c, in.sec, in.n, &in.shape);
 	crowd(&c, &in);
 	outcome(&c, &v, lost, lost_max);
