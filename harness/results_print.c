@@ -306,6 +306,9 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 			(double)demoted / 1e9);
 	else if (primaries && demoted == 0)
 		fprintf(f, "  demoted      no client used a demoted primary\n");
+	else if (primaries)
+		fprintf(f, "  demoted      n/a: nothing shows which server the clients took for the "
+			   "primary\n");
 	print_outcome(f, cfg, res, s, &cost, wait);
 	print_barging(f, cfg, res);
 }

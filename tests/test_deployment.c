@@ -585,6 +585,44 @@ static long long column(const char *dir, const char *name)
 	return atoll(v);
 }
 
+/* Each @kind event of @dir (primary-seen, server-back) is stamped where an
+ * attempt of its client got an answer (acquired, busy, refused) ended, as
+ * attempts.csv has it: when the server first answered, not when the client
+ * next entered (issue 49). How many there were. */
+static int stamped_at_answers(const char *dir, const char *kind)
+{
+	char *ev = strdup(fx_slurp(dir, "events.csv")), needle[40];
+	int n = 0;
+
+	cr_assert_not_null(ev);
+	snprintf(needle, sizeof(needle), ",%s,", kind);
+	for (char *at = strstr(ev, needle); at; at = strstr(at + 1, needle)) {
+		char *line = at;
+		while (line > ev && line[-1] != '\n')
+			line--;
+		long long t = atoll(line);
+		int client = atoi(at + strlen(needle));
+		char want[64];
+		bool found = false;
+		snprintf(want, sizeof(want), ",%lld,", t);
+		char *att = fx_slurp(dir, "attempts.csv");
+		for (char *a = strstr(att, want); a && !found; a = strstr(a + 1, want)) {
+			char *l = a;
+			while (l > att && l[-1] != '\n')
+				l--;
+			char *res = a + strlen(want);
+			found = atoi(l) == client && strchr(l, ',') < a &&
+				(!strncmp(res, "acquired", 8) || !strncmp(res, "busy", 4) ||
+				 !strncmp(res, "refused", 7));
+		}
+		cr_assert(found, "%s of client %d at %lld ns: no answered attempt of it ends there",
+			  kind, client, t);
+		n++;
+	}
+	free(ev);
+	return n;
+}
+
 /* Every acknowledged write accounted for across a SENTINEL FAILOVER on a
  * deployment of the user's (issue 49): the clients go on writing to the old
  * primary for about 10 s after the switch, until the Sentinels demote it and
@@ -636,6 +674,11 @@ Test(deployment, a_failover_of_your_primary_loses_no_acknowledged_write_unseen, 
 		cr_assert(strstr(fx_slurp(tmpdir, k ? "output-theirs" : "output-ours"),
 				 "clients used a demoted primary for "), "%s",
 			  fx_slurp(tmpdir, k ? "output-theirs" : "output-ours"));
+		/* the new primary seen when it first answered, a server back at its
+		 * first answer of any kind (check finds them again in attempts.csv) */
+		cr_assert_geq(stamped_at_answers(dir, "primary-seen"), 4, "%s",
+			      fx_slurp(dir, "events.csv"));
+		stamped_at_answers(dir, "server-back");
 	}
 	/* on lockbench's server: nothing rolled back; what is lost, the overlap lost */
 	long long acked = column(ours, "counter_writes"), final = column(ours, "counter_final"),
@@ -656,6 +699,23 @@ Test(deployment, a_failover_of_your_primary_loses_no_acknowledged_write_unseen, 
 		     lost);
 	cr_assert_gt(lost, 0, "the demoted primary dropped what it took: %lld of %lld", final, acked);
 	cr_assert(strstr(fx_slurp(theirs, "summary.json"), "on your deployment"));
+
+	/* a library on the same Sentinels: redis-py is given their password
+	 * (sentinel_kwargs) and reaches the primary; which server granted is not
+	 * seen, so split brain and the demoted primary are n/a, and say why */
+	snprintf(ours, sizeof(ours), "%s/py", tmpdir);
+	const char *py[] = { "run", "--strategy", "redis-py@4.3.4", "--duration", "2", "--clients",
+			     "2", "--sentinel", ours_s, "--sentinel-master", "mymaster",
+			     "--master-auth", ":s3cret", "--out", ours, "--no-status", "--no-report",
+			     NULL };
+	cr_assert_eq(lb(py), 0, "%s", output());
+	cr_assert_gt(column(ours, "sections"), 0, "%s", output());
+	cr_assert_eq(column(ours, "acquire_errors"), 0, "%s", output());
+	cr_assert(strstr(output(), "split brain  n/a: nothing shows which server granted"), "%s",
+		  output());
+	cr_assert_str_eq(fx_summary(ours, "split_brain_ms"), "n/a");
+	cr_assert_str_eq(fx_summary(ours, "demoted_primary_ms"), "n/a");
+	cr_assert(strstr(fx_slurp(ours, "summary.json"), "nothing shows which server granted"));
 }
 
 /* A hook is the user's command, run as words (never by a shell), killed with
@@ -855,6 +915,20 @@ Test(deployment, hostile_servers_and_options_are_refused_in_time, .init = mktmp,
 			     "--out", dir, NULL };
 	cr_assert_eq(lb(r1), 3, "%s", output());
 	cr_assert(strstr(output(), "it is a replica"), "%s", output());
+	char follows[40];
+	snprintf(follows, sizeof(follows), "(of 127.0.0.1:%d)", primary);
+	cr_assert(strstr(output(), follows), "which primary it follows: %s", output());
+	/* a plain server given as a cluster's seed: what it is, not "port 0: no
+	 * answer" (issue 49) */
+	snprintf(url, sizeof(url), "redis://:pw@127.0.0.1:%d", primary);
+	const char *seed[] = { "run", "--strategy", "token-lua", "--cluster", url, "--duration",
+			       "0.5", "--out", dir, NULL };
+	cr_assert_eq(lb(seed), 3, "%s", output());
+	snprintf(url, sizeof(url), "redis://127.0.0.1:%d", primary);
+	cr_assert_eq(lb(seed), 3, "%s", output());
+	cr_assert(strstr(output(), "is a plain Redis server, with cluster support disabled"), "%s",
+		  output());
+	cr_assert_null(strstr(output(), ":0"), "%s", output());
 	/* a trickling server, as --redis and as a Sentinel: 3 within seconds */
 	snprintf(url, sizeof(url), "redis://127.0.0.1:%d", trickle);
 	int64_t t0 = lb_now_ns();
@@ -928,10 +1002,12 @@ Test(deployment, a_pause_is_undone_and_an_unread_counter_is_na, .init = mktmp,
 	cr_assert_null(strstr(status, "State:\tT"), "the server was left stopped");
 	cr_assert_eq(event_value(dir, "hook-end"), 0, "%s", fx_slurp(dir, "events.csv"));
 	cr_assert_eq(event_value(dir, "node-resume"), 0, "%s", fx_slurp(dir, "events.csv"));
-	/* stopped for good from 1 s: the counter cannot be read at the end */
+	/* stopped for good from 1 s: the counter, on that server on purpose, cannot
+	 * be read at the end */
 	snprintf(dir, sizeof(dir), "%s/stopped", tmpdir);
 	const char *b[] = { "run", "--strategy", "set-nx-px", "--redis", url, "--duration", "2",
-			    "--clients", "2", "--out", dir, "--no-status", "--no-report", NULL };
+			    "--clients", "2", "--resource-on-deployment", "--out", dir, "--no-status",
+			    "--no-report", NULL };
 	char out[128];
 	snprintf(out, sizeof(out), "%s/output", tmpdir);
 	pid_t run = fx_spawn_lockbench(b, out, out);
