@@ -98,6 +98,18 @@ static void print_keys(FILE *f, const struct lb_run_cfg *cfg)
 		   "for a fenced resource\n", more[0], more[1]);
 }
 
+/* Does the user name the resource's server (a --redis URL past the lock
+ * nodes, or --redis beside --sentinel)? */
+static bool resource_given(const struct lb_run_cfg *cfg)
+{
+	size_t urls = 0;
+
+	for (const char *p = cfg->redis_urls; p && *p; p++)
+		urls += *p == ',';
+	return cfg->redis_urls && (cfg->sentinel_urls || urls + 1 > (size_t)(cfg->nodes > 0 ?
+		cfg->nodes : (int)cfg->strategy->min_nodes));
+}
+
 static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
 {
 	const char *sends = cfg->strategy->sends;
@@ -113,7 +125,11 @@ static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
 		members ? "             lockbench" : "commands     lockbench",
 		members ? "the resource's redis-server" : "each server",
 		cfg->strategy->needs_replica ? ", INFO replication" : "",
-		cfg->work == LB_WORK_NONE ? "" : "; the work: GET and SET of the counter (EVALSHA "
+		cfg->work == LB_WORK_NONE ? "" : lb_cfg_theirs(cfg) && !cfg->own_urls &&
+		!resource_given(cfg) ? "; the work, on the resource's server (lockbench's own unless "
+		"--resource-on-deployment): GET and SET of the counter (EVALSHA of the fenced scripts "
+		"after SCRIPT LOAD for fenced work), MGET of the counters at the end" :
+		"; the work: GET and SET of the counter (EVALSHA "
 		"of the fenced scripts after SCRIPT LOAD for fenced work), MGET of the counters at the end");
 	fprintf(f, "             at the end: DEL of the run's lock and counter keys, then SCAN 0 MATCH "
 		   "lb:<8 hex>:* COUNT 1000 (to cursor 0) and DEL of each key it returns\n");
