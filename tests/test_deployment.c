@@ -920,11 +920,15 @@ Test(deployment, hostile_servers_and_options_are_refused_in_time, .init = mktmp,
 	cr_assert(strstr(output(), follows), "which primary it follows: %s", output());
 	/* a plain server given as a cluster's seed: what it is, not "port 0: no
 	 * answer" (issue 49) */
+	char seed_dir[2][160];
+	snprintf(seed_dir[0], sizeof(seed_dir[0]), "%s/seed-pw", tmpdir);
+	snprintf(seed_dir[1], sizeof(seed_dir[1]), "%s/seed", tmpdir);
 	snprintf(url, sizeof(url), "redis://:pw@127.0.0.1:%d", primary);
 	const char *seed[] = { "run", "--strategy", "token-lua", "--cluster", url, "--duration",
-			       "0.5", "--out", dir, NULL };
+			       "0.5", "--out", seed_dir[0], NULL };
 	cr_assert_eq(lb(seed), 3, "%s", output());
 	snprintf(url, sizeof(url), "redis://127.0.0.1:%d", primary);
+	seed[8] = seed_dir[1];
 	cr_assert_eq(lb(seed), 3, "%s", output());
 	cr_assert(strstr(output(), "is a plain Redis server, with cluster support disabled"), "%s",
 		  output());
