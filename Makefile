@@ -96,6 +96,7 @@ VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full \
             --errors-for-leak-kinds=definite,indirect
 valgrind: deps $(BIN)
 	$(VALGRIND) $(BIN) list > /dev/null
+	rm -rf build/valgrind-run # --out takes a new or empty directory (docs/running.md)
 	$(VALGRIND) $(BIN) run --strategy redlock --clients 2 --duration 1 --no-status \
 	  --out build/valgrind-run > /dev/null
 	$(VALGRIND) $(BIN) check build/valgrind-run > /dev/null

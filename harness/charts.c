@@ -22,23 +22,53 @@
 
 #define TIMELINE_MAX 3000 /* sections drawn; beyond, a window around the first violation */
 
-int lb_gnuplot(const char *dir, const char *script)
+/* The last non-empty line of gnuplot's log (what it said when it failed),
+ * into @out: "" when there is none. */
+static void log_tail(const char *log, char *out, size_t len)
 {
-	char log[PATH_MAX];
-	int status;
+	char line[512];
+	FILE *f = fopen(log, "re");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p && strcmp(p, "^"))
+			snprintf(out, len, "%.*s", (int)(len ? len - 1 : 0), p);
+	}
+	fclose(f);
+}
+
+int lb_gnuplot(const char *dir, const char *script, char *why, size_t len)
+{
+	char log[PATH_MAX], said[300];
+	int status, err[2];
 
 	snprintf(log, sizeof(log), "%.4000s/gnuplot.log", dir);
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		snprintf(why, len, "gnuplot could not be started: %s", strerror(errno));
+		return LB_ESYS;
+	}
 	fflush(NULL);
 	pid_t parent = getpid();
 	pid_t pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		snprintf(why, len, "gnuplot could not be started: %s", strerror(errno));
+		close(err[0]);
+		close(err[1]);
 		return LB_ESYS;
+	}
 	if (pid == 0) {
+		close(err[0]);
 		setpgid(0, 0); /* whatever it starts is killed with it */
 		/* and it dies with lockbench, kill -9 included */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			_exit(126);
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
@@ -50,7 +80,22 @@ int lb_gnuplot(const char *dir, const char *script)
 			_exit(126);
 		/* runs: gnuplot (gnuplot-nox) */
 		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		int code = errno; /* exec's error, through the close-on-exec pipe */
+		if (write(err[1], &code, sizeof(code)) < 0)
+			_exit(127);
 		_exit(127);
+	}
+	close(err[1]);
+	int code = 0;
+	ssize_t k;
+	while ((k = read(err[0], &code, sizeof(code))) < 0 && errno == EINTR)
+		;
+	close(err[0]);
+	if (k == (ssize_t)sizeof(code)) {
+		waitpid(pid, &status, 0);
+		snprintf(why, len, code == ENOENT ? "gnuplot is not installed (the Debian package "
+			 "gnuplot-nox)" : "gnuplot could not be started: %s", strerror(code));
+		return code == ENOENT ? LB_ENOTSUP : LB_ESYS;
 	}
 	/* a chart takes a second or two: a gnuplot still busy after the limit is
 	 * killed and the chart reported failed, never waited for */
@@ -58,27 +103,35 @@ int lb_gnuplot(const char *dir, const char *script)
 	pid_t got;
 	int stops = lb_stop_count(); /* an interrupted run still draws its charts */
 	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && lb_now_ns() < deadline &&
-	       lb_stop_count() == stops)
+	       lb_stop_count() == stops && !lb_stop_work())
 		lb_sleep_ns(5 * LB_NS_PER_MS);
-	if (got == 0 && lb_stop_count() != stops) { /* Ctrl-C while it draws: not waited for */
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		return LB_ECANCELED;
-	}
 	if (got == 0) {
+		bool stopped = lb_stop_count() != stops || lb_stop_work();
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
-		lb_errorf("gnuplot did not finish %s in %s within %d s: killed (see its log, "
-			  "gnuplot.log)", script, dir, LB_GNUPLOT_LIMIT_MS / 1000);
+		if (stopped) { /* Ctrl-C while it draws: not waited for */
+			snprintf(why, len, "drawing %s was stopped (Ctrl-C or SIGTERM)", script);
+			return LB_ECANCELED;
+		}
+		snprintf(why, len, "gnuplot did not finish %s within %d s: killed (its log: "
+			 "gnuplot.log)", script, LB_GNUPLOT_LIMIT_MS / 1000);
 		return LB_ETIMEOUT;
 	}
-	if (got != pid)
+	if (got != pid) {
+		snprintf(why, len, "gnuplot's end could not be read: %s", strerror(errno));
 		return LB_ESYS;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return LB_ENOTSUP;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : LB_ESYS;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	log_tail(log, said, sizeof(said));
+	if (WIFSIGNALED(status))
+		snprintf(why, len, "gnuplot was killed by signal %d (%s) while drawing %s",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)), script);
+	else
+		snprintf(why, len, "gnuplot failed on %s (exit status %d)%s%s", script,
+			 WEXITSTATUS(status), said[0] ? ": " : "", said);
+	return LB_ESYS;
 }
 
 static double chart_scale = 1.0;
@@ -431,6 +484,24 @@ static void timeline_faults(const struct lb_run_files *rf, FILE *g, double lo_s,
 	}
 }
 
+/* With --drain, the run's end as a line and the drain after it shaded: the
+ * sections in it began with waits that were under way at the end. */
+static void timeline_drain(const struct lb_run_files *rf, FILE *g)
+{
+	const char *drain = lb_summary_get(&rf->sum, "drain_s");
+	const char *dur = lb_summary_get(&rf->sum, "duration_s");
+	double d = drain && strcmp(drain, "n/a") ? strtod(drain, NULL) : 0;
+	double end = dur ? strtod(dur, NULL) : 0;
+
+	if (d <= 0 || end <= 0 || rf->elapsed_s <= end)
+		return;
+	fprintf(g, "set object rect from %.6f, graph 0 to %.6f, graph 1 behind "
+		   "fc rgb '#eeeeee' fs solid noborder\n", end, rf->elapsed_s);
+	fprintf(g, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead lc rgb '#333333' dt 3\n"
+		   "set label 'run ends: drain' at %.6f, graph 0.98 rotate by 90 right "
+		   "offset character 1.3,0 font ',8' tc rgb '#333333'\n", end, end, end);
+}
+
 /* The plot: the data carry no titles, the key is drawn from keyentry lines,
  * so it is the same for every run, whatever happened in it. */
 static void timeline_plot(FILE *g, bool primaries, size_t unknown)
@@ -477,6 +548,7 @@ static int write_timeline(const struct lb_run_files *rf)
 		return LB_ESYS;
 	timeline_axes(&tl, gp.f, &lo_s, &hi_s);
 	timeline_faults(rf, gp.f, lo_s, hi_s);
+	timeline_drain(rf, gp.f);
 	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40);
 	h = h < 300 ? 300 : h;
 	lb_chart_png(gp.f, "timeline", 1200, h);
@@ -550,7 +622,7 @@ static int write_fairness(const struct lb_run_files *rf)
 	return lb_outfile_close(&gp);
 }
 
-int lb_charts_run(const struct lb_run_files *rf, bool *drawn)
+int lb_charts_run(const struct lb_run_files *rf, bool *drawn, char *why, size_t len)
 {
 	static const char *const scripts[] = { "timeline.gp", "latency.gp", "fairness.gp" };
 	int rc;
@@ -563,11 +635,11 @@ int lb_charts_run(const struct lb_run_files *rf, bool *drawn)
 	for (size_t i = 0; i < 3; i++) {
 		if (rf->imp && i == 1)
 			continue;
-		rc = lb_gnuplot(rf->dir, scripts[i]);
+		rc = lb_gnuplot(rf->dir, scripts[i], why, len);
 		if (rc == LB_ENOTSUP)
 			return 0; /* no gnuplot: the report says so */
 		if (rc < 0) {
-			lb_errorf("gnuplot failed on %s/%s; see %s/gnuplot.log", rf->dir, scripts[i], rf->dir);
+			lb_errorf("%s: %s", rf->dir, why);
 			return rc;
 		}
 	}

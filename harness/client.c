@@ -19,6 +19,7 @@
 #include "adapter.h"
 #include "attempts.h"
 #include "failpoint.h"
+#include "owned.h"
 #include "rserver.h"
 #include "run.h"
 #include "scenario.h"
@@ -444,6 +445,12 @@ static void try_end(void *arg, int rc)
 		t->result = result;
 		atomic_store(&s->n_tries, n + 1);
 	}
+	if ((rc == LB_EREDIS || rc == LB_ENOREPLICA) && !s->first_error_said) {
+		const char *said = c->lock_state ? lb_base_said(c->lock_state) : "";
+		s->first_error_ns = lb_now_ns() - c->sh->t0_ns;
+		snprintf(s->first_error, sizeof(s->first_error), "%s", said[0] ? said : lb_strerror(rc));
+		s->first_error_said = 1;
+	}
 	atomic_store(&s->try_open_ns, 0);
 	if (result == LB_TRY_UNKNOWN)
 		return; /* no answer from any server (a dead adapter's, or cut) */
@@ -683,7 +690,7 @@ out:
 		lb_node_close(&c.lock[i]);
 	lb_node_close(&c.resource);
 	if (c.clock_file)
-		unlink(c.clock_file);
+		lb_owned_unlink(c.clock_file);
 	struct rusage ru; /* its adapter, reaped by destroy: the part that is not lockbench's */
 	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
 		atomic_store(&c.slot->cpu_adapter_us,

@@ -267,13 +267,13 @@ static int judge(const struct audit_test *t, const struct lb_summary *s, char *s
 		if (lb_threshold_parse(t->holds, &th, why, sizeof(why)) < 0)
 			return 0;
 		const char *value = lb_summary_value(s, th.column);
-		int held = lb_threshold_judge(&th, value, saw, len);
+		enum lb_held held = lb_threshold_judge(&th, value, saw, len);
 		size_t n = strlen(saw);
 		snprintf(saw + n, len - n, " (observed %s)", observed ? observed : "?");
-		if (!value || !strcmp(value, "n/a"))
+		if (!value || !strcmp(value, "n/a") || held == LB_UNDECIDED)
 			return -1; /* not measured here (a consensus lock's foreign releases):
 				      nothing to judge, neither held nor broken */
-		return held == 1;
+		return held == LB_HELD;
 	}
 	bool held = cls != t->not_class && cls != t->not_class2;
 	snprintf(saw, len, "observed %s", observed ? observed : "no class");
@@ -413,8 +413,9 @@ int lb_cmd_audit(int argc, char **argv)
 		return rc == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	if (!a.out[0])
 		lb_default_out_dir("results/audit", a.s->name, a.out, sizeof(a.out));
-	if (lb_results_prepare_dir(a.out) < 0)
-		return LB_EXIT_FAIL;
+	int rc_dir = lb_results_prepare_dir(a.out);
+	if (rc_dir < 0)
+		return rc_dir == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	run_tests(&a); /* what failed or was not run is on the card too */
 	if (a.junit[0] && lb_junit_open(&junit, a.junit, "lockbench audit") < 0)
 		return LB_EXIT_FAIL;

@@ -57,6 +57,7 @@ struct bench {
 	char one[128];   /* --redis for single-node strategies: node 0 + resource */
 	char five[512];  /* node 0..4 + resource */
 	char out[PATH_MAX - 256];
+	char undrawn[400]; /* why a chart was not drawn (lb_gnuplot) */
 	double duration;
 	FILE *csv;
 	FILE *md;
@@ -287,7 +288,7 @@ static void fairness_chart(struct bench *b, const struct fair_point *p, size_t n
 		     "plot for [c in 'fair/notify token-lua/notify token-lua/fixed:10 token-lua/backoff:1:20'] "
 		     "'fairness.dat' using (strcol(1) eq c ? $2 : 1/0):3 with linespoints lw 2 title c\n"
 		     "unset multiplot\n");
-	if (lb_outfile_close(&g) == 0 && lb_gnuplot(b->out, "fairness.gp") == 0)
+	if (lb_outfile_close(&g) == 0 && lb_gnuplot(b->out, "fairness.gp", b->undrawn, sizeof(b->undrawn)) == 0)
 		fprintf(b->md, "\n![fairness at scale](fairness.png)\n\n");
 }
 
@@ -471,7 +472,7 @@ static void cost_growth(struct bench *b, const struct fair_point *p, size_t n)
 		     "'' using 1:4 with linespoints lw 2 title 'PSS (shared pages divided)', "
 		     "2048 with lines dt 2 title 'goal: 2 MiB of its own'\n"
 		     "unset multiplot\n");
-	if (lb_outfile_close(&g) == 0 && lb_gnuplot(b->out, "cost.gp") == 0)
+	if (lb_outfile_close(&g) == 0 && lb_gnuplot(b->out, "cost.gp", b->undrawn, sizeof(b->undrawn)) == 0)
 		fprintf(b->md, "\n![lockbench's cost against the clients](cost.png)\n\n");
 }
 
@@ -1229,8 +1230,9 @@ int lb_cmd_bench(int argc, char **argv)
 	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
 	if (!b.out[0])
 		snprintf(b.out, sizeof(b.out), "results/bench/%s", when);
-	if (lb_results_prepare_dir(b.out) < 0)
-		return LB_EXIT_FAIL;
+	int rc_dir = lb_results_prepare_dir(b.out);
+	if (rc_dir < 0)
+		return rc_dir == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	if (start(&b, when) < 0)
 		goto out;
 	if (b.cost_only) {

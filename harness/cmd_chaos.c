@@ -175,8 +175,9 @@ static int write_chart(const char *out, struct tally *t, size_t n, const char *t
 	fprintf(g, "\n");
 	if (lb_outfile_close(&og) < 0)
 		return LB_ESYS;
-	if (lb_gnuplot(out, "chaos.gp") < 0)
-		lb_errorf("gnuplot could not draw %s/chaos.png (the figures are in chaos.md)", out);
+	char why[400];
+	if (lb_gnuplot(out, "chaos.gp", why, sizeof(why)) < 0)
+		lb_errorf("%s/chaos.png was not drawn: %s (the figures are in chaos.md)", out, why);
 	return 0;
 }
 
@@ -474,8 +475,10 @@ static int chaos(struct chaos_opts *co, struct lb_scenario *sc)
 	}
 	lb_sh_cmdline(cmdline, sizeof(cmdline), "lockbench", n_words, words);
 	struct lb_outfile csv_out; /* in place: an interrupted run keeps its rows */
-	if (lb_results_prepare_dir(co->out) < 0 ||
-	    lb_outfile_open(&csv_out, co->out, "chaos.csv", false) < 0)
+	int rc_dir = lb_results_prepare_dir(co->out);
+	if (rc_dir < 0)
+		return rc_dir == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
+	if (lb_outfile_open(&csv_out, co->out, "chaos.csv", false) < 0)
 		return 1;
 	int rc = run_all(&csv_out, co, sc, t, (size_t)n);
 	int worse = print_table(t, (size_t)n, &skipped);

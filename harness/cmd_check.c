@@ -14,6 +14,7 @@
 
 #include "esc.h"
 #include "commands.h"
+#include "signals.h"
 #include "util.h"
 #include "verify.h"
 
@@ -21,6 +22,7 @@
 
 struct tally {
 	int runs, differ, unreadable;
+	bool stopped; /* by Ctrl-C or SIGTERM, before every run was checked */
 };
 
 static void usage(FILE *f)
@@ -86,6 +88,10 @@ static void check_one(const char *dir, bool verbose, struct tally *t)
 	int rc = lb_verify_run(dir, verbose ? stdout : NULL, &v);
 
 	t->runs++;
+	if (rc == LB_ECANCELED || lb_stop_work()) {
+		t->stopped = true; /* Ctrl-C: not the run's fault */
+		return;
+	}
 	if (rc < 0) {
 		t->unreadable++;
 		lb_esc_fprintf(stdout, LB_LANG_TERM, "UNREADABLE %s: %s (above)\n", dir, lb_strerror(rc));
@@ -123,6 +129,11 @@ static void walk(const char *dir, int depth, struct tally *t)
 		return;
 	for (int i = 0; i < n; i++) {
 		const char *name = ents[i]->d_name;
+		if (t->stopped || lb_stop_work()) {
+			t->stopped = true;
+			free(ents[i]);
+			continue;
+		}
 		snprintf(path, sizeof(path), "%.4000s/%.190s", dir, name);
 		if (name[0] != '.' && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (is_run(path))
@@ -152,10 +163,13 @@ int lb_cmd_check(int argc, char **argv)
 	}
 	if (!lb_dir_arg_ok("check", argv[1]))
 		return LB_EXIT_USAGE;
+	lb_stop_work_begin(); /* Ctrl-C stops it; a check that was done stands */
 	if (is_run(argv[1])) {
 		check_one(argv[1], true, &t);
 	} else {
 		walk(argv[1], 1, &t);
+		if (t.stopped)
+			return 128 + lb_stop_signal();
 		if (t.runs == 0) {
 			lb_errorf("%s holds no run (no summary.csv in it or below it)", argv[1]);
 			return LB_EXIT_INPUT;
@@ -164,5 +178,7 @@ int lb_cmd_check(int argc, char **argv)
 		       t.runs == 1 ? "" : "s", argv[1], t.runs - t.differ - t.unreadable, t.differ,
 		       t.unreadable);
 	}
+	if (t.stopped)
+		return 128 + lb_stop_signal();
 	return t.unreadable ? LB_EXIT_INPUT : t.differ ? LB_EXIT_FAIL : LB_EXIT_OK;
 }

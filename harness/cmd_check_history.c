@@ -7,7 +7,6 @@
  * Exit 0 no overlap is certain, 1 one is (or --out could not be written),
  * 2 usage, 4 the file is unreadable or malformed (file, line, field named).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,8 +17,10 @@
 #include "commands.h"
 #include "esc.h"
 #include "import_dir.h"
+#include "owned.h"
 #include "report.h"
 #include "rserver.h"
+#include "signals.h"
 
 #define MAX_LINES 200 /* overlaps or fences printed; the rest are counted (and in --out) */
 
@@ -51,26 +52,6 @@ static const char *value_of(int argc, char **argv, int *i, const char *name)
 	return argv[++*i];
 }
 
-/* Is @dir absent, or an empty directory? */
-static bool fresh_dir(const char *dir)
-{
-	struct stat st;
-
-	if (stat(dir, &st) < 0)
-		return errno == ENOENT;
-	if (!S_ISDIR(st.st_mode))
-		return false;
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	bool empty = d != NULL;
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			empty = false;
-	if (d)
-		closedir(d);
-	return empty;
-}
-
 static int parse(int argc, char **argv, struct hopts *o)
 {
 	char why[160];
@@ -93,11 +74,10 @@ static int parse(int argc, char **argv, struct hopts *o)
 	}
 	if (!o->file || !o->file[0])
 		return usage_error("--history needs a FILE%s", "");
-	if (o->out && (!o->out[0] || !lb_dir_arg_ok("--out", o->out)))
+	/* before the work: a new or empty directory, not a symlink, no '..' out
+	 * of a directory that is not there (owned.h); said */
+	if (o->out && lb_owned_fresh("--out", o->out) < 0)
 		return LB_EXIT_USAGE;
-	if (o->out && !fresh_dir(o->out))
-		return usage_error("--out '%s': exists and is not an empty directory (an imported "
-				   "history is written into a new one)", o->out);
 	return LB_EXIT_OK;
 }
 
@@ -275,11 +255,18 @@ static int write_out(const struct hopts *o, const char *tmp, int argc, char **ar
 	char cmdline[8192];
 
 	lb_sh_cmdline(cmdline, sizeof(cmdline), "lockbench check", argc - 1, argv + 1);
-	if (lb_import_dir_finish(tmp, o->out, o->file, cmdline, imp, j) < 0)
+	int rc = lb_import_dir_finish(tmp, o->out, o->file, cmdline, imp, j);
+	if (rc == LB_ECANCELED)
+		return 128 + lb_stop_signal(); /* nothing left: neither the copy nor DIR */
+	if (rc < 0)
 		return LB_EXIT_FAIL;
 	lb_esc_fprintf(stdout, LB_LANG_TERM, "written   %s/ (`lockbench check %s` re-derives it)\n",
 		       o->out, o->out);
-	if (lb_report_dir(o->out) < 0) {
+	if ((rc = lb_report_dir(o->out)) == LB_ECANCELED) {
+		lb_errorf("%s: the history is written, its report is not: interrupted", o->out);
+		return 128 + lb_stop_signal();
+	}
+	if (rc < 0) {
 		lb_errorf("%s: the history is written, its report is not (above)", o->out);
 		return LB_EXIT_FAIL;
 	}
@@ -298,6 +285,7 @@ int lb_check_history(int argc, char **argv)
 
 	if (rc != LB_EXIT_OK)
 		return rc;
+	lb_stop_work_begin(); /* Ctrl-C stops it within a second; work done stands */
 	if (o.out) { /* read what is kept: the copy, named as the file given */
 		if (lb_import_dir_begin(o.out, tmp, sizeof(tmp)) < 0)
 			return LB_EXIT_FAIL;
@@ -314,16 +302,18 @@ int lb_check_history(int argc, char **argv)
 		rc = lb_import_fits(&imp, o.file);
 	if (rc < 0) {
 		if (o.out)
-			lb_rmtree(tmp);
+			lb_import_dir_abandon(tmp);
 		lb_ujudgement_free(&j);
 		lb_import_free(&imp);
+		if (rc == LB_ECANCELED || lb_stop_work())
+			return 128 + lb_stop_signal();
 		return rc == LB_ENOMEM ? LB_EXIT_FAIL : LB_EXIT_INPUT;
 	}
 	lb_esc_fprintf(stdout, LB_LANG_TERM, "history   %s\n", o.file);
 	print_all(&imp, &j);
 	status = j.certain ? LB_EXIT_FAIL : LB_EXIT_OK;
-	if (o.out && write_out(&o, tmp, argc, argv, &imp, &j) != LB_EXIT_OK)
-		status = LB_EXIT_FAIL;
+	if (o.out && (rc = write_out(&o, tmp, argc, argv, &imp, &j)) != LB_EXIT_OK)
+		status = rc > 128 ? rc : LB_EXIT_FAIL;
 	lb_ujudgement_free(&j);
 	lb_import_free(&imp);
 	return status;

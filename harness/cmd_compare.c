@@ -9,6 +9,7 @@
 
 #include "esc.h"
 #include "commands.h"
+#include "faults.h"
 #include "metrics.h"
 #include "options.h"
 #include "outfile.h"
@@ -83,6 +84,12 @@ int lb_cmd_compare(int argc, char **argv)
 
 	if (rc != 0)
 		return rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
+	for (size_t i = 0; i < o.n_strategies; i++) { /* every run fits, before any starts */
+		struct lb_run_cfg one = o.cfg;
+		one.strategy = o.strategies[i];
+		if (lb_scenario_fits(&one) < 0)
+			return LB_EXIT_USAGE;
+	}
 	if (o.out_given)
 		snprintf(base, sizeof(base), "%.3900s", o.cfg.out_dir);
 	else
@@ -92,8 +99,9 @@ int lb_cmd_compare(int argc, char **argv)
 			  o.junit_path);
 		return LB_EXIT_USAGE;
 	}
-	if (lb_results_prepare_dir(base) < 0)
-		return LB_EXIT_FAIL;
+	int rc_dir = lb_results_prepare_dir(base);
+	if (rc_dir < 0)
+		return rc_dir == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	struct lb_outfile out;
 	if (lb_outfile_open(&out, base, "compare.txt", true) < 0)
 		return LB_EXIT_FAIL;
@@ -131,7 +139,8 @@ int lb_cmd_compare(int argc, char **argv)
 				       res.skipped[0] ? res.skipped : "(above)");
 			if (exit_code == LB_EXIT_OK)
 				exit_code = LB_EXIT_SKIPPED;
-		} else if (rc_one != LB_EXIT_OK && rc_one != LB_EXIT_NOT_HELD) {
+		} else if (rc_one != LB_EXIT_OK && rc_one != LB_EXIT_NOT_HELD &&
+			   rc_one != LB_EXIT_INCONCLUSIVE) {
 			exit_code = LB_EXIT_FAIL;
 			fprintf(table, "%-*s failed (above)\n", width, shown);
 		} else if (res.skipped[0]) { /* --allow-skipped */
@@ -145,6 +154,8 @@ int lb_cmd_compare(int argc, char **argv)
 		}
 		if (rc_one == LB_EXIT_NOT_HELD) /* a result, and a failed condition */
 			exit_code = LB_EXIT_FAIL;
+		if (rc_one == LB_EXIT_INCONCLUSIVE && exit_code == LB_EXIT_OK)
+			exit_code = LB_EXIT_INCONCLUSIVE; /* a result, a condition undecided */
 		lb_run_result_free(&res);
 		printf("\n");
 	}

@@ -815,8 +815,9 @@ int lb_cmd_matrix(int argc, char **argv)
 					.repeat = lb_scenario_is_lesson(&m.sc[i], m.strategies[j]->name) &&
 						  m.lesson_repeat > m.repeat ? m.lesson_repeat : m.repeat,
 				};
-	if (lb_results_prepare_dir(m.out) < 0) {
-		exit_code = LB_EXIT_FAIL;
+	int rc_dir = lb_results_prepare_dir(m.out);
+	if (rc_dir < 0) {
+		exit_code = rc_dir == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 		goto out;
 	}
 	struct lb_outfile csv_out; /* in place: an interrupted matrix keeps its rows */

@@ -15,6 +15,7 @@
 #include "esc.h"
 #include "signals.h"
 #include "commands.h"
+#include "owned.h"
 #include "report.h"
 #include "rserver.h"
 #include "shared.h"
@@ -159,7 +160,7 @@ static int slides(const char *dir)
 	snprintf(abs_page, sizeof(abs_page), "%s/report.html", abs);
 	file_url(url, sizeof(url), abs_page, "#slides");
 	snprintf(profile, sizeof(profile), "%s/.profile-XXXXXX", out);
-	if (!mkdtemp(profile)) {
+	if (lb_owned_mkdtemp(profile) < 0) {
 		lb_errorf("cannot create %s: %s", profile, strerror(errno));
 		return LB_ESYS;
 	}
@@ -175,7 +176,7 @@ static int slides(const char *dir)
 		lb_errorf("cannot write %s: %s", pdf, strerror(errno));
 		rc = LB_ESYS;
 	}
-	lb_rmtree(profile);
+	lb_owned_rmtree(profile);
 	return rc;
 }
 
@@ -207,8 +208,9 @@ int lb_cmd_report(int argc, char **argv)
 	}
 	if (!lb_dir_arg_ok("report", argv[1]))
 		return LB_EXIT_USAGE;
+	lb_stop_work_begin(); /* Ctrl-C stops it; a report that was done stands */
 	int rc = lb_report_dir(argv[1]);
-	if (lb_stop_requested()) /* Ctrl-C: charts not drawn are not waited for */
+	if (rc == LB_ECANCELED || (rc < 0 && lb_stop_requested()))
 		return 128 + lb_stop_signal();
 	if (rc == LB_EINVAL)
 		return LB_EXIT_INPUT;
@@ -218,7 +220,7 @@ int lb_cmd_report(int argc, char **argv)
 		       argv[1], argv[1]);
 	if (want_slides) {
 		rc = slides(argv[1]);
-		if (lb_stop_requested())
+		if (rc < 0 && lb_stop_requested())
 			return 128 + lb_stop_signal();
 		if (rc == LB_EINVAL)
 			return LB_EXIT_USAGE;

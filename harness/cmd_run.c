@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "dryrun.h"
+#include "faults.h"
 #include "esc.h"
 #include "gate.h"
 #include "options.h"
@@ -51,8 +52,9 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res,
 	bool gated = gate && lb_gate_active(gate);
 	int rc;
 
-	if (lb_results_prepare_dir(cfg->out_dir) < 0)
-		return LB_EXIT_FAIL;
+	int rc_dir = lb_results_prepare_dir(cfg->out_dir);
+	if (rc_dir < 0) /* refused: not a new or empty directory (usage), or unwritable */
+		return rc_dir == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	rc = lb_run(cfg, res);
 	if (rc == LB_ENOTHERE) { /* the run cannot happen here: 3, never passed */
 		lb_errorf("run of %s could not happen: %s (above)", cfg->strategy->name,
@@ -91,9 +93,13 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res,
 		return cfg->allow_skipped ? LB_EXIT_OK : LB_EXIT_SKIPPED;
 	}
 	rc = write_and_print(cfg, res, &sum, out, json);
+	int undecided = 0;
 	if (gated && rc == LB_EXIT_OK &&
-	    lb_gate_judge(gate, cfg->scenario, cfg->strategy->name, &sum, cfg->out_dir, out) > 0)
+	    lb_gate_judge(gate, cfg->scenario, cfg->strategy->name, &sum, cfg->out_dir, out,
+			  &undecided) > 0)
 		rc = LB_EXIT_NOT_HELD;
+	else if (gated && rc == LB_EXIT_OK && undecided > 0)
+		rc = LB_EXIT_INCONCLUSIVE;
 	else if (gated && rc != LB_EXIT_OK)
 		lb_gate_unjudged(gate, cfg->scenario, cfg->strategy->name,
 				 "the run's files could not all be written", cfg->out_dir, out);
@@ -108,6 +114,8 @@ int lb_cmd_run(int argc, char **argv)
 
 	if (rc != 0)
 		return rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
+	if (lb_scenario_fits(&o.cfg) < 0)
+		return LB_EXIT_USAGE;
 	if (o.dry_run)
 		return lb_dry_run(stdout, &o.cfg) < 0 ? LB_EXIT_FAIL : LB_EXIT_OK;
 	o.cfg.status_line = o.cfg.status_line && isatty(STDOUT_FILENO) && !o.json; /* stdout: JSON */

@@ -109,8 +109,9 @@ int lb_cmd_sweep(int argc, char **argv)
 		strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", gmtime(&now));
 		snprintf(base, sizeof(base), "results/sweeps/%s-%s", when, o.vary_name);
 	}
-	if (lb_results_prepare_dir(base) < 0)
-		return LB_EXIT_FAIL;
+	int rc_dir = lb_results_prepare_dir(base);
+	if (rc_dir < 0)
+		return rc_dir == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	struct lb_outfile out; /* in place: an interrupted sweep keeps its rows */
 	if (lb_outfile_open(&out, base, "sweep.csv", false) < 0)
 		return LB_EXIT_FAIL;

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "esc.h"
 #include "options.h"
+#include "owned.h"
 #include "report.h"
 #include "results.h"
 #include "signals.h"
@@ -278,8 +279,11 @@ int lb_cmd_tour(int argc, char **argv)
 			  "(make tour-reference remakes them)", out);
 		return LB_EXIT_USAGE;
 	}
-	if (live && lb_results_prepare_dir(out) < 0)
-		return LB_EXIT_FAIL;
+	/* a new or empty directory (owned.h): claimed now for --live's runs; the
+	 * deck claims it only when every run is read, so a failed one leaves nothing */
+	int rc_dir = live ? lb_results_prepare_dir(out) : lb_owned_fresh("--out", out);
+	if (rc_dir < 0)
+		return rc_dir == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	if (live) {
 		int rc = run_live(out, seed);
 		if (rc != LB_EXIT_OK)

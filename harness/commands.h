@@ -12,6 +12,10 @@
  * command short (130, 143). */
 enum { LB_EXIT_OK = 0, LB_EXIT_FAIL = 1, LB_EXIT_USAGE = 2, LB_EXIT_SKIPPED = 3,
        LB_EXIT_INPUT = 4,
+       /* run, compare: no condition of --check, --expect or --threshold failed,
+	* and one was neither held nor broken (an interval across its bound, a
+	* figure not measured: threshold.h) */
+       LB_EXIT_INCONCLUSIVE = 5,
        /* lb_run_and_report alone, never an exit status: the run completed and
 	* a condition of --check, --expect or --threshold did not hold (1) */
        LB_EXIT_NOT_HELD = 101 };

@@ -158,7 +158,7 @@ static void print_fault(FILE *f, const struct lb_run_cfg *cfg, const struct lb_f
 	one.faults[0] = *ft;
 	one.n_faults = 1;
 	c1.scenario = &one;
-	int rc = lb_faults_check(&c1, embedded, why, sizeof(why));
+	int rc = lb_faults_check(&c1, embedded, true, why, sizeof(why));
 	const char *hook = NULL;
 	if (ft->action == LB_ACT_HOOK)
 		hook = lb_hook_command(cfg, ft->hook, 0);

@@ -107,10 +107,11 @@ static int fault_fits(const struct lb_run_cfg *cfg, const struct lb_fault *f, bo
 	return rc;
 }
 
-int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size_t len)
+int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, bool quiet, char *why,
+		    size_t len)
 {
 	const struct lb_scenario *sc = cfg->scenario;
-	bool warn = !sc || !sc->chaos.on; /* drawn chaos faults are placed in the run */
+	bool warn = !quiet && (!sc || !sc->chaos.on); /* drawn chaos faults are placed in the run */
 
 	if (!sc)
 		return 0;
@@ -141,6 +142,17 @@ int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size
 				  f->name, (double)f->duration_ms / 1000, f->at_s, cfg->duration_s);
 	}
 	return 0;
+}
+
+int lb_scenario_fits(const struct lb_run_cfg *cfg)
+{
+	char why[600];
+
+	if (lb_faults_check(cfg, !lb_cfg_theirs(cfg), true, why, sizeof(why)) != LB_EINVAL)
+		return 0; /* a skip (a part missing here) is the run's to report */
+	lb_errorf("%s: the scenario does not fit the run of %s: nothing was started", why,
+		  cfg->strategy ? cfg->strategy->name : "?");
+	return LB_EINVAL;
 }
 
 /* The client inside a section with the latest enter, or -1. */
@@ -709,9 +721,12 @@ static void tick_hook(struct lb_injector *inj, const struct lb_fault *f, struct 
 	if (rt->phase == 0) {
 		if (!holder_ready(inj, f))
 			return;
-		lb_event_emit(inj->sh, LB_EV_HOOK, -1, -1, (int64_t)(f - inj->sc->faults));
 		rt->hook_pid[LB_MAX_NODES] = lb_hook_spawn(inj, f->hook, -1,
 							   lb_hook_command(inj->cfg, f->hook, 0), now);
+		if (rt->hook_pid[LB_MAX_NODES] < 0)
+			rt->failed = true; /* it could not start: not fired (said) */
+		else
+			lb_event_emit(inj->sh, LB_EV_HOOK, -1, -1, (int64_t)(f - inj->sc->faults));
 		rt->hook_deadline_ns = now + (f->duration_ms >= 0 ? f->duration_ms * LB_NS_PER_MS :
 					      30 * LB_NS_PER_S);
 		rt->phase = 1;

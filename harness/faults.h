@@ -11,8 +11,14 @@
 #include "injector.h"
 
 /* Can this scenario run here with this strategy? 0, or LB_ENOTSUP with the
- * reason in @why (a skip), or LB_EINVAL with the reason (a mistake). */
-int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, char *why, size_t len);
+ * reason in @why (a skip), or LB_EINVAL with the reason (a mistake). @quiet:
+ * no warnings (a fault after the run's end), for a look before the run. */
+int lb_faults_check(const struct lb_run_cfg *cfg, bool embedded, bool quiet, char *why,
+		    size_t len);
+/* Does the scenario fit the run: a client, node or topology it names that
+ * the run does not have? 0, or LB_EINVAL said (a usage error: the commands
+ * ask before they start anything or make a directory, --dry-run too). */
+int lb_scenario_fits(const struct lb_run_cfg *cfg);
 /* One step of every parent-side fault; call every few ms with the time since t0. */
 void lb_faults_tick(struct lb_injector *inj, int64_t now_ns);
 /* The scenario's faults that never fired in this run (a failpoint this

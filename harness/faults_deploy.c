@@ -80,12 +80,35 @@ pid_t lb_hook_spawn(const struct lb_injector *inj, const char *label, int node,
 		else
 			dprintf(fd, "# %.3f s: %s\n", (double)now_ns / 1e9, command);
 	}
-	pid_t pid = lb_fork_helper("a hook");
-	if (pid != 0) {
+	/* exec's error comes back through a close-on-exec pipe: a hook that
+	 * cannot start did not fire, and is said so, not listed as fired */
+	int err[2];
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		lb_errorf("hook %s: cannot start %s: %s", label, argv[0], strerror(errno));
 		if (fd >= 0)
 			close(fd);
+		return -1;
+	}
+	pid_t pid = lb_fork_helper("a hook");
+	if (pid != 0) {
+		int code = 0;
+		close(err[1]);
+		if (fd >= 0)
+			close(fd);
+		ssize_t k;
+		while ((k = read(err[0], &code, sizeof(code))) < 0 && errno == EINTR)
+			;
+		close(err[0]);
+		if (pid > 0 && k == (ssize_t)sizeof(code)) {
+			waitpid(pid, NULL, 0);
+			lb_signals_untrack_child(pid);
+			lb_errorf("hook %s: cannot run %s: %s: the fault did not fire", label, argv[0],
+				  strerror(code));
+			return -1;
+		}
 		return pid;
 	}
+	close(err[0]);
 	setpgid(0, 0); /* its own group: a deadline kills whatever it started */
 	/* its log, like the files it writes, at most 64 MiB: past that a write
 	 * fails (EFBIG), it does not fill the disk */
@@ -99,8 +122,11 @@ pid_t lb_hook_spawn(const struct lb_injector *inj, const char *label, int node,
 	/* runs: (the user's) the command of --hook, which lockbench neither names nor
 	 * installs */
 	execvp(argv[0], argv);
+	int code = errno;
 	dprintf(STDERR_FILENO, "lockbench: hook %s: cannot run %s: %s\n", label, argv[0],
-		strerror(errno));
+		strerror(code));
+	if (write(err[1], &code, sizeof(code)) < 0)
+		_exit(127);
 	_exit(127);
 }
 
@@ -148,6 +174,10 @@ void lb_deploy_node_pause(struct lb_injector *inj, size_t i, const struct lb_fau
 	if (hook) {
 		rt->hook_pid[i] = lb_hook_spawn(inj, "node-pause", (int)i, hook, now_ns);
 		rt->hook_deadline_ns = now_ns + HOOK_LIMIT_NS;
+		if (rt->hook_pid[i] < 0) {
+			rt->failed = true;
+			return;
+		}
 		lb_event_emit(inj->sh, LB_EV_HOOK, -1, (int)i, 0);
 	} else {
 		/* never past the run's end: under ALL the server holds back CLIENT
@@ -200,9 +230,13 @@ void lb_deploy_node_hook(struct lb_injector *inj, size_t i, const struct lb_faul
 
 	if (!hook)
 		return;
-	lb_event_emit(inj->sh, LB_EV_HOOK, -1, (int)i, 0);
 	rt->hook_pid[i] = lb_hook_spawn(inj, what, (int)i, hook, now_ns);
 	rt->hook_deadline_ns = now_ns + HOOK_LIMIT_NS;
+	if (rt->hook_pid[i] < 0) {
+		rt->failed = true;
+		return;
+	}
+	lb_event_emit(inj->sh, LB_EV_HOOK, -1, (int)i, 0);
 	lb_event_emit(inj->sh, !strcmp(what, "node-kill") ? LB_EV_NODE_KILL : LB_EV_NODE_START, -1,
 		      (int)i, 0);
 }

@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -32,6 +33,8 @@ static const char *const expected[] = { "safe", "overlap", "foreign-release", "d
 				      .max = hi, .na = na_, .source = src }
 #define NUM(n, u, d, lo, hi, na_, src) { .name = n, .kind = LB_FD_NUM, .unit = u, .digits = d, \
 					 .min = lo, .max = hi, .na = na_, .source = src }
+#define HIGH(n) { .name = n, .kind = LB_FD_NUM, .unit = "us", .digits = 0, .min = 0, .max = US, \
+		  .na = true, .inf = true, .source = LB_FD_RECOMPUTED }
 /* A run parameter's column: its kind, unit and range are its row's in
  * params.c (filled in by fill()). */
 #define PARAM(n) { .name = n, .source = LB_FD_SETTING }
@@ -55,7 +58,8 @@ static const struct lb_figdef fixed[] = {
 	INT("lost_updates", "writes", 0, COUNT, true, LB_FD_RECOMPUTED),
 	INT("lost_updates_max", "writes", 0, COUNT, true, LB_FD_RECOMPUTED),
 	INT("foreign_releases", "releases", 0, COUNT, true, LB_FD_RECOMPUTED),
-	INT("lost_leases", "releases", 0, COUNT, false, LB_FD_RECOMPUTED),
+	INT("lost_leases", "sections", 0, COUNT, false, LB_FD_RECOMPUTED),
+	INT("leases_lapsed", "sections", 0, COUNT, true, LB_FD_RECOMPUTED),
 	NUM("orphan_ms", "ms", 3, 0, MS, false, LB_FD_RECOMPUTED),
 	TEXT("recovered", recovered, LB_FD_RECOMPUTED),
 	NUM("cmds_per_section", "commands/section", 2, 0, 1e9, true, LB_FD_RECOMPUTED),
@@ -119,6 +123,16 @@ static const struct lb_figdef fixed[] = {
 	INT("acquire_censored", "calls", 0, COUNT, false, LB_FD_RECOMPUTED),
 	TEXT("stop_signal", stop_signals, LB_FD_MEASURED),
 	TEXT("acquire_lower_bounds", NULL, LB_FD_RECOMPUTED),
+	/* each acquire figure's upper bound: with the waits cut off by the run's
+	 * end at +infinity ("inf" when one of them is at the figure's rank); the
+	 * figure above is the lower, with them at their length so far */
+	HIGH("acquire_p50_high_us"),
+	HIGH("acquire_p90_high_us"),
+	HIGH("acquire_p99_high_us"),
+	HIGH("acquire_p999_high_us"),
+	HIGH("acquire_max_high_us"),
+	/* the figures whose n/a says the event never happened ("-": none) */
+	TEXT("figures_absent", NULL, LB_FD_RECOMPUTED),
 	TEXT("foreign_source", foreign_sources, LB_FD_RECOMPUTED),
 	INT("foreign_releases_client", "releases", 0, COUNT, true, LB_FD_RECOMPUTED),
 	INT("foreign_unattributed", "releases", 0, COUNT, true, LB_FD_RECOMPUTED),
@@ -136,6 +150,22 @@ static const struct lb_figdef fixed[] = {
 };
 
 #define N_FIXED (sizeof(fixed) / sizeof(fixed[0]))
+
+/* The figures of an event that may never happen, and what their absence is
+ * (figures.h): every other figure's n/a is "not measured". An acquire
+ * figure is not one of them: a run without an acquire call measured nothing
+ * of the lock. */
+static const struct { const char *name, *absent; } absences[] = {
+	{ "split_brain_ms", "no split brain: no section was entered on a second primary before "
+			    "the last one on the first" },
+	{ "handoff_p50_us", "no hand-off: no section was handed from a releaser to a waiting "
+			    "client" },
+	{ "handoff_p99_us", "no hand-off: no section was handed from a releaser to a waiting "
+			    "client" },
+	{ "gave_up_after_ms", "nobody gave up" },
+	{ "gave_up_attempts", "nobody gave up" },
+	{ "gave_up_attempts_max", "nobody gave up" },
+};
 
 /* fixed, with the run parameters' columns filled in from their rows, then the
  * columns of parameters added since (results.c writes them last, in table
@@ -185,6 +215,9 @@ static void fill(void)
 			from_param(&table[n_table++], p);
 		else
 			table[n_table++] = fixed[i];
+		for (size_t k = 0; k < sizeof(absences) / sizeof(absences[0]); k++)
+			if (!strcmp(absences[k].name, table[n_table - 1].name))
+				table[n_table - 1].absent = absences[k].absent;
 	}
 	for (size_t i = 0; i < n; i++) {
 		bool listed = false;
@@ -242,8 +275,13 @@ int lb_figdef_format(const struct lb_figdef *f, double v, bool known, char *buf,
 		return f->na ? 0 : refuse(why, why_len, "not measured, and %s is never n/a", f->name);
 	if (f->kind == LB_FD_TEXT)
 		return refuse(why, why_len, "%s is text, not a number", f->name);
+	if (f->inf && isinf(v) && v > 0) {
+		snprintf(buf, len, "inf");
+		return 0;
+	}
 	if (!isfinite(v) || v < f->min || v > f->max)
 		return refuse(why, why_len, "%s = %.17g is outside its range (%s)", f->name, v, range);
+	v += 0.0; /* -0.0 is written 0: "-0" is never a figure lockbench writes (util.h) */
 	if (f->kind == LB_FD_INT)
 		snprintf(buf, len, "%.0f", v);
 	else if (f->digits < 0)
@@ -255,7 +293,7 @@ int lb_figdef_format(const struct lb_figdef *f, double v, bool known, char *buf,
 
 int lb_figdef_check(const struct lb_figdef *f, const char *value, char *why, size_t why_len)
 {
-	char range[96], *end;
+	char range[96];
 
 	range_text(f, range, sizeof(range));
 	if (f->kind == LB_FD_TEXT) {
@@ -268,11 +306,16 @@ int lb_figdef_check(const struct lb_figdef *f, const char *value, char *why, siz
 	}
 	if (!strcmp(value, "n/a"))
 		return f->na ? 0 : refuse(why, why_len, "n/a, but %s is always measured", f->name);
+	if (!strcmp(value, "inf"))
+		return f->inf ? 0 : refuse(why, why_len, "inf, but %s is always bounded", f->name);
+	/* as lockbench writes it (util.h): no '+0', ' 94', '-0' or '0684' */
+	double v;
+	if (!lb_written_number(value) || !lb_parse_double(value, &v))
+		return refuse(why, why_len, "'%.40s' is not a number as lockbench writes it", value);
 	errno = 0;
-	double v = f->kind == LB_FD_INT && value[0] != '-' ? (double)strtoull(value, &end, 10) :
-		   strtod(value, &end);
-	if (!*value || *end || errno || !isfinite(v))
-		return refuse(why, why_len, "'%.40s' is not a number", value);
+	if (f->kind == LB_FD_INT && value[0] != '-' && !strpbrk(value, ".e") &&
+	    strtoull(value, NULL, 10) == ULLONG_MAX && errno == ERANGE)
+		v = INFINITY; /* a seed past 2^64 - 1, which a double would round into range */
 	if (v < f->min || v > f->max)
 		return refuse(why, why_len, "%s is outside its range (%s)", value, range);
 	const char *dot = strchr(value, '.');
@@ -294,7 +337,11 @@ bool lb_figdef_agrees(const struct lb_figdef *f, const char *value, double got, 
 
 	if (!known || na)
 		return !known && na;
-	double want = strtod(value, NULL);
+	if (isinf(got) || !strcmp(value, "inf"))
+		return isinf(got) && got > 0 && !strcmp(value, "inf");
+	double want;
+	if (!lb_written_number(value) || !lb_parse_double(value, &want))
+		return false;
 	if (f->kind == LB_FD_INT)
 		return want == got;
 	double half = f->digits >= 0 ? 0.5 * pow(10, -f->digits) : 0;

@@ -45,6 +45,12 @@ struct lb_figdef {
 	bool na;                   /* may read "n/a" (not measured in this run) */
 	const char *const *words;  /* text: the values allowed, or NULL for any */
 	enum lb_figdef_source source;
+	bool inf;                  /* may read "inf": an upper bound the run could not
+				      give (acquire_p99_high_us) */
+	const char *absent;        /* a figure of an event that may never happen: what
+				      its absence is ("no split brain"); summary.csv's
+				      figures_absent says when its n/a is that (NULL: its
+				      n/a is always "not measured") */
 };
 
 /* The row of column @name, or NULL. */

@@ -26,7 +26,9 @@ int lb_key_kind_parse(const char *name)
 void lb_foreign_result_free(struct lb_foreign_result *r)
 {
 	free(r->list);
+	free(r->lapsed_at);
 	r->list = NULL;
+	r->lapsed_at = NULL;
 }
 
 enum { OWN_NONE = LB_OWNER_NONE, OWN_UNKNOWN = LB_OWNER_UNKNOWN };
@@ -236,6 +238,25 @@ static int judge_del(const struct judge *j, const struct lb_key_event *ev, holde
 	return 0;
 }
 
+/* An expiry of a key that held @was: the server ended B's lease while B
+ * held it (a lapse), when it came from B's set on (one node, matched by its
+ * token) or B's enter, and before B's exit. 0, or LB_ENOMEM. */
+static int judge_expired(const struct judge *j, const struct lb_key_event *ev, holder was,
+			 bool one_node, struct lb_foreign_result *out)
+{
+	if (was.section < 0)
+		return 0;
+	const struct lb_section *b = &j->s[was.section];
+	bool from_set = one_node && !was.by_time;
+	if ((!from_set && ev->t_ns < b->enter_ns) || ev->t_ns >= lb_section_exit(b, j->o->end_ns))
+		return 0;
+	if (!out->lapsed_at && !(out->lapsed_at = calloc(j->n ? j->n : 1, sizeof(bool))))
+		return LB_ENOMEM;
+	out->lapsed += !out->lapsed_at[was.section];
+	out->lapsed_at[was.section] = true;
+	return 0;
+}
+
 static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne,
 			struct lb_foreign_result *out)
 {
@@ -298,7 +319,10 @@ static int judge_events(struct judge *j, const struct lb_key_event *e, size_t ne
 		holder *at = &h[(size_t)ev->server * (size_t)keys + (size_t)ev->key];
 		int64_t *after = &anchor[(size_t)ev->server * (size_t)keys + (size_t)ev->key];
 		if (ev->kind == LB_KEY_EXPIRED) {
+			holder was = *at;
 			*at = (holder){ OWN_NONE, false };
+			if (judge_expired(j, ev, was, one_node, out) < 0)
+				goto out;
 			continue;
 		}
 		if (ev->kind == LB_KEY_SET) {
@@ -344,6 +368,13 @@ int lb_foreign_verdict(struct lb_verdict *v, const struct lb_section *s, size_t 
 	v->foreign_source = LB_FOREIGN_SERVER;
 	v->foreign_releases = out->releases;
 	v->foreign_unattributed = out->unattributed;
+	/* a lapse is what the server did: a lease it ended while its holder was
+	 * inside is lost, whatever the library said (its release, or nothing) */
+	v->leases_lapsed = out->lapsed;
+	v->leases_lapsed_known = true;
+	for (size_t i = 0; out->lapsed_at && i < n; i++)
+		v->lost_leases_servers += out->lapsed_at[i] && s[i].outcome != LB_OUT_LOST;
+	v->lost_leases += v->lost_leases_servers;
 	return 0;
 }
 

@@ -127,6 +127,10 @@ struct lb_foreign_result {
 				   Lock's sorted set, ZADD), which the watcher does not
 				   follow; not reported either */
 	struct lb_foreign_release *list; /* malloc'd, @releases long (NULL when 0) */
+	uint64_t lapsed;        /* sections whose lease a server ended while they held it:
+				   an `expired` of the key while it held their set, from
+				   their set (their enter when matched by time) to their exit */
+	bool *lapsed_at;        /* malloc'd, per section (NULL when none lapsed) */
 };
 
 /*

@@ -53,14 +53,15 @@ int lb_gate_ready(const struct lb_gate *g, const struct lb_scenario *sc, const c
 	return 0;
 }
 
-/* One condition's line: "  check        held: ..." or "NOT HELD", on @f and
- * in @log (what a JUnit case carries). */
-static int condition(FILE *f, FILE *log, bool held, const char *what)
+/* One condition's line: "  check        held: ...", "NOT HELD" or
+ * "INCONCLUSIVE", on @f and in @log (what a JUnit case carries). */
+static enum lb_held condition(FILE *f, FILE *log, enum lb_held held, const char *what)
 {
-	lb_esc_fprintf(f, LB_LANG_TERM, "  check        %s %s\n", held ? "held:    " : "NOT HELD:",
-		       what);
-	fprintf(log, "%s %s\n", held ? "held:" : "NOT HELD:", what);
-	return !held;
+	static const char *const word[] = { "NOT HELD:", "held:", "INCONCLUSIVE:" };
+
+	lb_esc_fprintf(f, LB_LANG_TERM, "  check        %-9s %s\n", word[held], what);
+	fprintf(log, "%s %s\n", word[held], what);
+	return held;
 }
 
 /* The figures a JUnit case shows beside its conditions. */
@@ -92,13 +93,13 @@ static void junit_case(const struct lb_gate *g, const struct lb_scenario *sc, co
 }
 
 int lb_gate_judge(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,
-		  const struct lb_summary *s, const char *dir, FILE *f)
+		  const struct lb_summary *s, const char *dir, FILE *f, int *undecided_out)
 {
 	const struct lb_scenario_expect *e = expectation(g, sc, strategy);
 	const char *observed = lb_summary_get(s, "observed");
 	int cls = observed ? lb_class_parse(observed) : -1;
-	int failed = 0, n = conditions(g, sc, strategy);
-	char line[800], text[200], why[300], first[800] = "";
+	int failed = 0, undecided = 0, n = conditions(g, sc, strategy);
+	char line[800], text[400], why[300], first[800] = "", undecided_first[800] = "";
 	char *buf = NULL;
 	size_t len = 0;
 
@@ -120,30 +121,39 @@ int lb_gate_judge(const struct lb_gate *g, const struct lb_scenario *sc, const c
 		bool met = lb_expect_met(e, &ob, why, sizeof(why));
 		snprintf(line, sizeof(line), "expect %s (%s): %s", text, g->has_expect ? "--expect" :
 			 "the scenario's [expect] line", met ? "observed as expected" : why);
-		if (condition(f, log, met, line) && !failed++)
+		if (condition(f, log, met ? LB_HELD : LB_NOT_HELD, line) == LB_NOT_HELD && !failed++)
 			snprintf(first, sizeof(first), "%s", line);
 	}
 	for (int i = 0; i < g->n_thresholds + (g->check && sc ? sc->n_thresholds : 0); i++) {
 		bool own = i < g->n_thresholds;
 		const struct lb_threshold *t = own ? &g->thresholds[i] :
 						     &sc->thresholds[i - g->n_thresholds];
-		int held = lb_threshold_judge(t, lb_summary_value(s, t->column), text, sizeof(text));
+		enum lb_held held = lb_threshold_judge(t, lb_summary_value(s, t->column), text,
+						       sizeof(text));
 		snprintf(line, sizeof(line), "%s (%s)", text, own ? "--threshold" :
 			 "the scenario's threshold");
-		if (condition(f, log, held == 1, line) && !failed++)
+		held = condition(f, log, held, line);
+		if (held == LB_NOT_HELD && !failed++)
 			snprintf(first, sizeof(first), "%s", line);
+		if (held == LB_UNDECIDED && !undecided++ && !failed)
+			snprintf(undecided_first, sizeof(undecided_first), "INCONCLUSIVE: %.780s", line);
 	}
 	if (failed)
 		fprintf(f, "  check        FAILED: %d of %d condition%s not held (the exit status is "
 			"not 0)\n", failed, n, n == 1 ? "" : "s");
+	else if (undecided)
+		fprintf(f, "  check        INCONCLUSIVE: %d of %d condition%s neither held nor broken "
+			"(the exit status is 5)\n", undecided, n, n == 1 ? "" : "s");
 	else
 		fprintf(f, "  check        passed: %d condition%s held\n", n, n == 1 ? "" : "s");
 	figures(log, s);
 	fclose(log);
-	snprintf(line, sizeof(line), "%d of %d conditions held", n - failed, n);
-	junit_case(g, sc, strategy, lb_summary_num(s, "elapsed_s", -1), failed, failed ? first : line,
-		   buf ? buf : "", dir);
+	snprintf(line, sizeof(line), "%d of %d conditions held", n - failed - undecided, n);
+	junit_case(g, sc, strategy, lb_summary_num(s, "elapsed_s", -1), failed + undecided,
+		   failed ? first : undecided ? undecided_first : line, buf ? buf : "", dir);
 	free(buf);
+	if (undecided_out)
+		*undecided_out = undecided;
 	return failed;
 }
 

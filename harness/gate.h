@@ -36,10 +36,13 @@ bool lb_gate_active(const struct lb_gate *g);
 int lb_gate_ready(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,
 		  char *why, size_t len);
 /* Judge the written summary @s of @strategy's run under @sc (its files in
- * @dir): one line per condition on @f, then the verdict, and a JUnit case.
- * The number of conditions not held. */
+ * @dir): one line per condition on @f, then the verdict, and a JUnit case
+ * (a failure when any condition did not hold or was undecided). The number
+ * of conditions not held; *@undecided (if not NULL) gets how many were
+ * neither held nor broken (threshold.h: a figure known as an interval that
+ * straddles N, or not measured). */
 int lb_gate_judge(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,
-		  const struct lb_summary *s, const char *dir, FILE *f);
+		  const struct lb_summary *s, const char *dir, FILE *f, int *undecided);
 /* A run that did not complete (skipped, failed): every condition fails, and
  * @f (and the JUnit case) says why. The number of conditions. */
 int lb_gate_unjudged(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,

@@ -6,6 +6,7 @@
 #include "esc.h"
 #include "import.h"
 #include "plumbing.h"
+#include "signals.h"
 #include "util.h"
 
 #include <errno.h>
@@ -359,6 +360,8 @@ static int ird_next(struct ird *r)
 
 	r->line++;
 	r->len = 0;
+	if ((r->line & 4095) == 0 && lb_stop_work())
+		return LB_ECANCELED; /* Ctrl-C: said by the command, not here */
 	while ((c = getc(r->f)) != EOF && c != '\n') {
 		if (r->len >= LB_IMPORT_MAX_LINE)
 			return ird_fail(r, "expected a line of at most %d bytes, got a longer one",
@@ -373,6 +376,11 @@ static int ird_next(struct ird *r)
 		return 0;
 	if (r->len && r->buf[r->len - 1] == '\r')
 		r->len--;
+	if (r->line == 1 && r->len >= 3 && !memcmp(r->buf, "\xef\xbb\xbf", 3)) {
+		/* a UTF-8 byte order mark (a spreadsheet's "CSV UTF-8") is not data */
+		memmove(r->buf, r->buf + 3, r->len - 3);
+		r->len -= 3;
+	}
 	r->buf[r->len] = '\0';
 	return 1;
 }
@@ -774,7 +782,13 @@ int lb_import_read_file(FILE *f, const char *path, int64_t default_unc_ns, struc
 			break;
 	if (rc < 0)
 		goto out;
-	if (!imp->has_key && imp->n && names_add(&imp->keys, "") < 0) {
+	if (!imp->n) { /* a header alone is no history: nothing to judge is no verdict */
+		r->line = 0;
+		rc = ird_fail(r, "expected at least one critical section after the header on line "
+			      "%zu, got none (only blank or # lines follow it)", r->header_line);
+		goto out;
+	}
+	if (!imp->has_key && names_add(&imp->keys, "") < 0) {
 		rc = LB_ENOMEM;
 		goto out;
 	}
@@ -784,8 +798,10 @@ int lb_import_read_file(FILE *f, const char *path, int64_t default_unc_ns, struc
 		if (i == 0 || imp->s[i].exit_ns > imp->last_ns)
 			imp->last_ns = imp->s[i].exit_ns;
 	}
-	size_t *ix = malloc(sizeof(*ix) * (imp->n ? imp->n : 1));
-	rc = ix ? assign_lanes(imp, path, ix) : LB_ENOMEM;
+	size_t *ix = lb_stop_work() ? NULL : malloc(sizeof(*ix) * (imp->n ? imp->n : 1));
+	rc = lb_stop_work() ? LB_ECANCELED : ix ? assign_lanes(imp, path, ix) : LB_ENOMEM;
+	if (rc == 0 && lb_stop_work())
+		rc = LB_ECANCELED; /* Ctrl-C: said by the command */
 	free(ix);
 out:
 	free(r);
@@ -794,45 +810,16 @@ out:
 	return rc;
 }
 
-/* What @st is, for a message. */
-static const char *file_kind(const struct stat *st)
-{
-	return S_ISDIR(st->st_mode) ? "a directory" : S_ISFIFO(st->st_mode) ? "a FIFO (a named pipe)" :
-	       S_ISCHR(st->st_mode) ? "a character device" : S_ISBLK(st->st_mode) ? "a block device" :
-	       S_ISSOCK(st->st_mode) ? "a socket" : "not a regular file";
-}
-
 FILE *lb_import_open(const char *path, int *rc)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-
-	*rc = LB_ESYS;
-	if (fd < 0) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		return NULL;
-	}
+	const char *kind;
 	/* what it is before a byte is read: a FIFO or a device could block forever */
-	if (fstat(fd, &st) < 0) {
+	FILE *f = lb_open_regular(path, rc, &kind);
+
+	if (!f && kind)
+		lb_errorf("%s: expected a regular file of critical sections (CSV), got %s", path, kind);
+	else if (!f)
 		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		lb_errorf("%s: expected a regular file of critical sections (CSV), got %s", path,
-			  file_kind(&st));
-		close(fd);
-		*rc = LB_EINVAL;
-		return NULL;
-	}
-	int flags = fcntl(fd, F_GETFL);
-	FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "r");
-	if (!f) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	*rc = 0;
 	return f;
 }
 

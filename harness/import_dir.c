@@ -7,7 +7,9 @@
 #include "figures.h"
 #include "import_dir.h"
 #include "outfile.h"
+#include "owned.h"
 #include "rserver.h"
+#include "signals.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -25,14 +27,20 @@ int lb_import_judge(const struct lb_import *imp, const char *path, struct lb_uju
 	int rc;
 
 	memset(j, 0, sizeof(*j));
-	if (!u)
-		return LB_ENOMEM;
+	if (lb_stop_work() || !u) { /* Ctrl-C: said by the command */
+		free(u);
+		return u ? LB_ECANCELED : LB_ENOMEM;
+	}
 	for (size_t i = 0; i < imp->n; i++)
 		u[i] = (struct lb_usec){ .client = imp->s[i].client, .key = imp->s[i].key,
 					 .enter_ns = imp->s[i].enter_ns, .exit_ns = imp->s[i].exit_ns,
 					 .unc_ns = imp->s[i].unc_ns, .fence = imp->s[i].fence };
 	rc = lb_ujudge(u, imp->n, LB_IMPORT_MAX_PAIRS, LB_IMPORT_MAX_WORK, j);
 	free(u);
+	if (rc == 0 && lb_stop_work())
+		rc = LB_ECANCELED;
+	if (rc == LB_ECANCELED)
+		return rc;
 	if (rc == LB_EINVAL)
 		lb_errorf("%s: expected at most %d overlapping pairs, and %d comparisons to find "
 			  "them, got more %s: lockbench counts exactly or not at all; split the file (by "
@@ -94,6 +102,8 @@ void lb_import_history_write(FILE *f, const struct lb_import *imp)
 
 	fprintf(f, "%s\n", LB_HISTORY_HEADER);
 	for (size_t k = 0; ix && k < imp->n; k++) {
+		if ((k & 4095) == 0 && lb_stop_work())
+			break; /* Ctrl-C: the file is thrown away (outfile.h, verify.c) */
 		const struct lb_isec *s = &imp->s[ix[k]];
 		long long enter = (long long)(s->enter_ns - imp->first_ns);
 		long long exit = (long long)(s->exit_ns - imp->first_ns);
@@ -127,7 +137,7 @@ void lb_import_overlaps_write(FILE *f, const struct lb_import *imp, const struct
 	char utc[48];
 
 	fprintf(f, "%s\n", LB_IMPORT_OVERLAPS_HEADER);
-	for (size_t k = 0; k < j->n_pairs; k++) {
+	for (size_t k = 0; k < j->n_pairs && !((k & 4095) == 0 && lb_stop_work()); k++) {
 		const struct lb_upair *p = &j->pairs[k];
 		const struct lb_isec *a = &imp->s[p->a], *b = &imp->s[p->b];
 		lb_import_utc(p->from_ns, utc, sizeof(utc));
@@ -143,7 +153,7 @@ void lb_import_overlaps_write(FILE *f, const struct lb_import *imp, const struct
 void lb_import_fences_write(FILE *f, const struct lb_import *imp, const struct lb_ujudgement *j)
 {
 	fprintf(f, "%s\n", LB_IMPORT_FENCES_HEADER);
-	for (size_t k = 0; k < j->n_fences; k++) {
+	for (size_t k = 0; k < j->n_fences && !((k & 4095) == 0 && lb_stop_work()); k++) {
 		const struct lb_isec *s = &imp->s[j->fences[k].at], *e = &imp->s[j->fences[k].after];
 		lb_esc_fprintf(f, LB_LANG_CSV, "%s,%s,%s,%zu,%lld,%lld,%s,%zu,%lld,%lld\n",
 			       j->fences[k].certain ? "certain" : "possible", imp->keys.name[s->key],
@@ -265,6 +275,16 @@ int lb_import_fits(const struct lb_import *imp, const char *path)
 
 /* ---- the directory ---- */
 
+/* A temporary copy beside the directory @arg names the last component of:
+ * "<arg>.lockbench-XXXXXX". */
+static bool copy_of(const char *name, const void *arg)
+{
+	size_t n = strlen(arg);
+
+	return !strncmp(name, arg, n) && !strncmp(name + n, ".lockbench-", 11) &&
+	       strlen(name + n + 11) == 6;
+}
+
 int lb_import_dir_begin(const char *dir, char *tmp, size_t len)
 {
 	char parent[LB_DIR_MAX + 64];
@@ -272,31 +292,32 @@ int lb_import_dir_begin(const char *dir, char *tmp, size_t len)
 
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
+	if (lb_owned_parents("--out", dir) < 0)
+		return LB_ESYS;
+	/* the copies an import killed with SIGKILL left beside it (owned.h: only
+	 * ours, whose maker is gone) */
 	snprintf(parent, sizeof(parent), "%.*s", (int)n, dir);
 	char *slash = strrchr(parent, '/');
-	if (slash && slash != parent) {
+	if (slash)
 		*slash = '\0';
-		for (char *p = parent + 1; *p; p++)
-			if (*p == '/') {
-				*p = '\0';
-				if (mkdir(parent, 0755) < 0 && errno != EEXIST)
-					goto fail;
-				*p = '/';
-			}
-		if (mkdir(parent, 0755) < 0 && errno != EEXIST)
-			goto fail;
-	}
+	lb_owned_sweep(!slash ? "." : slash == parent ? "/" : parent, copy_of,
+		       slash ? slash + 1 : parent);
 	snprintf(tmp, len, "%.*s.lockbench-XXXXXX", (int)n, dir);
-	if (mkdtemp(tmp)) {
+	if (lb_owned_mkdtemp(tmp) == 0) {
 		mode_t mask = umask(0);
 		umask(mask);
 		chmod(tmp, 0755 & ~mask); /* as a run's directory (mkdtemp makes it 0700) */
+		lb_janitor_dir(tmp, true); /* a kill -9 leaves no copy behind */
 		return 0;
 	}
-	snprintf(parent, sizeof(parent), "%s", tmp);
-fail:
-	lb_errorf("cannot make the output directory beside %s (%s): %s", dir, parent, strerror(errno));
+	lb_errorf("cannot make the output directory beside %s (%s): %s", dir, tmp, strerror(errno));
 	return LB_ESYS;
+}
+
+void lb_import_dir_abandon(const char *tmp)
+{
+	lb_owned_rmtree(tmp);
+	lb_janitor_dir(tmp, false);
 }
 
 int lb_import_copy_source(const char *src, const char *tmp)
@@ -315,6 +336,11 @@ int lb_import_copy_source(const char *src, const char *tmp)
 		return rc;
 	}
 	while ((k = fread(buf, 1, sizeof(buf), in)) > 0) {
+		if (lb_stop_work()) { /* Ctrl-C: said by the command */
+			fclose(in);
+			lb_outfile_abort(&o);
+			return LB_ECANCELED;
+		}
 		if ((total += (int64_t)k) > LB_IMPORT_MAX_COPY) {
 			lb_errorf("%s: expected at most %lld bytes for --out to keep, got more: judge it "
 				  "without --out, or keep the part around the incident", src,
@@ -361,6 +387,10 @@ static int one(const char *tmp, const char *name, const struct lb_import *imp,
 	if (rc < 0)
 		return rc;
 	w(o.f, imp, j);
+	if (lb_stop_work()) { /* Ctrl-C: nothing half written, and said by the command */
+		lb_outfile_abort(&o);
+		return LB_ECANCELED;
+	}
 	return lb_outfile_close(&o);
 }
 
@@ -410,14 +440,17 @@ int lb_import_dir_finish(const char *tmp, const char *dir, const char *src, cons
 		rc = lb_outfile_close(&o);
 	}
 	free(s);
+	if (rc == 0 && lb_stop_work())
+		rc = LB_ECANCELED;
 	if (rc == 0 && rename(tmp, dir) < 0) {
 		lb_errorf("cannot put the output directory in place (%s -> %s): %s", tmp, dir,
 			  strerror(errno));
 		rc = LB_ESYS;
 	}
 	if (rc < 0)
-		lb_rmtree(tmp);
-	return rc < 0 ? LB_ESYS : 0;
+		lb_owned_rmtree(tmp);
+	lb_janitor_dir(tmp, false);
+	return rc == LB_ECANCELED ? rc : rc < 0 ? LB_ESYS : 0;
 }
 
 int lb_import_load_dir(const char *dir, const struct lb_summary *s, struct lb_import *imp,

@@ -57,9 +57,13 @@ void lb_import_summary(const struct lb_import *imp, const struct lb_ujudgement *
  * if not, says why, naming @path, and returns LB_EINVAL. */
 int lb_import_fits(const struct lb_import *imp, const char *path);
 
-/* Make the temporary directory beside @dir (its parents created) into @tmp:
- * 0 or LB_ESYS, said. */
+/* Make the temporary directory beside @dir (its parents created) into @tmp,
+ * marked and the janitor's to remove if lockbench is killed (owned.h,
+ * rserver.h); copies a killed import left beside @dir are swept first: 0 or
+ * LB_ESYS, said. */
 int lb_import_dir_begin(const char *dir, char *tmp, size_t len);
+/* Remove @tmp, the work given up. */
+void lb_import_dir_abandon(const char *tmp);
 /* Copy the regular file @src (never a FIFO or device: refused, LB_EINVAL)
  * into @tmp/imported.csv, at most LB_IMPORT_MAX_COPY bytes (LB_EINVAL past
  * it). */

@@ -49,7 +49,9 @@ static void usage(FILE *f)
 		   "Environment: LOCKBENCH_SCENARIOS (a scenarios directory), LOCKBENCH_CLOCK_SHIM\n"
 		   "(the shim's path), LOCKBENCH_REDIS_SERVER (the redis-server binary),\n"
 		   "LOCKBENCH_ADAPTERS (a directory of library adapters), LOCKBENCH_TOUR (the\n"
-		   "tour's reference runs), TMPDIR.\n\n"
+		   "tour's reference runs), TMPDIR (where the servers' directories go; a\n"
+		   "relative one is made absolute at the start, one that names no directory\n"
+		   "is refused, exit 2).\n\n"
 		   "See README.md and docs/ (installed in PREFIX/share/doc/lockbench) for more.\n");
 }
 
@@ -65,12 +67,17 @@ int main(int argc, char **argv)
 		return LB_EXIT_OK;
 	}
 	lb_signals_install();
+	if (lb_tmpdir_absolute() < 0) /* a relative TMPDIR: absolute, or refused */
+		return LB_EXIT_USAGE;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name)) {
 			int rc = commands[i].fn(argc - 1, argv + 1);
 			/* cut short: 128 + the signal, as a shell reports it; `servers` is
 			 * meant to end that way */
-			if (lb_stop_requested() && commands[i].fn != lb_cmd_servers)
+			/* check and report say 128 + the signal themselves, only when it
+			 * stopped their work: done, the verdict's status stands */
+			if (lb_stop_requested() && commands[i].fn != lb_cmd_servers &&
+			    commands[i].fn != lb_cmd_check && commands[i].fn != lb_cmd_report)
 				return 128 + lb_stop_signal();
 			return rc;
 		}

@@ -2,6 +2,7 @@
 #include "oracle.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,38 @@ double lb_hist_quantile_censored_us(const struct lb_hist *done, const struct lb_
 		return lb_hist_quantile_us(&all, q);
 	lb_hist_bucket_range(b, &low, &high);
 	return (double)low;
+}
+
+void lb_hist_quantile_interval_us(const struct lb_hist *done, const struct lb_hist *censored,
+				  double q, double *low, double *high)
+{
+	struct lb_hist all = *done;
+	uint64_t lo, hi;
+
+	lb_hist_merge(&all, censored);
+	*low = *high = 0;
+	if (all.n == 0)
+		return;
+	*low = q >= 1 ? (double)all.max_ns / 1000.0 : lb_hist_quantile_us(&all, q);
+	uint64_t rank = q >= 1 ? all.n - 1 : (uint64_t)(q * (double)all.n);
+	if (rank >= all.n)
+		rank = all.n - 1;
+	if (rank >= done->n) { /* a censored wait, at +infinity, holds the rank */
+		*high = INFINITY;
+		return;
+	}
+	if (q >= 1) {
+		*high = *low;
+		return;
+	}
+	/* the rank among @done alone: the censored ones are all above it */
+	struct lb_hist d = *done;
+	d.n = all.n; /* quantile_bucket's rank is of all, counted in @done's buckets */
+	lb_hist_bucket_range(quantile_bucket(&d, q), &lo, &hi);
+	double cap = (double)all.max_ns / 1000.0;
+	*high = (double)hi < cap ? (double)hi : cap;
+	if (*high < *low) /* the same bucket, capped alike: never below the low */
+		*high = *low;
 }
 
 uint64_t lb_commandstats_calls(const char *info)

@@ -42,6 +42,18 @@ double lb_hist_quantile_us(const struct lb_hist *h, double q);
  */
 double lb_hist_quantile_censored_us(const struct lb_hist *done, const struct lb_hist *censored,
 				    double q, bool *lower);
+/*
+ * The q-quantile of @done and @censored together as an interval, each
+ * censored value being somewhere at or above what it holds: *@low with them
+ * at what they hold (lb_hist_quantile_us of both), *@high with them at
+ * +infinity: the value of @done at the same rank, as lb_hist_quantile_us
+ * gives it (its bucket's upper edge, capped at the maximum of both, which is
+ * all the run's files keep), or INFINITY when that rank falls on a censored
+ * one (q >= 1: whenever one was censored). Without censored values both are
+ * the quantile. 0 and 0 when empty.
+ */
+void lb_hist_quantile_interval_us(const struct lb_hist *done, const struct lb_hist *censored,
+				  double q, double *low, double *high);
 
 /* Total command calls on a server from its INFO commandstats reply text,
  * leaving out the INFO calls themselves (the measurement's own) and what

@@ -104,8 +104,14 @@ static int sweep(const struct lb_section *s, size_t n, int64_t end_ns, struct lb
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		int64_t exit = lb_section_exit(&s[i], end_ns);
-		if (exit == s[i].enter_ns)
-			continue; /* [t, t) holds no instant: it overlaps nothing */
+		if (exit == s[i].enter_ns) {
+			/* a client that died in its acquire (a failpoint's crash) never
+			 * believed it held the lock; any other instant inside is one:
+			 * [t, t + 1 ns), judged like any section */
+			if (s[i].outcome == LB_OUT_KILLED)
+				continue;
+			exit = s[i].enter_ns + 1;
+		}
 		e[k++] = (struct edge){ s[i].key, s[i].enter_ns, +1, s[i].client, s[i].seq };
 		e[k++] = (struct edge){ s[i].key, exit, -1, s[i].client, s[i].seq };
 	}
@@ -330,6 +336,17 @@ enum lb_class lb_classify(const struct lb_class_input *in, char *why, size_t len
 			    "Ctrl-C (SIGINT)" : in->interrupted == SIGTERM ? "SIGTERM" : "a signal",
 			    lb_class_name(c), what);
 	}
+	if (in->cover && !lb_coverage_enough(in->cover)) {
+		const struct lb_coverage *cv = in->cover;
+		struct lb_class_input ran = *in;
+		ran.cover = NULL;
+		enum lb_class c = lb_classify(&ran, NULL, 0);
+		return said(why, len, LB_CLASS_INCONCLUSIVE, "%d of %d clients' adapters ended "
+			    "before the run did (the first at %.3f s): the clients were there for "
+			    "%.0f%% of it, a verdict needs %.0f%% and one to the end; what ran looked %s",
+			    cv->silent, cv->clients, (double)cv->first_ns / 1e9, 100 * cv->fraction,
+			    100 * LB_COVERAGE_MIN, lb_class_name(c));
+	}
 	if (range)
 		snprintf(lost, sizeof(lost), "lost updates %lld..%lld", in->lost_min, in->lost_max);
 	else
@@ -377,6 +394,34 @@ enum lb_class lb_classify(const struct lb_class_input *in, char *why, size_t len
 			    lost, na ? ", foreign releases not measured" : "");
 	return said(why, len, LB_CLASS_SAFE, "no overlap, no lost update, %s",
 		    na ? "foreign releases not measured" : "no foreign release");
+}
+
+void lb_run_coverage(const struct lb_event *ev, size_t n_ev, int clients, int64_t end_ns,
+		     struct lb_coverage *cv)
+{
+	double there = 0;
+
+	*cv = (struct lb_coverage){ .clients = clients, .first_ns = -1, .fraction = 1 };
+	if (clients <= 0 || end_ns <= 0)
+		return;
+	for (int c = 0; c < clients; c++) {
+		int64_t gone = end_ns;
+		for (size_t i = 0; i < n_ev; i++) /* its first: a client dies once */
+			if (ev[i].kind == LB_EV_ADAPTER_DIED && ev[i].client == c && ev[i].t_ns < gone)
+				gone = ev[i].t_ns < 0 ? 0 : ev[i].t_ns;
+		if (gone < end_ns) {
+			cv->silent++;
+			if (cv->first_ns < 0 || gone < cv->first_ns)
+				cv->first_ns = gone;
+		}
+		there += (double)gone / (double)end_ns;
+	}
+	cv->fraction = there / clients;
+}
+
+bool lb_coverage_enough(const struct lb_coverage *cv)
+{
+	return cv->silent == 0 || (cv->silent < cv->clients && cv->fraction >= LB_COVERAGE_MIN);
 }
 
 int lb_class_severity(enum lb_class c)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "history.h"
+#include "shared_event.h"
 
 enum lb_recovered { LB_REC_NA, LB_REC_YES, LB_REC_NO };
 const char *lb_recovered_name(enum lb_recovered r);
@@ -30,7 +31,13 @@ struct lb_verdict {
 	uint64_t foreign_client;   /* releases whose outcome says they deleted another's lock */
 	uint64_t foreign_unattributed; /* the servers' ones with no release in flight */
 	enum lb_foreign_source foreign_source;
-	uint64_t lost_leases;
+	uint64_t lost_leases;    /* sections whose release found the lock gone, and (the
+				    servers watched) those whose lease a server ended while
+				    they held it (lb_foreign_verdict) */
+	uint64_t leases_lapsed;  /* the servers': an `expired` of the key while inside */
+	uint64_t lost_leases_servers; /* what leases_lapsed added to lost_leases (sections
+				    whose own release did not say lost) */
+	bool leases_lapsed_known; /* the servers' events were judged */
 	uint64_t holder_deaths;  /* sections that ended with the holder killed */
 	double orphan_ms;        /* longest time from a holder's death to the next acquire */
 	enum lb_recovered recovered;
@@ -98,13 +105,40 @@ struct lb_class_input {
 				    aborted their write on a lost lease */
 	const char *unfired;     /* the scenario's faults that never fired, or NULL */
 	int interrupted;         /* the signal that stopped the run before its end, or 0 */
+	const struct lb_coverage *cover; /* how long the clients spoke (NULL: all, to the end) */
 };
+
+/*
+ * How much of a run its clients were there for. A client is silent from the
+ * moment its adapter ended on its own (an adapter-died event: it exited,
+ * closed its output, or the library took its process down), not when a
+ * fault of the scenario killed it: a killed client did what the run asked.
+ * @fraction is the clients' time before they fell silent over clients x
+ * the run's length (1 when none did): the length asked for, since a run
+ * whose clients are all gone ends early (@end_ns: what was asked, or what
+ * ran when the run ends on its calls).
+ */
+struct lb_coverage {
+	int clients, silent;      /* the run's clients; those silent before the end */
+	int64_t first_ns;         /* when the first fell silent (-1: none) */
+	double fraction;
+};
+/* A run is judged only when its clients were there for at least this share
+ * of it and one of them at least reached its end (docs/running.md). */
+#define LB_COVERAGE_MIN 0.5
+void lb_run_coverage(const struct lb_event *ev, size_t n_ev, int clients, int64_t end_ns,
+		     struct lb_coverage *cv);
+bool lb_coverage_enough(const struct lb_coverage *cv);
 
 /*
  * The class a run observed, from measurements only, first match wins:
  *   interrupted      a signal (Ctrl-C, SIGTERM) stopped the run before its end:
  *                    what ran is a shorter run than the one asked for, never
  *                    compared with an expectation (@why says what it showed)
+ *   inconclusive     its clients fell silent (@cover: their adapters died or
+ *                    closed their output) for too much of the run, or all
+ *                    of them before its end: what it showed is not a run
+ *                    of the lock (@why says what it showed)
  *   foreign-release  a release deleted another client's lock (never when
  *                    foreign releases are n/a: the sentences then say so)
  *   contained        two clients were inside at once, but no update can have

@@ -1,5 +1,7 @@
 #include "esc.h"
 #include "outfile.h"
+#include "owned.h"
+#include "signals.h"
 #include "util.h"
 
 #include <errno.h>
@@ -36,6 +38,10 @@ int lb_outfile_close(struct lb_outfile *o)
 
 	if (!o->f)
 		return 0;
+	if (o->whole && lb_stop_work()) { /* Ctrl-C during a report or check: not put in place */
+		lb_outfile_abort(o);
+		return LB_ECANCELED;
+	}
 	/* the buffered tail is written here: a full disk shows up now, with errno */
 	if (fflush(o->f) != 0)
 		err = errno;
@@ -48,7 +54,7 @@ int lb_outfile_close(struct lb_outfile *o)
 		err = errno;
 	if (err) {
 		if (o->whole)
-			unlink(o->tmp);
+			lb_owned_unlink(o->tmp);
 		lb_errorf("writing %s failed: %s", o->path, strerror(err));
 		return LB_ESYS;
 	}
@@ -62,5 +68,5 @@ void lb_outfile_abort(struct lb_outfile *o)
 	fclose(o->f);
 	o->f = NULL;
 	if (o->whole)
-		unlink(o->tmp);
+		lb_owned_unlink(o->tmp);
 }

@@ -28,7 +28,9 @@ struct lb_outfile {
 int lb_outfile_open(struct lb_outfile *o, const char *dir, const char *name, bool whole);
 /* Flush and close; a whole file is renamed into place only if every write
  * succeeded, else its temporary is removed. 0, or LB_ESYS with a message
- * "writing PATH failed: REASON". Accepts a closed (f == NULL) outfile. */
+ * "writing PATH failed: REASON". Accepts a closed (f == NULL) outfile. A
+ * whole file closed once a stop signal asked its work to stop
+ * (lb_stop_work, signals.h) is not put in place: LB_ECANCELED, unsaid. */
 int lb_outfile_close(struct lb_outfile *o);
 /* Give up: close, and remove a whole file's temporary (what was there stays). */
 void lb_outfile_abort(struct lb_outfile *o);

@@ -193,6 +193,17 @@ static const struct lb_param table[LB_P_COUNT] = {
 			"each, see scenarios/stampede.ini)",
 		.offset = AT(calls),
 	},
+	[LB_P_DRAIN] = {
+		.name = "drain", .cli = "drain", .run_key = "drain", .column = "drain_s",
+		.type = LB_PT_SECONDS, .unit = "s", .min = 0, .max = 3600, .dflt = { .s = 0 },
+		.metavar = "S",
+		.help = "after the run's end, a client waiting in an acquire\n"
+			"call keeps trying up to S seconds more: it enters (its\n"
+			"section counts as any other) or is cut off then; no\n"
+			"new call starts ({default}: none). For a percentile a\n"
+			"cut-off wait leaves as an interval (docs/running.md)",
+		.offset = AT(drain_s),
+	},
 	[LB_P_TOPOLOGY] = {
 		.name = "topology", .cli = "topology", .run_key = "topology", .type = LB_PT_WORDS,
 		.unit = "topology", .words = topologies,

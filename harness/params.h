@@ -49,6 +49,8 @@ struct lb_run_cfg {
 	char scenario_name[64];    /* "none" without a scenario */
 	int clients;
 	double duration_s;
+	double drain_s;            /* after the run's end, waiters keep trying this long
+				      (0: none; --drain) */
 	int64_t ttl_ms;
 	int64_t hold_min_ms, hold_max_ms;
 	int64_t think_ms;
@@ -127,6 +129,7 @@ enum lb_param_id {
 	LB_P_DOWN_AFTER,
 	LB_P_COUNT_COMMANDS,
 	LB_P_CALLS,
+	LB_P_DRAIN,
 	LB_P_ADAPTER_HOSTS,
 	LB_P_COUNT
 };

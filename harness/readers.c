@@ -1,6 +1,8 @@
 #include "esc.h"
 #include "failpoint.h"
+#include "figures.h"
 #include "readers.h"
+#include "signals.h"
 #include "run.h"
 
 #include <errno.h>
@@ -42,6 +44,8 @@ static int rd_next(struct rd *r)
 	int c;
 
 	r->line++;
+	if ((r->line & 4095) == 0 && lb_stop_work())
+		return LB_ECANCELED; /* Ctrl-C: said by the command, not here */
 	while ((c = getc(r->f)) != EOF && c != '\n') {
 		if (n + 1 >= r->max)
 			return rd_fail(r, "line longer than %zu characters", r->max - 1);
@@ -93,9 +97,10 @@ static int rd_int(const struct rd *r, const char *name, const char *v, bool empt
 	}
 	errno = 0;
 	*out = strtoll(v, &end, 10);
-	if (*end || end == v || !lb_plain_number(v)) /* what lockbench writes: no ' 1', '+1' */
-		return rd_fail(r, "field %s: expected an integer%s, got '%.40s'", name,
-			       empty_ok ? " or nothing" : "", v);
+	if (*end || end == v || !lb_written_number(v)) /* no ' 1', '+1', '01', '-0' */
+		return rd_fail(r, "field %s: expected an integer%s, got '%.40s'%s", name,
+			       empty_ok ? " or nothing" : "", v, *end || end == v ? "" :
+			       " (lockbench writes no sign, blank or leading zero)");
 	if (errno == ERANGE || *out < min || *out > max)
 		return rd_fail(r, "field %s: expected an integer from %lld to %lld, got '%.40s'", name,
 			       min, max, v);
@@ -107,29 +112,20 @@ static void rd_init(struct rd *r, FILE *f, const char *path, char *buf, size_t m
 	*r = (struct rd){ .f = f, .path = path, .max = max, .buf = buf };
 }
 
-/* Open @path; ENOENT is reported only when @required. */
+/* Open @path (a regular file only: a FIFO or a device put there cannot hang
+ * the reader); ENOENT is reported only when @required. */
 static FILE *open_in(const char *path, bool required, int *rc)
 {
-	/* non-blocking to open, so that a FIFO or a device put there cannot
-	 * hang the reader; then only a regular file is read */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	FILE *f = NULL;
+	const char *kind;
+	char why[96];
+	FILE *f = lb_open_regular(path, rc, &kind);
 
-	*rc = 0;
-	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-		lb_errorf("cannot read %s: not a regular file", path);
-		close(fd);
-		*rc = LB_EINVAL;
-		return NULL;
+	if (f || (!required && !kind && errno == ENOENT)) {
+		*rc = 0;
+		return f;
 	}
-	if (fd >= 0 && (fcntl(fd, F_SETFL, 0) < 0 || !(f = fdopen(fd, "r"))))
-		close(fd);
-	if (!f && (required || errno != ENOENT)) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		*rc = LB_ESYS;
-	}
-	return f;
+	lb_errorf("cannot read %s: %s", path, lb_open_why(kind, why, sizeof(why)));
+	return NULL;
 }
 
 /* ---- summary.csv ---- */
@@ -200,6 +196,16 @@ int lb_summary_read_file(FILE *f, const char *path, struct lb_summary *s)
 		snprintf(s->value[i], sizeof(s->value[0]), "%s", values[i]);
 	}
 	s->n = nn;
+	/* a figure's value as lockbench writes it, or n/a: '+0', ' 94', '-0' or
+	 * '0684' is damage, not a number to compare (its range is check's) */
+	for (size_t i = 0; i < nn; i++) {
+		const struct lb_figdef *fd = lb_figdef_find(names[i]);
+		if (fd && fd->kind != LB_FD_TEXT && strcmp(values[i], "n/a") &&
+		    !(fd->inf && !strcmp(values[i], "inf")) && !lb_written_number(values[i]))
+			return rd_fail(&r, "field %s: expected a number as lockbench writes it (no "
+				       "sign, blank or leading zero)%s or n/a, got '%.40s'", names[i],
+				       fd->inf ? ", inf" : "", values[i]);
+	}
 	rd_init(&r, f, path, head, sizeof(head));
 	r.line = 2;
 	if ((rc = rd_next(&r)) != 0)
@@ -239,7 +245,7 @@ int lb_summary_double(const struct lb_summary *s, const char *path, const char *
 
 	if (!v)
 		return rd_fail(&r, "no column %s", name);
-	if (!lb_parse_double(v, out) || *out < min || *out > max)
+	if (!lb_written_number(v) || !lb_parse_double(v, out) || *out < min || *out > max)
 		return rd_fail(&r, "field %s: expected a number from %g to %g, got '%.40s'", name, min,
 			       max, v);
 	return 0;
@@ -317,7 +323,8 @@ static int history_row(struct rd *r, int clients, int keys, size_t cols, struct 
 	for (const char *p = with_nodes ? f[8] : ""; *p;) {
 		char *end;
 		long b = strtol(p, &end, 10);
-		if (*p < '0' || *p > '9' || end == p || b < 0 || b >= LB_MAX_NODES || (nodes >> b) || (*end && *end != '+') ||
+		if (*p < '0' || *p > '9' || end == p || (*p == '0' && end - p > 1) || b < 0 ||
+		    b >= LB_MAX_NODES || (nodes >> b) || (*end && *end != '+') ||
 		    (*end == '+' && !end[1]))
 			return rd_fail(r, "field nodes: expected node indexes from 0 to %d joined by '+' "
 				       "in ascending order (0+1+2), or nothing, got '%.40s'",

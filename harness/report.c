@@ -15,6 +15,7 @@
 #include "outfile.h"
 #include "report.h"
 #include "shared.h"
+#include "signals.h"
 #include "verify.h"
 
 /* A release the servers saw delete a lock another client was inside
@@ -922,6 +923,7 @@ static int report_run(const char *dir)
 {
 	struct lb_run_files rf;
 	bool drawn = false;
+	char undrawn[400] = "";
 	int rc;
 
 	if ((rc = lb_run_files_load(dir, &rf)) < 0)
@@ -933,7 +935,11 @@ static int report_run(const char *dir)
 			  "report draws the history (`lockbench check %s` lists the differences)", dir,
 			  ver.which, dir);
 	}
-	rc = lb_charts_run(&rf, &drawn);
+	rc = lb_stop_work() ? LB_ECANCELED : lb_charts_run(&rf, &drawn, undrawn, sizeof(undrawn));
+	if (rc == LB_ECANCELED || lb_stop_work()) { /* Ctrl-C: what was there stays */
+		lb_run_files_free(&rf);
+		return LB_ECANCELED;
+	}
 	struct lb_outfile out;
 	if (lb_outfile_open(&out, dir, "report.md", true) < 0) {
 		lb_run_files_free(&rf);
@@ -975,14 +981,15 @@ static int report_run(const char *dir)
 			   "lease (enter + TTL) ran out while it was still inside.\n\n"
 			   "![acquire latency](latency.png)\n\n![sections per client](fairness.png)\n");
 	else
-		fprintf(f, "gnuplot is not installed (Debian package `gnuplot-nox`), so no chart was "
-			   "drawn. The data and the scripts are here: `gnuplot timeline.gp` draws them.\n");
+		lb_esc_fprintf(f, LB_LANG_MD, "No chart was drawn: %s. The data and the scripts "
+			       "are here: `gnuplot timeline.gp` draws them.\n",
+			       undrawn[0] ? undrawn : "gnuplot did not run");
 	fprintf(f, "\n[report.html](report.html) steps through this %s in a browser.\n",
 		rf.imp ? "history" : "run");
 	if (lb_outfile_close(&out) < 0)
-		rc = LB_ESYS;
-	if (lb_report_html(&rf) < 0)
-		rc = LB_ESYS;
+		rc = lb_stop_work() ? LB_ECANCELED : LB_ESYS;
+	if (rc != LB_ECANCELED && lb_report_html(&rf) < 0)
+		rc = lb_stop_work() ? LB_ECANCELED : LB_ESYS;
 	lb_run_files_free(&rf);
 	return rc;
 }
@@ -1002,7 +1009,9 @@ static void report_gist(FILE *f, const char *dir, const char *name)
 	bool para = false, wrong = false, told = false;
 
 	snprintf(path, sizeof(path), "%.3800s/%.200s/report.md", dir, name);
-	FILE *in = fopen(path, "r");
+	const char *kind;
+	int orc;
+	FILE *in = lb_open_regular(path, &orc, &kind);
 	if (!in)
 		return;
 	while (fgets(line, sizeof(line), in)) {
@@ -1072,7 +1081,9 @@ static bool copy_card(FILE *f, const char *dir)
 {
 	char path[PATH_MAX], line[4096];
 	snprintf(path, sizeof(path), "%.4000s/audit.md", dir);
-	FILE *card = fopen(path, "r");
+	const char *kind;
+	int orc;
+	FILE *card = lb_open_regular(path, &orc, &kind);
 	size_t n = 0;
 
 	if (!card)
@@ -1114,7 +1125,9 @@ static int report_index(const char *dir, struct stacked *runs)
 	/* compare.txt: the table, and its first column is the order given */
 	int *rank = calloc((size_t)n + 1, sizeof(*rank)), ranked = 0;
 	snprintf(path, sizeof(path), "%.4000s/compare.txt", dir);
-	cmp = fopen(path, "r");
+	const char *kind;
+	int orc;
+	cmp = lb_open_regular(path, &orc, &kind);
 	if (cmp) {
 		lb_esc_fprintf(f, LB_LANG_MD, "# lockbench compare in %s\n\nThe same load, faults and "
 			       "seed for each strategy, each on fresh servers, in the order given "
@@ -1176,10 +1189,13 @@ static int report_chaos(const char *dir)
 	struct lb_outfile out;
 
 	snprintf(path, sizeof(path), "%.4000s/chaos.csv", dir);
-	FILE *in = fopen(path, "r");
+	const char *kind;
+	char text[96];
+	int orc;
+	FILE *in = lb_open_regular(path, &orc, &kind); /* a FIFO is refused, never waited on */
 	if (!in) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		return LB_ESYS;
+		lb_errorf("cannot read %s: %s", path, lb_open_why(kind, text, sizeof(text)));
+		return orc;
 	}
 	if (lb_outfile_open(&out, dir, "report.md", true) < 0) {
 		fclose(in);
@@ -1239,7 +1255,7 @@ static int report_chaos(const char *dir)
 	return failed ? LB_EINVAL : 0;
 }
 
-int lb_report_dir(const char *dir)
+static int report_dir(const char *dir)
 {
 	char path[PATH_MAX];
 	int rc;
@@ -1267,4 +1283,15 @@ int lb_report_dir(const char *dir)
 	}
 	/* the same report as a page, linking to the runs' own pages */
 	return rc < 0 ? rc : lb_report_html_from_md(dir);
+}
+
+int lb_report_dir(const char *dir)
+{
+	int prev = lb_stop_work_begin(); /* a Ctrl-C from now on stops it (signals.h) */
+	int rc = report_dir(dir);
+
+	if (rc < 0 && lb_stop_work())
+		rc = LB_ECANCELED;
+	lb_stop_work_end(prev);
+	return rc;
 }

@@ -47,9 +47,11 @@ void lb_run_lane_label(const struct lb_run_files *rf, int lane, char *buf, size_
 
 #define LB_GNUPLOT_LIMIT_MS 60000 /* one chart: gnuplot is killed past it */
 /* Run `gnuplot SCRIPT` inside @dir (stdin /dev/null, LB_ETIMEOUT past the
- * limit). 0 drawn; LB_ENOTSUP gnuplot missing;
- * LB_ESYS it failed (its messages are in DIR/gnuplot.log). */
-int lb_gnuplot(const char *dir, const char *script);
+ * limit). 0 drawn; else what happened in @why, said as it was: LB_ENOTSUP
+ * gnuplot is not installed (exec found no program); LB_ECANCELED Ctrl-C
+ * while drawing; LB_ETIMEOUT; LB_ESYS it failed (its exit status and the
+ * last line it wrote to DIR/gnuplot.log, or the signal that killed it). */
+int lb_gnuplot(const char *dir, const char *script, char *why, size_t len);
 /* Every chart's size, fonts and lines times @scale (0.5 to 4; 1 by default),
  * for slides: --chart-scale. LB_EINVAL outside that range. */
 int lb_chart_set_scale(double scale);
@@ -63,8 +65,8 @@ void lb_chart_png(FILE *gp, const char *name, int w, int h);
 void lb_chart_svg(FILE *gp, const char *name, int w, int h);
 
 /* Write the run's .dat files and .gp scripts and draw them; @drawn says
- * whether gnuplot drew the PNG/SVG files. */
-int lb_charts_run(const struct lb_run_files *rf, bool *drawn);
+ * whether gnuplot drew the PNG/SVG files, @why why not (lb_gnuplot). */
+int lb_charts_run(const struct lb_run_files *rf, bool *drawn, char *why, size_t len);
 
 /*
  * One paragraph per violation, in plain words, from the history and events
@@ -119,7 +121,9 @@ int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesso
 int lb_report_matrix(const char *dir);
 /* Sweep charts and report (report_sweep.c). */
 int lb_report_sweep(const char *dir);
-/* report.md for a run, a matrix or a sweep directory. */
+/* report.md for a run, a matrix or a sweep directory. A stop signal that
+ * comes while it works (signals.h, lb_stop_work) ends it within a second:
+ * LB_ECANCELED, each file as it was or whole. */
 int lb_report_dir(const char *dir);
 /* report.html's "Redis holds" lane (report_lane.c): what the lock's servers
  * held, as JSON (an array of servers, each {server, port, from (its first
@@ -132,5 +136,16 @@ int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s);
  * To @each as story steps; 0, or what reading keyevents.csv returned. */
 int lb_report_redis_steps(const struct lb_run_files *rf, void (*each)(void *, int64_t, const char *),
 			  void *arg);
+/* report.html of a large run (report_stretch.c): past LB_HTML_SECTIONS_MAX
+ * sections the timeline draws each lane as stretches of the run, and only
+ * the sections worth seeing one by one. */
+#define LB_HTML_SECTIONS_MAX 20000
+bool lb_report_stretched(const struct lb_run_files *rf);
+/* The stretches as JSON (",\n\"agg\":{...}", to follow a run's "sec"), and
+ * @keep[i] set for each section to write one by one: every section around
+ * each of the @n step times @steps (ns), then those in an overlap, a foreign
+ * release, a death or a lost lease, up to a budget. 0, or LB_ENOMEM. */
+int lb_report_stretch_json(FILE *f, const struct lb_run_files *rf, const int64_t *steps,
+			   size_t n, bool *keep);
 
 #endif

@@ -165,7 +165,53 @@ function ticks(){var span=A1-A0,ms=(A0>0||A1<end)&&span<2,px=(W-L-R)/span,step=0
 function win(t){var g=Infinity;all.forEach(function(s){var d=Math.abs(s[0]-t);if(d>1e-6&&d<g)g=d;});
  var d=Math.max(0.002,2*g);if(2*d>=end*0.6)return [0,end];
  var a=t-d,b=t+d;if(a<0){b-=a;a=0;}if(b>end){a=Math.max(0,a-(b-end));b=end;}return [a,b];}
-function draw(){frame();ticks();
+// every pair of sections of two clients on one lock inside at once, as
+// (s, o, from, to): swept in order of entry, each against those still inside
+function overlapping(sec,each){var ix=sec.map(function(s,k){return k;}),open=[];
+ ix.sort(function(a,b){return sec[a][1]-sec[b][1]||a-b;});
+ ix.forEach(function(k){var s=sec[k];open=open.filter(function(o){return o[2]>s[1];});
+  open.forEach(function(o){if(o[0]===s[0]||o[5]!==s[5])return;var a=Math.max(s[1],o[1]),b=Math.min(s[2],o[2]);if(b>a)each(s,o,a,b);});
+  open.push(s);});}
+// A large run (r.agg, report_stretch.c): each lane is drawn as stretches of
+// the run, its bins [bin, sections entered, us inside, us while two or more
+// were inside] run together while they look alike: blue, darker the more of
+// the stretch the client was inside; red where two or more were inside at
+// once. The sections kept one by one (around each step, and those of an
+// incident) are drawn over them; in the windows where every section is kept
+// (r.agg.full) no stretch is drawn. A click on a stretch zooms to it and
+// says what it holds.
+function stretchesOf(r){var g=r.agg,out=[];g.lanes.forEach(function(v,c){var st=null;
+ for(var k=0;k<v.length;k+=4){var b=v[k],a0=b*g.w,a1=Math.min(g.end,(b+1)*g.w);if(a1<A0||a0>A1)continue;
+  var f=Math.min(1,v[k+2]/1e6/(a1-a0)),red=v[k+3]>0;
+  if(st&&st.b1===b&&st.red===red&&(red||Math.abs(f-st.f0)<0.1)){st.b1=b+1;st.to=a1;st.n+=v[k+1];st.busy+=v[k+2];st.ovl+=v[k+3];continue;}
+  st={c:c,b1:b+1,from:a0,to:a1,n:v[k+1],busy:v[k+2],ovl:v[k+3],f0:f,red:red};out.push(st);}});
+ return out;}
+function drawStretches(r){stretchesOf(r).forEach(function(s){var f=Math.min(1,s.busy/1e6/(s.to-s.from)),pieces=[[s.from,s.to]];
+ r.agg.full.forEach(function(w){var nx=[];pieces.forEach(function(p){if(w[1]<=p[0]||w[0]>=p[1]){nx.push(p);return;}
+  if(w[0]>p[0])nx.push([p[0],w[0]]);if(w[1]<p[1])nx.push([w[1],p[1]]);});pieces=nx;});
+ // (a wide red stretch: shaded blue with a red band, the overlap being somewhere in it)
+ pieces.forEach(function(p){var a=x(p[0]),b=x(p[1]),band=s.red&&b-a>8,e=el('rect',{x:a,y:y(r,s.c)-9,width:Math.max(s.red?3:1.5,b-a),height:18,
+  fill:s.red&&!band?'#cc3311':'#4477aa','fill-opacity':s.red&&!band?1:(0.3+0.7*f).toFixed(2),'class':s.red?'stretch stretch-overlap':'stretch',style:'cursor:pointer'});
+  if(band)el('rect',{x:a,y:y(r,s.c)-3,width:b-a,height:6,fill:'#cc3311','pointer-events':'none'});
+  var tt=document.createElementNS(NS,'title');tt.textContent=stretchText(r,s);e.appendChild(tt);
+  e.addEventListener('click',function(){stretchZoom(r,s);});});});
+ var key=document.querySelector('p.keys');if(key&&!key.dataset.agg){key.dataset.agg=1;
+  key.appendChild(document.createTextNode(' This run has '+r.agg.n.toLocaleString('en')+' sections, more than the page draws one at a time ('+r.agg.max.toLocaleString('en')+
+   '): each lane is drawn as stretches, blue, darker the more of the stretch its client was inside, red where two or more were inside at once (a wide stretch: a red band through it, the overlap somewhere in it); drawn one by one over them are every section around each step (zoomed, a step shows each section there) and those of an overlap, a foreign release, a death or a lost lease (up to '+r.agg.keep.toLocaleString('en')+
+   ', '+r.agg.kept.toLocaleString('en')+' here). Click a stretch to zoom to it and see what it holds; history.csv holds every section.'));}}
+function stretchText(r,s){var f=s.busy/1e6/(s.to-s.from);
+ return lane(r,s.c)+' from '+s.from.toFixed(3)+' s to '+s.to.toFixed(3)+' s: '+s.n.toLocaleString('en')+' section'+(s.n===1?'':'s')+' entered, inside '+(100*f).toFixed(1)+'% of the time'+
+  (s.ovl>0?', two or more inside at once for '+(s.ovl/1000).toFixed(3)+' ms of it':'')+'.';}
+function stretchZoom(r,s){var m=(s.to-s.from)*0.05;A0=Math.max(0,s.from-m);A1=Math.min(end,s.to+m);drawn='stretch';draw();
+ var t=+items[i].dataset.t;cur.setAttribute('x1',x(t));cur.setAttribute('x2',x(t));document.getElementById('zoom').textContent='whole run';
+ var d=document.getElementById('stretch');if(!d){d=document.createElement('div');d.id='stretch';svg.parentNode.insertBefore(d,svg.nextSibling);}
+ d.textContent='';var h=document.createElement('b');h.textContent=stretchText(r,s);d.appendChild(h);
+ var one=r.sec.filter(function(q){return q[0]===s.c&&q[2]>s.from&&q[1]<s.to;});
+ d.appendChild(document.createTextNode(' '+(one.length?'Drawn one by one in it: '+one.length+(one.length>12?' (the first 12 listed)':'')+'. ':'None of them is drawn one by one here (no step, no incident): history.csv holds each. ')+
+  'z or \u201cwhole run\u201d goes back.'));
+ if(one.length){var ul=document.createElement('ul');one.slice(0,12).forEach(function(q){var li=document.createElement('li');
+  li.textContent='inside from '+q[1].toFixed(6)+' s to '+q[2].toFixed(6)+' s ('+q[4]+')';ul.appendChild(li);});d.appendChild(ul);}}
+function draw(){frame();ticks();var sd=document.getElementById('stretch');if(sd&&drawn!=='stretch')sd.parentNode.removeChild(sd);
 RS.forEach(function(r,ri){
  if(multi){if(ri)el('line',{x1:0,x2:W,y1:r.top-HEAD-r.lab.h+2,y2:r.top-HEAD-r.lab.h+2,stroke:'#888','stroke-width':2});
   el('text',{x:8,y:r.top-r.lab.h-12,'font-size':24,'font-weight':'bold',fill:'#222'},r.label);outcome(r);}
@@ -173,8 +219,9 @@ RS.forEach(function(r,ri){
 // one per client, or the end of what was just drawn: steps, not lines
  var quiet={'server-down':1,'server-back':1,'hook-end':1};
  r.faults.forEach(function(f){if(quiet[f[1]])return;el('line',{x1:x(f[0]),x2:x(f[0]),y1:r.top-(multi?8:0),y2:multi?r.low:H-40,stroke:'#888','stroke-dasharray':'6 5'});});
+ if(r.agg)drawStretches(r);
  r.sec.forEach(function(s){var h=18;el('rect',{x:x(s[1]),y:y(r,s[0])-h/2,width:Math.max(1.5,x(s[2])-x(s[1])),height:h,fill:'#4477aa'});if(s[3]>s[2]+0.001)el('rect',{x:x(s[2]),y:y(r,s[0])-4,width:x(s[3])-x(s[2]),height:8,fill:'#99bbdd'});});
- r.sec.forEach(function(s){r.sec.forEach(function(o){if(o[0]===s[0]||o[5]!==s[5])return;var a=Math.max(s[1],o[1]),b=Math.min(s[2],o[2]);if(b>a)el('rect',{x:x(a),y:y(r,s[0])-9,width:Math.max(1.5,x(b)-x(a)),height:18,fill:'#cc3311'});});});
+ overlapping(r.sec,function(s,o,a,b){[s,o].forEach(function(q){el('rect',{x:x(a),y:y(r,q[0])-9,width:Math.max(1.5,x(b)-x(a)),height:18,fill:'#cc3311'});});});
 // marks: lease expired (x), killed (dot), deleted another's lock (triangle)
  r.sec.forEach(function(s){var c=y(r,s[0]);
   if(s[7]!==null&&s[2]>s[7]){var X=x(s[7]);el('path',{d:'M'+(X-7)+' '+(c-7)+'l14 14m0 -14l-14 14',stroke:'#000','stroke-width':2.5});}
@@ -252,10 +299,10 @@ function setZoom(on){zoom=on;document.body.dataset.zoom=on?'1':'';document.getEl
 function setPresent(on){if(on===present)return;present=on;document.body.classList.toggle('present',on);
  document.getElementById('present').textContent=on?'leave presenter':'presenter';
  if(on){setPresent.zoom=zoom;zoom=true;scrollTo(0,0);}else zoom=!!setPresent.zoom;setZoom(zoom);}
-document.getElementById('zoom').onclick=function(){setZoom(!zoom);};
+document.getElementById('zoom').onclick=function(){if(drawn==='stretch'){drawn='';show(i);if(!zoom)this.textContent='zoom';return;}setZoom(!zoom);};
 document.getElementById('present').onclick=function(){setPresent(!present);};
 document.addEventListener('keydown',function(e){if(e.ctrlKey||e.altKey||e.metaKey||deck&&deck.page!==me)return;
- if(e.key==='z'){setZoom(!zoom);e.preventDefault();}else if(e.key==='f'){setPresent(!present);e.preventDefault();}
+ if(e.key==='z'){if(drawn==='stretch')document.getElementById('zoom').onclick();else setZoom(!zoom);e.preventDefault();}else if(e.key==='f'){setPresent(!present);e.preventDefault();}
  else if(e.key==='Escape'&&present){setPresent(false);e.preventDefault();}});
 function slides(){var box=document.createElement('div');box.id='slides';present=true;zoom=true;document.body.classList.add('present');
  for(var k=0;k<items.length;k++){show(k);var sec=document.createElement('section'),h=document.createElement('p');h.className='slide-pos';

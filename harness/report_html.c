@@ -343,6 +343,8 @@ static void event_sentence(const struct lb_run_files *rf, const struct lb_event 
 struct steps {
 	FILE *f;
 	int n;
+	int64_t *t; /* each step's time (a large run keeps the sections around it) */
+	size_t nt, cap;
 };
 
 /* One story item as a step: markdown's "- **...**" becomes <b>...</b>. */
@@ -365,6 +367,14 @@ static void story_step(void *arg, int64_t t_ns, const char *text)
 		}
 	}
 	buf[o] = '\0';
+	if (st->nt == st->cap) {
+		size_t cap = st->cap ? 2 * st->cap : 64;
+		int64_t *nt = realloc(st->t, sizeof(*nt) * cap);
+		if (nt)
+			st->t = nt, st->cap = cap;
+	}
+	if (st->nt < st->cap)
+		st->t[st->nt++] = t_ns;
 	fprintf(st->f, "%s[%.6f,\"story\",", st->n++ ? ",\n" : "", (double)t_ns / 1e9);
 	json_str(st->f, buf); /* markup inside is ours: <b> only, restored by the page */
 	fprintf(st->f, "]");
@@ -489,6 +499,48 @@ static void incident_steps(const struct lb_run_files *rf, struct steps *st)
 	}
 }
 
+/* A section as JSON (run_json says what each field is). */
+static void section_json(FILE *f, const struct lb_run_files *rf, const struct lb_section *s,
+			 bool first)
+{
+	int64_t exit = lb_section_exit(s, (int64_t)(rf->elapsed_s * 1e9));
+	int64_t rel = s->release_ns > exit ? s->release_ns : exit;
+	fprintf(f, "%s[%d,%.6f,%.6f,%.6f,\"%s\",%d,%u,", first ? "" : ",", s->client,
+		(double)s->enter_ns / 1e9, (double)exit / 1e9, (double)rel / 1e9,
+		lb_outcome_name(s->outcome), s->key, (unsigned)s->nodes);
+	if (lb_lease_known(s))
+		fprintf(f, "%.6f]", (double)s->lease_end_ns / 1e9);
+	else
+		fprintf(f, "null]");
+}
+
+/* A run's sections, after its "sec":[ : every one, or for a large run
+ * (lb_report_stretched) those kept one by one and then its stretches
+ * ("agg", report_stretch.c) around the steps @st and the faults. */
+static void sections_json(FILE *f, const struct lb_run_files *rf, const struct steps *st)
+{
+	size_t nt = st->nt + rf->n_ev;
+	int64_t *t = lb_report_stretched(rf) ? malloc(sizeof(*t) * (nt ? nt : 1)) : NULL;
+	bool *keep = t ? calloc(rf->n, sizeof(*keep)) : NULL;
+	char *agg = NULL;
+	size_t agg_len = 0, k = 0;
+	FILE *af = keep ? open_memstream(&agg, &agg_len) : NULL;
+
+	if (af) {
+		memcpy(t, st->t, sizeof(*t) * st->nt);
+		for (size_t i = 0; i < rf->n_ev; i++)
+			t[st->nt + i] = rf->ev[i].t_ns;
+		if (lb_report_stretch_json(af, rf, t, nt, keep) < 0)
+			agg_len = 0;
+		fclose(af);
+	}
+	for (size_t i = 0; i < rf->n; i++)
+		if (!agg_len || keep[i])
+			section_json(f, rf, &rf->sec[i], k++ == 0);
+	fprintf(f, "]%s", agg_len ? agg : "");
+	free(agg), free(keep), free(t);
+}
+
 /* One run as a JSON object: sections [client, enter, exit, release,
  * outcome, key, nodes, lease end (null: none, or not known)], faults [t, name, client, node, sentence], steps
  * [t, kind, text]; @label names it on a page of several. redis: what the
@@ -520,19 +572,24 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 	}
 	fprintf(f, ",\"clients\":%d,\"ttl\":%.3f,\"end\":%.6f,\"nodes\":%d,\n\"sec\":[", rf->clients,
 		(double)rf->ttl_ms / 1000, end_s, nodes ? atoi(nodes) : 1);
-	for (size_t i = 0; i < rf->n; i++) {
-		const struct lb_section *s = &rf->sec[i];
-		int64_t exit = lb_section_exit(s, (int64_t)(rf->elapsed_s * 1e9));
-		int64_t rel = s->release_ns > exit ? s->release_ns : exit;
-		fprintf(f, "%s[%d,%.6f,%.6f,%.6f,\"%s\",%d,%u,", i ? "," : "", s->client,
-			(double)s->enter_ns / 1e9, (double)exit / 1e9, (double)rel / 1e9,
-			lb_outcome_name(s->outcome), s->key, (unsigned)s->nodes);
-		if (lb_lease_known(s))
-			fprintf(f, "%.6f]", (double)s->lease_end_ns / 1e9);
-		else
-			fprintf(f, "null]");
+	/* the story first: a large run keeps the sections around its steps */
+	char *story = NULL;
+	size_t story_len = 0;
+	FILE *sf = open_memstream(&story, &story_len);
+	struct steps steps = { sf, 0, NULL, 0, 0 };
+	if (sf) {
+		/* an imported history: first its overlaps with the clocks' uncertainty */
+		lb_report_imported_story(rf, LB_LANG_RAW, 1000, story_step, &steps);
+		int found = lb_report_story(rf, story_max, story_step, &steps);
+		if (found > story_max) /* a tour's deck: the rest on the timeline */
+			story_more(&steps, found - story_max, rf->elapsed_s);
+		incident_steps(rf, &steps);
+		lb_report_redis_steps(rf, story_step, &steps);
+		fclose(sf);
 	}
-	fprintf(f, "],\n\"faults\":[");
+	sections_json(f, rf, &steps);
+	free(steps.t);
+	fprintf(f, ",\n\"faults\":[");
 	int nf = 0, nm = 0;
 	for (size_t i = 0; i < rf->n_ev; i++) {
 		const struct lb_event *e = &rf->ev[i];
@@ -551,23 +608,8 @@ static void run_json(FILE *f, const struct lb_run_files *rf, const char *label)
 			fprintf(f, "%s[%.6f,\"%s\",%d,%lld]", nm++ ? "," : "",
 				(double)rf->ev[i].t_ns / 1e9, lb_event_name(rf->ev[i].kind),
 				rf->ev[i].client, (long long)rf->ev[i].value);
-	fprintf(f, "],\n\"steps\":[");
 	/* the incidents (the page merges them with the faults in time order) */
-	char *story = NULL;
-	size_t story_len = 0;
-	FILE *sf = open_memstream(&story, &story_len);
-	struct steps steps = { sf, 0 };
-	if (sf) {
-		/* an imported history: first its overlaps with the clocks' uncertainty */
-		lb_report_imported_story(rf, LB_LANG_RAW, 1000, story_step, &steps);
-		int found = lb_report_story(rf, story_max, story_step, &steps);
-		if (found > story_max) /* a tour's deck: the rest on the timeline */
-			story_more(&steps, found - story_max, rf->elapsed_s);
-		incident_steps(rf, &steps);
-		lb_report_redis_steps(rf, story_step, &steps);
-		fclose(sf);
-	}
-	fprintf(f, "%s],\n\"redis\":", story ? story : "");
+	fprintf(f, "],\n\"steps\":[%s],\n\"redis\":", story ? story : "");
 	free(story);
 	if (lb_report_redis_lane(f, rf, end_s) < 0)
 		fprintf(f, "null");

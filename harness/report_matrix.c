@@ -288,17 +288,21 @@ int lb_report_matrix(const char *dir)
 
 	memset(&g, 0, sizeof(g));
 	snprintf(path, sizeof(path), "%.4000s/matrix.csv", dir);
-	if (!(in = fopen(path, "r"))) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		return LB_ESYS;
+	const char *kind;
+	char why[96];
+	int orc;
+	if (!(in = lb_open_regular(path, &orc, &kind))) { /* a FIFO is refused, never waited on */
+		lb_errorf("cannot read %s: %s", path, lb_open_why(kind, why, sizeof(why)));
+		return orc;
 	}
 	int rc = grid_data(dir, path, in, &g);
 	fclose(in);
 	if (rc < 0 || grid_script(dir, &g) < 0)
 		return LB_ESYS;
-	rc = lb_gnuplot(dir, "matrix.gp");
+	char undrawn[400] = "";
+	rc = lb_gnuplot(dir, "matrix.gp", undrawn, sizeof(undrawn));
 	if (rc < 0 && rc != LB_ENOTSUP) {
-		lb_errorf("gnuplot failed on %s/matrix.gp; see %s/gnuplot.log", dir, dir);
+		lb_errorf("%s: %s", dir, undrawn);
 		return rc;
 	}
 	return write_report(dir, rc == 0, &g);

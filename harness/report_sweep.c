@@ -155,17 +155,21 @@ int lb_report_sweep(const char *dir)
 	memset(&l, 0, sizeof(l));
 	snprintf(l.param, sizeof(l.param), "value");
 	snprintf(path, sizeof(path), "%.4000s/sweep.csv", dir);
-	if (!(in = fopen(path, "r"))) {
-		lb_errorf("cannot read %s: %s", path, strerror(errno));
-		return LB_ESYS;
+	const char *kind;
+	char why[96];
+	int orc;
+	if (!(in = lb_open_regular(path, &orc, &kind))) { /* a FIFO is refused, never waited on */
+		lb_errorf("cannot read %s: %s", path, lb_open_why(kind, why, sizeof(why)));
+		return orc;
 	}
 	int rc = points(dir, path, in, &l);
 	fclose(in);
 	if (rc < 0 || script(dir, &l) < 0)
 		return LB_ESYS;
-	rc = lb_gnuplot(dir, "sweep.gp");
+	char undrawn[400] = "";
+	rc = lb_gnuplot(dir, "sweep.gp", undrawn, sizeof(undrawn));
 	if (rc < 0 && rc != LB_ENOTSUP) {
-		lb_errorf("gnuplot failed on %s/sweep.gp; see %s/gnuplot.log", dir, dir);
+		lb_errorf("%s: %s", dir, undrawn);
 		return rc;
 	}
 	return page(dir, &l, rc);

@@ -6,6 +6,7 @@
 #include "consensus.h"
 #include "esc.h"
 #include "outfile.h"
+#include "owned.h"
 #include "results.h"
 #include "shared.h"
 
@@ -18,33 +19,11 @@
 
 int lb_results_prepare_dir(const char *dir)
 {
-	char path[PATH_MAX + 32];
-	FILE *f;
-
 	if (strlen(dir) > 3000) { /* a directory of LB_DIR_MAX and what lockbench adds below */
 		lb_errorf("output directory path too long (%zu bytes): %.100s...", strlen(dir), dir);
 		return LB_EINVAL;
 	}
-	strcpy(path, dir);
-	for (char *p = path + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(path, 0755) < 0 && errno != EEXIST)
-				goto fail;
-			*p = '/';
-		}
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		goto fail;
-	snprintf(path, sizeof(path), "%s/.lockbench-probe", dir);
-	f = fopen(path, "w");
-	if (!f)
-		goto fail;
-	fclose(f);
-	unlink(path);
-	return 0;
-fail:
-	lb_errorf("cannot write to output directory %s: %s", dir, strerror(errno));
-	return LB_ESYS;
+	return lb_owned_claim("--out", dir);
 }
 
 static void write_history(FILE *f, const struct lb_run_result *res)

@@ -67,17 +67,29 @@ void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *
 		      struct lb_summary *s);
 /* The q-quantile (q >= 1: the maximum) of every acquire call of @res, in µs:
  * the ones that entered and the ones that never did (res->censored, each as
- * long as it waited). *lower: a wait that never entered lies at or below it,
- * so the true figure is at least this (shown as ">="). */
+ * long as it waited): the lower end of where it lies
+ * (lb_hist_quantile_interval_us). *lower: the upper end is above it, so the
+ * true figure is this or more. */
 double lb_acquire_quantile_us(const struct lb_run_result *res, double q, bool *lower);
-/* The @q-quantile acquire figure as text: "12.34 ms", ">= 12.34 ms" when a
- * wait that never entered makes it a lower bound, "n/a" with no acquire. */
+/* The @q-quantile acquire figure as text: "12.34 ms", "[12.34, 14.10] ms"
+ * when waits cut off by the run's end leave it an interval, ">= 12.34 ms"
+ * when one of them holds its rank (no upper end), "n/a" with no acquire. */
 void lb_acquire_text(const struct lb_run_result *res, double q, char *buf, size_t len);
+/* The figures of @s (its columns so far) that read n/a because their event
+ * never happened, "split_brain_ms;handoff_p99_us" or "-", summary.csv's
+ * figures_absent: a hand-off's with no hand-off (handoffs 0), a give-up's
+ * with nobody given up (gave_up_clients 0), split_brain_ms when a client
+ * said which server granted (a primary-seen event in @ev) and none was a
+ * second primary. Any other n/a was not measured. */
+void lb_figures_absent(const struct lb_summary *s, const struct lb_event *ev, size_t n_ev,
+		       char *buf, size_t len);
 /* NULL when absent. */
 const char *lb_summary_get(const struct lb_summary *s, const char *name);
-/* lb_summary_get for struct lb_observed (scenario.h) and thresholds:
- * @summary is a struct lb_summary; an acquire figure acquire_lower_bounds
- * names comes as ">=VALUE" (threshold.h). Valid until the next call. */
+/* lb_summary_get for struct lb_observed (scenario.h) and thresholds, as
+ * lb_threshold_judge reads it (threshold.h): @summary is a struct
+ * lb_summary; an acquire figure that is not exact comes as "[LOW,HIGH]" (its
+ * acquire_*_high_us column the upper end) or ">=LOW" (that column "inf"), a
+ * figures_absent figure as "none". Valid until the next call. */
 const char *lb_summary_value(const void *summary, const char *name);
 /* The field as a number, or @dflt when absent. */
 double lb_summary_num(const struct lb_summary *s, const char *name, double dflt);
@@ -96,7 +108,10 @@ void lb_summary_json(FILE *f, const struct lb_summary *s);
  * a control character in a value is written as a space (one row). */
 void lb_summary_csv(FILE *f, const struct lb_summary *s);
 
-/* Create @dir (and parents) and prove it writable; message on failure. */
+/* Claim @dir (and its parents) for a run's files: lb_owned_claim (owned.h)
+ * makes it or takes it empty, marked; a directory that holds anything else
+ * is refused (LB_EINVAL, said), never written into. LB_ESYS (said) when it
+ * cannot be written. */
 int lb_results_prepare_dir(const char *dir);
 /* Write all files of a run into cfg->out_dir; message naming the path on
  * failure. LB_EINVAL, after writing them, when @s holds invalid values. */

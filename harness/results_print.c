@@ -57,12 +57,17 @@ static void print_foreign(FILE *f, const struct lb_run_cfg *cfg, const struct lb
 
 void lb_acquire_text(const struct lb_run_result *res, double q, char *buf, size_t len)
 {
-	bool lower;
-	double us = lb_acquire_quantile_us(res, q, &lower);
+	double low, high;
+
+	lb_hist_quantile_interval_us(&res->latency, &res->censored, q, &low, &high);
 	if (res->latency.n + res->censored.n == 0)
 		snprintf(buf, len, "n/a");
+	else if (isinf(high))
+		snprintf(buf, len, ">= %.2f ms", low / 1000.0);
+	else if (high != low)
+		snprintf(buf, len, "[%.2f, %.2f] ms", low / 1000.0, high / 1000.0);
 	else
-		snprintf(buf, len, "%s%.2f ms", lower ? ">= " : "", us / 1000.0);
+		snprintf(buf, len, "%.2f ms", low / 1000.0);
 }
 
 static void print_acquire(FILE *f, const struct lb_run_result *res, const char *label, double q)
@@ -97,10 +102,12 @@ static void print_outcome(FILE *f, const struct lb_run_cfg *cfg, const struct lb
 	}
 	for (int i = 0; cfg->scenario && i < cfg->scenario->n_thresholds; i++) {
 		const struct lb_threshold *t = &cfg->scenario->thresholds[i];
-		char line[200];
-		int held = lb_threshold_judge(t, lb_summary_value(s, t->column), line, sizeof(line));
+		char line[400];
+		enum lb_held held = lb_threshold_judge(t, lb_summary_value(s, t->column), line,
+						       sizeof(line));
 		lb_esc_fprintf(f, LB_LANG_TERM, "\n  threshold    %s: %s (scenario %s)", line,
-			       held == 1 ? "held" : "NOT HELD", cfg->scenario_name);
+			       held == LB_HELD ? "held" : held == LB_NOT_HELD ? "NOT HELD" :
+			       "INCONCLUSIVE", cfg->scenario_name);
 	}
 	if (cost->flagged)
 		fprintf(f, "\n  WARNING      the lock's own traffic: %llu commands at the lock servers, "

@@ -1,5 +1,6 @@
 #include "clockfile.h"
 #include "outfile.h"
+#include "owned.h"
 #include "rserver.h"
 #include "signals.h"
 #include "util.h"
@@ -8,7 +9,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <hiredis/hiredis.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -35,8 +35,6 @@
 static volatile pid_t live_pids[MAX_LIVE];
 /* the directories of servers not destroyed yet, for the same path */
 static struct lb_server *volatile live_dirs[MAX_LIVE];
-/* what a server directory can hold: removed one by one in a signal handler */
-static const char *const dir_files[] = { "redis.log", "clock_offset_ms", "dump.rdb", NULL };
 /* the kinds of server directory (lockbench-KIND-PID-XXXXXX) this layer makes,
  * removes and sweeps: nothing else is ever removed */
 static const char *const dir_kinds[] = { "redis", "etcd", "zookeeper", "hosts", NULL };
@@ -57,6 +55,24 @@ static const char *dir_kind(const char *name)
 	return NULL;
 }
 
+/* An import's temporary copy, DIR.lockbench-XXXXXX (import_dir.c), by the
+ * name @path ends with. */
+static bool import_copy(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	size_t n = strlen(base);
+	return n > 17 && !strncmp(base + n - 17, ".lockbench-", 11);
+}
+
+/* What the janitor removes: a server's or the hosts' directory, or an
+ * import's temporary copy (each also checked by its marker: owned.h). */
+static bool janitor_kind(const char *path)
+{
+	return dir_kind(path) || import_copy(path);
+}
+
 static void track(pid_t pid)
 {
 	for (int i = 0; i < MAX_LIVE; i++)
@@ -73,17 +89,6 @@ static void untrack(pid_t pid)
 			live_pids[i] = 0;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-int lb_rmtree(const char *path)
-{
-	return nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS) ? LB_ESYS : 0;
-}
-
 /*
  * The janitor: a kill -9 of lockbench kills its servers (PR_SET_PDEATHSIG)
  * but cannot remove their directories. So the first server a process starts
@@ -93,7 +98,8 @@ int lb_rmtree(const char *path)
  * gone, however it went, the read ends, and the janitor removes whatever
  * directories are still listed (none after a normal exit) and exits.
  */
-static char (*janitor_dirs)[256];
+#define JANITOR_PATH (LB_DIR_MAX + 64)
+static char (*janitor_dirs)[JANITOR_PATH];
 
 static void __attribute__((noreturn)) janitor(int fd, pid_t owner)
 {
@@ -114,8 +120,8 @@ static void __attribute__((noreturn)) janitor(int fd, pid_t owner)
 	for (int round = 0; round < 2; round++) {
 		lb_sleep_ns(100 * LB_NS_PER_MS);
 		for (int i = 0; i < JANITOR_SLOTS; i++)
-			if (janitor_dirs[i][0] && dir_kind(janitor_dirs[i]))
-				lb_rmtree(janitor_dirs[i]);
+			if (janitor_dirs[i][0] && janitor_kind(janitor_dirs[i]))
+				lb_owned_rmtree(janitor_dirs[i]);
 	}
 	_exit(0);
 }
@@ -127,11 +133,11 @@ void lb_janitor_start(void)
 
 	if (janitor_dirs)
 		return;
-	void *m = mmap(NULL, sizeof(char[JANITOR_SLOTS][256]), PROT_READ | PROT_WRITE,
+	void *m = mmap(NULL, sizeof(char[JANITOR_SLOTS][JANITOR_PATH]), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED || pipe2(p, O_CLOEXEC) < 0) {
 		if (m != MAP_FAILED)
-			munmap(m, sizeof(char[JANITOR_SLOTS][256]));
+			munmap(m, sizeof(char[JANITOR_SLOTS][JANITOR_PATH]));
 		return; /* no janitor: a later run's lb_sweep_stale_dirs still cleans up */
 	}
 	janitor_dirs = m;
@@ -156,7 +162,7 @@ void lb_janitor_start(void)
 void lb_janitor_dir(const char *dir, bool on)
 {
 	lb_janitor_start();
-	if (!janitor_dirs || !dir_kind(dir) || strlen(dir) >= sizeof(janitor_dirs[0]))
+	if (!janitor_dirs || !janitor_kind(dir) || strlen(dir) >= sizeof(janitor_dirs[0]))
 		return;
 	for (int i = MAX_LIVE; i < JANITOR_SLOTS; i++)
 		if (on ? !janitor_dirs[i][0] : !strcmp(janitor_dirs[i], dir)) {
@@ -181,24 +187,6 @@ static void track_dir(struct lb_server *s, bool on)
 		}
 }
 
-/* Async-signal-safe: unlink the known files, then rmdir. */
-static void remove_dir_signal_safe(const char *dir)
-{
-	char path[300];
-
-	for (const char *const *f = dir_files; *f; f++) {
-		size_t n = 0;
-		for (const char *p = dir; *p && n < sizeof(path) - 2; p++)
-			path[n++] = *p;
-		path[n++] = '/';
-		for (const char *p = *f; *p && n < sizeof(path) - 1; p++)
-			path[n++] = *p;
-		path[n] = '\0';
-		unlink(path);
-	}
-	rmdir(dir);
-}
-
 void lb_server_kill_all_signal_safe(void)
 {
 	for (int i = 0; i < MAX_LIVE; i++)
@@ -208,8 +196,10 @@ void lb_server_kill_all_signal_safe(void)
 		if (live_dirs[i]) {
 			/* a command's log has its own name; what it keeps in
 			 * subdirectories is the janitor's (it runs when we are gone) */
-			unlink(live_dirs[i]->log_path);
-			remove_dir_signal_safe(live_dirs[i]->dir);
+			const char *log = strrchr(live_dirs[i]->log_path, '/');
+			const char *files[] = { log ? log + 1 : "", "redis.log", "clock_offset_ms",
+						"dump.rdb", NULL };
+			lb_owned_rmdir_signal_safe(live_dirs[i]->dir, files);
 		}
 }
 
@@ -465,13 +455,21 @@ static int spawn(struct lb_server *s)
 	return rc;
 }
 
+/* A name lb_sweep_stale_dirs looks at: lockbench-KIND-PID-XXXXXX. */
+static bool stale_name(const char *name, const void *arg)
+{
+	(void)arg;
+	return dir_kind(name) != NULL;
+}
+
 /* Directories left by a lockbench that was killed with SIGKILL (nothing runs
- * in it then): lockbench-KIND-<pid>-XXXXXX whose <pid> is gone. Once per
- * process and parent directory, at its first server there. */
+ * in it then): lockbench-KIND-<pid>-XXXXXX whose maker, as its marker says,
+ * is gone (owned.h: never another user's, never one whose maker may live in
+ * another pid namespace). Once per process and parent directory, at its
+ * first server there. */
 void lb_sweep_stale_dirs(const char *tmp)
 {
 	static char swept[4][256];
-	DIR *d;
 	int slot = -1;
 
 	for (int i = 0; i < 4; i++) {
@@ -480,20 +478,10 @@ void lb_sweep_stale_dirs(const char *tmp)
 		if (slot < 0 && !swept[i][0])
 			slot = i;
 	}
-	if (slot < 0 || strlen(tmp) >= sizeof(swept[0]) || !(d = opendir(tmp)))
+	if (slot < 0 || strlen(tmp) >= sizeof(swept[0]))
 		return;
 	snprintf(swept[slot], sizeof(swept[slot]), "%s", tmp);
-	for (struct dirent *e; (e = readdir(d));) {
-		char path[PATH_MAX];
-		const char *kind = dir_kind(e->d_name);
-		long pid;
-		if (!kind || sscanf(e->d_name + 10 + strlen(kind), "-%ld-", &pid) != 1 || pid <= 0 ||
-		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
-			continue;
-		snprintf(path, sizeof(path), "%.3000s/%.200s", tmp, e->d_name);
-		lb_rmtree(path);
-	}
-	closedir(d);
+	lb_owned_sweep(tmp, stale_name, NULL);
 }
 
 /* s->command: an owned copy of opts.command. */
@@ -536,7 +524,7 @@ struct lb_server *lb_server_prepare(const struct lb_server_opts *opts)
 	lb_sweep_stale_dirs(tmp);
 	/* the owner's pid in the name: a later run can tell a dir whose owner died */
 	snprintf(s->dir, sizeof(s->dir), "%.200s/lockbench-%s-%d-XXXXXX", tmp, kind, (int)getpid());
-	if (!mkdtemp(s->dir)) {
+	if (lb_owned_mkdtemp(s->dir) < 0) {
 		lb_errorf("cannot create a temporary directory %s: %s", s->dir, strerror(errno));
 		s->dir[0] = '\0';
 		lb_server_destroy(s);
@@ -589,7 +577,7 @@ struct lb_server *lb_server_start(const struct lb_server_opts *opts)
 		/* another program may have taken the port between probe and bind */
 		if (!log_says(s, "Address already in use"))
 			break;
-		unlink(s->log_path);
+		lb_owned_unlink(s->log_path);
 	}
 	lb_errorf("cannot start %s (is the redis-server package installed?); see %s",
 		  lb_redis_server_path(), s->log_path);
@@ -690,7 +678,7 @@ int lb_server_restart(struct lb_server *s, bool keep_data)
 		lb_server_stop(s);
 	} else {
 		lb_server_kill(s);
-		unlink(rdb);
+		lb_owned_unlink(rdb);
 	}
 	return spawn(s);
 }
@@ -750,7 +738,7 @@ void lb_server_destroy(struct lb_server *s)
 	lb_server_kill(s);
 	track_dir(s, false);
 	if (s->dir[0] && dir_kind(s->dir))
-		lb_rmtree(s->dir);
+		lb_owned_rmtree(s->dir);
 	for (char **a = s->command; a && *a; a++)
 		free(*a);
 	free(s->command);

@@ -127,9 +127,6 @@ long lb_server_pss_kib(const struct lb_server *s);
  * Async-signal-safe: for fatal-signal handlers. */
 void lb_server_kill_all_signal_safe(void);
 
-/* Remove the directory @path and everything under it (no symlink followed). */
-int lb_rmtree(const char *path);
-
 /* A free TCP port on 127.0.0.1 at the time of the call, or a negative status. */
 int lb_free_port(void);
 
@@ -142,11 +139,13 @@ const char *lb_redis_server_path(void);
 void lb_janitor_start(void);
 /* Have the janitor remove @dir too (@on), or no longer (after removing it
  * yourself): a run's own directory named lockbench-hosts-PID-XXXXXX, the
- * adapter hosts' sockets. A later run's sweep removes one whose PID is gone. */
+ * adapter hosts' sockets, or an import's temporary copy DIR.lockbench-XXXXXX
+ * (marked, owned.h). A later sweep removes one whose maker is gone. */
 void lb_janitor_dir(const char *dir, bool on);
 /* Remove the directories under @parent that a lockbench killed with SIGKILL
- * left (lockbench-KIND-PID-XXXXXX whose PID is gone); once per process and
- * parent. The first server started in a parent does it. */
+ * left (lockbench-KIND-PID-XXXXXX whose maker its marker names is gone, and
+ * only this user's: owned.h); once per process and parent. The first server
+ * started in a parent does it. */
 void lb_sweep_stale_dirs(const char *parent);
 
 #endif

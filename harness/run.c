@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "owned.h"
 #include "run.h"
 #include "run_ctx.h"
 #include "signals.h"
@@ -77,7 +78,7 @@ static void run_cleanup(struct run_ctx *r)
 			char clock[PATH_MAX];
 			snprintf(clock, sizeof(clock), "%.3900s/.clock-%d", r->cfg->out_dir, i);
 			if (r->cfg->out_dir[0])
-				unlink(clock);
+				lb_owned_unlink(clock);
 		}
 		munmap(r->sh, r->sh_bytes);
 	}
@@ -151,6 +152,39 @@ int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	return rc;
 }
 
+/* Did the run reach nothing it measures? No client entered, every attempt
+ * ended in an error (a configuration or authentication error of the
+ * library, a server it cannot use), and the first came before any fault of
+ * the scenario could explain it: then it is no result (unavailable would
+ * blame the lock), and the library's own words are said (exit 3). */
+static bool reached_nothing(const struct run_ctx *r)
+{
+	const struct lb_run_result *res = r->res;
+	int64_t first = -1;
+	int who = -1;
+
+	if (res->n_sections || !res->attempts || res->acquire_errors < res->attempts)
+		return false;
+	for (int i = 0; i < r->cfg->clients; i++) {
+		const struct lb_client_slot *c = &r->sh->client[i];
+		if (c->first_error_said && (first < 0 || c->first_error_ns < first)) {
+			first = c->first_error_ns;
+			who = i;
+		}
+	}
+	const struct lb_scenario *sc = r->cfg->scenario;
+	for (int i = 0; sc && i < sc->n_faults; i++)
+		if (first < 0 || (int64_t)(sc->faults[i].at_s * 1e9) <= first)
+			return false;
+	if (who < 0)
+		return false;
+	lb_errorf("the run of %s reached nothing it measures: all %llu attempts ended in an error "
+		  "and no client entered; the first, client %d at %.3f s, said: %s",
+		  r->cfg->strategy->name, (unsigned long long)res->attempts, who,
+		  (double)first / 1e9, r->sh->client[who].first_error);
+	return true;
+}
+
 /* The clients, from go to the end: the scenario's faults on cue, then what
  * they wrote gathered and the servers' counters read. */
 static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
@@ -205,7 +239,7 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 	if ((rc = run_collect(r)) < 0)
 		return rc;
 	run_read_counters(r);
-	return 0;
+	return reached_nothing(r) ? LB_ENOTHERE : 0;
 }
 
 /* One run: pre-flight, servers, the contention, the judgement; every

@@ -458,7 +458,12 @@ int run_judge(struct run_ctx *r)
 			 "but the servers showed no set of a lock key: it writes the lock as another "
 			 "type (a sorted set, a hash), whose changes the watcher does not follow",
 			 cfg->strategy->name, res->n_sections);
+	struct lb_coverage cover;
+	int64_t asked_ns = (int64_t)(cfg->duration_s * 1e9);
+	lb_run_coverage(res->events, res->n_events, cfg->clients,
+			cfg->calls || asked_ns < end_ns ? end_ns : asked_ns, &cover);
 	struct lb_class_input ci = {
+		.cover = &cover,
 		.v = &res->verdict, .lost_min = res->lost_updates, .lost_max = res->lost_updates_max,
 		.attempts = res->attempts, .acquire_errors = res->acquire_errors,
 		.acquire_timeouts = res->acquire_timeouts,

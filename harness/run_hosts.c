@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "adapter.h"
+#include "owned.h"
 #include "run.h"
 #include "run_ctx.h"
 #include "rserver.h"
@@ -182,7 +183,7 @@ int run_hosts_start(struct run_ctx *r)
 	lb_sweep_stale_dirs(parent); /* /tmp, where no server of ours may have swept */
 	snprintf(r->host_dir, sizeof(r->host_dir), "%s/lockbench-hosts-%d-XXXXXX", parent,
 		 (int)getpid());
-	if (!mkdtemp(r->host_dir)) {
+	if (lb_owned_mkdtemp(r->host_dir) < 0) {
 		lb_errorf("cannot make a directory for the adapter hosts' sockets (%s): %s",
 			  r->host_dir, strerror(errno));
 		r->host_dir[0] = '\0';
@@ -241,8 +242,6 @@ bool run_hosts_alive(struct run_ctx *r, int wait_ms)
 
 void run_hosts_stop(struct run_ctx *r)
 {
-	char sock[PATH_MAX];
-
 	lb_adapter_use_hosts(NULL, 0, 0);
 	for (int k = 0; k < r->n_hosts; k++) {
 		if (r->host[k] > 0) {
@@ -252,11 +251,9 @@ void run_hosts_stop(struct run_ctx *r)
 			lb_signals_untrack_child(r->host[k]);
 			r->host[k] = 0;
 		}
-		if (r->host_dir[0] && lb_adapter_host_path(r->host_dir, k, sock, sizeof(sock)) == 0)
-			unlink(sock);
 	}
-	if (r->host_dir[0]) {
-		rmdir(r->host_dir);
+	if (r->host_dir[0]) { /* the sockets with it */
+		lb_owned_rmtree(r->host_dir);
 		lb_janitor_dir(r->host_dir, false);
 	}
 	r->host_dir[0] = '\0';

@@ -126,7 +126,7 @@ int run_preflight(struct run_ctx *r, bool theirs)
 {
 	const struct lb_run_cfg *cfg = r->cfg;
 	struct lb_run_result *res = r->res;
-	int rc = lb_faults_check(cfg, !theirs, res->skipped, sizeof(res->skipped));
+	int rc = lb_faults_check(cfg, !theirs, false, res->skipped, sizeof(res->skipped));
 
 	if (rc == LB_ENOTSUP)
 		return 1;

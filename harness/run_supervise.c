@@ -177,7 +177,10 @@ void run_supervise(struct run_ctx *r)
 			r->res->interrupted = true;
 			lb_shared_stop(r->sh);
 		}
-		if (now >= r->sh->end_ns || atomic_load(&r->sh->stop))
+		/* the run's end; with --drain, waiters go on until they have
+		 * entered (and left) or the drain is over, no new call begun */
+		if (now >= r->sh->end_ns + (int64_t)(r->cfg->drain_s * 1e9) ||
+		    atomic_load(&r->sh->stop))
 			break;
 		if (reap(r, false) == 0)
 			break;

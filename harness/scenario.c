@@ -168,8 +168,13 @@ static bool get_nodes(const char *v, uint32_t *mask)
 
 /* A strategy a scenario may name: a registered one, or a library (NAME@VERSION)
  * whose adapter is not installed here: its lines stay, it just cannot run. */
+/* A strategy this lockbench has, a library's name@version (its adapter may be
+ * elsewhere), or exec:PATH (the program is looked for when it runs, not when
+ * a scenario names it). */
 static bool known_strategy(const char *name)
 {
+	if (!strncmp(name, "exec:", 5))
+		return name[5] != '\0';
 	return lb_strategy_find(name) || (strchr(name, '@') && !strchr(name, '/'));
 }
 
@@ -600,11 +605,16 @@ static int on_expect(struct parser *p, const char *name, const char *value)
 		sc->n_thresholds++;
 		return 1;
 	}
+	if (!strcmp(name, "exec"))
+		return ini_error(p, "[expect] exec: an exec: name holds a ':', where the INI reader "
+			    "ends a key: write it in double quotes, \"exec:PATH\" = CLASS");
 	if (lb_expect_parse(value, &e, why, sizeof(why)) < 0)
 		return ini_error(p, "[expect] %s: %s", name, why);
 	if (!known_strategy(name))
 		return ini_error(p, "[expect]: unknown strategy '%s'%s", name,
 			    hint(name, " (see lockbench list)", h, sizeof(h)));
+	if (strlen(name) >= sizeof(e.strategy))
+		return ini_error(p, "[expect]: a strategy name of at most %zu bytes", sizeof(e.strategy) - 1);
 	if (lb_scenario_expected(sc, name) >= 0)
 		return ini_error(p, "[expect]: %s is given twice", name);
 	if (sc->n_expect == LB_MAX_EXPECT)
@@ -667,11 +677,50 @@ static int list_given_empty(struct parser *p)
 	return 0;
 }
 
+/* A key in double quotes ("exec:/x" = safe, docs/scenarios.md): inih splits
+ * a line at its first '=' or ':', so an exec: name arrives cut at its ':'
+ * ("exec, then /x" = safe); the two halves are put together again. @quoted
+ * gets the key as written, with its quotes (to find its line), @key and @val
+ * the key and value. NULL, or the error. */
+static const char *unquote_key(const char *name, const char *value, char *quoted, char *key,
+			       size_t klen, char *val, size_t vlen)
+{
+	char joined[LB_SCENARIO_LINE_MAX + 2];
+	size_t n = strlen(name);
+	const char *q;
+
+	if (n >= 2 && name[n - 1] == '"' && !strchr(name + 1, '"')[1]) /* split at its '=' */
+		snprintf(joined, sizeof(joined), "%s = %s", name, value);
+	else
+		snprintf(joined, sizeof(joined), "%s:%s", name, value);
+	if (!(q = strchr(joined + 1, '"')))
+		return "a key opened with \" needs its closing \" before the =";
+	size_t k = (size_t)(q - joined - 1);
+	const char *rest = skip_ws(q + 1);
+	if (k == 0 || k >= klen || *rest != '=')
+		return k == 0 ? "an empty key in quotes" : k >= klen ? "a key in quotes too long" :
+		       "after a key in quotes, expected = and the value";
+	snprintf(quoted, klen + 2, "%.*s", (int)k + 2, joined);
+	snprintf(key, klen, "%.*s", (int)k, joined + 1);
+	snprintf(val, vlen, "%s", skip_ws(rest + 1));
+	return NULL;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parser *p = user;
+	char quoted[LB_SCENARIO_LINE_MAX + 2], key[LB_SCENARIO_LINE_MAX], val[LB_SCENARIO_LINE_MAX];
 
-	follow(p, section, name);
+	if (name[0] == '"') {
+		const char *why = unquote_key(name, value, quoted, key, sizeof(key), val, sizeof(val));
+		follow(p, section, why ? name : quoted);
+		if (why)
+			return ini_error(p, "[%s] %s: %s", section, name, why);
+		name = key;
+		value = val;
+	} else {
+		follow(p, section, name);
+	}
 	if (!p->continued && !list_given_empty(p))
 		return 0;
 	/* Only a description or an `only` list may go on over indented lines; any
@@ -848,17 +897,24 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 	return 1;
 }
 
-static char *slurp(const char *path, size_t *len)
+/* The whole of @path (a regular file of at most 1 MiB), or NULL with why in
+ * @why: a FIFO, a directory or a device is refused at once, never read. */
+static char *slurp(const char *path, size_t *len, char *why, size_t why_len)
 {
-	FILE *f = fopen(path, "r");
+	const char *kind;
+	int rc;
+	FILE *f = lb_open_regular(path, &rc, &kind);
 	char *buf;
 	long n;
 
-	if (!f)
+	if (!f) {
+		char text[96];
+		snprintf(why, why_len, "%s", lb_open_why(kind, text, sizeof(text)));
 		return NULL;
+	}
 	if (fseek(f, 0, SEEK_END) < 0 || (n = ftell(f)) < 0 || n > (1 << 20)) {
 		fclose(f);
-		errno = EFBIG;
+		snprintf(why, why_len, "larger than 1 MiB");
 		return NULL;
 	}
 	rewind(f);
@@ -870,6 +926,8 @@ static char *slurp(const char *path, size_t *len)
 	fclose(f);
 	if (buf)
 		buf[n] = '\0';
+	else
+		snprintf(why, why_len, "%s", strerror(errno ? errno : ENOMEM));
 	*len = (size_t)n;
 	return buf;
 }
@@ -877,13 +935,13 @@ static char *slurp(const char *path, size_t *len)
 int lb_scenario_parse_file(const char *path, struct lb_scenario *sc)
 {
 	size_t len = 0;
-	char *text = slurp(path, &len);
+	char why[128];
+	char *text = slurp(path, &len, why, sizeof(why));
 	int rc;
 
 	if (!text) {
 		memset(sc, 0, sizeof(*sc));
-		snprintf(sc->error, sizeof(sc->error), "cannot read scenario %.300s: %s", path,
-			 strerror(errno));
+		snprintf(sc->error, sizeof(sc->error), "cannot read scenario %.300s: %s", path, why);
 		lb_errorf("%s", sc->error);
 		return LB_ESYS;
 	}

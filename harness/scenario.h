@@ -119,7 +119,7 @@ struct lb_chaos {
  * ("foreign-release, foreign-releases >= 10": the cascade, not one foreign
  * release). */
 struct lb_scenario_expect {
-	char strategy[32];
+	char strategy[200];          /* as --strategy takes it: exec:PATH too */
 	enum lb_class cls;
 	bool has_figure;
 	struct lb_threshold figure;  /* FIGURE OP N (threshold.h) */

@@ -95,6 +95,11 @@ struct lb_client_slot {
 	 * client writes as it exits (0: none, or it was killed first) */
 	uint64_t cpu_us;
 	_Atomic uint64_t cpu_adapter_us;
+	/* its first acquire that ended in an error: when (from t0), and what the
+	 * strategy said of it (a library's own words; empty: nothing said) */
+	int64_t first_error_ns;
+	int first_error_said;
+	char first_error[LB_SAID_MAX];
 	_Atomic int cpu_said;      /* the client wrote cpu_adapter_us (it exited by itself) */
 	_Atomic int64_t first_call_ns; /* its first acquire call began (absolute; 0: none) */
 	_Atomic uint32_t calls;    /* acquire calls it made (run parameter calls) */

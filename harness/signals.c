@@ -59,6 +59,20 @@ bool lb_stop_requested(void) { return stop_sig != 0; }
 int lb_stop_signal(void) { return stop_sig; }
 int lb_stop_count(void) { return stop_count; }
 
+static int work_base = -1; /* the stop count when the work began; -1: none */
+
+int lb_stop_work_begin(void)
+{
+	int prev = work_base;
+
+	if (work_base < 0)
+		work_base = stop_count;
+	return prev;
+}
+
+void lb_stop_work_end(int prev) { work_base = prev; }
+bool lb_stop_work(void) { return work_base >= 0 && stop_count > work_base; }
+
 void lb_signals_track_child(pid_t pid)
 {
 	for (int i = 0; i < LB_MAX_CHILDREN; i++)

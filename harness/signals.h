@@ -29,6 +29,15 @@ int lb_stop_signal(void);
 /* How many stop signals (SIGINT, SIGTERM) have come: a wait that began
  * after one can tell a new one. */
 int lb_stop_count(void);
+/* Work a stop signal ends within a second (every long reader and writer of
+ * `report` and `check` polls lb_stop_work): from lb_stop_work_begin() on,
+ * lb_stop_work() is true once a stop signal comes after it. A report begun
+ * after a run's Ctrl-C is still written (the run's signal came before); a
+ * second Ctrl-C stops it. A nested begin keeps the outer start; @prev, what
+ * lb_stop_work_begin returned, restores it. Never begun: always false. */
+int lb_stop_work_begin(void);
+void lb_stop_work_end(int prev);
+bool lb_stop_work(void);
 /* Register a child pid to be SIGKILLed on a fatal signal (server pids are
  * tracked by rserver.c already). */
 void lb_signals_track_child(pid_t pid);

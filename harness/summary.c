@@ -114,9 +114,6 @@ static const char *na_reason(const char *name, const struct lb_run_result *res)
 		{ "counter_final", "the resource did not answer the final read of the counter" },
 	};
 
-	if (!strcmp(name, "split_brain_ms") && !lb_primaries_seen(res->events, res->n_events))
-		return "nothing shows which server granted a section: no client recorded the server "
-		       "it took for the primary (a library keeps its own connections)";
 	if (!strcmp(name, "applied_writes") && res->resource_theirs)
 		return "the resource is on your deployment (--resource-on-deployment, or a resource "
 		       "URL of yours): a failover rolls its count back with the counter, so "
@@ -141,12 +138,20 @@ static const char *na_reason(const char *name, const struct lb_run_result *res)
 	return "not measured in this run";
 }
 
+static bool listed(const char *list, const char *item);
+
 /* The reason of each n/a that has none yet (validate() gives its own). */
 static void explain_na(struct lb_summary *s, const struct lb_run_result *res)
 {
+	const char *absent = lb_summary_get(s, "figures_absent");
+
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->value[i], "n/a") && !s->why[i][0])
-			snprintf(s->why[i], sizeof(s->why[0]), "%s", na_reason(s->name[i], res));
+			snprintf(s->why[i], sizeof(s->why[0]), "%s",
+				 !strcmp(s->name[i], "split_brain_ms") && !listed(absent, s->name[i]) ?
+				 "no client said which server granted its lock (only lockbench's "
+				 "recipes on a Sentinel or cluster topology do): a split brain could "
+				 "not be seen" : na_reason(s->name[i], res));
 }
 
 /* Text for a CSV value: commas become semicolons. */
@@ -169,27 +174,37 @@ const char *lb_summary_get(const struct lb_summary *s, const char *name)
 	return NULL;
 }
 
+/* Is @item one of the ;-separated @list? */
+static bool listed(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+
+	for (const char *p = list; p && (p = strstr(p, item)); p += n)
+		if ((p == list || p[-1] == ';') && (p[n] == ';' || !p[n]))
+			return true;
+	return false;
+}
+
 const char *lb_summary_value(const void *summary, const char *name)
 {
-	static char marked[sizeof(((struct lb_summary *)0)->value[0]) + 2];
-	const char *v = lb_summary_get(summary, name), *bounds;
-	static const char *const tag[][2] = { { "acquire_p50_us", "p50" }, { "acquire_p90_us", "p90" },
-					       { "acquire_p99_us", "p99" }, { "acquire_p999_us", "p999" },
-					       { "acquire_max_us", "max" } };
+	static char marked[2 * sizeof(((struct lb_summary *)0)->value[0]) + 4];
+	const char *v = lb_summary_get(summary, name), *high = NULL;
+	size_t n = strlen(name);
 
-	if (!v || !(bounds = lb_summary_get(summary, "acquire_lower_bounds")))
-		return v;
-	for (size_t i = 0; i < sizeof(tag) / sizeof(tag[0]); i++) {
-		size_t n = strlen(tag[i][1]);
-		if (strcmp(name, tag[i][0]))
-			continue;
-		for (const char *p = bounds; (p = strstr(p, tag[i][1])); p += n)
-			if ((p == bounds || p[-1] == ';') && (p[n] == ';' || !p[n])) {
-				snprintf(marked, sizeof(marked), ">=%s", v);
-				return marked;
-			}
+	if (v && !strcmp(v, "n/a"))
+		return listed(lb_summary_get(summary, "figures_absent"), name) ? "none" : v;
+	if (v && n > 3 && !strncmp(name, "acquire_", 8) && !strcmp(name + n - 3, "_us")) {
+		char col[64]; /* acquire_p99_us: its upper end in acquire_p99_high_us */
+		snprintf(col, sizeof(col), "%.*s_high_us", (int)(n - 3), name);
+		high = lb_summary_get(summary, col);
 	}
-	return v;
+	if (!high || !strcmp(high, v) || !strcmp(high, "n/a"))
+		return v;
+	if (!strcmp(high, "inf"))
+		snprintf(marked, sizeof(marked), ">=%s", v);
+	else
+		snprintf(marked, sizeof(marked), "[%s,%s]", v, high);
+	return marked;
 }
 
 double lb_summary_num(const struct lb_summary *s, const char *name, double dflt)
@@ -361,11 +376,16 @@ int64_t lb_demoted_primary_ns(const struct lb_event *ev, size_t n_ev, int64_t en
 
 double lb_acquire_quantile_us(const struct lb_run_result *res, double q, bool *lower)
 {
-	return lb_hist_quantile_censored_us(&res->latency, &res->censored, q, lower);
+	double low, high;
+
+	lb_hist_quantile_interval_us(&res->latency, &res->censored, q, &low, &high);
+	*lower = high != low;
+	return low;
 }
 
-/* An acquire figure for summary.csv: a number (acquire_lower_bounds says
- * which are lower bounds). */
+/* An acquire figure for summary.csv: a number, the lower end of where the
+ * figure lies (acquire_lower_bounds says which are not exact, and its
+ * acquire_*_high_us column the upper end). */
 static void put_acquire(struct lb_summary *s, const struct lb_run_result *res, const char *name,
 			double q, bool known)
 {
@@ -373,23 +393,39 @@ static void put_acquire(struct lb_summary *s, const struct lb_run_result *res, c
 	put_num(s, name, lb_acquire_quantile_us(res, q, &lower), known);
 }
 
-/* The acquire figures that are lower bounds, "p99;max", or "-". */
+static const struct { const char *tag, *high; double q; } acquire_fig[] = {
+	{ "p50", "acquire_p50_high_us", 0.5 }, { "p90", "acquire_p90_high_us", 0.9 },
+	{ "p99", "acquire_p99_high_us", 0.99 }, { "p999", "acquire_p999_high_us", 0.999 },
+	{ "max", "acquire_max_high_us", 1 },
+};
+
+/* The acquire figures that are not exact, "p99;max", or "-". */
 static void lower_bounds(const struct lb_run_result *res, char *buf, size_t len)
 {
-	static const struct { const char *tag; double q; } fig[] = {
-		{ "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p999", 0.999 }, { "max", 1 },
-	};
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(fig) / sizeof(fig[0]) && n < len; i++) {
+	for (size_t i = 0; i < sizeof(acquire_fig) / sizeof(acquire_fig[0]) && n < len; i++) {
 		bool lower;
-		lb_acquire_quantile_us(res, fig[i].q, &lower);
+		lb_acquire_quantile_us(res, acquire_fig[i].q, &lower);
 		if (lower)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ";" : "", fig[i].tag);
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ";" : "", acquire_fig[i].tag);
 	}
 	if (!buf[0])
 		snprintf(buf, len, "-");
+}
+
+/* Each acquire figure's upper end: "inf" when a cut-off wait holds its rank. */
+static void put_acquire_highs(struct lb_summary *s, const struct lb_run_result *res)
+{
+	bool acquired = res->latency.n + res->censored.n > 0;
+
+	for (size_t i = 0; i < sizeof(acquire_fig) / sizeof(acquire_fig[0]); i++) {
+		double low, high;
+		lb_hist_quantile_interval_us(&res->latency, &res->censored, acquire_fig[i].q, &low,
+					     &high);
+		put_num(s, acquire_fig[i].high, high, acquired);
+	}
 }
 
 /* The columns every run writes first: the load, then the figures. */
@@ -426,6 +462,10 @@ static void put_required(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	else
 		put(s, "foreign_releases", "%llu", (unsigned long long)v->foreign_releases);
 	put(s, "lost_leases", "%llu", (unsigned long long)v->lost_leases);
+	if (v->leases_lapsed_known)
+		put(s, "leases_lapsed", "%llu", (unsigned long long)v->leases_lapsed);
+	else
+		put(s, "leases_lapsed", "n/a");
 	put_num(s, "orphan_ms", v->orphan_ms, true);
 	put(s, "recovered", "%s", lb_recovered_name(v->recovered));
 	put_num(s, "cmds_per_section", res->cmds_per_section,
@@ -523,12 +563,36 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put_num(s, "demoted_primary_ms", (double)demoted / 1e6, demoted >= 0);
 }
 
+void lb_figures_absent(const struct lb_summary *s, const struct lb_event *ev, size_t n_ev,
+		       char *buf, size_t len)
+{
+	bool seen = false; /* a client said which server granted: a split brain shows */
+	size_t used = 0;
+
+	for (size_t i = 0; i < n_ev && !seen; i++)
+		seen = ev[i].kind == LB_EV_PRIMARY_SEEN;
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->n; i++) {
+		const struct lb_figdef *f = lb_figdef_find(s->name[i]);
+		const char *name = s->name[i], *count = !strncmp(name, "handoff_", 8) ? "handoffs" :
+					      !strncmp(name, "gave_up_", 8) ? "gave_up_clients" : NULL;
+		const char *c = count ? lb_summary_get(s, count) : NULL;
+		if (!f || !f->absent || strcmp(s->value[i], "n/a"))
+			continue;
+		if (count ? c && !strcmp(c, "0") : seen)
+			used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+						 used ? ";" : "", name);
+	}
+	if (!buf[0] || used >= len)
+		snprintf(buf, len, "-");
+}
+
 /* The lock's cost, the outcome, the foreign releases' source, the censored waits. */
 static void put_outcome(struct lb_summary *s, const struct lb_run_cfg *cfg,
 			const struct lb_run_result *res)
 {
 	const struct lb_verdict *v = &res->verdict;
-	char bounds[64];
+	char bounds[64], absent[200];
 
 	struct lb_lock_cost cost;
 	lb_lock_cost_figures(res->lock_commands, res->lock_commands_known, res->cost_bound,
@@ -571,6 +635,9 @@ static void put_outcome(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put(s, "events_dropped", "%llu", (unsigned long long)res->events_dropped);
 	lower_bounds(res, bounds, sizeof(bounds));
 	put(s, "acquire_lower_bounds", "%s", bounds);
+	put_acquire_highs(s, res);
+	lb_figures_absent(s, res->events, res->n_events, absent, sizeof(absent));
+	put(s, "figures_absent", "%s", absent);
 }
 
 void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
@@ -625,7 +692,8 @@ void lb_summary_json(FILE *f, const struct lb_summary *s)
 		for (char *p = v; *p; p++)
 			if ((unsigned char)*p < 0x20 || *p == 0x7f)
 				*p = ' ';
-		if (na)
+		bool unbounded = d && d->inf && !strcmp(v, "inf");
+		if (na || unbounded)
 			fputs("null", f);
 		else if (d && d->kind != LB_FD_TEXT && json_number(v))
 			fputs(v, f);
@@ -633,6 +701,10 @@ void lb_summary_json(FILE *f, const struct lb_summary *s)
 			lb_esc_fprintf(f, LB_LANG_JSON, "%s", v);
 		if (d && d->unit[0])
 			lb_esc_fprintf(f, LB_LANG_JSON, ", \"unit\": %s", d->unit);
+		if (unbounded)
+			fputs(", \"unbounded\": true", f);
+		if (na && d && d->absent && listed(lb_summary_get(s, "figures_absent"), s->name[i]))
+			lb_esc_fprintf(f, LB_LANG_JSON, ", \"absent\": %s", d->absent);
 		if (na)
 			lb_esc_fprintf(f, LB_LANG_JSON, ", \"why\": %s", s->why[i]);
 		fputc('}', f);

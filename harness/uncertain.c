@@ -92,6 +92,14 @@ static int add_pair(struct lb_ujudgement *j, size_t *cap, const struct lb_upair 
 	return 0;
 }
 
+/* The end of the instants a section held: its exit, or for a section whose
+ * exit is its enter (a stamp at the clock's resolution: it was inside at
+ * that instant) one nanosecond after, so it is judged like any other. */
+static int64_t held_to(const struct lb_usec *s)
+{
+	return s->exit_ns > s->enter_ns ? s->exit_ns : s->enter_ns + 1;
+}
+
 /* The pairs of one key: ix[from..to) in enter order, @umax its largest
  * uncertainty. */
 static int key_pairs(const struct lb_usec *s, const size_t *ix, size_t from, size_t to,
@@ -100,18 +108,17 @@ static int key_pairs(const struct lb_usec *s, const size_t *ix, size_t from, siz
 {
 	for (size_t p = from; p < to; p++) {
 		const struct lb_usec *a = &s[ix[p]];
-		if (a->exit_ns == a->enter_ns)
-			continue; /* holds no instant */
-		for (size_t q = p + 1; q < to && s[ix[q]].enter_ns < a->exit_ns + a->unc_ns + umax; q++) {
+		int64_t ax = held_to(a);
+		for (size_t q = p + 1; q < to && s[ix[q]].enter_ns < ax + a->unc_ns + umax; q++) {
 			const struct lb_usec *b = &s[ix[q]];
 			if (++j->work > budget) {
 				j->limit = "comparisons";
 				return LB_EINVAL;
 			}
-			if (b->client == a->client || b->exit_ns == b->enter_ns)
+			if (b->client == a->client)
 				continue;
 			int64_t u = a->unc_ns + b->unc_ns;
-			int64_t m1 = a->exit_ns - b->enter_ns, m2 = b->exit_ns - a->enter_ns;
+			int64_t m1 = ax - b->enter_ns, m2 = held_to(b) - a->enter_ns;
 			int64_t margin = m1 < m2 ? m1 : m2;
 			if (margin <= -u)
 				continue;
@@ -121,7 +128,7 @@ static int key_pairs(const struct lb_usec *s, const size_t *ix, size_t from, siz
 			}
 			struct lb_upair pr = {
 				.a = ix[p], .b = ix[q], .from_ns = b->enter_ns,
-				.to_ns = a->exit_ns < b->exit_ns ? a->exit_ns : b->exit_ns,
+				.to_ns = ax < held_to(b) ? ax : held_to(b),
 				.margin_ns = margin, .unc_ns = u, .certain = margin > u,
 			};
 			if (add_pair(j, cap, &pr) < 0)

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -180,6 +181,99 @@ bool lb_plain_number(const char *s)
 	if (!isdigit((unsigned char)*s) && !(*s == '.' && isdigit((unsigned char)s[1])))
 		return false;
 	return s[strspn(s, "0123456789.eE+-")] == '\0';
+}
+
+int lb_tmpdir_absolute(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (!tmp || !*tmp || tmp[0] == '/')
+		return 0;
+	bool found = realpath(tmp, real) != NULL;
+	if (!found || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		lb_errorf("TMPDIR '%.200s' is a relative path that names no directory here (%s): set "
+			  "TMPDIR to an absolute directory, or unset it for /tmp", tmp,
+			  found ? "not a directory" : strerror(errno));
+		return LB_EINVAL;
+	}
+	return setenv("TMPDIR", real, 1) == 0 ? 0 : LB_ESYS;
+}
+
+/* What @st is, for a message. */
+static const char *file_kind(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) ? "a directory" : S_ISFIFO(st->st_mode) ? "a FIFO (a named pipe)" :
+	       S_ISCHR(st->st_mode) ? "a character device" : S_ISBLK(st->st_mode) ? "a block device" :
+	       S_ISSOCK(st->st_mode) ? "a socket" : "not a regular file";
+}
+
+FILE *lb_open_regular(const char *path, int *rc, const char **kind)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	FILE *f = NULL;
+
+	*rc = LB_ESYS;
+	*kind = NULL;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		*kind = file_kind(&st);
+		*rc = LB_EINVAL;
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return NULL;
+	}
+	int flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 || !(f = fdopen(fd, "r"))) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	*rc = 0;
+	return f;
+}
+
+const char *lb_open_why(const char *kind, char *buf, size_t len)
+{
+	if (!kind)
+		return strerror(errno);
+	if (!strcmp(kind, "not a regular file"))
+		return kind;
+	snprintf(buf, len, "is %s, not a regular file", kind);
+	return buf;
+}
+
+bool lb_written_number(const char *s)
+{
+	const char *p = s;
+	bool zero;
+
+	if (!lb_plain_number(s))
+		return false;
+	p += *p == '-';
+	if (!isdigit((unsigned char)*p) || (*p == '0' && isdigit((unsigned char)p[1])))
+		return false; /* ".5", "0240143" */
+	zero = p[strspn(p, "0.")] == '\0' || p[strspn(p, "0.")] == 'e';
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == '.' && !isdigit((unsigned char)*++p))
+		return false; /* "5." */
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == 'e' && (p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2]))
+		for (p += 2; isdigit((unsigned char)*p);)
+			p++;
+	return *p == '\0' && !(*s == '-' && zero); /* "-0", "-0.000" */
 }
 
 bool lb_parse_double(const char *s, double *out)

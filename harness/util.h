@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum lb_status {
 	LB_OK = 0,
@@ -86,6 +87,26 @@ bool lb_dir_arg_ok(const char *what, const char *dir);
  * the option). */
 bool lb_file_arg_ok(const char *what, const char *path);
 
+/* Open @path to read only when it is a regular file: opened without
+ * blocking (O_NONBLOCK, so that a FIFO with no writer cannot hang the
+ * reader), then fstat, so that a FIFO, a device or a directory is refused at
+ * once, before a byte is read. Every reader of a file from outside (a
+ * scenario, a history, a run's files, an adapter manifest) opens with it.
+ * NULL with *@rc LB_EINVAL and *@kind what it is ("a FIFO (a named pipe)",
+ * "a directory", "a character device"...), or LB_ESYS with errno kept and
+ * *@kind NULL. */
+FILE *lb_open_regular(const char *path, int *rc, const char **kind);
+/* Why lb_open_regular failed, for "cannot read PATH: <why>": "is a FIFO (a
+ * named pipe), not a regular file", or errno's text. */
+const char *lb_open_why(const char *kind, char *buf, size_t len);
+
+/* TMPDIR as an absolute path, for this process and everything it starts (a
+ * server runs in its own directory, where a relative TMPDIR names another
+ * place, or none): a relative TMPDIR that is a directory here is replaced by
+ * its real path; one that is not is refused with why (LB_EINVAL). An absolute
+ * or empty TMPDIR is left as it is. */
+int lb_tmpdir_absolute(void);
+
 /* "lockbench: <message>\n" on stderr. */
 void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -93,6 +114,12 @@ void lb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * an exponent; not the blanks, the '+' in front, the hex, inf and nan that
  * strtoll and strtod also take (" 5" and "+3" are typos, not 5 and 3). */
 bool lb_plain_number(const char *s);
+/* A number as lockbench writes one in its own files (printf's %d, %.Nf and
+ * %g): -?(0|[1-9][0-9]*)(.[0-9]+)?(e[+-][0-9]+)?, and no minus on a zero.
+ * Stricter than lb_plain_number, which a person's input passes: there "007"
+ * is 7 (decimal, never octal) and "-0" is 0; in a file lockbench wrote,
+ * a leading zero, a "-0", a ".5" or a "5." is damage (docs/running.md). */
+bool lb_written_number(const char *s);
 /* Parse a decimal integer in [min, max] that fills the whole of @s, written
  * plainly. */
 bool lb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);

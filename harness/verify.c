@@ -15,6 +15,7 @@
 #include "oracle.h"
 #include "readers.h"
 #include "results.h"
+#include "signals.h"
 #include "wait.h"
 
 struct ctx {
@@ -37,11 +38,13 @@ static void differs(struct ctx *c, const char *name)
 			 name);
 }
 
-/* A value of the summary as a number: 0 when absent or n/a. */
+/* A value of the summary as a number: 0 when absent, n/a or text (the
+ * reader let only numbers written as lockbench writes them through). */
 static double num(const struct ctx *c, const char *name)
 {
 	const char *v = lb_summary_get(c->s, name);
-	return v && strcmp(v, "n/a") ? strtod(v, NULL) : 0;
+	double d = 0;
+	return v && lb_parse_double(v, &d) ? d : 0;
 }
 
 static bool known(const struct ctx *c, const char *name)
@@ -150,7 +153,9 @@ static void cost(struct ctx *c, const struct lb_section *sec, size_t n,
 				    .elapsed_s = shape->elapsed_s, .sections = n, .inside_s = inside_s };
 	/* a consensus lock's requests are not Redis commands: no bound (run_collect.c) */
 	const char *name = lb_summary_get(c->s, "strategy");
-	bool consensus = name && lb_consensus_of(lb_strategy_find(name));
+	/* an exec: program (never a consensus lock's) is not looked for: its run is
+	 * read where the program is not (another directory, or since removed) */
+	bool consensus = name && strncmp(name, "exec:", 5) && lb_consensus_of(lb_strategy_find(name));
 	bool bound_known = !consensus && wait && cs.ttl_ms > 0 &&
 			   lb_wait_parse(wait, &w, err, sizeof(err)) == 0 &&
 			   lb_lock_cost_bound(&cs, &bound, NULL, 0) == 0;
@@ -164,14 +169,18 @@ static void cost(struct ctx *c, const struct lb_section *sec, size_t n,
 /* The acquire figures: latency.csv holds the buckets of the calls that
  * entered, latency-censored.csv those of the calls that never did (at their
  * length so far); the maximum (measured, in the top bucket of both) caps the
- * quantiles as the run capped them. Which figures are lower bounds follows
- * from the buckets alone (lb_hist_quantile_censored_us). */
+ * quantiles as the run capped them. Each figure is the lower end of an
+ * interval whose upper end (acquire_*_high_us) has the cut-off waits at
+ * +infinity; which figures are not exact follows from the two
+ * (lb_hist_quantile_interval_us). */
 static void acquire_figures(struct ctx *c, struct lb_hist *lat, struct lb_hist *cens)
 {
-	static const struct { const char *name, *tag; double q; } fig[] = {
-		{ "acquire_p50_us", "p50", 0.5 }, { "acquire_p90_us", "p90", 0.9 },
-		{ "acquire_p99_us", "p99", 0.99 }, { "acquire_p999_us", "p999", 0.999 },
-		{ "acquire_max_us", "max", 1 },
+	static const struct { const char *name, *high, *tag; double q; } fig[] = {
+		{ "acquire_p50_us", "acquire_p50_high_us", "p50", 0.5 },
+		{ "acquire_p90_us", "acquire_p90_high_us", "p90", 0.9 },
+		{ "acquire_p99_us", "acquire_p99_high_us", "p99", 0.99 },
+		{ "acquire_p999_us", "acquire_p999_high_us", "p999", 0.999 },
+		{ "acquire_max_us", "acquire_max_high_us", "max", 1 },
 	};
 	struct lb_hist all = *lat;
 	uint64_t lo = 0, hi = 0;
@@ -188,13 +197,16 @@ static void acquire_figures(struct ctx *c, struct lb_hist *lat, struct lb_hist *
 	if (max_ok) /* the maximum of both, whichever holds it */
 		lat->max_ns = cens->max_ns = (uint64_t)(max_us * 1000);
 	for (size_t i = 0; i < sizeof(fig) / sizeof(fig[0]); i++) {
-		bool lower;
-		double us = lb_hist_quantile_censored_us(lat, cens, fig[i].q, &lower);
+		double low, high;
+		lb_hist_quantile_interval_us(lat, cens, fig[i].q, &low, &high);
 		if (fig[i].q >= 1)
 			figure(c, fig[i].name, max_us, max_ok, 0);
 		else
-			figure(c, fig[i].name, us, called, 0.5);
-		if (lower && called)
+			figure(c, fig[i].name, low, called, 0.5);
+		if (lb_summary_get(c->s, fig[i].high)) /* a run written before it had none */
+			figure(c, fig[i].high, high, called && (fig[i].q < 1 || max_ok),
+			       isinf(high) ? 0 : 0.5);
+		if (high != low && called)
 			used += (size_t)snprintf(bounds + used, sizeof(bounds) - used, "%s%s",
 						 used ? ";" : "", fig[i].tag);
 	}
@@ -212,12 +224,33 @@ static int stop_signal(const struct ctx *c)
 	return !v ? 0 : !strcmp(v, "SIGINT") ? SIGINT : !strcmp(v, "SIGTERM") ? SIGTERM : 0;
 }
 
+/* What a run directory holds, read back. */
+struct run_in {
+	struct lb_summary s;
+	struct lb_run_shape shape;
+	struct lb_section *sec;
+	struct lb_event *ev;
+	struct lb_waiter *w;
+	struct lb_key_event *ke;
+	struct lb_try *t;          /* attempts.csv, when has_tries */
+	size_t n, n_ev, n_w, n_ke, n_t;
+	bool has_tries;
+	struct lb_hist lat, cens;
+};
+
 /* The class, from the recomputed verdict and the measured counts. */
-static void outcome(struct ctx *c, const struct lb_verdict *v, double lost, double lost_max)
+static void outcome(struct ctx *c, const struct run_in *in, const struct lb_verdict *v,
+		    double lost, double lost_max)
 {
 	const char *unfired = lb_summary_get(c->s, "faults_unfired");
-	char why[256];
+	char why[512];
+	struct lb_coverage cover;
 
+	int64_t ran_ns = (int64_t)(in->shape.elapsed_s * 1e9);
+	int64_t asked_ns = known(c, "duration_s") ? (int64_t)(num(c, "duration_s") * 1e9) : 0;
+	lb_run_coverage(in->ev, in->n_ev, in->shape.clients,
+			(known(c, "calls") && num(c, "calls") > 0) || asked_ns < ran_ns ? ran_ns :
+			asked_ns, &cover);
 	struct lb_class_input ci = {
 		.v = v, .lost_min = (long long)lost, .lost_max = (long long)lost_max,
 		.attempts = (uint64_t)num(c, "attempts"),
@@ -226,6 +259,7 @@ static void outcome(struct ctx *c, const struct lb_verdict *v, double lost, doub
 		.stopped = (uint64_t)(num(c, "stale_writes_rejected") + num(c, "writes_aborted")),
 		.unfired = unfired && strcmp(unfired, "-") ? unfired : NULL,
 		.interrupted = stop_signal(c),
+		.cover = &cover,
 	};
 	enum lb_class cls = lb_classify(&ci, why, sizeof(why));
 	for (char *p = why; *p; p++) /* as the summary writes it: a CSV value */
@@ -235,18 +269,6 @@ static void outcome(struct ctx *c, const struct lb_verdict *v, double lost, doub
 	text(c, "observed", lb_class_name(cls));
 	text(c, "observed_why", why);
 }
-
-/* What a run directory holds, read back. */
-struct run_in {
-	struct lb_summary s;
-	struct lb_run_shape shape;
-	struct lb_section *sec;
-	struct lb_event *ev;
-	struct lb_waiter *w;
-	struct lb_key_event *ke;
-	size_t n, n_ev, n_w, n_ke;
-	struct lb_hist lat, cens;
-};
 
 static int outage_cmp(const void *a, const void *b)
 {
@@ -292,40 +314,34 @@ static void check_outages(struct ctx *c, const struct lb_try *t, size_t n, const
 }
 
 /* The busy answers, and those given with no quorum of nodes up, from
- * attempts.csv, the history and the events again (a run older than
- * attempts.csv has neither column: nothing to compare). */
-static void check_busy(struct ctx *c, const char *dir, const struct run_in *in)
+ * attempts.csv (read with the run: read_run), the history and the events
+ * again (a run older than attempts.csv has neither column: nothing to
+ * compare). */
+static void check_busy(struct ctx *c, const struct run_in *in)
 {
-	char path[4096];
-	struct lb_try *t = NULL;
-	size_t n = 0;
 	struct lb_busy b;
 
 	if (!lb_summary_get(c->s, "busy_answers"))
 		return;
-	snprintf(path, sizeof(path), "%.4000s/attempts.csv", dir);
-	if (access(path, F_OK) != 0) {
+	if (!in->has_tries) {
 		if (c->out)
 			fprintf(c->out, "  %-22s missing: busy_answers and busy_while_down cannot be "
 					"recomputed\n", "attempts.csv");
 		differs(c, "busy_answers");
 		return;
 	}
-	if (lb_attempts_read(path, in->shape.clients, &t, &n) < 0 ||
-	    lb_busy_down(t, n, in->sec, in->n, in->ev, in->n_ev, (int)num(c, "nodes"),
+	if (lb_busy_down(in->t, in->n_t, in->sec, in->n, in->ev, in->n_ev, (int)num(c, "nodes"),
 			 in->shape.keys, &b) < 0) {
-		free(t);
 		differs(c, "busy_answers");
 		return;
 	}
 	/* a whole log (busy_answers known) holds every failed attempt, as
 	 * acquire_errors counted them */
 	uint64_t errors = 0;
-	for (size_t i = 0; i < n; i++)
-		errors += t[i].result == LB_TRY_ERROR;
+	for (size_t i = 0; i < in->n_t; i++)
+		errors += in->t[i].result == LB_TRY_ERROR;
 	if (known(c, "busy_answers")) /* the whole log: every attempt's answer */
-		check_outages(c, t, n, in);
-	free(t);
+		check_outages(c, in->t, in->n_t, in);
 	figure(c, "busy_answers", (double)b.busy, known(c, "busy_answers"), 0);
 	figure(c, "busy_while_down", (double)b.down, known(c, "busy_while_down"), 0);
 	if (known(c, "busy_answers"))
@@ -384,6 +400,7 @@ static void run_in_free(struct run_in *in)
 	free(in->ev);
 	free(in->w);
 	free(in->ke);
+	free(in->t);
 }
 
 /* The summary, the history, the events, the waiters and the latencies:
@@ -414,6 +431,24 @@ static int read_run(const char *dir, struct run_in *in)
 	memset(&in->cens, 0, sizeof(in->cens));
 	snprintf(path, sizeof(path), "%.4000s/latency-censored.csv", dir);
 	if (access(path, F_OK) == 0 && (rc = lb_latency_read(path, &in->cens)) < 0)
+		return rc;
+	/* summary.json, compared later: what is there and not a regular file (a
+	 * FIFO would hang the comparison) is an input unreadable */
+	snprintf(path, sizeof(path), "%.4000s/summary.json", dir);
+	const char *kind;
+	char why[96];
+	FILE *json = lb_open_regular(path, &rc, &kind);
+	if (json)
+		fclose(json);
+	else if (kind) {
+		lb_errorf("cannot read %s: %s", path, lb_open_why(kind, why, sizeof(why)));
+		return rc;
+	}
+	/* every attempt (absent in older runs): unreadable is an input unreadable,
+	 * said by its reader with the line and field, never a difference */
+	snprintf(path, sizeof(path), "%.4000s/attempts.csv", dir);
+	in->has_tries = lb_summary_get(&in->s, "busy_answers") && access(path, F_OK) == 0;
+	if (in->has_tries && (rc = lb_attempts_read(path, in->shape.clients, &in->t, &in->n_t)) < 0)
 		return rc;
 	return 0;
 }
@@ -502,7 +537,12 @@ static void check_verdict(struct ctx *c, const struct run_in *in, const struct l
 	figure(c, "overlap_ms", v->overlap_ms, true, 0);
 	figure(c, "max_holders", v->max_holders, true, 0);
 	check_foreign(c, v, in->n_ke);
-	figure(c, "lost_leases", (double)v->lost_leases, true, 0);
+	if (lb_summary_get(c->s, "leases_lapsed")) {
+		figure(c, "lost_leases", (double)v->lost_leases, true, 0);
+		figure(c, "leases_lapsed", (double)v->leases_lapsed, v->leases_lapsed_known, 0);
+	} else { /* written before the servers' lapses counted: its own rule */
+		figure(c, "lost_leases", (double)(v->lost_leases - v->lost_leases_servers), true, 0);
+	}
 	figure(c, "holder_deaths", (double)v->holder_deaths, true, 0);
 	figure(c, "orphan_ms", v->orphan_ms, true, 0);
 	text(c, "recovered", lb_recovered_name(v->recovered));
@@ -572,7 +612,9 @@ static void check_json(struct ctx *c, const char *dir)
 	int n = 0, bad = 0;
 
 	snprintf(path, sizeof(path), "%.4000s/summary.json", dir);
-	FILE *f = fopen(path, "r");
+	const char *kind;
+	int rc;
+	FILE *f = lb_open_regular(path, &rc, &kind); /* not a FIFO: read_run refused one */
 	if (!f) {
 		if (c->out)
 			fprintf(c->out, "  %-22s absent (a run written before lockbench wrote it)\n",
@@ -626,7 +668,9 @@ static void same_text(struct ctx *c, const char *dir, const char *name, const ch
 	int ch;
 
 	snprintf(path, sizeof(path), "%.4000s/%s", dir, name);
-	FILE *f = fopen(path, "r");
+	const char *kind;
+	int rc;
+	FILE *f = lb_open_regular(path, &rc, &kind); /* a FIFO is never waited on: missing */
 	for (; f && (ch = getc(f)) != EOF; i++) {
 		if (i >= want_len || ch != (unsigned char)want[i])
 			break;
@@ -681,6 +725,8 @@ static int verify_imported(const char *dir, FILE *out, struct lb_verify *result,
 	int rc = lb_import_load_dir(dir, &in->s, &imp, &j);
 
 	result->imported = true;
+	if (rc == 0 && lb_stop_work())
+		rc = LB_ECANCELED; /* Ctrl-C (signals.h) */
 	if (rc == 0)
 		rc = lb_oracle_judge(in->sec, in->n, in->shape.clients,
 				     (int64_t)(in->shape.elapsed_s * 1e9), &v, NULL);
@@ -695,6 +741,11 @@ static int verify_imported(const char *dir, FILE *out, struct lb_verify *result,
 	for (int k = 0; k < 4; k++) {
 		size_t len = 0;
 		char *want = text_of(&imp, &j, k, &len);
+		if (lb_stop_work()) { /* Ctrl-C: a text cut short is no difference */
+			free(want);
+			rc = LB_ECANCELED;
+			goto out;
+		}
 		same_text(&c, dir, files[k], want ? want : "", want ? len : 0);
 		free(want);
 	}
@@ -757,7 +808,7 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	figure(&c, "retries_per_acquire", acquires > 0 ? (attempts - acquires) / acquires : 0,
 	       acquires > 0 && !(wait && !strcmp(wait, "library")), 0);
 	check_lost(&c, &lost, &lost_max);
-	check_busy(&c, dir, &in);
+	check_busy(&c, &in);
 	int64_t sb_from = 0, sb_to = 0;
 	int sb_server;
 	bool split = lb_split_brain_window(in.sec, in.n, in.ev, in.n_ev, &sb_from, &sb_to, &sb_server);
@@ -769,9 +820,14 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 							(int64_t)(num(&c, "elapsed_s") * 1e9));
 		figure(&c, "demoted_primary_ms", (double)demoted / 1e6, demoted >= 0, 0.001);
 	}
+	if (lb_summary_get(c.s, "figures_absent")) { /* a run written before it had none */
+		char absent[200];
+		lb_figures_absent(c.s, in.ev, in.n_ev, absent, sizeof(absent));
+		text(&c, "figures_absent", absent);
+	}
 	cost(&c, in.sec, in.n, &in.shape);
 	crowd(&c, &in);
-	outcome(&c, &v, lost, lost_max);
+	outcome(&c, &in, &v, lost, lost_max);
 	check_json(&c, dir);
 	run_in_free(&in);
 	return rc;

@@ -114,11 +114,23 @@ static int protocol_error(struct adapter *a, const char *what, const char *line)
 	return LB_EPROTO;
 }
 
-/* The adapter has gone: a broken run before its hello, a death after it. */
+/* The adapter has gone: a broken run before its hello, a death after it.
+ * Half a line left unended is a protocol error, never a quiet death: the
+ * adapter was answering when it went. */
 static int gone(struct adapter *a, const char *how)
 {
 	int status = 0;
 	char why[96] = "";
+
+	if (a->rd.len) {
+		char part[LB_PROTO_LINE_MAX + 1];
+		size_t n = a->rd.len < 200 ? a->rd.len : 200;
+		memcpy(part, a->rd.buf, n);
+		part[n] = '\0';
+		a->rd.len = 0;
+		return protocol_error(a, "its output ended in the middle of a line (no newline "
+				      "after it)", part);
+	}
 
 	/* its pipe closed: it is exiting; give it a moment to be reaped */
 	int64_t until = lb_now_ns() + 200 * LB_NS_PER_MS;
@@ -144,8 +156,14 @@ static int gone(struct adapter *a, const char *how)
 			 a->base.cfg.log_path ? a->base.cfg.log_path : "/dev/null");
 		return protocol_error(a, msg, NULL);
 	}
-	lb_errorf("adapter %s (client %d) %s%s: the library took its process down; recorded as "
-		  "that client's death", a->def->name, a->base.cfg.client, how, why);
+	if (a->pid > 0 && got == 0) /* its output closed, the process still there */
+		lb_errorf("adapter %s (client %d) closed its output and went on running: it is "
+			  "stopped, and recorded as that client's death", a->def->name,
+			  a->base.cfg.client);
+	else
+		lb_errorf("adapter %s (client %d) %s%s: the library took its process down; "
+			  "recorded as that client's death", a->def->name, a->base.cfg.client, how,
+			  why);
 	a->broken = true;
 	return LB_EDIED;
 }
@@ -806,8 +824,10 @@ static int adapter_acquire(void *self, struct lb_grant *grant)
 		return rc;
 	if (m.kind == LB_MSG_BUSY)
 		return LB_EBUSY;
-	if (m.kind == LB_MSG_ERROR)
+	if (m.kind == LB_MSG_ERROR) {
+		snprintf(a->base.said, sizeof(a->base.said), "%.*s", LB_SAID_MAX - 1, m.text);
 		return LB_EREDIS;
+	}
 	a->lost = false;
 	/* the key was set before this answer came: the lease ends no later than
 	 * now + its length, unless the library extends it without saying so */

@@ -273,9 +273,12 @@ static void load_one(const char *dir, const char *file)
 
 	memset(l, 0, sizeof(*l));
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	FILE *f = fopen(path, "r");
+	const char *kind;
+	char why[96];
+	int rc;
+	FILE *f = lb_open_regular(path, &rc, &kind); /* a FIFO there cannot hang the listing */
 	if (!f) {
-		lb_errorf("%s: cannot read: %s", path, strerror(errno));
+		lb_errorf("%s: cannot read: %s", path, lb_open_why(kind, why, sizeof(why)));
 		return;
 	}
 	size_t n = fread(text, 1, sizeof(text), f);

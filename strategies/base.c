@@ -54,6 +54,12 @@ uint64_t lb_base_token_hash(const void *self)
 	return b ? lb_token_hash(b->token, strlen(b->token)) : 0;
 }
 
+const char *lb_base_said(const void *self)
+{
+	const struct lb_lock_base *b = self;
+	return b ? b->said : "";
+}
+
 void lb_base_destroy(void *self)
 {
 	struct lb_lock_base *b = self;

@@ -152,10 +152,12 @@ const char *lb_strategy_topology(const struct lock_strategy *s);
  * state put this first in their own struct and pass its size to lb_base_alloc.
  */
 #define LB_TOKEN_HEX 32
+#define LB_SAID_MAX 240
 struct lb_lock_base {
 	struct lb_lock_cfg cfg;       /* cfg.key points at key below */
 	char *key;                    /* owned */
 	char token[LB_TOKEN_HEX + 1]; /* value written by the current acquire */
+	char said[LB_SAID_MAX];       /* a library's own words for its last error ("" none) */
 };
 void *lb_base_alloc(const struct lb_lock_cfg *cfg, size_t size);
 void *lb_base_create(const struct lb_lock_cfg *cfg); /* sizeof(struct lb_lock_base) */
@@ -164,6 +166,9 @@ void lb_base_destroy(void *self);
  * acquire (every strategy's state begins with struct lb_lock_base): what the
  * lock servers hold while it is held; 0 when the strategy wrote none. */
 uint64_t lb_base_token_hash(const void *self);
+/* What the library said of the state's last failed call (an adapter's
+ * `error MESSAGE`), or "" (a recipe: its status says it). */
+const char *lb_base_said(const void *self);
 /* Release by compare-and-delete of the token on the first node (the ops-table
  * release of the token-based single-node strategies). */
 int lb_base_cad_release(void *self);

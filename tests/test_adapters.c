@@ -660,6 +660,73 @@ Test(adapters, an_adapter_that_dies_is_its_clients_death, .init = setup)
 	nothing_left("dies-holding.sh");
 }
 
+/* Every client's adapter ends at its 5th acquire, a fraction of the way into
+ * the run: the run shows nothing about the lock. It is inconclusive, never
+ * safe: it fails --expect and --threshold, and JUnit counts the failure
+ * (it read safe, exit 0, failures="0"). */
+Test(adapters, a_run_whose_adapters_all_ended_early_is_inconclusive, .init = setup)
+{
+	char dir[PATH_MAX], held[PATH_MAX], junit[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/fifth", tmpdir);
+	snprintf(held, sizeof(held), "%s/fifth-held", tmpdir);
+	snprintf(junit, sizeof(junit), "%s/fifth.xml", tmpdir);
+	setenv("LBTEST_FIFTH", held, 1);
+	const char *args[] = { "run", "--strategy", adapter("exits-at-fifth.sh"), "--clients", "4",
+			       "--duration", "3", "--expect", "safe", "--threshold", "overlaps == 0",
+			       "--junit", junit, "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 1, "%s", out());
+	cr_assert_str_eq(text("fifth", "observed"), "inconclusive", "%s", out());
+	cr_assert(strstr(text("fifth", "observed_why"), "4 of 4 clients' adapters ended before the "
+			 "run did"), "%s", text("fifth", "observed_why"));
+	cr_assert(strstr(fx_slurp(tmpdir, "fifth.xml"), "failures=\"1\""), "%s",
+		  fx_slurp(tmpdir, "fifth.xml"));
+	nothing_left("exits-at-fifth.sh");
+}
+
+/* An adapter that closes its output and goes on running has stopped
+ * speaking: it is stopped (nothing left), said as such, and the run is not
+ * judged as if it had run. */
+Test(adapters, an_adapter_that_stops_speaking_is_stopped_and_the_run_is_inconclusive,
+     .init = setup)
+{
+	char dir[PATH_MAX], held[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/mute", tmpdir);
+	snprintf(held, sizeof(held), "%s/mute-held", tmpdir);
+	setenv("LBTEST_MUTE", held, 1);
+	const char *args[] = { "run", "--strategy", adapter("closes-output.sh"), "--clients", "2",
+			       "--duration", "3", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", out());
+	cr_assert(strstr(out(), "closed its output and went on running"), "%s", out());
+	cr_assert_str_eq(text("mute", "observed"), "inconclusive", "%s", out());
+	nothing_left("closes-output.sh");
+	nothing_left("sleep 2791");
+}
+
+/* Half an answer and an exit: a protocol error quoting the half line, the
+ * run void (exit 1), never a client's quiet death. */
+Test(adapters, half_a_line_then_an_exit_is_a_protocol_error, .init = setup)
+{
+	broken("half-line.sh", "its output ended in the middle of a line (no newline after it): "
+	       "got 'acqui'");
+}
+
+/* A library that cannot reach its server (every acquire an error in its own
+ * words, before any fault): the run reached nothing it measures, exit 3 with
+ * the library's words on the terminal; it read "unavailable", exit 0, with
+ * the adapter's logs empty (issue 49, item 4). */
+Test(adapters, a_library_that_reaches_nothing_is_no_result, .init = setup)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/unreached", tmpdir);
+	const char *args[] = { "run", "--strategy", adapter("cannot-connect.sh"), "--clients", "2",
+			       "--duration", "1", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 3, "%s", out());
+	cr_assert(strstr(out(), "reached nothing it measures: all "), "%s", out());
+	cr_assert(strstr(out(), "said: AuthenticationError: invalid username-password pair"), "%s",
+		  out());
+	nothing_left("cannot-connect.sh");
+}
+
 /* A library that says "lost" inside the section (20 ms after the grant, the
  * section holds 200 ms): the section hears it and aborts its write, every
  * time. (held() once returned before it read the pipe: 0 aborted.) */

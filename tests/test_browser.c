@@ -647,3 +647,61 @@ Test(browser, slides_print_each_step, .init = mktmp)
 	pclose(f);
 	cr_assert_null(strstr(buf, ".profile"), "the browser's profile was left: %s", buf);
 }
+
+/* A large run: a history of 300,000 sections imported (check --history
+ * --out), four of them overlapping. Its page is drawn in stretches
+ * (report_stretch.c): under 10 MB, loaded in Chromium in under 5 s (drive.js's
+ * load_ms: navigation to the load event, the script having drawn), every
+ * overlap a step that shows both clients inside, and the stretches few. Before,
+ * every section was a rect and every pair was compared: 16 MB, and no page
+ * within drive.js's 60 s. */
+Test(browser, a_large_run_is_drawn_in_stretches, .init = mktmp)
+{
+	enum { N = 300000 };
+	char path[PATH_MAX], dir[PATH_MAX], shot[PATH_MAX], s[16384];
+	snprintf(path, sizeof(path), "%s/big.csv", tmpdir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "client,enter,exit\n");
+	/* four workers taking turns, 1 ms inside and 0.5 ms apart; each
+	 * 75,000th enters 0.3 ms before the one before it left */
+	long long t = 1764072000000000LL; /* microseconds */
+	for (int i = 0; i < N; i++) {
+		long long a = i % 75000 == 1000 ? t - 800 : t, b = t + 1000;
+		fprintf(f, "w-%d,%lld.%06lld,%lld.%06lld\n", i % 4, a / 1000000, a % 1000000,
+			b / 1000000, b % 1000000);
+		t = b + 500;
+	}
+	cr_assert_eq(fclose(f), 0);
+	snprintf(dir, sizeof(dir), "%s/big", tmpdir);
+	const char *args[] = { "check", "--history", path, "--out", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, args), 1, "four certain overlaps: exit 1\n%s",
+		     fx_slurp(tmpdir, "output"));
+	snprintf(path, sizeof(path), "%.4000s/report.html", dir);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	printf("report.html of %d sections: %lld bytes\n", N, (long long)st.st_size);
+	cr_assert_lt(st.st_size, 10 * 1000 * 1000, "report.html of %d sections is %lld bytes", N,
+		     (long long)st.st_size);
+	const char *sizes[] = { "1024x768", "1600x1000" };
+	for (int k = 0; k < 2; k++) {
+		snprintf(shot, sizeof(shot), "%s/big-%s.png", tmpdir, sizes[k]);
+		const char *out = drive_page(dir, "report.html", "n,n,n,n,n,n,n", shot, sizes[k]);
+		const char *lm = strstr(out, "\"load_ms\": ");
+		cr_assert_not_null(lm, "%s", out);
+		int ms = atoi(lm + 11);
+		printf("loaded at %s in %d ms\nscreenshot: %s\n", sizes[k], ms, shot);
+		cr_assert_lt(ms, 5000, "the page of %d sections took %d ms to load", N, ms);
+		state(out, 0, s, sizeof(s));
+		cr_assert(strstr(s, "\"pos\": \"step 1 of 8\""), "four overlaps, each told twice:\n%s", s);
+		const char *bars = strstr(s, "\"bars\": ");
+		cr_assert(bars && atoi(bars + 8) < 2000, "the stretches must be few:\n%s", s);
+		/* every overlap is a step, both of its clients inside there */
+		int both = 0;
+		for (int i = 0; i <= 7; i++) {
+			state(out, i, s, sizeof(s));
+			both += strstr(s, "\"inside\": 2") != NULL;
+		}
+		cr_assert_eq(both, 8, "each step must show the two clients inside:\n%s", out);
+	}
+}

@@ -11,6 +11,7 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include "fixture.h"
 #include "import.h"
+#include "util.h"
 #include "uncertain.h"
 
 FX_SUITE(import, 120);
@@ -172,6 +174,10 @@ static const struct hostile hostile[] = {
 	  "2: field column 4: expected a column name: client, enter, exit, key, token, fence, server "
 	  "or clock_uncertainty_ms, got 'colour'"),
 	H("missing.csv", "client,enter\nw1,1\n", "1: header: expected a column exit"),
+	/* a header alone is no history (it read "inconclusive", exit 0) */
+	H("header-only.csv", "# from the logs\nclient,enter,exit\n\n# none today\n",
+	  " expected at least one critical section after the header on line 2, "
+	  "got none (only blank or # lines follow it)"),
 	H("time.csv", "client,enter,exit\nw1,yesterday,2\n", "2: field enter: expected a time, "
 	  "epoch seconds (digits, a point, up to 9 decimals) or an RFC 3339 date"),
 	H("order.csv", "client,enter,exit\nw1,1764072000.5,1764072000.25\n", "2: field exit: "
@@ -296,7 +302,7 @@ Test(import, usage_errors_exit_2, .init = mktmp)
 	cr_assert_not_null(f);
 	fclose(f);
 	cr_assert_eq(lb(taken), 2, "%s", output());
-	cr_assert(strstr(output(), "exists and is not an empty directory"), "%s", output());
+	cr_assert(strstr(output(), "not empty (it holds 'keep.txt')"), "%s", output());
 	cr_assert_eq(access(keep, F_OK), 0, "what was in --out must stay");
 }
 
@@ -566,7 +572,24 @@ Test(import, overlaps_follow_the_margin_rule)
 	j = judge2(0, 100, 0, 100, 200, 1); /* touching, 1 ns of doubt */
 	cr_assert(j.possible == 1);
 	lb_ujudgement_free(&j);
-	j = judge2(0, 100, 50, 60, 60, 50); /* holds no instant */
+	j = judge2(0, 100, 50, 60, 60, 50); /* an instant inside, 40 from the end, U = 100 */
+	cr_assert(j.possible == 1 && j.pairs[0].margin_ns == 40, "an instant is a section: %zu pairs",
+		  j.n_pairs);
+	lb_ujudgement_free(&j);
+	j = judge2(0, 100, 10, 60, 60, 10); /* the same, U = 20: certain */
+	cr_assert(j.certain == 1);
+	lb_ujudgement_free(&j);
+	/* issue 49's repro: api-1 holds 89.900-90.100 s, api-2's row is the
+	 * instant 90.000 s (a millisecond log stamp): certain, as with its exit
+	 * 1 us later */
+	const int64_t ms = 1000000;
+	j = judge2(89900 * ms, 90100 * ms, 0, 90000 * ms, 90000 * ms, 0);
+	cr_assert(j.certain == 1, "the instant overlaps: %zu pairs", j.n_pairs);
+	lb_ujudgement_free(&j);
+	j = judge2(89900 * ms, 90100 * ms, 0, 90000 * ms, 90000 * ms + 1000, 0);
+	cr_assert(j.certain == 1);
+	lb_ujudgement_free(&j);
+	j = judge2(0, 100, 0, 100, 100, 0); /* the instant of its exit: [0, 100) does not hold 100 */
 	cr_assert(j.n_pairs == 0);
 	lb_ujudgement_free(&j);
 	/* other keys and the same client never overlap */
@@ -608,4 +631,78 @@ Test(import, fences_follow_the_order_of_the_enters)
 	cr_assert(j.fences[2].at == 4 && j.fences[2].certain, "its own clock's order is certain");
 	cr_assert(j.fence_certain == 2 && j.fence_possible == 1);
 	lb_ujudgement_free(&j);
+}
+
+/* issue 51, item 9: --out's edges are refused before the work, each said:
+ * an empty name, a '..' out of a directory that is not there (which is not
+ * made), a symlink (to an empty directory: never followed); a UTF-8 byte
+ * order mark at the start of the history is skipped (docs/running.md). */
+Test(import, out_edges_are_refused_before_the_work_and_a_bom_is_skipped, .init = mktmp)
+{
+	char climb[PATH_MAX], a[PATH_MAX], b[PATH_MAX], empty[PATH_MAX], link[PATH_MAX];
+	const char *blank[] = { "check", "--history", sample("prod.csv"), "--out", "", NULL };
+	cr_assert_eq(lb(blank), 2, "%s", output());
+	cr_assert(strstr(output(), "--out '': an empty name"), "%s", output());
+
+	snprintf(a, sizeof(a), "%s/a", tmpdir);
+	snprintf(b, sizeof(b), "%s/b", tmpdir);
+	snprintf(climb, sizeof(climb), "%s/a/../b", tmpdir);
+	const char *climbs[] = { "check", "--history", sample("prod.csv"), "--out", climb, NULL };
+	cr_assert_eq(lb(climbs), 2, "%s", output());
+	cr_assert(strstr(output(), "'..'"), "%s", output());
+	cr_assert_neq(access(a, F_OK), 0, "--out a/../b made a");
+	cr_assert_neq(access(b, F_OK), 0);
+
+	snprintf(empty, sizeof(empty), "%s/empty", tmpdir);
+	snprintf(link, sizeof(link), "%s/link", tmpdir);
+	cr_assert_eq(mkdir(empty, 0755), 0);
+	cr_assert_eq(symlink(empty, link), 0);
+	const char *linked[] = { "check", "--history", sample("prod.csv"), "--out", link, NULL };
+	cr_assert_eq(lb(linked), 2, "%s", output());
+	cr_assert(strstr(output(), "a symbolic link"), "%s", output());
+	cr_assert_null(strstr(output(), "verdict"), "refused after the work: %s", output());
+
+	/* the same history behind a byte order mark says the same */
+	char bom[PATH_MAX + 16], plain_out[65536];
+	const char *plain[] = { "check", "--history", sample("prod.csv"), NULL };
+	int want = lb(plain);
+	snprintf(plain_out, sizeof(plain_out), "%s", output());
+	snprintf(bom, sizeof(bom), "%s/bom.csv", tmpdir);
+	FILE *f = fopen(bom, "w");
+	cr_assert_not_null(f);
+	fputs("\xef\xbb\xbf", f);
+	fputs(fx_slurp(root(), "tests/history/prod.csv"), f);
+	fclose(f);
+	const char *with_bom[] = { "check", "--history", bom, NULL };
+	cr_assert_eq(lb(with_bom), want, "%s", output());
+	cr_assert(strstr(output(), strstr(plain_out, "verdict")), "%s", output());
+}
+
+/* issue 51, item 3: Ctrl-C 1 s into a 1,000,000-row import with --out stops
+ * it within about a second more: exit 130, no DIR, no DIR.lockbench-XXXXXX. */
+Test(import, ctrl_c_stops_a_million_row_import_and_leaves_nothing, .init = mktmp)
+{
+	char big[PATH_MAX], cmd[PATH_MAX * 2], out[PATH_MAX], log[PATH_MAX];
+	snprintf(big, sizeof(big), "%s/big.csv", tmpdir);
+	snprintf(cmd, sizeof(cmd), "awk 'BEGIN { print \"client,key,enter,exit\"; for (i = 0; "
+		 "i < 1000000; i++) { t = 1764072000 + i * 0.001; printf \"w%%d,k%%d,%%.3f,%%.4f\\n\", "
+		 "i %% 4, i %% 50, t, t + 0.0004 } }' > %s", big);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(out, sizeof(out), "%s/incident", tmpdir);
+	snprintf(log, sizeof(log), "%s/output", tmpdir);
+	const char *args[] = { "check", "--history", big, "--out", out, NULL };
+	pid_t pid = fx_spawn_lockbench(args, log, log);
+	lb_sleep_ns(1000 * LB_NS_PER_MS);
+	cr_assert_eq(kill(pid, SIGINT), 0);
+	int64_t t0 = lb_now_ns();
+	int rc = fx_wait_lockbench(pid, args);
+	double took = (double)(lb_now_ns() - t0) / 1e9;
+	cr_assert_eq(rc, 130, "exit %d: %s", rc, output());
+	cr_assert_leq(took, 2.0, "Ctrl-C took effect %.1f s later", took);
+	cr_assert_neq(access(out, F_OK), 0, "a half-made --out was left");
+	DIR *d = opendir(tmpdir);
+	cr_assert_not_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		cr_assert_null(strstr(e->d_name, ".lockbench-"), "left: %s", e->d_name);
+	closedir(d);
 }

@@ -1,6 +1,7 @@
 /* test_metrics.c - histogram buckets and quantiles, commandstats parsing, the lock
  * servers' command counts per server process, held time and the lock's cost. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -242,4 +243,40 @@ Test(metrics, censored_waits_make_lower_bounds)
 	struct lb_hist empty = { 0 };
 	cr_assert_eq(lb_hist_quantile_censored_us(&empty, &empty, 0.5, &lower), 0);
 	cr_assert_not(lower);
+}
+
+/* A quantile with waits cut off by the run's end is an interval: the waits
+ * at their length (low) and at +infinity (high, the value of the waits
+ * that entered at the same rank): one cut-off wait at the top moves p99 by
+ * one rank at most, and leaves it bounded (issue 49 item 3); the maximum,
+ * or a rank a cut-off wait holds, has no upper end. */
+Test(metrics, censored_waits_make_an_interval)
+{
+	struct lb_hist done = { 0 }, cut = { 0 }, none = { 0 };
+	double low, high;
+
+	for (int i = 0; i < 499; i++)
+		lb_hist_add(&done, (int64_t)(i % 50 + 1) * 1000 * 1000); /* 1 to 50 ms */
+	lb_hist_add(&cut, (int64_t)3000 * 1000 * 1000);                  /* cut at 3 s */
+	lb_hist_quantile_interval_us(&done, &cut, 0.99, &low, &high);
+	cr_assert(isfinite(high), "one cut-off wait in 500 left p99 unbounded");
+	cr_assert_leq(low, high);
+	cr_assert_leq(high, 50000.0 * 1.125, "%g: p99 above the longest wait that entered", high);
+	lb_hist_quantile_interval_us(&done, &cut, 1, &low, &high);
+	cr_assert_eq(low, 3000000.0);
+	cr_assert(isinf(high), "the maximum with a cut-off wait has no upper end");
+	/* nothing cut off: a point */
+	lb_hist_quantile_interval_us(&done, &none, 0.99, &low, &high);
+	cr_assert_eq(low, high);
+	/* half the waits cut off: they hold the rank of p99 and p50's high */
+	for (int i = 0; i < 600; i++)
+		lb_hist_add(&none, (int64_t)10 * 1000 * 1000);
+	lb_hist_quantile_interval_us(&done, &none, 0.99, &low, &high);
+	cr_assert(isinf(high));
+	lb_hist_quantile_interval_us(&done, &none, 0.5, &low, &high);
+	cr_assert(isinf(high));
+	cr_assert_leq(low, 10000.0 * 1.125);
+	struct lb_hist empty = { 0 };
+	lb_hist_quantile_interval_us(&empty, &empty, 0.5, &low, &high);
+	cr_assert(low == 0 && high == 0);
 }

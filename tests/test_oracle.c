@@ -673,3 +673,72 @@ Test(foreign, a_set_without_its_value_is_not_a_section_set_on_another_server)
 	cr_assert_eq(r.releases, 0, "client 0's own release was counted as foreign");
 	lb_foreign_result_free(&r);
 }
+
+/* Clients whose adapters ended on their own: the run is judged only while
+ * they were there for half of it and one reached the end; a killed client
+ * (a fault: no adapter-died event) is not silent. */
+Test(oracle, a_run_its_clients_fell_silent_in_is_inconclusive)
+{
+	const int64_t s = 1000000000;
+	struct lb_event ev[] = {
+		{ .t_ns = s / 10, .kind = LB_EV_ADAPTER_DIED, .client = 0, .node = -1 },
+		{ .t_ns = s / 5, .kind = LB_EV_KILL, .client = 1, .node = -1 },
+		{ .t_ns = s / 5, .kind = LB_EV_DEATH, .client = 1, .node = -1 },
+	};
+	struct lb_coverage cv;
+	lb_run_coverage(ev, 3, 2, 2 * s, &cv);
+	cr_assert_eq(cv.silent, 1);
+	cr_assert_eq(cv.first_ns, s / 10);
+	cr_assert_float_eq(cv.fraction, (0.05 + 1) / 2, 1e-9);
+	cr_assert(lb_coverage_enough(&cv), "one of two silent, half the run covered");
+	lb_run_coverage(ev, 1, 4, 2 * s, &cv); /* 1 of 4 silent from 5%: 76% */
+	cr_assert(lb_coverage_enough(&cv));
+	struct lb_event all[] = {
+		{ .t_ns = 19 * s / 10, .kind = LB_EV_ADAPTER_DIED, .client = 0, .node = -1 },
+		{ .t_ns = 19 * s / 10, .kind = LB_EV_ADAPTER_DIED, .client = 1, .node = -1 },
+	};
+	lb_run_coverage(all, 2, 2, 2 * s, &cv); /* 95% covered, but nobody to the end */
+	cr_assert_not(lb_coverage_enough(&cv));
+
+	struct lb_verdict v = { .sections = 4, .completed = 4 };
+	struct lb_class_input in = { .v = &v, .attempts = 8, .cover = &cv };
+	char why[256];
+	cr_assert_eq(lb_classify(&in, why, sizeof(why)), LB_CLASS_INCONCLUSIVE, "%s", why);
+	cr_assert(strstr(why, "2 of 2 clients' adapters ended before the run did (the first at "
+			 "1.900 s)"), "%s", why);
+	cr_assert(strstr(why, "what ran looked safe"), "%s", why);
+	lb_run_coverage(all, 0, 2, 2 * s, &cv); /* nobody fell silent */
+	cr_assert_eq(lb_classify(&in, why, sizeof(why)), LB_CLASS_SAFE, "%s", why);
+}
+
+/* A lapse is what the server did: an `expired` of the key while it held a
+ * section's set, before that section's exit, loses its lease, whatever the
+ * library said (issue 49, item 10); one after the exit, or of a key nobody
+ * held, loses none. lost_leases counts it once beside a release's `lost`. */
+Test(oracle, a_lease_the_server_ended_inside_is_lost_whatever_the_library_said)
+{
+	struct lb_section s[3] = {
+		held(0, 0, 0, 10, 500, 510, 11),      /* its key expires at 300, inside */
+		held(1, 0, 600, 610, 700, 710, 22),   /* its key expires at 800, after */
+		held(2, 0, 900, 910, 1000, 1010, 33), /* expires at 950, and said lost */
+	};
+	s[2].outcome = LB_OUT_LOST;
+	struct lb_key_event e[] = {
+		kev(0, LB_KEY_WATCH, 0),
+		kev(5, LB_KEY_SET, 11), kev(300, LB_KEY_EXPIRED, 0),
+		kev(605, LB_KEY_SET, 22), kev(800, LB_KEY_EXPIRED, 0),
+		kev(905, LB_KEY_SET, 33), kev(950, LB_KEY_EXPIRED, 0),
+	};
+	struct lb_foreign_result r = judge_keys(s, 3, e, 7);
+	cr_assert_eq(r.lapsed, 2);
+	cr_assert(r.lapsed_at && r.lapsed_at[0] && !r.lapsed_at[1] && r.lapsed_at[2]);
+	lb_foreign_result_free(&r);
+
+	struct lb_verdict v = { .lost_leases = 1 }; /* section 2's release said lost */
+	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, 1000 * MS, 10000 * MS };
+	cr_assert_eq(lb_foreign_verdict(&v, s, 3, e, 7, false, &o, &r), 0);
+	cr_assert_eq(v.leases_lapsed, 2);
+	cr_assert(v.leases_lapsed_known);
+	cr_assert_eq(v.lost_leases, 2, "section 0 added, section 2 counted once");
+	lb_foreign_result_free(&r);
+}

@@ -39,12 +39,23 @@ struct hist {
 
 /* ---- the reference, from the definitions ---- */
 
-/* The instants a section holds: [enter, end), end its exit (or the run's end
- * while open), never before its enter. */
+/* Where a section ends: its exit (or the run's end while open), never before
+ * its enter. */
 static int64_t ref_end(const struct lb_section *s, int64_t run_end)
 {
 	int64_t e = s->exit_ns >= 0 ? s->exit_ns : run_end;
 	return e > s->enter_ns ? e : s->enter_ns;
+}
+
+/* The instants a section holds: [enter, end); a section whose end is its
+ * enter holds that one instant ([t, t + 1 ns)), unless its client died in
+ * its acquire (killed), which never held the lock and holds nothing. */
+static int64_t ref_held_end(const struct lb_section *s, int64_t run_end)
+{
+	int64_t e = ref_end(s, run_end);
+	if (e > s->enter_ns)
+		return e;
+	return s->outcome == LB_OUT_KILLED ? s->enter_ns : s->enter_ns + 1;
 }
 
 static bool ref_began_before(const struct lb_section *a, const struct lb_section *b)
@@ -61,7 +72,7 @@ static int ref_holding(const struct hist *h, int key, int64_t t)
 {
 	int k = 0;
 	for (size_t j = 0; j < h->n; j++)
-		k += h->s[j].key == key && h->s[j].enter_ns <= t && t < ref_end(&h->s[j], h->end_ns);
+		k += h->s[j].key == key && h->s[j].enter_ns <= t && t < ref_held_end(&h->s[j], h->end_ns);
 	return k;
 }
 
@@ -83,12 +94,12 @@ static void ref_judge(const struct hist *h, struct lb_verdict *v)
 		v->lost_leases += a->outcome == LB_OUT_LOST;
 		if (a->client >= 0 && a->client < h->clients)
 			count[a->client]++;
-		if (ref_end(a, h->end_ns) == a->enter_ns)
+		if (ref_held_end(a, h->end_ns) == a->enter_ns)
 			continue; /* empty: overlaps nothing */
 		for (size_t j = 0; j < h->n; j++) {
 			const struct lb_section *b = &h->s[j];
-			if (j != i && b->key == a->key && ref_end(b, h->end_ns) > b->enter_ns &&
-			    ref_began_before(b, a) && a->enter_ns < ref_end(b, h->end_ns)) {
+			if (j != i && b->key == a->key && ref_held_end(b, h->end_ns) > b->enter_ns &&
+			    ref_began_before(b, a) && a->enter_ns < ref_held_end(b, h->end_ns)) {
 				v->overlaps++;
 				break;
 			}
@@ -102,7 +113,7 @@ static void ref_judge(const struct hist *h, struct lb_verdict *v)
 		for (size_t i = 0; i < h->n; i++)
 			if (h->s[i].key == key) {
 				b[nb++] = h->s[i].enter_ns;
-				b[nb++] = ref_end(&h->s[i], h->end_ns);
+				b[nb++] = ref_held_end(&h->s[i], h->end_ns);
 			}
 		qsort(b, nb, sizeof(b[0]), ref_cmp_i64);
 		for (size_t i = 0; i + 1 < nb; i++) {
@@ -181,6 +192,9 @@ static enum lb_class ref_class(const struct lb_verdict *v, const struct lb_class
 {
 	if (in->interrupted)
 		return LB_CLASS_INTERRUPTED;
+	const struct lb_coverage *cv = in->cover; /* silent for half the run, or all before its end */
+	if (cv && cv->silent && (cv->silent == cv->clients || cv->fraction < 0.5))
+		return LB_CLASS_INCONCLUSIVE;
 	if (v->foreign_releases)
 		return LB_CLASS_FOREIGN;
 	if (v->overlaps && in->lost_max <= 0 && in->stopped)
@@ -277,6 +291,15 @@ static void generate(uint64_t seed, struct hist *h, struct lb_class_input *in)
 	in->stopped = rnd(&st, 3) ? 0 : rnd(&st, 4);
 	in->unfired = rnd(&st, 12) ? NULL : "[fault f]";
 	in->interrupted = rnd(&st, 15) ? 0 : rnd(&st, 2) ? SIGINT : SIGTERM;
+	/* clients whose adapters fell silent: sometimes none, few or all */
+	static struct lb_coverage cover;
+	cover = (struct lb_coverage){ .clients = h->clients, .first_ns = -1, .fraction = 1 };
+	if (!rnd(&st, 6)) {
+		cover.silent = 1 + (int)rnd(&st, (uint64_t)h->clients);
+		cover.first_ns = (int64_t)rnd(&st, (uint64_t)h->end_ns);
+		cover.fraction = (double)rnd(&st, 101) / 100;
+	}
+	in->cover = rnd(&st, 4) ? &cover : NULL;
 }
 
 /* ---- comparing, shrinking, printing ---- */

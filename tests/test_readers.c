@@ -198,10 +198,56 @@ Test(readers, summaries_are_checked)
 	struct lb_run_shape shape;
 	cr_assert_eq(lb_summary_shape(&s, "summary.csv", &shape), 0);
 	cr_assert_eq(shape.clients, 3);
-	cr_assert_eq(with_stderr(read_summary, "clients,keys,elapsed_s\n3,1,nan\n", &s), 0);
+	/* nan is no number lockbench writes: refused as it is read */
+	cr_assert_eq(with_stderr(read_summary, "clients,keys,elapsed_s\n3,1,nan\n", &s), LB_EINVAL);
+	cr_assert(strstr(err, "field elapsed_s: expected a number"), "%s", err);
+	cr_assert_eq(with_stderr(read_summary, "clients,keys,elapsed_s\n3,1,1.5\n", &s), 0);
+	snprintf(s.value[2], sizeof(s.value[2]), "nan"); /* shape's own check, on a summary in memory */
 	FILE *devnull = freopen("/dev/null", "w", stderr);
 	(void)devnull;
 	cr_assert_eq(lb_summary_shape(&s, "summary.csv", &shape), LB_EINVAL, "nan elapsed accepted");
+}
+
+/* Issue 51 item 4: a number in lockbench's own files is written as printf
+ * writes it (lb_written_number): '+0', ' 94', '-0' or a leading zero is
+ * damage, refused with the file, the line and the field, in summary.csv
+ * (whether or not summary.json is there to compare) and in history.csv. */
+Test(readers, numbers_not_written_as_lockbench_writes_them_are_damage)
+{
+	static const char *const bad[][2] = {
+		{ "+0", "overlaps" }, { " 94", "sections" }, { "-0", "lost_updates" },
+		{ "0684", "seed" }, { "-0.000", "overlap_ms" }, { ".5", "elapsed_s" },
+		{ "5.", "elapsed_s" }, { "1e5", "sections" },
+	};
+	struct lb_summary s;
+	char text[256];
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "clients,keys,%s\n3,1,%s\n", bad[i][1], bad[i][0]);
+		cr_assert_eq(with_stderr(read_summary, text, &s), LB_EINVAL, "accepted %s = '%s'",
+			     bad[i][1], bad[i][0]);
+		char want[96];
+		snprintf(want, sizeof(want), "summary.csv:2: field %s: expected a number as lockbench "
+			 "writes it", bad[i][1]);
+		cr_assert(strstr(err, want), "%s", err);
+	}
+	static const char *const good[][2] = {
+		{ "0", "overlaps" }, { "94", "sections" }, { "n/a", "lost_updates" },
+		{ "684", "seed" }, { "0.000", "overlap_ms" }, { "1e-05", "duration_s" },
+		{ "-3", "sections" }, /* a number: its range is check's to judge */
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(text, sizeof(text), "clients,keys,%s\n3,1,%s\n", good[i][1], good[i][0]);
+		cr_assert_eq(with_stderr(read_summary, text, &s), 0, "%s", err);
+	}
+	history_refuses("0,1,1,0240143,300000,300001,released,",
+			"field enter_ns: expected an integer, got '0240143' (lockbench writes no sign");
+	history_refuses("0,1,-0,2,3,4,released,", "field acquire_start_ns: expected an integer");
+	struct hist_arg a = { .clients = 2 };
+	cr_assert_eq(with_stderr(read_history, LB_HISTORY_HEADER_9 "\n0,0,0,1,4,4,released,,0+01\n",
+				 &a), LB_EINVAL);
+	cr_assert(strstr(err, "field nodes: expected node indexes"), "%s", err);
+	cr_assert(lb_written_number("0") && lb_written_number("10.25") && lb_written_number("-3") &&
+		  lb_written_number("1e+06") && lb_written_number("0.5"));
 }
 
 static int read_events(FILE *f, void *arg)

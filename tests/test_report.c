@@ -113,11 +113,12 @@ Test(report, charts_say_the_same_for_every_run, .init = mktmp)
 	struct lb_run_files rf = { .sec = sec, .n = 2, .ev = ev, .n_ev = 3, .clients = 2,
 				   .keys = 1, .ttl_ms = 5000, .elapsed_s = 3 };
 	bool drawn = false;
+	char why[400] = "";
 	uint64_t lat_ns = 2 * MS;
 
 	snprintf(rf.dir, sizeof(rf.dir), "%s", tmpdir);
 	lb_hist_add(&rf.lat, lat_ns);
-	cr_assert_eq(lb_charts_run(&rf, &drawn), 0, "see %s/gnuplot.log", tmpdir);
+	cr_assert_eq(lb_charts_run(&rf, &drawn, why, sizeof(why)), 0, "see %s/gnuplot.log", tmpdir);
 	cr_assert(drawn);
 	const char *gp = fx_slurp(tmpdir, "timeline.gp");
 	static const char *const key[] = { "'inside'", "'two or more inside'",
@@ -141,7 +142,7 @@ Test(report, charts_say_the_same_for_every_run, .init = mktmp)
 	cr_assert(strstr(fx_slurp(tmpdir, "fairness.gp"), "set xrange [-0.5:1.5]"));
 	unsigned w1 = png_width(tmpdir, "timeline.png");
 	cr_assert_eq(lb_chart_set_scale(2), 0);
-	cr_assert_eq(lb_charts_run(&rf, &drawn), 0);
+	cr_assert_eq(lb_charts_run(&rf, &drawn, why, sizeof(why)), 0);
 	cr_assert_eq(lb_chart_set_scale(1), 0);
 	cr_assert_eq(png_width(tmpdir, "timeline.png"), 2 * w1, "--chart-scale 2: %u, not 2 x %u",
 		     png_width(tmpdir, "timeline.png"), w1);
@@ -172,10 +173,11 @@ Test(report, the_lease_mark_is_drawn_only_where_the_lease_end_is_known, .init = 
 	struct lb_run_files rf = { .sec = sec, .n = 3, .clients = 3, .keys = 3, .ttl_ms = 1000,
 				   .elapsed_s = 3 };
 	bool drawn = false;
+	char why[400] = "";
 
 	snprintf(rf.dir, sizeof(rf.dir), "%s", tmpdir);
 	lb_hist_add(&rf.lat, 2 * MS);
-	cr_assert_eq(lb_charts_run(&rf, &drawn), 0, "see %s/gnuplot.log", tmpdir);
+	cr_assert_eq(lb_charts_run(&rf, &drawn, why, sizeof(why)), 0, "see %s/gnuplot.log", tmpdir);
 	const char *marks = fx_slurp(tmpdir, "timeline-marks.dat");
 	cr_assert(strstr(marks, "2.300000 1 1\n"), "no mark where client 1's lease ran out:\n%s", marks);
 	cr_assert(!strstr(marks, " 0 1\n") && !strstr(marks, " 2 1\n"),
@@ -183,7 +185,7 @@ Test(report, the_lease_mark_is_drawn_only_where_the_lease_end_is_known, .init = 
 	cr_assert(strstr(fx_slurp(tmpdir, "timeline.gp"), "title 'lease ran out while inside'"));
 	/* a lock that extends its lease without saying when: nothing drawn, and said */
 	sec[1].lease_end_ns = LB_LEASE_UNKNOWN;
-	cr_assert_eq(lb_charts_run(&rf, &drawn), 0);
+	cr_assert_eq(lb_charts_run(&rf, &drawn, why, sizeof(why)), 0);
 	marks = fx_slurp(tmpdir, "timeline-marks.dat");
 	cr_assert(!strstr(marks, " 1 1\n"), "a mark for a lease whose end is unknown:\n%s", marks);
 	cr_assert(strstr(fx_slurp(tmpdir, "timeline.gp"), "not drawn: unknown for this lock"));
@@ -215,9 +217,10 @@ Test(report, hostile_names_never_become_gnuplot_code, .init = mktmp)
 		snprintf(rf.sum.value[rf.sum.n++], sizeof(rf.sum.value[0]), "%s", hostile[i][1]);
 	}
 	bool drawn = false;
+	char why[400] = "";
 	snprintf(rf.dir, sizeof(rf.dir), "%s", tmpdir);
 	lb_hist_add(&rf.lat, 2 * MS);
-	cr_assert_eq(lb_charts_run(&rf, &drawn), 0, "see %s/gnuplot.log", tmpdir);
+	cr_assert_eq(lb_charts_run(&rf, &drawn, why, sizeof(why)), 0, "see %s/gnuplot.log", tmpdir);
 	cr_assert(drawn, "the charts must still be drawn");
 	for (int k = 1; k <= 4; k++) {
 		char path[PATH_MAX];
@@ -246,10 +249,11 @@ Test(report, a_window_spaces_labels_on_its_own_axis, .init = mktmp)
 	struct lb_run_files rf = { .sec = sec, .n = N, .ev = ev, .n_ev = 2, .clients = 2,
 				   .keys = 1, .ttl_ms = 5000, .elapsed_s = 40 };
 	bool drawn = false;
+	char why[400] = "";
 
 	snprintf(rf.dir, sizeof(rf.dir), "%s", tmpdir);
 	lb_hist_add(&rf.lat, 2 * MS);
-	cr_assert_eq(lb_charts_run(&rf, &drawn), 0, "see %s/gnuplot.log", tmpdir);
+	cr_assert_eq(lb_charts_run(&rf, &drawn, why, sizeof(why)), 0, "see %s/gnuplot.log", tmpdir);
 	const char *gp = fx_slurp(tmpdir, "timeline.gp");
 	cr_assert(strstr(gp, "(sections 3950-4000 of 4000)"), "%s", gp);
 	/* the window: 39.49 s to 39.988 s; 1.6 % of it is 7.97 ms (of 40 s: 640 ms) */
@@ -450,10 +454,34 @@ Test(report, without_gnuplot_the_report_says_so, .init = mktmp)
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	cr_assert(strstr(buf, "gnuplot is not installed"), "%s", buf);
+	cr_assert(strstr(buf, "No chart was drawn: gnuplot is not installed (the Debian package gnuplot-nox)"), "%s", buf);
 	cr_assert(strstr(buf, "| critical sections |"), "the tables must still be there: %s", buf);
 	snprintf(path, sizeof(path), "%s/timeline.gp", dir);
 	cr_assert_eq(access(path, R_OK), 0, "the script is written for later");
+}
+
+/* A gnuplot that fails is said as it failed, never as "not installed": an
+ * output path that is a directory gives gnuplot's own words and its exit
+ * status, in report.md and on the terminal (issue 51, item 6). */
+Test(report, a_gnuplot_that_fails_is_said_as_it_failed, .init = mktmp)
+{
+	char dir[128], png[160];
+	snprintf(dir, sizeof(dir), "%s/gpfails", tmpdir);
+	const char *run[] = { "run", "--strategy", "token-lua", "--duration", "0.5", "--clients", "2",
+			      "--out", dir, "--no-status", NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, run), 0);
+	snprintf(png, sizeof(png), "%s/timeline.png", dir);
+	cr_assert_eq(unlink(png), 0);
+	cr_assert_eq(mkdir(png, 0755), 0);
+	const char *again[] = { "report", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, again), 1, "%s", fx_slurp(tmpdir, "output"));
+	const char *md = fx_slurp(dir, "report.md");
+	cr_assert(!strstr(md, "not installed"), "%s", md);
+	cr_assert(strstr(md, "No chart was drawn: gnuplot failed on timeline.gp (exit status 1): "),
+		  "%s", md);
+	cr_assert(strstr(md, "Is a directory"), "gnuplot's own words: %s", md);
+	cr_assert(strstr(fx_slurp(tmpdir, "output"), "gnuplot failed on timeline.gp"), "%s",
+		  fx_slurp(tmpdir, "output"));
 }
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -628,10 +656,11 @@ Test(report, a_crowded_history_draws_one_bar_per_stretch, .init = mktmp)
 	struct lb_run_files rf = { .sec = sec, .n = N, .clients = 3, .keys = 1, .ttl_ms = 30000,
 				   .elapsed_s = 11 };
 	bool drawn = false;
+	char why[400] = "";
 
 	snprintf(rf.dir, sizeof(rf.dir), "%s", tmpdir);
 	lb_hist_add(&rf.lat, 2 * MS);
-	cr_assert_eq(lb_charts_run(&rf, &drawn), 0, "see %s/gnuplot.log", tmpdir);
+	cr_assert_eq(lb_charts_run(&rf, &drawn, why, sizeof(why)), 0, "see %s/gnuplot.log", tmpdir);
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/timeline-overlaps.dat", tmpdir);
 	FILE *f = fopen(path, "r");

@@ -311,3 +311,112 @@ Test(rserver, clock_shim_never_reads_a_torn_offset)
 	cr_assert_eq(bad, 0, "%d reads saw an offset that was never written", bad);
 	cr_assert_gt(flips, 10, "the writer did not flip the offset while the reader read");
 }
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+
+#include "owned.h"
+#include "rserver.h"
+
+/* A lockbench-redis-PID-XXXXXX in @parent with a marker saying @pid made it
+ * in pid namespace @pidns; owned by @uid. */
+static void stale_dir(const char *parent, const char *name, long pid, unsigned long long pidns,
+		      uid_t uid)
+{
+	char dir[512], path[600], boot[64] = "";
+	snprintf(dir, sizeof(dir), "%s/%s", parent, name);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	FILE *b = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (b) {
+		cr_assert_not_null(fgets(boot, sizeof(boot), b));
+		boot[strcspn(boot, "\n")] = '\0';
+		fclose(b);
+	}
+	snprintf(path, sizeof(path), "%s/" LB_OWNED_MARKER, dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "lockbench-owned\npid=%ld\nuid=%lu\npidns=%llu\nstart=1\nboot=%s\n", pid,
+		(unsigned long)uid, pidns, boot);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/redis.log", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	if (uid != geteuid()) {
+		cr_assert_eq(lchown(path, uid, (gid_t)-1), 0);
+		snprintf(path, sizeof(path), "%s/" LB_OWNED_MARKER, dir);
+		cr_assert_eq(lchown(path, uid, (gid_t)-1), 0);
+		cr_assert_eq(lchown(dir, uid, (gid_t)-1), 0);
+	}
+}
+
+static bool there(const char *parent, const char *name)
+{
+	char path[512];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s", parent, name);
+	return lstat(path, &st) == 0;
+}
+
+/* issue 51: the stale sweep removes only what this user's lockbench made and
+ * whose maker is known to be gone: never another user's directory (nobody's),
+ * one in another pid namespace, one without a marker; never follows a
+ * symlink, at the top or inside. */
+Test(rserver, the_stale_sweep_removes_only_ours_whose_maker_is_gone)
+{
+	char parent[64] = "/tmp/lbtest-sweep-XXXXXX", target[128], link[600], file[160];
+	struct stat st;
+	cr_assert_not_null(fx_mkdtemp(parent));
+	cr_assert_eq(stat("/proc/self/ns/pid", &st), 0);
+	unsigned long long ns = (unsigned long long)st.st_ino;
+	long dead = 4194303; /* above any pid_max: no process has it */
+	struct passwd *nobody = getpwnam("nobody");
+
+	stale_dir(parent, "lockbench-redis-4194303-ours00", dead, ns, geteuid());
+	stale_dir(parent, "lockbench-redis-4194303-otherns", dead, ns + 1, geteuid());
+	if (geteuid() == 0 && nobody)
+		stale_dir(parent, "lockbench-redis-4194303-nobody", dead, ns, nobody->pw_uid);
+	char plain[512];
+	snprintf(plain, sizeof(plain), "%s/lockbench-redis-4194303-nomark", parent);
+	cr_assert_eq(mkdir(plain, 0755), 0);
+	/* a target outside, reached by a symlink at the top and one inside ours */
+	snprintf(target, sizeof(target), "%s/target", parent);
+	cr_assert_eq(mkdir(target, 0755), 0);
+	snprintf(file, sizeof(file), "%s/keep", target);
+	FILE *f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	snprintf(link, sizeof(link), "%s/lockbench-redis-4194303-link00", parent);
+	cr_assert_eq(symlink(target, link), 0);
+	snprintf(link, sizeof(link), "%s/lockbench-redis-4194303-ours00/sub", parent);
+	cr_assert_eq(symlink(target, link), 0);
+
+	lb_sweep_stale_dirs(parent);
+	cr_assert_not(there(parent, "lockbench-redis-4194303-ours00"), "ours, its maker gone, stayed");
+	cr_assert(there(parent, "lockbench-redis-4194303-otherns"),
+		  "a directory whose maker may live in another pid namespace was removed");
+	if (geteuid() == 0 && nobody)
+		cr_assert(there(parent, "lockbench-redis-4194303-nobody"),
+			  "another user's directory was removed");
+	cr_assert(there(parent, "lockbench-redis-4194303-nomark"), "a directory without a marker");
+	cr_assert(there(parent, "lockbench-redis-4194303-link00"), "a symlink was removed");
+	cr_assert_eq(access(file, F_OK), 0, "a file reached through a symlink was removed");
+}
+
+/* issue 51: lb_owned_rmtree refuses a directory without lockbench's marker. */
+Test(rserver, rmtree_leaves_what_lockbench_did_not_make)
+{
+	char parent[64] = "/tmp/lbtest-rmtree-XXXXXX", path[160];
+	cr_assert_not_null(fx_mkdtemp(parent));
+	snprintf(path, sizeof(path), "%s/x", parent);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_eq(lb_owned_rmtree(parent), LB_EINVAL);
+	cr_assert_eq(access(path, F_OK), 0);
+	char made[64] = "/tmp/lbtest-owned-XXXXXX";
+	cr_assert_eq(lb_owned_mkdtemp(made), 0);
+	cr_assert_eq(lb_owned_rmtree(made), 0);
+	cr_assert_neq(access(made, F_OK), 0);
+}

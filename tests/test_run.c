@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -742,6 +743,110 @@ Test(run, check_recomputes_the_class_the_canary_and_the_ranges, .init = mktmp)
 	cr_assert_eq(lb(check), 0, "%s", fx_slurp(tmpdir, "stdout"));
 }
 
+/* Issue 51 item 4: with no summary.json to compare, a figure not written as
+ * lockbench writes it ('+0', ' N', '-0', a leading zero) was read as its
+ * number and passed; a malformed attempts.csv was a difference (exit 1).
+ * Each is an input unreadable: exit 4, with the file, the line and the field. */
+Test(run, check_says_a_damaged_run_file_is_unreadable_not_a_difference, .init = mktmp)
+{
+	char dir[128], cmd[512];
+	snprintf(dir, sizeof(dir), "%s/none", tmpdir);
+	const char *args[] = { "run", "--strategy", "none", "--clients", "3", "--duration", "0.5",
+			       "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0);
+	snprintf(cmd, sizeof(cmd), "rm %s/summary.json && cp -r %s %s.keep", dir, dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	const char *check[] = { "check", dir, NULL };
+	char sections[32];
+	snprintf(sections, sizeof(sections), " %s", summary_text(dir, "sections"));
+	const char *const doctored[][3] = {
+		{ "overlaps", "+0", "summary.csv:2: field overlaps: expected a number" },
+		{ "sections", sections, "summary.csv:2: field sections: expected a number" },
+		{ "lost_updates", "-0", "summary.csv:2: field lost_updates: expected a number" },
+		{ "seed", "0684", "summary.csv:2: field seed: expected a number" },
+	};
+	for (size_t i = 0; i < sizeof(doctored) / sizeof(doctored[0]); i++) {
+		doctor(dir, doctored[i][0], doctored[i][1]);
+		cr_assert_eq(lb(check), 4, "check of %s = '%s': %s", doctored[i][0], doctored[i][1],
+			     fx_slurp(tmpdir, "stdout"));
+		cr_assert(file_has("stderr", doctored[i][2]), "%s", fx_slurp(tmpdir, "stderr"));
+		snprintf(cmd, sizeof(cmd), "cp %s.keep/summary.csv %s/", dir, dir);
+		cr_assert_eq(system(cmd), 0);
+	}
+	static const char *const files[][3] = {
+		/* a leading zero on line 2's enter_ns */
+		{ "history.csv", "2s/^\\([0-9]*,[0-9]*,[0-9]*\\),/\\1,0/",
+		  "history.csv:2: field enter_ns: expected an integer, got '0" },
+		{ "attempts.csv", "2s/^[0-9]*,/x,/", "attempts.csv:2: field client: expected an integer" },
+		{ "events.csv", "1s/$/\\n+5,crash,,0,0/", "events.csv:2: field t_ns" },
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "sed -i '%s' %s/%s", files[i][1], dir, files[i][0]);
+		cr_assert_eq(system(cmd), 0);
+		cr_assert_eq(lb(check), 4, "check of a damaged %s: %s", files[i][0],
+			     fx_slurp(tmpdir, "stdout"));
+		cr_assert(file_has("stderr", files[i][2]), "%s", fx_slurp(tmpdir, "stderr"));
+		cr_assert(file_has("stdout", "UNREADABLE"), "%s", fx_slurp(tmpdir, "stdout"));
+		snprintf(cmd, sizeof(cmd), "cp %s.keep/%s %s/", dir, files[i][0], dir);
+		cr_assert_eq(system(cmd), 0);
+	}
+	cr_assert_eq(lb(check), 0, "%s", fx_slurp(tmpdir, "stdout"));
+}
+
+/* Issue 51 item 6: reading a run never looks for its exec: program: check
+ * and report of a run whose program is gone (or named from another
+ * directory) said it "is not an executable file". */
+Test(run, reading_an_exec_run_does_not_look_for_its_program, .init = mktmp)
+{
+	char dir[128], prog[128], cmd[512];
+	const char *bin = getenv("LOCKBENCH_BIN");
+	cr_assert_not_null(bin);
+	snprintf(dir, sizeof(dir), "%s/exec", tmpdir);
+	snprintf(prog, sizeof(prog), "%s/null-adapter", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cp \"$(dirname '%s')/null-adapter\" %s", bin, prog);
+	cr_assert_eq(system(cmd), 0);
+	char spec[160];
+	snprintf(spec, sizeof(spec), "exec:%s", prog);
+	const char *args[] = { "run", "--strategy", spec, "--clients", "2", "--duration", "0.3",
+			       "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(args), 0, "%s", fx_slurp(tmpdir, "stderr"));
+	cr_assert_eq(unlink(prog), 0);
+	const char *check[] = { "check", dir, NULL };
+	cr_assert_eq(lb(check), 0, "%s", fx_slurp(tmpdir, "stdout"));
+	cr_assert(!file_has("stderr", "executable"), "%s", fx_slurp(tmpdir, "stderr"));
+	const char *report[] = { "report", dir, NULL };
+	cr_assert_eq(lb(report), 0, "%s", fx_slurp(tmpdir, "stderr"));
+	cr_assert(!file_has("stderr", "executable"), "%s", fx_slurp(tmpdir, "stderr"));
+}
+
+/* Issue 51 item 6: a relative TMPDIR failed every run ("is the redis-server
+ * package installed?", pointing at a log already deleted): the servers run
+ * in their own directories, where it named nothing. It is made absolute for
+ * the whole process; one that names no directory is a usage error. */
+Test(run, a_relative_tmpdir_is_made_absolute_or_refused, .init = mktmp)
+{
+	char cwd[PATH_MAX], rel[PATH_MAX] = "", dir[128], tmp[128];
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	for (const char *p = cwd; *p; p++)
+		if (*p == '/' && p[1])
+			strcat(rel, "../");
+	snprintf(tmp, sizeof(tmp), "%s/t", tmpdir);
+	cr_assert_eq(mkdir(tmp, 0700), 0);
+	strcat(rel, tmp + 1); /* the same directory, from here */
+	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
+	const char *args[] = { "run", "--strategy", "set-nx-px", "--duration", "0.3", "--out", dir,
+			       "--no-status", "--no-report", NULL };
+	/* this test's own process: its environment ends with it */
+	setenv("TMPDIR", rel, 1);
+	cr_assert_eq(lb(args), 0, "a relative TMPDIR: %s", fx_slurp(tmpdir, "stderr"));
+	setenv("TMPDIR", "no-such-directory-here", 1);
+	snprintf(dir, sizeof(dir), "%s/run2", tmpdir);
+	cr_assert_eq(lb(args), 2, "%s", fx_slurp(tmpdir, "stderr"));
+	unsetenv("TMPDIR");
+	cr_assert(file_has("stderr", "TMPDIR 'no-such-directory-here' is a relative path that names "
+			   "no directory here"), "%s", fx_slurp(tmpdir, "stderr"));
+}
+
 /* Item 10: with nothing to time, a percentile is n/a, not 0. */
 Test(run, no_hand_off_is_n_a_not_zero, .init = mktmp)
 {
@@ -1070,4 +1175,79 @@ Test(run, clients_that_give_up_say_after_how_many_attempts, .init = mktmp)
 	cr_assert_neq(lb(check), 0, "a doctored served_clients passed check");
 	cr_assert(file_has("stdout", "served_clients         summary 9") &&
 		  file_has("stdout", "DIFFERS"), "%s", fx_slurp(tmpdir, "stdout"));
+}
+
+/* A scenario that cannot fit the run (a client, a node or a topology it does
+ * not have) is the user's mistake: a usage error found before anything
+ * starts, --dry-run and compare too, and no --out directory is made. It was
+ * "run of set-nx-px failed: invalid argument", exit 1, an empty --out left;
+ * the dry run printed "refused" and exited 0 (issue 49, item 8). */
+Test(run, a_scenario_that_does_not_fit_the_run_is_a_usage_error, .init = mktmp)
+{
+	char out[256], client7[160], node3[160], sent[160];
+	snprintf(client7, sizeof(client7), "%s", write_file("c7.ini", "[scenario]\nsummary = c7\n"
+		 "[run]\nclients = 8\nduration = 2\n[fault k]\naction = kill\ntarget = client:7\n"
+		 "at = 0.5\n"));
+	snprintf(node3, sizeof(node3), "%s", write_file("n3.ini", "[scenario]\nsummary = n3\n"
+		 "[run]\nclients = 2\nduration = 2\n[fault k]\naction = node-kill\nnodes = 3\n"
+		 "at = 0.5\n"));
+	snprintf(sent, sizeof(sent), "%s", write_file("sf.ini", "[scenario]\nsummary = sf\n[run]\n"
+		 "clients = 2\nduration = 2\n[fault f]\naction = sentinel-failover\nat = 0.5\n"));
+	snprintf(out, sizeof(out), "%s/out", tmpdir);
+	const char *a1[] = { "run", "--scenario", client7, "--clients", "2", "--strategy",
+			     "set-nx-px", "--out", out, "--no-status", NULL };
+	cr_assert_eq(lb(a1), 2);
+	cr_assert(file_has("stderr", "targets client:7 but the run has 2 clients: the scenario "
+			   "does not fit the run of set-nx-px: nothing was started"));
+	cr_assert_neq(access(out, F_OK), 0, "a misfit made its --out");
+	const char *a2[] = { "run", "--scenario", node3, "--strategy", "set-nx-px", "--dry-run",
+			     NULL };
+	cr_assert_eq(lb(a2), 2);
+	cr_assert(file_has("stderr", "names a node beyond the run's 1"));
+	const char *a3[] = { "compare", "--scenario", sent, "--strategies", "token-lua,set-nx-px",
+			     "--out", out, "--no-status", NULL };
+	cr_assert_eq(lb(a3), 2);
+	cr_assert(file_has("stderr", "sentinel-failover needs Sentinels"));
+	cr_assert_neq(access(out, F_OK), 0, "a misfit made its --out");
+	const char *a4[] = { "compare", "--scenario", node3, "--strategies", "redlock,set-nx-px",
+			     "--out", out, "--no-status", NULL };
+	cr_assert_eq(lb(a4), 2, "redlock fits, set-nx-px does not: nothing starts");
+	cr_assert_neq(access(out, F_OK), 0, "a misfit made its --out");
+}
+
+/* issue 51: --out takes a new or an empty directory, never one holding
+ * anything else: a user's report.md is never replaced, and a second run into
+ * a first one's directory is refused, not mixed with it. */
+Test(run, out_refuses_a_directory_that_holds_anything, .init = mktmp)
+{
+	char mine[128], first[128], note[160];
+	snprintf(mine, sizeof(mine), "%s/mine", tmpdir);
+	snprintf(first, sizeof(first), "%s/first", tmpdir);
+	snprintf(note, sizeof(note), "%s/report.md", mine);
+	cr_assert_eq(mkdir(mine, 0755), 0);
+	FILE *f = fopen(note, "w");
+	cr_assert_not_null(f);
+	fputs("my notes\n", f);
+	fclose(f);
+	const char *into_mine[] = { "run", "--strategy", "set-nx-px", "--duration", "0.5", "--out",
+				    mine, "--no-status", NULL };
+	cr_assert_eq(lb(into_mine), 2);
+	cr_assert(file_has("stderr", "not empty (it holds 'report.md')"));
+	char *kept = fx_slurp(mine, "report.md");
+	cr_assert_str_eq(kept, "my notes\n", "the user's file was replaced");
+	const char *run1[] = { "run", "--strategy", "set-nx-px", "--duration", "0.5", "--out", first,
+			       "--no-status", NULL };
+	cr_assert_eq(lb(run1), 0);
+	char *before = strdup(fx_slurp(first, "summary.csv"));
+	cr_assert_eq(lb(run1), 2, "a second run into the first's --out");
+	cr_assert(file_has("stderr", "holds what lockbench wrote before"));
+	cr_assert_str_eq(fx_slurp(first, "summary.csv"), before, "the first run's files changed");
+	free(before);
+	/* an empty directory is taken */
+	char empty[128];
+	snprintf(empty, sizeof(empty), "%s/empty", tmpdir);
+	cr_assert_eq(mkdir(empty, 0755), 0);
+	const char *into_empty[] = { "run", "--strategy", "set-nx-px", "--duration", "0.5", "--out",
+				     empty, "--no-status", NULL };
+	cr_assert_eq(lb(into_empty), 0);
 }

@@ -608,7 +608,7 @@ Test(scenario, an_expectation_can_ask_a_figure_at_least)
 	cr_assert(lb_scenario_expect_met(&sc, "token-lua", &other, why, sizeof(why)));
 	cr_assert(lb_scenario_expect_met(&sc, "fenced", &other, why, sizeof(why)), "no expectation");
 	fails_at("[expect]\nset-nx-px = foreign-release, foreign >= 3\n", 2,
-		 "foreign is not a figure of summary.csv (near: foreign_releases");
+		 "foreign is not a figure of summary.csv (it may mean: foreign_releases");
 	fails_at("[expect]\nset-nx-px = foreign-release, overlaps >> 3\n", 2,
 		 "after the class, expected FIGURE OP N");
 	fails_at("[expect]\nset-nx-px = foreign-release, strategy == 3\n", 2,
@@ -1154,4 +1154,49 @@ Test(scenario, a_probabilistic_scenario_expects_at_worst)
 				"[expect]\ntoken-lua = contained\n"), 0, "%s", sc.error);
 	cr_assert_not(lb_scenario_expect_met(&sc, "token-lua", &safe, why, sizeof(why)),
 		      "a scenario that is not probabilistic took a better class for its own");
+}
+
+/* Issue 51 item 5: what is not a regular file is refused at once, with what
+ * it is: a FIFO never blocks the reader (no writer ever comes here), a
+ * directory is no "File too large", /dev/zero no "empty" scenario. */
+Test(scenario, what_is_not_a_regular_file_is_named_never_read)
+{
+	char dir[] = "/tmp/lbtest-scenario-XXXXXX", fifo[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo.ini", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	static const char *const want[] = { "is a FIFO (a named pipe), not a regular file",
+					    "is a directory, not a regular file",
+					    "is a character device, not a regular file" };
+	const char *paths[] = { fifo, dir, "/dev/zero" };
+	FILE *devnull = freopen("/dev/null", "w", stderr);
+	(void)devnull;
+	for (int i = 0; i < 3; i++) {
+		cr_assert_lt(lb_scenario_parse_file(paths[i], &sc), 0, "%s read", paths[i]);
+		cr_assert(strstr(sc.error, want[i]), "%s: '%s'", paths[i], sc.error);
+	}
+	unlink(fifo);
+	rmdir(dir);
+}
+
+/* Issue 51 item 5: inih ends a key at its first ':', so `exec:/x = safe` was
+ * read as the key exec: an exec: lock could have no expectation. A key in
+ * double quotes is whole (docs/scenarios.md); the bare form says so. */
+Test(scenario, an_exec_program_has_an_expectation_in_quotes)
+{
+	cr_assert_eq(parse_text("[expect]\n\"exec:/opt/my lock/a=b;c.sh\" = overlap\n"
+				"\"exec:./mine.sh\" = safe, overlaps <= 0\n"
+				"\"token-lua\" = safe\nsetnx = overlap\n"), 0, "%s", sc.error);
+	cr_assert_eq(sc.n_expect, 4);
+	cr_assert_eq(lb_scenario_expected(&sc, "exec:/opt/my lock/a=b;c.sh"), LB_CLASS_OVERLAP);
+	cr_assert_eq(lb_scenario_expected(&sc, "exec:./mine.sh"), LB_CLASS_SAFE);
+	cr_assert(sc.expect[1].has_figure);
+	cr_assert_eq(sc.expect[1].line, 3);
+	cr_assert_eq(lb_scenario_expected(&sc, "token-lua"), LB_CLASS_SAFE);
+	cr_assert_eq(lb_scenario_expected(&sc, "setnx"), LB_CLASS_OVERLAP);
+	fails_at("[expect]\nexec:/x = safe\n", 2, "write it in double quotes, \"exec:PATH\" = CLASS");
+	fails_at("[expect]\n\"exec:/x = safe\n", 2, "needs its closing \"");
+	fails_at("[expect]\n\"exec:/x\" safe\n", 2, "expected = and the value");
+	fails_at("[expect]\n\"exec:/x\" = safe\n\"exec:/x\" = overlap\n", 3, "given twice");
+	fails_at("[expect]\n\"\" = safe\n", 2, "an empty key in quotes");
 }

@@ -8,7 +8,10 @@
 // lock, the axis's tick labels, whether the step's sentence is in the
 // viewport, and every pair of the timeline's text boxes that intersect), the
 // script errors the page threw, and writes a screenshot of the final state.
-// LOCKBENCH_VIEWPORT=WxH sets the window and the viewport (1500x1100). The
+// load_ms is the time from the navigation to the load event (the page's
+// script, inline, has drawn by then).
+// LOCKBENCH_VIEWPORT=WxH sets the window and the viewport (1500x1100);
+// LOCKBENCH_DRIVE_TIMEOUT=S gives up after S seconds (60). The
 // test suite checks what it prints (tests/test_browser.c).
 'use strict';
 const { spawn } = require('child_process');
@@ -68,7 +71,8 @@ function fail(msg) {
 	console.error(`drive.js: ${msg}\n${stderr.slice(-2000)}`);
 	finish(1);
 }
-const timer = setTimeout(() => fail('timed out after 60 s'), 60000);
+const limit = +(process.env.LOCKBENCH_DRIVE_TIMEOUT || 60);
+const timer = setTimeout(() => fail(`timed out after ${limit} s`), limit * 1000);
 child.on('error', (e) => fail(`cannot start ${browser}: ${e.message}`));
 child.on('exit', (code) => { if (waiting.size && !finishing) fail(`${browser} exited (${code})`); });
 
@@ -171,10 +175,14 @@ const STATE = `(() => {
 		await send('Emulation.setDeviceMetricsOverride', { width: +vp[1], height: +vp[2],
 			deviceScaleFactor: 1, mobile: false }, sessionId);
 	const loaded = once('Page.loadEventFired');
+	const t0 = Date.now();
 	// REPORT.html#lesson=K&step=N opens it there
 	const [file, frag] = html.split('#');
 	await send('Page.navigate', { url: 'file://' + path.resolve(file) + (frag ? '#' + frag : '') }, sessionId);
 	await loaded;
+	// from the navigation to the load event: the page's script has drawn by then
+	// (it runs inline, before the load event)
+	const loadMs = Date.now() - t0;
 	const states = [];
 	const read = async (key) => {
 		const r = await send('Runtime.evaluate', { expression: STATE, returnByValue: true }, sessionId);
@@ -192,5 +200,5 @@ const STATE = `(() => {
 	const { data } = await send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: false }, sessionId);
 	fs.writeFileSync(shot, Buffer.from(data, 'base64'));
 	clearTimeout(timer);
-	process.stdout.write(JSON.stringify({ states, errors }, null, 1) + '\n', () => finish(0));
+	process.stdout.write(JSON.stringify({ load_ms: loadMs, states, errors }, null, 1) + '\n', () => finish(0));
 })().catch((e) => fail(e.stack || String(e)));
