@@ -58,7 +58,7 @@ static const struct lb_figdef fixed[] = {
 	INT("lost_updates", "writes", 0, COUNT, true, LB_FD_RECOMPUTED),
 	INT("lost_updates_max", "writes", 0, COUNT, true, LB_FD_RECOMPUTED),
 	INT("foreign_releases", "releases", 0, COUNT, true, LB_FD_RECOMPUTED),
-	INT("lost_leases", "sections", 0, COUNT, false, LB_FD_RECOMPUTED),
+	INT("lost_leases", "releases", 0, COUNT, false, LB_FD_RECOMPUTED),
 	INT("leases_lapsed", "sections", 0, COUNT, true, LB_FD_RECOMPUTED),
 	NUM("orphan_ms", "ms", 3, 0, MS, false, LB_FD_RECOMPUTED),
 	TEXT("recovered", recovered, LB_FD_RECOMPUTED),

@@ -490,7 +490,7 @@ int lb_owned_fresh(const char *what, const char *dir)
 	struct maker m;
 	if (n == 0 && dfd >= 0) { /* a marker alone: another lockbench's claim */
 		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dfd >= 0 && read_marker(dfd, &m))
+		if (dfd >= 0 && read_marker(dfd, &m) && !maker_gone(&m)) /* gone: nothing written */
 			snprintf(first, sizeof(first), "%s", LB_OWNED_MARKER), n = 1;
 		if (dfd >= 0)
 			close(dfd);
@@ -527,9 +527,20 @@ int lb_owned_claim(const char *what, const char *dir)
 			close(dfd);
 		return LB_ESYS;
 	}
-	if (there && read_marker(dfd, &m) && is_self(&m)) {
+	bool known = there && read_marker(dfd, &m);
+	if (known && is_self(&m)) {
 		close(dfd); /* this process's own, claimed before */
 		return 0;
+	}
+	errno = 0;
+	if (known && maker_gone(&m) && others(dfd, first, sizeof(first)) == 0) {
+		/* the marker alone, of a lockbench that is gone: a run that wrote
+		 * nothing (it could not happen, a usage error after the claim):
+		 * the directory is empty in all but name, and is taken again */
+		if (unlinkat(dfd, LB_OWNED_MARKER, 0) == 0 && mark_at(dfd) == 0) {
+			close(dfd);
+			return 0;
+		}
 	}
 	if (there) {
 		close(dfd);

@@ -196,9 +196,18 @@ static void acquire_figures(struct ctx *c, struct lb_hist *lat, struct lb_hist *
 	bool max_ok = called && max_us + 0.5 >= (double)lo && max_us - 0.5 <= (double)hi;
 	if (max_ok) /* the maximum of both, whichever holds it */
 		lat->max_ns = cens->max_ns = (uint64_t)(max_us * 1000);
+	/* a run written before the intervals: its figures are the lower bounds
+	 * it wrote then (a censored quantile's bucket's low edge), by its rule */
+	bool before_intervals = !lb_summary_get(c->s, "acquire_p50_high_us");
 	for (size_t i = 0; i < sizeof(fig) / sizeof(fig[0]); i++) {
 		double low, high;
-		lb_hist_quantile_interval_us(lat, cens, fig[i].q, &low, &high);
+		bool lower = false;
+		if (before_intervals) {
+			low = lb_hist_quantile_censored_us(lat, cens, fig[i].q, &lower);
+			high = lower ? INFINITY : low;
+		} else {
+			lb_hist_quantile_interval_us(lat, cens, fig[i].q, &low, &high);
+		}
 		if (fig[i].q >= 1)
 			figure(c, fig[i].name, max_us, max_ok, 0);
 		else

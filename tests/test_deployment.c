@@ -784,6 +784,7 @@ Test(deployment, a_load_that_cannot_race_is_said, .init = mktmp)
 	cr_assert_eq(lb(a), 0, "%s", output());
 	cr_assert(strstr(output(), "client 0 did"), "%s", output());
 	cr_assert(strstr(output(), "hardly contended"), "%s", output());
+	snprintf(dir, sizeof(dir), "%s/fair", tmpdir); /* --out takes a new directory */
 	const char *b[] = { "run", "--strategy", "fair", "--clients", "2", "--duration", "1.5",
 			    "--out", dir, "--no-status", "--no-report", NULL };
 	cr_assert_eq(lb(b), 0, "%s", output());

@@ -264,6 +264,7 @@ Test(topology, runs_on_a_users_sentinels, .fini = stop)
 		  "the run left keys behind, or removed the user's");
 	freeReplyObject(r);
 	redisFree(c);
+	snprintf(out, sizeof(out), "%s/skipped", dir); /* --out takes a new directory */
 	const char *skip[] = { "run", "--sentinel", urls, "--sentinel-master", LB_SENTINEL_MASTER,
 			       "--strategy", "token-lua", "--scenario", "sentinel-split-brain",
 			       "--out", out, "--no-status", "--no-report", NULL };
