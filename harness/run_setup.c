@@ -198,6 +198,22 @@ static int own_resource(struct run_ctx *r)
 	return 0;
 }
 
+/* The user's lock nodes: each answers, a node of --redis is a primary, and
+ * each has room for every client. 0, or LB_EREDIS (said, naming it). */
+static int check_lock_nodes(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	int rc = 0;
+
+	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
+		rc = run_check_reachable(&r->lock[i]);
+	for (size_t i = 0; i < r->n_lock && rc == 0 && cfg->redis_urls && !cfg->sentinel_urls; i++)
+		rc = run_check_primary(&r->lock[i]);
+	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
+		rc = run_check_maxclients(&r->lock[i], cfg->clients);
+	return rc;
+}
+
 /* The relay of network faults: one link per (client, lock node) and per
  * client to the resource, and the replication link of a failover; on the
  * Sentinel topology, one link per part instead of the lock node's, shared
@@ -486,10 +502,12 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 	rc = cfg->cluster_urls ? use_their_cluster(r) : cfg->sentinel_urls ? use_their_sentinels(r) :
 	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) : r->consensus ? start_consensus(r) :
 	     start_servers(r);
-	if (rc == 0 && theirs)
+	/* the user's lock nodes first: a run that cannot happen there has started
+	 * nothing beside them (no log of ours in --out, which stays reusable) */
+	if (rc == 0 && theirs && (rc = check_lock_nodes(r)) == 0)
 		rc = own_resource(r);
 	if (rc < 0)
-		return rc;
+		return rc == LB_EREDIS ? LB_ENOTHERE : rc;
 	for (size_t i = 0; i < r->n_lock; i++)
 		atomic_store(&r->sh->node_port[i], r->lock[i].port);
 	if (run_needs_relay(cfg) && (rc = start_relay(r)) < 0)
@@ -501,13 +519,11 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 	if (!theirs && !cfg->sentinel && !cfg->cluster && ((cfg->scenario && cfg->scenario->replica) ||
 				 cfg->strategy->needs_replica) && (rc = start_replica(r)) < 0)
 		return rc;
-	for (size_t i = 0; i < r->n_lock && rc == 0 && !r->consensus; i++)
+	for (size_t i = 0; i < r->n_lock && rc == 0 && !r->consensus && !theirs; i++)
 		rc = run_check_reachable(&r->lock[i]);
 	if (rc == 0)
 		rc = run_check_reachable(&r->resource);
-	for (size_t i = 0; i < r->n_lock && rc == 0 && cfg->redis_urls && !cfg->sentinel_urls; i++)
-		rc = run_check_primary(&r->lock[i]);
-	for (size_t i = 0; i < r->n_lock && rc == 0 && !r->consensus; i++)
+	for (size_t i = 0; i < r->n_lock && rc == 0 && !r->consensus && !theirs; i++)
 		rc = run_check_maxclients(&r->lock[i], cfg->clients);
 	if (rc == 0)
 		rc = run_check_maxclients(&r->resource, cfg->clients);
