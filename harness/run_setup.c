@@ -502,14 +502,17 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 	rc = cfg->cluster_urls ? use_their_cluster(r) : cfg->sentinel_urls ? use_their_sentinels(r) :
 	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) : r->consensus ? start_consensus(r) :
 	     start_servers(r);
+	/* the ports the clients follow, as given (the checks below move a node
+	 * of a cluster or behind Sentinels to the primary they find: a client
+	 * that followed that port would not follow MOVED) */
+	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
+		atomic_store(&r->sh->node_port[i], r->lock[i].port);
 	/* the user's lock nodes first: a run that cannot happen there has started
 	 * nothing beside them (no log of ours in --out, which stays reusable) */
 	if (rc == 0 && theirs && (rc = check_lock_nodes(r)) == 0)
 		rc = own_resource(r);
 	if (rc < 0)
 		return rc == LB_EREDIS ? LB_ENOTHERE : rc;
-	for (size_t i = 0; i < r->n_lock; i++)
-		atomic_store(&r->sh->node_port[i], r->lock[i].port);
 	if (run_needs_relay(cfg) && (rc = start_relay(r)) < 0)
 		return rc;
 	if (cfg->sentinel && (rc = start_sentinel(r)) < 0)
