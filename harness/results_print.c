@@ -307,7 +307,9 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 			   "another server had granted one\n");
 	int64_t demoted = lb_demoted_primary_ns(res->events, res->n_events,
 						(int64_t)(res->elapsed_s * 1e9));
-	if (primaries && demoted > 0)
+	if (primaries && demoted >= 0 && res->failovers_why[0])
+		fprintf(f, "  demoted      n/a: %s\n", res->failovers_why);
+	else if (primaries && demoted > 0)
 		fprintf(f, "  demoted      clients used a demoted primary for %.1f s (they took for "
 			   "the primary a server the Sentinels or the cluster had already replaced)\n",
 			(double)demoted / 1e9);

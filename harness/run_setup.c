@@ -127,6 +127,8 @@ static int use_their_sentinels(struct run_ctx *r)
 					      sizeof(why));
 	if (r->watcher < 0) {
 		r->watcher = 0;
+		snprintf(r->res->failovers_why, sizeof(r->res->failovers_why), "no Sentinel could be "
+			 "subscribed to: when the primary was replaced is not known");
 		lb_errorf("warning: no Sentinel could be subscribed to (%s): the Sentinels' account "
 			  "(+sdown, +odown, +switch-master) is not on the timeline", why);
 	} else if (why[0]) {
@@ -172,6 +174,8 @@ static int use_their_cluster(struct run_ctx *r)
 	r->lock[0].want_run_id = true;
 	r->lock[0].probe = true;
 	r->resource = r->lock[0];
+	snprintf(r->res->failovers_why, sizeof(r->res->failovers_why), "lockbench does not watch "
+		 "your cluster's failovers: when a primary was replaced is not known");
 	return 0;
 }
 

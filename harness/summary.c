@@ -114,6 +114,8 @@ static const char *na_reason(const char *name, const struct lb_run_result *res)
 		{ "counter_final", "the resource did not answer the final read of the counter" },
 	};
 
+	if (!strcmp(name, "demoted_primary_ms") && res->failovers_why[0])
+		return res->failovers_why;
 	if (!strcmp(name, "applied_writes") && res->resource_theirs)
 		return "the resource is on your deployment (--resource-on-deployment, or a resource "
 		       "URL of yours): a failover rolls its count back with the counter, so "
@@ -560,7 +562,8 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 		put(s, "split_brain_ms", "n/a");
 	int64_t demoted = lb_demoted_primary_ns(res->events, res->n_events,
 						(int64_t)(res->elapsed_s * 1e9));
-	put_num(s, "demoted_primary_ms", (double)demoted / 1e6, demoted >= 0);
+	put_num(s, "demoted_primary_ms", (double)demoted / 1e6, demoted >= 0 &&
+		!res->failovers_why[0]);
 }
 
 void lb_figures_absent(const struct lb_summary *s, const struct lb_event *ev, size_t n_ev,

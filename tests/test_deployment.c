@@ -865,6 +865,10 @@ Test(deployment, your_cluster_fails_over_and_the_clients_follow, .init = mktmp,
 	for (const char *p = csv; (p = strstr(p, "\n127.0.0.1,")); p++)
 		rows++;
 	cr_assert_eq(rows, 2, "the old primary, then its replica: %s", csv);
+	/* nothing watches your cluster's failovers: the time on a demoted primary
+	 * is not measured, and said so (never a 0 made of silence) */
+	cr_assert_str_eq(fx_summary(dir, "demoted_primary_ms"), "n/a");
+	cr_assert(strstr(fx_slurp(dir, "summary.json"), "does not watch your cluster's failovers"));
 	for (int i = 0; i < 6; i++) {
 		redisReply *r = say(them.port[i], NULL, "DBSIZE%s", "");
 		cr_assert(r && r->type == REDIS_REPLY_INTEGER && r->integer == 0,
