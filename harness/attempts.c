@@ -165,3 +165,28 @@ int lb_busy_down(const struct lb_try *t, size_t n, const struct lb_section *s, s
 	free(at);
 	return 0;
 }
+
+size_t lb_attempts_outages(const struct lb_try *t, size_t n, int clients, struct lb_event *out,
+			   size_t max)
+{
+	bool *down = calloc(clients > 0 ? (size_t)clients : 1, sizeof(*down));
+	size_t k = 0;
+
+	if (!down)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int c = t[i].client;
+		if (c < 0 || c >= clients || t[i].result == LB_TRY_UNKNOWN)
+			continue;
+		bool err = t[i].result == LB_TRY_ERROR;
+		if (err == down[c])
+			continue;
+		down[c] = err;
+		if (k < max)
+			out[k] = (struct lb_event){ .t_ns = t[i].end_ns, .client = c, .node = -1,
+						    .kind = err ? LB_EV_SERVER_DOWN : LB_EV_SERVER_BACK };
+		k++;
+	}
+	free(down);
+	return k;
+}

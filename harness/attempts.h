@@ -67,4 +67,14 @@ struct lb_busy {
 int lb_busy_down(const struct lb_try *t, size_t n, const struct lb_section *s, size_t ns,
 		 const struct lb_event *ev, size_t ne, int nodes, int keys, struct lb_busy *out);
 
+/* What the attempts say of the user's servers going and coming back, as
+ * run.c stamps it: for each client, in its attempts' order, the first error
+ * (LB_TRY_ERROR) after an answer, or at the start, is a server-down event,
+ * the first answer of any kind after it (acquired, busy, refused) a
+ * server-back, each at that attempt's end; an attempt without an answer
+ * (unknown) changes nothing. Into @out (at most @max), in @t's order; how
+ * many there are (more than @max: the rest were not written). */
+size_t lb_attempts_outages(const struct lb_try *t, size_t n, int clients, struct lb_event *out,
+			   size_t max);
+
 #endif

@@ -374,10 +374,12 @@ static enum lb_outcome outcome_of(int rc)
 	}
 }
 
-/* On the Sentinel topology: which server the client took for the primary
- * (the one the Sentinels named and ROLE confirmed), as an event each time it
- * changes, for the timeline's lane marker and the story. */
-static void note_primary(struct client *c)
+/* With Sentinels or a cluster: which server the client took for the primary
+ * (the one the Sentinels named and ROLE confirmed, or CLUSTER SLOTS), as an
+ * event each time it changes, for the timeline's lane marker, the story and
+ * demoted_primary_ms; stamped @t (after t0) when that server first answered:
+ * the end of the attempt that got its answer. */
+static void note_primary(struct client *c, int64_t t)
 {
 	const struct lb_node *n = &c->lock[0];
 
@@ -385,8 +387,8 @@ static void note_primary(struct client *c)
 									       port, servers.csv */
 		int part = LB_PART_PORT0 + n->port;
 		if (part != c->primary_seen || strcmp(n->run_id, c->run_id_seen)) {
-			lb_shared_note_server(c->sh, c->id, n->host, n->port, n->run_id);
-			lb_event_emit(c->sh, LB_EV_PRIMARY_SEEN, c->id, -1, part);
+			lb_shared_note_server(c->sh, c->id, n->host, n->port, n->run_id, t);
+			lb_event_emit_at(c->sh, LB_EV_PRIMARY_SEEN, c->id, -1, part, t);
 			snprintf(c->run_id_seen, sizeof(c->run_id_seen), "%s", n->run_id);
 		}
 		c->primary_seen = part;
@@ -398,23 +400,23 @@ static void note_primary(struct client *c)
 		if (atomic_load(&c->sh->mesh_front[j].port) == n->port) {
 			int part = c->cfg->cluster ? LB_CLUSTER_PART0 + j : j;
 			if (part != c->primary_seen)
-				lb_event_emit(c->sh, LB_EV_PRIMARY_SEEN, c->id, -1, part);
+				lb_event_emit_at(c->sh, LB_EV_PRIMARY_SEEN, c->id, -1, part, t);
 			c->primary_seen = part;
 			return;
 		}
 }
 
 /* On the user's servers, where lockbench does not see the servers die: the
- * first acquire that found no server answering, and the first that got an
- * answer again, as events (a gap in the history, told). */
-static void note_server_down(void *arg, bool down)
+ * first attempt that found no server answering (@down), and the first that
+ * got an answer of any kind again (busy included), as events stamped @t,
+ * the end of that attempt as attempts.csv has it (a gap in the history,
+ * told; lockbench check finds them again there). */
+static void note_server_down(struct client *c, bool down, int64_t t)
 {
-	struct client *c = arg;
-
 	if (down == c->server_down)
 		return;
 	c->server_down = down;
-	lb_event_emit(c->sh, down ? LB_EV_SERVER_DOWN : LB_EV_SERVER_BACK, c->id, -1, 0);
+	lb_event_emit_at(c->sh, down ? LB_EV_SERVER_DOWN : LB_EV_SERVER_BACK, c->id, -1, 0, t);
 }
 
 /* An attempt begins: under way until its end is logged (a death in it
@@ -427,25 +429,29 @@ static void try_begin(void *arg)
 }
 
 /* An attempt ends with status @rc: into the client's attempt log (shared.h),
- * or, the log full, counted as lost (the figure is then n/a). */
+ * or, the log full, counted as lost (the figure is then n/a). An answer
+ * stamps the events it makes with its end: the server that gave it seen,
+ * and a server back; an error, a server down. */
 static void try_end(void *arg, int rc)
 {
 	struct client *c = arg;
 	struct lb_client_slot *s = c->slot;
 	uint32_t n = atomic_load(&s->n_tries);
-	int64_t start = atomic_load(&s->try_open_ns);
+	int64_t start = atomic_load(&s->try_open_ns), end = lb_now_ns() - c->sh->t0_ns;
+	/* error as acquire_errors counts them; an attempt the run's end cut
+	 * (a library's own wait) has no answer */
+	enum lb_try_result result = rc == 0 ? LB_TRY_ACQUIRED : rc == LB_EBUSY ? LB_TRY_BUSY :
+				    rc == LB_EREDIS || rc == LB_ENOREPLICA ? LB_TRY_ERROR :
+				    rc == LB_ECANCELED || rc == LB_EDIED || rc == LB_EPROTO ?
+				    LB_TRY_UNKNOWN : LB_TRY_REFUSED;
 
 	if (n >= c->sh->try_cap) {
 		atomic_store(&s->tries_full, 1);
 	} else {
 		struct lb_try_rec *t = lb_shared_try(c->sh, c->id, n);
 		t->start_ns = start - c->sh->t0_ns;
-		t->end_ns = lb_now_ns() - c->sh->t0_ns;
-		/* error as acquire_errors counts them; an attempt the run's end cut
-		 * (a library's own wait) has no answer */
-		t->result = rc == 0 ? LB_TRY_ACQUIRED : rc == LB_EBUSY ? LB_TRY_BUSY :
-			    rc == LB_EREDIS || rc == LB_ENOREPLICA ? LB_TRY_ERROR :
-			    rc == LB_ECANCELED ? LB_TRY_UNKNOWN : LB_TRY_REFUSED;
+		t->end_ns = end;
+		t->result = result;
 		atomic_store(&s->n_tries, n + 1);
 	}
 	if ((rc == LB_EREDIS || rc == LB_ENOREPLICA) && !s->first_error_said) {
@@ -455,6 +461,12 @@ static void try_end(void *arg, int rc)
 		s->first_error_said = 1;
 	}
 	atomic_store(&s->try_open_ns, 0);
+	if (result == LB_TRY_UNKNOWN)
+		return; /* no answer from any server (a dead adapter's, or cut) */
+	if (result != LB_TRY_ERROR)
+		note_primary(c, end);
+	if (lb_cfg_theirs(c->cfg))
+		note_server_down(c, result == LB_TRY_ERROR, end);
 }
 
 /* The lock commands the relay passed on for this client (and its adapter)
@@ -529,9 +541,7 @@ static void one_section(struct client *c)
 	wait_begin(c->slot, t0);
 	c->acquiring = true;
 	struct lb_acquire_tally tally = { &c->slot->attempts, &c->slot->acquire_errors,
-					  &c->slot->wait_try_ns, NULL, c, try_begin, try_end };
-	if (lb_cfg_theirs(cfg))
-		tally.on_attempt = note_server_down;
+					  &c->slot->wait_try_ns, c, try_begin, try_end };
 	rc = lb_acquire(cfg->strategy, c->lock_state, &cfg->wait,
 			t0 + cfg->acquire_timeout_ms * LB_NS_PER_MS, &sh->stop, &c->rng, &grant, &info,
 			&tally);
@@ -543,7 +553,6 @@ static void one_section(struct client *c)
 		atomic_store(&c->slot->wait_calls, 0); /* it entered: no waiter */
 	if (rc == LB_ECANCELED)
 		return;
-	note_primary(c);
 	if (rc != 0) {
 		c->slot->timeouts++;
 		if (rc == LB_EREDIS) /* a dead server: do not spin on it */

@@ -12,16 +12,32 @@
 
 #include <string.h>
 
+/* Where the resource (the counter) lives beside the user's lock: a server of
+ * lockbench's unless asked (--resource-on-deployment) or given (@given: a
+ * resource URL of --redis). */
+static void print_resource(FILE *f, const struct lb_run_cfg *cfg, bool given)
+{
+	if (given)
+		return; /* listed with the URLs */
+	if (cfg->resource_theirs)
+		fprintf(f, "             the resource (the counter): on yours too "
+			   "(--resource-on-deployment): the clients count their acknowledged writes\n");
+	else
+		fprintf(f, "             the resource (the counter): a redis-server of lockbench's, "
+			   "started on loopback for the run (a failover of yours cannot roll it back)\n");
+}
+
 /* The servers, their passwords never shown. */
 static void print_servers(FILE *f, const struct lb_run_cfg *cfg, size_t n_lock)
 {
 	char url[1200];
 
 	if (cfg->cluster_urls) {
-		lb_esc_fprintf(f, LB_LANG_TERM, "servers      yours: the lock and the counter live on "
-			       "the primary of the run's slot in the cluster of seeds %s (the prefix "
-			       "is a hash tag, {lb:<8 hex>}:, so every key of the run is in one slot)\n",
+		lb_esc_fprintf(f, LB_LANG_TERM, "servers      yours: the lock lives on the primary of "
+			       "the run's slot in the cluster of seeds %s (the prefix is a hash tag, "
+			       "{lb:<8 hex>}:, so every key of the run is in one slot)\n",
 			       cfg->cluster_urls);
+		print_resource(f, cfg, false);
 		return;
 	}
 	int kind = lb_consensus_of(cfg->strategy);
@@ -45,6 +61,7 @@ static void print_servers(FILE *f, const struct lb_run_cfg *cfg, size_t n_lock)
 	else
 		fprintf(f, "servers      yours (--redis):\n");
 	const char *list = cfg->redis_urls;
+	bool given = false;
 	for (size_t k = 0, at = 0; list && list[at]; k++) {
 		size_t len = strcspn(list + at, ",");
 		char one[2048];
@@ -60,7 +77,10 @@ static void print_servers(FILE *f, const struct lb_run_cfg *cfg, size_t n_lock)
 			       cfg->sentinel_urls ? "the resource (the counter)" :
 			       k < n_lock ? (k ? "a lock node" : "lock node 0") :
 			       "the resource (the counter)");
+		given = given || cfg->sentinel_urls || k >= n_lock;
 	}
+	if (!cfg->own_urls)
+		print_resource(f, cfg, given);
 }
 
 static void print_keys(FILE *f, const struct lb_run_cfg *cfg)
@@ -78,6 +98,18 @@ static void print_keys(FILE *f, const struct lb_run_cfg *cfg)
 		   "for a fenced resource\n", more[0], more[1]);
 }
 
+/* Does the user name the resource's server (a --redis URL past the lock
+ * nodes, or --redis beside --sentinel)? */
+static bool resource_given(const struct lb_run_cfg *cfg)
+{
+	size_t urls = 0;
+
+	for (const char *p = cfg->redis_urls; p && *p; p++)
+		urls += *p == ',';
+	return cfg->redis_urls && (cfg->sentinel_urls || urls + 1 > (size_t)(cfg->nodes > 0 ?
+		cfg->nodes : (int)cfg->strategy->min_nodes));
+}
+
 static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
 {
 	const char *sends = cfg->strategy->sends;
@@ -93,7 +125,11 @@ static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
 		members ? "             lockbench" : "commands     lockbench",
 		members ? "the resource's redis-server" : "each server",
 		cfg->strategy->needs_replica ? ", INFO replication" : "",
-		cfg->work == LB_WORK_NONE ? "" : "; the work: GET and SET of the counter (EVALSHA "
+		cfg->work == LB_WORK_NONE ? "" : lb_cfg_theirs(cfg) && !cfg->own_urls &&
+		!resource_given(cfg) ? "; the work, on the resource's server (lockbench's own unless "
+		"--resource-on-deployment): GET and SET of the counter (EVALSHA of the fenced scripts "
+		"after SCRIPT LOAD for fenced work), MGET of the counters at the end" :
+		"; the work: GET and SET of the counter (EVALSHA "
 		"of the fenced scripts after SCRIPT LOAD for fenced work), MGET of the counters at the end");
 	fprintf(f, "             at the end: DEL of the run's lock and counter keys, then SCAN 0 MATCH "
 		   "lb:<8 hex>:* COUNT 1000 (to cursor 0) and DEL of each key it returns\n");

@@ -110,6 +110,7 @@ static const struct lb_figdef fixed[] = {
 	NUM("lock_cmds_per_s", "commands/s", 2, 0, COUNT, true, LB_FD_RECOMPUTED),
 	NUM("connections_per_client", "connections", 2, 0, 1e4, true, LB_FD_MEASURED),
 	NUM("split_brain_ms", "ms", 3, 0, MS, true, LB_FD_RECOMPUTED),
+	NUM("demoted_primary_ms", "ms", 3, 0, MS, true, LB_FD_RECOMPUTED),
 	INT("attempts", "attempts", 0, COUNT, false, LB_FD_MEASURED),
 	INT("acquires", "acquires", 0, COUNT, false, LB_FD_MEASURED),
 	INT("lock_commands", "commands", 0, COUNT, true, LB_FD_MEASURED),

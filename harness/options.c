@@ -22,6 +22,7 @@ enum {
 	OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY, OPT_SENTINEL, OPT_SENTINEL_MASTER,
 	OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE, OPT_CHECK, OPT_EXPECT, OPT_THRESHOLD,
 	OPT_JSON, OPT_JUNIT, OPT_MASTER_AUTH, OPT_ALLOW_FAULTS, OPT_HOOK, OPT_DRY_RUN, OPT_CLUSTER,
+	OPT_RESOURCE_THEIRS,
 	OPT_PARAM = 512,
 };
 
@@ -43,6 +44,7 @@ static const struct option fixed_opts[] = {
 	{ "hook", required_argument, NULL, OPT_HOOK },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "cluster", required_argument, NULL, OPT_CLUSTER },
+	{ "resource-on-deployment", no_argument, NULL, OPT_RESOURCE_THEIRS },
 	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
 	{ "adapter-arg", required_argument, NULL, OPT_ADAPTER_ARG },
 	{ "check", no_argument, NULL, OPT_CHECK },
@@ -143,20 +145,27 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"  --out DIR              where the files go (results/runs/<UTC time>-<strategy>)\n"
 		"  --redis URL[,URL...]   use these servers instead of starting redis-server:\n"
 		"                         redis://[user:pass@]host:port; the first ones are lock\n"
-		"                         nodes, one more is the resource server (else the first);\n"
-		"                         only keys under a per-run prefix are touched, never flushed\n");
+		"                         nodes, one more is the resource server (else one that\n"
+		"                         lockbench starts); only keys under a per-run prefix are\n"
+		"                         touched, never flushed\n");
 	lb_params_usage(f, LB_P_NODES, LB_P_COUNT);
 	fprintf(f,
 		"  --sentinel URL[,URL...] --sentinel-master NAME  the lock lives on the primary\n"
 		"                         your Sentinels name NAME; clients ask them, as with\n"
 		"                         --topology sentinel. Only keys under a per-run prefix;\n"
-		"                         the resource is --redis URL if given, else that primary.\n"
+		"                         the resource is --redis URL if given, else a server\n"
+		"                         lockbench starts (--resource-on-deployment: the primary).\n"
 		"                         Sentinel URLs may hold the Sentinels' own user:password\n"
 		"  --master-auth [USER]:PASSWORD  the AUTH of the primary behind --sentinel\n"
 		"  --cluster URL[,URL...] the lock lives on your Redis Cluster (these are seeds):\n"
 		"                         on the primary of the run's slot, found by CLUSTER\n"
 		"                         SLOTS and followed through MOVED and ASK; one-node C\n"
 		"                         recipes. The same promise as --redis\n"
+		"  --resource-on-deployment  the counter (the resource) on your server too (the\n"
+		"                         first lock node, or the primary), not on a redis-server\n"
+		"                         lockbench starts: a failover may roll it back, so each\n"
+		"                         acknowledged write is counted by its client and\n"
+		"                         lost_updates is acknowledged minus final\n"
 		"  --allow-faults         let the scenario's faults act on servers lockbench did\n"
 		"                         not start (--redis, --sentinel): the commands each sends\n"
 		"                         are in docs/running.md; without it such runs are skipped\n"
@@ -573,6 +582,9 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 	case OPT_ALLOW_FAULTS:
 		cfg->allow_faults = true;
 		return 0;
+	case OPT_RESOURCE_THEIRS:
+		cfg->resource_theirs = true;
+		return 0;
 	case OPT_HOOK:
 		return hook_arg(cfg, a);
 	case OPT_DRY_RUN:
@@ -623,6 +635,9 @@ static int check_sentinel(const struct lb_run_opts *o)
 	if (cfg->master_pass[0] && !cfg->sentinel_urls)
 		return usage_error("--master-auth is the password of the primary behind --sentinel; "
 				   "with --redis, give it in the URL (redis://[user]:password@host:port)");
+	if (cfg->resource_theirs && !lb_cfg_theirs(cfg))
+		return usage_error("--resource-on-deployment puts the counter on your servers: it "
+				   "goes with --redis, --sentinel or --cluster");
 	if (cfg->sentinel_urls && (o->given & lb_param_bit(LB_P_TOPOLOGY)) && cfg->sentinel)
 		return usage_error("--topology sentinel starts lockbench's own Sentinels; "
 				   "--sentinel names yours: one or the other");

@@ -84,6 +84,8 @@ struct lb_run_cfg {
 	char master_user[64];      /* the primary's AUTH behind them (--master-auth), or "" */
 	char master_pass[128];
 	bool allow_faults;         /* faults may act on servers lockbench did not start */
+	bool resource_theirs;      /* --resource-on-deployment: the counter on the user's
+				      server, each acknowledged write counted by its client */
 	struct lb_hook_cmd {       /* --hook NAME=COMMAND: a fault's action, run as words */
 		char name[32];     /* a hook fault's `hook`, or node-kill, node-start,
 				      node-pause, node-resume (optionally :N, one node) */

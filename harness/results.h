@@ -48,6 +48,21 @@ struct lb_summary {
 bool lb_split_brain_window(const struct lb_section *sec, size_t n, const struct lb_event *ev,
 			   size_t n_ev, int64_t *from, int64_t *to, int *server);
 
+/* Did any client record which server it took for the primary (a
+ * primary-seen event)? Without one, which server granted is not known. */
+bool lb_primaries_seen(const struct lb_event *ev, size_t n_ev);
+
+/*
+ * How long clients used a primary that had been demoted: the time in which
+ * at least one client took for the primary (its latest primary-seen event) a
+ * server that was no longer one, once the Sentinels switched to another
+ * (+switch-master, or the cluster's failover) or told it to follow
+ * (+convert-to-slave), until that client took another server or @end_ns.
+ * ns, or -1 when no client recorded which server it took (a library, one
+ * server).
+ */
+int64_t lb_demoted_primary_ns(const struct lb_event *ev, size_t n_ev, int64_t end_ns);
+
 void lb_summary_build(const struct lb_run_cfg *cfg, const struct lb_run_result *res,
 		      struct lb_summary *s);
 /* The q-quantile (q >= 1: the maximum) of every acquire call of @res, in µs:

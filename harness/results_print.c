@@ -306,9 +306,26 @@ void lb_results_print(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run
 		fprintf(f, "  split brain  the first primary and %s both granted the lock from %.3f s "
 			   "to %.3f s: %.3f s\n", lb_topo_part_name(sb_server), (double)sb_from / 1e9,
 			(double)sb_to / 1e9, (double)(sb_to - sb_from) / 1e9);
+	else if (primaries && !lb_primaries_seen(res->events, res->n_events))
+		fprintf(f, "  split brain  n/a: nothing shows which server granted a section (no "
+			   "client recorded the server it took for the primary: a library keeps its "
+			   "own connections)\n");
 	else if (primaries)
 		fprintf(f, "  split brain  none measured: the first primary granted no lock once "
 			   "another server had granted one\n");
+	int64_t demoted = lb_demoted_primary_ns(res->events, res->n_events,
+						(int64_t)(res->elapsed_s * 1e9));
+	if (primaries && demoted >= 0 && res->failovers_why[0])
+		fprintf(f, "  demoted      n/a: %s\n", res->failovers_why);
+	else if (primaries && demoted > 0)
+		fprintf(f, "  demoted      clients used a demoted primary for %.1f s (they took for "
+			   "the primary a server the Sentinels or the cluster had already replaced)\n",
+			(double)demoted / 1e9);
+	else if (primaries && demoted == 0)
+		fprintf(f, "  demoted      no client used a demoted primary\n");
+	else if (primaries)
+		fprintf(f, "  demoted      n/a: nothing shows which server the clients took for the "
+			   "primary\n");
 	print_outcome(f, cfg, res, s, &cost, wait);
 	print_barging(f, cfg, res);
 }

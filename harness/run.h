@@ -80,6 +80,12 @@ struct lb_run_result {
 	uint64_t counter_writes;   /* completed (acknowledged) counter writes */
 	uint64_t applied_writes;   /* counter writes the resource applied, by its own count */
 	bool applied_known;        /* the resource answered with that count */
+	char failovers_why[120];   /* non-empty: nothing recorded when the user's primary was
+				      replaced (their cluster; Sentinels nobody could
+				      subscribe to), so demoted_primary_ms is n/a, for this */
+	bool resource_theirs;      /* the resource is on a server of the user's: a failover
+				      may roll back its count, so lost_updates is the clients'
+				      acknowledged writes minus the final value */
 	long long counter_final;   /* sum of the counters read back at the end */
 	long long lost_updates;    /* proven: max(0, counter_writes - counter_final) */
 	long long lost_updates_max; /* possible: as if every uncertain write landed */

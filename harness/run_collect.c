@@ -407,9 +407,13 @@ void run_read_counters(struct run_ctx *r)
 /* Each applied write sets the counter to what its section read plus one, so
  * every lost update is an applied write the final value does not count. The
  * resource counts the writes it applied, acknowledged or not: exact. Without
- * that count, the writes whose reply never came make a range. */
+ * that count, the writes whose reply never came make a range. On the user's
+ * server (resource_theirs) that count is not a witness: a failover rolls it
+ * back with the counter, so the clients' own count of acknowledged writes is. */
 void run_count_lost_updates(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 {
+	if (res->resource_theirs)
+		res->applied_known = false; /* its count, rolled back with it, reads n/a */
 	if (res->applied_known) {
 		res->lost_updates = (long long)res->applied_writes - res->counter_final;
 		res->lost_updates_max = res->lost_updates;

@@ -272,6 +272,8 @@ int run_check_reachable(struct lb_node *n)
 
 	if (n->n_sentinels > 0) {
 		snprintf(where, sizeof(where), "the primary '%s' through the Sentinels", n->master);
+	} else if (n->n_seeds > 0 && !n->ctx && n->port == 0) { /* none found: no address */
+		snprintf(where, sizeof(where), "the primary of slot %d through the seeds", n->slot);
 	} else {
 		struct lb_node shown = *n; /* its address, never its password */
 		shown.pass[0] = shown.pass[0] ? '*' : '\0';

@@ -77,8 +77,11 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 		all[i].probe = true; /* the user's: a whole reply in time, or not used */
 	for (size_t i = 0; i < need; i++)
 		r->lock[i] = all[i];
-	/* the resource: a further URL if given, else the first node (own keys) */
+	/* the resource: a further URL if given (the user's, on purpose), else a
+	 * server lockbench starts (own_resource), or the first node when asked
+	 * (--resource-on-deployment) or when the servers are bench's own */
 	r->resource = n > need ? all[need] : all[0];
+	r->res->resource_theirs = n > need && !r->cfg->own_urls;
 	return 0;
 }
 
@@ -96,7 +99,8 @@ static void their_sentinel_news(void *arg, enum lb_sentinel_news what, int port)
 
 /* --sentinel: lock node 0 is the primary the user's Sentinels name (asked on
  * every connect, node.h); the resource is the first --redis URL if given,
- * else that primary (its own keys, under the run's prefix). */
+ * else that primary (its own keys, under the run's prefix) until
+ * own_resource puts it on a server of lockbench's. */
 static int use_their_sentinels(struct run_ctx *r)
 {
 	const struct lb_run_cfg *cfg = r->cfg;
@@ -123,6 +127,8 @@ static int use_their_sentinels(struct run_ctx *r)
 					      sizeof(why));
 	if (r->watcher < 0) {
 		r->watcher = 0;
+		snprintf(r->res->failovers_why, sizeof(r->res->failovers_why), "no Sentinel could be "
+			 "subscribed to: when the primary was replaced is not known");
 		lb_errorf("warning: no Sentinel could be subscribed to (%s): the Sentinels' account "
 			  "(+sdown, +odown, +switch-master) is not on the timeline", why);
 	} else if (why[0]) {
@@ -139,6 +145,7 @@ static int use_their_sentinels(struct run_ctx *r)
 			return LB_EINVAL;
 		}
 		r->resource.probe = true;
+		r->res->resource_theirs = true;
 	}
 	return 0;
 }
@@ -167,7 +174,48 @@ static int use_their_cluster(struct run_ctx *r)
 	r->lock[0].want_run_id = true;
 	r->lock[0].probe = true;
 	r->resource = r->lock[0];
+	snprintf(r->res->failovers_why, sizeof(r->res->failovers_why), "lockbench does not watch "
+		 "your cluster's failovers: when a primary was replaced is not known");
 	return 0;
+}
+
+/* The resource on a redis-server lockbench starts beside the user's lock
+ * (--redis, --sentinel, --cluster): the counter, its fence and its count of
+ * applied writes are then lockbench's, so a failover of the user's servers
+ * cannot roll the witness back with what it judges. It is srv[n_lock] (its
+ * log is redis-resource.log). --resource-on-deployment, or a resource URL
+ * of the user's, leaves it on their server. */
+static int own_resource(struct run_ctx *r)
+{
+	if (r->cfg->own_urls || r->res->resource_theirs)
+		return 0;
+	if (r->cfg->resource_theirs) {
+		r->res->resource_theirs = true;
+		return 0;
+	}
+	struct lb_server *s = lb_server_start(NULL);
+	if (!s)
+		return LB_ESYS;
+	r->srv[r->n_lock] = s;
+	r->n_srv = r->n_lock + 1;
+	lb_node_init_local(&r->resource, s->port, 2000);
+	return 0;
+}
+
+/* The user's lock nodes: each answers, a node of --redis is a primary, and
+ * each has room for every client. 0, or LB_EREDIS (said, naming it). */
+static int check_lock_nodes(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	int rc = 0;
+
+	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
+		rc = run_check_reachable(&r->lock[i]);
+	for (size_t i = 0; i < r->n_lock && rc == 0 && cfg->redis_urls && !cfg->sentinel_urls; i++)
+		rc = run_check_primary(&r->lock[i]);
+	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
+		rc = run_check_maxclients(&r->lock[i], cfg->clients);
+	return rc;
 }
 
 /* The relay of network faults: one link per (client, lock node) and per
@@ -458,10 +506,17 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 	rc = cfg->cluster_urls ? use_their_cluster(r) : cfg->sentinel_urls ? use_their_sentinels(r) :
 	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) : r->consensus ? start_consensus(r) :
 	     start_servers(r);
-	if (rc < 0)
-		return rc;
-	for (size_t i = 0; i < r->n_lock; i++)
+	/* the ports the clients follow, as given (the checks below move a node
+	 * of a cluster or behind Sentinels to the primary they find: a client
+	 * that followed that port would not follow MOVED) */
+	for (size_t i = 0; i < r->n_lock && rc == 0; i++)
 		atomic_store(&r->sh->node_port[i], r->lock[i].port);
+	/* the user's lock nodes first: a run that cannot happen there has started
+	 * nothing beside them (no log of ours in --out, which stays reusable) */
+	if (rc == 0 && theirs && (rc = check_lock_nodes(r)) == 0)
+		rc = own_resource(r);
+	if (rc < 0)
+		return rc == LB_EREDIS ? LB_ENOTHERE : rc;
 	if (run_needs_relay(cfg) && (rc = start_relay(r)) < 0)
 		return rc;
 	if (cfg->sentinel && (rc = start_sentinel(r)) < 0)
@@ -471,13 +526,11 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 	if (!theirs && !cfg->sentinel && !cfg->cluster && ((cfg->scenario && cfg->scenario->replica) ||
 				 cfg->strategy->needs_replica) && (rc = start_replica(r)) < 0)
 		return rc;
-	for (size_t i = 0; i < r->n_lock && rc == 0 && !r->consensus; i++)
+	for (size_t i = 0; i < r->n_lock && rc == 0 && !r->consensus && !theirs; i++)
 		rc = run_check_reachable(&r->lock[i]);
 	if (rc == 0)
 		rc = run_check_reachable(&r->resource);
-	for (size_t i = 0; i < r->n_lock && rc == 0 && cfg->redis_urls && !cfg->sentinel_urls; i++)
-		rc = run_check_primary(&r->lock[i]);
-	for (size_t i = 0; i < r->n_lock && rc == 0 && !r->consensus; i++)
+	for (size_t i = 0; i < r->n_lock && rc == 0 && !r->consensus && !theirs; i++)
 		rc = run_check_maxclients(&r->lock[i], cfg->clients);
 	if (rc == 0)
 		rc = run_check_maxclients(&r->resource, cfg->clients);

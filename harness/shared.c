@@ -12,11 +12,17 @@
 
 void lb_event_emit(struct lb_shared *sh, int kind, int client, int node, int64_t value)
 {
+	lb_event_emit_at(sh, kind, client, node, value, lb_now_ns() - sh->t0_ns);
+}
+
+void lb_event_emit_at(struct lb_shared *sh, int kind, int client, int node, int64_t value,
+		      int64_t t_ns)
+{
 	uint32_t i = atomic_fetch_add(&sh->n_events, 1);
 
 	if (i >= LB_MAX_EVENTS)
 		return;
-	sh->events[i] = (struct lb_event){ .t_ns = lb_now_ns() - sh->t0_ns, .kind = kind,
+	sh->events[i] = (struct lb_event){ .t_ns = t_ns, .kind = kind,
 					   .client = client, .node = node, .value = value };
 	/* last: a process killed between reserving the slot and here leaves a
 	 * slot that is never read, not a zeroed "kill client 0 at 0 s" */
@@ -94,7 +100,7 @@ void lb_record_section(const struct lb_record *rec, int client, int key, uint32_
 }
 
 bool lb_shared_note_server(struct lb_shared *sh, int client, const char *host, int port,
-			   const char *run_id)
+			   const char *run_id, int64_t t_ns)
 {
 	uint32_t n = atomic_load(&sh->n_seen);
 
@@ -111,7 +117,7 @@ bool lb_shared_note_server(struct lb_shared *sh, int client, const char *host, i
 	snprintf(s->run_id, sizeof(s->run_id), "%s", run_id);
 	s->port = port;
 	s->first_client = client;
-	s->first_ns = lb_now_ns() - sh->t0_ns;
+	s->first_ns = t_ns;
 	atomic_store(&s->ready, 1);
 	return true;
 }

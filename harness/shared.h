@@ -171,13 +171,17 @@ static inline struct lb_try_rec *lb_shared_try(struct lb_shared *sh, int client,
 	return &log[(size_t)client * sh->try_cap + i];
 }
 
-/* Record that client @client took @host:@port (@run_id) for the primary, once
- * per server; false when the table is full. */
+/* Record that client @client took @host:@port (@run_id) for the primary at
+ * @t_ns after t0, once per server; false when the table is full. */
 bool lb_shared_note_server(struct lb_shared *sh, int client, const char *host, int port,
-			   const char *run_id);
+			   const char *run_id, int64_t t_ns);
 
 /* Append an event stamped now (any process may call it). */
 void lb_event_emit(struct lb_shared *sh, int kind, int client, int node, int64_t value);
+/* The same, stamped @t_ns after t0 (when it happened, not now: the end of
+ * the attempt that found a server down or back, attempts.csv's end_ns). */
+void lb_event_emit_at(struct lb_shared *sh, int kind, int client, int node, int64_t value,
+		      int64_t t_ns);
 /* The same for an incident there may be many of (a refused write): only while
  * the table is less than half full, so that it never takes a fault's place. */
 void lb_event_emit_incident(struct lb_shared *sh, int kind, int client, int64_t value);

@@ -12,6 +12,7 @@
 #include "signals.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void put(struct lb_summary *s, const char *name, const char *fmt, ...)
@@ -102,6 +103,9 @@ static const char *na_reason(const char *name, const struct lb_run_result *res)
 		{ "connections_per_client", "the servers' connection counts could not be read" },
 		{ "split_brain_ms", "no section was entered on a second primary before the last one on "
 				    "the first: no split brain to time" },
+		{ "demoted_primary_ms", "no client recorded which server it took for the primary: a "
+					"library keeps its own connections, and a server without "
+					"Sentinels or a cluster has no primary to lose" },
 		{ "recovered", "no holder died inside, or none died long enough before the end to tell "
 			       "whether its lock came back" },
 		{ "foreign_releases_client", "the strategy's release deletes without asking whose the "
@@ -110,6 +114,12 @@ static const char *na_reason(const char *name, const struct lb_run_result *res)
 		{ "counter_final", "the resource did not answer the final read of the counter" },
 	};
 
+	if (!strcmp(name, "demoted_primary_ms") && res->failovers_why[0])
+		return res->failovers_why;
+	if (!strcmp(name, "applied_writes") && res->resource_theirs)
+		return "the resource is on your deployment (--resource-on-deployment, or a resource "
+		       "URL of yours): a failover rolls its count back with the counter, so "
+		       "lost_updates is the clients' acknowledged writes minus the final value";
 	if (!strcmp(name, "cmds_per_section") || !strncmp(name, "lock_c", 6))
 		return !res->lock_commands_known ? res->lock_commands_why :
 		       res->n_sections == 0 ? "no section was entered in this run" :
@@ -226,6 +236,14 @@ static void put_newer_params(struct lb_summary *s, const struct lb_run_cfg *cfg)
 			put_param(s, cfg, t[i].column);
 }
 
+bool lb_primaries_seen(const struct lb_event *ev, size_t n_ev)
+{
+	for (size_t i = 0; i < n_ev; i++)
+		if (ev[i].kind == LB_EV_PRIMARY_SEEN)
+			return true;
+	return false;
+}
+
 /* The part client @c took for the primary at @t (its latest primary-seen
  * event before), or -1. */
 static int primary_at(const struct lb_event *ev, size_t n_ev, int c, int64_t t)
@@ -264,6 +282,98 @@ bool lb_split_brain_window(const struct lb_section *sec, size_t n, const struct 
 	*from = first;
 	*to = last;
 	return true;
+}
+
+/* Is @part no longer the primary at @t? Once a switch names another server
+ * (+switch-master), or the server is told to follow one (+convert-to-slave)
+ * and no switch named it since. */
+static bool demoted_at(const struct lb_event *ev, size_t n_ev, int64_t part, int64_t t)
+{
+	int64_t switch_t = -1, switch_to = -1, demote_t = -1;
+
+	for (size_t i = 0; i < n_ev && ev[i].t_ns <= t; i++) {
+		if (ev[i].kind == LB_EV_SWITCH_MASTER) {
+			switch_t = ev[i].t_ns;
+			switch_to = ev[i].value;
+		} else if (ev[i].kind == LB_EV_DEMOTE && ev[i].value == part) {
+			demote_t = ev[i].t_ns;
+		}
+	}
+	return (switch_t >= 0 && switch_to != part) || demote_t > switch_t;
+}
+
+struct span {
+	int64_t from, to;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* Client @c's use of @part from @from to @to, cut at every switch and
+ * demotion: the pieces in which @part was no longer the primary, into @out. */
+static size_t demoted_pieces(const struct lb_event *ev, size_t n_ev, int64_t part, int64_t from,
+			     int64_t to, struct span *out)
+{
+	size_t k = 0;
+	int64_t a = from;
+
+	while (a < to) {
+		int64_t b = to; /* the next switch or demotion after a, or the end */
+		for (size_t i = 0; i < n_ev; i++)
+			if ((ev[i].kind == LB_EV_SWITCH_MASTER || ev[i].kind == LB_EV_DEMOTE) &&
+			    ev[i].t_ns > a && ev[i].t_ns < b)
+				b = ev[i].t_ns;
+		if (demoted_at(ev, n_ev, part, a)) {
+			if (k && out[k - 1].to == a)
+				out[k - 1].to = b;
+			else
+				out[k++] = (struct span){ a, b };
+		}
+		a = b;
+	}
+	return k;
+}
+
+int64_t lb_demoted_primary_ns(const struct lb_event *ev, size_t n_ev, int64_t end_ns)
+{
+	size_t seen = 0, cuts = 1, n = 0;
+
+	for (size_t i = 0; i < n_ev; i++) {
+		seen += ev[i].kind == LB_EV_PRIMARY_SEEN;
+		cuts += ev[i].kind == LB_EV_SWITCH_MASTER || ev[i].kind == LB_EV_DEMOTE;
+	}
+	if (!seen)
+		return -1; /* nothing shows which server a client took for the primary */
+	struct span *sp = calloc(seen * cuts, sizeof(*sp));
+	if (!sp)
+		return -1;
+	for (size_t i = 0; i < n_ev; i++) {
+		if (ev[i].kind != LB_EV_PRIMARY_SEEN)
+			continue;
+		int64_t until = end_ns; /* the client's next primary, or the run's end */
+		for (size_t j = i + 1; j < n_ev; j++)
+			if (ev[j].kind == LB_EV_PRIMARY_SEEN && ev[j].client == ev[i].client) {
+				until = ev[j].t_ns;
+				break;
+			}
+		if (until > end_ns)
+			until = end_ns;
+		n += demoted_pieces(ev, n_ev, ev[i].value, ev[i].t_ns, until, sp + n);
+	}
+	qsort(sp, n, sizeof(*sp), span_cmp);
+	int64_t total = 0, reach = INT64_MIN; /* the union: any client on a demoted primary */
+	for (size_t i = 0; i < n; i++) {
+		int64_t a = sp[i].from > reach ? sp[i].from : reach;
+		if (sp[i].to > a)
+			total += sp[i].to - a;
+		if (sp[i].to > reach)
+			reach = sp[i].to;
+	}
+	free(sp);
+	return total;
 }
 
 double lb_acquire_quantile_us(const struct lb_run_result *res, double q, bool *lower)
@@ -456,6 +566,10 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 		put_num(s, "split_brain_ms", (double)(sb_to - sb_from) / 1e6, true);
 	else
 		put(s, "split_brain_ms", "n/a");
+	int64_t demoted = lb_demoted_primary_ns(res->events, res->n_events,
+						(int64_t)(res->elapsed_s * 1e9));
+	put_num(s, "demoted_primary_ms", (double)demoted / 1e6, demoted >= 0 &&
+		!res->failovers_why[0]);
 }
 
 void lb_figures_absent(const struct lb_summary *s, const struct lb_event *ev, size_t n_ev,

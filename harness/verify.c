@@ -279,6 +279,49 @@ static void outcome(struct ctx *c, const struct run_in *in, const struct lb_verd
 	text(c, "observed_why", why);
 }
 
+static int outage_cmp(const void *a, const void *b)
+{
+	const struct lb_event *x = a, *y = b;
+	return x->t_ns != y->t_ns ? (x->t_ns < y->t_ns ? -1 : 1) :
+	       x->client != y->client ? (x->client < y->client ? -1 : 1) :
+	       (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+/* On the user's servers, the clients' server-down and server-back events
+ * again from attempts.csv (lb_attempts_outages): each where the attempt that
+ * found the server gone, or answering again (busy too), ended. A run with
+ * none of them (lockbench's own servers) has nothing to compare; a run that
+ * lost events cannot be compared. */
+static void check_outages(struct ctx *c, const struct lb_try *t, size_t n, const struct run_in *in)
+{
+	size_t had = 0;
+
+	for (size_t i = 0; i < in->n_ev; i++)
+		had += in->ev[i].kind == LB_EV_SERVER_DOWN || in->ev[i].kind == LB_EV_SERVER_BACK;
+	if (!had || num(c, "events_dropped") > 0)
+		return;
+	struct lb_event *got = calloc(had + n + 1, sizeof(*got)), *was = got ? got + n + 1 : NULL;
+	size_t k = got ? lb_attempts_outages(t, n, in->shape.clients, got, n + 1) : 0, w = 0;
+	bool same = got && k == had;
+	for (size_t i = 0; same && i < in->n_ev; i++)
+		if (in->ev[i].kind == LB_EV_SERVER_DOWN || in->ev[i].kind == LB_EV_SERVER_BACK)
+			was[w++] = (struct lb_event){ .t_ns = in->ev[i].t_ns, .kind = in->ev[i].kind,
+						      .client = in->ev[i].client, .node = -1 };
+	if (same) {
+		qsort(got, k, sizeof(*got), outage_cmp);
+		qsort(was, w, sizeof(*was), outage_cmp);
+		for (size_t i = 0; same && i < k; i++)
+			same = !outage_cmp(&got[i], &was[i]);
+	}
+	free(got);
+	c->v->figures++;
+	if (c->out)
+		fprintf(c->out, "  %-22s events.csv %-11zu recomputed %-14zu %s\n", "server-down/back",
+			had, k, same ? "ok" : "DIFFERS (times or clients)");
+	if (!same)
+		differs(c, "server-down/back");
+}
+
 /* The busy answers, and those given with no quorum of nodes up, from
  * attempts.csv (read with the run: read_run), the history and the events
  * again (a run older than attempts.csv has neither column: nothing to
@@ -306,6 +349,8 @@ static void check_busy(struct ctx *c, const struct run_in *in)
 	uint64_t errors = 0;
 	for (size_t i = 0; i < in->n_t; i++)
 		errors += in->t[i].result == LB_TRY_ERROR;
+	if (known(c, "busy_answers")) /* the whole log: every attempt's answer */
+		check_outages(c, in->t, in->n_t, in);
 	figure(c, "busy_answers", (double)b.busy, known(c, "busy_answers"), 0);
 	figure(c, "busy_while_down", (double)b.down, known(c, "busy_while_down"), 0);
 	if (known(c, "busy_answers"))
@@ -786,6 +831,16 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	int sb_server;
 	bool split = lb_split_brain_window(in.sec, in.n, in.ev, in.n_ev, &sb_from, &sb_to, &sb_server);
 	figure(&c, "split_brain_ms", (double)(sb_to - sb_from) / 1e6, split, 0);
+	if (lb_summary_get(c.s, "demoted_primary_ms")) { /* absent from older runs */
+		/* the run's end as elapsed_s writes it (1 µs): the time on a demoted
+		 * primary may end there */
+		int64_t demoted = lb_demoted_primary_ns(in.ev, in.n_ev,
+							(int64_t)(num(&c, "elapsed_s") * 1e9));
+		/* n/a where nothing watched the failovers (your cluster): the
+		 * summary's word, as for busy_while_down */
+		figure(&c, "demoted_primary_ms", (double)demoted / 1e6,
+		       demoted >= 0 && known(&c, "demoted_primary_ms"), 0.001);
+	}
 	if (lb_summary_get(c.s, "figures_absent")) { /* a run written before it had none */
 		char absent[200];
 		lb_figures_absent(c.s, in.ev, in.n_ev, absent, sizeof(absent));

@@ -174,8 +174,6 @@ int lb_acquire(const struct lock_strategy *strategy, void *self, const struct lb
 			atomic_fetch_add(tally->attempts, 1);
 		if (tally && error && tally->errors)
 			atomic_fetch_add(tally->errors, 1);
-		if (tally && tally->on_attempt && (rc == 0 || error))
-			tally->on_attempt(tally->arg, error);
 		info->last_status = rc;
 		if (rc == 0 || rc == LB_EPROTO || rc == LB_EDIED)
 			return rc; /* a broken or dead adapter: no point in trying again */

@@ -63,8 +63,6 @@ struct lb_acquire_info {
 struct lb_acquire_tally {
 	_Atomic uint64_t *attempts, *errors;
 	_Atomic int64_t *last_try_ns;
-	/* optional: told after each attempt whether it found a server down */
-	void (*on_attempt)(void *arg, bool error);
 	void *arg;
 	/* optional: told before each attempt, and after it with its status */
 	void (*on_try_begin)(void *arg);

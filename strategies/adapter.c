@@ -11,7 +11,8 @@
  *   hello 3                    ->
  *                              <-  hello 3 library=L version=V language=X extend=yes lost=no
  *                                  extends=never|reported|silently claims=MDO failpoints=A,B
- *   config nodes=URL,.. [sentinels=H:P,.. master=NAME] key=K ttl_ms=T wait=one|library
+ *   config nodes=URL,.. [sentinels=H:P,.. master=NAME [sentinel_auth=URL]] key=K ttl_ms=T
+ *          wait=one|library
  *          timeout_ms=N client=C
  *                              <-  ok | error MESSAGE
  *   acquire                    ->  acquired [token=T] [fence=N] [validity_ms=N] | busy | error M
@@ -699,6 +700,22 @@ static int handshake(struct adapter *a)
 				      n0->sentinel[i].host, n0->sentinel[i].port);
 	if (n0 && n0->n_sentinels > 0 && n < sizeof(req) - 200)
 		n += (size_t)snprintf(req + n, sizeof(req) - n, " master=%s", n0->master);
+	/* the Sentinels' own AUTH (the first of --sentinel's URLs that has one),
+	 * for a library whose Sentinel client takes one (redis-py's sentinel_kwargs) */
+	for (int i = 0; n0 && i < n0->n_sentinels; i++) {
+		if (!n0->sentinel[i].pass[0])
+			continue;
+		struct lb_node s;
+		char url[1024];
+		lb_node_init_local(&s, n0->sentinel[i].port, 0);
+		snprintf(s.host, sizeof(s.host), "%s", n0->sentinel[i].host);
+		memcpy(s.user, n0->sentinel[i].user, sizeof(s.user)); /* the same sizes */
+		memcpy(s.pass, n0->sentinel[i].pass, sizeof(s.pass));
+		lb_node_url(&s, url, sizeof(url));
+		if (n + strlen(url) + 16 < sizeof(req) - 200)
+			n += (size_t)snprintf(req + n, sizeof(req) - n, " sentinel_auth=%s", url);
+		break;
+	}
 	snprintf(req + n, sizeof(req) - n, " key=%s ttl_ms=%lld wait=%s timeout_ms=%lld client=%d",
 		 a->base.key, (long long)cfg->ttl_ms, cfg->library_wait ? "library" : "one",
 		 (long long)(cfg->timeout_ms > 0 ? cfg->timeout_ms : 2000), cfg->client);

@@ -594,6 +594,23 @@ static bool redirect_target(const char *msg, char *host, size_t len, int *port)
 	return *port > 0 && *port < 65536;
 }
 
+/* Why seed @sd's answer @r to CLUSTER SLOTS named no primary of our slot,
+ * into n->why: what the server is when it is not a cluster's node. */
+static void cluster_slots_why(struct lb_node *n, const struct lb_addr *sd, const redisReply *r)
+{
+	if (r->type == REDIS_REPLY_ERROR && strstr(r->str, "cluster support disabled"))
+		snprintf(n->why, sizeof(n->why), "seed %s:%d is a plain Redis server, with cluster "
+			 "support disabled (CLUSTER SLOTS: %.80s): --cluster needs a node of a Redis "
+			 "Cluster; give a plain server with --redis", sd->host, sd->port, r->str);
+	else if (r->type == REDIS_REPLY_ERROR)
+		snprintf(n->why, sizeof(n->why), "seed %s:%d: CLUSTER SLOTS: %.100s", sd->host,
+			 sd->port, r->str);
+	else
+		snprintf(n->why, sizeof(n->why), "seed %s:%d: no primary serves slot %d (CLUSTER "
+			 "SLOTS): the cluster is not yet, or no longer, whole", sd->host, sd->port,
+			 n->slot);
+}
+
 /* Through the seeds: the first that answers CLUSTER SLOTS names the primary
  * of our slot (a seed may be down, or behind a partition: the next one).
  * The one that answered is asked first next time, so a seed that does not
@@ -629,6 +646,8 @@ static int connect_via_cluster(struct lb_node *n)
 				found = true;
 			}
 		}
+		if (!found && r)
+			cluster_slots_why(n, sd, r);
 		if (r)
 			freeReplyObject(r);
 		if (c)

@@ -157,3 +157,27 @@ Test(attempts, with_a_replica_the_figure_is_na, .init = mktmp)
 	const char *check[] = { "check", dir, NULL };
 	cr_assert_eq(fx_lockbench(tmpdir, check), 0, "check: %s", fx_slurp(tmpdir, "output"));
 }
+
+/* Issue 49: on the user's servers a server is back at its first answer of
+ * any kind (busy included), at the end of the attempt that got it, and down
+ * at the first error after an answer; an attempt cut without an answer
+ * changes nothing. check compares events.csv with this. */
+Test(attempts, a_server_is_back_at_its_first_answer_busy_included)
+{
+	const struct lb_try t[] = {
+		{ 0, 100, 200, LB_TRY_ACQUIRED }, { 0, 300, 400, LB_TRY_ERROR },
+		{ 0, 500, 600, LB_TRY_ERROR },    { 0, 700, 815, LB_TRY_BUSY },
+		{ 0, 900, 1000, LB_TRY_ACQUIRED }, { 1, 50, 60, LB_TRY_ERROR },
+		{ 1, 70, 80, LB_TRY_UNKNOWN },    { 1, 90, 95, LB_TRY_REFUSED },
+	};
+	struct lb_event ev[8];
+	size_t n = lb_attempts_outages(t, 8, 2, ev, 8);
+
+	cr_assert_eq(n, 4);
+	cr_assert(ev[0].kind == LB_EV_SERVER_DOWN && ev[0].client == 0 && ev[0].t_ns == 400);
+	cr_assert(ev[1].kind == LB_EV_SERVER_BACK && ev[1].client == 0 && ev[1].t_ns == 815,
+		  "back at the busy answer's end, not at the next enter (%lld)", (long long)ev[1].t_ns);
+	cr_assert(ev[2].kind == LB_EV_SERVER_DOWN && ev[2].client == 1 && ev[2].t_ns == 60);
+	cr_assert(ev[3].kind == LB_EV_SERVER_BACK && ev[3].client == 1 && ev[3].t_ns == 95);
+	cr_assert_eq(lb_attempts_outages(t, 8, 2, ev, 1), 4, "the count, past what fits");
+}

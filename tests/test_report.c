@@ -552,6 +552,39 @@ Test(report, split_brain_window_from_the_primaries_clients_used)
 	cr_assert_not(lb_split_brain_window(sec, 6, ev + 2, 1, &from, &to, &server));
 }
 
+/* The time clients used a demoted primary (issue 49): any client's stretch on
+ * a server once a switch named another, or once it was told to follow one
+ * (+convert-to-slave), until that client took another; the union over the
+ * clients, cut at the run's end; -1 when nobody said which server it took. */
+Test(report, demoted_primary_from_the_switch_to_each_clients_move)
+{
+	const int64_t S = LB_NS_PER_S;
+	struct lb_event ev[] = {
+		{ .t_ns = 0, .kind = LB_EV_PRIMARY_SEEN, .client = 0, .value = LB_PART_PRIMARY },
+		{ .t_ns = 0, .kind = LB_EV_PRIMARY_SEEN, .client = 1, .value = LB_PART_PRIMARY },
+		{ .t_ns = 3 * S, .kind = LB_EV_SWITCH_MASTER, .client = -1, .value = 1 },
+		{ .t_ns = 4 * S, .kind = LB_EV_PRIMARY_SEEN, .client = 1, .value = 1 },
+		{ .t_ns = 9 * S, .kind = LB_EV_PRIMARY_SEEN, .client = 0, .value = 1 },
+		{ .t_ns = 10 * S, .kind = LB_EV_PRIMARY_SEEN, .client = 1, .value = LB_PART_PRIMARY },
+	};
+	cr_assert_eq(lb_demoted_primary_ns(ev, 5, 20 * S), 6 * S, "client 0 from 3 s to 9 s");
+	/* client 1 back on the old one at 10 s: demoted still, to the end */
+	cr_assert_eq(lb_demoted_primary_ns(ev, 6, 20 * S), 16 * S);
+	cr_assert_eq(lb_demoted_primary_ns(ev, 6, 12 * S), 8 * S, "cut at the run's end");
+	/* no switch: nobody used a demoted primary, measured */
+	cr_assert_eq(lb_demoted_primary_ns(ev, 2, 20 * S), 0);
+	/* a demotion without a switch heard: from the demotion */
+	struct lb_event demote[] = {
+		{ .t_ns = 0, .kind = LB_EV_PRIMARY_SEEN, .client = 0, .value = LB_PART_PORT0 + 6379 },
+		{ .t_ns = 2 * S, .kind = LB_EV_DEMOTE, .client = -1, .value = LB_PART_PORT0 + 6379 },
+		{ .t_ns = 5 * S, .kind = LB_EV_PRIMARY_SEEN, .client = 0, .value = LB_PART_PORT0 + 6380 },
+	};
+	cr_assert_eq(lb_demoted_primary_ns(demote, 3, 20 * S), 3 * S);
+	/* nothing says which server a client took (a library): not measured */
+	cr_assert_eq(lb_demoted_primary_ns(ev + 2, 1, 20 * S), -1);
+	cr_assert_not(lb_primaries_seen(ev + 2, 1));
+}
+
 /* Item 10 of issue 30: a report draws the history; when summary.csv says
  * something else, the report says so (it drew without a word before). */
 Test(report, a_summary_that_disagrees_with_the_history_is_told, .init = mktmp)

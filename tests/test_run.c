@@ -224,6 +224,10 @@ Test(run, usage_errors_exit_2_with_a_reason, .init = mktmp)
 			       "--sentinel", "127.0.0.1:1", "--sentinel-master", "m", NULL };
 	cr_assert_eq(lb(both), 2);
 	cr_assert(file_has("stderr", "one or the other"));
+	/* the resource on the user's servers needs servers of the user's */
+	const char *rod[] = { "run", "--strategy", "token-lua", "--resource-on-deployment", NULL };
+	cr_assert_eq(lb(rod), 2);
+	cr_assert(file_has("stderr", "goes with --redis, --sentinel or --cluster"));
 	/* the cluster topology: lockbench's own servers, one-node recipes */
 	const char *topo[] = { "run", "--strategy", "token-lua", "--topology", "ring", NULL };
 	cr_assert_eq(lb(topo), 2);

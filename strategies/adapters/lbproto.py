@@ -116,6 +116,17 @@ def sentinel_hosts(cfg):
     return out
 
 
+def sentinel_auth(cfg):
+    """sentinel_auth=redis://[USER]:PASSWORD@H:P, the Sentinels' own AUTH when
+    --sentinel gave one (docs/adapters.md), as username and password
+    (%XX-decoded); {} when the Sentinels need none."""
+    if "sentinel_auth" not in cfg:
+        return {}
+    url = urlsplit(cfg["sentinel_auth"])
+    return {"username": unquote(url.username) if url.username else None,
+            "password": unquote(url.password) if url.password else None}
+
+
 def node_urls(cfg, scheme):
     """nodes=URL,URL,... of a consensus topology (docs/adapters.md): each
     SCHEME://HOST:PORT, in member order, as a list of (host, port). Anything

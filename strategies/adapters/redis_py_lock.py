@@ -47,10 +47,15 @@ class RedisPyLock:
             # a Sentinel deployment: redis-py's own Sentinel support, as its
             # docs show; master_for asks the Sentinels on every connect and
             # again after a READONLY reply. The primary's AUTH and database
-            # (--master-auth) are those nodes= gives.
+            # (--master-auth) are those nodes= gives; the Sentinels' own
+            # (sentinel_auth=) goes in sentinel_kwargs, which redis-py uses for
+            # its connections to the Sentinels instead of the socket options.
             from redis.sentinel import Sentinel
             client = Sentinel(lbproto.sentinel_hosts(cfg), socket_timeout=timeout,
-                              socket_connect_timeout=timeout).master_for(
+                              socket_connect_timeout=timeout,
+                              sentinel_kwargs=dict(socket_timeout=timeout,
+                                                   socket_connect_timeout=timeout,
+                                                   **lbproto.sentinel_auth(cfg))).master_for(
                 cfg["master"], socket_timeout=timeout, socket_connect_timeout=timeout, **auth)
         else:
             # the library talks to one Redis: the first node lockbench names
