@@ -2,6 +2,7 @@
 #include "esc.h"
 #include "node.h"
 #include "consensus.h"
+#include "ensemble.h"
 #include "options.h"
 #include "params.h"
 #include "report.h"
@@ -22,6 +23,7 @@ enum {
 	OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY, OPT_SENTINEL, OPT_SENTINEL_MASTER,
 	OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE, OPT_CHECK, OPT_EXPECT, OPT_THRESHOLD,
 	OPT_JSON, OPT_JUNIT, OPT_MASTER_AUTH, OPT_ALLOW_FAULTS, OPT_HOOK, OPT_DRY_RUN, OPT_CLUSTER,
+	OPT_ETCD, OPT_ZOOKEEPER,
 	OPT_PARAM = 512,
 };
 
@@ -43,6 +45,8 @@ static const struct option fixed_opts[] = {
 	{ "hook", required_argument, NULL, OPT_HOOK },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "cluster", required_argument, NULL, OPT_CLUSTER },
+	{ "etcd", required_argument, NULL, OPT_ETCD },
+	{ "zookeeper", required_argument, NULL, OPT_ZOOKEEPER },
 	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
 	{ "adapter-arg", required_argument, NULL, OPT_ADAPTER_ARG },
 	{ "check", no_argument, NULL, OPT_CHECK },
@@ -157,8 +161,16 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"                         on the primary of the run's slot, found by CLUSTER\n"
 		"                         SLOTS and followed through MOVED and ASK; one-node C\n"
 		"                         recipes. The same promise as --redis\n"
+		"  --etcd URL[,URL...]    an etcd lock (etcd-lock*) on your etcd cluster: its\n"
+		"                         members' client URLs, http://host:port, member 0\n"
+		"                         first; only keys under a per-run prefix, deleted at\n"
+		"                         the end\n"
+		"  --zookeeper HOST:PORT[,...]  a ZooKeeper lock (kazoo-lock*) on your ensemble:\n"
+		"                         only znodes /lockbench/<per-run prefix>..., deleted at\n"
+		"                         the end (and /lockbench if the run made it)\n"
 		"  --allow-faults         let the scenario's faults act on servers lockbench did\n"
-		"                         not start (--redis, --sentinel): the commands each sends\n"
+		"                         not start (--redis, --sentinel, --cluster, --etcd,\n"
+		"                         --zookeeper): the commands each sends\n"
 		"                         are in docs/running.md; without it such runs are skipped\n"
 		"  --hook NAME=COMMAND    the command a fault runs (repeatable): a scenario's\n"
 		"                         [fault] with action = hook and hook = NAME, or how\n"
@@ -497,6 +509,24 @@ static int gate_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const 
 	}
 }
 
+/* --etcd, --zookeeper: the user's members, each address well-formed. */
+static int ensemble_arg(struct lb_run_opts *o, bool etcd, const char *a)
+{
+	struct lb_run_cfg *cfg = &o->cfg;
+	struct lb_ensemble e;
+	char why[600];
+
+	if (cfg->etcd_urls || cfg->zk_urls)
+		return usage_error("%s: give one of --etcd and --zookeeper, once, with every member "
+				   "in one list", etcd ? "--etcd" : "--zookeeper");
+	if (lb_ensemble_parse(etcd ? LB_CONSENSUS_ETCD : LB_CONSENSUS_ZOOKEEPER, a, &e, why,
+			      sizeof(why)) < 0)
+		return usage_error("%s", why);
+	*(etcd ? &cfg->etcd_urls : &cfg->zk_urls) = a;
+	o->n_members = e.n;
+	return 0;
+}
+
 /* An option that is not a run parameter: 0, 1 after --help, or an error. */
 static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const char *a,
 		     const char *word)
@@ -546,6 +576,9 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 			return LB_EINVAL;
 		cfg->cluster_urls = a;
 		return 0;
+	case OPT_ETCD:
+	case OPT_ZOOKEEPER:
+		return ensemble_arg(o, c == OPT_ETCD, a);
 	case OPT_SENTINEL_MASTER:
 		if (!*a || strlen(a) >= sizeof(cfg->sentinel_master))
 			return usage_error("--sentinel-master '%s': expected the name the "
@@ -629,6 +662,32 @@ static int check_sentinel(const struct lb_run_opts *o)
 	return 0;
 }
 
+/* --etcd, --zookeeper against the other deployment options and --nodes: the
+ * run's lock nodes are the members given. */
+static int check_ensemble(struct lb_run_opts *o)
+{
+	struct lb_run_cfg *cfg = &o->cfg;
+	const char *opt = cfg->etcd_urls ? "--etcd" : "--zookeeper";
+
+	if (!cfg->etcd_urls && !cfg->zk_urls)
+		return 0;
+	if (cfg->redis_urls || cfg->sentinel_urls || cfg->cluster_urls)
+		return usage_error("%s names the lock's ensemble; --redis, --sentinel and --cluster "
+				   "name Redis servers: one or the other (the counter lives on a "
+				   "redis-server lockbench starts)", opt);
+	if ((o->given & lb_param_bit(LB_P_TOPOLOGY)) && (cfg->consensus || cfg->sentinel ||
+							  cfg->cluster))
+		return usage_error("--topology starts lockbench's own servers; %s names yours: one "
+				   "or the other", opt);
+	if ((o->given & lb_param_bit(LB_P_NODES)) && cfg->nodes != o->n_members)
+		return usage_error("--nodes %d: %s names %d member%s, and the lock lives on those",
+				   cfg->nodes, opt, o->n_members, o->n_members == 1 ? "" : "s");
+	cfg->consensus = 0; /* a scenario's topology = etcd: the user's ensemble takes its place */
+	cfg->sentinel = cfg->cluster = false;
+	cfg->nodes = o->n_members;
+	return 0;
+}
+
 /* What sweep's parameter needs, and its points' duration. */
 static int check_sweep(struct lb_run_opts *o)
 {
@@ -666,8 +725,16 @@ static int check_consensus(const struct lb_run_cfg *cfg, const struct lock_strat
 				   "topology (its default), not on Redis servers", cfg->sentinel ?
 				   "sentinel" : "cluster", s->name, shown);
 	if (k && (cfg->redis_urls || cfg->sentinel_urls || cfg->cluster_urls))
-		return usage_error("%s keeps its lock in %s, which lockbench starts; --redis, "
-				   "--sentinel and --cluster name Redis servers", s->name, shown);
+		return usage_error("%s keeps its lock in %s; --redis, --sentinel and --cluster name "
+				   "Redis servers (yours: --etcd or --zookeeper)", s->name, shown);
+	if ((cfg->etcd_urls || cfg->zk_urls) &&
+	    k != (cfg->etcd_urls ? LB_CONSENSUS_ETCD : LB_CONSENSUS_ZOOKEEPER))
+		return usage_error("%s names your %s; %s is %s (lockbench list: its topology)",
+				   cfg->etcd_urls ? "--etcd" : "--zookeeper", cfg->etcd_urls ?
+				   "etcd cluster" : "ZooKeeper ensemble", s->name,
+				   k ? "a lock on another consensus system" : "a Redis lock");
+	if (cfg->etcd_urls || cfg->zk_urls)
+		return 0; /* on the members given: their number is the run's lock nodes */
 	if (k && cfg->nodes && cfg->nodes != 3)
 		return usage_error("--nodes %d: %s runs on the 3 members of its %s ensemble", cfg->nodes,
 				   s->name, shown);
@@ -707,7 +774,7 @@ static int check_strategy(const struct lb_run_cfg *cfg, const struct lock_strate
 	if (cfg->sentinel_urls && (s->min_nodes > 1 || cfg->nodes > 1))
 		return usage_error("--sentinel: %s needs several lock nodes; a Sentinel "
 				   "deployment has one primary", s->name);
-	if (cfg->nodes && cfg->nodes < (int)s->min_nodes) {
+	if (cfg->nodes && cfg->nodes < (int)s->min_nodes && !cfg->etcd_urls && !cfg->zk_urls) {
 		char m[64];
 		snprintf(m, sizeof(m), "%u", s->min_nodes);
 		lb_errorf("--nodes %d: %s needs at least %s", cfg->nodes, s->name, m);
@@ -783,6 +850,8 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 	if (cfg->sentinel_urls && cfg->cluster)
 		return usage_error("--sentinel names a Sentinel deployment; topology cluster starts "
 				   "lockbench's own cluster: one or the other");
+	if ((rc = check_ensemble(o)) < 0)
+		return rc;
 	if (cfg->cluster_urls && (cfg->cluster || cfg->sentinel || cfg->sentinel_urls ||
 				  cfg->redis_urls))
 		return usage_error("--cluster names your cluster: it goes with none of --redis, "

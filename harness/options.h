@@ -23,6 +23,7 @@ struct lb_run_opts {
 	struct lb_gate gate;
 	bool json;
 	bool dry_run;              /* run: print what it would send, send nothing */
+	int n_members;             /* --etcd, --zookeeper: the members given */
 	char junit_path[4096];     /* --junit FILE, or "" */
 	/* compare: the strategies to run, in order */
 	const struct lock_strategy *strategies[LB_MAX_STRATEGIES];

@@ -274,9 +274,11 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	run_count_lock_commands(&r, &snap);
 	res->canary_violations = atomic_load(&r.sh->canary_violations);
 	rc = run_judge(&r);
-	if (theirs)
+	if (theirs && !r.consensus)
 		run_delete_own_keys(&r);
 out:
+	if (r.theirs_ens.ready || r.theirs_ens.root_made) /* after a failure too */
+		lb_ensemble_clean(&r.theirs_ens, r.prefix);
 	run_cleanup(&r);
 	return rc;
 }

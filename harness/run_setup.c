@@ -184,9 +184,15 @@ static int start_relay(struct run_ctx *r)
 	if (!links)
 		return LB_ENOMEM;
 	for (int c = 0; c < cfg->clients; c++) {
-		for (size_t i = 0; i < r->n_lock && !mesh; i++)
-			links[k++] = (struct lb_relay_link){ .ctl = &r->sh->link[c][i],
-							     .follow = &r->sh->node_port[i] };
+		for (size_t i = 0; i < r->n_lock && !mesh; i++) {
+			links[k] = (struct lb_relay_link){ .ctl = &r->sh->link[c][i],
+							   .follow = &r->sh->node_port[i] };
+			if (r->theirs_ens.ready) { /* the user's member, where the check reached it */
+				links[k].far = r->theirs_ens.m[i].addr;
+				links[k].far_len = r->theirs_ens.m[i].addr_len;
+			}
+			k++;
+		}
 		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->link[c][LB_RELAY_RESOURCE],
 						     .upstream = r->resource.port };
 	}
@@ -372,6 +378,42 @@ static int start_consensus(struct run_ctx *r)
 	return 0;
 }
 
+/* --etcd, --zookeeper: the lock nodes are the user's members, given to the
+ * adapter by their address; each answers, belongs with member 0 and lets the
+ * run write under its prefix before any client starts. The resource (the
+ * counter, lockbench's measure) is a redis-server lockbench starts. */
+static int use_their_ensemble(struct run_ctx *r)
+{
+	static const char *const scheme[] = { "", "http", "zk" };
+	const struct lb_run_cfg *cfg = r->cfg;
+	char why[600];
+	int rc;
+
+	if (lb_ensemble_parse((enum lb_consensus_kind)r->consensus, cfg->etcd_urls ? cfg->etcd_urls :
+			      cfg->zk_urls, &r->theirs_ens, why, sizeof(why)) < 0) {
+		lb_errorf("%s", why);
+		return LB_EINVAL;
+	}
+	if ((size_t)r->theirs_ens.n != r->n_lock) {
+		lb_errorf("%s: %d members given, the run has %zu lock nodes", cfg->strategy->name,
+			  r->theirs_ens.n, r->n_lock);
+		return LB_EINVAL;
+	}
+	if ((rc = lb_ensemble_check(&r->theirs_ens, r->prefix)) < 0)
+		return rc;
+	for (size_t i = 0; i < r->n_lock; i++) {
+		lb_node_init_local(&r->lock[i], 0, 2000);
+		snprintf(r->lock[i].host, sizeof(r->lock[i].host), "%s", r->theirs_ens.m[i].host);
+		r->lock[i].port = r->theirs_ens.m[i].port;
+		snprintf(r->lock[i].scheme, sizeof(r->lock[i].scheme), "%s", scheme[r->consensus]);
+	}
+	r->n_srv = r->n_lock; /* srv[0..n_lock) stay NULL: not lockbench's */
+	if (!(r->srv[r->n_srv] = lb_server_start(NULL)))
+		return LB_ESYS;
+	lb_node_init_local(&r->resource, r->srv[r->n_srv++]->port, 2000);
+	return 0;
+}
+
 static int start_servers(struct run_ctx *r)
 {
 	const struct lb_scenario *sc = r->cfg->scenario;
@@ -456,7 +498,9 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 		return LB_EINVAL;
 	}
 	rc = cfg->cluster_urls ? use_their_cluster(r) : cfg->sentinel_urls ? use_their_sentinels(r) :
-	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) : r->consensus ? start_consensus(r) :
+	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) :
+	     cfg->etcd_urls || cfg->zk_urls ? use_their_ensemble(r) :
+	     r->consensus ? start_consensus(r) :
 	     start_servers(r);
 	if (rc < 0)
 		return rc;
