@@ -57,6 +57,26 @@ static const struct option fixed_opts[] = {
 };
 
 #define N_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
+
+/* The options of fixed_opts that name a deployment (lb_deploy_options). */
+static const char *const deploy_names[] = {
+	"redis", "sentinel", "sentinel-master", "master-auth", "cluster", "etcd", "zookeeper",
+	"allow-faults", "hook",
+};
+#define N_DEPLOY (sizeof(deploy_names) / sizeof(deploy_names[0]))
+
+const struct option *lb_deploy_options(int base, size_t *n)
+{
+	static struct option out[N_DEPLOY];
+
+	for (size_t i = 0; i < N_DEPLOY; i++)
+		for (size_t k = 0; k < N_FIXED; k++)
+			if (!strcmp(fixed_opts[k].name, deploy_names[i]))
+				out[i] = (struct option){ fixed_opts[k].name, fixed_opts[k].has_arg, NULL,
+							  base + (int)i };
+	*n = N_DEPLOY;
+	return out;
+}
 #define N_OPTS (N_FIXED + LB_P_COUNT + 1)
 
 /* fixed_opts, then one for each row with an option, then the end. */
@@ -113,6 +133,44 @@ static void print_wrapped(FILE *f, const char *text)
 	fputc('\n', f);
 }
 
+/* The options that name a deployment and what may be done to it: run's,
+ * compare's, sweep's and audit's (one table: lb_deploy_options). */
+void lb_deploy_opts_usage(FILE *f)
+{
+	fprintf(f,
+		"  --redis URL[,URL...]   use these servers instead of starting redis-server:\n"
+		"                         redis://[user:pass@]host:port; the first ones are lock\n"
+		"                         nodes, one more is the resource server (else the first);\n"
+		"                         only keys under a per-run prefix are touched, never flushed\n"
+		"  --sentinel URL[,URL...] --sentinel-master NAME  the lock lives on the primary\n"
+		"                         your Sentinels name NAME; clients ask them, as with\n"
+		"                         --topology sentinel. Only keys under a per-run prefix;\n"
+		"                         the resource is --redis URL if given, else that primary.\n"
+		"                         Sentinel URLs may hold the Sentinels' own user:password\n"
+		"  --master-auth [USER]:PASSWORD  the AUTH of the primary behind --sentinel\n"
+		"  --cluster URL[,URL...] the lock lives on your Redis Cluster (these are seeds):\n"
+		"                         on the primary of the run's slot, found by CLUSTER\n"
+		"                         SLOTS and followed through MOVED and ASK; one-node C\n"
+		"                         recipes. The same promise as --redis\n"
+		"  --etcd URL[,URL...]    an etcd lock (etcd-lock*) on your etcd cluster: its\n"
+		"                         members' client URLs, http://host:port, member 0\n"
+		"                         first; only keys under a per-run prefix, deleted at\n"
+		"                         the end\n"
+		"  --zookeeper HOST:PORT[,...]  a ZooKeeper lock (kazoo-lock*) on your ensemble:\n"
+		"                         only znodes /lockbench/<per-run prefix>..., deleted at\n"
+		"                         the end (and /lockbench if the run made it)\n"
+		"  --allow-faults         let the scenario's faults act on servers lockbench did\n"
+		"                         not start (--redis, --sentinel, --cluster, --etcd,\n"
+		"                         --zookeeper): the commands each sends\n"
+		"                         are in docs/running.md; without it such runs are skipped\n"
+		"  --hook NAME=COMMAND    the command a fault runs (repeatable): a scenario's\n"
+		"                         [fault] with action = hook and hook = NAME, or how\n"
+		"                         node-kill, node-start, node-pause, node-resume (NAME\n"
+		"                         or NAME:N for node N) act on servers lockbench did not\n"
+		"                         start. Split into words as a shell would, never run by\n"
+		"                         one; its output goes to DIR/hook-NAME.log\n");
+}
+
 void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 {
 	char names[160], vary[200];
@@ -144,40 +202,10 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 	/* the run parameters, with --out and --redis where they always were */
 	lb_params_usage(f, 0, LB_P_NODES);
 	fprintf(f,
-		"  --out DIR              where the files go (results/runs/<UTC time>-<strategy>)\n"
-		"  --redis URL[,URL...]   use these servers instead of starting redis-server:\n"
-		"                         redis://[user:pass@]host:port; the first ones are lock\n"
-		"                         nodes, one more is the resource server (else the first);\n"
-		"                         only keys under a per-run prefix are touched, never flushed\n");
+		"  --out DIR              where the files go (results/runs/<UTC time>-<strategy>)\n");
 	lb_params_usage(f, LB_P_NODES, LB_P_COUNT);
+	lb_deploy_opts_usage(f);
 	fprintf(f,
-		"  --sentinel URL[,URL...] --sentinel-master NAME  the lock lives on the primary\n"
-		"                         your Sentinels name NAME; clients ask them, as with\n"
-		"                         --topology sentinel. Only keys under a per-run prefix;\n"
-		"                         the resource is --redis URL if given, else that primary.\n"
-		"                         Sentinel URLs may hold the Sentinels' own user:password\n"
-		"  --master-auth [USER]:PASSWORD  the AUTH of the primary behind --sentinel\n"
-		"  --cluster URL[,URL...] the lock lives on your Redis Cluster (these are seeds):\n"
-		"                         on the primary of the run's slot, found by CLUSTER\n"
-		"                         SLOTS and followed through MOVED and ASK; one-node C\n"
-		"                         recipes. The same promise as --redis\n"
-		"  --etcd URL[,URL...]    an etcd lock (etcd-lock*) on your etcd cluster: its\n"
-		"                         members' client URLs, http://host:port, member 0\n"
-		"                         first; only keys under a per-run prefix, deleted at\n"
-		"                         the end\n"
-		"  --zookeeper HOST:PORT[,...]  a ZooKeeper lock (kazoo-lock*) on your ensemble:\n"
-		"                         only znodes /lockbench/<per-run prefix>..., deleted at\n"
-		"                         the end (and /lockbench if the run made it)\n"
-		"  --allow-faults         let the scenario's faults act on servers lockbench did\n"
-		"                         not start (--redis, --sentinel, --cluster, --etcd,\n"
-		"                         --zookeeper): the commands each sends\n"
-		"                         are in docs/running.md; without it such runs are skipped\n"
-		"  --hook NAME=COMMAND    the command a fault runs (repeatable): a scenario's\n"
-		"                         [fault] with action = hook and hook = NAME, or how\n"
-		"                         node-kill, node-start, node-pause, node-resume (NAME\n"
-		"                         or NAME:N for node N) act on servers lockbench did not\n"
-		"                         start. Split into words as a shell would, never run by\n"
-		"                         one; its output goes to DIR/hook-NAME.log\n"
 		"  --dry-run              (run) print the servers, keys, commands and faults the\n"
 		"                         run would use, and send nothing\n"
 		"  --no-status            no status line while running\n"
