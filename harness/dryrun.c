@@ -75,10 +75,12 @@ static void print_servers(FILE *f, const struct lb_run_cfg *cfg, size_t n_lock)
 		if (n.pass[0])
 			snprintf(n.pass, sizeof(n.pass), "*");
 		lb_node_url(&n, url, sizeof(url));
-		lb_esc_fprintf(f, LB_LANG_TERM, "             %s  %s\n", url,
+		lb_esc_fprintf(f, LB_LANG_TERM, "             %s  %s%s\n", url,
 			       cfg->sentinel_urls ? "the resource (the counter)" :
 			       k < n_lock ? (k ? "a lock node" : "lock node 0") :
-			       "the resource (the counter)");
+			       "the resource (the counter)", n.tls ? ", through a TLS tunnel "
+			       "lockbench starts (stunnel4, a free loopback port), a PING through "
+			       "it first" : "");
 	}
 }
 

@@ -7,6 +7,7 @@
 #include "params.h"
 #include "report.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The options that are not run parameters. The run parameters' options come
  * from their table (params.h): OPT_PARAM + the row's id. */
@@ -23,7 +25,7 @@ enum {
 	OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY, OPT_SENTINEL, OPT_SENTINEL_MASTER,
 	OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE, OPT_CHECK, OPT_EXPECT, OPT_THRESHOLD,
 	OPT_JSON, OPT_JUNIT, OPT_MASTER_AUTH, OPT_ALLOW_FAULTS, OPT_HOOK, OPT_DRY_RUN, OPT_CLUSTER,
-	OPT_ETCD, OPT_ZOOKEEPER,
+	OPT_ETCD, OPT_ZOOKEEPER, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_INSECURE,
 	OPT_PARAM = 512,
 };
 
@@ -47,6 +49,10 @@ static const struct option fixed_opts[] = {
 	{ "cluster", required_argument, NULL, OPT_CLUSTER },
 	{ "etcd", required_argument, NULL, OPT_ETCD },
 	{ "zookeeper", required_argument, NULL, OPT_ZOOKEEPER },
+	{ "tls-ca", required_argument, NULL, OPT_TLS_CA },
+	{ "tls-cert", required_argument, NULL, OPT_TLS_CERT },
+	{ "tls-key", required_argument, NULL, OPT_TLS_KEY },
+	{ "tls-insecure", no_argument, NULL, OPT_TLS_INSECURE },
 	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
 	{ "adapter-arg", required_argument, NULL, OPT_ADAPTER_ARG },
 	{ "check", no_argument, NULL, OPT_CHECK },
@@ -61,7 +67,7 @@ static const struct option fixed_opts[] = {
 /* The options of fixed_opts that name a deployment (lb_deploy_options). */
 static const char *const deploy_names[] = {
 	"redis", "sentinel", "sentinel-master", "master-auth", "cluster", "etcd", "zookeeper",
-	"allow-faults", "hook",
+	"allow-faults", "hook", "tls-ca", "tls-cert", "tls-key", "tls-insecure",
 };
 #define N_DEPLOY (sizeof(deploy_names) / sizeof(deploy_names[0]))
 
@@ -159,6 +165,12 @@ void lb_deploy_opts_usage(FILE *f)
 		"  --zookeeper HOST:PORT[,...]  a ZooKeeper lock (kazoo-lock*) on your ensemble:\n"
 		"                         only znodes /lockbench/<per-run prefix>..., deleted at\n"
 		"                         the end (and /lockbench if the run made it)\n"
+		"  --tls-ca FILE          rediss:// URLs: the CA that signed your servers'\n"
+		"                         certificates (else the system's); --tls-cert FILE and\n"
+		"                         --tls-key FILE: a client certificate when they ask one;\n"
+		"                         --tls-insecure: do not check the server's certificate.\n"
+		"                         C recipes reach a rediss:// server through a TLS tunnel\n"
+		"                         lockbench starts and stops (stunnel4)\n"
 		"  --allow-faults         let the scenario's faults act on servers lockbench did\n"
 		"                         not start (--redis, --sentinel, --cluster, --etcd,\n"
 		"                         --zookeeper): the commands each sends\n"
@@ -324,6 +336,10 @@ static int check_urls(const char *opt, const char *list)
 			return usage_error("%s: an empty address in the list", opt);
 		if (lb_node_parse_url(url, &n, why, sizeof(why)) < 0)
 			return usage_error("%s '%s': %s", opt, shown, why);
+		if (n.tls && strcmp(opt, "--redis"))
+			return usage_error("%s '%s': rediss:// (TLS) is for --redis: lockbench's Sentinel "
+					   "and cluster clients do not go through its TLS tunnel yet", opt,
+					   shown);
 		if (strcmp(opt, "--redis") && n.db)
 			return usage_error("%s '%s': %s has no database: drop /%d", opt, shown,
 					   !strcmp(opt, "--sentinel") ? "a Sentinel" : "a cluster", n.db);
@@ -537,6 +553,32 @@ static int gate_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const 
 	}
 }
 
+/* --tls-ca, --tls-cert, --tls-key FILE: once each, a readable regular file. */
+static int tls_file_arg(const char **slot, const char *opt, const char *a)
+{
+	struct stat st;
+
+	errno = 0;
+	if (*slot)
+		return usage_error("%s given twice", opt);
+	if (!*a || stat(a, &st) < 0 || !S_ISREG(st.st_mode) || access(a, R_OK) < 0)
+		return usage_error("%s '%s': not a readable file (%s)", opt, a, !*a ? "empty" :
+				   errno ? strerror(errno) : "not a regular file");
+	*slot = a;
+	return 0;
+}
+
+static int tls_arg(struct lb_run_cfg *cfg, int c, const char *a)
+{
+	if (c == OPT_TLS_INSECURE) {
+		cfg->tls_insecure = true;
+		return 0;
+	}
+	return tls_file_arg(c == OPT_TLS_CA ? &cfg->tls_ca : c == OPT_TLS_CERT ? &cfg->tls_cert :
+			    &cfg->tls_key, c == OPT_TLS_CA ? "--tls-ca" : c == OPT_TLS_CERT ?
+			    "--tls-cert" : "--tls-key", a);
+}
+
 /* --etcd, --zookeeper: the user's members, each address well-formed. */
 static int ensemble_arg(struct lb_run_opts *o, bool etcd, const char *a)
 {
@@ -607,6 +649,11 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 	case OPT_ETCD:
 	case OPT_ZOOKEEPER:
 		return ensemble_arg(o, c == OPT_ETCD, a);
+	case OPT_TLS_CA:
+	case OPT_TLS_CERT:
+	case OPT_TLS_KEY:
+	case OPT_TLS_INSECURE:
+		return tls_arg(cfg, c, a);
 	case OPT_SENTINEL_MASTER:
 		if (!*a || strlen(a) >= sizeof(cfg->sentinel_master))
 			return usage_error("--sentinel-master '%s': expected the name the "
@@ -687,6 +734,32 @@ static int check_sentinel(const struct lb_run_opts *o)
 	if (cfg->sentinel_urls && (o->given & lb_param_bit(LB_P_TOPOLOGY)) && cfg->sentinel)
 		return usage_error("--topology sentinel starts lockbench's own Sentinels; "
 				   "--sentinel names yours: one or the other");
+	return 0;
+}
+
+/* The TLS options: with a rediss:// URL, for a C recipe (the adapters do not
+ * read TLS options yet), a certificate with its key. */
+static int check_tls(const struct lb_run_opts *o, enum lb_opts_mode mode)
+{
+	const struct lb_run_cfg *cfg = &o->cfg;
+	bool tls = cfg->redis_urls && (strstr(cfg->redis_urls, "rediss://") ||
+				       strstr(cfg->redis_urls, "REDISS://"));
+
+	if (!tls && (cfg->tls_ca || cfg->tls_cert || cfg->tls_key || cfg->tls_insecure))
+		return usage_error("--tls-ca, --tls-cert, --tls-key and --tls-insecure are for "
+				   "rediss:// URLs of --redis");
+	if (!cfg->tls_cert != !cfg->tls_key)
+		return usage_error("--tls-cert and --tls-key go together: the client certificate "
+				   "and its private key");
+	if (tls && cfg->tls_insecure && cfg->tls_ca)
+		return usage_error("--tls-insecure checks no certificate: --tls-ca would be unused");
+	for (size_t i = 0; tls && i < (mode == LB_OPTS_RUN ? 1 : o->n_strategies); i++) {
+		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
+		if (s && lb_strategy_is_external(s))
+			return usage_error("rediss://: %s is a library, and the adapters do not read "
+					   "TLS options yet; a C recipe reaches a rediss:// server "
+					   "through lockbench's TLS tunnel", s->name);
+	}
 	return 0;
 }
 
@@ -878,7 +951,7 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 	if (cfg->sentinel_urls && cfg->cluster)
 		return usage_error("--sentinel names a Sentinel deployment; topology cluster starts "
 				   "lockbench's own cluster: one or the other");
-	if ((rc = check_ensemble(o)) < 0)
+	if ((rc = check_ensemble(o)) < 0 || (rc = check_tls(o, mode)) < 0)
 		return rc;
 	if (cfg->cluster_urls && (cfg->cluster || cfg->sentinel || cfg->sentinel_urls ||
 				  cfg->redis_urls))

@@ -82,6 +82,10 @@ struct lb_run_cfg {
 	const char *cluster_urls;  /* a user's Redis Cluster, its seeds (--cluster), or NULL */
 	const char *etcd_urls;     /* a user's etcd cluster, its members' client URLs (--etcd) */
 	const char *zk_urls;       /* a user's ZooKeeper ensemble, HOST:PORT each (--zookeeper) */
+	const char *tls_ca;        /* rediss://: --tls-ca FILE, --tls-cert FILE, --tls-key FILE */
+	const char *tls_cert;
+	const char *tls_key;
+	bool tls_insecure;         /* --tls-insecure: the server's certificate is not checked */
 	char sentinel_master[64];  /* the name they monitor (--sentinel-master) */
 	char master_user[64];      /* the primary's AUTH behind them (--master-auth), or "" */
 	char master_pass[128];

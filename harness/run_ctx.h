@@ -38,6 +38,7 @@ struct run_ctx {
 	struct lb_consensus cons;     /* a consensus lock's ensemble: its members are srv[0..2] */
 	int consensus;                /* lb_consensus_of the strategy: 0 a Redis lock */
 	struct lb_ensemble theirs_ens; /* --etcd, --zookeeper: the user's members are lock[0..n) */
+	struct lb_server *tunnel[LB_MAX_NODES + 1]; /* rediss://: each --redis URL's TLS tunnel, or NULL */
 	pid_t watcher;             /* what the Sentinels publish, as events; or 0 */
 	struct lb_shared *sh;
 	size_t sh_bytes;

@@ -9,6 +9,7 @@
 
 #include "run.h"
 #include "run_ctx.h"
+#include "tunnel.h"
 
 #define RECORD_BUDGET_BYTES (INT64_C(8) << 30) /* virtual, MAP_NORESERVE */
 #define TRY_BUDGET_BYTES (INT64_C(4) << 30)    /* the attempt logs: the same */
@@ -73,8 +74,17 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 			  n);
 		return LB_EINVAL;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		all[i].probe = true; /* the user's: a whole reply in time, or not used */
+		if (all[i].tls) { /* hiredis 0.14 has no TLS: through lockbench's tunnel */
+			const struct lb_tls tls = { r->cfg->tls_ca, r->cfg->tls_cert, r->cfg->tls_key,
+						    r->cfg->tls_insecure };
+			if (!(r->tunnel[i] = lb_tunnel_start(all[i].host, all[i].port, &tls)))
+				return LB_ENOTHERE;
+			snprintf(all[i].host, sizeof(all[i].host), "127.0.0.1");
+			all[i].port = r->tunnel[i]->port;
+		}
+	}
 	for (size_t i = 0; i < need; i++)
 		r->lock[i] = all[i];
 	/* the resource: a further URL if given, else the first node (own keys) */
@@ -648,6 +658,10 @@ void run_keep_logs(struct run_ctx *r)
 		lb_server_copy_log(r->srv[i], r->cfg->out_dir, name);
 	}
 	lb_server_copy_log(r->replica, r->cfg->out_dir, "redis-replica.log");
+	for (size_t i = 0; i <= LB_MAX_NODES; i++) {
+		snprintf(name, sizeof(name), "tunnel-%zu.log", i);
+		lb_server_copy_log(r->tunnel[i], r->cfg->out_dir, name);
+	}
 	for (int i = 0; i < LB_TOPO_REPLICAS; i++) {
 		snprintf(name, sizeof(name), "redis-replica-%d.log", i);
 		lb_server_copy_log(r->topo.replica[i], r->cfg->out_dir, name);

@@ -159,7 +159,7 @@ Test(deployment, every_refusal_is_said_and_exits_by_one_rule, .init = mktmp, .fi
 	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
 	/* a usage error: 2, before anything is sent */
 	static const struct { const char *url, *says; } bad[] = {
-		{ "rediss://127.0.0.1:6380", "TLS" },
+		{ "rediss://127.0.0.1:6380/x", "database number" },
 		{ "http://127.0.0.1:6379", "unknown scheme" },
 		{ "redis://127.0.0.1:6379/x", "database number" },
 		{ "redis://alice@127.0.0.1:1", "needs a password" },

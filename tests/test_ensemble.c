@@ -104,7 +104,7 @@ static const char *sh(const char *fmt, ...)
  * cluster); they serve a put through member 0 when this returns. */
 static void start_etcd(int n)
 {
-	char cluster[512] = "", dir[128], log[160], name[8], curl[64], purl[64], token[160];
+	char cluster[512] = "", dir[128], log[160], name[16], curl[64], purl[64], token[160];
 	int first = n_members;
 
 	free_ports(n);
