@@ -643,6 +643,7 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		c.lock_ptr[i] = &c.lock[i];
 		if ((port = atomic_load(&sh->link[id][i].port)) > 0) {
 			c.lock[i].port = port; /* through the relay, which follows the node */
+			snprintf(c.lock[i].host, sizeof(c.lock[i].host), "127.0.0.1");
 			c.lock[i].follow_port = NULL;
 		}
 		if (cfg->sentinel || cfg->cluster) /* the relay tells its connections apart */

@@ -65,6 +65,12 @@ struct audit {
 	bool allow_skipped, no_report;
 	char out[LB_DIR_MAX + 1];
 	char junit[LB_DIR_MAX + 1];
+	/* the deployment options as given (--redis URL, --etcd URLS, --allow-faults,
+	 * --hook ...): each run's command line, read by run's own table */
+#define AUDIT_DEPLOY_WORDS 48
+	char *deploy[AUDIT_DEPLOY_WORDS];
+	int n_deploy;
+	bool unreachable;          /* a run found the deployment unreachable: exit 3 */
 	/* per test: -1 not tested, 0 broken, 1 held; what it saw; its run */
 	int verdict[N_TESTS];
 	char saw[N_TESTS][600];
@@ -93,9 +99,53 @@ static void usage(FILE *f)
 		   "                    (results/audit/<UTC time>-<strategy>)\n"
 		   "  --junit FILE      the card as JUnit XML, a test case a claim\n"
 		   "  --allow-skipped   a claim no scenario could test does not fail the audit\n"
-		   "  --no-report       no charts, report.md or report.html\n\n"
-		   "Exit status: 0 every claim held, 1 a claim broke, or could not be tested\n"
-		   "(unless --allow-skipped), or a run failed, 2 usage, 130 or 143 interrupted.\n");
+		   "  --no-report       no charts, report.md or report.html\n"
+		   "Your own deployment, as `lockbench run` takes it (each scenario's run on it):\n");
+	lb_deploy_opts_usage(f);
+	fprintf(f, "\nExit status: 0 every claim held, 1 a claim broke, or could not be tested\n"
+		   "(unless --allow-skipped), or a run failed, 2 usage, 3 your deployment could\n"
+		   "not be reached (a server refused, unknown, not a member: said, naming it;\n"
+		   "the audit stops there), 130 or 143 interrupted.\n");
+}
+
+/* A deployment option (lb_deploy_options' @k) and its value, kept for the runs. */
+static int deploy_arg(struct audit *a, const struct option *o, const char *value)
+{
+	char word[64];
+
+	if (a->n_deploy + 2 > AUDIT_DEPLOY_WORDS) {
+		lb_errorf("audit: too many deployment options (at most %d words)", AUDIT_DEPLOY_WORDS);
+		return LB_EINVAL;
+	}
+	snprintf(word, sizeof(word), "--%s", o->name);
+	if (!(a->deploy[a->n_deploy++] = strdup(word)) ||
+	    (value && !(a->deploy[a->n_deploy++] = strdup(value))))
+		return LB_ENOMEM;
+	return 0;
+}
+
+/* The run's options for @scenario on the audit's deployment, parsed by
+ * run's own table and checks into @o: 0, or LB_EINVAL (said). @scenario NULL:
+ * the deployment alone, checked once before any run. */
+static int deploy_parse(const struct audit *a, const char *scenario, const char *seed,
+			struct lb_run_opts *o)
+{
+	char *argv[AUDIT_DEPLOY_WORDS + 12];
+	int n = 0;
+
+	argv[n++] = "run";
+	argv[n++] = "--strategy";
+	argv[n++] = (char *)a->s->name;
+	if (scenario) {
+		argv[n++] = "--scenario";
+		argv[n++] = (char *)scenario;
+		argv[n++] = "--seed";
+		argv[n++] = (char *)seed;
+	}
+	for (int i = 0; i < a->n_deploy; i++)
+		argv[n++] = a->deploy[i];
+	argv[n] = NULL;
+	return lb_run_opts_parse(n, argv, scenario ? LB_OPTS_RUN : LB_OPTS_RUN, o) != 0 ? LB_EINVAL : 0;
 }
 
 /* LETTERS of MDFOL into claim bits; false when another letter is in it. */
@@ -115,19 +165,31 @@ static bool claim_letters(const char *v, unsigned *out)
 
 static int parse(int argc, char **argv, struct audit *a)
 {
-	static const struct option opts[] = {
+	static const struct option own[] = {
 		{ "claims", required_argument, NULL, 'c' }, { "seed", required_argument, NULL, 's' },
 		{ "out", required_argument, NULL, 'o' },    { "junit", required_argument, NULL, 'j' },
 		{ "allow-skipped", no_argument, NULL, 'a' }, { "no-report", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },
 	};
+	enum { DEPLOY = 1000, N_OWN = sizeof(own) / sizeof(own[0]) };
+	struct option opts[N_OWN + 16];
+	size_t n_deploy;
+	const struct option *deploy = lb_deploy_options(DEPLOY, &n_deploy);
 	int64_t v;
-	int c;
+	int c, rc;
 
+	memcpy(opts, own, sizeof(own));
+	memcpy(opts + N_OWN, deploy, n_deploy * sizeof(*deploy)); /* run's, not a copy */
+	opts[N_OWN + n_deploy] = (struct option){ NULL, 0, NULL, 0 };
 	a->seed = 1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c >= DEPLOY && c < DEPLOY + (int)n_deploy) {
+			if ((rc = deploy_arg(a, &deploy[c - DEPLOY], optarg)) < 0)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'c':
 			if (!claim_letters(optarg, &a->claims)) {
@@ -173,7 +235,12 @@ static int parse(int argc, char **argv, struct audit *a)
 			  "audit needs a STRATEGY (see --help)%s", optind < argc ? argv[optind + 1] : "");
 		return LB_EINVAL;
 	}
-	return (a->s = lb_strategy_or_usage(argv[optind])) ? 0 : LB_EINVAL;
+	if (!(a->s = lb_strategy_or_usage(argv[optind])))
+		return LB_EINVAL;
+	struct lb_run_opts *o = calloc(1, sizeof(*o)); /* large: a scenario inside */
+	rc = !o ? LB_ENOMEM : a->n_deploy ? deploy_parse(a, NULL, NULL, o) : 0;
+	free(o);
+	return rc; /* a deployment option wrong for this lock: usage, before any run */
 }
 
 /* The claims to test: --claims, else the adapter's hello, else its table's. */
@@ -215,6 +282,7 @@ static int run_scenario(struct audit *a, const char *scenario, struct lb_summary
 		return LB_EINVAL;
 	if (lb_scenario_why_not(&o.scenario, a->s->name, why, why_len))
 		return 0;
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)a->seed);
 	for (int i = 0; i < o.scenario.n_faults; i++) { /* a stall at an instant it does not have */
 		const struct lb_fault *f = &o.scenario.faults[i];
 		if ((f->action == LB_ACT_CRASH || f->action == LB_ACT_SLEEP) && !f->fallback_holder &&
@@ -224,15 +292,17 @@ static int run_scenario(struct audit *a, const char *scenario, struct lb_summary
 			return 0;
 		}
 	}
+	if (a->n_deploy && deploy_parse(a, scenario, seed, &o) < 0) /* run's table and checks */
+		return LB_EINVAL;
 	o.cfg.strategy = a->s;
 	o.cfg.seed = a->seed;
 	o.cfg.status_line = false;
 	o.cfg.no_report = a->no_report;
 	lb_run_opts_apply_scenario(&o, &o.scenario);
-	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)a->seed);
 	char *words[] = { "run", "--scenario", (char *)scenario, "--strategy", (char *)a->s->name,
 			  "--seed", seed };
-	lb_sh_cmdline(o.cfg.cmdline, sizeof(o.cfg.cmdline), "lockbench", 7, words);
+	if (!a->n_deploy) /* else recorded by lb_run_opts_parse, passwords masked */
+		lb_sh_cmdline(o.cfg.cmdline, sizeof(o.cfg.cmdline), "lockbench", 7, words);
 	snprintf(dir, dir_len, "%s/%s", a->out, scenario);
 	snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%s", dir);
 	int rc = lb_run_and_report(&o.cfg, &res, NULL, false);
@@ -242,6 +312,8 @@ static int run_scenario(struct audit *a, const char *scenario, struct lb_summary
 	lb_run_result_free(&res);
 	if (rc != LB_EXIT_OK && rc != LB_EXIT_SKIPPED)
 		return LB_EPROTO;
+	if (rc == LB_EXIT_SKIPPED && !skipped && lb_cfg_theirs(&o.cfg))
+		return LB_ENOTHERE; /* the deployment refused it: said above, naming the server */
 	if (skipped || rc == LB_EXIT_SKIPPED)
 		return 0;
 	snprintf(path, sizeof(path), "%s/summary.csv", dir);
@@ -290,8 +362,9 @@ static void run_tests(struct audit *a)
 	for (size_t i = 0; i < N_TESTS; i++) {
 		if (!(a->claims & tests[i].claim))
 			continue;
-		if (lb_stop_requested()) {
-			snprintf(a->saw[i], sizeof(a->saw[i]), "the audit was interrupted");
+		if (lb_stop_requested() || a->unreachable) {
+			snprintf(a->saw[i], sizeof(a->saw[i]), "%s", a->unreachable ? "your deployment "
+				 "could not be reached" : "the audit was interrupted");
 			continue;
 		}
 		size_t same = 0; /* an earlier test of the same scenario: its run serves */
@@ -315,6 +388,13 @@ static void run_tests(struct audit *a)
 				       tests[i].scenario);
 			rc = run_scenario(a, tests[i].scenario, &sum, a->dir[i], sizeof(a->dir[i]),
 					  a->saw[i], sizeof(a->saw[i]));
+		}
+		if (rc == LB_ENOTHERE) { /* no other run would reach it either */
+			a->verdict[i] = -2;
+			a->unreachable = true;
+			snprintf(a->saw[i], sizeof(a->saw[i]), "your deployment could not be reached "
+				 "(lockbench said why above); the audit stopped there");
+			continue;
 		}
 		if (rc < 0 && !lb_stop_requested()) {
 			a->verdict[i] = -2;
@@ -425,7 +505,7 @@ int lb_cmd_audit(int argc, char **argv)
 		return LB_EXIT_FAIL;
 	}
 	int failed = card(&a, md.f, a.junit[0] ? &junit : NULL);
-	int exit_code = failed ? LB_EXIT_FAIL : LB_EXIT_OK;
+	int exit_code = a.unreachable ? LB_EXIT_SKIPPED : failed ? LB_EXIT_FAIL : LB_EXIT_OK;
 	if (lb_outfile_close(&md) < 0 || (a.junit[0] && lb_junit_close(&junit) < 0))
 		exit_code = LB_EXIT_FAIL;
 	if (!a.no_report && !lb_stop_requested() && lb_report_dir(a.out) < 0)

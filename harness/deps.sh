@@ -19,13 +19,16 @@ set -euo pipefail
 # (openjdk-17-jre-headless, Debian 12's default-jre-headless) and libslf4j-java
 # (ZooKeeper's log to the console) the ZooKeeper servers; python3-kazoo its
 # Python client. poppler-utils gives pdftoppm and pdftotext, which read the
-# pages of `lockbench tour --pdf` back (tests/test_browser.c). Only etcd-server
-# starts a service: see below.
+# pages of `lockbench tour --pdf` back (tests/test_browser.c). stunnel4 is the
+# TLS tunnel lockbench puts in front of a rediss:// server for the C recipes
+# (harness/tunnel.c: Debian 12's hiredis 0.14 has no TLS); openssl makes the
+# test's CA and certificates (tests/test_tunnel.c). Only etcd-server starts a
+# service: see below.
 packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           redis-server redis-tools gnuplot-nox python3 python3-minimal python3-redis
           man-db util-linux nodejs chromium procps php-cli php-symfony-lock php-redis
           python3-tooz etcd-server etcd-client zookeeper default-jre-headless
-          openjdk-17-jre-headless libslf4j-java python3-kazoo poppler-utils)
+          openjdk-17-jre-headless libslf4j-java python3-kazoo poppler-utils stunnel4 openssl)
 
 # `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang).
 [[ ${1:-} == fuzz ]] && packages+=(afl++)

@@ -6,6 +6,8 @@
  */
 #include "dryrun.h"
 
+#include "ensemble.h"
+
 #include "esc.h"
 #include "faults.h"
 #include "node.h"
@@ -41,6 +43,23 @@ static void print_servers(FILE *f, const struct lb_run_cfg *cfg, size_t n_lock)
 		return;
 	}
 	int kind = lb_consensus_of(cfg->strategy);
+	if (cfg->etcd_urls || cfg->zk_urls) {
+		struct lb_ensemble e;
+		char why[600];
+		if (lb_ensemble_parse((enum lb_consensus_kind)kind, cfg->etcd_urls ? cfg->etcd_urls :
+				      cfg->zk_urls, &e, why, sizeof(why)) < 0)
+			return;
+		fprintf(f, "servers      yours (%s), the lock's:\n", cfg->etcd_urls ? "--etcd" :
+			"--zookeeper");
+		for (int i = 0; i < e.n; i++) {
+			lb_member_name(&e, i, url, sizeof(url));
+			lb_esc_fprintf(f, LB_LANG_TERM, "             %s%s\n", url,
+				       i ? "" : " (each client's first)");
+		}
+		fprintf(f, "             and lockbench's own redis-server for the resource (the "
+			   "counter), started on loopback and stopped after the run\n");
+		return;
+	}
 	if (kind) { /* the lock's ensemble, and a Redis server for the resource */
 		fprintf(f, "servers      lockbench's own: three %s (the lock; lock nodes 0-2), and a "
 			   "redis-server for the resource (the counter), started on loopback, on free "
@@ -73,10 +92,12 @@ static void print_servers(FILE *f, const struct lb_run_cfg *cfg, size_t n_lock)
 		if (n.pass[0])
 			snprintf(n.pass, sizeof(n.pass), "*");
 		lb_node_url(&n, url, sizeof(url));
-		lb_esc_fprintf(f, LB_LANG_TERM, "             %s  %s\n", url,
+		lb_esc_fprintf(f, LB_LANG_TERM, "             %s  %s%s\n", url,
 			       cfg->sentinel_urls ? "the resource (the counter)" :
 			       k < n_lock ? (k ? "a lock node" : "lock node 0") :
-			       "the resource (the counter)");
+			       "the resource (the counter)", n.tls ? ", through a TLS tunnel "
+			       "lockbench starts (stunnel4, a free loopback port), a PING through "
+			       "it first" : "");
 		given = given || cfg->sentinel_urls || k >= n_lock;
 	}
 	if (!cfg->own_urls)
@@ -96,6 +117,14 @@ static void print_keys(FILE *f, const struct lb_run_cfg *cfg)
 		   "strategy makes beside it (KEY:...)\n"
 		   "             lb:<8 hex>:counter:0%s (the work), with :fence, :stale and :applied "
 		   "for a fenced resource\n", more[0], more[1]);
+	if (cfg->etcd_urls)
+		fprintf(f, "             on your etcd: the lock's keys, lb:<8 hex>:lock:0/<lease "
+			   "id> (etcd's Lock puts NAME/LEASE), nothing else; the counter lives on "
+			   "lockbench's redis-server\n");
+	if (cfg->zk_urls)
+		fprintf(f, "             on your ZooKeeper: /lockbench/lb%%3A<8 hex>%%3Alock%%3A0 and "
+			   "kazoo's ephemeral contenders under it, and /lockbench itself when it is "
+			   "absent; the counter lives on lockbench's redis-server\n");
 }
 
 /* Does the user name the resource's server (a --redis URL past the lock
@@ -115,7 +144,23 @@ static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
 	const char *sends = cfg->strategy->sends;
 
 	bool members = lb_consensus_of(cfg->strategy) != 0;
-	if (members) /* lockbench asks the members, and writes nothing of the lock there */
+	if (cfg->etcd_urls)
+		fprintf(f, "commands     lockbench, to each member, one HTTP/1.0 request a connection "
+			   "(its JSON gateway): POST /v3/maintenance/status (its cluster_id: a member "
+			   "of member 0's cluster), POST /v3/kv/range of the run's prefix, count_only "
+			   "(reads nothing; auth and quorum); at the end, to the first member that "
+			   "answers: POST /v3/kv/deleterange of key lb:<8 hex>: to range_end "
+			   "lb:<8 hex>; (the run's keys, and only those)\n");
+	else if (cfg->zk_urls)
+		fprintf(f, "commands     lockbench, on a session of its own (then closeSession) with "
+			   "each server: getData /zookeeper/config (a member of server 0's ensemble); "
+			   "on server 0: create /lockbench (when absent), create and delete "
+			   "/lockbench/lb%%3A<8 hex>%%3Aprobe (the ACL lets the run write); at the "
+			   "end, on the first server that answers: getChildren /lockbench, and for "
+			   "each child named lb%%3A<8 hex>%%3A...: getChildren and delete, depth "
+			   "first, of what lies under it, then delete of it; delete /lockbench when "
+			   "the run made it (refused while anything is in it)\n");
+	else if (members) /* lockbench asks the members, and writes nothing of the lock there */
 		fprintf(f, "commands     lockbench, on each member: its health (etcd: GET /version, "
 			   "and a PUT of lockbench:quorum-probe once started; ZooKeeper: ruok, srvr) "
 			   "and who leads (etcd: POST /v3/maintenance/status; ZooKeeper: srvr)\n");
@@ -131,8 +176,10 @@ static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
 		"after SCRIPT LOAD for fenced work), MGET of the counters at the end" :
 		"; the work: GET and SET of the counter (EVALSHA "
 		"of the fenced scripts after SCRIPT LOAD for fenced work), MGET of the counters at the end");
-	fprintf(f, "             at the end: DEL of the run's lock and counter keys, then SCAN 0 MATCH "
-		   "lb:<8 hex>:* COUNT 1000 (to cursor 0) and DEL of each key it returns\n");
+	if (!members)
+		fprintf(f, "             at the end: DEL of the run's lock and counter keys, then "
+			   "SCAN 0 MATCH lb:<8 hex>:* COUNT 1000 (to cursor 0) and DEL of each key it "
+			   "returns\n");
 	if (cfg->cluster_urls)
 		fprintf(f, "             on the seeds: CLUSTER SLOTS (each client, at each connect); on "
 			   "the primary they name: INFO server at each connect\n");

@@ -89,12 +89,22 @@ static int fault_fits(const struct lb_run_cfg *cfg, const struct lb_fault *f, bo
 		  (f->action == LB_ACT_NODE_KILL && f->duration_ms >= 0)) &&
 		 !lb_hook_command(cfg, "node-start", 0))
 		no = "brings the server back: give that command too, --hook node-start=COMMAND";
+	else if (f->action == LB_ACT_NODE_PAUSE && (cfg->etcd_urls || cfg->zk_urls) &&
+		 !lb_hook_command(cfg, "node-pause", 0))
+		no = "pauses a member: on your ensemble, give the commands that do it, --hook "
+		     "node-pause=COMMAND and node-resume=COMMAND (CLIENT PAUSE is Redis's)";
+	else if (f->action == LB_ACT_CLIENT_KILL && (cfg->etcd_urls || cfg->zk_urls))
+		no = "cuts a client off with Redis's CLIENT KILL, which an etcd member or a "
+		     "ZooKeeper server does not have: use action = kill or pause on the client";
 	else if (f->action == LB_ACT_NODE_CLOCK)
 		no = "moves a server's clock through the shim lockbench preloads into the "
 		     "servers it starts";
 	else if (f->action == LB_ACT_FAILOVER)
 		no = "holds replication back through lockbench's relay: on a Sentinel deployment, "
 		     "action = sentinel-failover";
+	else if (f->action >= LB_ACT_NET_DELAY && f->action <= LB_ACT_NET_CUT &&
+		 (cfg->etcd_urls || cfg->zk_urls))
+		return 0; /* the relay sits between lockbench's clients and your members */
 	else if (f->action >= LB_ACT_NET_DELAY && f->action <= LB_ACT_NET_PARTITION)
 		no = "acts on the network through lockbench's relay, between clients and the servers "
 		     "it starts";

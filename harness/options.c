@@ -2,10 +2,12 @@
 #include "esc.h"
 #include "node.h"
 #include "consensus.h"
+#include "ensemble.h"
 #include "options.h"
 #include "params.h"
 #include "report.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The options that are not run parameters. The run parameters' options come
  * from their table (params.h): OPT_PARAM + the row's id. */
@@ -23,6 +26,7 @@ enum {
 	OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE, OPT_CHECK, OPT_EXPECT, OPT_THRESHOLD,
 	OPT_JSON, OPT_JUNIT, OPT_MASTER_AUTH, OPT_ALLOW_FAULTS, OPT_HOOK, OPT_DRY_RUN, OPT_CLUSTER,
 	OPT_RESOURCE_THEIRS,
+	OPT_ETCD, OPT_ZOOKEEPER, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_INSECURE,
 	OPT_PARAM = 512,
 };
 
@@ -45,6 +49,12 @@ static const struct option fixed_opts[] = {
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "cluster", required_argument, NULL, OPT_CLUSTER },
 	{ "resource-on-deployment", no_argument, NULL, OPT_RESOURCE_THEIRS },
+	{ "etcd", required_argument, NULL, OPT_ETCD },
+	{ "zookeeper", required_argument, NULL, OPT_ZOOKEEPER },
+	{ "tls-ca", required_argument, NULL, OPT_TLS_CA },
+	{ "tls-cert", required_argument, NULL, OPT_TLS_CERT },
+	{ "tls-key", required_argument, NULL, OPT_TLS_KEY },
+	{ "tls-insecure", no_argument, NULL, OPT_TLS_INSECURE },
 	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
 	{ "adapter-arg", required_argument, NULL, OPT_ADAPTER_ARG },
 	{ "check", no_argument, NULL, OPT_CHECK },
@@ -55,6 +65,27 @@ static const struct option fixed_opts[] = {
 };
 
 #define N_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
+
+/* The options of fixed_opts that name a deployment (lb_deploy_options). */
+static const char *const deploy_names[] = {
+	"redis", "sentinel", "sentinel-master", "master-auth", "cluster", "etcd", "zookeeper",
+	"allow-faults", "hook", "tls-ca", "tls-cert", "tls-key", "tls-insecure",
+	"resource-on-deployment",
+};
+#define N_DEPLOY (sizeof(deploy_names) / sizeof(deploy_names[0]))
+
+const struct option *lb_deploy_options(int base, size_t *n)
+{
+	static struct option out[N_DEPLOY];
+
+	for (size_t i = 0; i < N_DEPLOY; i++)
+		for (size_t k = 0; k < N_FIXED; k++)
+			if (!strcmp(fixed_opts[k].name, deploy_names[i]))
+				out[i] = (struct option){ fixed_opts[k].name, fixed_opts[k].has_arg, NULL,
+							  base + (int)i };
+	*n = N_DEPLOY;
+	return out;
+}
 #define N_OPTS (N_FIXED + LB_P_COUNT + 1)
 
 /* fixed_opts, then one for each row with an option, then the end. */
@@ -111,6 +142,57 @@ static void print_wrapped(FILE *f, const char *text)
 	fputc('\n', f);
 }
 
+/* The options that name a deployment and what may be done to it: run's,
+ * compare's, sweep's and audit's (one table: lb_deploy_options). */
+void lb_deploy_opts_usage(FILE *f)
+{
+	fprintf(f,
+		"  --redis URL[,URL...]   use these servers instead of starting redis-server:\n"
+		"                         redis://[user:pass@]host:port; the first ones are lock\n"
+		"                         nodes, one more is the resource server (else one that\n"
+		"                         lockbench starts); only keys under a per-run prefix are\n"
+		"                         touched, never flushed\n"
+		"  --sentinel URL[,URL...] --sentinel-master NAME  the lock lives on the primary\n"
+		"                         your Sentinels name NAME; clients ask them, as with\n"
+		"                         --topology sentinel. Only keys under a per-run prefix;\n"
+		"                         the resource is --redis URL if given, else a server\n"
+		"                         lockbench starts (--resource-on-deployment: the primary).\n"
+		"                         Sentinel URLs may hold the Sentinels' own user:password\n"
+		"  --master-auth [USER]:PASSWORD  the AUTH of the primary behind --sentinel\n"
+		"  --cluster URL[,URL...] the lock lives on your Redis Cluster (these are seeds):\n"
+		"                         on the primary of the run's slot, found by CLUSTER\n"
+		"                         SLOTS and followed through MOVED and ASK; one-node C\n"
+		"                         recipes. The same promise as --redis\n"
+		"  --etcd URL[,URL...]    an etcd lock (etcd-lock*) on your etcd cluster: its\n"
+		"                         members' client URLs, http://host:port, member 0\n"
+		"                         first; only keys under a per-run prefix, deleted at\n"
+		"                         the end\n"
+		"  --zookeeper HOST:PORT[,...]  a ZooKeeper lock (kazoo-lock*) on your ensemble:\n"
+		"                         only znodes /lockbench/<per-run prefix>..., deleted at\n"
+		"                         the end (and /lockbench if the run made it)\n"
+		"  --tls-ca FILE          rediss:// URLs: the CA that signed your servers'\n"
+		"                         certificates (else the system's); --tls-cert FILE and\n"
+		"                         --tls-key FILE: a client certificate when they ask one;\n"
+		"                         --tls-insecure: do not check the server's certificate.\n"
+		"                         C recipes reach a rediss:// server through a TLS tunnel\n"
+		"                         lockbench starts and stops (stunnel4)\n"
+		"  --resource-on-deployment  the counter (the resource) on your server too (the\n"
+		"                         first lock node, or the primary), not on a redis-server\n"
+		"                         lockbench starts: a failover may roll it back, so each\n"
+		"                         acknowledged write is counted by its client and\n"
+		"                         lost_updates is acknowledged minus final\n"
+		"  --allow-faults         let the scenario's faults act on servers lockbench did\n"
+		"                         not start (--redis, --sentinel, --cluster, --etcd,\n"
+		"                         --zookeeper): the commands each sends\n"
+		"                         are in docs/running.md; without it such runs are skipped\n"
+		"  --hook NAME=COMMAND    the command a fault runs (repeatable): a scenario's\n"
+		"                         [fault] with action = hook and hook = NAME, or how\n"
+		"                         node-kill, node-start, node-pause, node-resume (NAME\n"
+		"                         or NAME:N for node N) act on servers lockbench did not\n"
+		"                         start. Split into words as a shell would, never run by\n"
+		"                         one; its output goes to DIR/hook-NAME.log\n");
+}
+
 void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 {
 	char names[160], vary[200];
@@ -142,39 +224,10 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 	/* the run parameters, with --out and --redis where they always were */
 	lb_params_usage(f, 0, LB_P_NODES);
 	fprintf(f,
-		"  --out DIR              where the files go (results/runs/<UTC time>-<strategy>)\n"
-		"  --redis URL[,URL...]   use these servers instead of starting redis-server:\n"
-		"                         redis://[user:pass@]host:port; the first ones are lock\n"
-		"                         nodes, one more is the resource server (else one that\n"
-		"                         lockbench starts); only keys under a per-run prefix are\n"
-		"                         touched, never flushed\n");
+		"  --out DIR              where the files go (results/runs/<UTC time>-<strategy>)\n");
 	lb_params_usage(f, LB_P_NODES, LB_P_COUNT);
+	lb_deploy_opts_usage(f);
 	fprintf(f,
-		"  --sentinel URL[,URL...] --sentinel-master NAME  the lock lives on the primary\n"
-		"                         your Sentinels name NAME; clients ask them, as with\n"
-		"                         --topology sentinel. Only keys under a per-run prefix;\n"
-		"                         the resource is --redis URL if given, else a server\n"
-		"                         lockbench starts (--resource-on-deployment: the primary).\n"
-		"                         Sentinel URLs may hold the Sentinels' own user:password\n"
-		"  --master-auth [USER]:PASSWORD  the AUTH of the primary behind --sentinel\n"
-		"  --cluster URL[,URL...] the lock lives on your Redis Cluster (these are seeds):\n"
-		"                         on the primary of the run's slot, found by CLUSTER\n"
-		"                         SLOTS and followed through MOVED and ASK; one-node C\n"
-		"                         recipes. The same promise as --redis\n"
-		"  --resource-on-deployment  the counter (the resource) on your server too (the\n"
-		"                         first lock node, or the primary), not on a redis-server\n"
-		"                         lockbench starts: a failover may roll it back, so each\n"
-		"                         acknowledged write is counted by its client and\n"
-		"                         lost_updates is acknowledged minus final\n"
-		"  --allow-faults         let the scenario's faults act on servers lockbench did\n"
-		"                         not start (--redis, --sentinel): the commands each sends\n"
-		"                         are in docs/running.md; without it such runs are skipped\n"
-		"  --hook NAME=COMMAND    the command a fault runs (repeatable): a scenario's\n"
-		"                         [fault] with action = hook and hook = NAME, or how\n"
-		"                         node-kill, node-start, node-pause, node-resume (NAME\n"
-		"                         or NAME:N for node N) act on servers lockbench did not\n"
-		"                         start. Split into words as a shell would, never run by\n"
-		"                         one; its output goes to DIR/hook-NAME.log\n"
 		"  --dry-run              (run) print the servers, keys, commands and faults the\n"
 		"                         run would use, and send nothing\n"
 		"  --no-status            no status line while running\n"
@@ -293,6 +346,10 @@ static int check_urls(const char *opt, const char *list)
 			return usage_error("%s: an empty address in the list", opt);
 		if (lb_node_parse_url(url, &n, why, sizeof(why)) < 0)
 			return usage_error("%s '%s': %s", opt, shown, why);
+		if (n.tls && strcmp(opt, "--redis"))
+			return usage_error("%s '%s': rediss:// (TLS) is for --redis: lockbench's Sentinel "
+					   "and cluster clients do not go through its TLS tunnel yet", opt,
+					   shown);
 		if (strcmp(opt, "--redis") && n.db)
 			return usage_error("%s '%s': %s has no database: drop /%d", opt, shown,
 					   !strcmp(opt, "--sentinel") ? "a Sentinel" : "a cluster", n.db);
@@ -506,6 +563,50 @@ static int gate_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const 
 	}
 }
 
+/* --tls-ca, --tls-cert, --tls-key FILE: once each, a readable regular file. */
+static int tls_file_arg(const char **slot, const char *opt, const char *a)
+{
+	struct stat st;
+
+	errno = 0;
+	if (*slot)
+		return usage_error("%s given twice", opt);
+	if (!*a || stat(a, &st) < 0 || !S_ISREG(st.st_mode) || access(a, R_OK) < 0)
+		return usage_error("%s '%s': not a readable file (%s)", opt, a, !*a ? "empty" :
+				   errno ? strerror(errno) : "not a regular file");
+	*slot = a;
+	return 0;
+}
+
+static int tls_arg(struct lb_run_cfg *cfg, int c, const char *a)
+{
+	if (c == OPT_TLS_INSECURE) {
+		cfg->tls_insecure = true;
+		return 0;
+	}
+	return tls_file_arg(c == OPT_TLS_CA ? &cfg->tls_ca : c == OPT_TLS_CERT ? &cfg->tls_cert :
+			    &cfg->tls_key, c == OPT_TLS_CA ? "--tls-ca" : c == OPT_TLS_CERT ?
+			    "--tls-cert" : "--tls-key", a);
+}
+
+/* --etcd, --zookeeper: the user's members, each address well-formed. */
+static int ensemble_arg(struct lb_run_opts *o, bool etcd, const char *a)
+{
+	struct lb_run_cfg *cfg = &o->cfg;
+	struct lb_ensemble e;
+	char why[600];
+
+	if (cfg->etcd_urls || cfg->zk_urls)
+		return usage_error("%s: give one of --etcd and --zookeeper, once, with every member "
+				   "in one list", etcd ? "--etcd" : "--zookeeper");
+	if (lb_ensemble_parse(etcd ? LB_CONSENSUS_ETCD : LB_CONSENSUS_ZOOKEEPER, a, &e, why,
+			      sizeof(why)) < 0)
+		return usage_error("%s", why);
+	*(etcd ? &cfg->etcd_urls : &cfg->zk_urls) = a;
+	o->n_members = e.n;
+	return 0;
+}
+
 /* An option that is not a run parameter: 0, 1 after --help, or an error. */
 static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const char *a,
 		     const char *word)
@@ -555,6 +656,14 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 			return LB_EINVAL;
 		cfg->cluster_urls = a;
 		return 0;
+	case OPT_ETCD:
+	case OPT_ZOOKEEPER:
+		return ensemble_arg(o, c == OPT_ETCD, a);
+	case OPT_TLS_CA:
+	case OPT_TLS_CERT:
+	case OPT_TLS_KEY:
+	case OPT_TLS_INSECURE:
+		return tls_arg(cfg, c, a);
 	case OPT_SENTINEL_MASTER:
 		if (!*a || strlen(a) >= sizeof(cfg->sentinel_master))
 			return usage_error("--sentinel-master '%s': expected the name the "
@@ -644,6 +753,58 @@ static int check_sentinel(const struct lb_run_opts *o)
 	return 0;
 }
 
+/* The TLS options: with a rediss:// URL, for a C recipe (the adapters do not
+ * read TLS options yet), a certificate with its key. */
+static int check_tls(const struct lb_run_opts *o, enum lb_opts_mode mode)
+{
+	const struct lb_run_cfg *cfg = &o->cfg;
+	bool tls = cfg->redis_urls && (strstr(cfg->redis_urls, "rediss://") ||
+				       strstr(cfg->redis_urls, "REDISS://"));
+
+	if (!tls && (cfg->tls_ca || cfg->tls_cert || cfg->tls_key || cfg->tls_insecure))
+		return usage_error("--tls-ca, --tls-cert, --tls-key and --tls-insecure are for "
+				   "rediss:// URLs of --redis");
+	if (!cfg->tls_cert != !cfg->tls_key)
+		return usage_error("--tls-cert and --tls-key go together: the client certificate "
+				   "and its private key");
+	if (tls && cfg->tls_insecure && cfg->tls_ca)
+		return usage_error("--tls-insecure checks no certificate: --tls-ca would be unused");
+	for (size_t i = 0; tls && i < (mode == LB_OPTS_RUN ? 1 : o->n_strategies); i++) {
+		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
+		if (s && lb_strategy_is_external(s))
+			return usage_error("rediss://: %s is a library, and the adapters do not read "
+					   "TLS options yet; a C recipe reaches a rediss:// server "
+					   "through lockbench's TLS tunnel", s->name);
+	}
+	return 0;
+}
+
+/* --etcd, --zookeeper against the other deployment options and --nodes: the
+ * run's lock nodes are the members given. */
+static int check_ensemble(struct lb_run_opts *o)
+{
+	struct lb_run_cfg *cfg = &o->cfg;
+	const char *opt = cfg->etcd_urls ? "--etcd" : "--zookeeper";
+
+	if (!cfg->etcd_urls && !cfg->zk_urls)
+		return 0;
+	if (cfg->redis_urls || cfg->sentinel_urls || cfg->cluster_urls)
+		return usage_error("%s names the lock's ensemble; --redis, --sentinel and --cluster "
+				   "name Redis servers: one or the other (the counter lives on a "
+				   "redis-server lockbench starts)", opt);
+	if ((o->given & lb_param_bit(LB_P_TOPOLOGY)) && (cfg->consensus || cfg->sentinel ||
+							  cfg->cluster))
+		return usage_error("--topology starts lockbench's own servers; %s names yours: one "
+				   "or the other", opt);
+	if ((o->given & lb_param_bit(LB_P_NODES)) && cfg->nodes != o->n_members)
+		return usage_error("--nodes %d: %s names %d member%s, and the lock lives on those",
+				   cfg->nodes, opt, o->n_members, o->n_members == 1 ? "" : "s");
+	cfg->consensus = 0; /* a scenario's topology = etcd: the user's ensemble takes its place */
+	cfg->sentinel = cfg->cluster = false;
+	cfg->nodes = o->n_members;
+	return 0;
+}
+
 /* What sweep's parameter needs, and its points' duration. */
 static int check_sweep(struct lb_run_opts *o)
 {
@@ -681,8 +842,16 @@ static int check_consensus(const struct lb_run_cfg *cfg, const struct lock_strat
 				   "topology (its default), not on Redis servers", cfg->sentinel ?
 				   "sentinel" : "cluster", s->name, shown);
 	if (k && (cfg->redis_urls || cfg->sentinel_urls || cfg->cluster_urls))
-		return usage_error("%s keeps its lock in %s, which lockbench starts; --redis, "
-				   "--sentinel and --cluster name Redis servers", s->name, shown);
+		return usage_error("%s keeps its lock in %s; --redis, --sentinel and --cluster name "
+				   "Redis servers (yours: --etcd or --zookeeper)", s->name, shown);
+	if ((cfg->etcd_urls || cfg->zk_urls) &&
+	    k != (cfg->etcd_urls ? LB_CONSENSUS_ETCD : LB_CONSENSUS_ZOOKEEPER))
+		return usage_error("%s names your %s; %s is %s (lockbench list: its topology)",
+				   cfg->etcd_urls ? "--etcd" : "--zookeeper", cfg->etcd_urls ?
+				   "etcd cluster" : "ZooKeeper ensemble", s->name,
+				   k ? "a lock on another consensus system" : "a Redis lock");
+	if (cfg->etcd_urls || cfg->zk_urls)
+		return 0; /* on the members given: their number is the run's lock nodes */
 	if (k && cfg->nodes && cfg->nodes != 3)
 		return usage_error("--nodes %d: %s runs on the 3 members of its %s ensemble", cfg->nodes,
 				   s->name, shown);
@@ -722,7 +891,7 @@ static int check_strategy(const struct lb_run_cfg *cfg, const struct lock_strate
 	if (cfg->sentinel_urls && (s->min_nodes > 1 || cfg->nodes > 1))
 		return usage_error("--sentinel: %s needs several lock nodes; a Sentinel "
 				   "deployment has one primary", s->name);
-	if (cfg->nodes && cfg->nodes < (int)s->min_nodes) {
+	if (cfg->nodes && cfg->nodes < (int)s->min_nodes && !cfg->etcd_urls && !cfg->zk_urls) {
 		char m[64];
 		snprintf(m, sizeof(m), "%u", s->min_nodes);
 		lb_errorf("--nodes %d: %s needs at least %s", cfg->nodes, s->name, m);
@@ -798,6 +967,8 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 	if (cfg->sentinel_urls && cfg->cluster)
 		return usage_error("--sentinel names a Sentinel deployment; topology cluster starts "
 				   "lockbench's own cluster: one or the other");
+	if ((rc = check_ensemble(o)) < 0 || (rc = check_tls(o, mode)) < 0)
+		return rc;
 	if (cfg->cluster_urls && (cfg->cluster || cfg->sentinel || cfg->sentinel_urls ||
 				  cfg->redis_urls))
 		return usage_error("--cluster names your cluster: it goes with none of --redis, "

@@ -23,6 +23,7 @@ struct lb_run_opts {
 	struct lb_gate gate;
 	bool json;
 	bool dry_run;              /* run: print what it would send, send nothing */
+	int n_members;             /* --etcd, --zookeeper: the members given */
 	char junit_path[4096];     /* --junit FILE, or "" */
 	/* compare: the strategies to run, in order */
 	const struct lock_strategy *strategies[LB_MAX_STRATEGIES];
@@ -46,6 +47,15 @@ enum lb_opts_mode { LB_OPTS_RUN, LB_OPTS_COMPARE, LB_OPTS_RUN_DEFAULTS, LB_OPTS_
 
 /* Parse @argv (argv[0] is the command name). */
 int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_run_opts *o);
+/* The options that name a deployment (--redis, --sentinel, --sentinel-master,
+ * --master-auth, --cluster, --etcd, --zookeeper, --allow-faults, --hook), as
+ * getopt_long entries whose val is @base + their index, *@n of them: a
+ * command that runs the harness (audit) takes them as run does, and hands
+ * them to lb_run_opts_parse. */
+struct option;
+const struct option *lb_deploy_options(int base, size_t *n);
+/* Their lines of --help. */
+void lb_deploy_opts_usage(FILE *f);
 /* The option list for --help. */
 void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode);
 /* Fill the run parameters the command line did not give from @sc and point

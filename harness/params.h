@@ -80,6 +80,12 @@ struct lb_run_cfg {
 	const char *redis_urls;    /* NULL: embedded servers; borrowed */
 	const char *sentinel_urls; /* a user's Sentinels (--sentinel), or NULL; borrowed */
 	const char *cluster_urls;  /* a user's Redis Cluster, its seeds (--cluster), or NULL */
+	const char *etcd_urls;     /* a user's etcd cluster, its members' client URLs (--etcd) */
+	const char *zk_urls;       /* a user's ZooKeeper ensemble, HOST:PORT each (--zookeeper) */
+	const char *tls_ca;        /* rediss://: --tls-ca FILE, --tls-cert FILE, --tls-key FILE */
+	const char *tls_cert;
+	const char *tls_key;
+	bool tls_insecure;         /* --tls-insecure: the server's certificate is not checked */
 	char sentinel_master[64];  /* the name they monitor (--sentinel-master) */
 	char master_user[64];      /* the primary's AUTH behind them (--master-auth), or "" */
 	char master_pass[128];
@@ -241,7 +247,8 @@ void lb_params_usage(FILE *f, enum lb_param_id from, enum lb_param_id to);
 /* Are the run's servers the user's (--redis, --sentinel, --cluster)? */
 static inline bool lb_cfg_theirs(const struct lb_run_cfg *cfg)
 {
-	return cfg->redis_urls || cfg->sentinel_urls || cfg->cluster_urls;
+	return cfg->redis_urls || cfg->sentinel_urls || cfg->cluster_urls || cfg->etcd_urls ||
+	       cfg->zk_urls;
 }
 
 /* The command of --hook @name:@node, else of --hook @name, else NULL. */

@@ -77,19 +77,23 @@ static int listen_local(int *port)
 }
 
 /* A non-blocking connect to 127.0.0.1:@port; *pending when it is under way. */
-static int connect_local(int port, bool *pending)
+/* 127.0.0.1:@port, or @far when it is given (a server of the user's). */
+static int connect_local(int port, const struct sockaddr_storage *far, socklen_t far_len,
+			 bool *pending)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
+	const struct sockaddr *to = far_len ? (const struct sockaddr *)far : (struct sockaddr *)&a;
+	int fd = socket(far_len ? far->ss_family : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			0), one = 1;
 
 	*pending = false;
-	if (fd < 0 || port <= 0) {
+	if (fd < 0 || (port <= 0 && !far_len)) {
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+	if (connect(fd, to, far_len ? far_len : sizeof(a)) < 0) {
 		if (errno != EINPROGRESS) {
 			close(fd);
 			return -1;
@@ -185,7 +189,7 @@ static void on_accept(struct relay *r, size_t link)
 		reset_close(fd);
 		return;
 	}
-	int sfd = connect_local(upstream_port(l), &pending);
+	int sfd = connect_local(upstream_port(l), &l->far, l->far_len, &pending);
 	if (sfd < 0) { /* the server is down: so is the link */
 		reset_close(fd);
 		return;

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #define LB_RELAY_LINKS 10         /* per client: lock nodes 0..8, then the resource */
@@ -67,6 +68,10 @@ struct lb_relay_link {
 	const _Atomic int *follow;  /* the upstream port to follow as it changes
 				       (a lock node after a failover), or NULL */
 	int upstream;               /* the fixed upstream port when follow is NULL */
+	/* a server of the user's (--etcd, --zookeeper): its address, which
+	 * the relay connects to instead of 127.0.0.1:port when far_len > 0 */
+	struct sockaddr_storage far;
+	socklen_t far_len;
 	/* A link many parties share (a server of a topology, reached at one
 	 * address by every client, replica and Sentinel): a connection from
 	 * party p's address (lb_party_addr) obeys party_ctl[p * party_stride]

@@ -162,6 +162,10 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 	if (cfg->cluster_urls)
 		lb_esc_fprintf(f, LB_LANG_TERM, "servers: the primary of the run's slot in the cluster "
 			       "of seeds %s\n", urls[0]);
+	else if (cfg->etcd_urls || cfg->zk_urls)
+		lb_esc_fprintf(f, LB_LANG_TERM, "servers: yours, %s %s; the resource embedded\n",
+			       cfg->etcd_urls ? "etcd" : "ZooKeeper", cfg->etcd_urls ? cfg->etcd_urls :
+			       cfg->zk_urls);
 	else if (cfg->sentinel_urls)
 		lb_esc_fprintf(f, LB_LANG_TERM, "servers: the primary Sentinels %s name %s%s%s\n", urls[1],
 			cfg->sentinel_master, cfg->redis_urls ? "; resource " : "", urls[2]);

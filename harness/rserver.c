@@ -37,7 +37,7 @@ static volatile pid_t live_pids[MAX_LIVE];
 static struct lb_server *volatile live_dirs[MAX_LIVE];
 /* the kinds of server directory (lockbench-KIND-PID-XXXXXX) this layer makes,
  * removes and sweeps: nothing else is ever removed */
-static const char *const dir_kinds[] = { "redis", "etcd", "zookeeper", "hosts", NULL };
+static const char *const dir_kinds[] = { "redis", "etcd", "zookeeper", "hosts", "tunnel", NULL };
 
 /* The kind of the server directory named @name (its last component), or NULL. */
 static const char *dir_kind(const char *name)

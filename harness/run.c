@@ -111,6 +111,8 @@ static void run_cleanup(struct run_ctx *r)
 	for (size_t i = 0; i < r->n_srv; i++)
 		lb_server_destroy(r->srv[i]);
 	lb_server_destroy(r->replica);
+	for (size_t i = 0; i <= LB_MAX_NODES; i++) /* after every client: they used them */
+		lb_server_destroy(r->tunnel[i]);
 	/* anything it started that left its process group (setsid) and so
 	 * outlived every kill above */
 	if (r->mark[0] && lb_kill_marked(r->mark) > 0)
@@ -274,9 +276,11 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	run_count_lock_commands(&r, &snap);
 	res->canary_violations = atomic_load(&r.sh->canary_violations);
 	rc = run_judge(&r);
-	if (theirs)
+	if (theirs && !r.consensus)
 		run_delete_own_keys(&r);
 out:
+	if (r.theirs_ens.ready || r.theirs_ens.root_made) /* after a failure too */
+		lb_ensemble_clean(&r.theirs_ens, r.prefix);
 	run_cleanup(&r);
 	return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "cluster.h"
 #include "consensus.h"
+#include "ensemble.h"
 #include "faults.h"
 #include "keywatch.h"
 #include "metrics.h"
@@ -36,6 +37,8 @@ struct run_ctx {
 	struct lb_cluster cluster;    /* cfg->cluster: its node 0 is srv[0] */
 	struct lb_consensus cons;     /* a consensus lock's ensemble: its members are srv[0..2] */
 	int consensus;                /* lb_consensus_of the strategy: 0 a Redis lock */
+	struct lb_ensemble theirs_ens; /* --etcd, --zookeeper: the user's members are lock[0..n) */
+	struct lb_server *tunnel[LB_MAX_NODES + 1]; /* rediss://: each --redis URL's TLS tunnel, or NULL */
 	pid_t watcher;             /* what the Sentinels publish, as events; or 0 */
 	struct lb_shared *sh;
 	size_t sh_bytes;

@@ -9,6 +9,7 @@
 
 #include "run.h"
 #include "run_ctx.h"
+#include "tunnel.h"
 
 #define RECORD_BUDGET_BYTES (INT64_C(8) << 30) /* virtual, MAP_NORESERVE */
 #define TRY_BUDGET_BYTES (INT64_C(4) << 30)    /* the attempt logs: the same */
@@ -73,8 +74,17 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 			  n);
 		return LB_EINVAL;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		all[i].probe = true; /* the user's: a whole reply in time, or not used */
+		if (all[i].tls) { /* hiredis 0.14 has no TLS: through lockbench's tunnel */
+			const struct lb_tls tls = { r->cfg->tls_ca, r->cfg->tls_cert, r->cfg->tls_key,
+						    r->cfg->tls_insecure };
+			if (!(r->tunnel[i] = lb_tunnel_start(all[i].host, all[i].port, &tls)))
+				return LB_ENOTHERE;
+			snprintf(all[i].host, sizeof(all[i].host), "127.0.0.1");
+			all[i].port = r->tunnel[i]->port;
+		}
+	}
 	for (size_t i = 0; i < need; i++)
 		r->lock[i] = all[i];
 	/* the resource: a further URL if given (the user's, on purpose), else a
@@ -232,9 +242,15 @@ static int start_relay(struct run_ctx *r)
 	if (!links)
 		return LB_ENOMEM;
 	for (int c = 0; c < cfg->clients; c++) {
-		for (size_t i = 0; i < r->n_lock && !mesh; i++)
-			links[k++] = (struct lb_relay_link){ .ctl = &r->sh->link[c][i],
-							     .follow = &r->sh->node_port[i] };
+		for (size_t i = 0; i < r->n_lock && !mesh; i++) {
+			links[k] = (struct lb_relay_link){ .ctl = &r->sh->link[c][i],
+							   .follow = &r->sh->node_port[i] };
+			if (r->theirs_ens.ready) { /* the user's member, where the check reached it */
+				links[k].far = r->theirs_ens.m[i].addr;
+				links[k].far_len = r->theirs_ens.m[i].addr_len;
+			}
+			k++;
+		}
 		links[k++] = (struct lb_relay_link){ .ctl = &r->sh->link[c][LB_RELAY_RESOURCE],
 						     .upstream = r->resource.port };
 	}
@@ -420,6 +436,42 @@ static int start_consensus(struct run_ctx *r)
 	return 0;
 }
 
+/* --etcd, --zookeeper: the lock nodes are the user's members, given to the
+ * adapter by their address; each answers, belongs with member 0 and lets the
+ * run write under its prefix before any client starts. The resource (the
+ * counter, lockbench's measure) is a redis-server lockbench starts. */
+static int use_their_ensemble(struct run_ctx *r)
+{
+	static const char *const scheme[] = { "", "http", "zk" };
+	const struct lb_run_cfg *cfg = r->cfg;
+	char why[600];
+	int rc;
+
+	if (lb_ensemble_parse((enum lb_consensus_kind)r->consensus, cfg->etcd_urls ? cfg->etcd_urls :
+			      cfg->zk_urls, &r->theirs_ens, why, sizeof(why)) < 0) {
+		lb_errorf("%s", why);
+		return LB_EINVAL;
+	}
+	if ((size_t)r->theirs_ens.n != r->n_lock) {
+		lb_errorf("%s: %d members given, the run has %zu lock nodes", cfg->strategy->name,
+			  r->theirs_ens.n, r->n_lock);
+		return LB_EINVAL;
+	}
+	if ((rc = lb_ensemble_check(&r->theirs_ens, r->prefix)) < 0)
+		return rc;
+	for (size_t i = 0; i < r->n_lock; i++) {
+		lb_node_init_local(&r->lock[i], 0, 2000);
+		snprintf(r->lock[i].host, sizeof(r->lock[i].host), "%s", r->theirs_ens.m[i].host);
+		r->lock[i].port = r->theirs_ens.m[i].port;
+		snprintf(r->lock[i].scheme, sizeof(r->lock[i].scheme), "%s", scheme[r->consensus]);
+	}
+	r->n_srv = r->n_lock; /* srv[0..n_lock) stay NULL: not lockbench's */
+	if (!(r->srv[r->n_srv] = lb_server_start(NULL)))
+		return LB_ESYS;
+	lb_node_init_local(&r->resource, r->srv[r->n_srv++]->port, 2000);
+	return 0;
+}
+
 static int start_servers(struct run_ctx *r)
 {
 	const struct lb_scenario *sc = r->cfg->scenario;
@@ -504,7 +556,9 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 		return LB_EINVAL;
 	}
 	rc = cfg->cluster_urls ? use_their_cluster(r) : cfg->sentinel_urls ? use_their_sentinels(r) :
-	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) : r->consensus ? start_consensus(r) :
+	     cfg->redis_urls ? parse_urls(r, cfg->redis_urls) :
+	     cfg->etcd_urls || cfg->zk_urls ? use_their_ensemble(r) :
+	     r->consensus ? start_consensus(r) :
 	     start_servers(r);
 	/* the ports the clients follow, as given (the checks below move a node
 	 * of a cluster or behind Sentinels to the primary they find: a client
@@ -657,6 +711,10 @@ void run_keep_logs(struct run_ctx *r)
 		lb_server_copy_log(r->srv[i], r->cfg->out_dir, name);
 	}
 	lb_server_copy_log(r->replica, r->cfg->out_dir, "redis-replica.log");
+	for (size_t i = 0; i <= LB_MAX_NODES; i++) {
+		snprintf(name, sizeof(name), "tunnel-%zu.log", i);
+		lb_server_copy_log(r->tunnel[i], r->cfg->out_dir, name);
+	}
 	for (int i = 0; i < LB_TOPO_REPLICAS; i++) {
 		snprintf(name, sizeof(name), "redis-replica-%d.log", i);
 		lb_server_copy_log(r->topo.replica[i], r->cfg->out_dir, name);

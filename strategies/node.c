@@ -126,15 +126,11 @@ int lb_node_parse_url(const char *url, struct lb_node *n, char *why, size_t wlen
 		why[0] = '\0';
 	if (scheme_end) {
 		size_t sl = (size_t)(scheme_end - url);
-		if (sl == 6 && !strncasecmp(url, "rediss", 6))
-			return url_fail(why, wlen, "rediss:// (TLS) is not supported: Debian 12's hiredis "
-					"%s is built without TLS. Reach the server through a TLS tunnel "
-					"(stunnel, Debian's package) and give lockbench the tunnel's "
-					"redis:// address", "0.14");
+		n->tls = sl == 6 && !strncasecmp(url, "rediss", 6);
 		if (sl == 4 && !strncasecmp(url, "unix", 4))
 			return url_fail(why, wlen, "unix:// sockets are not supported: give %s",
 					"redis://host:port");
-		if (sl != 5 || strncasecmp(url, "redis", 5))
+		if (!n->tls && (sl != 5 || strncasecmp(url, "redis", 5)))
 			return url_fail(why, wlen, "an unknown scheme: expected %s",
 					"redis://[[user]:password@]host[:port][/db]");
 		p = scheme_end + 3;
@@ -187,7 +183,8 @@ void lb_node_url(const struct lb_node *n, char *buf, size_t len)
 			 n->port);
 		return;
 	}
-	int k = snprintf(buf, len, "redis://%s%s%s%s%s%s%s:%d", user, pass[0] ? ":" : "", pass,
+	int k = snprintf(buf, len, "%s://%s%s%s%s%s%s%s:%d", n->tls ? "rediss" : "redis", user,
+			 pass[0] ? ":" : "", pass,
 			 pass[0] ? "@" : "", v6 ? "[" : "", n->host, v6 ? "]" : "", n->port);
 	if (n->db > 0 && k > 0 && (size_t)k < len)
 		snprintf(buf + k, len - (size_t)k, "/%d", n->db);
@@ -392,7 +389,8 @@ static bool probe_ok(const struct lb_node *n, redisContext *c, char *why, size_t
 		}
 		ssize_t k = read(c->fd, buf + got, sizeof(buf) - 1 - got);
 		if (k <= 0) {
-			snprintf(why, len, "the server closed the connection");
+			snprintf(why, len, "the server closed the connection (one that wants TLS "
+				 "does: rediss://)");
 			return false;
 		}
 		got += (size_t)k;

@@ -34,6 +34,9 @@ struct lb_node {
 	char scheme[8];           /* "": a Redis server; "http" an etcd member's client URL,
 				     "zk" a ZooKeeper server's (a consensus lock's nodes:
 				     lockbench only gives their address to the adapter) */
+	bool tls;                 /* rediss://: reached through lockbench's TLS tunnel (tunnel.h),
+				     whose address host and port then hold; a library is given
+				     the rediss:// URL */
 	char user[64];            /* empty: no ACL user */
 	char pass[128];           /* empty: no AUTH */
 	int db;                   /* SELECTed after AUTH when > 0 */
@@ -86,7 +89,7 @@ struct lb_node {
 /* Parse "redis://[[user]:password@]host[:port][/db]" (or without "redis://"; an
  * IPv6 host in brackets; user and password %XX-decoded; the port 6379 when
  * not given) into @n: 0, or LB_EINVAL with what is wrong in @why (@wlen
- * bytes; NULL for none). rediss:// and other schemes are refused, saying why. */
+ * bytes; NULL for none). rediss:// sets ->tls; other schemes are refused, saying why. */
 int lb_node_parse_url(const char *url, struct lb_node *n, char *why, size_t wlen);
 /* Does the server at @host:@port give a whole reply to a PING within @n's
  * timeout, on a connection of its own? (A server that trickles bytes would

@@ -159,7 +159,7 @@ Test(deployment, every_refusal_is_said_and_exits_by_one_rule, .init = mktmp, .fi
 	snprintf(dir, sizeof(dir), "%s/run", tmpdir);
 	/* a usage error: 2, before anything is sent */
 	static const struct { const char *url, *says; } bad[] = {
-		{ "rediss://127.0.0.1:6380", "TLS" },
+		{ "rediss://127.0.0.1:6380/x", "database number" },
 		{ "http://127.0.0.1:6379", "unknown scheme" },
 		{ "redis://127.0.0.1:6379/x", "database number" },
 		{ "redis://alice@127.0.0.1:1", "needs a password" },
@@ -1041,4 +1041,47 @@ Test(deployment, a_pause_is_undone_and_an_unread_counter_is_na, .init = mktmp,
 	cr_assert_eq(lb_summary_read(path, &sum), 0);
 	cr_assert_str_eq(lb_summary_get(&sum, "lost_updates"), "n/a");
 	cr_assert_str_eq(lb_summary_get(&sum, "counter_final"), "n/a");
+}
+
+/* ---- audit on your deployment: run's options, run's checks ---- */
+
+Test(deployment, an_audit_runs_on_your_servers_with_runs_options, .init = mktmp,
+     .fini = stop_theirs)
+{
+	const char *const args[] = { "--requirepass", "s3cret", NULL };
+	int port = start_server("s3cret", args);
+	char url[96], dir[160], bad[160];
+
+	redisReply *r = say(port, "s3cret", "SET %s keep", "app:config");
+	cr_assert(r && r->type == REDIS_REPLY_STATUS);
+	freeReplyObject(r);
+	snprintf(url, sizeof(url), "redis://:s3cret@127.0.0.1:%d", port);
+	snprintf(dir, sizeof(dir), "%s/audit", tmpdir);
+	const char *a[] = { "audit", "set-nx-px", "--claims", "D", "--redis", url, "--out", dir,
+			    "--no-report", NULL };
+	cr_assert_eq(lb(a), 0, "%s", output());
+	cr_assert(strstr(output(), "D deadlock-free   held"), "%s", output());
+	const char *meta = fx_slurp(dir, "holder-crash/meta.txt");
+	cr_assert(strstr(meta, "--redis 'redis://:***@127.0.0.1:") ||
+		  strstr(meta, "--redis redis://:***@127.0.0.1:"), "%s", meta);
+	cr_assert_null(strstr(meta, "s3cret"), "%s", meta);
+	r = say(port, "s3cret", "KEYS %s", "*");
+	cr_assert(r && r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
+		  !strcmp(r->element[0]->str, "app:config"), "only the user's key is left");
+	freeReplyObject(r);
+	/* what run refuses, audit refuses, before any run */
+	snprintf(bad, sizeof(bad), "%s/bad", tmpdir);
+	const char *half[] = { "audit", "set-nx-px", "--sentinel", url, "--out", bad, NULL };
+	cr_assert_eq(lb(half), 2, "%s", output());
+	cr_assert(strstr(output(), "--sentinel-master NAME go together"), "%s", output());
+	const char *etcd[] = { "audit", "set-nx-px", "--etcd", "http://127.0.0.1:1", "--out", bad,
+			       NULL };
+	cr_assert_eq(lb(etcd), 2, "%s", output());
+	cr_assert(strstr(output(), "set-nx-px is a Redis lock"), "%s", output());
+	/* a server that refuses: said once, naming it, and the audit stops: 3 */
+	const char *gone[] = { "audit", "set-nx-px", "--redis", "redis://127.0.0.1:1", "--out", bad,
+			       "--no-report", NULL };
+	cr_assert_eq(lb(gone), 3, "%s", output());
+	cr_assert(strstr(output(), "127.0.0.1:1"), "%s", output());
+	cr_assert(strstr(output(), "your deployment could not be reached"), "%s", output());
 }

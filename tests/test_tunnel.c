@@ -1,0 +1,213 @@
+/*
+ * test_tunnel.c - rediss:// (harness/tunnel.c): a redis-server this test
+ * starts with only a tls-port, its certificate signed by a CA the test makes
+ * with openssl; the C recipes reach it through the TLS tunnel lockbench starts
+ * and stops itself (stunnel4), and what it refuses is said with its cause.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+FX_SUITE(tunnel, 180);
+
+static char tmpdir[64];
+static pid_t server;
+static int port;
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+/* A CA, the server's certificate for 127.0.0.1 signed by it, and another CA
+ * that signed nothing here. */
+static void make_certificates(void)
+{
+	sh("cd %s && for ca in ca other; do openssl req -x509 -newkey rsa:2048 -nodes "
+	   "-keyout $ca.key -out $ca.crt -days 2 -subj \"/CN=lockbench test $ca\" 2>/dev/null; done"
+	   " && openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr "
+	   "-subj /CN=127.0.0.1 2>/dev/null && printf 'subjectAltName=IP:127.0.0.1\\n' > ext && "
+	   "openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out srv.crt "
+	   "-days 2 -extfile ext 2>/dev/null", tmpdir);
+}
+
+/* redis-server with a tls-port alone (no plain port), a key of the user's. */
+static void start_tls_server(void)
+{
+	char p[16], cert[128], key[128], ca[128];
+
+	for (int tries = 0; tries < 5; tries++) {
+		port = lb_free_port();
+		snprintf(p, sizeof(p), "%d", port);
+		snprintf(cert, sizeof(cert), "%s/srv.crt", tmpdir);
+		snprintf(key, sizeof(key), "%s/srv.key", tmpdir);
+		snprintf(ca, sizeof(ca), "%s/ca.crt", tmpdir);
+		server = fork();
+		cr_assert_geq(server, 0);
+		if (server == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			execlp("redis-server", "redis-server", "--port", "0", "--tls-port", p,
+			       "--tls-cert-file", cert, "--tls-key-file", key, "--tls-ca-cert-file", ca,
+			       "--tls-auth-clients", "no", "--save", "", "--dir", tmpdir, "--logfile",
+			       "redis.log", (char *)NULL);
+			_exit(127);
+		}
+		for (int t = 0; t < 100; t++) {
+			char cmd[512];
+			snprintf(cmd, sizeof(cmd), "redis-cli --tls --cacert %s -p %d SET app:config keep "
+				 ">/dev/null 2>&1", ca, port);
+			if (system(cmd) == 0)
+				return;
+			if (waitpid(server, NULL, WNOHANG) == server)
+				break;
+			usleep(50000);
+		}
+		kill(server, SIGKILL);
+		waitpid(server, NULL, 0);
+	}
+	cr_assert_fail("redis-server with a tls-port did not start (%s/redis.log)", tmpdir);
+}
+
+static void setup(void)
+{
+	strcpy(tmpdir, "/tmp/lbtest-tls-XXXXXX");
+	cr_assert_not_null(fx_mkdtemp(tmpdir));
+	make_certificates();
+	start_tls_server();
+}
+
+static void teardown(void)
+{
+	if (server > 0) {
+		kill(server, SIGKILL);
+		waitpid(server, NULL, 0);
+		server = 0;
+	}
+}
+
+static int lb(const char *const *args)
+{
+	char out[128];
+	snprintf(out, sizeof(out), "%s/output", tmpdir);
+	return fx_wait_lockbench(fx_spawn_lockbench(args, out, out), args);
+}
+
+static const char *output(void)
+{
+	return fx_slurp(tmpdir, "output");
+}
+
+/* The server's keys, asked with redis-cli over TLS (not through lockbench). */
+static const char *keys(void)
+{
+	static char out[512];
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "redis-cli --tls --cacert %s/ca.crt -p %d --scan | sort | "
+		 "tr '\\n' ' '", tmpdir, port);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	pclose(p);
+	out[n] = '\0';
+	return out;
+}
+
+Test(tunnel, a_rediss_server_is_reached_through_a_tunnel_and_its_refusals_said, .init = setup,
+     .fini = teardown)
+{
+	char url[64], ca[128], other[128], dir[160];
+
+	snprintf(url, sizeof(url), "rediss://127.0.0.1:%d", port);
+	snprintf(ca, sizeof(ca), "%s/ca.crt", tmpdir);
+	snprintf(other, sizeof(other), "%s/other.crt", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/ok", tmpdir);
+	const char *ok[] = { "run", "--strategy", "token-lua", "--redis", url, "--tls-ca", ca,
+			     "--clients", "3", "--duration", "1", "--out", dir, "--no-report", NULL };
+	cr_assert_eq(lb(ok), 0, "%s", output());
+	cr_assert(strstr(output(), "outcome      safe"), "%s", output());
+	cr_assert_str_eq(keys(), "app:config ", "only the user's key is left");
+	cr_assert(strstr(fx_slurp(dir, "tunnel-0.log"), "Certificate accepted"));
+	/* a CA that did not sign it, the system's CAs, plain redis:// to a TLS port */
+	struct {
+		const char *scheme, *ca;
+		const char *said;
+	} no[] = {
+		{ "rediss", other, "certificate verify failed (is --tls-ca the CA that signed" },
+		{ "rediss", NULL, "certificate verify failed" },
+		{ "redis", NULL, "closed the connection (one that wants TLS does: rediss://)" },
+	};
+	for (size_t k = 0; k < sizeof(no) / sizeof(no[0]); k++) {
+		char u[64];
+		snprintf(u, sizeof(u), "%s://127.0.0.1:%d", no[k].scheme, port);
+		snprintf(dir, sizeof(dir), "%s/no%zu", tmpdir, k);
+		const char *a[] = { "run", "--strategy", "token-lua", "--redis", u, "--duration", "1",
+				    "--out", dir, "--no-report", no[k].ca ? "--tls-ca" : NULL,
+				    no[k].ca, NULL };
+		cr_assert_eq(lb(a), 3, "%s: %s", u, output());
+		cr_assert(strstr(output(), no[k].said), "%s: %s", u, output());
+	}
+	/* only when asked: no check of the certificate */
+	snprintf(dir, sizeof(dir), "%s/insecure", tmpdir);
+	const char *insecure[] = { "run", "--strategy", "set-nx-px", "--redis", url, "--tls-insecure",
+				   "--duration", "1", "--out", dir, "--no-report", NULL };
+	cr_assert_eq(lb(insecure), 0, "%s", output());
+	/* usage: TLS options without rediss://, a library (its adapter reads no TLS options) */
+	snprintf(dir, sizeof(dir), "%s/usage", tmpdir);
+	char plain[64];
+	snprintf(plain, sizeof(plain), "redis://127.0.0.1:%d", port);
+	const char *stray[] = { "run", "--strategy", "set-nx-px", "--redis", plain, "--tls-ca", ca,
+				"--out", dir, NULL };
+	cr_assert_eq(lb(stray), 2, "%s", output());
+	const char *lib[] = { "run", "--strategy", "redis-py@4.3.4", "--redis", url, "--tls-ca", ca,
+			      "--out", dir, NULL };
+	cr_assert_eq(lb(lib), 2, "%s", output());
+	cr_assert(strstr(output(), "adapters do not read TLS options"), "%s", output());
+	const char *nofile[] = { "run", "--strategy", "set-nx-px", "--redis", url, "--tls-ca",
+				 "/nonexistent/ca.crt", "--out", dir, NULL };
+	cr_assert_eq(lb(nofile), 2, "%s", output());
+}
+
+Test(tunnel, a_kill_9_leaves_no_tunnel, .init = setup, .fini = teardown)
+{
+	char url[64], ca[128], out[160], res[160], pattern[64];
+	pid_t pids[32];
+
+	snprintf(url, sizeof(url), "rediss://127.0.0.1:%d", port);
+	snprintf(ca, sizeof(ca), "%s/ca.crt", tmpdir);
+	snprintf(out, sizeof(out), "%s/output", tmpdir);
+	snprintf(res, sizeof(res), "%s/run", tmpdir);
+	fx_become_subreaper();
+	const char *args[] = { "run", "--strategy", "set-nx-px", "--redis", url, "--tls-ca", ca,
+			       "--clients", "2", "--duration", "30", "--out", res, "--no-status",
+			       "--no-report", NULL };
+	pid_t pid = fx_spawn_lockbench(args, out, out);
+	/* lockbench, its janitor, the tunnel, the resource... and 2 clients */
+	int n = fx_wait_descendants(pid, pids, 32, 4, 20000);
+	cr_assert_geq(n, 4, "only %d processes: %s", n, output());
+	lb_sleep_ns(1000 * LB_NS_PER_MS);
+	n = fx_descendants(pid, pids, 32);
+	char what[512];
+	cr_assert_geq(fx_left("^stunnel4 ", what, sizeof(what)), 1, "no tunnel ran");
+	fx_kill9_leaves_nothing(pid, pids, n);
+	snprintf(pattern, sizeof(pattern), "lockbench-tunnel-%d-", (int)pid);
+	int left = 0;
+	for (int t = 0; t < 40 && (left = fx_count_tmp_entries(pattern)) > 0; t++)
+		lb_sleep_ns(50 * LB_NS_PER_MS);
+	cr_assert_eq(left, 0, "%d tunnel directories left after the kill", left);
+	cr_assert_eq(fx_left("^stunnel4 ", what, sizeof(what)), 0, "left: %s", what);
+}
