@@ -1241,6 +1241,38 @@ Test(adapters, a_library_that_cannot_load_is_unavailable_not_passed, .init = set
 	cr_assert_neq(rc, 0, "a checked matrix passed on a library it could not run: %s", out());
 }
 
+/* An audit of a library that cannot run here: holder-pause is skipped at run
+ * time for M, and L, which reuses its run, says the same skip (the audit keeps
+ * its runs by scenario, with their real status), never "RUN FAILED" for a
+ * run that was skipped; the JUnit cases say skipped, with the runs' times. */
+Test(adapters, an_audit_reuses_a_skipped_run_as_skipped, .init = setup)
+{
+	char cmd[PATH_MAX * 3], dir[128], out_dir[PATH_MAX], xml[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/adapters", tmpdir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && sed -e 's/^name = .*/name = null-gone/' -e "
+		 "'s|^interpreter = .*|interpreter = /nonexistent/python3|' "
+		 "%s/strategies/adapters/null-python.adapter > %s/null-gone.adapter", dir, root, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(out_dir, sizeof(out_dir), "%s/audit-gone", tmpdir);
+	snprintf(xml, sizeof(xml), "%s/audit-gone.xml", tmpdir);
+	setenv("LOCKBENCH_ADAPTERS", dir, 1);
+	const char *audit[] = { "audit", "null-gone", "--claims", "ML", "--no-report", "--junit", xml,
+				"--out", out_dir, NULL };
+	int rc = lb(audit);
+	unsetenv("LOCKBENCH_ADAPTERS");
+	const char *o = out();
+	cr_assert_eq(rc, 1, "claims not tested must fail the audit: %s", o);
+	cr_assert_null(strstr(o, "RUN FAILED"), "a skipped run was reported as failed: %s", o);
+	cr_assert(strstr(o, "0 held, 0 broken, 2 not tested, 0 whose run failed"), "%s", o);
+	cr_assert(strstr(o, "L no-lapse        not tested holder-pause: skipped: null-gone is not "
+			    "usable here"), "%s", o);
+	char *x = fx_slurp(tmpdir, "audit-gone.xml");
+	cr_assert(strstr(x, "name=\"L no-lapse\" time=\""), "%s", x);
+	cr_assert(strstr(x, "<failure message=\"skipped: holder-pause: null-gone is not usable here"),
+		  "%s", x);
+	cr_assert_null(strstr(x, "run directory"), "a skipped run has no run to show: %s", x);
+}
+
 /* redis-semaphore writes "mutex:" + its key, outside the run's prefix: never
  * on servers lockbench did not start. Skipped (3) before any connection. */
 Test(adapters, a_library_writing_outside_the_prefix_refuses_foreign_servers, .init = setup)
