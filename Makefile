@@ -212,7 +212,8 @@ tour-reference: deps
 # build/fuzz; the report gives executions, crashes and hangs per harness, and the
 # target fails on any crash or hang (save the input under
 # tests/fuzz/regressions/<harness>/: make test replays every one).
-FUZZ_TARGETS := scenario args history import summary events adapter manifest esc
+FUZZ_TARGETS := scenario scenario_file args history import import_out summary events adapter \
+                manifest esc
 FUZZ_SECONDS ?= 60
 FUZZ := BUILD=build/fuzz CC=afl-clang-fast CFLAGS="-O1 -g -fno-omit-frame-pointer" WERROR=-Werror \
         SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined"

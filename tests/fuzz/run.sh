@@ -14,7 +14,8 @@ bad=0
 printf '%-10s %12s %9s %8s %7s\n' harness executions 'per sec' crashes hangs > build/fuzz/report.txt
 for t in "$@"; do
   in=tests/fuzz/corpus/$t
-  [[ $t == scenario ]] && in=scenarios
+  [[ $t == scenario || $t == scenario_file ]] && in=scenarios
+  [[ $t == import_out ]] && in=tests/fuzz/corpus/import
   [[ $t == manifest ]] && in=build/fuzz/manifest-seeds
   out=build/fuzz/out/$t
   if [[ $t == manifest ]]; then # the shipped manifests, without the programs beside them
