@@ -23,9 +23,14 @@ for t in "$@"; do
   fi
   rm -rf "$out"
   mkdir -p build/fuzz/out
+  # the harnesses that write files do it under TMPDIR: a private one, removed
+  # after the run with whatever a killed (hung) execution left in it
+  tmp=$PWD/build/fuzz/tmp/$t
+  rm -rf "$tmp" && mkdir -p "$tmp"
   # -t: a hang is an input that takes over 1 s; -V: stop after SECONDS
-  afl-fuzz -V "$secs" -t 1000 -m none -i "$in" -o "$out" -- "build/fuzz/fuzz_$t" \
+  TMPDIR=$tmp afl-fuzz -V "$secs" -t 1000 -m none -i "$in" -o "$out" -- "build/fuzz/fuzz_$t" \
     > "build/fuzz/$t.log" 2>&1 || { echo "afl-fuzz failed for $t: see build/fuzz/$t.log"; bad=1; continue; }
+  rm -rf "$tmp"
   stats=$out/default/fuzzer_stats
   execs=$(awk -F': ' '/^execs_done/ {print $2}' "$stats")
   rate=$(awk -F': ' '/^execs_per_sec/ {print $2}' "$stats")
