@@ -57,6 +57,28 @@ static const char *const meaning[LB_CLAIM_COUNT] = {
 	"the lease does not lapse while the holder works",
 };
 
+/* What became of one scenario's run: the cache every test of that scenario
+ * reads, so that each claim it tests says the same (a run skipped for one
+ * claim is skipped for the next, not taken for a run that failed). */
+enum run_status {
+	RUN_NONE,                  /* not asked for yet */
+	RUN_RAN,                   /* it ran: its summary in sum */
+	RUN_NOT_APPLICABLE,        /* not started: the scenario does not apply (why) */
+	RUN_SKIPPED,               /* started, and skipped: it could not run here (why) */
+	RUN_FAILED,                /* it failed (lockbench said why on stderr) */
+	RUN_UNREACHABLE,           /* your deployment refused it (said, naming the server) */
+	RUN_INTERRUPTED,           /* the audit was interrupted before or during it */
+};
+
+struct audit_run {
+	const char *scenario;      /* the key; NULL: a free slot */
+	enum run_status status;
+	char why[600];             /* a skip's or a not-applicable's reason */
+	char dir[LB_DIR_MAX + 128];/* its run directory ("" when none was made) */
+	struct lb_summary sum;     /* RUN_RAN */
+	double seconds;            /* how long it took (wall clock), 0 when not started */
+};
+
 struct audit {
 	const struct lock_strategy *s;
 	unsigned claims;
@@ -71,10 +93,12 @@ struct audit {
 	char *deploy[AUDIT_DEPLOY_WORDS];
 	int n_deploy;
 	bool unreachable;          /* a run found the deployment unreachable: exit 3 */
-	/* per test: -1 not tested, 0 broken, 1 held; what it saw; its run */
+	struct audit_run runs[N_TESTS]; /* one a scenario, at most one a test */
+	/* per test: -2 its run failed, -1 not tested, 0 broken, 1 held; what it
+	 * saw; its run (NULL: the test was not asked for) */
 	int verdict[N_TESTS];
 	char saw[N_TESTS][600];
-	char dir[N_TESTS][LB_DIR_MAX + 128];
+	const struct audit_run *run[N_TESTS];
 	int count[4];              /* claims by verdict + 2: run failed, untested, broken, held */
 };
 
@@ -268,32 +292,37 @@ static int find_claims(struct audit *a)
 	return 0;
 }
 
-/* Run @scenario once into a->out/@scenario; its summary in @sum. 1 ran, 0
- * did not apply or was skipped (why in @why), negative: failed. */
-static int run_scenario(struct audit *a, const char *scenario, struct lb_summary *sum,
-			char *dir, size_t dir_len, char *why, size_t why_len)
+/* Run the scenario of @run once into a->out/SCENARIO: its status, its
+ * summary, its reason, its directory and its duration into @run. */
+static void run_scenario(struct audit *a, struct audit_run *run)
 {
 	struct lb_run_opts o;
 	struct lb_run_result res = { 0 };
+	const char *scenario = run->scenario;
 	char *argv[] = { "audit", NULL }, seed[24], path[LB_DIR_MAX + 160];
 
+	run->status = RUN_FAILED;
 	lb_run_opts_parse(1, argv, LB_OPTS_RUN_DEFAULTS, &o);
 	if (lb_scenario_load(scenario, &o.scenario) < 0)
-		return LB_EINVAL;
-	if (lb_scenario_why_not(&o.scenario, a->s->name, why, why_len))
-		return 0;
+		return;
+	run->status = RUN_NOT_APPLICABLE;
+	if (lb_scenario_why_not(&o.scenario, a->s->name, run->why, sizeof(run->why)))
+		return;
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)a->seed);
 	for (int i = 0; i < o.scenario.n_faults; i++) { /* a stall at an instant it does not have */
 		const struct lb_fault *f = &o.scenario.faults[i];
 		if ((f->action == LB_ACT_CRASH || f->action == LB_ACT_SLEEP) && !f->fallback_holder &&
 		    !lb_strategy_has_failpoint(a->s, f->failpoint)) {
-			snprintf(why, why_len, "%s has no failpoint %s (the instant the scenario's fault "
-				 "acts at): it would test nothing", a->s->name, f->failpoint);
-			return 0;
+			snprintf(run->why, sizeof(run->why), "%s has no failpoint %s (the instant the "
+				 "scenario's fault acts at): it would test nothing", a->s->name,
+				 f->failpoint);
+			return;
 		}
 	}
-	if (a->n_deploy && deploy_parse(a, scenario, seed, &o) < 0) /* run's table and checks */
-		return LB_EINVAL;
+	if (a->n_deploy && deploy_parse(a, scenario, seed, &o) < 0) { /* run's table and checks */
+		run->status = RUN_FAILED;
+		return;
+	}
 	o.cfg.strategy = a->s;
 	o.cfg.seed = a->seed;
 	o.cfg.status_line = false;
@@ -303,21 +332,26 @@ static int run_scenario(struct audit *a, const char *scenario, struct lb_summary
 			  "--seed", seed };
 	if (!a->n_deploy) /* else recorded by lb_run_opts_parse, passwords masked */
 		lb_sh_cmdline(o.cfg.cmdline, sizeof(o.cfg.cmdline), "lockbench", 7, words);
-	snprintf(dir, dir_len, "%s/%s", a->out, scenario);
-	snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%s", dir);
+	snprintf(run->dir, sizeof(run->dir), "%s/%s", a->out, scenario);
+	snprintf(o.cfg.out_dir, sizeof(o.cfg.out_dir), "%s", run->dir);
+	int64_t t0 = lb_now_ns();
 	int rc = lb_run_and_report(&o.cfg, &res, NULL, false);
+	run->seconds = (double)(lb_now_ns() - t0) / LB_NS_PER_S;
 	bool skipped = res.skipped[0] != '\0';
-	if (skipped)
-		snprintf(why, why_len, "%s", res.skipped);
+	snprintf(run->why, sizeof(run->why), "%s", skipped ? res.skipped :
+		 "it could not run here (lockbench said why above)");
 	lb_run_result_free(&res);
 	if (rc != LB_EXIT_OK && rc != LB_EXIT_SKIPPED)
-		return LB_EPROTO;
-	if (rc == LB_EXIT_SKIPPED && !skipped && lb_cfg_theirs(&o.cfg))
-		return LB_ENOTHERE; /* the deployment refused it: said above, naming the server */
-	if (skipped || rc == LB_EXIT_SKIPPED)
-		return 0;
-	snprintf(path, sizeof(path), "%s/summary.csv", dir);
-	return lb_summary_read(path, sum) < 0 ? LB_EPROTO : 1;
+		run->status = lb_stop_requested() ? RUN_INTERRUPTED : RUN_FAILED;
+	else if (rc == LB_EXIT_SKIPPED && !skipped && lb_cfg_theirs(&o.cfg))
+		run->status = RUN_UNREACHABLE; /* the deployment refused it: said, naming the server */
+	else if (skipped || rc == LB_EXIT_SKIPPED)
+		run->status = RUN_SKIPPED;
+	else if (snprintf(path, sizeof(path), "%s/summary.csv", run->dir) < 0 ||
+		 lb_summary_read(path, &run->sum) < 0)
+		run->status = RUN_FAILED;
+	else
+		run->status = RUN_RAN;
 }
 
 /* Judge test @t on the summary @s: 1 held, 0 broken, -1 not tested (a run
@@ -352,58 +386,64 @@ static int judge(const struct audit_test *t, const struct lb_summary *s, char *s
 	return held;
 }
 
-/* Run every scenario the claims need (each once) and judge each test; a
- * run that failed is -2 (it said why), and what an interrupt left is not
- * run. */
+/* The run of @scenario, from the cache: run once, the first time a test
+ * asks for it (after an interrupt, it is not started). */
+static const struct audit_run *scenario_run(struct audit *a, const char *scenario)
+{
+	size_t k = 0;
+
+	while (k < N_TESTS && a->runs[k].scenario && strcmp(a->runs[k].scenario, scenario))
+		k++;
+	struct audit_run *run = &a->runs[k]; /* N_TESTS slots: one a test at most */
+	if (run->scenario)
+		return run;
+	run->scenario = scenario;
+	if (lb_stop_requested()) {
+		run->status = RUN_INTERRUPTED;
+		return run;
+	}
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "\n== %s under %s\n", a->s->name, scenario);
+	run_scenario(a, run);
+	return run;
+}
+
+/* Run every scenario the claims need (each once, the cache keyed by
+ * scenario) and judge each test on its run's real status: ran (judged),
+ * skipped or not applicable (not tested, and why), failed (-2: it said
+ * why), interrupted (not tested). */
 static void run_tests(struct audit *a)
 {
-	for (size_t i = 0; i < N_TESTS; i++)
-		a->verdict[i] = -1;
 	for (size_t i = 0; i < N_TESTS; i++) {
+		a->verdict[i] = -1;
 		if (!(a->claims & tests[i].claim))
 			continue;
-		if (lb_stop_requested() || a->unreachable) {
-			snprintf(a->saw[i], sizeof(a->saw[i]), "%s", a->unreachable ? "your deployment "
-				 "could not be reached" : "the audit was interrupted");
+		if (a->unreachable) {
+			snprintf(a->saw[i], sizeof(a->saw[i]), "your deployment could not be reached");
 			continue;
 		}
-		size_t same = 0; /* an earlier test of the same scenario: its run serves */
-		while (same < i && (strcmp(tests[same].scenario, tests[i].scenario) ||
-				    !(a->claims & tests[same].claim)))
-			same++;
-		struct lb_summary sum;
-		char path[LB_DIR_MAX + 160];
-		int rc;
-		if (same < i && a->verdict[same] < 0 && !a->dir[same][0]) { /* it did not run */
-			a->verdict[i] = a->verdict[same];
-			snprintf(a->saw[i], sizeof(a->saw[i]), "%s", a->saw[same]);
-			continue;
-		}
-		if (same < i) {
-			snprintf(a->dir[i], sizeof(a->dir[i]), "%s", a->dir[same]);
-			snprintf(path, sizeof(path), "%s/summary.csv", a->dir[i]);
-			rc = lb_summary_read(path, &sum) < 0 ? LB_EPROTO : 1;
-		} else {
-			lb_esc_fprintf(stdout, LB_LANG_TERM, "\n== %s under %s\n", a->s->name,
-				       tests[i].scenario);
-			rc = run_scenario(a, tests[i].scenario, &sum, a->dir[i], sizeof(a->dir[i]),
-					  a->saw[i], sizeof(a->saw[i]));
-		}
-		if (rc == LB_ENOTHERE) { /* no other run would reach it either */
+		const struct audit_run *run = a->run[i] = scenario_run(a, tests[i].scenario);
+		switch (run->status) {
+		case RUN_RAN:
+			a->verdict[i] = judge(&tests[i], &run->sum, a->saw[i], sizeof(a->saw[i]));
+			break;
+		case RUN_NOT_APPLICABLE:
+		case RUN_SKIPPED:
+			snprintf(a->saw[i], sizeof(a->saw[i]), "%s", run->why);
+			break;
+		case RUN_UNREACHABLE: /* no other run would reach it either */
 			a->verdict[i] = -2;
 			a->unreachable = true;
 			snprintf(a->saw[i], sizeof(a->saw[i]), "your deployment could not be reached "
 				 "(lockbench said why above); the audit stopped there");
-			continue;
-		}
-		if (rc < 0 && !lb_stop_requested()) {
+			break;
+		case RUN_FAILED:
 			a->verdict[i] = -2;
 			snprintf(a->saw[i], sizeof(a->saw[i]), "the run failed (lockbench said why above)");
-		} else if (rc < 0) {
+			break;
+		default:
 			snprintf(a->saw[i], sizeof(a->saw[i]), "the audit was interrupted");
+			break;
 		}
-		if (rc > 0)
-			a->verdict[i] = judge(&tests[i], &sum, a->saw[i], sizeof(a->saw[i]));
 	}
 }
 
@@ -430,6 +470,69 @@ static int claim_verdict(const struct audit *a, unsigned bit, size_t *which)
 	return v;
 }
 
+/* What the tests of claim @bit showed, one "; " apart, into @f: each test's
+ * scenario, and, for a run that did not run, why. */
+static void claim_detail(const struct audit *a, unsigned bit, FILE *f)
+{
+	bool first = true;
+
+	for (size_t i = 0; i < N_TESTS; i++) {
+		if (tests[i].claim != bit)
+			continue;
+		enum run_status st = a->run[i] ? a->run[i]->status : RUN_NONE;
+		fprintf(f, "%s%s: %s%s", first ? "" : "; ", tests[i].scenario,
+			st == RUN_SKIPPED ? "skipped: " : st == RUN_NOT_APPLICABLE ||
+			st == RUN_INTERRUPTED ? "not run: " : "", a->saw[i]);
+		first = false;
+	}
+}
+
+/* The wall-clock seconds of the runs that tested claim @bit, each run once
+ * (a run serves every claim of its scenario). */
+static double claim_seconds(const struct audit *a, unsigned bit)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < N_TESTS; i++) {
+		size_t same = 0;
+		while (same < i && (tests[same].claim != bit || a->run[same] != a->run[i]))
+			same++;
+		if (tests[i].claim == bit && a->run[i] && same == i)
+			s += a->run[i]->seconds;
+	}
+	return s;
+}
+
+/* Claim @c's JUnit case: its message says the deciding test, its text every
+ * test and the deciding run's directory, whole (never cut); its time the
+ * runs that tested it. */
+static void claim_case(const struct audit *a, struct lb_junit *j, unsigned c, int v, size_t w,
+		       bool fails, const char *detail)
+{
+	char name[64], *msg = NULL, *text = NULL;
+	size_t len;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%c %s", "MDFOL"[c], lb_claim_name(c));
+	if ((f = open_memstream(&msg, &len))) {
+		fprintf(f, "%s%s: %s", v == -1 ? "skipped: " : "", w < N_TESTS ? tests[w].scenario :
+			"-", w < N_TESTS ? a->saw[w] : "");
+		fclose(f);
+	}
+	if ((f = open_memstream(&text, &len))) {
+		bool has_dir = w < N_TESTS && a->run[w] && (a->run[w]->status == RUN_RAN ||
+							    a->run[w]->status == RUN_FAILED);
+		fprintf(f, "%s\n%s%s\n", detail, has_dir ? "run directory: " : "",
+			has_dir ? a->run[w]->dir : "");
+		fclose(f);
+	}
+	lb_junit_case(j, a->s->name, name, claim_seconds(a, 1u << c), fails ? LB_JUNIT_FAIL :
+		      v == -1 ? LB_JUNIT_SKIPPED : LB_JUNIT_PASS, v > 0 ? "held" : msg ? msg :
+		      "out of memory", text ? text : "out of memory");
+	free(msg);
+	free(text);
+}
+
 /* The card: the terminal, audit.md, and JUnit. Failed claims (broken, or
  * untested unless allowed). */
 static int card(struct audit *a, FILE *md, struct lb_junit *j)
@@ -446,34 +549,31 @@ static int card(struct audit *a, FILE *md, struct lb_junit *j)
 	for (unsigned c = 0; c < LB_CLAIM_COUNT; c++) {
 		if (!(a->claims & 1u << c))
 			continue;
-		size_t w;
+		size_t w, len;
 		int v = claim_verdict(a, 1u << c, &w);
 		const char *verdict = v > 0 ? "held" : v == 0 ? "BROKEN" : v == -2 ? "RUN FAILED" :
 				      "not tested";
-		char detail[1024] = "";
-		for (size_t i = 0; i < N_TESTS; i++)
-			if (tests[i].claim == 1u << c)
-				snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), "%s%s: %s%s",
-					 detail[0] ? "; " : "", tests[i].scenario,
-					 a->verdict[i] < 0 && !a->dir[i][0] ? "not run: " : "",
-					 a->saw[i]);
+		char *detail = NULL;
+		FILE *f = open_memstream(&detail, &len);
+		if (f) {
+			claim_detail(a, 1u << c, f);
+			fclose(f);
+		}
 		lb_esc_fprintf(stdout, LB_LANG_TERM, "  %c %-15s %-10s %s\n", "MDFOL"[c], lb_claim_name(c),
-			       verdict, detail);
+			       verdict, detail ? detail : "");
 		lb_esc_fprintf(md, LB_LANG_MD, "| %c (%s) | %s | %s | %s |\n", "MDFOL"[c],
-			       lb_claim_name(c), meaning[c], verdict, detail);
+			       lb_claim_name(c), meaning[c], verdict, detail ? detail : "");
 		bool fails = v == 0 || v == -2 || (v == -1 && !a->allow_skipped);
 		failed += fails;
 		a->count[v + 2]++;
-		if (!j)
-			continue;
-		char name[64], msg[700], text[1600];
-		snprintf(name, sizeof(name), "%c %s", "MDFOL"[c], lb_claim_name(c));
-		snprintf(msg, sizeof(msg), "%s%s: %.600s", v == -1 ? "skipped: " : "",
-			 w < N_TESTS ? tests[w].scenario : "-", w < N_TESTS ? a->saw[w] : "");
-		snprintf(text, sizeof(text), "%s\n%s%s\n", detail, w < N_TESTS && a->dir[w][0] ?
-			 "run directory: " : "", w < N_TESTS ? a->dir[w] : "");
-		lb_junit_case(j, a->s->name, name, -1, fails ? LB_JUNIT_FAIL : v == -1 ? LB_JUNIT_SKIPPED :
-			      LB_JUNIT_PASS, v > 0 ? "held" : msg, text);
+		if (j)
+			claim_case(a, j, c, v, w, fails, detail ? detail : "");
+		free(detail);
+	}
+	if (j) { /* the suite's time: each run once, though it served several claims */
+		j->seconds = 0;
+		for (size_t k = 0; k < N_TESTS && a->runs[k].scenario; k++)
+			j->seconds += a->runs[k].seconds;
 	}
 	fprintf(md, "\nThe runs are in the directories below, one a scenario.\n\n");
 	return failed;

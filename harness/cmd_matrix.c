@@ -46,6 +46,7 @@ struct cell {
 	long long lost_updates;
 	double orphan_ms;      /* worst */
 	int deadlocks;
+	double seconds;        /* its repetitions' wall-clock time, summed (its JUnit time) */
 };
 
 struct matrix {
@@ -292,11 +293,25 @@ struct rep_result {
 	double overlap_ms, orphan_ms;
 	long long lost_updates;
 	char dir[PATH_MAX];
+	double seconds;        /* how long it took, wall clock (its JUnit time) */
 };
 
-/* Run repetition @rep of @cell: servers, clients, faults, results, report. */
+static void measure_one(const struct matrix *m, const struct cell *cell, int rep,
+			struct rep_result *out);
+
+/* Run repetition @rep of @cell, timed. */
 static void measure(const struct matrix *m, const struct cell *cell, int rep,
 		    struct rep_result *out)
+{
+	int64_t t0 = lb_now_ns();
+
+	measure_one(m, cell, rep, out);
+	out->seconds = (double)(lb_now_ns() - t0) / LB_NS_PER_S;
+}
+
+/* Run repetition @rep of @cell: servers, clients, faults, results, report. */
+static void measure_one(const struct matrix *m, const struct cell *cell, int rep,
+			struct rep_result *out)
 {
 	const struct lb_scenario *sc = &m->sc[cell->scenario];
 	struct lb_run_opts o;
@@ -365,6 +380,7 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 	const struct lb_scenario *sc = &m->sc[cell->scenario];
 	const char *expected = cell->expected >= 0 ? lb_class_name((enum lb_class)cell->expected) : "-";
 
+	cell->seconds += r->seconds;
 	if (r->rc == LB_ECANCELED && lb_stop_requested()) { /* stopped before it started */
 		lb_esc_fprintf(csv, LB_LANG_CSV, "%s,%s,%s,interrupted,%d,-,0,,,,,,,,,,%llu,%s\n",
 			       sc->name, cell->s->name, expected, rep + 1, (unsigned long long)r->seed,
@@ -753,18 +769,23 @@ static int write_junit(const struct matrix *m)
 	for (int k = 0; k < m->n_cells; k++) {
 		const struct cell *c = &m->cells[k];
 		const struct lb_scenario *sc = &m->sc[c->scenario];
-		char want[128], msg[600], text[1600], scw[72], stw[72];
+		char want[128], msg[600], scw[72], stw[72], *text = NULL;
+		size_t text_len;
 		enum lb_junit_outcome o = LB_JUNIT_FAIL;
 
 		lb_scenario_expect_text(sc, c->s->name, want, sizeof(want));
 		lb_path_word(sc->name, scw, sizeof(scw));
 		lb_path_word(c->s->name, stw, sizeof(stw));
-		snprintf(text, sizeof(text), "expected: %s\nruns: %d, as expected: %d\nsummed over "
-			 "them: overlaps=%llu foreign_releases=%llu%s lost_updates=%lld\nrun "
-			 "directories: %.900s/%s/%s/1..%d\n", want, c->runs, c->passes,
-			 (unsigned long long)c->overlaps, (unsigned long long)c->foreign,
-			 c->foreign_na ? " (n/a in some)" : "", c->lost_updates, m->out, scw, stw,
-			 c->runs);
+		FILE *t = open_memstream(&text, &text_len); /* whole: never cut */
+		if (t) {
+			fprintf(t, "expected: %s\nruns: %d, as expected: %d\nsummed over them: "
+				"overlaps=%llu foreign_releases=%llu%s lost_updates=%lld\nrun "
+				"directories: %s/%s/%s/1..%d\n", want, c->runs, c->passes,
+				(unsigned long long)c->overlaps, (unsigned long long)c->foreign,
+				c->foreign_na ? " (n/a in some)" : "", c->lost_updates, m->out, scw,
+				stw, c->runs);
+			fclose(t);
+		}
 		if (c->skipped[0]) {
 			o = m->allow_skipped ? LB_JUNIT_SKIPPED : LB_JUNIT_FAIL;
 			snprintf(msg, sizeof(msg), "skipped: %.500s", c->skipped);
@@ -781,7 +802,8 @@ static int write_junit(const struct matrix *m)
 			snprintf(msg, sizeof(msg), "%d of %d runs differ from the expectation (%s): %.300s",
 				 c->runs - c->passes, c->runs, want, c->differs);
 		}
-		lb_junit_case(&j, sc->name, c->s->name, -1, o, msg, text);
+		lb_junit_case(&j, sc->name, c->s->name, c->seconds, o, msg, text ? text : "out of memory");
+		free(text);
 	}
 	return lb_junit_close(&j);
 }

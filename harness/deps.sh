@@ -30,8 +30,10 @@ packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           python3-tooz etcd-server etcd-client zookeeper default-jre-headless
           openjdk-17-jre-headless libslf4j-java python3-kazoo poppler-utils stunnel4 openssl)
 
-# `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang).
-[[ ${1:-} == fuzz ]] && packages+=(afl++)
+# `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang),
+# and clang's sanitizer runtime (libclang_rt.asan: the harnesses are built with
+# ASan+UBSan, and Debian's afl++ does not pull it in; without it they do not link).
+[[ ${1:-} == fuzz ]] && packages+=(afl++ libclang-rt-dev)
 
 missing=()
 for p in "${packages[@]}"; do

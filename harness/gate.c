@@ -83,13 +83,19 @@ static void junit_case(const struct lb_gate *g, const struct lb_scenario *sc, co
 		       double seconds, int failed, const char *message, const char *log,
 		       const char *dir)
 {
-	char text[8192];
+	char *text = NULL;
+	size_t len;
 
 	if (!g->junit)
 		return;
-	snprintf(text, sizeof(text), "%.7000srun directory: %.1000s\n", log, dir);
+	FILE *f = open_memstream(&text, &len); /* whole: never cut */
+	if (f) {
+		fprintf(f, "%srun directory: %s\n", log, dir);
+		fclose(f);
+	}
 	lb_junit_case(g->junit, sc ? sc->name : "none", strategy, seconds,
-		      failed ? LB_JUNIT_FAIL : LB_JUNIT_PASS, message, text);
+		      failed ? LB_JUNIT_FAIL : LB_JUNIT_PASS, message, text ? text : "out of memory");
+	free(text);
 }
 
 int lb_gate_judge(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,

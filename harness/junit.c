@@ -30,8 +30,11 @@ void lb_junit_case(struct lb_junit *j, const char *classname, const char *name, 
 	j->skipped += outcome == LB_JUNIT_SKIPPED;
 	if (seconds > 0)
 		j->seconds += seconds;
-	lb_esc_fprintf(f, LB_LANG_XML, "    <testcase classname=\"%s\" name=\"%s\" time=\"%.3f\">\n",
-		       classname, name, seconds > 0 ? seconds : 0);
+	/* an unknown time is left out (the attribute is optional), never 0 */
+	lb_esc_fprintf(f, LB_LANG_XML, "    <testcase classname=\"%s\" name=\"%s\"", classname, name);
+	if (seconds >= 0)
+		fprintf(f, " time=\"%.3f\"", seconds);
+	fputs(">\n", f);
 	if (outcome == LB_JUNIT_SKIPPED)
 		lb_esc_fprintf(f, LB_LANG_XML, "      <skipped message=\"%s\"/>\n", message);
 	else if (outcome == LB_JUNIT_FAIL)

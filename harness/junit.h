@@ -29,7 +29,8 @@ enum lb_junit_outcome { LB_JUNIT_PASS, LB_JUNIT_FAIL, LB_JUNIT_SKIPPED };
 
 /* Start a report to @path; 0, or LB_ESYS (no memory). */
 int lb_junit_open(struct lb_junit *j, const char *path, const char *suite);
-/* One test case: @classname/@name, @seconds long (< 0: unknown), its
+/* One test case: @classname/@name, @seconds long (< 0: unknown, and its
+ * time attribute left out, never written 0.000), its
  * outcome with @message (a line) and @text (the figures, the directory). */
 void lb_junit_case(struct lb_junit *j, const char *classname, const char *name, double seconds,
 		   enum lb_junit_outcome outcome, const char *message, const char *text);

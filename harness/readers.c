@@ -68,6 +68,8 @@ static int rd_fields(const struct rd *r, char *line, char **f, size_t want, cons
 {
 	size_t n = 0;
 
+	for (size_t i = 0; i < want; i++) /* every field defined on every path */
+		f[i] = NULL;
 	for (char *p = line;;) {
 		if (n == want)
 			return rd_fail(r, "more than %zu fields; expected %s", want, header);

@@ -1140,6 +1140,44 @@ static void index_entry(FILE *f, const char *dir, const char *name, const char *
 /* A directory of reports (compare, demo): an index with what each one is,
  * what went wrong in it and its main charts. A compare directory keeps its
  * table and the order its strategies were given in (compare.txt). */
+/* compare.txt of a compare's @dir, as an indented block into @f, and its
+ * first column's order into @rank (1.. for the @n entries it names, @ranked
+ * of them): true when there is one. */
+static bool compare_table(FILE *f, const char *dir, struct dirent **ents, int n, int *rank,
+			  int *ranked)
+{
+	char path[PATH_MAX], line[1024];
+
+	snprintf(path, sizeof(path), "%.4000s/compare.txt", dir);
+	const char *kind;
+	int orc;
+	FILE *cmp = lb_open_regular(path, &orc, &kind); /* a FIFO is refused, never waited on */
+	if (!cmp)
+		return false;
+	lb_esc_fprintf(f, LB_LANG_MD, "# lockbench compare in %s\n\nThe same load, faults and "
+		       "seed for each strategy, each on fresh servers, in the order given "
+		       "(`compare.txt`):\n\n", dir);
+	while (fgets(line, sizeof(line), cmp)) {
+		/* an indented code block: no line of the table can end it */
+		fputs("    ", f);
+		for (const unsigned char *p = (const unsigned char *)line; *p; p++)
+			fputc(*p < 0x20 && *p != '\n' ? ' ' : *p, f);
+		char first[256] = "", word[72];
+		if (sscanf(line, "%255s", first) != 1 || !strcmp(first, "strategy"))
+			continue;
+		/* a run's directory is its name as a path word (an exec: path's
+		 * slashes and colon replaced, lb_path_word) */
+		lb_path_word(first, word, sizeof(word));
+		for (int i = 0; rank && i < n; i++)
+			if ((!strcmp(ents[i]->d_name, first) || !strcmp(ents[i]->d_name, word)) &&
+			    !rank[i])
+				rank[i] = ++*ranked;
+	}
+	fclose(cmp);
+	fprintf(f, "\n");
+	return true;
+}
+
 /* An audit's directory: its card (audit.md, Markdown lockbench wrote, read as
  * any report.md is: the page escapes what it holds) heads the index. */
 static bool copy_card(FILE *f, const char *dir)
@@ -1171,9 +1209,8 @@ static int report_index(const char *dir, struct stacked *runs)
 					      "sweep-p99.png", "sweep-cmds.png",
 					      "sweep-violations.png", NULL };
 	struct dirent **ents;
-	char path[PATH_MAX], line[1024];
 	int n = scandir(dir, &ents, NULL, name_cmp), found = 0;
-	FILE *f, *cmp;
+	FILE *f;
 
 	if (n < 0) { /* the input is unreadable (exit 4), not a failure of ours */
 		lb_errorf("cannot read %s: %s", dir, strerror(errno));
@@ -1189,35 +1226,9 @@ static int report_index(const char *dir, struct stacked *runs)
 	f = out.f;
 	/* compare.txt: the table, and its first column is the order given */
 	int *rank = calloc((size_t)n + 1, sizeof(*rank)), ranked = 0;
-	snprintf(path, sizeof(path), "%.4000s/compare.txt", dir);
-	const char *kind;
-	int orc;
-	cmp = lb_open_regular(path, &orc, &kind);
-	if (cmp) {
-		lb_esc_fprintf(f, LB_LANG_MD, "# lockbench compare in %s\n\nThe same load, faults and "
-			       "seed for each strategy, each on fresh servers, in the order given "
-			       "(`compare.txt`):\n\n", dir);
-		while (fgets(line, sizeof(line), cmp)) {
-			/* an indented code block: no line of the table can end it */
-			fputs("    ", f);
-			for (const unsigned char *p = (const unsigned char *)line; *p; p++)
-				fputc(*p < 0x20 && *p != '\n' ? ' ' : *p, f);
-			char first[256] = "", word[72];
-			if (sscanf(line, "%255s", first) != 1 || !strcmp(first, "strategy"))
-				continue;
-			/* a run's directory is its name as a path word (an exec: path's
-			 * slashes and colon replaced, lb_path_word) */
-			lb_path_word(first, word, sizeof(word));
-			for (int i = 0; rank && i < n; i++)
-				if ((!strcmp(ents[i]->d_name, first) || !strcmp(ents[i]->d_name, word)) &&
-				    !rank[i])
-					rank[i] = ++ranked;
-		}
-		fclose(cmp);
-		fprintf(f, "\n");
-	} else if (!copy_card(f, dir)) {
+	bool compared = compare_table(f, dir, ents, n, rank, &ranked);
+	if (!compared && !copy_card(f, dir))
 		lb_esc_fprintf(f, LB_LANG_MD, "# lockbench reports in %s\n\n", dir);
-	}
 	/* the ones compare.txt names first, in its order; then the rest by name */
 	for (int r = 1; r <= ranked; r++)
 		for (int i = 0; i < n; i++)
@@ -1225,7 +1236,7 @@ static int report_index(const char *dir, struct stacked *runs)
 				index_entry(f, dir, ents[i]->d_name, charts, &found, runs);
 	for (int i = 0; i < n; i++)
 		if (!rank || !rank[i])
-			index_entry(f, dir, ents[i]->d_name, charts, &found, cmp ? runs : NULL);
+			index_entry(f, dir, ents[i]->d_name, charts, &found, compared ? runs : NULL);
 	for (int i = 0; i < n; i++)
 		free(ents[i]);
 	free(ents);

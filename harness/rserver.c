@@ -100,6 +100,7 @@ static void untrack(pid_t pid)
  */
 #define JANITOR_PATH (LB_DIR_MAX + 64)
 static char (*janitor_dirs)[JANITOR_PATH];
+static char janitor_cgroup[512]; /* the run's cgroup (signals.h), "" when none */
 
 static void __attribute__((noreturn)) janitor(int fd, pid_t owner)
 {
@@ -115,6 +116,10 @@ static void __attribute__((noreturn)) janitor(int fd, pid_t owner)
 	 * that left with setsid (signals.h) */
 	snprintf(runs, sizeof(runs), "%ld-", (long)owner);
 	lb_kill_marked(runs);
+	/* and what also cleared its environment and left with setsid: still
+	 * in the owner's cgroup, whatever it did (signals.h) */
+	if (janitor_cgroup[0])
+		lb_cgroup_kill(janitor_cgroup);
 	/* the servers die with their owner: give them a moment, then sweep twice
 	 * (a dying Sentinel may still rewrite its configuration file) */
 	for (int round = 0; round < 2; round++) {
@@ -141,6 +146,9 @@ void lb_janitor_start(void)
 		return; /* no janitor: a later run's lb_sweep_stale_dirs still cleans up */
 	}
 	janitor_dirs = m;
+	/* made before the fork, so that the janitor knows it; only this process
+	 * moves into it: the janitor stays where it was, to kill and remove it */
+	bool cgroup = lb_cgroup_make(janitor_cgroup, sizeof(janitor_cgroup)) == 0;
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -157,6 +165,10 @@ void lb_janitor_start(void)
 	close(p[0]); /* p[1] stays open for the life of this process */
 	if (pid < 0)
 		close(p[1]);
+	if (cgroup && pid < 0)
+		rmdir(janitor_cgroup); /* no janitor to remove it */
+	if (cgroup && (pid < 0 || lb_cgroup_join(janitor_cgroup) < 0))
+		janitor_cgroup[0] = '\0';
 }
 
 void lb_janitor_dir(const char *dir, bool on)

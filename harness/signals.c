@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -265,4 +266,143 @@ size_t lb_proc_descendants(pid_t root, pid_t *out, size_t max)
 				out[n++] = t[k].pid;
 	free(t);
 	return n;
+}
+
+/* ---- the run's cgroup (signals.h) ---- */
+
+/* The cgroup v2 mount point (from /proc/self/mountinfo) into @out. */
+static bool cgroup2_mount(char *out, size_t len)
+{
+	char line[1024], root[512], mnt[512], type[64];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *dash = strstr(line, " - ");
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS ... - TYPE SOURCE OPTIONS */
+		if (dash && sscanf(line, "%*s %*s %*s %511s %511s", root, mnt) == 2 &&
+		    sscanf(dash + 3, "%63s", type) == 1 && !strcmp(type, "cgroup2") &&
+		    !strcmp(root, "/") && !strchr(mnt, '\\')) /* no escaped blanks: plain paths only */
+			found = snprintf(out, len, "%s", mnt) < (int)len;
+	}
+	fclose(f);
+	return found;
+}
+
+/* This process's cgroup v2 directory into @out. */
+static bool cgroup_dir(char *out, size_t len)
+{
+	char mnt[512], line[1024];
+	FILE *f;
+	bool found = false;
+
+	if (!cgroup2_mount(mnt, sizeof(mnt)) || !(f = fopen("/proc/self/cgroup", "re")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::/", 4))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		found = snprintf(out, len, "%s%s", mnt, strcmp(line + 3, "/") ? line + 3 : "") <
+			(int)len;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Write @text into @dir/@file: 0 or -1. */
+static int cg_write(const char *dir, const char *file, const char *text)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+int lb_cgroup_make(char *path, size_t len)
+{
+	char dir[512], procs[600];
+
+	path[0] = '\0';
+	if (len < 512 || !cgroup_dir(dir, sizeof(dir)))
+		return -1;
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	/* moving a process needs the common ancestor's cgroup.procs writable */
+	if (access(dir, W_OK) != 0 || access(procs, W_OK) != 0)
+		return -1;
+	if (snprintf(path, len, "%s/lockbench-%ld", dir, (long)getpid()) >= (int)len) {
+		path[0] = '\0';
+		return -1;
+	}
+	rmdir(path); /* a stale one of a process that had this pid, if empty */
+	if (mkdir(path, 0755) < 0) {
+		path[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+int lb_cgroup_join(const char *path)
+{
+	char pid[24];
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if (cg_write(path, "cgroup.procs", pid) == 0)
+		return 0;
+	rmdir(path);
+	return -1;
+}
+
+/* Kill every process cgroup.procs of @path lists: how many. */
+static int kill_listed(const char *path)
+{
+	char file[600];
+	long pid;
+	int n = 0;
+
+	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
+	FILE *f = fopen(file, "re");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%ld", &pid) == 1)
+		if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, SIGKILL) == 0)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* Remove the cgroup @path and the cgroups below it (a lockbench started
+ * from inside this one made its own there), deepest first: 0 when @path is
+ * gone. Only directories: a cgroup's files go with it. */
+static int cg_rmdir(const char *path, int depth)
+{
+	DIR *d = depth < 8 ? opendir(path) : NULL;
+	char sub[600];
+
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (e->d_type == DT_DIR && strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) < (int)sizeof(sub))
+			cg_rmdir(sub, depth + 1);
+	if (d)
+		closedir(d);
+	return rmdir(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+int lb_cgroup_kill(const char *path)
+{
+	int killed = kill_listed(path); /* counted; cgroup.kill then takes what forks meanwhile */
+
+	cg_write(path, "cgroup.kill", "1"); /* Linux 5.14 and later: all at once, and below */
+	for (int i = 0; i < 200; i++) { /* an older kernel: until none is left */
+		if (cg_rmdir(path, 0) == 0)
+			break;
+		killed += kill_listed(path);
+		lb_sleep_ns(10 * LB_NS_PER_MS);
+	}
+	return killed;
 }

@@ -86,4 +86,31 @@ unsigned long long lb_proc_ticks_now(void);
  * and so its mark, and left with setsid) is its child by then. How many. */
 int lb_kill_adopted(unsigned long long since);
 
+/*
+ * The run's cgroup. A helper that clears its environment (env -i: no mark)
+ * and leaves with setsid is found at a run's end as an orphan of this
+ * process (a child subreaper, lb_kill_adopted), but after a kill -9 of
+ * lockbench nothing adopts it for lockbench and nothing names it. Where the
+ * system gives lockbench a cgroup v2 directory it may write (its own cgroup's
+ * directory and cgroup.procs writable: a delegated subtree, or root), the
+ * janitor's start makes a cgroup of lockbench's own below it,
+ * lockbench-PID, and moves lockbench into it: everything it starts from then
+ * on is born there and stays there whatever it does to its environment or
+ * session. When lockbench is gone, however it went, the janitor (which
+ * stays in the cgroup lockbench came from) kills whatever is left in it
+ * (cgroup.kill, or each of cgroup.procs until none) and removes it. Where
+ * none can be made, the subreaper and the mark are all there is
+ * (docs/running.md says the limit).
+ */
+/* Make the cgroup @path (at least 512 bytes) for this process: 0, or -1
+ * (no cgroup v2 here, or none lockbench may write: @path is ""). Nothing
+ * is moved yet. */
+int lb_cgroup_make(char *path, size_t len);
+/* Move this process into @path: 0 or -1 (then the cgroup is removed). */
+int lb_cgroup_join(const char *path);
+/* SIGKILL every process in @path and remove it with the cgroups below it (a
+ * lockbench started from inside made one there), after its last process is
+ * gone (at most about 2 s): how many were killed. Not from inside it. */
+int lb_cgroup_kill(const char *path);
+
 #endif

@@ -190,6 +190,20 @@ static bool cancelled(const struct adapter *a)
 	return a->base.cfg.cancel && atomic_load(a->base.cfg.cancel);
 }
 
+/* @a + @b (@b >= 0), at most INT64_MAX: a deadline never wraps around. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
+/* Now plus @ms (>= 0), saturating: no deadline or lease end made from a
+ * number overflows (the protocol's own are bounded too, adapter_proto.h). */
+static int64_t after_ms(int64_t ms)
+{
+	int64_t now = lb_now_ns();
+	return ms > (INT64_MAX - now) / LB_NS_PER_MS ? INT64_MAX : now + ms * LB_NS_PER_MS;
+}
+
 /* Wait for @events on @fd until @deadline_ns (0: none; the run's cancel flag
  * still ends it), 50 ms at a time: 1 ready | 0 the deadline passed |
  * negative status. @deadline_ns == now: one look, no wait. */
@@ -300,7 +314,7 @@ static void take_notice(struct adapter *a, const struct lb_proto_msg *m)
 	if (m->kind == LB_MSG_LOST)
 		a->lost = true;
 	else if (m->kind == LB_MSG_LEASE && a->extends == LB_EXTENDS_REPORTED)
-		a->lease_end_ns = lb_now_ns() + m->ttl_ms * LB_NS_PER_MS;
+		a->lease_end_ns = after_ms(m->ttl_ms);
 }
 
 /* Is @line the late answer to the request given up on when the run
@@ -315,7 +329,7 @@ static bool late_answer(struct adapter *a, const char *line)
 	    m.notice)
 		return false;
 	if (m.kind == LB_MSG_AT) { /* it goes on with the request given up on: its answer follows */
-		send_line(a, "go", lb_now_ns() + QUIT_LIMIT_MS * LB_NS_PER_MS);
+		send_line(a, "go", after_ms(QUIT_LIMIT_MS));
 		return true;
 	}
 	a->abandoned = LB_REQ_NONE;
@@ -378,7 +392,7 @@ static int at_failpoint(struct adapter *a, const char *name)
 	lb_failpoint(name);
 	if (a->pid > 0)
 		kill(a->pid, SIGCONT);
-	return send_line(a, "go", lb_now_ns() + START_LIMIT_MS * LB_NS_PER_MS);
+	return send_line(a, "go", after_ms(START_LIMIT_MS));
 }
 
 /* Send @req (asking @asked) and read its answer into @m (notices taken on
@@ -398,8 +412,8 @@ static int request(struct adapter *a, const char *req, enum lb_proto_req asked, 
 		return protocol_error(a, a->pending, NULL);
 	if (a->eof)
 		return gone(a, "exited");
-	int64_t deadline = limit_ms > 0 ? lb_now_ns() + limit_ms * LB_NS_PER_MS : 0;
-	if ((rc = send_line(a, req, deadline ? deadline : lb_now_ns() + START_LIMIT_MS * LB_NS_PER_MS)) < 0)
+	int64_t deadline = limit_ms > 0 ? after_ms(limit_ms) : 0;
+	if ((rc = send_line(a, req, deadline ? deadline : after_ms(START_LIMIT_MS))) < 0)
 		return rc;
 	for (int ats = 0;;) {
 		rc = next_line(a, deadline, line);
@@ -439,7 +453,7 @@ static int request(struct adapter *a, const char *req, enum lb_proto_req asked, 
 			if ((rc = at_failpoint(a, m->at)) < 0)
 				return rc;
 			if (deadline) /* the stall is the scenario's, not the adapter's slowness */
-				deadline += lb_now_ns() - spent;
+				deadline = sat_add(deadline, lb_now_ns() - spent);
 			continue;
 		}
 		if (!m->notice)
@@ -597,7 +611,7 @@ static int open_session(struct adapter *a)
 			  a->def->name, a->base.cfg.client);
 		return LB_EINVAL;
 	}
-	int fd = host_connect(path, lb_now_ns() + start_limit_ms() * LB_NS_PER_MS);
+	int fd = host_connect(path, after_ms(start_limit_ms()));
 	if (fd >= 0 && (a->to = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		close(fd), fd = LB_ESYS;
 	if (fd < 0) {
@@ -734,7 +748,7 @@ static void reap(struct adapter *a)
 
 	if (a->pid <= 0)
 		return;
-	int64_t until = lb_now_ns() + QUIT_LIMIT_MS * LB_NS_PER_MS;
+	int64_t until = after_ms(QUIT_LIMIT_MS);
 	while (waitpid(a->pid, NULL, WNOHANG) == 0) {
 		if (lb_now_ns() > until) {
 			kill(a->pid, SIGKILL);
@@ -907,7 +921,7 @@ static int adapter_acquire(void *self, struct lb_grant *grant)
 	/* the key was set before this answer came: the lease ends no later than
 	 * now + its length, unless the library extends it without saying so */
 	a->lease_end_ns = a->extends == LB_EXTENDS_SILENTLY ? 0 :
-			  lb_now_ns() + a->base.cfg.ttl_ms * LB_NS_PER_MS;
+			  after_ms(a->base.cfg.ttl_ms);
 	snprintf(a->base.token, sizeof(a->base.token), "%.32s", m.token);
 	if (m.fence >= 0)
 		grant->fence = m.fence;
@@ -940,7 +954,7 @@ static int adapter_extend(void *self, int64_t ttl_ms)
 	if ((rc = request(a, req, LB_REQ_EXTEND, limit_ms(a), &m)) < 0)
 		return rc;
 	if (m.kind == LB_MSG_EXTENDED && a->lease_end_ns)
-		a->lease_end_ns = lb_now_ns() + ttl_ms * LB_NS_PER_MS;
+		a->lease_end_ns = after_ms(ttl_ms);
 	return m.kind == LB_MSG_EXTENDED ? 0 : m.kind == LB_MSG_NOT_OWNED ? LB_ELOST :
 	       m.kind == LB_MSG_UNSUPPORTED ? LB_ENOTSUP : LB_EREDIS;
 }

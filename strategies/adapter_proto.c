@@ -255,10 +255,12 @@ static int parse_acquired(const char *line, struct lb_proto_msg *m, char *why, s
 			return bad(why, len, "acquired: token= takes 1 to 256 characters");
 		if (k == 0)
 			snprintf(m->token, sizeof(m->token), "%s", v);
-		if (k == 1 && !lb_parse_i64(v, 0, INT64_MAX, &m->fence))
-			return bad(why, len, "fence: expected a non-negative integer, got '%.40s'", v);
-		if (k == 2 && !lb_parse_i64(v, 0, INT64_MAX / 1000000, &m->validity_ms))
-			return bad(why, len, "validity_ms: expected a non-negative integer, got '%.40s'", v);
+		if (k == 1 && !lb_parse_i64(v, 0, LB_PROTO_FENCE_MAX, &m->fence))
+			return bad(why, len, "fence: expected a whole number from 0 to %lld, got '%.40s'",
+				   (long long)LB_PROTO_FENCE_MAX, v);
+		if (k == 2 && !lb_parse_i64(v, 0, LB_PROTO_MS_MAX, &m->validity_ms))
+			return bad(why, len, "validity_ms: expected a whole number of ms from 0 to %lld "
+				   "(365 days), got '%.40s'", (long long)LB_PROTO_MS_MAX, v);
 	}
 	m->kind = LB_MSG_ACQUIRED;
 	return 0;
@@ -321,9 +323,10 @@ static int parse_notice(const char *line, int version, bool can_lost, struct lb_
 		return bad(why, len, "'extended ttl_ms=N' is a notice of protocol version 2; this "
 			   "adapter's hello said %d", version);
 	if (!next_word(&p, w, sizeof(w), &full) || full >= sizeof(w) || !split_kv(w, &v) ||
-	    strcmp(w, "ttl_ms") || !lb_parse_i64(v, 0, INT64_MAX / 1000000, &m->ttl_ms) ||
+	    strcmp(w, "ttl_ms") || !lb_parse_i64(v, 0, LB_PROTO_MS_MAX, &m->ttl_ms) ||
 	    next_word(&p, w, sizeof(w), &full))
-		return bad(why, len, "expected the notice 'extended ttl_ms=N' (N a whole number of ms)");
+		return bad(why, len, "expected the notice 'extended ttl_ms=N' (N a whole number of ms "
+			   "from 0 to %lld, 365 days)", (long long)LB_PROTO_MS_MAX);
 	m->kind = LB_MSG_LEASE;
 	return 0;
 }

@@ -37,6 +37,15 @@
 #define LB_PROTO_LINE_MAX 4096      /* bytes of one line, without its \n */
 #define LB_PROTO_TEXT_MAX 240       /* bytes kept of a message (error, lost) */
 #define LB_PROTO_TOKEN_MAX 64       /* bytes kept of a token */
+/* The largest number each field may carry (docs/adapters.md); more is a
+ * protocol error, so that no sum lockbench makes of them overflows:
+ *   validity_ms=, ttl_ms= (the notice)  at most 365 days in ms: a deadline
+ *                                       of now + N ms stays far inside int64
+ *   fence=                              at most 2^53: the resource compares
+ *                                       fences as Lua numbers (doubles), exact
+ *                                       up to there */
+#define LB_PROTO_MS_MAX INT64_C(31536000000)
+#define LB_PROTO_FENCE_MAX INT64_C(9007199254740992)
 
 /* Framing: bytes in, whole lines out. */
 struct lb_proto_reader {

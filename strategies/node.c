@@ -562,9 +562,11 @@ static int connect_via_sentinels(struct lb_node *n)
 				return 0;
 			}
 			{
+				/* at most 289 bytes before the reason: all of the reason's
+				 * first 99 fit (why[] is sized for it) */
 				char w[100];
 				snprintf(w, sizeof(w), "%.99s", n->why);
-				snprintf(n->why, sizeof(n->why), "Sentinel %s:%d names %.100s:%d as the "
+				snprintf(n->why, sizeof(n->why), "Sentinel %.63s:%d names %.100s:%d as the "
 					 "primary of '%.63s': %s", n->sentinel[i].host, n->sentinel[i].port,
 					 n->host, n->port, n->master, w);
 			}

@@ -49,7 +49,7 @@ struct lb_node {
 	 * effect), or it was sent and no reply came (it may have taken effect).
 	 * @why: the last failure as hiredis or the server said it. */
 	enum lb_node_sent { LB_SENT_REPLIED, LB_SENT_NOT, LB_SENT_NO_REPLY } last;
-	char why[320];
+	char why[448];            /* room for a Sentinel's whole answer and the reason */
 	const _Atomic int *blocked; /* a partition seam: while *blocked is set, every
 				       command fails and the connection is dropped.
 				       A pointer, so that every copy of the node (a

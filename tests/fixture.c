@@ -322,20 +322,23 @@ static int scan(const char *want, const regex_t *re, char *what, size_t len)
 		char path[300], env[65536], comm[64] = "?";
 		if (e->d_name[0] < '1' || e->d_name[0] > '9' || atol(e->d_name) == (long)getpid())
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/environ", e->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t k = read(fd, env, sizeof(env) - 1);
-		close(fd);
-		if (k <= 0)
-			continue; /* a zombie has none: it is not running */
-		env[k] = '\0';
-		bool found = !want;
-		for (char *p = env; p < env + k && !found; p += strlen(p) + 1)
-			found = !strncmp(p, want, wl) && p[wl] == '\0';
-		if (!found)
-			continue;
+		int fd;
+		ssize_t k;
+		if (want) { /* anywhere: an empty environment (env -i) is still a process */
+			snprintf(path, sizeof(path), "/proc/%s/environ", e->d_name);
+			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+				continue;
+			k = read(fd, env, sizeof(env) - 1);
+			close(fd);
+			if (k <= 0)
+				continue; /* a zombie has none: it is not running */
+			env[k] = '\0';
+			bool found = false;
+			for (char *p = env; p < env + k && !found; p += strlen(p) + 1)
+				found = !strncmp(p, want, wl) && p[wl] == '\0';
+			if (!found)
+				continue;
+		}
 		if (re) {
 			snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
 			fd = open(path, O_RDONLY | O_CLOEXEC);

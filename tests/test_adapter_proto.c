@@ -105,7 +105,7 @@ Test(adapter_proto, malformed_replies_are_refused_with_the_reason)
 		{ "HELLO? is anybody there", LB_REQ_HELLO, "in answer to 'hello'" },
 		{ "acquired yes please", LB_REQ_ACQUIRE, "got 'yes'" },
 		{ "acquired token=", LB_REQ_ACQUIRE, "token= takes 1 to 256" },
-		{ "acquired fence=-1", LB_REQ_ACQUIRE, "fence: expected a non-negative integer" },
+		{ "acquired fence=-1", LB_REQ_ACQUIRE, "fence: expected a whole number from 0" },
 		{ "acquired fence=12x", LB_REQ_ACQUIRE, "fence: expected" },
 		{ "acquired validity_ms=99999999999999999999", LB_REQ_ACQUIRE, "validity_ms: expected" },
 		{ "acquired fence=1 fence=2", LB_REQ_ACQUIRE, "given twice" },
@@ -121,6 +121,12 @@ Test(adapter_proto, malformed_replies_are_refused_with_the_reason)
 		{ "extended ttl_ms=x", LB_REQ_NONE, "expected the notice 'extended ttl_ms=N'" },
 		{ "extended ttl_ms=5 more", LB_REQ_NONE, "expected the notice" },
 		{ "extended ms=5", LB_REQ_NONE, "expected the notice" },
+		/* every number bounded (adapter_proto.h): no sum made of it overflows */
+		{ "extended ttl_ms=9223372036854", LB_REQ_NONE, "from 0 to 31536000000" },
+		{ "extended ttl_ms=31536000001", LB_REQ_NONE, "from 0 to 31536000000" },
+		{ "acquired validity_ms=31536000001", LB_REQ_ACQUIRE, "from 0 to 31536000000" },
+		{ "acquired fence=9007199254740993", LB_REQ_ACQUIRE, "from 0 to 9007199254740992" },
+		{ "acquired fence=9223372036854775807", LB_REQ_ACQUIRE, "from 0 to 9007199254740992" },
 		{ "bu\x07sy", LB_REQ_ACQUIRE, "a control or non-ASCII byte" },
 		{ "", LB_REQ_ACQUIRE, "in answer to 'acquire'" },
 	};
@@ -171,6 +177,12 @@ Test(adapter_proto, notices)
 		cr_assert_eq(m.kind, LB_MSG_LEASE);
 		cr_assert_eq(m.ttl_ms, 3000);
 	}
+	/* the bounds themselves are taken */
+	cr_assert_eq(parse("extended ttl_ms=31536000000", LB_REQ_NONE, 2, &m, why), 0, "%s", why);
+	cr_assert_eq(m.ttl_ms, INT64_C(31536000000));
+	cr_assert_eq(parse("acquired fence=9007199254740992 validity_ms=31536000000", LB_REQ_ACQUIRE,
+			   2, &m, why), 0, "%s", why);
+	cr_assert_eq(m.fence, INT64_C(9007199254740992));
 	/* the notice is version 2's; lost only from an adapter that said lost=yes */
 	cr_assert_eq(parse("extended ttl_ms=3000", LB_REQ_NONE, 1, &m, why), -1);
 	cr_assert(strstr(why, "version 2"), "%s", why);

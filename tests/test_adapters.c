@@ -23,6 +23,7 @@
 #include "oracle.h"
 #include "plumbing.h"
 #include "readers.h"
+#include "signals.h"
 
 FX_SUITE(adapters, 120);
 
@@ -548,6 +549,14 @@ static void broken(const char *name, const char *says)
 	nothing_left(name);
 }
 
+/* A lease notice past the protocol's bound (9223372036854 ms: now + N ms
+ * overflowed, and the client aborted under UBSan) is a protocol error that
+ * says the bound. */
+Test(adapters, a_lease_notice_past_the_protocols_bound_is_a_protocol_error, .init = setup)
+{
+	broken("huge-ttl.sh", "from 0 to 31536000000");
+}
+
 /* OpenStack tooz (strategies/adapters/tooz_lock.py): its heart re-arms a held
  * lock past its lease (a 2.5 s section under a 1 s lock_timeout overlaps
  * nobody); when the holder is cut off from the node (holder-partitioned) the
@@ -911,6 +920,55 @@ Test(adapters, a_helper_that_leaves_with_setsid_is_stopped, .init = setup)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	nothing_left("sleep 317");
+}
+
+/* The same helper (env -i and setsid: no mark, its own session) after a
+ * kill -9 of lockbench: no subreaper is left to adopt it for lockbench and
+ * no mark names it; the run's cgroup still holds it, and the janitor kills
+ * it and removes the cgroup, within a few seconds. Where lockbench can make
+ * no cgroup (no cgroup v2 it may write) it is found by nothing: the limit
+ * docs/running.md states, and this test is skipped, saying so. */
+Test(adapters, a_helper_that_clears_its_environment_is_stopped_after_kill_9, .init = setup)
+{
+	char dir[PATH_MAX], cg[600], what[256], output[PATH_MAX], proc[64];
+	if (lb_cgroup_make(cg, sizeof(cg)) < 0)
+		cr_skip_test("no cgroup v2 lockbench may write here: the limit docs/running.md states");
+	rmdir(cg); /* the test's own, beside the one lockbench will make */
+	snprintf(dir, sizeof(dir), "%s/setsid-env", tmpdir);
+	snprintf(output, sizeof(output), "%s/output9", tmpdir);
+	const char *args[] = { "run", "--strategy", adapter("setsid-env.sh"), "--clients", "2",
+			       "--duration", "30", "--no-status", "--no-report", "--out", dir, NULL };
+	pid_t pid = fx_spawn_lockbench(args, output, output);
+	int n = 0;
+	for (int i = 0; i < 200 && n < 2; i++) { /* both helpers started (one a client) */
+		lb_sleep_ns(50 * LB_NS_PER_MS);
+		n = fx_left_anywhere("^/bin/sleep 5113$", what, sizeof(what));
+	}
+	cr_assert_eq(n, 2, "the helpers did not start: %s", fx_slurp(tmpdir, "output9"));
+	snprintf(strrchr(cg, '/'), sizeof(cg) - (size_t)(strrchr(cg, '/') - cg), "/lockbench-%ld",
+		 (long)pid);
+	snprintf(proc, sizeof(proc), "/proc/%ld/cgroup", (long)pid);
+	char in[1024] = "";
+	FILE *f = fopen(proc, "r");
+	cr_assert_not_null(f);
+	in[fread(in, 1, sizeof(in) - 1, f)] = '\0';
+	fclose(f);
+	bool inside = strstr(in, strrchr(cg, '/')) != NULL; /* said after the clean-up below */
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i < 25 && (n = fx_left_anywhere("^/bin/sleep 5113$", what, sizeof(what))); i++) {
+		lb_sleep_ns(200 * LB_NS_PER_MS);
+		fx_reap_orphans();
+	}
+	if (n) /* leave nothing of ours behind, then fail */
+		for (char *p = what; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
+			kill((pid_t)atol(p), SIGKILL);
+	cr_assert_eq(n, 0, "kill -9 of lockbench left its helper running: %s", what);
+	cr_assert(inside, "lockbench was not in %s: %s", cg, in);
+	struct stat st;
+	for (int i = 0; i < 25 && stat(cg, &st) == 0; i++)
+		lb_sleep_ns(100 * LB_NS_PER_MS);
+	cr_assert_neq(stat(cg, &st), 0, "the run's cgroup %s is left behind", cg);
 }
 
 /* Ctrl-C while the adapters are still starting (slow-hello.sh): their clients
@@ -1350,6 +1408,38 @@ Test(adapters, a_library_that_cannot_load_is_unavailable_not_passed, .init = set
 	rc = lb(matrix);
 	unsetenv("LOCKBENCH_ADAPTERS");
 	cr_assert_neq(rc, 0, "a checked matrix passed on a library it could not run: %s", out());
+}
+
+/* An audit of a library that cannot run here: holder-pause is skipped at run
+ * time for M, and L, which reuses its run, says the same skip (the audit keeps
+ * its runs by scenario, with their real status), never "RUN FAILED" for a
+ * run that was skipped; the JUnit cases say skipped, with the runs' times. */
+Test(adapters, an_audit_reuses_a_skipped_run_as_skipped, .init = setup)
+{
+	char cmd[PATH_MAX * 3], dir[128], out_dir[PATH_MAX], xml[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/adapters", tmpdir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && sed -e 's/^name = .*/name = null-gone/' -e "
+		 "'s|^interpreter = .*|interpreter = /nonexistent/python3|' "
+		 "%s/strategies/adapters/null-python.adapter > %s/null-gone.adapter", dir, root, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(out_dir, sizeof(out_dir), "%s/audit-gone", tmpdir);
+	snprintf(xml, sizeof(xml), "%s/audit-gone.xml", tmpdir);
+	setenv("LOCKBENCH_ADAPTERS", dir, 1);
+	const char *audit[] = { "audit", "null-gone", "--claims", "ML", "--no-report", "--junit", xml,
+				"--out", out_dir, NULL };
+	int rc = lb(audit);
+	unsetenv("LOCKBENCH_ADAPTERS");
+	const char *o = out();
+	cr_assert_eq(rc, 1, "claims not tested must fail the audit: %s", o);
+	cr_assert_null(strstr(o, "RUN FAILED"), "a skipped run was reported as failed: %s", o);
+	cr_assert(strstr(o, "0 held, 0 broken, 2 not tested, 0 whose run failed"), "%s", o);
+	cr_assert(strstr(o, "L no-lapse        not tested holder-pause: skipped: null-gone is not "
+			    "usable here"), "%s", o);
+	char *x = fx_slurp(tmpdir, "audit-gone.xml");
+	cr_assert(strstr(x, "name=\"L no-lapse\" time=\""), "%s", x);
+	cr_assert(strstr(x, "<failure message=\"skipped: holder-pause: null-gone is not usable here"),
+		  "%s", x);
+	cr_assert_null(strstr(x, "run directory"), "a skipped run has no run to show: %s", x);
 }
 
 /* redis-semaphore writes "mutex:" + its key, outside the run's prefix: never

@@ -58,6 +58,8 @@ static const struct {
 	void (*fn)(const uint8_t *, size_t);
 } targets[] = {
 	{ "scenario", "scenarios", fuzz_scenario },
+	{ "scenario_file", "scenarios", fuzz_scenario_file },
+	{ "import_out", "tests/fuzz/corpus/import", fuzz_import_out },
 	{ "args", "tests/fuzz/corpus/args", fuzz_args },
 	{ "history", "tests/fuzz/corpus/history", fuzz_history },
 	{ "import", "tests/fuzz/corpus/import", fuzz_import },

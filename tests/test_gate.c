@@ -467,6 +467,38 @@ Test(gate, junit_reports_what_was_judged, .init = mktmp)
 	cr_assert_eq(lb(nocheck), 2);
 }
 
+/* The JUnit text is never cut: an --out of 1200 bytes is in it whole (run's
+ * case once cut it at 1000, a matrix cell's at 900), and each case carries
+ * its real duration, not 0.000. */
+Test(gate, junit_text_is_whole_and_timed, .init = mktmp)
+{
+	char dir[1400], xml[128], *x;
+	int n = snprintf(dir, sizeof(dir), "%s", tmpdir);
+	for (int i = 0; i < 6; i++) {
+		n += snprintf(dir + n, sizeof(dir) - (size_t)n, "/");
+		for (int k = 0; k < 199; k++)
+			dir[n++] = (char)('a' + i);
+		dir[n] = '\0';
+	}
+	cr_assert_gt(strlen(dir), 1200);
+	snprintf(xml, sizeof(xml), "%s/run.xml", tmpdir);
+	const char *run[] = { "run", "--strategy", "set-nx-px", "--clients", "2", "--duration", "0.5",
+			      "--no-status", "--no-report", "--expect", "overlap", "--junit", xml,
+			      "--out", dir, NULL };
+	cr_assert_eq(lb(run), 1, "%s", output());
+	x = fx_slurp(tmpdir, "run.xml");
+	cr_assert(strstr(x, dir), "the run directory was cut: %s", x);
+	cr_assert_null(strstr(x, "time=\"0.000\""), "a case without its time: %s", x);
+	snprintf(xml, sizeof(xml), "%s/matrix.xml", tmpdir);
+	const char *m[] = { "matrix", "--scenarios", "baseline", "--strategies", "set-nx-px",
+			    "--check", "--junit", xml, "--no-report", "--out", dir, NULL };
+	cr_assert_eq(lb(m), 0, "%s", output());
+	x = fx_slurp(tmpdir, "matrix.xml");
+	cr_assert(strstr(x, dir), "the run directories were cut: %s", x);
+	cr_assert_null(strstr(x, "time=\"0.000\""), "a case without its time: %s", x);
+	junit_read(xml);
+}
+
 /* lockbench check holds summary.json to summary.csv: a figure changed in
  * it is a difference; the reason of an n/a may be any JSON string, but a
  * string that is not one is a difference too. */

@@ -85,3 +85,28 @@ Test(install, installed_lockbench_runs_from_anywhere, .init = setup)
 	cr_assert(strstr(fx_slurp(tmp, "out"), "redlock@5.0.0-beta.2"), "%s", fx_slurp(tmp, "out"));
 	cr_assert_null(strstr(fx_slurp(tmp, "out"), "UNAVAILABLE"), "%s", fx_slurp(tmp, "out"));
 }
+
+/* The user's CFLAGS may be anything: -O0, and -O3 -march=native, each build
+ * the binary (gcc's analysis at each level found other warnings, and
+ * -Werror made them a failed build); warnings are errors in the project's
+ * own flags only (the default CFLAGS, make check's and make fuzz's). */
+Test(install, the_build_takes_the_users_cflags, .init = setup)
+{
+	static const char *const flags[] = { "-O0", "-O3 -march=native" };
+	fx_deadline(900); /* two whole builds on a shared 2-core machine */
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		cr_assert_eq(sh("make -s -j2 -C %s BUILD=%s/b%zu CFLAGS=\"%s\" %s/b%zu/lockbench", root,
+				tmp, i, flags[i], tmp, i), 0, "make CFLAGS=\"%s\" failed: %s", flags[i],
+			     fx_slurp(tmp, "out"));
+		cr_assert_null(strstr(fx_slurp(tmp, "out"), "warning:"), "CFLAGS=\"%s\": %s", flags[i],
+			       fx_slurp(tmp, "out"));
+		cr_assert_eq(sh("%s/b%zu/lockbench list > /dev/null", tmp, i), 0, "%s",
+			     fx_slurp(tmp, "out"));
+	}
+	/* -Werror: in the project's flags, not in the user's */
+	cr_assert_eq(sh("make -n -C %s BUILD=%s/n %s/n/obj/harness/util.o", root, tmp, tmp), 0);
+	cr_assert(strstr(fx_slurp(tmp, "out"), " -Werror "), "%s", fx_slurp(tmp, "out"));
+	cr_assert_eq(sh("make -n -C %s BUILD=%s/n CFLAGS=-O0 %s/n/obj/harness/util.o", root, tmp,
+			tmp), 0);
+	cr_assert_null(strstr(fx_slurp(tmp, "out"), "-Werror"), "%s", fx_slurp(tmp, "out"));
+}

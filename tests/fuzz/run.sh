@@ -14,7 +14,8 @@ bad=0
 printf '%-10s %12s %9s %8s %7s\n' harness executions 'per sec' crashes hangs > build/fuzz/report.txt
 for t in "$@"; do
   in=tests/fuzz/corpus/$t
-  [[ $t == scenario ]] && in=scenarios
+  [[ $t == scenario || $t == scenario_file ]] && in=scenarios
+  [[ $t == import_out ]] && in=tests/fuzz/corpus/import
   [[ $t == manifest ]] && in=build/fuzz/manifest-seeds
   out=build/fuzz/out/$t
   if [[ $t == manifest ]]; then # the shipped manifests, without the programs beside them
@@ -22,9 +23,14 @@ for t in "$@"; do
   fi
   rm -rf "$out"
   mkdir -p build/fuzz/out
+  # the harnesses that write files do it under TMPDIR: a private one, removed
+  # after the run with whatever a killed (hung) execution left in it
+  tmp=$PWD/build/fuzz/tmp/$t
+  rm -rf "$tmp" && mkdir -p "$tmp"
   # -t: a hang is an input that takes over 1 s; -V: stop after SECONDS
-  afl-fuzz -V "$secs" -t 1000 -m none -i "$in" -o "$out" -- "build/fuzz/fuzz_$t" \
+  TMPDIR=$tmp afl-fuzz -V "$secs" -t 1000 -m none -i "$in" -o "$out" -- "build/fuzz/fuzz_$t" \
     > "build/fuzz/$t.log" 2>&1 || { echo "afl-fuzz failed for $t: see build/fuzz/$t.log"; bad=1; continue; }
+  rm -rf "$tmp"
   stats=$out/default/fuzzer_stats
   execs=$(awk -F': ' '/^execs_done/ {print $2}' "$stats")
   rate=$(awk -F': ' '/^execs_per_sec/ {print $2}' "$stats")

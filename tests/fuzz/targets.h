@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "adapter.h"
 #include "esc.h"
@@ -21,6 +23,7 @@
 #include "oracle.h"
 #include "plumbing.h"
 #include "readers.h"
+#include "rserver.h"
 #include "scenario.h"
 #include "wait.h"
 
@@ -50,6 +53,73 @@ static inline void fuzz_scenario(const uint8_t *data, size_t len)
 		lb_scenario_needs_relay(&sc);
 	}
 	free(t);
+}
+
+/* A directory of this process's own for the targets that read and write
+ * files (made once, under $TMPDIR or /tmp, removed when the process exits);
+ * "" if it cannot be made. */
+static char fuzz_dir_path[256];
+
+static inline void fuzz_dir_remove(void)
+{
+	if (fuzz_dir_path[0])
+		lb_rmtree(fuzz_dir_path);
+}
+
+static inline const char *fuzz_dir(void)
+{
+	if (!fuzz_dir_path[0]) {
+		const char *t = getenv("TMPDIR");
+		snprintf(fuzz_dir_path, sizeof(fuzz_dir_path), "%s/lb-fuzz-XXXXXX",
+			 t && t[0] == '/' ? t : "/tmp");
+		if (mkdtemp(fuzz_dir_path))
+			atexit(fuzz_dir_remove);
+		else
+			fuzz_dir_path[0] = '\0';
+	}
+	return fuzz_dir_path;
+}
+
+/* A scenario given as a path (--scenario PATH): the input is written to a
+ * file and loaded as lockbench loads one, so the reader's checks on the file
+ * itself are reached; the input's length picks what the path is: mostly the
+ * file, for 4 lengths in 32 a symlink to it, a directory, a FIFO or a symlink
+ * to a directory, which the reader must refuse at once (a FIFO never waited
+ * on). */
+static inline void fuzz_scenario_file(const uint8_t *data, size_t len)
+{
+	static struct lb_scenario sc;
+	char path[300], file[300];
+	const char *dir = fuzz_dir();
+	int kind = (int)(len % 32); /* 0 symlink, 1 directory, 2 FIFO, 3 symlink to a directory */
+	if (!dir[0])
+		return;
+	snprintf(path, sizeof(path), "%s/fuzz.ini", dir);
+	snprintf(file, sizeof(file), "%s/data.ini", dir);
+	FILE *f = fopen(kind == 0 ? file : path, "wb");
+	if (!f)
+		return;
+	if (fwrite(data, 1, len, f) != len) {
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	if (kind == 0 || kind == 1 || kind == 2 || kind == 3)
+		unlink(path);
+	if ((kind == 0 && symlink(file, path) < 0) || (kind == 1 && mkdir(path, 0700) < 0) ||
+	    (kind == 2 && mkfifo(path, 0600) < 0) || (kind == 3 && symlink(dir, path) < 0))
+		return;
+	if (lb_scenario_load(path, &sc) == 0) {
+		lb_scenario_draw_chaos(&sc, len, 4, 5);
+		for (size_t i = 0; i < lb_strategy_count(); i++)
+			lb_scenario_expected(&sc, lb_strategy_at(i)->name);
+		lb_scenario_needs_relay(&sc);
+	}
+	if (kind == 1)
+		rmdir(path);
+	else
+		unlink(path);
+	unlink(file);
 }
 
 /* Command-line values: one argument a line, read as `lockbench run`'s
@@ -124,6 +194,46 @@ static inline void fuzz_import(const uint8_t *data, size_t len)
 		lb_import_free(&imp);
 	}
 	fclose(f);
+}
+
+/* check --history FILE --out DIR as the command does it, short of the
+ * report (charts run gnuplot): the input written to a file, its copy made
+ * into the temporary directory beside --out, read from there, judged, and
+ * the directory finished (every file of it written, then renamed into
+ * place), then removed for the next input. */
+static inline void fuzz_import_out(const uint8_t *data, size_t len)
+{
+	char src[300], out[300], tmp[400];
+	const char *dir = fuzz_dir();
+	struct lb_import imp = { 0 };
+	struct lb_ujudgement j = { 0 };
+	if (!dir[0])
+		return;
+	snprintf(src, sizeof(src), "%s/history.csv", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	FILE *f = fopen(src, "wb");
+	if (!f)
+		return;
+	size_t put = fwrite(data, 1, len, f);
+	if (fclose(f) != 0 || put != len || lb_import_dir_begin(out, tmp, sizeof(tmp)) < 0)
+		return;
+	char copy[sizeof(tmp) + 16];
+	snprintf(copy, sizeof(copy), "%s/imported.csv", tmp);
+	int rc = lb_import_copy_source(src, tmp);
+	if (rc == 0)
+		rc = lb_import_read(copy, src, (int64_t)(len % 7) * 1000000, &imp);
+	if (rc == 0)
+		rc = lb_import_judge(&imp, src, &j);
+	if (rc == 0)
+		rc = lb_import_fits(&imp, src);
+	if (rc == 0 && lb_import_dir_finish(tmp, out, src, "lockbench check --history FUZZ --out OUT",
+					     &imp, &j) == 0)
+		lb_rmtree(out);
+	else
+		lb_rmtree(tmp);
+	lb_ujudgement_free(&j);
+	lb_import_free(&imp);
+	unlink(src);
 }
 
 /* summary.csv, and the run's shape read from it. */
