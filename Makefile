@@ -77,8 +77,10 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_FIX) $(BUILD)/liblockbench.a
 
 $(BUILD)/obj/tests/%.o: ALL_CFLAGS += $(shell pkg-config --cflags $(TESTPKGS))
 
+# make deps DEPS="redis python": only those groups of harness/deps.sh (and its
+# build tools); without DEPS, everything (make test's).
 deps:
-	@bash harness/deps.sh
+	@bash harness/deps.sh $(DEPS)
 
 # Tests find the binary under test through LOCKBENCH_BIN.
 run-tests: $(BIN) $(SHIM) $(NULLAD) $(TEST_BIN)
@@ -246,7 +248,8 @@ install: $(BIN) $(SHIM) $(MAN) $(NULLAD)
 	install -m 644 scenarios/*.ini $(SHARE)/lockbench/scenarios/
 	install -m 644 strategies/adapters/*.adapter $(SHARE)/lockbench/adapters/
 	install -m 755 strategies/adapters/*.py strategies/adapters/*.php $(SHARE)/lockbench/adapters/
-	cp -R strategies/adapters/node $(SHARE)/lockbench/adapters/
+	cp -R strategies/adapters/node strategies/adapters/python strategies/adapters/install \
+	  $(SHARE)/lockbench/adapters/
 	install -m 644 $(MAN) $(SHARE)/man/man1/lockbench.1
 	install -m 644 README.md $(SHARE)/doc/lockbench/
 	cp -R docs/. $(SHARE)/doc/lockbench/docs

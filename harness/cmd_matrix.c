@@ -73,10 +73,13 @@ static void usage(FILE *f)
 		   "                        [--strategy NAME] [--scenario NAME|PATH]\n"
 		   "                        [--lesson-repeat L] [--jobs J] [--check]\n"
 		   "                        [--allow-skipped] [--seed N] [--out DIR]\n"
-		   "                        [--no-report] [--chart-scale X] [--junit FILE]\n\n"
+		   "                        [--no-report] [--chart-scale X] [--junit FILE]\n"
+		   "                        [--library-env DIR]\n\n"
 		   "Runs every strategy against every scenario that applies to it, each cell on\n"
 		   "fresh servers, K times (1); the cells lesson pages show (`lessons` in the\n"
 		   "scenario, `lockbench list --lessons`) L times (default K, never fewer).\n"
+		   "--library-env DIR: a library with an environment hook runs as installed in\n"
+		   "DIR (a virtualenv), as `lockbench run --help` says.\n"
 		   "--strategy and --scenario add one each, taken whole (a name or path with a\n"
 		   "comma); all four may repeat and add to the lists.\n"
 		   "--jobs J runs J cells side by side (1): each on its own servers, ports and\n"
@@ -186,12 +189,15 @@ static int parse(int argc, char **argv, struct matrix *m)
 		{ "no-report", no_argument, NULL, 'n' },
 		{ "chart-scale", required_argument, NULL, 'x' },
 		{ "junit", required_argument, NULL, 'J' },
+		{ "library-env", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int64_t v;
 	int c;
 
+	if (lb_library_env_option(argc, argv) < 0)
+		return LB_EINVAL;
 	m->repeat = 1;
 	m->jobs = 1;
 	m->seed = 1;
@@ -250,6 +256,8 @@ static int parse(int argc, char **argv, struct matrix *m)
 			if (!lb_file_arg_ok("--junit", optarg))
 				return LB_EINVAL;
 			snprintf(m->junit, sizeof(m->junit), "%s", optarg);
+			break;
+		case 'L': /* taken before the options: lb_library_env_option */
 			break;
 		case 'h':
 			usage(stdout);

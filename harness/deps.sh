@@ -24,16 +24,50 @@ set -euo pipefail
 # (harness/tunnel.c: Debian 12's hiredis 0.14 has no TLS); openssl makes the
 # test's CA and certificates (tests/test_tunnel.c). Only etcd-server starts a
 # service: see below.
+# What to install, by group: `deps.sh` alone (make deps, make test) installs
+# every group; `deps.sh GROUP...` only those named, with "build" always
+# (a Redis-only CI job: `bash harness/deps.sh redis`, no JVM, etcd or
+# Chromium). python: the Debian Python libraries, and the virtualenv of the
+# pinned PyPI libraries (python_venv, below).
+declare -A group=(
+  [build]="build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev gnuplot-nox man-db util-linux procps"
+  [redis]="redis-server redis-tools stunnel4 openssl"
+  [python]="python3 python3-minimal python3-redis python3-venv python3-tooz"
+  [node]="nodejs"
+  [php]="php-cli php-symfony-lock php-redis"
+  [etcd]="etcd-server etcd-client python3"
+  [zookeeper]="zookeeper default-jre-headless openjdk-17-jre-headless libslf4j-java python3-kazoo"
+  [browser]="chromium poppler-utils"
+)
+all_groups=(build redis python node php etcd zookeeper browser)
+# The full list, as tests/test_deps.c reads it (every package of every group):
 packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           redis-server redis-tools gnuplot-nox python3 python3-minimal python3-redis
-          man-db util-linux nodejs chromium procps php-cli php-symfony-lock php-redis
+          python3-venv man-db util-linux nodejs chromium procps php-cli php-symfony-lock php-redis
           python3-tooz etcd-server etcd-client zookeeper default-jre-headless
           openjdk-17-jre-headless libslf4j-java python3-kazoo poppler-utils stunnel4 openssl)
 
+wanted=()
+for a in "$@"; do
+  [[ $a == fuzz ]] && continue
+  [[ -n ${group[$a]:-} ]] || { echo "lockbench: deps.sh: no group '$a' (expected: ${all_groups[*]} or fuzz)" >&2; exit 2; }
+  wanted+=("$a")
+done
 # `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang),
 # and clang's sanitizer runtime (libclang_rt.asan: the harnesses are built with
 # ASan+UBSan, and Debian's afl++ does not pull it in; without it they do not link).
-[[ ${1:-} == fuzz ]] && packages+=(afl++ libclang-rt-dev)
+if (( ${#wanted[@]} > 0 )) || [[ ${1:-} == fuzz ]]; then
+  packages=()
+  (( ${#wanted[@]} > 0 )) || wanted=("${all_groups[@]}") # fuzz alone: everything, and afl++
+  for g in build "${wanted[@]}"; do
+    read -r -a more <<< "${group[$g]}"
+    packages+=("${more[@]}")
+  done
+else
+  wanted=("${all_groups[@]}")
+fi
+[[ " $* " == *" fuzz "* ]] && packages+=(afl++ libclang-rt-dev)
+wants() { [[ " ${wanted[*]} " == *" $1 "* ]]; }
 
 missing=()
 for p in "${packages[@]}"; do
@@ -42,7 +76,7 @@ for p in "${packages[@]}"; do
 done
 # npm: Debian's package, unless the installed Node.js brings its own (as
 # NodeSource's nodejs does: Debian's npm would conflict with it)
-command -v npm >/dev/null || missing+=(npm)
+wants node && { command -v npm >/dev/null || missing+=(npm); }
 
 # The Node libraries, at the exact versions of the committed lockfile, into
 # strategies/adapters/node/node_modules (ignored by git). npm ci runs only when
@@ -60,8 +94,43 @@ node_libs() {
   fi
 }
 
+# The PyPI libraries (strategies/adapters/python/requirements.txt: every package
+# and dependency pinned by version and sha256) in the virtualenv
+# strategies/adapters/python/venv (ignored by git), made with Debian's python3
+# -m venv; pip installs those files and nothing else (--require-hashes). Made
+# again only when missing or older than the requirements; nothing is fetched
+# at run time. `lockbench install NAME@VERSION` fetches other versions.
+python_venv() {
+  local dir venv
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/strategies/adapters/python"
+  venv=$dir/venv
+  [[ -f $dir/requirements.txt ]] || return 0
+  if [[ ! -f $venv/.installed || $dir/requirements.txt -nt $venv/.installed ]]; then
+    echo "lockbench: making the Python libraries' virtualenv ($venv, pip install --require-hashes)" >&2
+    rm -rf "$venv"
+    # the files pip gets stay in venv/wheels: a test makes a project's
+    # virtualenv from them (an upgrade, without the network)
+    /usr/bin/python3 -m venv "$venv" &&
+      "$venv/bin/python3" -m pip download --quiet --disable-pip-version-check --require-hashes \
+        --no-deps --dest "$venv/wheels" -r "$dir/requirements.txt" &&
+      "$venv/bin/python3" -m pip install --quiet --disable-pip-version-check --require-hashes \
+        --no-index --find-links "$venv/wheels" -r "$dir/requirements.txt" &&
+      touch "$venv/.installed" || {
+      echo "lockbench: the virtualenv could not be made: the PyPI library strategies will be listed as unavailable" >&2
+      return 1
+    }
+  fi
+}
+
+libs() {
+  local rc=0
+  if wants node; then node_libs || rc=1; fi
+  if wants python; then python_venv || rc=1; fi
+  return $rc
+}
+
 if (( ${#missing[@]} == 0 )); then
-  node_libs
+  libs
   exit
 fi
 
@@ -88,4 +157,4 @@ else
   echo "  sudo bash -c '$cmd'" >&2
   exit 1
 fi
-node_libs
+libs

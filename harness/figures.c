@@ -74,6 +74,7 @@ static const struct lb_figdef fixed[] = {
 	PARAM("think_ms"),
 	PARAM("seed"),
 	TEXT("variant", NULL, LB_FD_SETTING),
+	TEXT("library_version", NULL, LB_FD_SETTING),
 	NUM("elapsed_s", "s", 6, 0, SECONDS, false, LB_FD_MEASURED),
 	NUM("acquire_p90_us", "us", 0, 0, US, true, LB_FD_RECOMPUTED),
 	NUM("acquire_p999_us", "us", 0, 0, US, true, LB_FD_RECOMPUTED),

@@ -24,6 +24,7 @@ static const struct {
 	{ "bench", lb_cmd_bench, "harness and adapter overhead, hand-off, libraries and their cost, as ratios" },
 	{ "report", lb_cmd_report, "draw the charts and report.md of a run or matrix directory" },
 	{ "tour", lb_cmd_tour, "a deck of the classic lessons in teaching order, from shipped runs" },
+	{ "install", lb_cmd_install, "fetch NAME@VERSION of a shipped library into lockbench's cache (pip)" },
 	{ "servers", lb_cmd_servers, "start N redis-servers (or --sentinel, --etcd, --zookeeper) until Ctrl-C" },
 };
 
@@ -49,7 +50,8 @@ static void usage(FILE *f)
 		   "loopback port, in its own temporary directory, and is stopped on every exit.\n\n"
 		   "Environment: LOCKBENCH_SCENARIOS (a scenarios directory), LOCKBENCH_CLOCK_SHIM\n"
 		   "(the shim's path), LOCKBENCH_REDIS_SERVER (the redis-server binary),\n"
-		   "LOCKBENCH_ADAPTERS (a directory of library adapters), LOCKBENCH_TOUR (the\n"
+		   "LOCKBENCH_ADAPTERS (a directory of library adapters), LOCKBENCH_CACHE (where\n"
+		   "`lockbench install` puts library versions), LOCKBENCH_TOUR (the\n"
 		   "tour's reference runs), TMPDIR (where the servers' directories go; a\n"
 		   "relative one is made absolute at the start, one that names no directory\n"
 		   "is refused, exit 2).\n\n"

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ enum {
 	OPT_JSON, OPT_JUNIT, OPT_MASTER_AUTH, OPT_ALLOW_FAULTS, OPT_HOOK, OPT_DRY_RUN, OPT_CLUSTER,
 	OPT_RESOURCE_THEIRS,
 	OPT_ETCD, OPT_ZOOKEEPER, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_INSECURE,
+	OPT_LIBRARY_ENV,
 	OPT_PARAM = 512,
 };
 
@@ -57,6 +59,7 @@ static const struct option fixed_opts[] = {
 	{ "tls-insecure", no_argument, NULL, OPT_TLS_INSECURE },
 	{ "allow-skipped", no_argument, NULL, OPT_ALLOW_SKIPPED },
 	{ "adapter-arg", required_argument, NULL, OPT_ADAPTER_ARG },
+	{ "library-env", required_argument, NULL, OPT_LIBRARY_ENV },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "expect", required_argument, NULL, OPT_EXPECT },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
@@ -237,7 +240,12 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"  --allow-skipped        exit 0, not 3, when the run cannot happen here\n"
 		"  --adapter-arg ARG      an argument for an external strategy's program, after\n"
 		"                         its path (repeatable; exec:PATH and library adapters,\n"
-		"                         e.g. redis-py@4.3.4 takes `defaults`: its own no-TTL default)\n");
+		"                         e.g. redis-py@4.3.4 takes `defaults`: its own no-TTL default)\n"
+		"  --library-env DIR      run the library as your project installed it: DIR is\n"
+		"                         a virtualenv (Python); --strategy NAME runs the version\n"
+		"                         found there, NAME@VERSION checks it is that one. Without\n"
+		"                         it NAME@VERSION is a shipped manifest's, or one that\n"
+		"                         `lockbench install NAME@VERSION` put in the cache\n");
 	if (mode != LB_OPTS_SWEEP)
 		fprintf(f,
 		"  --check                exit 1 unless the run meets the scenario's [expect]\n"
@@ -282,6 +290,12 @@ const struct lock_strategy *lb_strategy_or_usage(const char *name)
 		return s;
 	if (!strncmp(name, "exec:", 5))
 		return NULL; /* lb_strategy_find said what is wrong with the program */
+	if (lb_adapter_base_known(name)) {
+		lb_errorf("%s names a library, not one version of it: give a version (%s@VERSION: "
+			  "a shipped one, see lockbench list, or one `lockbench install` fetched), "
+			  "or --library-env DIR to run the one installed in DIR", name, name);
+		return NULL;
+	}
 	const char *near = lb_strategy_nearest(name);
 	if (near)
 		lb_errorf("unknown strategy '%s'; did you mean '%s'? valid strategies:", name, near);
@@ -709,6 +723,8 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 		return 0;
 	case OPT_ADAPTER_ARG:
 		return adapter_arg(o, a);
+	case OPT_LIBRARY_ENV:
+		return 0; /* taken before the options (lb_library_env_option) */
 	case OPT_NO_REPORT:
 		cfg->no_report = true;
 		return 0;
@@ -1033,12 +1049,43 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 	return 0;
 }
 
+int lb_library_env_option(int argc, char **argv)
+{
+	static char dir[PATH_MAX];
+	const char *v = NULL;
+	struct stat st;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--library-env"))
+			v = i + 1 < argc ? argv[++i] : "";
+		else if (!strncmp(argv[i], "--library-env=", 14))
+			v = argv[i] + 14;
+	}
+	if (!v) {
+		lb_adapter_set_library_env(NULL);
+		return 0;
+	}
+	if (!*v || stat(v, &st) < 0 || !S_ISDIR(st.st_mode))
+		return usage_error("--library-env '%s': expected the directory of an environment "
+				   "the library is installed in (a virtualenv): %s", v,
+				   !*v ? "none given" : stat(v, &st) < 0 ? strerror(errno) :
+				   "not a directory");
+	if (!realpath(v, dir))
+		return usage_error("--library-env '%s': %s", v, strerror(errno));
+	lb_adapter_set_library_env(dir);
+	return 0;
+}
+
 int lb_run_opts_parse(int argc, char **argv, enum lb_opts_mode mode, struct lb_run_opts *o)
 {
 	struct lb_run_cfg *cfg = &o->cfg;
 	struct option opts[N_OPTS];
 	int c, rc;
 
+	if ((rc = lb_library_env_option(argc, argv)) < 0)
+		return rc;
 	memset(o, 0, sizeof(*o));
 	lb_run_cfg_defaults(cfg);
 	record_cmdline(cfg, argc, argv);

@@ -63,6 +63,11 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode);
 void lb_run_opts_apply_scenario(struct lb_run_opts *o, const struct lb_scenario *sc);
 /* Resolve a strategy name or print the valid ones. */
 const struct lock_strategy *lb_strategy_or_usage(const char *name);
+/* --library-env DIR (or --library-env=DIR) anywhere in @argv, taken before
+ * any --strategy is looked up: DIR must be a directory; from then on a
+ * library with an env hook is the one installed there
+ * (lb_adapter_set_library_env). 0, or LB_EINVAL said. */
+int lb_library_env_option(int argc, char **argv);
 /* results/runs/<UTC time>-<name>, made unique. */
 void lb_default_out_dir(const char *base, const char *name, char *out, size_t len);
 

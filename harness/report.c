@@ -139,8 +139,11 @@ void lb_run_title(const struct lb_run_files *rf, char *buf, size_t len)
 	const char *st = lb_summary_get(&rf->sum, "strategy"), *sc = lb_summary_get(&rf->sum, "scenario");
 	const char *from = lb_summary_get(&rf->sum, "imported_from");
 
+	const char *ver = lb_summary_get(&rf->sum, "library_version");
 	if (from)
 		snprintf(buf, len, "imported history: %s", from);
+	else if (ver && strcmp(ver, "-") && (!st || !strstr(st, ver)))
+		snprintf(buf, len, "%s (version %s ran) under %s", st ? st : "?", ver, sc ? sc : "?");
 	else
 		snprintf(buf, len, "%s under %s", st ? st : "?", sc ? sc : "?");
 }

@@ -3,6 +3,7 @@
  * latency.csv, events.csv, keyevents.csv, meta.txt, summary.json and summary.csv, each
  * whole or absent (outfile.h).
  */
+#include "adapter.h"
 #include "consensus.h"
 #include "esc.h"
 #include "outfile.h"
@@ -175,6 +176,15 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 		int n = cfg->adapter_hosts < cfg->clients ? cfg->adapter_hosts : cfg->clients;
 		fprintf(f, "adapters: %d host process%s (--adapter-hosts), client i's session in host "
 			"i %% %d\n", n, n == 1 ? "" : "es", n);
+	}
+	const struct lb_adapter_def *d =
+		lb_strategy_is_external(cfg->strategy) ? lb_adapter_def_of(cfg->strategy) : NULL;
+	if (d && !d->exec) { /* what ran: the library's own word, what was asked, from where */
+		const char *ran = lb_adapter_ran_version(cfg->strategy);
+		lb_esc_fprintf(f, LB_LANG_TERM, "library: %s %s (its own metadata)%s%s%s%s\n",
+			       d->library, ran ? ran : "unknown",
+			       d->version[0] ? ", asked " : "", d->version,
+			       d->env_dir[0] ? ", installed in " : "", d->env_dir);
 	}
 	lb_esc_fprintf(f, LB_LANG_TERM, "key_prefix: %s\n", res->run_prefix);
 	lb_esc_fprintf(f, LB_LANG_TERM, "written_utc: %s\n", when);

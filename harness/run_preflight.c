@@ -145,6 +145,10 @@ int run_preflight(struct run_ctx *r, bool theirs)
 	}
 	if (def && !lb_adapter_usable(cfg->strategy, res->skipped, sizeof(res->skipped)))
 		return 1;
+	/* a library of many versions says which one it is in its hello (meta.txt,
+	 * summary.json's library_version, the report) */
+	if (def && def->env[0] && (rc = lb_adapter_greet(cfg->strategy)) < 0)
+		return rc;
 	if ((rc = fd_budget(cfg, r->n_lock, run_needs_relay(cfg))) < 0 ||
 	    (rc = run_hosts_check(cfg)) < 0) /* after fd_budget: it raises the open-files limit */
 		return rc;

@@ -166,6 +166,15 @@ static bool get_nodes(const char *v, uint32_t *mask)
 	return *mask != 0;
 }
 
+static const struct lb_scenario_expect *line_of(const struct lb_scenario *sc, const char *name);
+
+/* @name as a C recipe (no adapter), or NULL. */
+static const struct lock_strategy *strategy_recipe(const char *name)
+{
+	const struct lock_strategy *s = strncmp(name, "exec:", 5) ? lb_strategy_find(name) : NULL;
+	return s && !lb_strategy_is_external(s) ? s : NULL;
+}
+
 /* A strategy a scenario may name: a registered one, or a library (NAME@VERSION)
  * whose adapter is not installed here: its lines stay, it just cannot run. */
 /* A strategy this lockbench has, a library's name@version (its adapter may be
@@ -175,7 +184,24 @@ static bool known_strategy(const char *name)
 {
 	if (!strncmp(name, "exec:", 5))
 		return name[5] != '\0';
-	return lb_strategy_find(name) || (strchr(name, '@') && !strchr(name, '/'));
+	return lb_strategy_find(name) || (strchr(name, '@') && !strchr(name, '/')) ||
+	       lb_adapter_base_known(name); /* a library: redis-py = overlap */
+}
+
+/* The library @strategy is a version of (NAME of NAME@VERSION, or NAME when
+ * bare and run from --library-env), into @base: false when it is none (a
+ * recipe, exec:, a name no manifest with an env hook has). A recipe's name is
+ * never a library's: redlock is the recipe, redlock@4.2.0 node-redlock. */
+static bool library_of(const char *strategy, char *base, size_t len)
+{
+	const char *at = strrchr(strategy, '@');
+	const struct lock_strategy *r;
+
+	if (!strncmp(strategy, "exec:", 5))
+		return false;
+	snprintf(base, len, "%.*s", (int)(at ? (size_t)(at - strategy) : strlen(strategy)), strategy);
+	r = strategy_recipe(base);
+	return !r && lb_adapter_base_known(base);
 }
 
 /* " (did you mean 'token-lua'?)" for a near miss, else @otherwise. */
@@ -189,8 +215,8 @@ static const char *hint(const char *name, const char *otherwise, char *buf, size
 	return buf;
 }
 
-/* Does the comma list @list (as add_strategies writes it) name @strategy? */
-static bool list_has(const char *list, const char *strategy)
+/* Does the comma list @list name exactly @strategy? */
+static bool list_names(const char *list, const char *strategy)
 {
 	size_t n = strlen(strategy);
 
@@ -198,6 +224,16 @@ static bool list_has(const char *list, const char *strategy)
 		if (!strncmp(t, strategy, n) && (t[n] == ',' || t[n] == '\0'))
 			return true;
 	return false;
+}
+
+/* Does the comma list @list (as add_strategies writes it) name @strategy, or
+ * the library it is a version of? */
+static bool list_has(const char *list, const char *strategy)
+{
+	char base[200];
+
+	return list_names(list, strategy) ||
+	       (library_of(strategy, base, sizeof(base)) && list_names(list, base));
 }
 
 /* The strategies of @v, each checked, added to @list as NAME,NAME (no spaces,
@@ -220,7 +256,7 @@ static int add_strategies(struct parser *p, const char *key, const char *v, char
 	for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
 		if (!known_strategy(t))
 			return ini_error(p, "%s: unknown strategy '%s'%s", key, t, hint(t, "", h, sizeof(h)));
-		if (list_has(list, t))
+		if (list_names(list, t))
 			return ini_error(p, "%s: '%s' is named twice", key, t);
 		size_t used = strlen(list);
 		snprintf(list + used, size - used, "%s%s", used ? "," : "", t);
@@ -615,7 +651,7 @@ static int on_expect(struct parser *p, const char *name, const char *value)
 			    hint(name, " (see lockbench list)", h, sizeof(h)));
 	if (strlen(name) >= sizeof(e.strategy))
 		return ini_error(p, "[expect]: a strategy name of at most %zu bytes", sizeof(e.strategy) - 1);
-	if (lb_scenario_expected(sc, name) >= 0)
+	if (line_of(sc, name))
 		return ini_error(p, "[expect]: %s is given twice", name);
 	if (sc->n_expect == LB_MAX_EXPECT)
 		return ini_error(p, "[expect]: too many lines");
@@ -1127,21 +1163,38 @@ const char *lb_scenario_arg(const struct lb_scenario *sc)
 	return sc->by_name ? sc->name : sc->path;
 }
 
-int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy)
+/* The line that names exactly @name, or NULL. */
+static const struct lb_scenario_expect *line_of(const struct lb_scenario *sc, const char *name)
 {
 	for (int i = 0; i < sc->n_expect; i++)
-		if (!strcmp(sc->expect[i].strategy, strategy))
-			return (int)sc->expect[i].cls;
-	return -1;
+		if (!strcmp(sc->expect[i].strategy, name))
+			return &sc->expect[i];
+	return NULL;
 }
 
+int lb_scenario_expected(const struct lb_scenario *sc, const char *strategy)
+{
+	const struct lb_scenario_expect *e = lb_scenario_expect_of(sc, strategy);
+	return e ? (int)e->cls : -1;
+}
+
+/* A library's line: NAME@VERSION's own (the version asked, or for a bare NAME
+ * run from --library-env the one that ran), else NAME's, the library's, so
+ * that an upgrade is judged by the same expectations. Any other strategy:
+ * its own line. */
 const struct lb_scenario_expect *lb_scenario_expect_of(const struct lb_scenario *sc,
 						       const char *strategy)
 {
-	for (int i = 0; i < sc->n_expect; i++)
-		if (!strcmp(sc->expect[i].strategy, strategy))
-			return &sc->expect[i];
-	return NULL;
+	const struct lb_scenario_expect *e;
+	char base[200], versioned[240];
+
+	if (!library_of(strategy, base, sizeof(base)))
+		return line_of(sc, strategy);
+	if (strcmp(base, strategy))
+		return (e = line_of(sc, strategy)) ? e : line_of(sc, base);
+	const char *ran = lb_adapter_ran_version(lb_adapter_find(strategy));
+	snprintf(versioned, sizeof(versioned), "%s@%s", base, ran ? ran : "");
+	return ran && (e = line_of(sc, versioned)) ? e : line_of(sc, base);
 }
 
 bool lb_expect_met(const struct lb_scenario_expect *e, const struct lb_observed *o, char *why,

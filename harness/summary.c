@@ -4,6 +4,7 @@
  * each setting through its row of the run parameters (params.h).
  */
 #include <math.h>
+#include "adapter.h"
 #include "esc.h"
 #include "figures.h"
 #include "results.h"
@@ -499,6 +500,9 @@ static void put_settings(struct lb_summary *s, const struct lb_run_cfg *cfg)
 		if (*p == ',')
 			*p = ';';
 	put(s, "variant", "%s", variant[0] ? variant : "-");
+	/* the version the library said it is (its own metadata), "-" for a recipe */
+	const char *ran = lb_adapter_ran_version(cfg->strategy);
+	put(s, "library_version", "%s", ran ? ran : "-");
 }
 
 static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,

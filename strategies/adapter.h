@@ -26,6 +26,14 @@
  *   built = NAME                   instead of program: a program make builds,
  *                                  build/NAME beside lockbench, installed as
  *                                  PREFIX/lib/lockbench/NAME
+ *   env = python-venv              (optional) how the library is found in an
+ *                                  environment of its language: other versions
+ *                                  (NAME@VERSION, from lockbench's cache) and
+ *                                  --library-env DIR run the same program with
+ *                                  that environment's interpreter (hooks[] in
+ *                                  adapter_registry.c: one per language)
+ *   dist = redis                   (with env) the package's name in its
+ *                                  ecosystem's registry (PyPI's project)
  */
 #ifndef LB_ADAPTER_H
 #define LB_ADAPTER_H
@@ -57,6 +65,12 @@ struct lb_adapter_def {
 	char built[64];              /* a program make builds (lb_find_installed, "lib"),
 				        or "" (program lies beside the manifest) */
 	char hosts[4];               /* "no": it cannot serve as an adapter host; "" or "yes" */
+	char env[16];                /* its language's environment hook ("python-venv"), or "" */
+	char dist[96];               /* the package in its ecosystem's registry, or "" */
+	char env_dir[512];           /* the environment it runs in: --library-env's DIR or
+				        the cache's; "" the manifest's own interpreter */
+	char ran_version[32];        /* the version the library said it is (its hello's
+				        version=, else its --check's), "" not asked yet */
 	const char *argv[LB_ADAPTER_MAX_ARGS + 1]; /* program and its arguments */
 	char argbuf[2048];           /* storage for argv */
 	unsigned claims;
@@ -91,8 +105,33 @@ const struct lock_strategy *lb_adapter_at(size_t i);
 /* The null adapters found (kind = null), by name. */
 size_t lb_null_adapter_count(void);
 const struct lock_strategy *lb_null_adapter_at(size_t i);
-/* A library or null adapter by name, or NULL. */
+/* A library or null adapter by name, or NULL. A NAME@VERSION that no
+ * manifest has, of a manifest with env = (NAME@OTHER), is that version as
+ * `lockbench install` left it in the cache; with a library environment set
+ * (lb_adapter_set_library_env) such a manifest, or its bare NAME, runs the
+ * library installed there. NULL with no message when nothing fits. */
 const struct lock_strategy *lb_adapter_find(const char *name);
+/* --library-env DIR: from now on a library with an env hook is the one
+ * installed in @dir (borrowed: a user's virtualenv). NULL: none. */
+void lb_adapter_set_library_env(const char *dir);
+/* Does @base name the strategies of a manifest (NAME in NAME@VERSION, with
+ * an env hook), as a scenario's [expect] line may? */
+bool lb_adapter_base_known(const char *base);
+/* Where lockbench keeps the library versions it installs: $LOCKBENCH_CACHE,
+ * else $XDG_CACHE_HOME/lockbench, else $HOME/.cache/lockbench. false when
+ * none is set. */
+bool lb_adapter_cache_dir(char *out, size_t len);
+/* The cache's directory of @d's package at @version into @out (its env
+ * hook's language, then DIST@VERSION): false when @d has no env hook or no
+ * cache is known. */
+bool lb_adapter_cache_of(const struct lb_adapter_def *d, const char *version, char *out,
+			 size_t len);
+/* The manifest whose strategies NAME@VERSION may be made of (its env hook
+ * set, its name's part before the @ @base), or NULL. */
+const struct lb_adapter_def *lb_adapter_template(const char *base);
+/* The version the library says it is (its hello's version=, asked once per
+ * process, else its --check's), or NULL when it said none. */
+const char *lb_adapter_ran_version(const struct lock_strategy *s);
 /* Is @s a null adapter (kind = null)? */
 bool lb_adapter_is_null(const struct lock_strategy *s);
 /* "exec:PATH": an external strategy of the program at PATH (made once per

@@ -121,6 +121,19 @@ static bool split_kv(char *w, char **value)
 	return true;
 }
 
+/* A library's version as its hello says it ("8.2.0", "5.0.0-beta.2",
+ * "1.2.3+local"): kept in @out, or false when it is empty, too long or holds
+ * anything else (it goes into meta.txt and a chart title). */
+static bool version_word(const char *v, char *out, size_t len)
+{
+	size_t n = strlen(v);
+	if (!n || n >= len || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				     "0123456789.-+_~") != n)
+		return false;
+	memcpy(out, v, n + 1);
+	return true;
+}
+
 static int yes_no(const char *key, const char *v, bool *out, char *why, size_t len)
 {
 	if (!strcmp(v, "yes") || !strcmp(v, "no")) {
@@ -209,6 +222,9 @@ static int parse_hello(const char *line, struct lb_proto_msg *m, char *why, size
 		if (seen & 1u << k)
 			return bad(why, len, "hello: field '%s' given twice", w);
 		seen |= 1u << k;
+		if (k == 1 && !version_word(v, m->lib_version, sizeof(m->lib_version)))
+			return bad(why, len, "hello: version= takes 1 to %zu letters, digits and "
+				   ". - + _ ~, got '%.40s'", sizeof(m->lib_version) - 1, v);
 		if (k == 3 && yes_no(w, v, &m->can_extend, why, len) < 0)
 			return -1;
 		if (k == 4 && yes_no(w, v, &m->can_lost, why, len) < 0)

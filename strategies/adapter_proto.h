@@ -89,6 +89,7 @@ struct lb_proto_msg {
 	int version;
 	bool can_extend, can_lost;
 	enum lb_proto_extends extends;
+	char lib_version[32];       /* its version= (the library's own metadata), "" none */
 	unsigned claims;            /* (v3) enum lb_claim bits; 0 when not given */
 	bool claims_given;
 	char failpoints[LB_PROTO_FAILPOINTS_MAX][LB_PROTO_FAILPOINT_LEN]; /* (v3) */

@@ -25,8 +25,9 @@
 #include <unistd.h>
 
 #define CHECK_LIMIT_MS 10000 /* an adapter's --check: a library loading */
-#define MAX_ADAPTERS 32
+#define MAX_ADAPTERS 64
 #define MAX_EXEC 8
+#define MAX_VARIANTS 16 /* NAME@VERSION and --library-env strategies made in one process */
 #define MANIFEST_LINE_MAX 198 /* inih splits longer lines: refused instead */
 
 struct loaded {
@@ -39,6 +40,29 @@ static size_t n_adapters, n_libraries;
 static bool loaded;
 static struct loaded execs[MAX_EXEC];
 static size_t n_execs;
+static struct loaded variants[MAX_VARIANTS];
+static size_t n_variants;
+static const char *library_env; /* --library-env DIR, or NULL */
+
+/* A language's environment (a manifest's env = NAME): how a program is run
+ * with the library as an environment of that language has it installed. To
+ * add a language: a row, and its installer for `lockbench install` (see
+ * cmd_install.c). */
+static const struct env_hook {
+	const char *name;
+	const char *interpreter;   /* the environment's interpreter, below its directory */
+	const char *what;          /* what such a directory is, for a message */
+} hooks[] = {
+	{ "python-venv", "bin/python3", "a Python virtualenv" },
+};
+
+static const struct env_hook *hook_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++)
+		if (!strcmp(hooks[i].name, name))
+			return &hooks[i];
+	return NULL;
+}
 
 /* ---- the manifest, a pure parser ---- */
 
@@ -77,6 +101,8 @@ static const struct key {
 	{ "kind", true, offsetof(struct lb_adapter_def, kind), sizeof(((struct lb_adapter_def *)0)->kind) },
 	{ "built", true, offsetof(struct lb_adapter_def, built), sizeof(((struct lb_adapter_def *)0)->built) },
 	{ "hosts", true, offsetof(struct lb_adapter_def, hosts), sizeof(((struct lb_adapter_def *)0)->hosts) },
+	{ "env", true, offsetof(struct lb_adapter_def, env), sizeof(((struct lb_adapter_def *)0)->env) },
+	{ "dist", true, offsetof(struct lb_adapter_def, dist), sizeof(((struct lb_adapter_def *)0)->dist) },
 };
 
 /* Say what is wrong with key @name; 0 stops inih, which gives the line. */
@@ -114,7 +140,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	if (k == sizeof(keys) / sizeof(keys[0]))
 		return bad_key(m, name, "not a manifest key (name, library, package, language, version, "
 			       "summary, sends, defaults, source, interpreter, program, args, claims, "
-			       "nodes, outside_key, topology, kind, built, hosts)", NULL);
+			       "nodes, outside_key, topology, kind, built, hosts, env, dist)", NULL);
 	bool more = k == 8 && m->last && !strcmp(m->last, "sends"); /* sends goes on over indented lines */
 	if ((m->seen & 1u << k) && !more)
 		return bad_key(m, name, "given twice (only sends goes on over indented lines)", NULL);
@@ -150,6 +176,12 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return bad_key(m, name, "expected etcd or zookeeper (a Redis lock names none)", field);
 	if (!strcmp(name, "kind") && strcmp(field, "library") && strcmp(field, "null"))
 		return bad_key(m, name, "expected library (the default) or null (a null adapter)", field);
+	if (!strcmp(name, "env") && !hook_of(field))
+		return bad_key(m, name, "expected python-venv (the languages whose environments "
+			       "lockbench knows)", field);
+	if (!strcmp(name, "dist") && !good_name(field))
+		return bad_key(m, name, "expected a package name (letters, digits and - _ . only)",
+			       field);
 	if (!strcmp(name, "built") && !good_name(field))
 		return bad_key(m, name, "expected the name of a program make builds (letters, digits "
 			       "and - _ . @ + only)", field);
@@ -187,6 +219,12 @@ int lb_adapter_manifest_parse(const char *text, const char *path, const char *di
 			  d->name[0] ? "program missing (or built)" : "name missing");
 		return LB_EINVAL;
 	}
+	if (d->env[0] && (!d->dist[0] || !m.interpreter[0])) {
+		lb_errorf("%s: not a valid adapter manifest: env = %s needs dist (the package's "
+			  "name in its registry) and interpreter (replaced by the environment's)",
+			  path, d->env);
+		return LB_EINVAL;
+	}
 	if (m.program[0] && d->built[0]) {
 		lb_errorf("%s: not a valid adapter manifest: program and built both given (built "
 			  "names a program make builds, program one beside the manifest: one of them)",
@@ -201,9 +239,16 @@ int lb_adapter_manifest_parse(const char *text, const char *path, const char *di
 		snprintf(program, sizeof(program), "%.*s/%s", PATH_MAX, dir, m.program);
 	/* [interpreter] program [args split at spaces] */
 	const char *words[LB_ADAPTER_MAX_ARGS];
+	char interp[PATH_MAX + 300];
 	int n = 0;
-	if (m.interpreter[0])
-		words[n++] = m.interpreter;
+	/* a relative interpreter with a slash (python/venv/bin/python3, the one
+	 * harness/deps.sh makes) lies below the manifest's directory */
+	if (m.interpreter[0] != '/' && strchr(m.interpreter, '/'))
+		snprintf(interp, sizeof(interp), "%.*s/%s", PATH_MAX, dir, m.interpreter);
+	else
+		snprintf(interp, sizeof(interp), "%s", m.interpreter);
+	if (interp[0])
+		words[n++] = interp;
 	words[n++] = program;
 	for (char *save = NULL, *w = strtok_r(m.args, " \t", &save); w;
 	     w = strtok_r(NULL, " \t", &save)) {
@@ -377,13 +422,166 @@ bool lb_adapter_is_null(const struct lock_strategy *s)
 	return d && is_null(d);
 }
 
+static const struct lock_strategy *variant_of(struct loaded *t, const char *name);
+
 const struct lock_strategy *lb_adapter_find(const char *name)
 {
 	load_all();
 	for (size_t i = 0; i < n_adapters; i++)
 		if (!strcmp(adapters[i].def.name, name))
-			return &adapters[i].s;
-	return NULL;
+			return library_env && adapters[i].def.env[0] ? variant_of(&adapters[i], name) :
+			       &adapters[i].s;
+	return variant_of(NULL, name);
+}
+
+/* ---- versions and environments: NAME@VERSION, --library-env ---- */
+
+void lb_adapter_set_library_env(const char *dir)
+{
+	library_env = dir && *dir ? dir : NULL;
+}
+
+bool lb_adapter_cache_dir(char *out, size_t len)
+{
+	const char *own = getenv("LOCKBENCH_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (own && *own)
+		snprintf(out, len, "%s", own);
+	else if (xdg && *xdg == '/')
+		snprintf(out, len, "%s/lockbench", xdg);
+	else if (home && *home == '/')
+		snprintf(out, len, "%s/.cache/lockbench", home);
+	else
+		return false;
+	return true;
+}
+
+bool lb_adapter_cache_of(const struct lb_adapter_def *d, const char *version, char *out,
+			 size_t len)
+{
+	char cache[PATH_MAX];
+
+	if (!d || !d->env[0] || !d->dist[0] || !lb_adapter_cache_dir(cache, sizeof(cache)))
+		return false;
+	snprintf(out, len, "%.*s/%s/%s@%s", PATH_MAX, cache, d->env, d->dist, version);
+	return true;
+}
+
+/* The part of @name before its last '@' (all of it when it has none). */
+static void base_of(const char *name, char *out, size_t len)
+{
+	const char *at = strrchr(name, '@');
+	snprintf(out, len, "%.*s", (int)(at ? (size_t)(at - name) : strlen(name)), name);
+}
+
+/* The last manifest by name whose strategies @base names, with an env hook. */
+static struct loaded *template_of(const char *base)
+{
+	struct loaded *t = NULL;
+	char b[sizeof(adapters[0].def.name)];
+
+	load_all();
+	for (size_t i = 0; i < n_libraries; i++) {
+		base_of(adapters[i].def.name, b, sizeof(b));
+		if (adapters[i].def.env[0] && !strcmp(b, base))
+			t = &adapters[i];
+	}
+	return t;
+}
+
+const struct lb_adapter_def *lb_adapter_template(const char *base)
+{
+	struct loaded *t = template_of(base);
+	return t ? &t->def : NULL;
+}
+
+bool lb_adapter_base_known(const char *base)
+{
+	return template_of(base) != NULL;
+}
+
+/* Strategy @name: manifest @t's program, run by the interpreter of the
+ * environment @dir (its hook's); @version "" when any will do. */
+static const struct lock_strategy *make_variant(const struct loaded *t, const char *name,
+						const char *version, const char *dir, bool cached)
+{
+	const struct env_hook *h = hook_of(t->def.env);
+	char interp[PATH_MAX + 300];
+
+	for (size_t i = 0; i < n_variants; i++)
+		if (!strcmp(variants[i].def.name, name) && !strcmp(variants[i].def.env_dir, dir))
+			return &variants[i].s;
+	if (n_variants == MAX_VARIANTS || strlen(dir) >= sizeof(t->def.env_dir) - 32) {
+		lb_errorf("%s: too many library versions in one command (%d), or a directory longer "
+			  "than %zu", name, MAX_VARIANTS, sizeof(t->def.env_dir) - 32);
+		return NULL;
+	}
+	struct loaded *l = &variants[n_variants++];
+	*l = *t;
+	struct lb_adapter_def *d = &l->def;
+	const char *words[LB_ADAPTER_MAX_ARGS];
+	int n = 0;
+	snprintf(interp, sizeof(interp), "%s/%s", dir, h->interpreter);
+	/* the manifest's interpreter is its first word: the environment's instead */
+	for (const char *w = t->def.argbuf; t->def.argv[n] && n < LB_ADAPTER_MAX_ARGS;
+	     w += strlen(w) + 1, n++)
+		words[n] = n ? w : interp;
+	set_argv(d, words, n);
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(d->version, sizeof(d->version), "%s", version);
+	snprintf(d->env_dir, sizeof(d->env_dir), "%s", dir);
+	if (cached)
+		snprintf(d->package, sizeof(d->package), "%.40s %.20s (lockbench install)",
+			 t->def.dist, version);
+	else
+		snprintf(d->package, sizeof(d->package), "as installed in --library-env");
+	d->usable = d->greeted = 0;
+	d->ran_version[0] = d->unusable[0] = '\0';
+	if (access(interp, X_OK) < 0) {
+		d->usable = -1;
+		if (cached)
+			snprintf(d->unusable, sizeof(d->unusable), "%.48s is not installed here: "
+				 "`lockbench install %.48s` fetches it into %.160s (nothing is "
+				 "fetched while a run runs)", name, name, dir);
+		else
+			snprintf(d->unusable, sizeof(d->unusable), "--library-env %.200s is not %.40s "
+				 "(no executable %.20s in it)", dir, h->what, h->interpreter);
+	}
+	make_strategy(l);
+	return &l->s;
+}
+
+/* @name as a version (NAME@VERSION) or, with --library-env, as the library
+ * installed there: of manifest @t, or of the manifest its NAME names. NULL
+ * when nothing fits. */
+static const struct lock_strategy *variant_of(struct loaded *t, const char *name)
+{
+	char base[sizeof(adapters[0].def.name)], dir[PATH_MAX];
+	const char *at = strrchr(name, '@'), *version = at ? at + 1 : "";
+
+	if (!good_name(name) || strlen(name) >= sizeof(base) || (at && !*version) ||
+	    strlen(version) >= sizeof(t->def.version))
+		return NULL;
+	base_of(name, base, sizeof(base));
+	if (!t && !(t = template_of(base)))
+		return NULL;
+	if (library_env)
+		return make_variant(t, name, version, library_env, false);
+	if (!at || !lb_adapter_cache_of(&t->def, version, dir, sizeof(dir)))
+		return NULL;
+	return make_variant(t, name, version, dir, true);
+}
+
+const char *lb_adapter_ran_version(const struct lock_strategy *s)
+{
+	const struct lb_adapter_def *d = lb_strategy_is_external(s) ? lb_adapter_def_of(s) : NULL;
+	char why[400];
+
+	/* a library of many versions not asked yet: its --check says it (once) */
+	if (d && !d->ran_version[0] && d->env[0] && !d->usable)
+		lb_adapter_usable(s, why, sizeof(why));
+	return d && d->ran_version[0] ? d->ran_version : NULL;
 }
 
 const struct lock_strategy *lb_adapter_exec(const char *spec)
@@ -426,7 +624,7 @@ const struct lb_adapter_def *lb_adapter_def_of(const struct lock_strategy *s)
 	return s ? s->impl : NULL;
 }
 
-static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len);
+static bool check_usable(struct lb_adapter_def *d, char *why, size_t len);
 
 _Static_assert(LB_PROTO_FAILPOINTS_MAX == 8 && LB_PROTO_FAILPOINT_LEN == 32,
 	       "adapter.h keeps a hello's failpoints in arrays of these sizes");
@@ -440,6 +638,9 @@ static struct loaded *loaded_of(const struct lock_strategy *s)
 	for (size_t i = 0; i < n_execs; i++)
 		if (&execs[i].s == s)
 			return &execs[i];
+	for (size_t i = 0; i < n_variants; i++)
+		if (&variants[i].s == s)
+			return &variants[i];
 	return NULL;
 }
 
@@ -458,6 +659,8 @@ int lb_adapter_greet(const struct lock_strategy *s)
 		return rc;
 	}
 	l->def.greeted = 1;
+	if (hello.lib_version[0]) /* the library's own word, from the process that runs it */
+		snprintf(l->def.ran_version, sizeof(l->def.ran_version), "%s", hello.lib_version);
 	for (int i = 0; i < hello.n_failpoints && i < 8; i++) {
 		snprintf(l->def.failpoint[i], sizeof(l->def.failpoint[i]), "%s", hello.failpoints[i]);
 		l->def.failpoint_list[i] = l->def.failpoint[i];
@@ -502,7 +705,7 @@ static void word_value(const char *out, const char *name, char *v, size_t len)
 
 /* Its --check, with a deadline: an adapter whose probe hangs is unusable,
  * and killed, never waited for. */
-static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len)
+static bool check_usable(struct lb_adapter_def *d, char *why, size_t len)
 {
 	char out[512] = "", ver[64];
 	int pfd[2], status = 0;
@@ -582,11 +785,17 @@ static bool check_usable(const struct lb_adapter_def *d, char *why, size_t len)
 		return false;
 	}
 	word_value(out, "version", ver, sizeof(ver));
+	lb_proto_printable(ver, shown, 40);
 	if (d->version[0] && ver[0] && strcmp(ver, d->version)) {
-		lb_proto_printable(ver, shown, 40);
-		snprintf(why, len, "%s expects %s %s, but %.40s is installed", d->name, d->library,
-			 d->version, shown);
+		if (d->env_dir[0])
+			snprintf(why, len, "%.48s asks for %.40s %.20s, but %.160s has %.20s", d->name,
+				 d->library, d->version, d->env_dir, shown);
+		else
+			snprintf(why, len, "%s expects %s %s, but %.40s is installed", d->name,
+				 d->library, d->version, shown);
 		return false;
 	}
+	if (!d->ran_version[0] && ver[0] && strlen(shown) < sizeof(d->ran_version))
+		snprintf(d->ran_version, sizeof(d->ran_version), "%s", shown);
 	return true;
 }

@@ -151,6 +151,19 @@ static void check_manifests(const char *deps)
 			}
 			if (sscanf(line, "interpreter = %255s", prog) != 1)
 				continue;
+			if (prog[0] != '/') { /* a virtualenv deps.sh makes: its python3 is Debian's */
+				char venv[PATH_MAX * 2 + 300], real[PATH_MAX];
+				snprintf(venv, sizeof(venv), "%s/%s", dir, prog);
+				cr_assert(strstr(deps, " python3-venv") && strstr(deps, "python/venv"),
+					  "%s: the interpreter %s is a virtualenv's, which harness/deps.sh "
+					  "does not make", path, prog);
+				cr_assert_not_null(realpath(venv, real), "%s: %s is not there: run "
+						   "bash harness/deps.sh python", path, venv);
+				char debian[PATH_MAX];
+				cr_assert(realpath("/usr/bin/python3", debian) && !strcmp(real, debian),
+					  "%s: %s is %s, not Debian's python3", path, venv, real);
+				snprintf(prog, sizeof(prog), "/usr/bin/python3");
+			}
 			/* its package: what dpkg says owns it, which deps.sh must list */
 			char cmd[400], out[256] = "";
 			snprintf(cmd, sizeof(cmd), "dpkg -S '%s' 2>/dev/null | cut -d: -f1", prog);

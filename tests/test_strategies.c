@@ -72,6 +72,12 @@ static const struct expect expectations[] = {
 	{ "etcd-lock-fenced@3.4.23", true, 0, false, false, false, true },
 	{ "kazoo-lock@2.8.0", true, 0, false, false, false, true },
 	{ "kazoo-lock-fenced@2.8.0", true, 0, false, false, false, true },
+	/* the PyPI libraries in lockbench's virtualenv (harness/deps.sh python) */
+	{ "redis-py@8.2.0", true, TTL_MS + 150, true, false, false, false },
+	/* expire is whole seconds: a 300 ms TTL is a 1 s lease */
+	{ "python-redis-lock@4.0.1", true, 1150, true, false, false, false },
+	{ "python-redis-lock-renewal@4.0.1", true, 0, false, false, false, true },
+	{ "pottery-redlock@3.0.1", true, TTL_MS + 150, true, false, false, false },
 };
 #define N_EXPECT (sizeof(expectations) / sizeof(expectations[0]))
 

@@ -10,6 +10,10 @@ Lock.extend(), and the exceptions LockError, LockNotOwnedError and RedisError.
 redis-py has no lost-lock callback: this adapter never sends "lost".
 
 --check prints the library and version and exits 0 when redis-py imports.
+The version is the installed distribution's own (importlib.metadata's
+version('redis'), what pip or Debian recorded), in --check and in the hello:
+lockbench writes it in meta.txt and summary.json, and checks it against the
+version asked (redis-py@8.2.0, or any version run from --library-env DIR).
 Arguments (lockbench run --adapter-arg ...): "defaults" keeps redis-py's own
 default timeout=None (no TTL at all) instead of lockbench's --ttl.
 """
@@ -20,13 +24,23 @@ import lbproto
 PROTOCOL = 2
 
 
+def version(redis):
+    """The installed redis-py's version, from its distribution's metadata."""
+    try:
+        from importlib.metadata import version as dist_version
+        return dist_version("redis")
+    except Exception:  # no metadata (a copied tree): the module's own word
+        return redis.__version__
+
+
 def check():
     try:
         import redis
     except Exception as e:  # any failure to import is "not usable here"
-        print("cannot import redis (Debian package python3-redis): %s" % e)
+        print("cannot import redis (Debian package python3-redis, or pip's redis in a "
+              "virtualenv): %s" % e)
         return 1
-    print("library=redis-py version=%s" % redis.__version__)
+    print("library=redis-py version=%s python=%s" % (version(redis), sys.executable))
     return 0
 
 
@@ -38,7 +52,7 @@ class RedisPyLock:
 
     def hello(self):
         return ("hello %d library=redis-py version=%s language=python extend=yes lost=no extends=never"
-                % (PROTOCOL, self.redis.__version__))
+                % (PROTOCOL, version(self.redis)))
 
     def config(self, cfg):
         timeout = int(cfg["timeout_ms"]) / 1000.0
