@@ -621,6 +621,38 @@ static int ensemble_arg(struct lb_run_opts *o, bool etcd, const char *a)
 	return 0;
 }
 
+/* --redis, --sentinel, --cluster: one list each, its URLs checked. */
+static int url_list_arg(const char **slot, const char *opt, const char *a)
+{
+	if (*slot)
+		return usage_error("%s given twice: give one list, URL[,URL...]", opt);
+	if (check_urls(opt, a) < 0)
+		return LB_EINVAL;
+	*slot = a;
+	return 0;
+}
+
+/* --master-auth [USER]:PASSWORD */
+static int master_auth_arg(struct lb_run_cfg *cfg, const char *a)
+{
+	const char *colon = strchr(a, ':');
+
+	if (cfg->master_pass[0])
+		return usage_error("--master-auth given twice");
+	for (const char *q = a; *q; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			return usage_error("--master-auth: a control character in it");
+	if (!colon || !colon[1] || (size_t)(colon - a) >= sizeof(cfg->master_user) ||
+	    strlen(colon + 1) >= sizeof(cfg->master_pass))
+		return usage_error("--master-auth: expected [USER]:PASSWORD (a user name of at "
+				   "most %zu bytes, a password of 1 to %zu)",
+				   sizeof(cfg->master_user) - 1, sizeof(cfg->master_pass) - 1);
+	memcpy(cfg->master_user, a, (size_t)(colon - a));
+	cfg->master_user[colon - a] = '\0';
+	strcpy(cfg->master_pass, colon + 1);
+	return 0;
+}
+
 /* An option that is not a run parameter: 0, 1 after --help, or an error. */
 static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const char *a,
 		     const char *word)
@@ -650,26 +682,11 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 		o->out_given = true;
 		return 0;
 	case OPT_REDIS:
-		if (cfg->redis_urls)
-			return usage_error("--redis given twice: give one list, URL[,URL...]");
-		if (check_urls("--redis", a) < 0)
-			return LB_EINVAL;
-		cfg->redis_urls = a;
-		return 0;
+		return url_list_arg(&cfg->redis_urls, "--redis", a);
 	case OPT_SENTINEL:
-		if (cfg->sentinel_urls)
-			return usage_error("--sentinel given twice: give one list, URL[,URL...]");
-		if (check_urls("--sentinel", a) < 0)
-			return LB_EINVAL;
-		cfg->sentinel_urls = a;
-		return 0;
+		return url_list_arg(&cfg->sentinel_urls, "--sentinel", a);
 	case OPT_CLUSTER:
-		if (cfg->cluster_urls)
-			return usage_error("--cluster given twice: give one list, URL[,URL...]");
-		if (check_urls("--cluster", a) < 0)
-			return LB_EINVAL;
-		cfg->cluster_urls = a;
-		return 0;
+		return url_list_arg(&cfg->cluster_urls, "--cluster", a);
 	case OPT_ETCD:
 	case OPT_ZOOKEEPER:
 		return ensemble_arg(o, c == OPT_ETCD, a);
@@ -685,23 +702,8 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 					   sizeof(cfg->sentinel_master) - 1);
 		strcpy(cfg->sentinel_master, a);
 		return 0;
-	case OPT_MASTER_AUTH: {
-		const char *colon = strchr(a, ':');
-		if (cfg->master_pass[0])
-			return usage_error("--master-auth given twice");
-		for (const char *q = a; *q; q++)
-			if ((unsigned char)*q < 0x20 || *q == 0x7f)
-				return usage_error("--master-auth: a control character in it");
-		if (!colon || !colon[1] || (size_t)(colon - a) >= sizeof(cfg->master_user) ||
-		    strlen(colon + 1) >= sizeof(cfg->master_pass))
-			return usage_error("--master-auth: expected [USER]:PASSWORD (a user name of at "
-					   "most %zu bytes, a password of 1 to %zu)",
-					   sizeof(cfg->master_user) - 1, sizeof(cfg->master_pass) - 1);
-		memcpy(cfg->master_user, a, (size_t)(colon - a));
-		cfg->master_user[colon - a] = '\0';
-		strcpy(cfg->master_pass, colon + 1);
-		return 0;
-	}
+	case OPT_MASTER_AUTH:
+		return master_auth_arg(cfg, a);
 	case OPT_ALLOW_FAULTS:
 		cfg->allow_faults = true;
 		return 0;

@@ -215,8 +215,10 @@ static void check_runs(const char *file, int line, const char *text, const char 
 		cr_expect(strstr(deps, pat) != NULL, "%s:%d runs %s, but harness/deps.sh does not "
 			  "install its package %s", file, line, prog, pkg);
 		/* the path itself, or what it points to (gnuplot is an alternative) */
+		/* ... or, merged /usr, where dpkg knows it: /bin/bash for /usr/bin/bash */
 		snprintf(cmd, sizeof(cmd), "p=$(command -v %s) && { dpkg -S \"$p\" || "
-			 "dpkg -S \"$(readlink -f \"$p\")\"; } 2>/dev/null", prog);
+			 "dpkg -S \"$(readlink -f \"$p\")\" || dpkg -S \"/bin/${p##*/}\"; } "
+			 "2>/dev/null", prog);
 		FILE *f = popen(cmd, "r");
 		cr_assert_not_null(f);
 		if (!fgets(out, sizeof(out), f))
