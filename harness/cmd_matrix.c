@@ -45,6 +45,7 @@ struct cell {
 	bool foreign_na;       /* a repetition could not measure foreign releases */
 	long long lost_updates;
 	double orphan_ms;      /* worst */
+	double seconds;        /* the repetitions' elapsed_s, summed (JUnit's time) */
 	int deadlocks;
 };
 
@@ -290,6 +291,7 @@ struct rep_result {
 	bool pass;             /* the scenario's [expect] section met (its summary read) */
 	char why[256];         /* if not, how it differs */
 	double overlap_ms, orphan_ms;
+	double elapsed_s;      /* summary.csv's */
 	long long lost_updates;
 	char dir[PATH_MAX];
 };
@@ -355,6 +357,7 @@ static void measure(const struct matrix *m, const struct cell *cell, int rep,
 	out->stale = res.stale_writes_rejected;
 	out->aborted = res.writes_aborted;
 	out->lost_updates = res.lost_updates;
+	out->elapsed_s = lb_summary_num(&sum, "elapsed_s", 0);
 	lb_run_result_free(&res);
 }
 
@@ -420,6 +423,7 @@ static int record(struct matrix *m, struct cell *cell, int rep, const struct rep
 	cell->stale += r->stale;
 	cell->aborted += r->aborted;
 	cell->lost_updates += r->lost_updates;
+	cell->seconds += r->elapsed_s;
 	cell->deadlocks += r->recovered == LB_REC_NO;
 	if (r->orphan_ms > cell->orphan_ms)
 		cell->orphan_ms = r->orphan_ms;
@@ -781,7 +785,7 @@ static int write_junit(const struct matrix *m)
 			snprintf(msg, sizeof(msg), "%d of %d runs differ from the expectation (%s): %.300s",
 				 c->runs - c->passes, c->runs, want, c->differs);
 		}
-		lb_junit_case(&j, sc->name, c->s->name, -1, o, msg, text);
+		lb_junit_case(&j, sc->name, c->s->name, c->runs ? c->seconds : -1, o, msg, text);
 	}
 	return lb_junit_close(&j);
 }

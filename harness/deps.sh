@@ -27,6 +27,13 @@ packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
 
 # `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang).
 [[ ${1:-} == fuzz ]] && packages+=(afl++)
+# `deps.sh deb` (make deb): Debian's packaging tools (debhelper, dpkg-dev's
+# dpkg-buildpackage, lintian). `deps.sh test` (make test, make check): those, as
+# tests/test_install.c builds the package, and the Prometheus Python client
+# (Debian's python3-prometheus-client), whose OpenMetrics parser reads
+# run --openmetrics in tests/test_gate.c.
+[[ ${1:-} == deb || ${1:-} == test ]] && packages+=(debhelper dpkg-dev lintian)
+[[ ${1:-} == test ]] && packages+=(python3-prometheus-client)
 
 missing=()
 for p in "${packages[@]}"; do
