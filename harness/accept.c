@@ -203,7 +203,8 @@ int lb_accept_file(struct lb_accept_list *l, const char *path)
 			rc = LB_EINVAL;
 		} else {
 			buf[strcspn(buf, "\n")] = '\0';
-			rc = line_of(l, path, no, buf, &section, why, sizeof(why));
+			bool bom = no == 1 && !strncmp(buf, "\xef\xbb\xbf", 3); /* a UTF-8 BOM */
+			rc = line_of(l, path, no, buf + (bom ? 3 : 0), &section, why, sizeof(why));
 		}
 	}
 	if (rc == 0 && ferror(f)) {

@@ -797,6 +797,10 @@ Test(gate, an_audit_fails_on_a_failure_not_accepted_and_says_what_no_longer_fail
 		  "mutex:holder-pause: M:holder-pause is accepted twice (first at " },
 		{ "[accept]\njust words\n", ":2: expected CLAIM:SCENARIO = REASON, got 'just words'" },
 		{ "# none\n", ":1: no [accept] section" },
+		/* a UTF-8 BOM before the header is skipped: the error is line 2's */
+		{ "\xef\xbb\xbf[accept]\nO:slow-holder = x\n", ":2: field O:slow-holder: slow-holder "
+		  "does not test O (owner-release): expected one of O:check-then-delete, "
+		  "O:holder-pause" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		f = fopen(acc, "w");
