@@ -36,7 +36,7 @@ NULLAD   := $(BUILD)/null-adapter
 
 .SECONDARY:
 .PHONY: stampede all deps test check valgrind demo demo-run matrix chaos reference reference-docs bench \
-        install clean run-tests fuzz fuzz-build tour tour-reference
+        install clean run-tests fuzz fuzz-build tour tour-reference deb test-deps
 all: $(BIN) $(SHIM) $(MAN) $(NULLAD)
 
 $(BUILD)/obj/%.o: %.c
@@ -53,19 +53,19 @@ $(BUILD)/liblockbench.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 $(BIN): $(BUILD)/obj/harness/main.o $(BUILD)/liblockbench.a
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The clock shim for redis-server; no sanitizer: it runs inside Redis.
 $(SHIM): harness/fakeclock.c harness/clockfile.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN_ON) -Werror -Wno-missing-prototypes -O2 -fPIC -shared -o $@ $<
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN_ON) -Werror -Wno-missing-prototypes -O2 -fPIC -shared $(LDFLAGS) -o $@ $<
 
 # The null adapter in C (strategies/adapters/null-c.adapter: built = null-adapter):
 # the adapter protocol's own cost. No sanitizer, as the shim: an adapter may run
 # with the clock shim in LD_PRELOAD, which ASan refuses to come after.
 $(NULLAD): strategies/adapters/null.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN_ON) -Werror -O2 -o $@ $<
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN_ON) -Werror -O2 $(LDFLAGS) -o $@ $<
 
 # The man page, from the same text as `lockbench help` and each `--help`.
 $(MAN): $(BIN) harness/mkman.sh
@@ -82,6 +82,11 @@ $(BUILD)/obj/tests/%.o: ALL_CFLAGS += $(shell pkg-config --cflags $(TESTPKGS))
 deps:
 	@bash harness/deps.sh $(DEPS)
 
+# What the tests need besides: the Debian packaging tools (test_install builds
+# the package) and the Prometheus client's parser (test_gate reads --openmetrics).
+test-deps:
+	@bash harness/deps.sh test
+
 # Tests find the binary under test through LOCKBENCH_BIN.
 run-tests: $(BIN) $(SHIM) $(NULLAD) $(TEST_BIN)
 	@LOCKBENCH_BIN=$(abspath $(BIN)) LOCKBENCH_SCENARIOS=$(abspath scenarios) \
@@ -89,13 +94,13 @@ run-tests: $(BIN) $(SHIM) $(NULLAD) $(TEST_BIN)
 	  LOCKBENCH_CLOCK_SHIM=$(abspath $(SHIM)) bash tests/run.sh $(TEST_BIN)
 
 # deps first, then a parallel build: packages must be there before compiling.
-test: deps
+test: test-deps
 	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM) $(NULLAD) $(TEST_BIN)
 	@$(MAKE) --no-print-directory run-tests
 
 SAN := BUILD=build/san CFLAGS="-O1 -g -fno-omit-frame-pointer" WERROR=-Werror \
        SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-check: deps
+check: test-deps
 	@$(MAKE) --no-print-directory -j2 $(SAN) build/san/lockbench build/san/libfakeclock.so \
 	  build/san/null-adapter \
 	  $(TEST_BIN:$(BUILD)/%=build/san/%)
@@ -248,14 +253,27 @@ install: $(BIN) $(SHIM) $(MAN) $(NULLAD)
 	install -m 644 scenarios/*.ini $(SHARE)/lockbench/scenarios/
 	install -m 644 strategies/adapters/*.adapter $(SHARE)/lockbench/adapters/
 	install -m 755 strategies/adapters/*.py strategies/adapters/*.php $(SHARE)/lockbench/adapters/
-	cp -R strategies/adapters/node strategies/adapters/python strategies/adapters/install \
-	  $(SHARE)/lockbench/adapters/
+	cp -R strategies/adapters/node strategies/adapters/install $(SHARE)/lockbench/adapters/
+	@# the virtualenv is this tree's (its paths are absolute): its pins go, it is made there
+	mkdir -p $(SHARE)/lockbench/adapters/python
+	cp strategies/adapters/python/requirements.txt $(SHARE)/lockbench/adapters/python/
+	@# executable when it says how to run itself (#!), else read by its interpreter
+	for f in $(SHARE)/lockbench/adapters/*.py $(SHARE)/lockbench/adapters/*.php \
+	  $(SHARE)/lockbench/adapters/node/*.js; do \
+	  if [ "$$(head -c 2 "$$f")" = '#!' ]; then chmod 755 "$$f"; else chmod 644 "$$f"; fi; done
 	install -m 644 $(MAN) $(SHARE)/man/man1/lockbench.1
 	install -m 644 README.md $(SHARE)/doc/lockbench/
 	cp -R docs/. $(SHARE)/doc/lockbench/docs
 	rm -rf $(SHARE)/lockbench/tour
 	cp -R docs/tour $(SHARE)/lockbench/tour
 	install -m 644 docs/glossary.md $(SHARE)/lockbench/glossary.md
+
+# A Debian package, build/lockbench_VERSION_ARCH.deb (docs/running.md, "A Debian
+# package"): debhelper and dpkg-buildpackage in a build tree outside the source
+# (harness/mkdeb.sh; the packaging is harness/debian), then lintian.
+deb:
+	@bash harness/deps.sh deb
+	@bash harness/mkdeb.sh $(BUILD)
 
 clean:
 	rm -rf build

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accept.h"
 #include "adapter.h"
 #include "commands.h"
 #include "esc.h"
@@ -99,12 +100,19 @@ struct audit {
 	int verdict[N_TESTS];
 	char saw[N_TESTS][600];
 	const struct audit_run *run[N_TESTS];
-	int count[4];              /* claims by verdict + 2: run failed, untested, broken, held */
+	int count[5];              /* claims by verdict + 2: run failed, untested, broken, held,
+				      broken only as accepted */
+	/* --accept, --accept-file: the failures accepted (accept.h), and per test
+	 * the one that accepts it (-1: none) */
+	struct lb_accept_list acc;
+	int accepted[N_TESTS];
+	int no_longer;             /* accepted failures that did not fail */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: lockbench audit STRATEGY [--claims LETTERS] [--seed N] [--out DIR]\n"
+		   "                       [--accept CLAIM:SCENARIO[,...]] [--accept-file FILE]\n"
 		   "                       [--junit FILE] [--allow-skipped] [--no-report]\n\n"
 		   "Tests each claim STRATEGY makes (any strategy: a recipe, a library, exec:PATH)\n"
 		   "with the scenarios that test it, each run once on fresh servers, and prints a\n"
@@ -121,15 +129,26 @@ static void usage(FILE *f)
 		   "  --seed N          every run's seed (1)\n"
 		   "  --out DIR         where the runs and audit.md go\n"
 		   "                    (results/audit/<UTC time>-<strategy>)\n"
-		   "  --junit FILE      the card as JUnit XML, a test case a claim\n"
+		   "  --accept CLAIM:SCENARIO[,...]  a failure you accept: CLAIM (a letter of\n"
+		   "                    MDFOL, or its name) broken under SCENARIO does not fail\n"
+		   "                    the audit (the card says ACCEPTED); repeatable\n"
+		   "  --accept-file FILE  the same from a file you commit, each with its reason:\n"
+		   "                    an [accept] section of CLAIM:SCENARIO = REASON lines\n"
+		   "                    (; and # comments). An accepted failure that no longer\n"
+		   "                    fails is said, to be taken off the list\n"
+		   "  --junit FILE      the card as JUnit XML, a test case a claim (its time the\n"
+		   "                    runs' elapsed time)\n"
 		   "  --allow-skipped   a claim no scenario could test does not fail the audit\n"
 		   "  --no-report       no charts, report.md or report.html\n"
 		   "Your own deployment, as `lockbench run` takes it (each scenario's run on it):\n");
 	lb_deploy_opts_usage(f);
-	fprintf(f, "\nExit status: 0 every claim held, 1 a claim broke, or could not be tested\n"
-		   "(unless --allow-skipped), or a run failed, 2 usage, 3 your deployment could\n"
-		   "not be reached (a server refused, unknown, not a member: said, naming it;\n"
-		   "the audit stops there), 130 or 143 interrupted.\n");
+	fprintf(f, "\nExit status: 0 every claim held (or broke only as accepted), 1 a claim broke\n"
+		   "under a scenario not accepted, or could not be tested (unless\n"
+		   "--allow-skipped), or a run failed, 2 usage (an --accept or --accept-file\n"
+		   "that cannot be read, or names a scenario that does not test the claim: the\n"
+		   "file, the line, the field), 3 your deployment could not be reached (a server\n"
+		   "refused, unknown, not a member: said, naming it; the audit stops there), 130\n"
+		   "or 143 interrupted.\n");
 }
 
 /* A deployment option (lb_deploy_options' @k) and its value, kept for the runs. */
@@ -193,6 +212,7 @@ static int parse(int argc, char **argv, struct audit *a)
 		{ "claims", required_argument, NULL, 'c' }, { "seed", required_argument, NULL, 's' },
 		{ "out", required_argument, NULL, 'o' },    { "junit", required_argument, NULL, 'j' },
 		{ "allow-skipped", no_argument, NULL, 'a' }, { "no-report", no_argument, NULL, 'n' },
+		{ "accept", required_argument, NULL, 'A' }, { "accept-file", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	enum { DEPLOY = 1000, N_OWN = sizeof(own) / sizeof(own[0]) };
@@ -243,6 +263,14 @@ static int parse(int argc, char **argv, struct audit *a)
 		case 'a':
 			a->allow_skipped = true;
 			break;
+		case 'A':
+			if (lb_accept_arg(&a->acc, optarg) < 0)
+				return LB_EINVAL;
+			break;
+		case 'F':
+			if (lb_accept_file(&a->acc, optarg) < 0)
+				return LB_EINVAL;
+			break;
 		case 'n':
 			a->no_report = true;
 			break;
@@ -265,6 +293,35 @@ static int parse(int argc, char **argv, struct audit *a)
 	rc = !o ? LB_ENOMEM : a->n_deploy ? deploy_parse(a, NULL, NULL, o) : 0;
 	free(o);
 	return rc; /* a deployment option wrong for this lock: usage, before any run */
+}
+
+/* Each accepted failure to the test it names: LB_EINVAL (said, where it was
+ * given) when its scenario does not test its claim. */
+static int resolve_accepts(struct audit *a)
+{
+	for (size_t i = 0; i < N_TESTS; i++)
+		a->accepted[i] = -1;
+	for (int k = 0; k < a->acc.n; k++) {
+		const struct lb_accept *x = &a->acc.a[k];
+		char which[200] = "";
+		size_t i;
+		for (i = 0; i < N_TESTS; i++) {
+			if (tests[i].claim != 1u << x->claim)
+				continue;
+			if (!strcmp(tests[i].scenario, x->scenario))
+				break;
+			snprintf(which + strlen(which), sizeof(which) - strlen(which), "%s%c:%s",
+				 which[0] ? ", " : "", "MDFOL"[x->claim], tests[i].scenario);
+		}
+		if (i == N_TESTS) {
+			lb_errorf("%s: field %c:%s: %s does not test %c (%s): expected one of %s", x->where,
+				  "MDFOL"[x->claim], x->scenario, x->scenario, "MDFOL"[x->claim],
+				  lb_claim_name(x->claim), which);
+			return LB_EINVAL;
+		}
+		a->accepted[i] = k;
+	}
+	return 0;
 }
 
 /* The claims to test: --claims, else the adapter's hello, else its table's. */
@@ -448,10 +505,12 @@ static void run_tests(struct audit *a)
 }
 
 /* A claim's verdict over its tests: a run that failed, else the first test
- * that broke it, else held if one held, else not tested. -2 a run failed |
- * -1 untested | 0 broken | 1 held; @which: the test that decides. */
+ * that broke it (not accepted), else the first accepted failure, else held if
+ * one held, else not tested. -2 a run failed | -1 untested | 0 broken | 1
+ * held | 2 broken only where accepted; @which: the test that decides. */
 static int claim_verdict(const struct audit *a, unsigned bit, size_t *which)
 {
+	static const int rank[] = { 4, 0, 3, 1, 2 }; /* by verdict + 2 */
 	int v = -1;
 
 	*which = N_TESTS;
@@ -460,14 +519,19 @@ static int claim_verdict(const struct audit *a, unsigned bit, size_t *which)
 			continue;
 		if (*which == N_TESTS)
 			*which = i;
-		if ((a->verdict[i] == -2 && v != -2) || (a->verdict[i] == 0 && v != -2 && v != 0)) {
+		int t = a->verdict[i] == 0 && a->accepted[i] >= 0 ? 2 : a->verdict[i];
+		if (rank[t + 2] > rank[v + 2]) {
 			*which = i;
-			v = a->verdict[i];
+			v = t;
 		}
-		if (a->verdict[i] == 1 && v == -1)
-			v = 1;
 	}
 	return v;
+}
+
+/* Did test @i break, as an accepted failure says it does? */
+static bool accepted(const struct audit *a, size_t i)
+{
+	return a->verdict[i] == 0 && a->accepted[i] >= 0;
 }
 
 /* What the tests of claim @bit showed, one "; " apart, into @f: each test's
@@ -483,6 +547,10 @@ static void claim_detail(const struct audit *a, unsigned bit, FILE *f)
 		fprintf(f, "%s%s: %s%s", first ? "" : "; ", tests[i].scenario,
 			st == RUN_SKIPPED ? "skipped: " : st == RUN_NOT_APPLICABLE ||
 			st == RUN_INTERRUPTED ? "not run: " : "", a->saw[i]);
+		if (accepted(a, i)) {
+			const char *why = a->acc.a[a->accepted[i]].reason;
+			fprintf(f, " [accepted%s%s]", why[0] ? ": " : "", why);
+		}
 		first = false;
 	}
 }
@@ -500,7 +568,7 @@ static double claim_seconds(const struct audit *a, unsigned bit)
 		if (tests[i].claim == bit && a->run[i] && same == i)
 			s += a->run[i]->seconds;
 	}
-	return s;
+	return s > 0 ? s : -1; /* no run: no time (JUnit leaves it out) */
 }
 
 /* Claim @c's JUnit case: its message says the deciding test, its text every
@@ -515,8 +583,11 @@ static void claim_case(const struct audit *a, struct lb_junit *j, unsigned c, in
 
 	snprintf(name, sizeof(name), "%c %s", "MDFOL"[c], lb_claim_name(c));
 	if ((f = open_memstream(&msg, &len))) {
-		fprintf(f, "%s%s: %s", v == -1 ? "skipped: " : "", w < N_TESTS ? tests[w].scenario :
-			"-", w < N_TESTS ? a->saw[w] : "");
+		if (v == 2)
+			fprintf(f, "accepted: %s", detail);
+		else
+			fprintf(f, "%s%s: %s", v == -1 ? "skipped: " : "", w < N_TESTS ?
+				tests[w].scenario : "-", w < N_TESTS ? a->saw[w] : "");
 		fclose(f);
 	}
 	if ((f = open_memstream(&text, &len))) {
@@ -527,10 +598,36 @@ static void claim_case(const struct audit *a, struct lb_junit *j, unsigned c, in
 		fclose(f);
 	}
 	lb_junit_case(j, a->s->name, name, claim_seconds(a, 1u << c), fails ? LB_JUNIT_FAIL :
-		      v == -1 ? LB_JUNIT_SKIPPED : LB_JUNIT_PASS, v > 0 ? "held" : msg ? msg :
+		      v == -1 ? LB_JUNIT_SKIPPED : LB_JUNIT_PASS, v == 1 ? "held" : msg ? msg :
 		      "out of memory", text ? text : "out of memory");
 	free(msg);
 	free(text);
+}
+
+/* The accepted failures and what became of each, on the terminal and in
+ * audit.md: one that held no longer fails, and is said so to be taken off
+ * the list. */
+static void accepted_list(struct audit *a, FILE *md)
+{
+	if (!a->acc.n)
+		return;
+	printf("accepted failures:\n");
+	fprintf(md, "\nAccepted failures (--accept, --accept-file):\n\n");
+	for (size_t i = 0; i < N_TESTS; i++) {
+		if (a->accepted[i] < 0)
+			continue;
+		const struct lb_accept *x = &a->acc.a[a->accepted[i]];
+		int v = a->verdict[i];
+		const char *now = !(a->claims & tests[i].claim) ? "not audited (not a claim tested "
+				  "here)" : v == 0 ? "fails, as accepted" : v == 1 ? "NO LONGER FAILS: "
+				  "it held; take it off the list" : v == -2 ? "its run failed" :
+				  "not tested here";
+		a->no_longer += (a->claims & tests[i].claim) && v == 1;
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "  %c:%-20s %s (%s%s%s)\n", "MDFOL"[x->claim],
+			       x->scenario, now, x->where, x->reason[0] ? ": " : "", x->reason);
+		lb_esc_fprintf(md, LB_LANG_MD, "- %c:%s: %s (%s%s%s)\n", "MDFOL"[x->claim],
+			       x->scenario, now, x->where, x->reason[0] ? ": " : "", x->reason);
+	}
 }
 
 /* The card: the terminal, audit.md, and JUnit. Failed claims (broken, or
@@ -551,8 +648,8 @@ static int card(struct audit *a, FILE *md, struct lb_junit *j)
 			continue;
 		size_t w, len;
 		int v = claim_verdict(a, 1u << c, &w);
-		const char *verdict = v > 0 ? "held" : v == 0 ? "BROKEN" : v == -2 ? "RUN FAILED" :
-				      "not tested";
+		const char *verdict = v == 2 ? "ACCEPTED" : v > 0 ? "held" : v == 0 ? "BROKEN" :
+				      v == -2 ? "RUN FAILED" : "not tested";
 		char *detail = NULL;
 		FILE *f = open_memstream(&detail, &len);
 		if (f) {
@@ -575,6 +672,7 @@ static int card(struct audit *a, FILE *md, struct lb_junit *j)
 		for (size_t k = 0; k < N_TESTS && a->runs[k].scenario; k++)
 			j->seconds += a->runs[k].seconds;
 	}
+	accepted_list(a, md);
 	fprintf(md, "\nThe runs are in the directories below, one a scenario.\n\n");
 	return failed;
 }
@@ -589,6 +687,8 @@ int lb_cmd_audit(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	if ((rc = parse(argc, argv, &a)) != 0)
 		return rc > 0 ? LB_EXIT_OK : LB_EXIT_USAGE;
+	if (resolve_accepts(&a) < 0)
+		return LB_EXIT_USAGE;
 	if ((rc = find_claims(&a)) < 0)
 		return rc == LB_EINVAL ? LB_EXIT_USAGE : LB_EXIT_FAIL;
 	if (!a.out[0])
@@ -610,9 +710,14 @@ int lb_cmd_audit(int argc, char **argv)
 		exit_code = LB_EXIT_FAIL;
 	if (!a.no_report && !lb_stop_requested() && lb_report_dir(a.out) < 0)
 		exit_code = LB_EXIT_FAIL;
-	lb_esc_fprintf(stdout, LB_LANG_TERM, "%s: %d held, %d broken, %d not tested%s, %d whose run "
-		       "failed%s; the card in %s/audit.md%s\n", failed ? "FAILED" : "passed",
-		       a.count[3], a.count[2], a.count[1], a.count[1] && a.allow_skipped ?
+	char accepted[160] = "";
+	if (a.acc.n)
+		snprintf(accepted, sizeof(accepted), ", %d broken only as accepted (%d accepted "
+			 "failure%s no longer fail%s)", a.count[4], a.no_longer, a.no_longer == 1 ? "" :
+			 "s", a.no_longer == 1 ? "s" : "");
+	lb_esc_fprintf(stdout, LB_LANG_TERM, "%s: %d held, %d broken%s, %d not tested%s, %d whose "
+		       "run failed%s; the card in %s/audit.md%s\n", failed ? "FAILED" : "passed",
+		       a.count[3], a.count[2], accepted, a.count[1], a.count[1] && a.allow_skipped ?
 		       " (allowed)" : "", a.count[0], lb_stop_requested() ? " (interrupted)" : "",
 		       a.out, a.no_report ? "" : " (and report.html)");
 	return exit_code;

@@ -9,6 +9,7 @@
 #include "faults.h"
 #include "esc.h"
 #include "gate.h"
+#include "openmetrics.h"
 #include "options.h"
 #include "report.h"
 #include "results.h"
@@ -106,6 +107,23 @@ int lb_run_and_report(struct lb_run_cfg *cfg, struct lb_run_result *res,
 	return rc;
 }
 
+/* --openmetrics FILE: the figures of the summary as written (none when the
+ * run wrote none: skipped, failed, said above). */
+static int openmetrics(const struct lb_run_opts *o)
+{
+	struct lb_summary sum;
+	char path[sizeof(o->cfg.out_dir) + 16];
+
+	snprintf(path, sizeof(path), "%s/summary.csv", o->cfg.out_dir);
+	if (access(path, F_OK) != 0) {
+		lb_errorf("--openmetrics %s not written: the run wrote no figures", o->openmetrics_path);
+		return 0;
+	}
+	if (lb_summary_read(path, &sum) < 0)
+		return LB_EINVAL;
+	return lb_openmetrics_write(o->openmetrics_path, &sum);
+}
+
 int lb_cmd_run(int argc, char **argv)
 {
 	struct lb_run_opts o;
@@ -135,6 +153,8 @@ int lb_cmd_run(int argc, char **argv)
 	}
 	rc = lb_run_and_report(&o.cfg, &res, &o.gate, o.json);
 	if (rc == LB_EXIT_NOT_HELD)
+		rc = LB_EXIT_FAIL;
+	if (o.openmetrics_path[0] && openmetrics(&o) < 0)
 		rc = LB_EXIT_FAIL;
 	lb_run_result_free(&res);
 	if (o.gate.junit && lb_junit_close(&junit) < 0)

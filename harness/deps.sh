@@ -49,8 +49,8 @@ packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
 
 wanted=()
 for a in "$@"; do
-  [[ $a == fuzz ]] && continue
-  [[ -n ${group[$a]:-} ]] || { echo "lockbench: deps.sh: no group '$a' (expected: ${all_groups[*]} or fuzz)" >&2; exit 2; }
+  [[ $a == fuzz || $a == deb || $a == test ]] && continue
+  [[ -n ${group[$a]:-} ]] || { echo "lockbench: deps.sh: no group '$a' (expected: ${all_groups[*]} , fuzz, deb or test)" >&2; exit 2; }
   wanted+=("$a")
 done
 # `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang),
@@ -67,6 +67,13 @@ else
   wanted=("${all_groups[@]}")
 fi
 [[ " $* " == *" fuzz "* ]] && packages+=(afl++ libclang-rt-dev)
+# `deps.sh deb` (make deb): Debian's packaging tools (debhelper, dpkg-dev's
+# dpkg-buildpackage, lintian). `deps.sh test` (make test, make check): those, as
+# tests/test_install.c builds the package, and the Prometheus Python client
+# (Debian's python3-prometheus-client), whose OpenMetrics parser reads
+# run --openmetrics in tests/test_gate.c.
+[[ " $* " == *" deb "* || " $* " == *" test "* ]] && packages+=(debhelper dpkg-dev lintian)
+[[ " $* " == *" test "* ]] && packages+=(python3-prometheus-client)
 wants() { [[ " ${wanted[*]} " == *" $1 "* ]]; }
 
 missing=()

@@ -32,6 +32,42 @@ static int conditions(const struct lb_gate *g, const struct lb_scenario *sc, con
 	       (g->check && sc ? sc->n_thresholds : 0);
 }
 
+/* Does a threshold of @g (or, with --check, of @sc) name @column? */
+static bool named(const struct lb_gate *g, const struct lb_scenario *sc, const char *column)
+{
+	for (int i = 0; i < g->n_thresholds; i++)
+		if (!strcmp(g->thresholds[i].column, column))
+			return true;
+	for (int i = 0; g->check && sc && i < sc->n_thresholds; i++)
+		if (!strcmp(sc->thresholds[i].column, column))
+			return true;
+	return false;
+}
+
+/* The condition no expectation leaves out: with no class expected (only
+ * thresholds), an overlap or a lost update fails the run, unless a
+ * threshold of its own says how many may happen. Which of the two it
+ * judges: bit 0 overlaps, bit 1 lost_updates (0: no such condition). */
+static unsigned safety(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy)
+{
+	if (expectation(g, sc, strategy))
+		return 0;
+	return (unsigned)!named(g, sc, "overlaps") | (unsigned)!named(g, sc, "lost_updates") << 1;
+}
+
+/* Judge the safety condition on @s: held or not, its line in @line. */
+static enum lb_held safety_held(unsigned which, const struct lb_summary *s, char *line, size_t len)
+{
+	const char *ov = lb_summary_get(s, "overlaps"), *lost = lb_summary_get(s, "lost_updates");
+	bool broken = ((which & 1) && ov && strcmp(ov, "0") && strcmp(ov, "n/a")) ||
+		      ((which & 2) && lost && strcmp(lost, "0") && strcmp(lost, "n/a"));
+
+	snprintf(line, len, "%s%s%s: %s overlaps, %s lost updates (no --expect CLASS allows "
+		 "them)", which & 1 ? "no overlap" : "", which == 3 ? " and " : "",
+		 which & 2 ? "no lost update" : "", ov ? ov : "-", lost ? lost : "-");
+	return broken ? LB_NOT_HELD : LB_HELD;
+}
+
 int lb_gate_ready(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,
 		  char *why, size_t len)
 {
@@ -144,6 +180,12 @@ int lb_gate_judge(const struct lb_gate *g, const struct lb_scenario *sc, const c
 		if (held == LB_UNDECIDED && !undecided++ && !failed)
 			snprintf(undecided_first, sizeof(undecided_first), "INCONCLUSIVE: %.780s", line);
 	}
+	if (safety(g, sc, strategy)) {
+		n++;
+		if (condition(f, log, safety_held(safety(g, sc, strategy), s, line, sizeof(line)),
+			      line) == LB_NOT_HELD && !failed++)
+			snprintf(first, sizeof(first), "%s", line);
+	}
 	if (failed)
 		fprintf(f, "  check        FAILED: %d of %d condition%s not held (the exit status is "
 			"not 0)\n", failed, n, n == 1 ? "" : "s");
@@ -166,7 +208,7 @@ int lb_gate_judge(const struct lb_gate *g, const struct lb_scenario *sc, const c
 int lb_gate_unjudged(const struct lb_gate *g, const struct lb_scenario *sc, const char *strategy,
 		     const char *why, const char *dir, FILE *f)
 {
-	int n = conditions(g, sc, strategy);
+	int n = conditions(g, sc, strategy) + (safety(g, sc, strategy) != 0);
 	char message[400];
 
 	lb_esc_fprintf(f, LB_LANG_TERM, "  check        FAILED: %s; none of the %d condition%s can "

@@ -25,7 +25,7 @@ enum {
 	OPT_STRATEGY = 256, OPT_STRATEGIES, OPT_OUT, OPT_REDIS, OPT_NO_STATUS, OPT_HELP,
 	OPT_SCENARIO, OPT_NO_REPORT, OPT_VARY, OPT_SENTINEL, OPT_SENTINEL_MASTER,
 	OPT_ALLOW_SKIPPED, OPT_ADAPTER_ARG, OPT_CHART_SCALE, OPT_CHECK, OPT_EXPECT, OPT_THRESHOLD,
-	OPT_JSON, OPT_JUNIT, OPT_MASTER_AUTH, OPT_ALLOW_FAULTS, OPT_HOOK, OPT_DRY_RUN, OPT_CLUSTER,
+	OPT_JSON, OPT_JUNIT, OPT_OPENMETRICS, OPT_MASTER_AUTH, OPT_ALLOW_FAULTS, OPT_HOOK, OPT_DRY_RUN, OPT_CLUSTER,
 	OPT_RESOURCE_THEIRS,
 	OPT_ETCD, OPT_ZOOKEEPER, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_INSECURE,
 	OPT_LIBRARY_ENV,
@@ -65,6 +65,7 @@ static const struct option fixed_opts[] = {
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "junit", required_argument, NULL, OPT_JUNIT },
+	{ "openmetrics", required_argument, NULL, OPT_OPENMETRICS },
 };
 
 #define N_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
@@ -250,10 +251,13 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		fprintf(f,
 		"  --check                exit 1 unless the run meets the scenario's [expect]\n"
 		"                         section: its line for the strategy, its thresholds\n"
-		"  --expect CLASS[,FIGURE OP N]  exit 1 unless the run is of CLASS (safe,\n"
-		"                         contained, overlap, foreign-release, deadlock,\n"
-		"                         unavailable) and FIGURE OP N holds; with --check it\n"
-		"                         takes the place of the scenario's line\n"
+		"  --expect CLASS[,CLASS...][,FIGURE OP N]  exit 1 unless the run is of one\n"
+		"                         of the classes (safe, contained, overlap,\n"
+		"                         foreign-release, deadlock, unavailable) and FIGURE OP\n"
+		"                         N holds; with --check it takes the place of the\n"
+		"                         scenario's line. With no class expected (thresholds\n"
+		"                         alone), an overlap or a lost update fails the run\n"
+		"                         unless a threshold names that figure\n"
 		"  --threshold 'FIGURE OP N'  exit 1 unless it holds, e.g. 'acquire_p99_ms<50'\n"
 		"                         (a figure of summary.csv; OP < <= > >= == !=; a\n"
 		"                         figure in us or ms may be named in ms or s);\n"
@@ -265,11 +269,17 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"                         a skipped run holds nothing (docs/running.md,\n"
 		"                         \"Failing a build\")\n"
 		"  --junit FILE           write what they judged as JUnit XML, one test case a\n"
-		"                         run, for a CI system's test report\n");
+		"                         run, for a CI system's test report: named by scenario\n"
+		"                         and strategy (never by seed or time), its time the\n"
+		"                         run's elapsed time\n");
 	if (mode == LB_OPTS_RUN)
 		fprintf(f, "  --json                 print summary.json (every figure, its unit; null and\n"
 			   "                         the reason for n/a) on standard output, the table on\n"
-			   "                         standard error\n");
+			   "                         standard error\n"
+			   "  --openmetrics FILE     write the run's figures to FILE in the OpenMetrics\n"
+			   "                         text format (lockbench_overlaps_total,\n"
+			   "                         lockbench_acquire_p99_seconds, ... labelled with the\n"
+			   "                         strategy and the scenario; n/a figures left out)\n");
 	fprintf(f,
 		"\nExit status: 0 the run completed (violations are results), 1 runtime failure\n"
 		"(or a figure outside its range: a bug, named and written n/a), or a condition\n"
@@ -545,8 +555,8 @@ static int gate_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const 
 	char why[400];
 
 	if (mode != LB_OPTS_RUN && mode != LB_OPTS_COMPARE)
-		return usage_error("--check, --expect, --threshold, --junit and --json are for run and "
-				   "compare");
+		return usage_error("--check, --expect, --threshold, --junit, --json and --openmetrics "
+				   "are for run and compare");
 	switch (c) {
 	case OPT_CHECK:
 		g->check = true;
@@ -567,6 +577,13 @@ static int gate_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const 
 		if (!lb_file_arg_ok("--junit", a))
 			return LB_EINVAL;
 		snprintf(o->junit_path, sizeof(o->junit_path), "%s", a);
+		return 0;
+	case OPT_OPENMETRICS:
+		if (mode != LB_OPTS_RUN)
+			return usage_error("--openmetrics is for run");
+		if (!lb_file_arg_ok("--openmetrics", a))
+			return LB_EINVAL;
+		snprintf(o->openmetrics_path, sizeof(o->openmetrics_path), "%s", a);
 		return 0;
 	default: /* OPT_JSON */
 		if (mode != LB_OPTS_RUN)
@@ -737,6 +754,7 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 	case OPT_THRESHOLD:
 	case OPT_JSON:
 	case OPT_JUNIT:
+	case OPT_OPENMETRICS:
 		return gate_arg(o, mode, c, a);
 	case OPT_HELP:
 		lb_run_opts_usage(stdout, mode);

@@ -25,6 +25,7 @@ struct lb_run_opts {
 	bool dry_run;              /* run: print what it would send, send nothing */
 	int n_members;             /* --etcd, --zookeeper: the members given */
 	char junit_path[4096];     /* --junit FILE, or "" */
+	char openmetrics_path[4096]; /* run --openmetrics FILE, or "" */
 	/* compare: the strategies to run, in order */
 	const struct lock_strategy *strategies[LB_MAX_STRATEGIES];
 	size_t n_strategies;

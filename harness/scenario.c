@@ -587,6 +587,34 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 	return 1;
 }
 
+/* One piece of an expectation, spaces trimmed: a class into @e (0), or
+ * LB_EINVAL with what was expected in @why. @first: the first piece, whose
+ * error names every class. */
+static int expect_class(char *s, struct lb_scenario_expect *e, bool first, char *why, size_t len)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	for (size_t n = strlen(s); n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'); n--)
+		s[n - 1] = '\0';
+	int c = lb_class_parse(s);
+	if (c < 0 || c == LB_CLASS_INCONCLUSIVE || c == LB_CLASS_INTERRUPTED) {
+		snprintf(why, len, "%ssafe, contained, overlap, foreign-release, deadlock or "
+			 "unavailable%s, got '%.40s'%s", first ? "expected " : "after a class, expected "
+			 "another (", first ? "" : ") or FIGURE OP N", s, c < 0 ? "" :
+			 c == LB_CLASS_INTERRUPTED ? " (a run cut short is never compared)" :
+			 " (a run that shows nothing is never what a scenario expects)");
+		return LB_EINVAL;
+	}
+	if (e->classes & 1u << c) {
+		snprintf(why, len, "%s is named twice", s);
+		return LB_EINVAL;
+	}
+	if (first)
+		e->cls = (enum lb_class)c;
+	e->classes |= 1u << c;
+	return 0;
+}
+
 int lb_expect_parse(const char *text, struct lb_scenario_expect *e, char *why, size_t len)
 {
 	char v[256], fig[160];
@@ -598,33 +626,36 @@ int lb_expect_parse(const char *text, struct lb_scenario_expect *e, char *why, s
 		return LB_EINVAL;
 	}
 	snprintf(v, sizeof(v), "%s", text);
-	for (size_t n = strlen(v); n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'); n--)
-		v[n - 1] = '\0';
-	char *comma = strchr(v, ',');
-	if (comma) {
-		*comma = '\0';
-		for (char *t = comma - 1; t >= v && *t == ' '; t--)
-			*t = '\0';
-		if (lb_threshold_parse(comma + 1, &e->figure, fig, sizeof(fig)) < 0) {
-			snprintf(why, len, "after the class, expected FIGURE OP N (e.g. "
-				 "foreign-releases >= 10): %s", fig);
-			return LB_EINVAL;
+	/* CLASS[,CLASS...][,FIGURE OP N]: a piece that is no class is the figure,
+	 * the last piece */
+	char *piece = v;
+	for (bool first = true;; first = false) {
+		char *comma = strchr(piece, ',');
+		if (comma)
+			*comma = '\0';
+		const char *t = piece;
+		while (*t == ' ' || *t == '\t')
+			t++;
+		if (!first && strpbrk(t, "<>=!")) {
+			if (comma) {
+				snprintf(why, len, "FIGURE OP N comes last, after the classes (got "
+					 "',%.40s' after it)", comma + 1);
+				return LB_EINVAL;
+			}
+			if (lb_threshold_parse(t, &e->figure, fig, sizeof(fig)) < 0) {
+				snprintf(why, len, "after the class, expected FIGURE OP N (e.g. "
+					 "foreign-releases >= 10): %s", fig);
+				return LB_EINVAL;
+			}
+			e->has_figure = true;
+			return 0;
 		}
-		e->has_figure = true;
+		if (expect_class(piece, e, first, why, len) < 0)
+			return LB_EINVAL;
+		if (!comma)
+			return 0;
+		piece = comma + 1;
 	}
-	char *s = v;
-	while (*s == ' ')
-		s++;
-	int c = lb_class_parse(s);
-	if (c < 0 || c == LB_CLASS_INCONCLUSIVE || c == LB_CLASS_INTERRUPTED) {
-		snprintf(why, len, "expected safe, contained, overlap, foreign-release, deadlock or "
-			 "unavailable, got '%.40s'%s", s, c < 0 ? "" : c == LB_CLASS_INTERRUPTED ?
-			 " (a run cut short is never compared)" :
-			 " (a run that shows nothing is never what a scenario expects)");
-		return LB_EINVAL;
-	}
-	e->cls = (enum lb_class)c;
-	return 0;
 }
 
 static int on_expect(struct parser *p, const char *name, const char *value)
@@ -646,6 +677,9 @@ static int on_expect(struct parser *p, const char *name, const char *value)
 			    "ends a key: write it in double quotes, \"exec:PATH\" = CLASS");
 	if (lb_expect_parse(value, &e, why, sizeof(why)) < 0)
 		return ini_error(p, "[expect] %s: %s", name, why);
+	if (e.classes != 1u << e.cls) /* summary.csv's expected column holds one */
+		return ini_error(p, "[expect] %s: one class a strategy, got '%.80s' (a list of "
+			    "classes, any of them, is for --expect)", name, value);
 	if (!known_strategy(name))
 		return ini_error(p, "[expect]: unknown strategy '%s'%s", name,
 			    hint(name, " (see lockbench list)", h, sizeof(h)));
@@ -1197,17 +1231,30 @@ const struct lb_scenario_expect *lb_scenario_expect_of(const struct lb_scenario 
 	return ran && (e = line_of(sc, versioned)) ? e : line_of(sc, base);
 }
 
+/* The classes of @e in the order of enum lb_class, the first given first,
+ * joined by @sep. */
+static void expect_classes(const struct lb_scenario_expect *e, const char *sep, char *out,
+			   size_t len)
+{
+	snprintf(out, len, "%s", lb_class_name(e->cls));
+	for (int c = 0; c < LB_CLASS_COUNT; c++)
+		if (c != (int)e->cls && e->classes & 1u << c)
+			snprintf(out + strlen(out), len - strlen(out), "%s%s", sep,
+				 lb_class_name((enum lb_class)c));
+}
+
 bool lb_expect_met(const struct lb_scenario_expect *e, const struct lb_observed *o, char *why,
 		   size_t len)
 {
-	char line[200];
+	char line[200], want[200];
 
 	if (why && len)
 		why[0] = '\0';
-	if (e->cls != o->cls) {
-		if (why)
-			snprintf(why, len, "expected %s, observed %s", lb_class_name(e->cls),
-				 lb_class_name(o->cls));
+	if (!(e->classes & 1u << o->cls)) {
+		if (why) {
+			expect_classes(e, " or ", want, sizeof(want));
+			snprintf(why, len, "expected %s, observed %s", want, lb_class_name(o->cls));
+		}
 		return false;
 	}
 	if (e->has_figure && lb_threshold_judge(&e->figure, o->value(o->src, e->figure.column),
@@ -1250,10 +1297,13 @@ bool lb_scenario_expect_met(const struct lb_scenario *sc, const char *strategy,
 
 void lb_expect_text(const struct lb_scenario_expect *e, char *out, size_t len)
 {
+	char classes[200];
+
+	expect_classes(e, ", ", classes, sizeof(classes));
 	if (!e->has_figure)
-		snprintf(out, len, "%s", lb_class_name(e->cls));
+		snprintf(out, len, "%s", classes);
 	else
-		snprintf(out, len, "%s, %s", lb_class_name(e->cls), e->figure.text);
+		snprintf(out, len, "%s, %s", classes, e->figure.text);
 }
 
 void lb_scenario_expect_text(const struct lb_scenario *sc, const char *strategy, char *out,

@@ -120,7 +120,9 @@ struct lb_chaos {
  * release). */
 struct lb_scenario_expect {
 	char strategy[200];          /* as --strategy takes it: exec:PATH too */
-	enum lb_class cls;
+	enum lb_class cls;           /* the first class given */
+	unsigned classes;            /* every class given (1 << class): any of them meets it
+					(--expect safe,contained; a scenario's line has one) */
 	bool has_figure;
 	struct lb_threshold figure;  /* FIGURE OP N (threshold.h) */
 	int line;
@@ -210,8 +212,9 @@ bool lb_scenario_expect_met(const struct lb_scenario *sc, const char *strategy,
 /* The expectation of @strategy as written: "foreign-release, foreign-releases >= 10". */
 void lb_scenario_expect_text(const struct lb_scenario *sc, const char *strategy, char *out,
 			     size_t len);
-/* An expectation as --expect gives it, "CLASS[, FIGURE OP N]" (an [expect]
- * line's value), into @e; 0, or LB_EINVAL with what was expected in @why. */
+/* An expectation as --expect gives it, "CLASS[,CLASS...][, FIGURE OP N]"
+ * (any of the classes; an [expect] line's value, which has one), into @e; 0,
+ * or LB_EINVAL with what was expected in @why. */
 int lb_expect_parse(const char *text, struct lb_scenario_expect *e, char *why, size_t len);
 /* Does @o meet @e? When not, @why says how it differs. */
 bool lb_expect_met(const struct lb_scenario_expect *e, const struct lb_observed *o, char *why,

@@ -110,3 +110,74 @@ Test(install, the_build_takes_the_users_cflags, .init = setup)
 			tmp), 0);
 	cr_assert_null(strstr(fx_slurp(tmp, "out"), "-Werror"), "%s", fx_slurp(tmp, "out"));
 }
+
+/* make deb: build/lockbench_VERSION_ARCH.deb, built by dpkg-buildpackage
+ * (debhelper) outside the source tree and clean for lintian (the target
+ * fails on a warning); the Redis lessons' packages are its Depends, the rest
+ * Recommends or Suggests; extracted with dpkg-deb -x into a temporary root,
+ * its /usr/bin/lockbench finds its scenarios in /usr/share/lockbench and its
+ * clock shim in /usr/lib/lockbench beside it, and its man page is there. */
+Test(install, the_debian_package_builds_lints_and_runs_from_its_extracted_tree, .init = setup)
+{
+	char deb[PATH_MAX], ver[64];
+
+	fx_deadline(1200);
+	cr_assert_eq(sh("%s --version", getenv("LOCKBENCH_BIN")), 0);
+	cr_assert_eq(sscanf(fx_slurp(tmp, "out"), "lockbench %63s", ver), 1);
+	cr_assert_eq(sh("cd %s && find . -path ./build -prune -o -path ./.git -prune -o -print | "
+			"sort > %s/before", root, tmp), 0);
+	cr_assert_eq(sh("make -s -C %s deb BUILD=%s/b", root, tmp), 0, "make deb failed: %s",
+		     fx_slurp(tmp, "out"));
+	const char *said = fx_slurp(tmp, "out");
+	cr_assert_null(strstr(said, "\nW: "), "lintian warned: %s", said);
+	cr_assert_null(strstr(said, "\nE: "), "lintian erred: %s", said);
+	cr_assert_eq(sh("dpkg --print-architecture"), 0);
+	char arch[32];
+	cr_assert_eq(sscanf(fx_slurp(tmp, "out"), "%31s", arch), 1);
+	snprintf(deb, sizeof(deb), "%s/b/lockbench_%s_%s.deb", tmp, ver, arch);
+	cr_assert_eq(sh("test -f %s", deb), 0, "no %s", deb);
+	cr_assert_eq(sh("cd %s && find . -path ./build -prune -o -path ./.git -prune -o -print | "
+			"sort | diff %s/before -", root, tmp), 0, "make deb wrote in the source tree: %s",
+		     fx_slurp(tmp, "out"));
+
+	cr_assert_eq(sh("dpkg-deb -f %s Package Version Architecture Depends Recommends Suggests", deb), 0);
+	const char *f = fx_slurp(tmp, "out");
+	char want[128];
+	snprintf(want, sizeof(want), "Version: %s\n", ver);
+	cr_assert(strstr(f, want), "%s", f);
+	const char *dep = strstr(f, "Depends: "), *rec = strstr(f, "Recommends: ");
+	cr_assert(dep && rec && dep < rec, "%s", f);
+	static const char *const needs[] = { "redis-server", "redis-tools", "libhiredis0.14",
+					     "libinih1" };
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {
+		const char *at = strstr(dep, needs[i]);
+		cr_assert(at && at < rec, "%s is not in Depends: %s", needs[i], f);
+	}
+	cr_assert(strstr(rec, "gnuplot-nox"), "%s", f);
+	cr_assert(strstr(f, "Suggests: ") && strstr(strstr(f, "Suggests: "), "etcd-server"), "%s", f);
+
+	cr_assert_eq(sh("dpkg-deb -c %s", deb), 0);
+	f = fx_slurp(tmp, "out");
+	static const char *const files[] = { "./usr/bin/lockbench\n", "./usr/lib/lockbench/libfakeclock.so\n",
+					     "./usr/share/lockbench/scenarios/holder-pause.ini\n",
+					     "./usr/share/man/man1/lockbench.1.gz\n",
+					     "./usr/share/doc/lockbench/copyright\n" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		cr_assert(strstr(f, files[i]), "%s is not in the package", files[i]);
+
+	cr_assert_eq(sh("dpkg-deb -x %s %s/root", deb, tmp), 0, "%s", fx_slurp(tmp, "out"));
+	cr_assert_eq(sh("%s/root/usr/bin/lockbench run --scenario holder-pause --strategy token-lua "
+			"--no-status --no-report --out %s/pr", tmp, tmp), 0, "%s", fx_slurp(tmp, "out"));
+	cr_assert(strstr(fx_slurp(tmp, "pr/summary.csv"), "token-lua,holder-pause,"),
+		  "the packaged binary did not find its scenario");
+	cr_assert_eq(sh("%s/root/usr/bin/lockbench run --scenario redlock-clock-jump --strategy redlock "
+			"--no-status --no-report --out %s/pj", tmp, tmp), 0, "%s", fx_slurp(tmp, "out"));
+	cr_assert_null(strstr(fx_slurp(tmp, "out"), "SKIPPED"), "the packaged clock shim was not found: "
+		       "%s", fx_slurp(tmp, "out"));
+	char run[PATH_MAX];
+	snprintf(run, sizeof(run), "%s/pr", tmp);
+	fx_recheck(run);
+	cr_assert_eq(sh("MANWIDTH=100 man -l %s/root/usr/share/man/man1/lockbench.1.gz", tmp), 0, "%s",
+		     fx_slurp(tmp, "out"));
+	cr_assert(strstr(fx_slurp(tmp, "out"), "--openmetrics FILE"), "%s", fx_slurp(tmp, "out"));
+}
