@@ -19,6 +19,7 @@
 #include "esc.h"
 #include "adapter_proto.h"
 #include "import_dir.h"
+#include "owned.h"
 #include "options.h"
 #include "oracle.h"
 #include "plumbing.h"
@@ -63,7 +64,7 @@ static char fuzz_dir_path[256];
 static inline void fuzz_dir_remove(void)
 {
 	if (fuzz_dir_path[0])
-		lb_rmtree(fuzz_dir_path);
+		lb_owned_rmtree(fuzz_dir_path);
 }
 
 static inline const char *fuzz_dir(void)
@@ -72,7 +73,7 @@ static inline const char *fuzz_dir(void)
 		const char *t = getenv("TMPDIR");
 		snprintf(fuzz_dir_path, sizeof(fuzz_dir_path), "%s/lb-fuzz-XXXXXX",
 			 t && t[0] == '/' ? t : "/tmp");
-		if (mkdtemp(fuzz_dir_path))
+		if (lb_owned_mkdtemp(fuzz_dir_path) == 0)
 			atexit(fuzz_dir_remove);
 		else
 			fuzz_dir_path[0] = '\0';
@@ -228,9 +229,9 @@ static inline void fuzz_import_out(const uint8_t *data, size_t len)
 		rc = lb_import_fits(&imp, src);
 	if (rc == 0 && lb_import_dir_finish(tmp, out, src, "lockbench check --history FUZZ --out OUT",
 					     &imp, &j) == 0)
-		lb_rmtree(out);
+		lb_owned_rmtree(out);
 	else
-		lb_rmtree(tmp);
+		lb_owned_rmtree(tmp);
 	lb_ujudgement_free(&j);
 	lb_import_free(&imp);
 	unlink(src);
