@@ -215,14 +215,18 @@ tour-reference: deps
 	@$(MAKE) --no-print-directory -j2 $(BIN) $(SHIM)
 	sh harness/tourref.sh $(BIN) docs/tour
 
-# Fuzzing (AFL++, Debian's afl++): each harness in tests/fuzz runs for FUZZ_SECONDS
-# from its committed seed corpus, built with ASan+UBSan and afl-clang-fast into
-# build/fuzz; the report gives executions, crashes and hangs per harness, and the
-# target fails on any crash or hang (save the input under
-# tests/fuzz/regressions/<harness>/: make test replays every one).
+# Fuzzing (AFL++, Debian's afl++): each harness in tests/fuzz runs for
+# FUZZ_EXECS executions (a million; 0: FUZZ_SECONDS alone), at most FUZZ_SECONDS,
+# FUZZ_JOBS side by side, from its committed seed corpus, built with ASan+UBSan
+# and afl-clang-fast into build/fuzz; the report gives executions, crashes and
+# hangs per harness, and the target fails on any crash or hang, or a harness
+# short of its count (save a crash's input under tests/fuzz/regressions/<harness>/:
+# make test replays every one).
 FUZZ_TARGETS := scenario scenario_file args history import import_out summary events adapter \
                 manifest esc
-FUZZ_SECONDS ?= 60
+FUZZ_EXECS ?= 1000000
+FUZZ_SECONDS ?= 3600
+FUZZ_JOBS ?= 2
 FUZZ := BUILD=build/fuzz CC=afl-clang-fast CFLAGS="-O1 -g -fno-omit-frame-pointer" WERROR=-Werror \
         SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 $(FUZZ_TARGETS:%=build/fuzz/fuzz_%): build/fuzz/fuzz_%: tests/fuzz/harness.c tests/fuzz/targets.h \
@@ -236,7 +240,7 @@ fuzz-build:
 fuzz:
 	@bash harness/deps.sh fuzz
 	@$(MAKE) --no-print-directory fuzz-build
-	@bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	@bash tests/fuzz/run.sh --execs $(FUZZ_EXECS) --jobs $(FUZZ_JOBS) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Everything the binary needs, where it looks for it (relative to its own
 # location, so DESTDIR and PREFIX may be anything): PREFIX/bin/lockbench,
