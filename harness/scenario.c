@@ -280,7 +280,7 @@ static int on_scenario(struct parser *p, const char *name, const char *v)
 		/* A list may go on over indented lines: they add to it. */
 		return add_strategies(p, name, v, sc->only, sizeof(sc->only), p->continued);
 	} else if (!strcmp(name, "except")) {
-		return add_strategies(p, name, v, sc->except, sizeof(sc->except), false);
+		return add_strategies(p, name, v, sc->except, sizeof(sc->except), p->continued);
 	} else if (!strcmp(name, "lessons")) {
 		return add_strategies(p, name, v, sc->lessons, sizeof(sc->lessons), p->continued);
 	} else if (!strcmp(name, "probabilistic")) {
@@ -793,13 +793,14 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	if (!p->continued && !list_given_empty(p))
 		return 0;
-	/* Only a description or an `only` list may go on over indented lines; any
-	 * other value would be replaced by its continuation without a word. */
+	/* Only a description or a list (only, except, lessons) may go on over
+	 * indented lines; any other value would be replaced by its continuation
+	 * without a word. */
 	if (p->continued && strcmp(name, "description") && strcmp(name, "only") &&
-	    strcmp(name, "lessons") && strcmp(name, "threshold"))
+	    strcmp(name, "except") && strcmp(name, "lessons") && strcmp(name, "threshold"))
 		return ini_error(p, "%s: the value goes on over an indented line, or is given twice; "
-			    "only description, only and lessons may span lines (and threshold, "
-			    "one a line)", name);
+			    "only description, only, except and lessons may span lines (and "
+			    "threshold, one a line)", name);
 	if (!strcmp(section, "scenario"))
 		return on_scenario(p, name, value);
 	if (!strcmp(section, "run"))
