@@ -408,13 +408,28 @@ static void acquired_after_cut(struct at *t, struct at_sess *a, int64_t ms)
 	at_close(t, b);
 }
 
+/* How long every answer from the servers is held back in the relay while
+ * the acquire runs, so that the cut comes before the grant's answer: 1500
+ * ms, but for ZooKeeper an eighth of the session, below the client's own
+ * liveness check. A ZooKeeper client pings when its connection has been idle
+ * for a third of the session less a jitter (kazoo: as little as a sixth) and
+ * drops the connection when that ping is not answered by the next such
+ * interval: answers held back 1500 ms end a 1 s session's connection before
+ * its acquire reaches the server, and nothing is granted to cut. */
+static int cut_hold_ms(const struct at *t)
+{
+	if (t->cons == LB_CONSENSUS_ZOOKEEPER && t->lease_ms / 8 < 1500)
+		return (int)(t->lease_ms / 8);
+	return 1500;
+}
+
 static void cut_acquire(struct at *t, struct at_sess *a)
 {
 	struct cutter k = { .t = t };
 	struct lb_proto_msg m;
 	pthread_t th;
 
-	set_links(t, LB_LINK_PASS, 1500); /* the grant's answer held back, the cut comes first */
+	set_links(t, LB_LINK_PASS, cut_hold_ms(t)); /* the grant's answer held back: the cut comes first */
 	k.mark = at_server_mark(t, AT_CUT);
 	k.deadline_ns = lb_now_ns() + lb_adapter_limit_ms(a->lock) * LB_NS_PER_MS;
 	if (pthread_create(&th, NULL, cut_at_grant, &k) != 0) {

@@ -304,21 +304,31 @@ static void links_to(struct cut *c, enum lb_link_mode mode)
  * "lost". (It was "acquired" alone: the listener dropped a loss that came
  * before the adapter set its held flag.) Then the session expires, and
  * client a takes the lock. */
-static void cut_between_grant_and_answer(const struct ensemble *e)
+/* A relay in front of every member of @e: its control words in *c (mapped
+ * shared), @via the ensemble as reached through it; the relay's pid. */
+static pid_t relay_in_front(const struct ensemble *e, struct cut **c, struct ensemble *via)
 {
-	struct cut *c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	cr_assert_neq(c, MAP_FAILED);
-	memset(c, 0, sizeof(*c));
+	*c = mmap(NULL, sizeof(**c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(*c, MAP_FAILED);
+	memset(*c, 0, sizeof(**c));
 	struct lb_relay_link l[LB_CONSENSUS_MEMBERS];
 	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++)
-		l[i] = (struct lb_relay_link){ .ctl = &c->link[i], .upstream = e->c.member[i]->port };
-	pid_t relay = lb_relay_start(l, LB_CONSENSUS_MEMBERS, &c->epoch);
+		l[i] = (struct lb_relay_link){ .ctl = &(*c)->link[i], .upstream = e->c.member[i]->port };
+	pid_t relay = lb_relay_start(l, LB_CONSENSUS_MEMBERS, &(*c)->epoch);
 	cr_assert_gt(relay, 0, "the relay did not start");
-	struct ensemble via = *e;
+	*via = *e;
 	size_t n = 0;
 	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++)
-		n += (size_t)snprintf(via.nodes + n, sizeof(via.nodes) - n, "%szk://127.0.0.1:%d", i ? "," : "",
-				      atomic_load(&c->link[i].port));
+		n += (size_t)snprintf(via->nodes + n, sizeof(via->nodes) - n, "%szk://127.0.0.1:%d",
+				      i ? "," : "", atomic_load(&(*c)->link[i].port));
+	return relay;
+}
+
+static void cut_between_grant_and_answer(const struct ensemble *e)
+{
+	struct cut *c;
+	struct ensemble via;
+	pid_t relay = relay_in_front(e, &c, &via);
 
 	struct adapter a, b;
 	char key[64], line[4200], answer[4200];
@@ -361,5 +371,49 @@ Test(consensus_adapters, kazoo_tells_a_connection_cut_between_grant_and_answer, 
 	struct ensemble e;
 	start_ensemble(&e, LB_CONSENSUS_ZOOKEEPER);
 	cut_between_grant_and_answer(&e);
+	stop_ensemble(&e);
+}
+
+/* Every link black-holed (nothing comes back, new connections hang) before an
+ * acquire: kazoo's calls wait for a connection without bound, and the acquire
+ * was never answered (lockbench's deadline, 2 x timeout_ms per member + 2 s =
+ * 8 s here, then failed the run). It is answered an error within its time
+ * (timeout_ms per member, 3 s, and the session's close), and once the links
+ * pass again the adapter's new session takes the lock. */
+Test(consensus_adapters, kazoo_answers_an_acquire_on_links_that_never_answer, .init = setup)
+{
+	struct ensemble e, via;
+	struct cut *c;
+	struct adapter a;
+	char key[64], line[4200];
+
+	start_ensemble(&e, LB_CONSENSUS_ZOOKEEPER);
+	pid_t relay = relay_in_front(&e, &c, &via);
+	snprintf(key, sizeof(key), "lbtest:mute:%d", (int)getpid());
+	ad_start(&a, "kazoo_lock.py", false, "mute");
+	ad_config(&a, "kazoo", &via, key, "one", 0);
+	links_to(c, LB_LINK_BLACKHOLE);
+	int64_t t0 = lb_now_ns();
+	cr_assert_eq(write(a.in, "acquire\n", 8), 8);
+	bool answered = ad_line(&a, 8000, line, sizeof(line));
+	int64_t ms = (lb_now_ns() - t0) / LB_NS_PER_MS;
+	cr_assert(answered, "mute: no answer to an acquire on black-holed links within 8000 ms "
+		  "(its log: %s/adapter-mute.log)", tmpdir);
+	cr_assert(!strncmp(line, "error ", 6), "mute: '%s' after %lld ms, where an error was due", line,
+		  (long long)ms);
+	fprintf(stderr, "mute: '%.200s' after %lld ms\n", line, (long long)ms);
+	links_to(c, LB_LINK_PASS);
+	const char *got = "error";
+	for (int t = 0; t < 40 && strncmp(got, "acquired", 8); t++) {
+		got = ad_ask(&a, "acquire");
+		if (strncmp(got, "acquired", 8))
+			lb_sleep_ns(250 * LB_NS_PER_MS);
+	}
+	cr_assert(!strncmp(got, "acquired", 8), "mute: '%s' once the links passed again", got);
+	cr_assert_str_eq(ad_ask(&a, "release"), "released");
+	ad_quit(&a);
+	kill(relay, SIGKILL);
+	waitpid(relay, NULL, 0);
+	munmap(c, sizeof(*c));
 	stop_ensemble(&e);
 }
