@@ -576,8 +576,14 @@ static int tell_foreign(struct story *st, const struct lb_run_files *rf)
 static int tell_notices(struct story *st, const struct lb_run_files *rf)
 {
 	int found = 0;
+	size_t notices = 0;
 
-	for (size_t i = 0; rf->ended_ns && i < rf->n; i++) {
+	/* a lock that never told a holder anything (a recipe with no notice, a
+	 * library that stays silent) has no notice to blame: its overlaps are told
+	 * as they are (notices_missed counts them) */
+	for (size_t i = 0; i < rf->n_ev; i++)
+		notices += rf->ev[i].kind == LB_EV_LOST_NOTICE;
+	for (size_t i = 0; notices && rf->ended_ns && i < rf->n; i++) {
 		const struct lb_section *a = &rf->sec[i];
 		int64_t ended = rf->ended_ns[i], told = rf->told_ns[i], aexit = exit_of(rf, a);
 		int64_t until = told >= 0 ? told : aexit;
@@ -591,18 +597,22 @@ static int tell_notices(struct story *st, const struct lb_run_files *rf)
 		if (!b)
 			continue;
 		found++;
+		/* told when it happens, and what came of it when it came (the
+		 * step-through tells no later moment than its own) */
 		FILE *o = story_begin(st, b->enter_ns);
 		fprintf(o, "- **%.3f s: client %d entered %.1f ms after a server ended client %d's lease "
 			   "(at %.3f s), while client %d, not told yet, was still inside: this overlap is "
-			   "the notice's.** ", sec(b->enter_ns), b->client,
+			   "the notice's.**\n", sec(b->enter_ns), b->client,
 			(double)(b->enter_ns - ended) / 1e6, a->client, sec(ended), a->client);
+		story_end(st, o);
+		o = story_begin(st, until);
 		if (told >= 0)
-			fprintf(o, "Client %d's lock told it the lease was lost at %.3f s, %.1f ms after "
-				   "the server's end (the notice's lag: the library's or its adapter's).\n",
-				a->client, sec(told), (double)(told - ended) / 1e6);
+			fprintf(o, "- **%.3f s: client %d's lock told it the lease was lost**, %.1f ms "
+				   "after the server's end (the notice's lag: the library's or its "
+				   "adapter's).\n", sec(told), a->client, (double)(told - ended) / 1e6);
 		else
-			fprintf(o, "Client %d's lock never told it before it left at %.3f s (%.1f ms "
-				   "after the server's end).\n", a->client, sec(aexit),
+			fprintf(o, "- **%.3f s: client %d left, never told by its lock that its lease was "
+				   "lost**, %.1f ms after the server's end.\n", sec(aexit), a->client,
 				(double)(aexit - ended) / 1e6);
 		story_end(st, o);
 	}
