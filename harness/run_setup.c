@@ -567,7 +567,8 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 		atomic_store(&r->sh->node_port[i], r->lock[i].port);
 	/* the user's lock nodes first: a run that cannot happen there has started
 	 * nothing beside them (no log of ours in --out, which stays reusable) */
-	if (rc == 0 && theirs && (rc = check_lock_nodes(r)) == 0)
+	/* (an ensemble's members are not Redis: ensemble.c has checked them) */
+	if (rc == 0 && theirs && (r->consensus || (rc = check_lock_nodes(r)) == 0))
 		rc = own_resource(r);
 	if (rc < 0)
 		return rc == LB_EREDIS ? LB_ENOTHERE : rc;
