@@ -258,9 +258,17 @@ install: $(BIN) $(SHIM) $(MAN) $(NULLAD)
 	install -m 644 strategies/adapters/*.adapter $(SHARE)/lockbench/adapters/
 	install -m 755 strategies/adapters/*.py strategies/adapters/*.php $(SHARE)/lockbench/adapters/
 	cp -R strategies/adapters/node strategies/adapters/install $(SHARE)/lockbench/adapters/
-	@# the virtualenv is this tree's (its paths are absolute): its pins go, it is made there
+	@# the virtualenv is this tree's (its paths are absolute): its pins go, and it is made
+	@# again there from the files deps.sh fetched (no network), unless NO_VENV=1 (a
+	@# package, whose DESTDIR paths would be wrong where it is installed)
 	mkdir -p $(SHARE)/lockbench/adapters/python
 	cp strategies/adapters/python/requirements.txt $(SHARE)/lockbench/adapters/python/
+	if [ -z "$(NO_VENV)" ] && [ -d strategies/adapters/python/venv/wheels ]; then \
+	  /usr/bin/python3 -m venv $(SHARE)/lockbench/adapters/python/venv && \
+	  $(SHARE)/lockbench/adapters/python/venv/bin/python3 -m pip install --quiet \
+	    --disable-pip-version-check --no-index --require-hashes \
+	    --find-links strategies/adapters/python/venv/wheels \
+	    -r strategies/adapters/python/requirements.txt; fi
 	@# executable when it says how to run itself (#!), else read by its interpreter
 	for f in $(SHARE)/lockbench/adapters/*.py $(SHARE)/lockbench/adapters/*.php \
 	  $(SHARE)/lockbench/adapters/node/*.js; do \
