@@ -671,6 +671,8 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		.cancel = &sh->stop, .log_path = external && cfg->out_dir[0] ? log_path : NULL,
 		.clock_shim = c.clock_file || c.lock[0].source[0] ? clock_shim : NULL,
 		.clock_file = c.clock_file,
+		.tls_ca = cfg->tls_ca, .tls_cert = cfg->tls_cert, .tls_key = cfg->tls_key,
+		.tls_insecure = cfg->tls_insecure,
 	};
 	c.node_gen = atomic_load(&sh->node_gen);
 	arm_failpoints(&c);

@@ -179,7 +179,8 @@ void lb_deploy_opts_usage(FILE *f)
 		"                         --tls-key FILE: a client certificate when they ask one;\n"
 		"                         --tls-insecure: do not check the server's certificate.\n"
 		"                         C recipes reach a rediss:// server through a TLS tunnel\n"
-		"                         lockbench starts and stops (stunnel4)\n"
+		"                         lockbench starts and stops (stunnel4); a library connects\n"
+		"                         itself, given these in its TLS settings (docs/adapters.md)\n"
 		"  --resource-on-deployment  the counter (the resource) on your server too (the\n"
 		"                         first lock node, or the primary), not on a redis-server\n"
 		"                         lockbench starts: a failover may roll it back, so each\n"
@@ -789,13 +790,41 @@ static int check_sentinel(const struct lb_run_opts *o)
 	return 0;
 }
 
-/* The TLS options: with a rediss:// URL, for a C recipe (the adapters do not
- * read TLS options yet), a certificate with its key. */
+/* Can library @s take rediss:// with the TLS options given? Its manifest's
+ * tls = says which of them its adapter hands its library (adapter.h); an
+ * exec: program reads config's TLS words itself. 0, or a usage error. */
+static int library_tls(const struct lb_run_cfg *cfg, const struct lock_strategy *s)
+{
+	const struct lb_adapter_def *d = lb_adapter_def_of(s);
+	const char *opt = cfg->tls_ca ? "--tls-ca" : cfg->tls_insecure ? "--tls-insecure" : NULL;
+	const char *word = cfg->tls_ca ? "ca" : "insecure";
+
+	if (!d || d->exec)
+		return 0;
+	if (!d->tls[0] || !strcmp(d->tls, "no"))
+		return usage_error("rediss://: %s does not speak TLS (its manifest %s has no tls = "
+				   "line naming what its adapter hands its library); a C recipe "
+				   "reaches a rediss:// server through lockbench's TLS tunnel",
+				   s->name, d->manifest[0] ? d->manifest : "");
+	for (int k = 0; k < 2; k++, opt = cfg->tls_cert ? "--tls-cert" : NULL, word = "cert") {
+		if (!opt || strstr(d->tls, word))
+			continue;
+		return usage_error("rediss://: %s takes no %s: its library's TLS settings %s (its "
+				   "manifest: tls = %s; docs/adapters.md)", s->name, opt,
+				   !strcmp(word, "cert") ? "have no client certificate" :
+				   "check the server against the system's CAs only", d->tls);
+	}
+	return 0;
+}
+
+/* The TLS options: with a rediss:// URL, a certificate with its key, and
+ * for a library those its adapter hands on (library_tls). */
 static int check_tls(const struct lb_run_opts *o, enum lb_opts_mode mode)
 {
 	const struct lb_run_cfg *cfg = &o->cfg;
 	bool tls = cfg->redis_urls && (strstr(cfg->redis_urls, "rediss://") ||
 				       strstr(cfg->redis_urls, "REDISS://"));
+	int rc;
 
 	if (!tls && (cfg->tls_ca || cfg->tls_cert || cfg->tls_key || cfg->tls_insecure))
 		return usage_error("--tls-ca, --tls-cert, --tls-key and --tls-insecure are for "
@@ -807,10 +836,8 @@ static int check_tls(const struct lb_run_opts *o, enum lb_opts_mode mode)
 		return usage_error("--tls-insecure checks no certificate: --tls-ca would be unused");
 	for (size_t i = 0; tls && i < (mode == LB_OPTS_RUN ? 1 : o->n_strategies); i++) {
 		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
-		if (s && lb_strategy_is_external(s))
-			return usage_error("rediss://: %s is a library, and the adapters do not read "
-					   "TLS options yet; a C recipe reaches a rediss:// server "
-					   "through lockbench's TLS tunnel", s->name);
+		if (s && lb_strategy_is_external(s) && (rc = library_tls(cfg, s)) < 0)
+			return rc;
 	}
 	return 0;
 }

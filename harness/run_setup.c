@@ -81,6 +81,9 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 						    r->cfg->tls_insecure };
 			if (!(r->tunnel[i] = lb_tunnel_start(all[i].host, all[i].port, &tls)))
 				return LB_ENOTHERE;
+			/* a library is given the server's own rediss:// URL (lb_node_url) */
+			memcpy(all[i].tls_host, all[i].host, sizeof(all[i].tls_host)); /* same size */
+			all[i].tls_port = all[i].port;
 			snprintf(all[i].host, sizeof(all[i].host), "127.0.0.1");
 			all[i].port = r->tunnel[i]->port;
 		}

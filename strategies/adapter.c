@@ -11,7 +11,8 @@
  *   hello 3                    ->
  *                              <-  hello 3 library=L version=V language=X extend=yes lost=no
  *                                  extends=never|reported|silently claims=MDO failpoints=A,B
- *   config nodes=URL,.. [sentinels=H:P,.. master=NAME [sentinel_auth=URL]] key=K ttl_ms=T
+ *   config nodes=URL,.. [sentinels=H:P,.. master=NAME [sentinel_auth=URL]]
+ *          [tls_ca=PATH] [tls_cert=PATH tls_key=PATH] [tls_insecure=1] key=K ttl_ms=T
  *          wait=one|library
  *          timeout_ms=N client=C
  *                              <-  ok | error MESSAGE
@@ -38,6 +39,7 @@
 #include "adapter_proto.h"
 #include "plumbing.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -682,6 +684,60 @@ static int spawn(struct adapter *a)
 	return 0;
 }
 
+/* A file's absolute path %XX-encoded as the URLs of config are (a byte
+ * outside letters, digits and - . _ ~ / as %XX: no space, no control byte,
+ * ASCII only), into @out; false when it does not resolve or fit. */
+static bool path_word(const char *path, char *out, size_t len)
+{
+	char abs[PATH_MAX];
+	size_t o = 0;
+
+	errno = 0;
+	if (!realpath(path, abs))
+		return false;
+	for (const unsigned char *c = (const unsigned char *)abs; *c; c++) {
+		if (o + 4 > len) {
+			errno = 0;
+			return false;
+		}
+		if (isalnum(*c) || strchr("-._~/", *c))
+			out[o++] = (char)*c;
+		else
+			o += (size_t)snprintf(out + o, len - o, "%%%02X", *c);
+	}
+	out[o] = '\0';
+	return true;
+}
+
+/* On rediss:// nodes, config's TLS words after *@n bytes of @req (up to
+ * @room): tls_ca=PATH, tls_cert=PATH tls_key=PATH, tls_insecure=1, those
+ * given (docs/adapters.md). 0, or LB_EINVAL (said) when a file's path does
+ * not resolve or fit: never a config without the CA the user gave. */
+static int tls_words(const struct lb_lock_cfg *cfg, char *req, size_t *n, size_t room)
+{
+	const char *names[3] = { "tls_ca", "tls_cert", "tls_key" };
+	const char *opts[3] = { "--tls-ca", "--tls-cert", "--tls-key" };
+	const char *files[3] = { cfg->tls_ca, cfg->tls_cert, cfg->tls_key };
+	bool tls = false;
+
+	for (size_t i = 0; i < cfg->n_nodes; i++)
+		tls = tls || cfg->nodes[i]->tls;
+	for (int i = 0; tls && i < 3; i++) {
+		char word[1024];
+		if (!files[i])
+			continue;
+		if (!path_word(files[i], word, sizeof(word)) || *n + strlen(word) + 16 >= room) {
+			lb_errorf("client %d: %s %s: %s", cfg->client, opts[i], files[i],
+				  errno ? strerror(errno) : "its path is too long for the config line");
+			return LB_EINVAL;
+		}
+		*n += (size_t)snprintf(req + *n, room - *n, " %s=%s", names[i], word);
+	}
+	if (tls && cfg->tls_insecure && *n + 16 < room)
+		*n += (size_t)snprintf(req + *n, room - *n, " tls_insecure=1");
+	return 0;
+}
+
 static int handshake(struct adapter *a)
 {
 	const struct lb_lock_cfg *cfg = &a->base.cfg;
@@ -730,6 +786,8 @@ static int handshake(struct adapter *a)
 			n += (size_t)snprintf(req + n, sizeof(req) - n, " sentinel_auth=%s", url);
 		break;
 	}
+	if ((rc = tls_words(cfg, req, &n, sizeof(req) - 200)) < 0)
+		return rc;
 	snprintf(req + n, sizeof(req) - n, " key=%s ttl_ms=%lld wait=%s timeout_ms=%lld client=%d",
 		 a->base.key, (long long)cfg->ttl_ms, cfg->library_wait ? "library" : "one",
 		 (long long)(cfg->timeout_ms > 0 ? cfg->timeout_ms : 2000), cfg->client);

@@ -34,6 +34,11 @@
  *                                  adapter_registry.c: one per language)
  *   dist = redis                   (with env) the package's name in its
  *                                  ecosystem's registry (PyPI's project)
+ *   tls = ca,cert,insecure         (optional) on rediss:// nodes, the TLS options
+ *                                  of config (tls_ca=, tls_cert= and tls_key=,
+ *                                  tls_insecure=1) its adapter hands its library;
+ *                                  none: TLS, the system's CAs only; no (the
+ *                                  default): rediss:// is refused for it
  */
 #ifndef LB_ADAPTER_H
 #define LB_ADAPTER_H
@@ -67,6 +72,10 @@ struct lb_adapter_def {
 	char hosts[4];               /* "no": it cannot serve as an adapter host; "" or "yes" */
 	char env[16];                /* its language's environment hook ("python-venv"), or "" */
 	char dist[96];               /* the package in its ecosystem's registry, or "" */
+	char tls[24];                /* the TLS options its adapter hands its library on
+				        rediss:// (tls = ca,cert,insecure, some of them, or
+				        "none": TLS with the system's CAs only); "" or "no":
+				        it does not speak TLS (rediss:// refused) */
 	char env_dir[512];           /* the environment it runs in: --library-env's DIR or
 				        the cache's; "" the manifest's own interpreter */
 	char ran_version[32];        /* the version the library said it is (its hello's

@@ -103,6 +103,7 @@ static const struct key {
 	{ "hosts", true, offsetof(struct lb_adapter_def, hosts), sizeof(((struct lb_adapter_def *)0)->hosts) },
 	{ "env", true, offsetof(struct lb_adapter_def, env), sizeof(((struct lb_adapter_def *)0)->env) },
 	{ "dist", true, offsetof(struct lb_adapter_def, dist), sizeof(((struct lb_adapter_def *)0)->dist) },
+	{ "tls", true, offsetof(struct lb_adapter_def, tls), sizeof(((struct lb_adapter_def *)0)->tls) },
 };
 
 /* Say what is wrong with key @name; 0 stops inih, which gives the line. */
@@ -128,6 +129,28 @@ static bool good_name(const char *v)
 	return true;
 }
 
+/* tls = no | none | a comma-separated list of ca, cert, insecure, each once. */
+static bool good_tls(const char *v)
+{
+	static const char *const words[] = { "ca", "cert", "insecure" };
+	unsigned seen = 0;
+
+	if (!strcmp(v, "no") || !strcmp(v, "none"))
+		return true;
+	for (const char *p = v; *p;) {
+		size_t len = strcspn(p, ","), k = 0;
+		while (k < 3 && (strlen(words[k]) != len || strncmp(p, words[k], len)))
+			k++;
+		if (k == 3 || (seen & (1u << k)))
+			return false;
+		seen |= 1u << k;
+		p += len;
+		if (*p == ',' && !*++p)
+			return false;
+	}
+	return *v != '\0';
+}
+
 static int on_key(void *user, const char *section, const char *name, const char *v)
 {
 	struct manifest *m = user;
@@ -140,7 +163,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	if (k == sizeof(keys) / sizeof(keys[0]))
 		return bad_key(m, name, "not a manifest key (name, library, package, language, version, "
 			       "summary, sends, defaults, source, interpreter, program, args, claims, "
-			       "nodes, outside_key, topology, kind, built, hosts, env, dist)", NULL);
+			       "nodes, outside_key, topology, kind, built, hosts, env, dist, tls)", NULL);
 	bool more = k == 8 && m->last && !strcmp(m->last, "sends"); /* sends goes on over indented lines */
 	if ((m->seen & 1u << k) && !more)
 		return bad_key(m, name, "given twice (only sends goes on over indented lines)", NULL);
@@ -182,6 +205,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	if (!strcmp(name, "dist") && !good_name(field))
 		return bad_key(m, name, "expected a package name (letters, digits and - _ . only)",
 			       field);
+	if (!strcmp(name, "tls") && !good_tls(field))
+		return bad_key(m, name, "expected no, none, or the TLS options its adapter passes on, "
+			       "among ca, cert and insecure (comma-separated)", field);
 	if (!strcmp(name, "built") && !good_name(field))
 		return bad_key(m, name, "expected the name of a program make builds (letters, digits "
 			       "and - _ . @ + only)", field);

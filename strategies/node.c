@@ -183,9 +183,13 @@ void lb_node_url(const struct lb_node *n, char *buf, size_t len)
 			 n->port);
 		return;
 	}
+	/* rediss://: the server's own address, not the tunnel's in front of it */
+	const char *host = n->tls && n->tls_host[0] ? n->tls_host : n->host;
+	int port = n->tls && n->tls_host[0] ? n->tls_port : n->port;
+	v6 = strchr(host, ':') != NULL;
 	int k = snprintf(buf, len, "%s://%s%s%s%s%s%s%s:%d", n->tls ? "rediss" : "redis", user,
 			 pass[0] ? ":" : "", pass,
-			 pass[0] ? "@" : "", v6 ? "[" : "", n->host, v6 ? "]" : "", n->port);
+			 pass[0] ? "@" : "", v6 ? "[" : "", host, v6 ? "]" : "", port);
 	if (n->db > 0 && k > 0 && (size_t)k < len)
 		snprintf(buf + k, len - (size_t)k, "/%d", n->db);
 }

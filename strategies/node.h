@@ -36,7 +36,9 @@ struct lb_node {
 				     lockbench only gives their address to the adapter) */
 	bool tls;                 /* rediss://: reached through lockbench's TLS tunnel (tunnel.h),
 				     whose address host and port then hold; a library is given
-				     the rediss:// URL */
+				     the rediss:// URL of the server itself, tls_host:tls_port */
+	char tls_host[128];       /* rediss://: the server's own host and port ("": those of */
+	int tls_port;             /* host and port, no tunnel in front) */
 	char user[64];            /* empty: no ACL user */
 	char pass[128];           /* empty: no AUTH */
 	int db;                   /* SELECTed after AUTH when > 0 */

@@ -71,6 +71,10 @@ struct lb_lock_cfg {
 	const char *clock_shim;      /* LD_PRELOAD for the adapter (client clock faults, the
 				      * source address of nodes[0]->source) */
 	const char *clock_file;      /* ... and the offset file it reads; both may be NULL */
+	/* rediss:// nodes: the TLS options (--tls-ca, --tls-cert, --tls-key FILE,
+	 * --tls-insecure) an adapter hands its library in config; NULL: none */
+	const char *tls_ca, *tls_cert, *tls_key;
+	bool tls_insecure;
 };
 
 /* What a successful acquire hands to the critical section. */

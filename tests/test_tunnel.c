@@ -2,7 +2,9 @@
  * test_tunnel.c - rediss:// (harness/tunnel.c): a redis-server this test
  * starts with only a tls-port, its certificate signed by a CA the test makes
  * with openssl; the C recipes reach it through the TLS tunnel lockbench starts
- * and stops itself (stunnel4), and what it refuses is said with its cause.
+ * and stops itself (stunnel4), and what it refuses is said with its cause;
+ * the libraries connect to it themselves, with their own TLS options (the
+ * config line's tls_ca=, tls_cert=, tls_key=, tls_insecure=1).
  */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -173,10 +175,11 @@ Test(tunnel, a_rediss_server_is_reached_through_a_tunnel_and_its_refusals_said, 
 	const char *stray[] = { "run", "--strategy", "set-nx-px", "--redis", plain, "--tls-ca", ca,
 				"--out", dir, NULL };
 	cr_assert_eq(lb(stray), 2, "%s", output());
-	const char *lib[] = { "run", "--strategy", "redis-py@4.3.4", "--redis", url, "--tls-ca", ca,
+	/* a library whose TLS settings have no CA file (tooz: the system's CAs) */
+	const char *lib[] = { "run", "--strategy", "tooz@3.1.0", "--redis", url, "--tls-ca", ca,
 			      "--out", dir, NULL };
 	cr_assert_eq(lb(lib), 2, "%s", output());
-	cr_assert(strstr(output(), "adapters do not read TLS options"), "%s", output());
+	cr_assert(strstr(output(), "tooz@3.1.0 takes no --tls-ca"), "%s", output());
 	const char *nofile[] = { "run", "--strategy", "set-nx-px", "--redis", url, "--tls-ca",
 				 "/nonexistent/ca.crt", "--out", dir, NULL };
 	cr_assert_eq(lb(nofile), 2, "%s", output());
@@ -210,4 +213,91 @@ Test(tunnel, a_kill_9_leaves_no_tunnel, .init = setup, .fini = teardown)
 		lb_sleep_ns(50 * LB_NS_PER_MS);
 	cr_assert_eq(left, 0, "%d tunnel directories left after the kill", left);
 	cr_assert_eq(fx_left("^stunnel4 ", what, sizeof(what)), 0, "left: %s", what);
+}
+
+/* The libraries on rediss://: each connects to the TLS-only server itself
+ * (it has no plain port, and the tunnel speaks plain Redis), with its own
+ * client's TLS options, the test's CA from the config line. */
+Test(tunnel, libraries_connect_with_their_own_tls_options, .init = setup, .fini = teardown)
+{
+	char url[64], ca[128], other[128], dir[160];
+	/* redis-py: Debian's and PyPI's; redlock-universal: ioredis's tls */
+	const char *libs[] = { "redis-py@4.3.4", "redis-py@8.2.0", "redlock-universal@0.8.5" };
+
+	snprintf(url, sizeof(url), "rediss://127.0.0.1:%d", port);
+	snprintf(ca, sizeof(ca), "%s/ca.crt", tmpdir);
+	snprintf(other, sizeof(other), "%s/other.crt", tmpdir);
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/lib%zu", tmpdir, i);
+		const char *a[] = { "run", "--strategy", libs[i], "--redis", url, "--tls-ca", ca,
+				    "--clients", "3", "--duration", "1", "--out", dir, "--no-report",
+				    NULL };
+		cr_assert_eq(lb(a), 0, "%s: %s", libs[i], output());
+		cr_assert(strstr(output(), "outcome      safe"), "%s: %s", libs[i], output());
+		cr_assert(atoi(fx_summary(dir, "sections")) > 0, "%s: no section", libs[i]);
+		cr_assert_str_eq(keys(), "app:config ", "%s: only the user's key is left", libs[i]);
+	}
+	/* a wrong CA: the run cannot happen here (exit 3), said */
+	snprintf(dir, sizeof(dir), "%s/wrong", tmpdir);
+	const char *wrong[] = { "run", "--strategy", "redis-py@8.2.0", "--redis", url, "--tls-ca",
+				other, "--duration", "1", "--out", dir, "--no-report", NULL };
+	cr_assert_eq(lb(wrong), 3, "%s", output());
+	cr_assert(strstr(output(), "certificate verify failed"), "%s", output());
+	/* --tls-insecure, only when asked: no check of the certificate */
+	snprintf(dir, sizeof(dir), "%s/insecure", tmpdir);
+	const char *insecure[] = { "run", "--strategy", "redis-py@4.3.4", "--redis", url,
+				   "--tls-insecure", "--duration", "1", "--out", dir, "--no-report",
+				   NULL };
+	cr_assert_eq(lb(insecure), 0, "%s", output());
+	cr_assert_str_eq(keys(), "app:config ", "only the user's key is left");
+}
+
+/* What an adapter answers to @requests on its standard input, its TLS words
+ * naming @cafile, its lines joined by spaces (stderr dropped). */
+static const char *adapter_says(const char *program, const char *cafile)
+{
+	static char out[2048];
+	char cmd[1024];
+	const char *adapters = getenv("LOCKBENCH_ADAPTERS");
+
+	cr_assert_not_null(adapters, "LOCKBENCH_ADAPTERS: run through tests/run.sh");
+	snprintf(cmd, sizeof(cmd), "cd %s && printf 'hello 3\\nconfig nodes=rediss://127.0.0.1:%d "
+		 "tls_ca=%s/%s key=lbtls:lock:0 ttl_ms=5000 wait=one timeout_ms=2000 client=0\\n"
+		 "acquire\\nrelease\\nquit\\n' | timeout 30 %s 2>/dev/null | tr '\\n' ' '",
+		 adapters, port, tmpdir, cafile, program);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	pclose(p);
+	out[n] = '\0';
+	return out;
+}
+
+/* Each adapter's TLS at the protocol, where a run cannot show it: Symfony
+ * Lock (its manifest's outside_key keeps it off a server of the user's), and
+ * a wrong CA, which lockbench's tunnel refuses before any library connects;
+ * here each library refuses it itself, in its own words. */
+Test(tunnel, each_adapter_speaks_tls_and_says_its_own_tls_error, .init = setup, .fini = teardown)
+{
+	const struct {
+		const char *program, *refused;
+	} a[] = {
+		{ "/usr/bin/python3 redis_py_lock.py", "CERTIFICATE_VERIFY_FAILED" },
+		{ "python/venv/bin/python3 redis_py_lock.py", "CERTIFICATE_VERIFY_FAILED" },
+		{ "python/venv/bin/python3 python_redis_lock.py", "CERTIFICATE_VERIFY_FAILED" },
+		{ "/usr/bin/node node/adapter.js redis-lock", "error" },
+		{ "/usr/bin/node node/adapter.js node-redis-warlock", "error" },
+		{ "/usr/bin/node node/adapter.js redlock-universal-lock", "error" },
+		{ "/usr/bin/php symfony_lock.php redis", "certificate verify failed" },
+	};
+
+	for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++) {
+		const char *said = adapter_says(a[i].program, "ca.crt");
+		cr_assert(strstr(said, " acquired token=") && strstr(said, " released "),
+			  "%s: %s", a[i].program, said);
+		said = adapter_says(a[i].program, "other.crt");
+		cr_assert(!strstr(said, "acquired") && strstr(said, a[i].refused), "%s: %s",
+			  a[i].program, said);
+	}
+	cr_assert_str_eq(keys(), "app:config ", "only the user's key is left");
 }

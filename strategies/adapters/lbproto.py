@@ -127,6 +127,34 @@ def sentinel_auth(cfg):
             "password": unquote(url.password) if url.password else None}
 
 
+def tls_options(cfg):
+    """config's TLS words (docs/adapters.md: only with rediss:// nodes) as
+    {"ca": PATH, "cert": PATH, "key": PATH, "insecure": bool}, each path
+    absolute and %XX-decoded; a path absent is None (the library's default:
+    the system's CAs, no client certificate)."""
+    return {"ca": unquote(cfg["tls_ca"]) if "tls_ca" in cfg else None,
+            "cert": unquote(cfg["tls_cert"]) if "tls_cert" in cfg else None,
+            "key": unquote(cfg["tls_key"]) if "tls_key" in cfg else None,
+            "insecure": cfg.get("tls_insecure") == "1"}
+
+
+def redis_py_tls(cfg, url):
+    """redis-py's own TLS arguments (Redis.from_url(url, **these), for its
+    SSLConnection) for a rediss:// @url: the CA, the client certificate and
+    key, and the check of the server's certificate and name (redis-py 4's
+    default checks no name: asked here, as lockbench's tunnel checks it),
+    none of it with tls_insecure=1. {} for a redis:// URL."""
+    if urlsplit(url).scheme != "rediss":
+        return {}
+    tls = tls_options(cfg)
+    out = {"ssl_cert_reqs": "none" if tls["insecure"] else "required",
+           "ssl_check_hostname": not tls["insecure"]}
+    for name, arg in (("ca", "ssl_ca_certs"), ("cert", "ssl_certfile"), ("key", "ssl_keyfile")):
+        if tls[name]:
+            out[arg] = tls[name]
+    return out
+
+
 def node_urls(cfg, scheme):
     """nodes=URL,URL,... of a consensus topology (docs/adapters.md): each
     SCHEME://HOST:PORT, in member order, as a list of (host, port). Anything

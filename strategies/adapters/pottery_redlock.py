@@ -60,7 +60,8 @@ class PotteryRedlock:
     def config(self, cfg):
         timeout = int(cfg["timeout_ms"]) / 1000.0
         self.masters = frozenset(
-            self.redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+            self.redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
+                                      **lbproto.redis_py_tls(cfg, url))  # rediss://: redis-py's TLS
             for url in cfg["nodes"].split(","))
         self.key = cfg["key"]
         self.release_s = None if self.defaults else int(cfg["ttl_ms"]) / 1000.0

@@ -76,8 +76,11 @@ class PythonRedisLock:
                                    socket_connect_timeout=timeout).master_for(
                 cfg["master"], socket_timeout=timeout, socket_connect_timeout=timeout, **auth)
         else:
-            self.client = self.redis.Redis.from_url(cfg["nodes"].split(",")[0], socket_timeout=timeout,
-                                                    socket_connect_timeout=timeout)
+            # (rediss://: redis-py's own TLS arguments, lbproto.redis_py_tls)
+            node = cfg["nodes"].split(",")[0]
+            self.client = self.redis.Redis.from_url(node, socket_timeout=timeout,
+                                                    socket_connect_timeout=timeout,
+                                                    **lbproto.redis_py_tls(cfg, node))
         self.key = cfg["key"]
         # whole seconds, at least one: the library's unit
         self.expire = None if self.defaults and not self.renew else max(1, math.ceil(int(cfg["ttl_ms"]) / 1000))

@@ -3,7 +3,9 @@
 
 Speaks lockbench's adapter protocol, version 2 (docs/adapters.md), on stdin and
 stdout, one line each way, through lbproto.py (beside it). Uses only redis-py's
-public API, as its docs show: redis.Redis.from_url(...),
+public API, as its docs show: redis.Redis.from_url(...) (on rediss:// with
+its TLS arguments ssl_ca_certs, ssl_certfile, ssl_keyfile, ssl_cert_reqs and
+ssl_check_hostname),
 redis.sentinel.Sentinel(...).master_for(...) on a Sentinel deployment,
 Redis.lock(name, timeout=..., blocking=...), Lock.acquire(), Lock.release(),
 Lock.extend(), and the exceptions LockError, LockNotOwnedError and RedisError.
@@ -73,9 +75,11 @@ class RedisPyLock:
                 cfg["master"], socket_timeout=timeout, socket_connect_timeout=timeout, **auth)
         else:
             # the library talks to one Redis: the first node lockbench names
-            client = self.redis.Redis.from_url(cfg["nodes"].split(",")[0],
-                                               socket_timeout=timeout,
-                                               socket_connect_timeout=timeout)
+            # (rediss://: redis-py's own TLS arguments, lbproto.redis_py_tls)
+            node = cfg["nodes"].split(",")[0]
+            client = self.redis.Redis.from_url(node, socket_timeout=timeout,
+                                               socket_connect_timeout=timeout,
+                                               **lbproto.redis_py_tls(cfg, node))
         ttl = None if self.defaults else int(cfg["ttl_ms"]) / 1000.0
         if cfg["wait"] == "library":
             # redis-py's defaults: blocking, sleep=0.1 s, blocking_timeout=None (forever)

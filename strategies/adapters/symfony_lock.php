@@ -136,16 +136,51 @@ function error_text(Throwable $e): string
     return substr(preg_replace('/[\x00-\x1f\x7f]/', '?', $text), 0, 400);
 }
 
-/* A php-redis client for redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], with
+/* config's TLS words (docs/adapters.md, only with rediss:// nodes:
+ * tls_ca=PATH tls_cert=PATH tls_key=PATH tls_insecure=1, each path absolute
+ * and %XX-encoded) as php-redis's stream context options (PHP's SSL context:
+ * cafile, local_cert, local_pk, verify_peer, verify_peer_name). */
+function tls_context(array $cfg): array
+{
+    $insecure = ($cfg['tls_insecure'] ?? '') === '1';
+    $ssl = ['verify_peer' => !$insecure, 'verify_peer_name' => !$insecure];
+    foreach (['tls_ca' => 'cafile', 'tls_cert' => 'local_cert', 'tls_key' => 'local_pk'] as $w => $opt)
+        if (isset($cfg[$w]))
+            $ssl[$opt] = rawurldecode($cfg[$w]);
+    return $ssl;
+}
+
+/* A php-redis client for redis[s]://[[USER]:PASSWORD@]HOST[:PORT][/DB], with
  * lockbench's network timeout for connecting and reading; AUTH and SELECT as
- * the URL says, as redis-py's from_url does. */
-function connect_url(string $url, float $timeout): Redis
+ * the URL says, as redis-py's from_url does. rediss://: php-redis's own TLS,
+ * a tls:// host and a stream context ($ssl: tls_context) as connect()'s last
+ * argument. */
+function connect_url(string $url, float $timeout, array $ssl): Redis
 {
     $u = parse_url($url);
-    if ($u === false || ($u['scheme'] ?? '') !== 'redis' || !isset($u['host']))
+    $scheme = $u === false ? '' : ($u['scheme'] ?? '');
+    if (($scheme !== 'redis' && $scheme !== 'rediss') || !isset($u['host']))
         throw new InvalidArgumentException("not a redis:// URL: $url");
     $r = new Redis();
-    $r->connect($u['host'], (int)($u['port'] ?? 6379), $timeout, null, 0, $timeout);
+    if ($scheme === 'rediss') {
+        /* a failed handshake is a false and PHP warnings (OpenSSL's reason),
+         * not an exception: said as one, in their words */
+        $said = [];
+        set_error_handler(function (int $no, string $text) use (&$said) {
+            $said[] = $text;
+            return true;
+        });
+        try {
+            $ok = $r->connect('tls://' . $u['host'], (int)($u['port'] ?? 6379), $timeout, null, 0,
+                              $timeout, ['stream' => $ssl]);
+        } finally {
+            restore_error_handler();
+        }
+        if (!$ok)
+            throw new RedisException('TLS connect to ' . $u['host'] . ': '
+                                     . (implode(' ', $said) ?: 'failed'));
+    } else
+        $r->connect($u['host'], (int)($u['port'] ?? 6379), $timeout, null, 0, $timeout);
     $user = isset($u['user']) ? rawurldecode($u['user']) : '';
     $pass = isset($u['pass']) ? rawurldecode($u['pass']) : '';
     if ($pass !== '' && $user !== '')
@@ -205,10 +240,10 @@ function main(array $argv): int
                 if ($mode === 'combined') {
                     $stores = [];
                     foreach ($urls as $url)
-                        $stores[] = new RedisStore(connect_url($url, $timeout));
+                        $stores[] = new RedisStore(connect_url($url, $timeout, tls_context($cfg)));
                     $store = new CombinedStore($stores, new ConsensusStrategy());
                 } else {
-                    $store = new RedisStore(connect_url($urls[0], $timeout));
+                    $store = new RedisStore(connect_url($urls[0], $timeout, tls_context($cfg)));
                 }
                 $factory = new LockFactory($store);
                 $resource = $cfg['key'];

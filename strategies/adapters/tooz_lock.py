@@ -87,6 +87,19 @@ class ToozLock:
             opts.append("lock_timeout=%d" % seconds(cfg["ttl_ms"]))
         if auth["db"]:
             opts.append("db=%d" % auth["db"])
+        if node.scheme == "rediss":
+            # tooz's Redis driver passes ssl, ssl_certfile and ssl_keyfile of its
+            # URL on to redis-py (RedisDriver.CLIENT_ARGS), and no CA file nor
+            # ssl_cert_reqs: the server is checked against the system's CAs
+            # (the manifest's tls = cert: lockbench refuses --tls-ca and
+            # --tls-insecure for it)
+            tls = lbproto.tls_options(cfg)
+            if tls["ca"] or tls["insecure"]:
+                raise ValueError("tooz's Redis URL takes no CA file and no ssl_cert_reqs: "
+                                 "its TLS checks the server against the system's CAs")
+            opts.append("ssl=true")
+            opts += ["%s=%s" % (arg, quote(tls[name], safe="/"))
+                     for name, arg in (("cert", "ssl_certfile"), ("key", "ssl_keyfile")) if tls[name]]
         password = ":%s@" % node.password if node.password else ""
         if "sentinels" in cfg:
             # tooz's own Sentinel support: the URL names a Sentinel and the

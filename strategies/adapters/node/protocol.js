@@ -12,7 +12,9 @@
  *                       or 'silently' (the library extends it by itself, and
  *                       its public API does not say when)
  *   config(cfg, ctx)    cfg: the parsed `config` line plus cfg.defaults (the
- *                       `defaults` adapter argument); ctx.lost(msg) sends a
+ *                       `defaults` adapter argument) and cfg.tls (its TLS
+ *                       words, tlsWords; tlsOptions(cfg.tls, url) gives
+ *                       Node's tls.connect options); ctx.lost(msg) sends a
  *                       lost notice, ctx.redis(url, timeoutMs) makes an
  *                       ioredis client the way the libraries document it
  *   acquire()           -> { token, validity_ms } when held, null when busy;
@@ -41,13 +43,16 @@ function errorText(e) {
  * Sentinel deployment (@sentinel: {sentinels, name}) it is ioredis's own
  * Sentinel client, as its README shows: it asks the Sentinels for the
  * primary named name, and again on reconnect and on READONLY. */
-function makeRedis(url, timeoutMs, sentinel) {
+function makeRedis(url, timeoutMs, sentinel, tls) {
   const Redis = require('ioredis');
   const opts = {
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
     maxRetriesPerRequest: 1,
   };
+  /* rediss://: ioredis's own TLS option, handed to Node's tls.connect */
+  const secure = tlsOptions(tls, url);
+  if (secure) opts.tls = secure;
   /* behind Sentinels, the primary's AUTH and database (--master-auth) are
    * those of the URL lockbench names for it */
   const u = sentinel ? new URL(url) : null;
@@ -61,6 +66,28 @@ function makeRedis(url, timeoutMs, sentinel) {
     : new Redis(url, opts);
   client.on('error', (e) => process.stderr.write('ioredis: ' + errorText(e) + '\n'));
   return client;
+}
+
+/* config's TLS words (docs/adapters.md, only with rediss:// nodes:
+ * tls_ca=PATH tls_cert=PATH tls_key=PATH tls_insecure=1, each path absolute
+ * and %XX-encoded) as { ca, cert, key, insecure }, the paths decoded. */
+function tlsWords(cfg) {
+  const path = (w) => (cfg[w] ? decodeURIComponent(cfg[w]) : undefined);
+  return { ca: path('tls_ca'), cert: path('tls_cert'), key: path('tls_key'),
+    insecure: cfg.tls_insecure === '1' };
+}
+
+/* For a rediss:// @url, the options of Node's tls.connect that ioredis
+ * (tls:) and node-redis (socket: { tls: true, ... }, and 3's tls:) take: the
+ * CA, the client certificate and key read from their files, and whether the
+ * server's certificate is checked (Node checks its name too); null for a
+ * redis:// URL. */
+function tlsOptions(tls, url) {
+  if (!/^rediss:\/\//i.test(String(url)) || !tls) return null;
+  const fs = require('fs');
+  const out = { rejectUnauthorized: !tls.insecure };
+  for (const k of ['ca', 'cert', 'key']) if (tls[k]) out[k] = fs.readFileSync(tls[k]);
+  return out;
 }
 
 /* The installed version of npm package @pkg (read from its package.json:
@@ -145,11 +172,12 @@ function serve(load, args) {
 function session(lib, args, input, say, leave) {
   const made = [];
   let sentinel = null; /* config's sentinels= and master=, when the primary is found through them */
+  let tls = null;      /* config's TLS words (tlsWords), for rediss:// nodes */
   let over = false;
   const ctx = {
     lost: (msg) => say('lost ' + oneLine(msg)),
     redis: (url, timeoutMs) => {
-      const c = makeRedis(url, timeoutMs, sentinel);
+      const c = makeRedis(url, timeoutMs, sentinel, tls);
       made.push(c);
       return c;
     },
@@ -201,6 +229,7 @@ function session(lib, args, input, say, leave) {
               }),
             };
           }
+          tls = cfg.tls = tlsWords(cfg);
           cfg.ttl_ms = parseInt(cfg.ttl_ms, 10);
           cfg.timeout_ms = parseInt(cfg.timeout_ms, 10);
           cfg.defaults = args.includes('defaults');
@@ -308,4 +337,4 @@ async function falseOn(ErrorClass, fn) {
   }
 }
 
-module.exports = { serve, holdWith, errorText, makeRedis, versionOf, falseOn, watchValue };
+module.exports = { serve, holdWith, errorText, makeRedis, versionOf, falseOn, watchValue, tlsOptions };

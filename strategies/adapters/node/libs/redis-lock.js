@@ -29,7 +29,7 @@
  * `--adapter-arg defaults`: lock(name) without a timeout, the library's 5000 ms.
  * No Sentinel support (node-redis 4 has none): config with sentinels= fails.
  */
-const { versionOf, errorText } = require('../protocol');
+const { versionOf, errorText, tlsOptions } = require('../protocol');
 const redisLock = require('redis-lock');
 const { createClient } = require('redis-v4');
 
@@ -64,7 +64,11 @@ module.exports = function make() {
       ttl = cfg.defaults ? undefined : cfg.ttl_ms;
       /* the network timeout for connecting; commands fail at once while it is
        * not connected (it reconnects by its default strategy) */
-      client = createClient({ url: cfg.nodes[0], socket: { connectTimeout: timeoutMs }, disableOfflineQueue: true });
+      /* rediss://: node-redis 4's own TLS options, socket: { tls: true, ca, cert, key,
+       * rejectUnauthorized } (passed to Node's tls.connect) */
+      const secure = tlsOptions(cfg.tls, cfg.nodes[0]);
+      client = createClient({ url: cfg.nodes[0], disableOfflineQueue: true,
+        socket: { connectTimeout: timeoutMs, ...(secure ? { tls: true, ...secure } : {}) } });
       client.on('error', (e) => process.stderr.write('node-redis: ' + errorText(e) + '\n'));
       const seen = new Proxy(client, {
         get(target, prop) {

@@ -27,7 +27,7 @@
  * `--adapter-arg defaults` changes nothing: lock() has no default ttl.
  * No Sentinel support (node-redis 3 has none): config with sentinels= fails.
  */
-const { versionOf, errorText } = require('../protocol');
+const { versionOf, errorText, tlsOptions } = require('../protocol');
 const Warlock = require('node-redis-warlock');
 const redis = require('redis-v3');
 
@@ -59,7 +59,10 @@ module.exports = function make() {
       waitOne = cfg.wait !== 'library';
       key = cfg.key;
       ttl = cfg.ttl_ms;
+      /* rediss://: node-redis 3's own tls option (Node's tls.connect options) */
+      const secure = tlsOptions(cfg.tls, cfg.nodes[0]);
       client = redis.createClient(cfg.nodes[0], {
+        ...(secure ? { tls: secure } : {}),
         connect_timeout: timeoutMs,
         enable_offline_queue: false,
         retry_strategy: (o) => Math.min(o.attempt * 50, 2000),
