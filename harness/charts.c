@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,12 +44,53 @@ static void log_tail(const char *log, char *out, size_t len)
 	fclose(f);
 }
 
+/* @name in @dir, about to be written by gnuplot (which follows a link and
+ * blocks on a FIFO): a regular file or nothing is left as it is, a link, a
+ * FIFO or a socket is removed (the entry, never what it points to), anything
+ * else refused. 0, or LB_EINVAL with @why. */
+static int output_slot(const char *dir, const char *name, char *why, size_t len)
+{
+	char path[3900 + 202];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%.3900s/%.200s", dir, name);
+	if (lstat(path, &st) < 0 || S_ISREG(st.st_mode))
+		return 0;
+	if ((S_ISLNK(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) &&
+	    unlink(path) == 0)
+		return 0;
+	snprintf(why, len, "%s is %s, not a file lockbench may write its chart to", path,
+		 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+	return LB_EINVAL;
+}
+
+/* Every output @script names (its `set output 'NAME'` lines, which
+ * lockbench wrote), and gnuplot's log, made safe to write (output_slot). */
+static int output_slots(const char *dir, const char *script, char *why, size_t len)
+{
+	char path[3900 + 202], line[512];
+	int rc = output_slot(dir, "gnuplot.log", why, len);
+
+	snprintf(path, sizeof(path), "%.3900s/%.200s", dir, script);
+	FILE *f = fopen(path, "re");
+	while (rc == 0 && f && fgets(line, sizeof(line), f)) {
+		char name[256];
+		if (sscanf(line, "set output '%255[^']'", name) == 1 && !strchr(name, '/'))
+			rc = output_slot(dir, name, why, len);
+	}
+	if (f)
+		fclose(f);
+	return rc;
+}
+
 int lb_gnuplot(const char *dir, const char *script, char *why, size_t len)
 {
 	char log[PATH_MAX], said[300];
 	int status, err[2];
 
 	snprintf(log, sizeof(log), "%.4000s/gnuplot.log", dir);
+	if (output_slots(dir, script, why, len) < 0)
+		return LB_ESYS;
 	if (pipe2(err, O_CLOEXEC) < 0) {
 		snprintf(why, len, "gnuplot could not be started: %s", strerror(errno));
 		return LB_ESYS;
@@ -68,7 +110,9 @@ int lb_gnuplot(const char *dir, const char *script, char *why, size_t len)
 		/* and it dies with lockbench, kill -9 included */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			_exit(126);
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+		/* never waits on what is not a file (a FIFO put there since) */
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+			      0644);
 		if (fd >= 0) {
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "util.h"
 #include "report.h"
 #include "results.h"
 #include "shared.h"
@@ -493,6 +494,35 @@ static void write_file(const char *dir, const char *name, const char *text)
 	fputs(text, f);
 	fclose(f);
 }
+
+/* gnuplot writes its charts itself, following a link and waiting on a FIFO:
+ * a run directory someone sent, with timeline.png a link to a file of yours
+ * and gnuplot.log a FIFO, is re-reported without writing through the link
+ * (it overwrote the target) or hanging (report ignored Ctrl-C, for ever). */
+Test(report, a_link_or_fifo_in_the_run_is_never_written_through, .init = mktmp)
+{
+	char dir[128], png[160], log[160], keep[160];
+	snprintf(dir, sizeof(dir), "%s/planted", tmpdir);
+	const char *run[] = { "run", "--strategy", "token-lua", "--duration", "0.5", "--clients", "2",
+			      "--out", dir, "--no-status", NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, run), 0);
+	snprintf(keep, sizeof(keep), "%s/precious", tmpdir);
+	write_file(tmpdir, "precious", "PRECIOUS\n");
+	snprintf(png, sizeof(png), "%s/timeline.png", dir);
+	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
+	cr_assert_eq(unlink(png), 0);
+	cr_assert_eq(symlink(keep, png), 0);
+	cr_assert_eq(unlink(log), 0);
+	cr_assert_eq(mkfifo(log, 0644), 0);
+	const char *again[] = { "report", dir, NULL };
+	int64_t t0 = lb_now_ns();
+	cr_assert_eq(fx_lockbench(tmpdir, again), 0, "%s", fx_slurp(tmpdir, "output"));
+	cr_assert_lt(lb_now_ns() - t0, 60 * LB_NS_PER_S, "report waited on the FIFO");
+	cr_assert_str_eq(fx_slurp(tmpdir, "precious"), "PRECIOUS\n", "written through the link");
+	struct stat st;
+	cr_assert(lstat(png, &st) == 0 && S_ISREG(st.st_mode), "the chart is a file of its own");
+}
+
 
 /* A compare directory's report keeps the table and the order the strategies
  * were given in (it was alphabetical and left compare.txt out), and says in a
