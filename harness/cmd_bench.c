@@ -1008,7 +1008,12 @@ static int parse(int argc, char **argv, struct bench *b)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-			snprintf(b->out, sizeof(b->out), "%.3800s", argv[++i]);
+			if (!lb_dir_arg_ok("--out", argv[++i]) || strlen(argv[i]) > 3800) {
+				if (strlen(argv[i]) > 3800)
+					lb_errorf("--out: a path of at most 3800 bytes");
+				return LB_EXIT_USAGE;
+			}
+			snprintf(b->out, sizeof(b->out), "%s", argv[i]);
 		} else if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
 			if (!lb_parse_double(argv[++i], &b->duration) ||
 			    !(b->duration > 0 && b->duration <= 600)) {

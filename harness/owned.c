@@ -373,6 +373,15 @@ int lb_owned_sweep(const char *parent, bool (*match)(const char *name, const voi
 
 /* ---- claiming an output directory ---- */
 
+/* A path that cannot be made because of what it names (a file on the way, a
+ * name too long, a loop of links) is the user's mistake, a usage error (2);
+ * one the system refuses (no room, no permission) is a failure (1). */
+static int path_error(int err)
+{
+	return err == ENOTDIR || err == ENAMETOOLONG || err == ELOOP || err == ENOENT ? LB_EINVAL :
+	       LB_ESYS;
+}
+
 /* The parents of @dir made (none when @dry); a component a ".." follows
  * must exist already. */
 static int make_parents(const char *what, const char *dir, bool dry)
@@ -397,7 +406,7 @@ static int make_parents(const char *what, const char *dir, bool dry)
 		}
 		if (!climbed && !dry && mkdir(path, 0755) < 0 && errno != EEXIST) {
 			lb_errorf("%s '%s': cannot make %s: %s", what, dir, path, strerror(errno));
-			return LB_ESYS;
+			return path_error(errno);
 		}
 		*p = '/';
 	}
@@ -456,7 +465,7 @@ static int claim_there(const char *what, const char *dir)
 			break;
 		if (errno != ENOENT || tries > 0 || (mkdir(dir, 0755) < 0 && errno != EEXIST)) {
 			lb_errorf("%s '%s': cannot make the directory: %s", what, dir, strerror(errno));
-			return LB_ESYS;
+			return path_error(errno);
 		}
 	}
 	return is_directory(what, dir, &st);
@@ -485,7 +494,7 @@ int lb_owned_fresh(const char *what, const char *dir)
 		if (errno == ENOENT)
 			return 0;
 		lb_errorf("%s '%s': cannot make the directory: %s", what, dir, strerror(errno));
-		return LB_ESYS;
+		return path_error(errno);
 	}
 	if ((rc = is_directory(what, dir, &st)) < 0)
 		return rc;

@@ -103,6 +103,10 @@ void lb_errorf(const char *fmt, ...)
 bool lb_dir_arg_ok(const char *what, const char *dir)
 {
 	size_t n = strlen(dir);
+	if (!n) { /* never taken for "not given" (the default directory) */
+		lb_errorf("%s '': an empty name; expected a directory", what);
+		return false;
+	}
 	if (n <= LB_DIR_MAX)
 		return true;
 	lb_errorf("%s: a directory path of %zu bytes; lockbench takes at most %d (docs/running.md, "

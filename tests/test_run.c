@@ -1251,3 +1251,31 @@ Test(run, out_refuses_a_directory_that_holds_anything, .init = mktmp)
 				     empty, "--no-status", NULL };
 	cr_assert_eq(lb(into_empty), 0);
 }
+
+/* An empty --out is never "no --out" (matrix, chaos, bench and audit wrote
+ * into results/ by default), and an --out that cannot be made because of
+ * what the path names (a file on the way) is a usage error, 2, for every
+ * command (from the hostile review of issue 51). */
+Test(run, an_empty_or_impossible_out_is_a_usage_error_everywhere, .init = mktmp)
+{
+	char under[160];
+	snprintf(under, sizeof(under), "%s", write_file("a-file", "x\n"));
+	strcat(under, "/sub");
+	const char *cmds[][12] = {
+		{ "matrix", "--strategies", "set-nx-px", "--scenarios", "baseline", "--out", "", NULL },
+		{ "chaos", "--strategy", "set-nx-px", "--seeds", "1", "--out", "", NULL },
+		{ "bench", "--out", "", NULL },
+		{ "audit", "set-nx-px", "--claims", "M", "--out", "", NULL },
+		{ "run", "--strategy", "set-nx-px", "--out", "", NULL },
+		{ "run", "--strategy", "set-nx-px", "--duration", "0.2", "--no-status", "--out", under,
+		  NULL },
+		{ "matrix", "--strategies", "set-nx-px", "--scenarios", "baseline", "--out", under,
+		  NULL },
+	};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		cr_assert_eq(lb(cmds[i]), 2, "%s %s: %s", cmds[i][0], cmds[i][1],
+			     fx_slurp(tmpdir, "stderr"));
+		cr_assert(file_has("stderr", "an empty name; expected a directory") ||
+			  file_has("stderr", "Not a directory"), "%s", fx_slurp(tmpdir, "stderr"));
+	}
+}
