@@ -312,8 +312,11 @@ int lb_check_history(int argc, char **argv)
 	lb_esc_fprintf(stdout, LB_LANG_TERM, "history   %s\n", o.file);
 	print_all(&imp, &j);
 	status = j.certain ? LB_EXIT_FAIL : LB_EXIT_OK;
+	/* interrupted while --out was written: 130 (143), unless the verdict,
+	 * printed whole already, found a certain overlap: then 1 stands, the
+	 * answer the status gives (an interrupt does not hide it) */
 	if (o.out && (rc = write_out(&o, tmp, argc, argv, &imp, &j)) != LB_EXIT_OK)
-		status = rc > 128 ? rc : LB_EXIT_FAIL;
+		status = rc > 128 && !j.certain ? rc : LB_EXIT_FAIL;
 	lb_ujudgement_free(&j);
 	lb_import_free(&imp);
 	return status;
