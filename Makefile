@@ -238,6 +238,8 @@ install: $(BIN) $(SHIM) $(MAN) $(NULLAD)
 	install -m 644 strategies/adapters/*.adapter $(SHARE)/lockbench/adapters/
 	install -m 755 strategies/adapters/*.py strategies/adapters/*.php $(SHARE)/lockbench/adapters/
 	cp -R strategies/adapters/node $(SHARE)/lockbench/adapters/
+	if [ -d strategies/adapters/go/bin ]; then install -d $(SHARE)/lockbench/adapters/go/bin && \
+	  install -m 755 strategies/adapters/go/bin/* $(SHARE)/lockbench/adapters/go/bin/; fi
 	install -m 644 $(MAN) $(SHARE)/man/man1/lockbench.1
 	install -m 644 README.md $(SHARE)/doc/lockbench/
 	cp -R docs/. $(SHARE)/doc/lockbench/docs

@@ -1,6 +1,7 @@
 /*
- * test_consensus_adapters.c - the consensus lock adapters (etcd_lock.py for
- * etcd's Lock API, kazoo_lock.py for kazoo's Lock recipe) driven over the
+ * test_consensus_adapters.c - the consensus lock adapters (the Go programs of
+ * etcd's concurrency Mutex, go/bin/etcd-lock-client-3.4 and -3.5, built by
+ * harness/deps.sh; kazoo_lock.py for kazoo's Lock recipe) driven over the
  * adapter protocol (docs/adapters.md) against a real 3-member etcd cluster
  * and a real 3-server ZooKeeper ensemble, started as lockbench starts them
  * (harness/consensus.c): hello, config, one holder
@@ -116,8 +117,11 @@ static void ad_start(struct adapter *a, const char *prog, bool fence, const char
 	char path[PATH_MAX + 64], log[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/%s", adapters, prog);
 	snprintf(log, sizeof(log), "%s/adapter-%s.log", tmpdir, name);
-	/* runs: python3 (python3-minimal) */
-	const char *argv[] = { "/usr/bin/python3", path, fence ? "--fence" : NULL, NULL };
+	/* runs: python3 (python3-minimal), or the program itself (a Go adapter) */
+	const char *py[] = { "/usr/bin/python3", path, fence ? "--fence" : NULL, NULL };
+	const char *own[] = { path, fence ? "--fence" : NULL, NULL };
+	const char *const *argv = strstr(prog, ".py") ? py : own;
+	cr_assert_eq(access(path, X_OK), 0, "%s is not there: run harness/deps.sh", path);
 	memset(a, 0, sizeof(*a));
 	a->name = name;
 	a->pid = spawn(argv, log, &a->in, &a->out);
@@ -253,9 +257,12 @@ Test(consensus_adapters, etcd_lock_over_a_three_member_cluster, .init = setup)
 {
 	struct ensemble e;
 	start_ensemble(&e, LB_CONSENSUS_ETCD);
-	two_clients(&e, "etcd_lock.py", "etcd-lock", false);
-	two_clients(&e, "etcd_lock.py", "etcd-lock", true);
-	quit_ends_a_library_wait(&e, "etcd_lock.py", "etcd-lock");
+	static const char *const progs[] = { "go/bin/etcd-lock-client-3.4", "go/bin/etcd-lock-client-3.5" };
+	for (int i = 0; i < 2; i++) {
+		two_clients(&e, progs[i], "etcd-lock", false);
+		two_clients(&e, progs[i], "etcd-lock", true);
+		quit_ends_a_library_wait(&e, progs[i], "etcd-lock");
+	}
 	stop_ensemble(&e);
 }
 
