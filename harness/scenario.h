@@ -19,7 +19,7 @@
 #include "wait.h"
 
 #define LB_MAX_FAULTS 16
-#define LB_MAX_EXPECT 32
+#define LB_MAX_EXPECT 48
 
 
 enum lb_action {
