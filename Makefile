@@ -258,6 +258,8 @@ install: $(BIN) $(SHIM) $(MAN) $(NULLAD)
 	install -m 644 strategies/adapters/*.adapter $(SHARE)/lockbench/adapters/
 	install -m 755 strategies/adapters/*.py strategies/adapters/*.php $(SHARE)/lockbench/adapters/
 	cp -R strategies/adapters/node strategies/adapters/install $(SHARE)/lockbench/adapters/
+	if [ -d strategies/adapters/go/bin ]; then install -d $(SHARE)/lockbench/adapters/go/bin && \
+	  install -m 755 strategies/adapters/go/bin/* $(SHARE)/lockbench/adapters/go/bin/; fi
 	@# the virtualenv is this tree's (its paths are absolute): its pins go, and it is made
 	@# again there from the files deps.sh fetched (no network), unless NO_VENV=1 (a
 	@# package, whose DESTDIR paths would be wrong where it is installed)

@@ -129,10 +129,47 @@ python_venv() {
   fi
 }
 
+# The Go adapter of etcd's lock (strategies/adapters/go): etcd's own Go client,
+# one program per client version (client-3.4, client-3.5), each a module whose
+# go.mod and go.sum pin every module, built into strategies/adapters/go/bin
+# (ignored by git) when the program is missing or older than its go.sum or
+# sources. The Go toolchain is the machine's (go on PATH, or /usr/local/go; Debian
+# 12's golang-go is 1.19, older than these modules ask). The modules come from
+# the module proxy into Go's module cache (go mod download: each checked against
+# go.sum), and the build runs with GOFLAGS=-mod=readonly and GOPROXY=off: it can
+# change no go.mod and fetch nothing. The programs are static: nothing is fetched
+# at run time. (Not vendored: that would copy etcd's, grpc's and their
+# dependencies' sources into this repository.)
+go_adapters() {
+  local dir go m out
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/strategies/adapters/go"
+  [[ -d $dir ]] || return 0
+  go=$(command -v go || true)
+  [[ -n $go ]] || { [[ -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go; }
+  if [[ -z $go ]]; then
+    echo "lockbench: no Go toolchain (go): the etcd-lock strategies will be listed as unavailable" >&2
+    return 1
+  fi
+  for m in client-3.4 client-3.5; do
+    out=$dir/bin/etcd-lock-$m
+    if [[ -x $out && -z $(find "$dir/$m" "$dir/etcdlock" -newer "$out" \( -name '*.go' -o -name 'go.*' \) -print -quit) ]]; then
+      continue
+    fi
+    echo "lockbench: building etcd's lock adapter ($m, into $out)" >&2
+    (cd "$dir/$m" && "$go" mod download &&
+       GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=off CGO_ENABLED=0 "$go" build -trimpath -o "$out.new" . &&
+       mv "$out.new" "$out") || {
+      echo "lockbench: building $dir/$m failed: its etcd-lock strategies will be listed as unavailable" >&2
+      return 1
+    }
+  done
+}
+
 libs() {
   local rc=0
   if wants node; then node_libs || rc=1; fi
   if wants python; then python_venv || rc=1; fi
+  if wants etcd; then go_adapters || rc=1; fi
   return $rc
 }
 

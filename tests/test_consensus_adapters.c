@@ -1,6 +1,7 @@
 /*
- * test_consensus_adapters.c - the consensus lock adapters (etcd_lock.py for
- * etcd's Lock API, kazoo_lock.py for kazoo's Lock recipe) driven over the
+ * test_consensus_adapters.c - the consensus lock adapters (the Go programs of
+ * etcd's concurrency Mutex, go/bin/etcd-lock-client-3.4 and -3.5, built by
+ * harness/deps.sh; kazoo_lock.py for kazoo's Lock recipe) driven over the
  * adapter protocol (docs/adapters.md) against a real 3-member etcd cluster
  * and a real 3-server ZooKeeper ensemble, started as lockbench starts them
  * (harness/consensus.c): hello, config, one holder
@@ -120,8 +121,11 @@ static void ad_start(struct adapter *a, const char *prog, bool fence, const char
 	char path[PATH_MAX + 64], log[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/%s", adapters, prog);
 	snprintf(log, sizeof(log), "%s/adapter-%s.log", tmpdir, name);
-	/* runs: python3 (python3-minimal) */
-	const char *argv[] = { "/usr/bin/python3", path, fence ? "--fence" : NULL, NULL };
+	/* runs: python3 (python3-minimal), or the program itself (a Go adapter) */
+	const char *py[] = { "/usr/bin/python3", path, fence ? "--fence" : NULL, NULL };
+	const char *own[] = { path, fence ? "--fence" : NULL, NULL };
+	const char *const *argv = strstr(prog, ".py") ? py : own;
+	cr_assert_eq(access(path, X_OK), 0, "%s is not there: run harness/deps.sh", path);
 	memset(a, 0, sizeof(*a));
 	a->name = name;
 	a->pid = spawn(argv, log, &a->in, &a->out);
@@ -258,13 +262,51 @@ static void quit_ends_a_library_wait(const struct ensemble *e, const char *prog,
 	ad_quit(&h);
 }
 
+/* A holder whose members all stop answering (each SIGSTOPped) is told
+ * "lost" by its client's own timer, a lease's length after the keep-alive's
+ * last answer: not a network timeout per member later (the Python session
+ * waited 3 x timeout_ms on each keep-alive before it looked at the lease:
+ * ten seconds here, where the lease is 3). */
+static void lost_on_its_own_timer(const struct ensemble *e, const char *prog)
+{
+	struct adapter h;
+	char key[64], req[512], line[200];
+	snprintf(key, sizeof(key), "lbtest:lost:%d", (int)getpid());
+	ad_start(&h, prog, false, "lost");
+	cr_assert(!strncmp(ad_ask(&h, "hello 3"), "hello 3 library=etcd-lock ", 26));
+	snprintf(req, sizeof(req), "config nodes=%s key=%s ttl_ms=3000 wait=one timeout_ms=3000 client=0",
+		 e->nodes, key);
+	cr_assert_str_eq(ad_ask(&h, req), "ok");
+	ad_acquired(&h, false);
+	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++)
+		kill(e->c.member[i]->pid, SIGSTOP);
+	int64_t t0 = lb_now_ns();
+	bool lost = false;
+	while (!lost && ad_line(&h, 12000, line, sizeof(line)))
+		lost = !strncmp(line, "lost ", 5);
+	int64_t took = (lb_now_ns() - t0) / LB_NS_PER_MS;
+	for (int i = 0; i < LB_CONSENSUS_MEMBERS; i++)
+		kill(e->c.member[i]->pid, SIGCONT);
+	cr_assert(lost, "%s: no lost notice within 12 s of the members' stop (last line '%s')", prog, line);
+	cr_assert_lt(took, 4500, "%s: lost came %lld ms after the members stopped, past the 3 s lease "
+		     "and the client's 0.5 s tick", prog, (long long)took);
+	/* the members' own view, once they run again, decides the release */
+	const char *rel = ad_ask(&h, "release");
+	cr_assert(!strcmp(rel, "not-owned") || !strcmp(rel, "released"), "%s: release: %s", prog, rel);
+	ad_quit(&h);
+}
+
 Test(consensus_adapters, etcd_lock_over_a_three_member_cluster, .init = setup)
 {
 	struct ensemble e;
 	start_ensemble(&e, LB_CONSENSUS_ETCD);
-	two_clients(&e, "etcd_lock.py", "etcd-lock", false);
-	two_clients(&e, "etcd_lock.py", "etcd-lock", true);
-	quit_ends_a_library_wait(&e, "etcd_lock.py", "etcd-lock");
+	static const char *const progs[] = { "go/bin/etcd-lock-client-3.4", "go/bin/etcd-lock-client-3.5" };
+	for (int i = 0; i < 2; i++) {
+		two_clients(&e, progs[i], "etcd-lock", false);
+		two_clients(&e, progs[i], "etcd-lock", true);
+		quit_ends_a_library_wait(&e, progs[i], "etcd-lock");
+		lost_on_its_own_timer(&e, progs[i]);
+	}
 	stop_ensemble(&e);
 }
 

@@ -70,6 +70,8 @@ static const struct expect expectations[] = {
 	 * the lock lasts while its holder lives, on three members lockbench starts */
 	{ "etcd-lock@3.4.23", true, 0, false, false, false, true },
 	{ "etcd-lock-fenced@3.4.23", true, 0, false, false, false, true },
+	{ "etcd-lock@3.5.36-client", true, 0, false, false, false, true },
+	{ "etcd-lock-fenced@3.5.36-client", true, 0, false, false, false, true },
 	{ "kazoo-lock@2.8.0", true, 0, false, false, false, true },
 	{ "kazoo-lock-fenced@2.8.0", true, 0, false, false, false, true },
 	/* the PyPI libraries in lockbench's virtualenv (harness/deps.sh python) */

@@ -5,7 +5,7 @@ every Python library adapter here runs (redis_py_lock.py, tooz_lock.py). What
 a section costs through it is the protocol and that loop, which `lockbench
 bench` sets against the C null adapter and a redis-py section. With the
 argument "threaded" it serves as the consensus locks' adapters do
-(etcd_lock.py, kazoo_lock.py: serve(..., quit_stops=True), a thread a
+(kazoo_lock.py: serve(..., quit_stops=True), a thread a
 request)."""
 import sys
 

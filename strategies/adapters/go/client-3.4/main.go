@@ -1,0 +1,95 @@
+// etcd-lock with etcd's Go client of the 3.4 era (go.etcd.io/etcd, package
+// clientv3, at v3.4.14: the newest 3.4 the module proxy serves; its
+// concurrency package and lease.go are those of v3.4.23 byte for byte). Its
+// Mutex has no TryLock, and once its wait ends it does not look whether its
+// own key is still there (fixed in 3.5.0 by etcd PR #11408: Jepsen's 2020
+// finding, etcd #11456). The adapter itself is ../etcdlock; this file is only
+// that client's calls.
+package main
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"go.etcd.io/etcd/clientv3"
+	"go.etcd.io/etcd/clientv3/concurrency"
+	"go.etcd.io/etcd/version"
+
+	"lockbench.invalid/etcdlock"
+)
+
+type client struct{ c *clientv3.Client }
+
+type session struct {
+	s *concurrency.Session
+	m *concurrency.Mutex
+}
+
+func dial(endpoints []string, timeout time.Duration) (etcdlock.Client, error) {
+	c, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: timeout})
+	if err != nil {
+		return nil, err
+	}
+	return client{c}, nil
+}
+
+func (c client) NewSession(ctx context.Context, ttl int) (etcdlock.Session, error) {
+	opts := []concurrency.SessionOption{concurrency.WithContext(ctx)}
+	if ttl > 0 {
+		opts = append(opts, concurrency.WithTTL(ttl))
+	}
+	s, err := concurrency.NewSession(c.c, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &session{s: s}, nil
+}
+
+func (c client) Close() error { return c.c.Close() }
+
+func (s *session) Lease() int64          { return int64(s.s.Lease()) }
+func (s *session) Done() <-chan struct{} { return s.s.Done() }
+func (s *session) Close() error          { return s.s.Close() }
+
+func (s *session) KeepAlive(ctx context.Context) (<-chan int64, error) {
+	ka, err := s.s.Client().KeepAlive(ctx, s.s.Lease())
+	if err != nil {
+		return nil, err
+	}
+	ttl := make(chan int64, 4)
+	go func() {
+		defer close(ttl)
+		for r := range ka {
+			select {
+			case ttl <- r.TTL:
+			default: // not read in time: the next answer says it
+			}
+		}
+	}()
+	return ttl, nil
+}
+
+func (s *session) Lock(ctx context.Context, name string, try bool) (string, error) {
+	s.m = concurrency.NewMutex(s.s, name)
+	err := s.m.Lock(ctx) // no TryLock in 3.4: ctx is the window
+	return s.m.Key(), err
+}
+
+func (s *session) Unlock(ctx context.Context) error { return s.m.Unlock(ctx) }
+
+func (s *session) Get(ctx context.Context, key string) (int64, int64, bool, error) {
+	r, err := s.s.Client().Get(ctx, key)
+	if err != nil || len(r.Kvs) == 0 {
+		return 0, 0, false, err
+	}
+	return r.Kvs[0].CreateRevision, r.Kvs[0].Lease, true, nil
+}
+
+func main() {
+	os.Exit(etcdlock.Main(etcdlock.Library{
+		Client: version.Version,
+		Dial:   dial,
+		Locked: func(error) bool { return false },
+	}))
+}

@@ -1,0 +1,3 @@
+module lockbench.invalid/etcdlock
+
+go 1.26
