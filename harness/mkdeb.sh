@@ -24,7 +24,8 @@ trap 'exit 143' TERM
 tree="$tmp/lockbench-$version"
 mkdir "$tree"
 tar -C "$src" --exclude=./build --exclude=./results --exclude=./.git \
-    --exclude=node_modules --exclude=./strategies/adapters/python/venv -cf - . | tar -C "$tree" -xf -
+    --exclude=node_modules --exclude=./strategies/adapters/python/venv \
+    --exclude=./strategies/adapters/go/bin -cf - . | tar -C "$tree" -xf -
 mkdir -p "$tree/results"   # the top level the design card fixes
 cp -R "$src/harness/debian" "$tree/debian"
 echo "lockbench: building lockbench_${version}_$arch.deb in $tree (dpkg-buildpackage -b -us -uc)" >&2

@@ -822,6 +822,7 @@ static bool check_usable(struct lb_adapter_def *d, char *why, size_t len)
 		return false;
 	}
 	if (!d->ran_version[0] && ver[0] && strlen(shown) < sizeof(d->ran_version))
-		snprintf(d->ran_version, sizeof(d->ran_version), "%s", shown);
+		snprintf(d->ran_version, sizeof(d->ran_version), "%.*s",
+				 (int)sizeof(d->ran_version) - 1, shown);
 	return true;
 }
