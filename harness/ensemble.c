@@ -23,7 +23,8 @@
 enum { ZK_CREATE = 1, ZK_DELETE = 2, ZK_EXISTS = 3, ZK_GETDATA = 4, ZK_CHILDREN = 8,
        ZK_CLOSE = -11 };
 /* as zk_call returns them: positive, apart from lockbench's negative statuses */
-enum { ZK_NONODE = 101, ZK_NOAUTH = 102, ZK_NODEEXISTS = 110, ZK_NOTEMPTY = 111 };
+enum { ZK_NONODE = 101, ZK_NOAUTH = 102, ZK_NODEEXISTS = 110, ZK_NOTEMPTY = 111,
+       ZK_BADARGUMENTS = 8 }; /* ZooKeeper's code for a path it cannot take (negated: -8) */
 
 /* ---- addresses ---- */
 
@@ -529,7 +530,9 @@ static int zk_delete_tree(struct zk *z, const char *path, int depth)
 	if (rc == ZK_NONODE)
 		return 0;
 	for (int i = 0; rc == 0 && i < n; i++) {
-		snprintf(child, sizeof(child), "%s/%s", path, names[i]);
+		int w = snprintf(child, sizeof(child), "%s/%s", path, names[i]);
+		if (w < 0 || (size_t)w >= sizeof(child))
+			return ZK_BADARGUMENTS; /* never a cut path: it would name another znode */
 		rc = zk_delete_tree(z, child, depth - 1);
 	}
 	if (rc == 0)
