@@ -490,8 +490,8 @@ bool lb_adapter_cache_of(const struct lb_adapter_def *d, const char *version, ch
 
 	if (!d || !d->env[0] || !d->dist[0] || !lb_adapter_cache_dir(cache, sizeof(cache)))
 		return false;
-	snprintf(out, len, "%.*s/%s/%s@%s", PATH_MAX, cache, d->env, d->dist, version);
-	return true;
+	int w = snprintf(out, len, "%s/%s/%s@%s", cache, d->env, d->dist, version);
+	return w >= 0 && (size_t)w < len; /* a path cut short names another directory */
 }
 
 /* The part of @name before its last '@' (all of it when it has none). */
