@@ -687,7 +687,7 @@ Test(gate, junit_names_are_stable_and_times_are_the_runs, .init = mktmp)
 {
 	char names[2][4096], xml[128], dir[128];
 	for (int k = 0; k < 2; k++) {
-		char seed[8];
+		char seed[16];
 		snprintf(seed, sizeof(seed), "%d", k + 1);
 		snprintf(xml, sizeof(xml), "%s/run-%d.xml", tmpdir, k);
 		snprintf(dir, sizeof(dir), "%s/run-%d", tmpdir, k);
