@@ -590,9 +590,14 @@ static int tell_notices(struct story *st, const struct lb_run_files *rf)
 		const struct lb_section *b = NULL;
 		if (ended < 0)
 			continue;
+		/* one that entered on a's lock while a was inside: its grant came after
+		 * the server ended a's lease, though the watcher may stamp that end
+		 * up to its delivery slop after the grant (an expiry Redis fires when
+		 * that very SET touches the key) */
 		for (size_t j = 0; j < rf->n && !b; j++)
 			if (rf->sec[j].key == a->key && rf->sec[j].client != a->client &&
-			    rf->sec[j].enter_ns >= ended && rf->sec[j].enter_ns < until)
+			    rf->sec[j].enter_ns >= ended - LB_KEYWATCH_SLOP_NS &&
+			    rf->sec[j].enter_ns >= a->enter_ns && rf->sec[j].enter_ns < until)
 				b = &rf->sec[j];
 		if (!b)
 			continue;
@@ -600,10 +605,17 @@ static int tell_notices(struct story *st, const struct lb_run_files *rf)
 		/* told when it happens, and what came of it when it came (the
 		 * step-through tells no later moment than its own) */
 		FILE *o = story_begin(st, b->enter_ns);
-		fprintf(o, "- **%.3f s: client %d entered %.1f ms after a server ended client %d's lease "
-			   "(at %.3f s), while client %d, not told yet, was still inside: this overlap is "
-			   "the notice's.**\n", sec(b->enter_ns), b->client,
-			(double)(b->enter_ns - ended) / 1e6, a->client, sec(ended), a->client);
+		if (b->enter_ns >= ended)
+			fprintf(o, "- **%.3f s: client %d entered %.1f ms after a server ended client %d's "
+				   "lease (at %.3f s), while client %d, not told yet, was still inside: "
+				   "this overlap is the notice's.**\n", sec(b->enter_ns), b->client,
+				(double)(b->enter_ns - ended) / 1e6, a->client, sec(ended), a->client);
+		else /* its grant came after the end, which reached the watcher later */
+			fprintf(o, "- **%.3f s: client %d entered as a server ended client %d's lease "
+				   "(the watcher heard of it %.1f ms later), while client %d, not told "
+				   "yet, was still inside: this overlap is the notice's.**\n",
+				sec(b->enter_ns), b->client, a->client,
+				(double)(ended - b->enter_ns) / 1e6, a->client);
 		story_end(st, o);
 		o = story_begin(st, until);
 		if (told >= 0)
