@@ -153,7 +153,7 @@ Test(adapter_test, the_other_redis_libraries_pass_the_fast_subset, .init = setup
 		"redis-lock@1.0.0", "node-redis-warlock@1.0.2", "redis-semaphore-redlock@5.8.0",
 		"redlock-universal@0.8.5", "redlock-universal-redlock@0.8.5", "redlock@4.2.0",
 		"sesamecare-redlock@1.4.0", "symfony-lock@5.4.53", "symfony-lock-combined@5.4.53",
-		"tooz@3.1.0",
+		"tooz@3.1.0", "redis-py@8.2.0", "python-redis-lock@4.0.1", "python-redis-lock-renewal@4.0.1",
 	};
 	fx_deadline(600);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -163,6 +163,8 @@ Test(adapter_test, the_other_redis_libraries_pass_the_fast_subset, .init = setup
 Test(adapter_test, the_consensus_locks_pass_the_fast_subset, .init = setup)
 {
 	passes("etcd-lock-fenced@3.4.23", FAST ",lost");
+	passes("etcd-lock@3.5.36-client", FAST ",lost");
+	passes("etcd-lock-fenced@3.5.36-client", FAST ",lost");
 }
 
 /* kazoo's: a release after the session expired in a pause is not-owned (it
