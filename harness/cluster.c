@@ -45,6 +45,8 @@ int lb_cluster_prefix(char *prefix, size_t len)
 {
 	char tok[LB_TOKEN_HEX + 1];
 
+	if (!prefix || len < 16)
+		return LB_EINVAL;
 	for (int tries = 0; tries < 1000; tries++) {
 		int rc = lb_token_new(tok);
 		if (rc < 0)

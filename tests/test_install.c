@@ -43,7 +43,7 @@ static int sh(const char *fmt, ...)
 	va_end(ap);
 	snprintf(full, sizeof(full),
 		 "cd %s && env -u LOCKBENCH_SCENARIOS -u LOCKBENCH_CLOCK_SHIM -u LOCKBENCH_ADAPTERS "
-		 "-u MAKEFLAGS -u MFLAGS "
+		 "-u MAKEFLAGS -u MFLAGS -u WERROR -u SANFLAGS -u CFLAGS -u LDFLAGS -u BUILD "
 		 "-u MAKELEVEL sh -c '%s' > %s/out 2>&1", tmp, cmd, tmp);
 	int st = system(full);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;

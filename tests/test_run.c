@@ -1035,7 +1035,9 @@ Test(run, a_slow_section_under_a_lock_that_holds_lasts_its_hold, .init = mktmp)
 		cr_assert_eq(lb(args), 0, "%s", fx_slurp(tmpdir, "stderr"));
 		int64_t len = longest_section(dir, &released);
 		cr_assert_geq(len, 1500 * LB_NS_PER_MS, "%s: %lld ns", strategies[i], (long long)len);
-		cr_assert_lt(len, 1700 * LB_NS_PER_MS, "%s: the slow section lasted %lld ns",
+		/* (2 s: under make check's sanitizers, on a loaded machine, 1.704 s
+		 * was seen; the bug held it to 3.5 s) */
+		cr_assert_lt(len, 2000 * LB_NS_PER_MS, "%s: the slow section lasted %lld ns",
 			     strategies[i], (long long)len);
 		cr_assert(released > 0 && released < 3000 * LB_NS_PER_MS,
 			  "%s: released at %lld ns", strategies[i], (long long)released);
