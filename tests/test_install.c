@@ -36,7 +36,7 @@ static void setup(void)
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int sh(const char *fmt, ...)
 {
-	char cmd[4096], full[4400];
+	char cmd[4096], full[4096 + 640];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
