@@ -81,21 +81,6 @@ int lb_consensus_parse(const char *name, enum lb_consensus_kind *k)
 
 /* ---- one request, one answer, a deadline on each step ---- */
 
-static int wait_fd(int fd, short events, int64_t deadline)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-
-	for (;;) {
-		int64_t left = (deadline - lb_now_ns()) / LB_NS_PER_MS;
-		if (left <= 0)
-			return LB_ETIMEOUT;
-		int n = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-		if (n > 0)
-			return 0;
-		if (n < 0 && errno != EINTR)
-			return LB_ESYS;
-	}
-}
 
 /* Send @req to 127.0.0.1:@port and read until the peer closes (or @cap - 1
  * bytes): the number of bytes read into @out, or a negative status. */
@@ -113,7 +98,7 @@ static int exchange(int port, const char *req, size_t len, char *out, size_t cap
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 && errno != EINPROGRESS)
 		rc = LB_ENOTHERE;
-	else if ((rc = wait_fd(fd, POLLOUT, deadline)) == 0 &&
+	else if ((rc = lb_wait_fd(fd, POLLOUT, deadline)) == 0 &&
 		 (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0 || err))
 		rc = LB_ENOTHERE;
 	while (rc == 0 && sent < len) {
@@ -123,7 +108,7 @@ static int exchange(int port, const char *req, size_t len, char *out, size_t cap
 		else if (n < 0 && errno != EAGAIN && errno != EINTR)
 			rc = LB_ENOTHERE;
 		else
-			rc = wait_fd(fd, POLLOUT, deadline);
+			rc = lb_wait_fd(fd, POLLOUT, deadline);
 	}
 	while (rc == 0 && got < cap - 1) {
 		ssize_t n = recv(fd, out + got, cap - 1 - got, 0);
@@ -134,7 +119,7 @@ static int exchange(int port, const char *req, size_t len, char *out, size_t cap
 		else if (errno != EAGAIN && errno != EINTR)
 			rc = LB_ENOTHERE;
 		else
-			rc = wait_fd(fd, POLLIN, deadline);
+			rc = lb_wait_fd(fd, POLLIN, deadline);
 	}
 	close(fd);
 	out[got] = '\0';

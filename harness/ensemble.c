@@ -144,21 +144,6 @@ void lb_zk_quoted(const char *prefix, char *out, size_t len)
 
 /* ---- a connection with a deadline on every step ---- */
 
-static int wait_io(int fd, short ev, int64_t deadline)
-{
-	struct pollfd p = { .fd = fd, .events = ev };
-
-	for (;;) {
-		int64_t left = (deadline - lb_now_ns()) / LB_NS_PER_MS;
-		if (left <= 0)
-			return LB_ETIMEOUT;
-		int n = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-		if (n > 0)
-			return 0;
-		if (n < 0 && errno != EINTR)
-			return LB_ESYS;
-	}
-}
 
 /* A connection to @m, or a negative status with the cause in @why. */
 static int dial(struct lb_member *m, int64_t deadline, char *why, size_t len)
@@ -182,7 +167,7 @@ static int dial(struct lb_member *m, int64_t deadline, char *why, size_t len)
 			err = errno;
 		else if (connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS)
 			err = errno;
-		else if (wait_io(fd, POLLOUT, deadline) < 0)
+		else if (lb_wait_fd(fd, POLLOUT, deadline) < 0)
 			err = ETIMEDOUT;
 		else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
 			err = errno;
@@ -216,7 +201,7 @@ static int send_all(int fd, const void *buf, size_t n, int64_t deadline)
 			sent += (size_t)k;
 		else if (k < 0 && errno != EAGAIN && errno != EINTR)
 			return LB_ENOTHERE;
-		else if (wait_io(fd, POLLOUT, deadline) < 0)
+		else if (lb_wait_fd(fd, POLLOUT, deadline) < 0)
 			return LB_ETIMEOUT;
 	}
 	return 0;
@@ -235,7 +220,7 @@ static int recv_n(int fd, void *buf, size_t n, bool upto, int64_t deadline)
 			return upto ? (int)got : LB_ENOTHERE;
 		else if (errno != EAGAIN && errno != EINTR)
 			return LB_ENOTHERE;
-		else if (wait_io(fd, POLLIN, deadline) < 0)
+		else if (lb_wait_fd(fd, POLLIN, deadline) < 0)
 			return LB_ETIMEOUT;
 	}
 	return (int)got;

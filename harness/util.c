@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,4 +394,20 @@ int lb_split_words(const char *s, char *buf, size_t len, char **argv, int max, c
 	if (!n)
 		snprintf(why, wlen, "no command");
 	return n ? n : -1;
+}
+
+int lb_wait_fd(int fd, short ev, int64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = ev };
+
+	for (;;) {
+		int64_t left = (deadline - lb_now_ns()) / LB_NS_PER_MS;
+		if (left <= 0)
+			return LB_ETIMEOUT;
+		int n = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return LB_ESYS;
+	}
 }

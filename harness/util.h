@@ -38,6 +38,9 @@ const char *lb_strerror(int status);
 
 /* CLOCK_MONOTONIC in nanoseconds: the one order of events on this host. */
 int64_t lb_now_ns(void);
+/* Wait until @fd is ready for @ev (poll's events) or @deadline (lb_now_ns):
+ * 0 ready, LB_ETIMEOUT, or LB_ESYS; a signal does not end the wait. */
+int lb_wait_fd(int fd, short ev, int64_t deadline);
 /* CLOCK_REALTIME in milliseconds. */
 int64_t lb_wall_ms(void);
 /* Sleep @ns nanoseconds (restarting after signals); no-op when <= 0. */
