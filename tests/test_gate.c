@@ -216,21 +216,22 @@ Test(gate, thresholds_judge_intervals_absence_and_exact_units)
 		  why);
 }
 
-/* README's CI example (`--threshold 'acquire_p99_ms<50'`) passes on a
- * healthy run and fails on a broken one: with --drain the waits under way
+/* README's CI example (`--threshold 'acquire_p99_ms<500'`) passes on a
+ * healthy run (with headroom: on a loaded CI runner a healthy token-lua run
+ * read p99 53 ms, max 323 ms, and failed a 50 ms bound) and fails on a broken one: with --drain the waits under way
  * at the end finish and the figure is exact (no cut-off wait, nothing
  * undecided); setnx's crashed holder keeps its lock, its waiter waits for
- * seconds, and its wait alone, cut off, rules p99 < 50 ms out. */
+ * seconds, and its wait alone, cut off, rules p99 < 500 ms out. */
 Test(gate, the_readme_ci_example_passes_healthy_and_fails_broken, .init = mktmp)
 {
 	char dir[128];
 
 	snprintf(dir, sizeof(dir), "%s/healthy", tmpdir);
 	const char *healthy[] = { "run", "--strategy", "token-lua", "--clients", "2", "--duration", "1",
-				  "--hold", "1", "--drain", "5", "--threshold", "acquire_p99_ms<50",
+				  "--hold", "1", "--drain", "5", "--threshold", "acquire_p99_ms<500",
 				  "--no-status", "--no-report", "--out", dir, NULL };
 	cr_assert_eq(lb(healthy), 0, "%s", output());
-	cr_assert(strstr(output(), "check        held:     acquire_p99_ms < 50: "), "%s", output());
+	cr_assert(strstr(output(), "check        held:     acquire_p99_ms < 500: "), "%s", output());
 	const char *sum = fx_slurp(dir, "summary.csv");
 	cr_assert(strstr(sum, ",drain_s") || strstr(sum, "drain_s,"), "%s", sum);
 	const char *check[] = { "check", dir, NULL };
@@ -240,10 +241,10 @@ Test(gate, the_readme_ci_example_passes_healthy_and_fails_broken, .init = mktmp)
 
 	snprintf(dir, sizeof(dir), "%s/broken", tmpdir);
 	const char *broken[] = { "run", "--scenario", "holder-crash", "--strategy", "setnx", "--seed",
-				 "1", "--threshold", "acquire_p99_ms<50", "--no-status", "--no-report",
+				 "1", "--threshold", "acquire_p99_ms<500", "--no-status", "--no-report",
 				 "--out", dir, NULL };
 	cr_assert_eq(lb(broken), 1, "%s", output());
-	cr_assert(strstr(output(), "check        NOT HELD: acquire_p99_ms < 50: >= "), "%s", output());
+	cr_assert(strstr(output(), "check        NOT HELD: acquire_p99_ms < 500: >= "), "%s", output());
 	const char *check2[] = { "check", dir, NULL };
 	cr_assert_eq(lb(check2), 0, "%s", output());
 	cr_assert(strstr(output(), "acquire_p99_high_us    summary inf"), "%s", output());
