@@ -195,6 +195,38 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 	return 0;
 }
 
+/* The run's settings as summary.csv writes them (a control character a
+ * space), one "setting NAME: VALUE" line each, in the terminal's escaping:
+ * `check` compares them with the summary's, so a summary edited to another
+ * seed, strategy or length no longer agrees with the run it sits beside. */
+const char *const lb_meta_settings[] = { "strategy", "scenario", "variant", "clients", "keys",
+					 "nodes", "duration_s", "ttl_ms", "hold_ms", "think_ms",
+					 "wait", "work", "seed", NULL };
+
+void lb_meta_setting_text(const char *value, char *buf, size_t len)
+{
+	char v[256];
+
+	snprintf(v, sizeof(v), "%s", value);
+	for (char *p = v; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	lb_esc_snprintf(buf, len, LB_LANG_TERM, "%s", v);
+}
+
+void lb_meta_settings_write(FILE *f, const struct lb_summary *s)
+{
+	char text[1100];
+
+	for (int i = 0; lb_meta_settings[i]; i++) {
+		const char *v = lb_summary_get(s, lb_meta_settings[i]);
+		if (!v)
+			continue;
+		lb_meta_setting_text(v, text, sizeof(text));
+		fprintf(f, "setting %s: %s\n", lb_meta_settings[i], text);
+	}
+}
+
 /* The header, then the row, each value a CSV field (RFC 4180, esc.h): a
  * name with a comma or a quote is quoted, never split. A control character
  * (a newline in a program's path) is written as a space: the file stays one
@@ -279,6 +311,7 @@ int lb_results_write(const struct lb_run_cfg *cfg, const struct lb_run_result *r
 	}
 	if (rc == 0 && (rc = lb_outfile_open(&o, cfg->out_dir, "meta.txt", true)) == 0) {
 		lb_meta_write(o.f, cfg, res);
+		lb_meta_settings_write(o.f, s);
 		rc = lb_outfile_close(&o);
 	}
 	/* summary.json before summary.csv: a summary.csv is never without it */

@@ -92,6 +92,11 @@ const char *lb_summary_get(const struct lb_summary *s, const char *name);
  * figures_absent figure as "none". Valid until the next call. */
 const char *lb_summary_value(const void *summary, const char *name);
 /* The field as a number, or @dflt when absent. */
+/* meta.txt's "setting NAME: VALUE" lines (results.c): the names, one
+ * value's text as the line holds it, and the lines from a summary. */
+extern const char *const lb_meta_settings[];
+void lb_meta_setting_text(const char *value, char *buf, size_t len);
+void lb_meta_settings_write(FILE *f, const struct lb_summary *s);
 double lb_summary_num(const struct lb_summary *s, const char *name, double dflt);
 
 /*

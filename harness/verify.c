@@ -676,6 +676,50 @@ static void check_json(struct ctx *c, const char *dir)
 		differs(c, "summary.json");
 }
 
+/* meta.txt's settings against the summary's (lb_meta_settings_write): a
+ * summary edited to another seed, strategy or length, or a meta.txt beside
+ * the wrong run, differs. A run written before meta.txt had them: said, not
+ * counted. */
+static void check_settings(struct ctx *c, const char *dir)
+{
+	char path[4096], line[1400], want[1100];
+	const char *kind;
+	int rc, seen = 0;
+
+	snprintf(path, sizeof(path), "%.4000s/meta.txt", dir);
+	FILE *f = lb_open_regular(path, &rc, &kind); /* never waits on a FIFO */
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "setting ", 8))
+			continue;
+		char *name = line + 8, *colon = strstr(name, ": ");
+		if (!colon)
+			continue;
+		*colon = '\0';
+		seen++;
+		const char *v = lb_summary_get(c->s, name);
+		if (v)
+			lb_meta_setting_text(v, want, sizeof(want));
+		bool ok = v && !strcmp(want, colon + 2);
+		c->v->figures++;
+		if (c->out && !ok)
+			lb_esc_fprintf(c->out, LB_LANG_TERM, "  %-22s meta.txt %-14.60s summary %-14.60s "
+				       "DIFFERS\n", name, colon + 2, v ? want : "(missing)");
+		if (!ok) {
+			char what[48];
+			snprintf(what, sizeof(what), "setting %.30s", name);
+			differs(c, what);
+		}
+	}
+	if (f)
+		fclose(f);
+	if (c->out && !seen)
+		fprintf(c->out, "  %-22s absent from meta.txt (a run written before lockbench wrote "
+			"them)\n", "settings");
+	else if (c->out && !strstr(c->v->which, "setting "))
+		fprintf(c->out, "  %-22s %d in meta.txt agree with summary.csv\n", "settings", seen);
+}
+
 /* A file of an imported directory against what lockbench writes from the
  * file it kept: the first line that differs is named. */
 static void same_text(struct ctx *c, const char *dir, const char *name, const char *want,
@@ -850,6 +894,7 @@ int lb_verify_run(const char *dir, FILE *out, struct lb_verify *result)
 	crowd(&c, &in);
 	outcome(&c, &in, &v, lost, lost_max);
 	check_json(&c, dir);
+	check_settings(&c, dir);
 	run_in_free(&in);
 	return rc;
 }

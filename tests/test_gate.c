@@ -541,6 +541,52 @@ Test(gate, check_holds_summary_json_to_summary_csv, .init = mktmp)
 	free(text);
 }
 
+/* meta.txt keeps the run's settings as the summary wrote them; a summary
+ * beside another run's meta.txt (or edited to another seed, strategy or
+ * length, summary.json with it) differs in each, by name; a run written
+ * before meta.txt had them is said, not counted. */
+Test(gate, check_holds_meta_txt_settings_to_the_summary, .init = mktmp)
+{
+	char dir[128], path[160];
+	snprintf(dir, sizeof(dir), "%s/s", tmpdir);
+	const char *args[] = { "run", "--strategy", "token-lua", "--clients", "1", "--duration", "0.3",
+			       "--seed", "42", "--no-status", "--no-report", "--out", dir, NULL };
+	cr_assert_eq(lb(args), 0, "%s", output());
+	char *text = strdup(fx_slurp(tmpdir, "s/meta.txt")), *meta = text;
+	cr_assert(strstr(meta, "setting strategy: token-lua\n") && strstr(meta, "setting seed: 42\n") &&
+		  strstr(meta, "setting duration_s: 0.3\n"), "%s", meta);
+	const char *check[] = { "check", dir, NULL };
+	cr_assert_eq(lb(check), 0, "%s", output());
+	cr_assert(strstr(output(), "settings               13 in meta.txt agree with summary.csv"), "%s",
+		  output());
+	static const struct { const char *from, *to; } edits[] = {
+		{ "setting strategy: token-lua\n", "setting strategy: redlock\n" },
+		{ "setting seed: 42\n", "setting seed: 7\n" },
+		{ "setting duration_s: 0.3\n", "setting duration_s: 30\n" },
+	};
+	snprintf(path, sizeof(path), "%s/meta.txt", dir);
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		char *at = strstr(text, edits[i].from);
+		cr_assert_not_null(at);
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fprintf(f, "%.*s%s%s", (int)(at - text), text, edits[i].to, at + strlen(edits[i].from));
+		fclose(f);
+		cr_assert_eq(lb(check), 1, "edit %zu passed: %s", i, output());
+		cr_assert(strstr(output(), "DIFFERS") && strstr(output(), "setting "), "%s", output());
+	}
+	/* an older run's meta.txt, without them */
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	for (const char *l = text; *l; l = strchr(l, '\n') + 1)
+		if (strncmp(l, "setting ", 8))
+			fprintf(f, "%.*s", (int)(strchr(l, '\n') + 1 - l), l);
+	fclose(f);
+	cr_assert_eq(lb(check), 0, "%s", output());
+	cr_assert(strstr(output(), "settings               absent from meta.txt"), "%s", output());
+	free(text);
+}
+
 /* A figure with no upper end (a wait cut off by the run's end at its rank)
  * holds > and >= what its lower end passes, and < 100000 s is undecided
  * (exit 5); a run that shows nothing
