@@ -150,7 +150,11 @@ static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
 			   "of member 0's cluster), POST /v3/kv/range of the run's prefix, count_only "
 			   "(reads nothing; auth and quorum); at the end, to the first member that "
 			   "answers: POST /v3/kv/deleterange of key lb:<8 hex>: to range_end "
-			   "lb:<8 hex>; (the run's keys, and only those)\n");
+			   "lb:<8 hex>; (the run's keys, and only those)%s\n",
+			strstr(cfg->etcd_urls, "://") && !strncasecmp(cfg->etcd_urls, "https", 5) ?
+			"; to an https:// member through a TLS tunnel lockbench starts (stunnel4, "
+			"a free loopback port; first a GET /version through it: the handshake), "
+			"checking its certificate as the adapters do" : "");
 	else if (cfg->zk_urls)
 		fprintf(f, "commands     lockbench, on a session of its own (then closeSession) with "
 			   "each server: getData /zookeeper/config (a member of server 0's ensemble); "
