@@ -14,11 +14,27 @@
 
 #include <string.h>
 
+/* rediss:// Sentinels or seeds: how lockbench's connections reach them. */
+static void print_routes(FILE *f, const struct lb_run_cfg *cfg)
+{
+	const char *urls = cfg->cluster_urls ? cfg->cluster_urls : cfg->sentinel_urls;
+
+	if (urls && !strncasecmp(urls, "rediss://", 9))
+		fprintf(f, "             over TLS: a tunnel lockbench starts (stunnel4, a free "
+			   "loopback port) in front of each %s and of each server %s names as the "
+			   "run starts (%s), checking its certificate; a PING through each first; "
+			   "a server named later is not reached\n",
+			cfg->cluster_urls ? "seed" : "Sentinel", cfg->cluster_urls ? "CLUSTER SLOTS" :
+			"SENTINEL get-master-addr-by-name and SENTINEL REPLICAS",
+			cfg->cluster_urls ? "every node" : "the primary and its replicas");
+}
+
 /* Where the resource (the counter) lives beside the user's lock: a server of
  * lockbench's unless asked (--resource-on-deployment) or given (@given: a
  * resource URL of --redis). */
 static void print_resource(FILE *f, const struct lb_run_cfg *cfg, bool given)
 {
+	print_routes(f, cfg);
 	if (given)
 		return; /* listed with the URLs */
 	if (cfg->resource_theirs)
@@ -150,7 +166,11 @@ static void print_commands(FILE *f, const struct lb_run_cfg *cfg)
 			   "of member 0's cluster), POST /v3/kv/range of the run's prefix, count_only "
 			   "(reads nothing; auth and quorum); at the end, to the first member that "
 			   "answers: POST /v3/kv/deleterange of key lb:<8 hex>: to range_end "
-			   "lb:<8 hex>; (the run's keys, and only those)\n");
+			   "lb:<8 hex>; (the run's keys, and only those)%s\n",
+			strstr(cfg->etcd_urls, "://") && !strncasecmp(cfg->etcd_urls, "https", 5) ?
+			"; to an https:// member through a TLS tunnel lockbench starts (stunnel4, "
+			"a free loopback port; first a GET /version through it: the handshake), "
+			"checking its certificate as the adapters do" : "");
 	else if (cfg->zk_urls)
 		fprintf(f, "commands     lockbench, on a session of its own (then closeSession) with "
 			   "each server: getData /zookeeper/config (a member of server 0's ensemble); "

@@ -34,17 +34,14 @@ static int parse_one(enum lb_consensus_kind kind, const char *url, struct lb_mem
 	const char *p = url;
 	bool etcd = kind == LB_CONSENSUS_ETCD;
 
-	if (etcd && !strncasecmp(p, "https://", 8)) {
-		snprintf(why, len, "https:// (TLS) is not supported for etcd yet: the etcd adapters "
-			 "speak plain HTTP to the JSON gateway; give an http:// client URL");
-		return LB_EINVAL;
-	}
-	if (etcd && strncasecmp(p, "http://", 7)) {
-		snprintf(why, len, "expected http://HOST[:PORT], a member's client URL");
+	m->tls = etcd && !strncasecmp(p, "https://", 8);
+	if (etcd && !m->tls && strncasecmp(p, "http://", 7)) {
+		snprintf(why, len, "expected http://HOST[:PORT] or https://HOST[:PORT], a member's "
+			 "client URL");
 		return LB_EINVAL;
 	}
 	if (etcd)
-		p += 7;
+		p += m->tls ? 8 : 7;
 	else if (strstr(p, "://")) {
 		snprintf(why, len, "expected HOST[:PORT] (a server's client port), without a scheme");
 		return LB_EINVAL;
@@ -107,6 +104,12 @@ int lb_ensemble_parse(enum lb_consensus_kind kind, const char *list, struct lb_e
 			snprintf(why, len, "%s '%.300s': %s", opt, one, w);
 			return LB_EINVAL;
 		}
+		if (e->n && e->m[e->n].tls != e->m[0].tls) {
+			snprintf(why, len, "%s '%.300s': http:// and https:// members mixed (member 0 "
+				 "is %s://): one cluster's client URLs share a scheme", opt, one,
+				 e->m[0].tls ? "https" : "http");
+			return LB_EINVAL;
+		}
 		for (int i = 0; i < e->n; i++)
 			if (e->m[i].port == e->m[e->n].port && !strcmp(e->m[i].host, e->m[e->n].host)) {
 				snprintf(why, len, "%s '%.300s': given twice (members %d and %d)", opt,
@@ -125,7 +128,8 @@ void lb_member_name(const struct lb_ensemble *e, int i, char *out, size_t len)
 
 	snprintf(out, len, "%s %s %d (%s%s%s%s:%d)", lb_consensus_shown(e->kind),
 		 e->kind == LB_CONSENSUS_ETCD ? "member" : "server", i,
-		 e->kind == LB_CONSENSUS_ETCD ? "http://" : "", v6 ? "[" : "", e->m[i].host,
+		 e->kind != LB_CONSENSUS_ETCD ? "" : e->m[i].tls ? "https://" : "http://",
+		 v6 ? "[" : "", e->m[i].host,
 		 v6 ? "]" : "", e->m[i].port);
 }
 
@@ -153,8 +157,10 @@ static int dial(struct lb_member *m, int64_t deadline, char *why, size_t len)
 	char port[12];
 	int fd = -1, err = 0;
 
-	snprintf(port, sizeof(port), "%d", m->port);
-	int g = getaddrinfo(m->host, port, &hints, &res);
+	/* an https:// member: through the tunnel in front of it (which checks its
+	 * certificate); where the relay would reach it is not where this connects */
+	snprintf(port, sizeof(port), "%d", m->via_port > 0 ? m->via_port : m->port);
+	int g = getaddrinfo(m->via_port > 0 ? "127.0.0.1" : m->host, port, &hints, &res);
 	if (g) {
 		snprintf(why, len, "%s", g == EAI_NONAME || g == EAI_NODATA || g == EAI_FAIL ?
 			 "unknown host: the name does not resolve" : gai_strerror(g));
@@ -174,7 +180,7 @@ static int dial(struct lb_member *m, int64_t deadline, char *why, size_t len)
 		if (err && fd >= 0) {
 			close(fd);
 			fd = -1;
-		} else if (fd >= 0 && a->ai_addrlen <= sizeof(m->addr)) {
+		} else if (fd >= 0 && m->via_port <= 0 && a->ai_addrlen <= sizeof(m->addr)) {
 			memcpy(&m->addr, a->ai_addr, a->ai_addrlen);
 			m->addr_len = a->ai_addrlen;
 		}
@@ -251,6 +257,11 @@ static int etcd_post(struct lb_member *m, const char *path, const char *body, ch
 		return LB_ENOTHERE;
 	}
 	resp[got] = '\0';
+	if (got == 0 && !m->tls) { /* etcd closes a plain request to its TLS port unanswered */
+		snprintf(why, len, "it closed the connection without an answer (an https:// member "
+			 "does so to plain HTTP: give https://%s:%d and --tls-ca FILE)", m->host, m->port);
+		return LB_ENOTHERE;
+	}
 	const char *text = strstr(resp, "\r\n\r\n");
 	if (got > 0 && (unsigned char)resp[0] == 0x15) {
 		snprintf(why, len, "TLS: it answered with a TLS alert; it wants https://");
@@ -262,8 +273,8 @@ static int etcd_post(struct lb_member *m, const char *path, const char *body, ch
 		return LB_ENOTHERE;
 	}
 	if (strstr(text, "HTTP request to an HTTPS server")) {
-		snprintf(why, len, "TLS: it is an https:// endpoint; lockbench's etcd adapters speak "
-			 "plain HTTP");
+		snprintf(why, len, "TLS: it is an https:// endpoint: give https://%s:%d (and "
+			 "--tls-ca FILE, the CA that signed its certificate)", m->host, m->port);
 		return LB_ENOTHERE;
 	}
 	snprintf(out, cap, "%s", text + 4);

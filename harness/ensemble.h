@@ -7,7 +7,8 @@
  * read or written: docs/running.md, "Your own deployment", lists every request.
  *
  * etcd is asked through its JSON gateway (HTTP/1.0, one request a
- * connection), ZooKeeper through its own client protocol (a session of
+ * connection; an https:// member through the TLS tunnel the caller starts
+ * in front of it, whose port is via_port), ZooKeeper through its own client protocol (a session of
  * lockbench's, closed after). Every step has a deadline.
  */
 #ifndef LB_ENSEMBLE_H
@@ -25,6 +26,9 @@ struct lb_member {
 	int port;
 	struct sockaddr_storage addr; /* where lb_ensemble_check reached it (the relay's upstream) */
 	socklen_t addr_len;
+	bool tls;                 /* etcd: an https:// client URL */
+	int via_port;             /* > 0: lockbench's own requests go to 127.0.0.1:via_port, the
+				     TLS tunnel the caller started in front of it (tunnel.h) */
 };
 
 struct lb_ensemble {
@@ -35,7 +39,7 @@ struct lb_ensemble {
 	bool ready;               /* lb_ensemble_check passed: the run may write there */
 };
 
-/* Parse @list (--etcd: http://HOST[:PORT],...; --zookeeper: HOST[:PORT],...)
+/* Parse @list (--etcd: http://HOST[:PORT],... or https://...; --zookeeper: HOST[:PORT],...)
  * into @e: 0, or LB_EINVAL with what is wrong (naming the address) in @why. */
 int lb_ensemble_parse(enum lb_consensus_kind kind, const char *list, struct lb_ensemble *e,
 		      char *why, size_t len);
@@ -50,7 +54,7 @@ void lb_ensemble_clean(struct lb_ensemble *e, const char *prefix);
 /* The name kazoo_lock.py gives the run's znodes below /lockbench: @prefix
  * with every byte but letters, digits and "_.-~" as %XX (Python's quote). */
 void lb_zk_quoted(const char *prefix, char *out, size_t len);
-/* Member @i as a message names it: "etcd member 1 (http://db2:2379)". */
+/* Member @i as a message names it: "etcd member 1 (http://db2:2379)" (https://). */
 void lb_member_name(const struct lb_ensemble *e, int i, char *out, size_t len);
 
 #endif

@@ -168,19 +168,22 @@ void lb_deploy_opts_usage(FILE *f)
 		"                         SLOTS and followed through MOVED and ASK; one-node C\n"
 		"                         recipes. The same promise as --redis\n"
 		"  --etcd URL[,URL...]    an etcd lock (etcd-lock*) on your etcd cluster: its\n"
-		"                         members' client URLs, http://host:port, member 0\n"
-		"                         first; only keys under a per-run prefix, deleted at\n"
-		"                         the end\n"
+		"                         members' client URLs, http://host:port (https://:\n"
+		"                         TLS, with --tls-ca etc.), member 0 first; only keys\n"
+		"                         under a per-run prefix, deleted at the end\n"
 		"  --zookeeper HOST:PORT[,...]  a ZooKeeper lock (kazoo-lock*) on your ensemble:\n"
 		"                         only znodes /lockbench/<per-run prefix>..., deleted at\n"
 		"                         the end (and /lockbench if the run made it)\n"
-		"  --tls-ca FILE          rediss:// URLs: the CA that signed your servers'\n"
-		"                         certificates (else the system's); --tls-cert FILE and\n"
+		"  --tls-ca FILE          rediss:// and --etcd https:// URLs: the CA that signed\n"
+		"                         your servers' certificates (else the system's);\n"
+		"                         --tls-cert FILE and\n"
 		"                         --tls-key FILE: a client certificate when they ask one;\n"
 		"                         --tls-insecure: do not check the server's certificate.\n"
 		"                         C recipes reach a rediss:// server through a TLS tunnel\n"
-		"                         lockbench starts and stops (stunnel4); a library connects\n"
-		"                         itself, given these in its TLS settings (docs/adapters.md)\n"
+		"                         lockbench starts and stops (stunnel4): rediss:// Sentinels\n"
+		"                         or cluster seeds, one to each server they name; a library\n"
+		"                         connects itself, given these in its TLS settings\n"
+		"                         (docs/adapters.md; not on a Sentinel deployment or cluster)\n"
 		"  --resource-on-deployment  the counter (the resource) on your server too (the\n"
 		"                         first lock node, or the primary), not on a redis-server\n"
 		"                         lockbench starts: a failover may roll it back, so each\n"
@@ -371,10 +374,10 @@ static int check_urls(const char *opt, const char *list)
 			return usage_error("%s: an empty address in the list", opt);
 		if (lb_node_parse_url(url, &n, why, sizeof(why)) < 0)
 			return usage_error("%s '%s': %s", opt, shown, why);
-		if (n.tls && strcmp(opt, "--redis"))
-			return usage_error("%s '%s': rediss:// (TLS) is for --redis: lockbench's Sentinel "
-					   "and cluster clients do not go through its TLS tunnel yet", opt,
-					   shown);
+		if (strcmp(opt, "--redis") && n.tls != !strncasecmp(list, "rediss://", 9))
+			return usage_error("%s '%s': rediss:// and redis:// mixed: a TLS deployment's "
+					   "%s are all rediss://", opt, shown, !strcmp(opt, "--sentinel") ?
+					   "Sentinels" : "seeds");
 		if (strcmp(opt, "--redis") && n.db)
 			return usage_error("%s '%s': %s has no database: drop /%d", opt, shown,
 					   !strcmp(opt, "--sentinel") ? "a Sentinel" : "a cluster", n.db);
@@ -793,7 +796,8 @@ static int check_sentinel(const struct lb_run_opts *o)
 /* Can library @s take rediss:// with the TLS options given? Its manifest's
  * tls = says which of them its adapter hands its library (adapter.h); an
  * exec: program reads config's TLS words itself. 0, or a usage error. */
-static int library_tls(const struct lb_run_cfg *cfg, const struct lock_strategy *s)
+static int library_tls(const struct lb_run_cfg *cfg, const struct lock_strategy *s,
+		       const char *scheme)
 {
 	const struct lb_adapter_def *d = lb_adapter_def_of(s);
 	const char *opt = cfg->tls_ca ? "--tls-ca" : cfg->tls_insecure ? "--tls-insecure" : NULL;
@@ -802,33 +806,56 @@ static int library_tls(const struct lb_run_cfg *cfg, const struct lock_strategy 
 	if (!d || d->exec)
 		return 0;
 	if (!d->tls[0] || !strcmp(d->tls, "no"))
-		return usage_error("rediss://: %s does not speak TLS (its manifest %s has no tls = "
+		return usage_error("%s: %s does not speak TLS (its manifest %s has no tls = "
 				   "line naming what its adapter hands its library); a C recipe "
 				   "reaches a rediss:// server through lockbench's TLS tunnel",
-				   s->name, d->manifest[0] ? d->manifest : "");
+				   scheme, s->name, d->manifest[0] ? d->manifest : "");
 	for (int k = 0; k < 2; k++, opt = cfg->tls_cert ? "--tls-cert" : NULL, word = "cert") {
 		if (!opt || strstr(d->tls, word))
 			continue;
-		return usage_error("rediss://: %s takes no %s: its library's TLS settings %s (its "
-				   "manifest: tls = %s; docs/adapters.md)", s->name, opt,
+		return usage_error("%s: %s takes no %s: its library's TLS settings %s (its "
+				   "manifest: tls = %s; docs/adapters.md)", scheme, s->name, opt,
 				   !strcmp(word, "cert") ? "have no client certificate" :
 				   "check the server against the system's CAs only", d->tls);
 	}
 	return 0;
 }
 
-/* The TLS options: with a rediss:// URL, a certificate with its key, and
- * for a library those its adapter hands on (library_tls). */
+/* Does the list @urls hold a URL of @scheme ("rediss://"), in any case? */
+static bool has_scheme(const char *urls, const char *scheme)
+{
+	size_t n = strlen(scheme);
+
+	for (const char *p = urls; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (!strncasecmp(p, scheme, n))
+			return true;
+	return false;
+}
+
+/* The TLS options: with a rediss:// or an etcd https:// URL, a certificate
+ * with its key, and for a library those its adapter hands on (library_tls). */
 static int check_tls(const struct lb_run_opts *o, enum lb_opts_mode mode)
 {
 	const struct lb_run_cfg *cfg = &o->cfg;
-	bool tls = cfg->redis_urls && (strstr(cfg->redis_urls, "rediss://") ||
-				       strstr(cfg->redis_urls, "REDISS://"));
+	bool deployment = has_scheme(cfg->sentinel_urls, "rediss://") ||
+			  has_scheme(cfg->cluster_urls, "rediss://");
+	const char *scheme = deployment || has_scheme(cfg->redis_urls, "rediss://") ? "rediss://" :
+			     has_scheme(cfg->etcd_urls, "https://") ? "https://" : NULL;
+	bool tls = scheme != NULL;
 	int rc;
 
+	for (size_t i = 0; deployment && i < (mode == LB_OPTS_RUN ? 1 : o->n_strategies); i++) {
+		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
+		if (s && lb_strategy_is_external(s))
+			return usage_error("rediss:// %s: %s is a library: its own Sentinel or cluster "
+					   "client is not given TLS settings yet; the C recipes reach "
+					   "a TLS deployment through lockbench's tunnels",
+					   cfg->sentinel_urls ? "--sentinel" : "--cluster", s->name);
+	}
 	if (!tls && (cfg->tls_ca || cfg->tls_cert || cfg->tls_key || cfg->tls_insecure))
 		return usage_error("--tls-ca, --tls-cert, --tls-key and --tls-insecure are for "
-				   "rediss:// URLs of --redis");
+				   "rediss:// URLs (--redis, --sentinel, --cluster) and https:// "
+				   "URLs of --etcd");
 	if (!cfg->tls_cert != !cfg->tls_key)
 		return usage_error("--tls-cert and --tls-key go together: the client certificate "
 				   "and its private key");
@@ -836,7 +863,7 @@ static int check_tls(const struct lb_run_opts *o, enum lb_opts_mode mode)
 		return usage_error("--tls-insecure checks no certificate: --tls-ca would be unused");
 	for (size_t i = 0; tls && i < (mode == LB_OPTS_RUN ? 1 : o->n_strategies); i++) {
 		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
-		if (s && lb_strategy_is_external(s) && (rc = library_tls(cfg, s)) < 0)
+		if (s && lb_strategy_is_external(s) && (rc = library_tls(cfg, s, scheme)) < 0)
 			return rc;
 	}
 	return 0;

@@ -113,6 +113,8 @@ static void run_cleanup(struct run_ctx *r)
 	lb_server_destroy(r->replica);
 	for (size_t i = 0; i <= LB_MAX_NODES; i++) /* after every client: they used them */
 		lb_server_destroy(r->tunnel[i]);
+	for (int i = 0; i < r->n_routes; i++)
+		lb_server_destroy(r->route_tunnel[i]);
 	/* anything it started that left its process group (setsid) and so
 	 * outlived every kill above */
 	if (r->mark[0] && lb_kill_marked(r->mark) > 0)

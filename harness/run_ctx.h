@@ -39,6 +39,9 @@ struct run_ctx {
 	int consensus;                /* lb_consensus_of the strategy: 0 a Redis lock */
 	struct lb_ensemble theirs_ens; /* --etcd, --zookeeper: the user's members are lock[0..n) */
 	struct lb_server *tunnel[LB_MAX_NODES + 1]; /* rediss://: each --redis URL's TLS tunnel, or NULL */
+	struct lb_server *route_tunnel[LB_MAX_ROUTES]; /* rediss:// --sentinel, --cluster: the
+							 tunnel of each route (node.h) */
+	int n_routes;
 	pid_t watcher;             /* what the Sentinels publish, as events; or 0 */
 	struct lb_shared *sh;
 	size_t sh_bytes;

@@ -79,7 +79,7 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 		if (all[i].tls) { /* hiredis 0.14 has no TLS: through lockbench's tunnel */
 			const struct lb_tls tls = { r->cfg->tls_ca, r->cfg->tls_cert, r->cfg->tls_key,
 						    r->cfg->tls_insecure };
-			if (!(r->tunnel[i] = lb_tunnel_start(all[i].host, all[i].port, &tls)))
+			if (!(r->tunnel[i] = lb_tunnel_start("rediss", all[i].host, all[i].port, &tls)))
 				return LB_ENOTHERE;
 			/* a library is given the server's own rediss:// URL (lb_node_url) */
 			memcpy(all[i].tls_host, all[i].host, sizeof(all[i].tls_host)); /* same size */
@@ -96,6 +96,113 @@ static int parse_urls(struct run_ctx *r, const char *urls)
 	r->resource = n > need ? all[need] : all[0];
 	r->res->resource_theirs = n > need && !r->cfg->own_urls;
 	return 0;
+}
+
+/* rediss:// Sentinels or cluster seeds: a TLS tunnel in front of
+ * @host:@port, a route of node.c's (hiredis 0.14 has no TLS). */
+static int route_one(struct run_ctx *r, const char *host, int port)
+{
+	const struct lb_tls tls = { r->cfg->tls_ca, r->cfg->tls_cert, r->cfg->tls_key,
+				    r->cfg->tls_insecure };
+
+	if (lb_node_route(host, port) > 0)
+		return 0;
+	if (r->n_routes == LB_MAX_ROUTES) {
+		lb_errorf("rediss://: the deployment names more than %d servers: lockbench starts "
+			  "at most that many TLS tunnels", LB_MAX_ROUTES);
+		return LB_ENOTHERE;
+	}
+	struct lb_server *t = lb_tunnel_start("rediss", host, port, &tls);
+	if (!t)
+		return LB_ENOTHERE;
+	r->route_tunnel[r->n_routes++] = t;
+	return lb_node_route_add(host, port, t->port);
+}
+
+/* Every server a reply names: SENTINEL REPLICAS (each a list of field,
+ * value: ip, port) or CLUSTER SLOTS (each [start, end, [host, port, id],
+ * replicas...]), routed. */
+static int route_named(struct run_ctx *r, const redisReply *rep, bool sentinel)
+{
+	int rc = 0;
+
+	for (size_t k = 0; rep && rep->type == REDIS_REPLY_ARRAY && k < rep->elements && !rc; k++) {
+		const redisReply *e = rep->element[k];
+		const char *host = NULL;
+		int port = 0;
+		for (size_t j = sentinel ? 0 : 2; e->type == REDIS_REPLY_ARRAY && j < e->elements;
+		     j += sentinel ? 2 : 1) {
+			const redisReply *f = e->element[j];
+			if (sentinel && j + 1 < e->elements && f->type == REDIS_REPLY_STRING &&
+			    e->element[j + 1]->type == REDIS_REPLY_STRING) {
+				if (!strcmp(f->str, "ip"))
+					host = e->element[j + 1]->str;
+				else if (!strcmp(f->str, "port"))
+					port = atoi(e->element[j + 1]->str);
+			} else if (!sentinel && f->type == REDIS_REPLY_ARRAY && f->elements >= 2 &&
+				   f->element[0]->type == REDIS_REPLY_STRING &&
+				   f->element[1]->type == REDIS_REPLY_INTEGER && f->element[0]->str[0] &&
+				   (rc = route_one(r, f->element[0]->str, (int)f->element[1]->integer)) < 0)
+				break;
+		}
+		if (sentinel && host && port > 0)
+			rc = route_one(r, host, port);
+	}
+	return rc;
+}
+
+/* --sentinel or --cluster with rediss:// URLs: a TLS tunnel in front of
+ * each Sentinel or seed and of every server they name as the run starts
+ * (the primary and its replicas; every node of CLUSTER SLOTS), lock node 0
+ * (and the resource, a copy of it) reaching them only through those: a
+ * server named later (a node added during the run) is not reached, never
+ * in plain text. The relay cannot stand in front of them. */
+static int tls_routes(struct run_ctx *r)
+{
+	struct lb_node *n = &r->lock[0];
+	bool sentinel = n->n_sentinels > 0;
+	const struct lb_addr *a = sentinel ? n->sentinel : n->seed;
+	int rc = 0, count = sentinel ? n->n_sentinels : n->n_seeds;
+	char why[256] = "";
+
+	if (run_needs_relay(r->cfg)) {
+		lb_errorf("rediss:// %s: the scenario's network faults go through lockbench's relay, "
+			  "which cannot stand in front of lockbench's TLS tunnels: not supported yet",
+			  sentinel ? "--sentinel" : "--cluster");
+		return LB_ENOTHERE;
+	}
+	n->tls = true;
+	for (int i = 0; i < count && rc == 0; i++)
+		rc = route_one(r, a[i].host, a[i].port);
+	for (int i = 0; i < count && rc == 0; i++) {
+		redisReply *m = NULL, *rest;
+		if (sentinel) {
+			m = lb_node_sentinel_cmd(n, i, "get-master-addr-by-name", why, sizeof(why));
+			rest = lb_node_sentinel_cmd(n, i, "REPLICAS", why, sizeof(why));
+		} else {
+			struct lb_node seed;
+			lb_node_init_local(&seed, a[i].port, 2000);
+			snprintf(seed.host, sizeof(seed.host), "%.63s", a[i].host);
+			memcpy(seed.user, a[i].user, sizeof(seed.user)); /* the same sizes */
+			memcpy(seed.pass, a[i].pass, sizeof(seed.pass));
+			seed.tls = seed.probe = true;
+			rest = lb_node_cmd(&seed, "CLUSTER SLOTS");
+			lb_node_close(&seed);
+		}
+		if (m && m->type == REDIS_REPLY_ARRAY && m->elements == 2 &&
+		    m->element[0]->type == REDIS_REPLY_STRING && m->element[1]->type == REDIS_REPLY_STRING)
+			rc = route_one(r, m->element[0]->str, atoi(m->element[1]->str));
+		if (rc == 0 && rest && rest->type == REDIS_REPLY_ARRAY)
+			rc = route_named(r, rest, sentinel);
+		bool done = rest && rest->type == REDIS_REPLY_ARRAY && (!sentinel || m);
+		if (m)
+			freeReplyObject(m);
+		if (rest)
+			freeReplyObject(rest);
+		if (done)
+			break; /* one Sentinel's or seed's account names them all */
+	}
+	return rc;
 }
 
 /* The event of each kind of Sentinel news. */
@@ -134,6 +241,9 @@ static int use_their_sentinels(struct run_ctx *r)
 	strcpy(r->lock[0].pass, cfg->master_pass);
 	r->lock[0].want_run_id = true;
 	r->lock[0].probe = true;
+	int rc;
+	if (!strncasecmp(cfg->sentinel_urls, "rediss://", 9) && (rc = tls_routes(r)) < 0)
+		return rc;
 	/* their account of the run, on its timeline, as on lockbench's own Sentinels */
 	r->watcher = lb_sentinel_watch_theirs(r->lock[0].sentinel, r->lock[0].n_sentinels,
 					      cfg->sentinel_master, their_sentinel_news, r, why,
@@ -186,6 +296,9 @@ static int use_their_cluster(struct run_ctx *r)
 	strcpy(r->lock[0].pass, r->lock[0].seed[0].pass);
 	r->lock[0].want_run_id = true;
 	r->lock[0].probe = true;
+	int rc;
+	if (!strncasecmp(cfg->cluster_urls, "rediss://", 9) && (rc = tls_routes(r)) < 0)
+		return rc;
 	r->resource = r->lock[0];
 	snprintf(r->res->failovers_why, sizeof(r->res->failovers_why), "lockbench does not watch "
 		 "your cluster's failovers: when a primary was replaced is not known");
@@ -439,6 +552,35 @@ static int start_consensus(struct run_ctx *r)
 	return 0;
 }
 
+/* --etcd https://...: lockbench's own requests to each member (its check,
+ * the removal of the run's keys) through a TLS tunnel it starts in front of
+ * it, checking the member's certificate as the adapters do (--tls-ca, the
+ * client certificate, --tls-insecure); a refused handshake is said now, exit
+ * 3. The relay cannot stand between a client and an https:// member: its
+ * certificate names the member, not the relay's loopback port. */
+static int ensemble_tunnels(struct run_ctx *r)
+{
+	const struct lb_run_cfg *cfg = r->cfg;
+	const struct lb_tls tls = { cfg->tls_ca, cfg->tls_cert, cfg->tls_key, cfg->tls_insecure };
+
+	for (int i = 0; i < r->theirs_ens.n; i++) {
+		struct lb_member *m = &r->theirs_ens.m[i];
+		if (!m->tls)
+			continue;
+		if (run_needs_relay(cfg)) {
+			lb_errorf("--etcd https://: the scenario's network faults go through lockbench's "
+				  "relay, and an https:// member's certificate names the member, not the "
+				  "relay's loopback port: not supported yet (run it over http://, or "
+				  "without network faults)");
+			return LB_ENOTHERE;
+		}
+		if (!(r->tunnel[i] = lb_tunnel_start("https", m->host, m->port, &tls)))
+			return LB_ENOTHERE;
+		m->via_port = r->tunnel[i]->port;
+	}
+	return 0;
+}
+
 /* --etcd, --zookeeper: the lock nodes are the user's members, given to the
  * adapter by their address; each answers, belongs with member 0 and lets the
  * run write under its prefix before any client starts. The resource (the
@@ -460,13 +602,15 @@ static int use_their_ensemble(struct run_ctx *r)
 			  r->theirs_ens.n, r->n_lock);
 		return LB_EINVAL;
 	}
-	if ((rc = lb_ensemble_check(&r->theirs_ens, r->prefix)) < 0)
+	if ((rc = ensemble_tunnels(r)) < 0 || (rc = lb_ensemble_check(&r->theirs_ens, r->prefix)) < 0)
 		return rc;
 	for (size_t i = 0; i < r->n_lock; i++) {
 		lb_node_init_local(&r->lock[i], 0, 2000);
 		snprintf(r->lock[i].host, sizeof(r->lock[i].host), "%s", r->theirs_ens.m[i].host);
 		r->lock[i].port = r->theirs_ens.m[i].port;
-		snprintf(r->lock[i].scheme, sizeof(r->lock[i].scheme), "%s", scheme[r->consensus]);
+		r->lock[i].tls = r->theirs_ens.m[i].tls; /* the adapter gets --tls-* in config */
+		snprintf(r->lock[i].scheme, sizeof(r->lock[i].scheme), "%s", r->lock[i].tls ? "https" :
+			 scheme[r->consensus]);
 	}
 	r->n_srv = r->n_lock; /* srv[0..n_lock) stay NULL: not lockbench's */
 	if (!(r->srv[r->n_srv] = lb_server_start(NULL)))
@@ -718,6 +862,10 @@ void run_keep_logs(struct run_ctx *r)
 	for (size_t i = 0; i <= LB_MAX_NODES; i++) {
 		snprintf(name, sizeof(name), "tunnel-%zu.log", i);
 		lb_server_copy_log(r->tunnel[i], r->cfg->out_dir, name);
+	}
+	for (int i = 0; i < r->n_routes; i++) {
+		snprintf(name, sizeof(name), "tunnel-route-%d.log", i);
+		lb_server_copy_log(r->route_tunnel[i], r->cfg->out_dir, name);
 	}
 	for (int i = 0; i < LB_TOPO_REPLICAS; i++) {
 		snprintf(name, sizeof(name), "redis-replica-%d.log", i);

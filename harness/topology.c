@@ -385,12 +385,16 @@ static redisContext *subscribe_theirs(const struct lb_addr *s, bool all, char *w
 	struct lb_node probe;
 	char w[160];
 
+	int via = lb_node_route(s->host, s->port); /* rediss://: through lockbench's tunnel */
+
 	lb_node_init_local(&probe, 0, 2000);
+	probe.tls = via > 0;
 	if (!lb_node_probe(&probe, s->host, s->port, w, sizeof(w))) {
 		snprintf(why, len, "Sentinel %s:%d: %.100s", s->host, s->port, w);
 		return NULL;
 	}
-	redisContext *c = redisConnectWithTimeout(s->host, s->port, tv);
+	redisContext *c = redisConnectWithTimeout(via > 0 ? "127.0.0.1" : s->host,
+						  via > 0 ? via : s->port, tv);
 	redisReply *r = NULL;
 
 	if (!c || c->err) {

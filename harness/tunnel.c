@@ -1,5 +1,6 @@
 /*
- * tunnel.c - the TLS tunnel in front of a rediss:// server (tunnel.h).
+ * tunnel.c - the TLS tunnel in front of a rediss:// server or an https://
+ * etcd member (tunnel.h).
  */
 #include "tunnel.h"
 #include "util.h"
@@ -38,7 +39,7 @@ static bool absolute(const char *path, char *out)
 	return path && realpath(path, out) != NULL;
 }
 
-static int write_config(const struct lb_server *s, const char *host, int port,
+static int write_config(const struct lb_server *s, const char *scheme, const char *host, int port,
 			const struct lb_tls *tls)
 {
 	char path[PATH_MAX], ca[PATH_MAX], cert[PATH_MAX], key[PATH_MAX];
@@ -53,8 +54,8 @@ static int write_config(const struct lb_server *s, const char *host, int port,
 		lb_errorf("cannot write %s: %s", path, strerror(errno));
 		return LB_ESYS;
 	}
-	fprintf(f, "foreground = yes\npid =\nsyslog = no\ndebug = notice\n[redis]\nclient = yes\n"
-		"accept = 127.0.0.1:%d\nconnect = %s%s%s:%d\n", s->port, v6 ? "[" : "", host,
+	fprintf(f, "foreground = yes\npid =\nsyslog = no\ndebug = notice\n[%s]\nclient = yes\n"
+		"accept = 127.0.0.1:%d\nconnect = %s%s%s:%d\n", scheme, s->port, v6 ? "[" : "", host,
 		v6 ? "]" : "", port);
 	if (tls->insecure) {
 		fprintf(f, "verifyChain = no\n");
@@ -91,10 +92,14 @@ static void last_error(const struct lb_server *s, char *out, size_t cap)
 		fclose(f);
 }
 
-/* PING through the tunnel: a reply of any kind (+PONG, -NOAUTH) says the
- * handshake took; a closed connection, that it did not. */
-static bool probe(const struct lb_server *s)
+/* A request through the tunnel: a reply of any kind says the handshake took;
+ * a closed connection, that it did not. Redis: PING (+PONG, -NOAUTH); an
+ * etcd member: GET /version (an HTTP answer of any status). */
+static bool probe(const struct lb_server *s, bool http)
 {
+	static const char ping[] = "PING\r\n", get[] = "GET /version HTTP/1.0\r\n\r\n";
+	const char *req = http ? get : ping;
+	size_t len = http ? sizeof(get) - 1 : sizeof(ping) - 1;
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)s->port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -106,13 +111,27 @@ static bool probe(const struct lb_server *s)
 	struct timeval tv = { .tv_sec = PROBE_MS / 1000 };
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
-	    send(fd, "PING\r\n", 6, MSG_NOSIGNAL) == 6)
-		ok = recv(fd, &c, 1, 0) == 1 && (c == '+' || c == '-');
+	    send(fd, req, len, MSG_NOSIGNAL) == (ssize_t)len)
+		ok = recv(fd, &c, 1, 0) == 1 && (http ? c == 'H' : c == '+' || c == '-');
 	close(fd);
 	return ok;
 }
 
-struct lb_server *lb_tunnel_start(const char *host, int port, const struct lb_tls *tls)
+/* What stunnel's reason @why most likely means, for the user to act on. */
+static const char *hint(const char *why)
+{
+	if (strstr(why, "certificate verify failed") || strstr(why, "unable to get local issuer") ||
+	    strstr(why, "self-signed certificate") || strstr(why, "self signed certificate"))
+		return " (is --tls-ca the CA that signed the server's certificate?)";
+	if (strstr(why, "alert bad certificate") || strstr(why, "alert certificate required") ||
+	    strstr(why, "alert unknown ca"))
+		return " (the server refused lockbench's side: does it ask a client certificate, "
+		       "--tls-cert and --tls-key, signed by a CA it trusts?)";
+	return "";
+}
+
+struct lb_server *lb_tunnel_start(const char *scheme, const char *host, int port,
+				  const struct lb_tls *tls)
 {
 	/* runs: stunnel4 (stunnel4), exec'd by rserver.c */
 	static const char *const argv[] = { "stunnel4", "./tunnel.conf", NULL };
@@ -127,7 +146,7 @@ struct lb_server *lb_tunnel_start(const char *host, int port, const struct lb_tl
 	struct lb_server *s = lb_server_prepare(&o);
 	if (!s)
 		return NULL;
-	if (write_config(s, host, port, tls) < 0 || lb_server_respawn_begin(s) < 0) {
+	if (write_config(s, scheme, host, port, tls) < 0 || lb_server_respawn_begin(s) < 0) {
 		lb_server_destroy(s);
 		return NULL;
 	}
@@ -138,14 +157,13 @@ struct lb_server *lb_tunnel_start(const char *host, int port, const struct lb_tl
 	char why[400];
 	if (rc != 0) {
 		last_error(s, why, sizeof(why));
-		lb_errorf("rediss://%s%s%s:%d: lockbench's TLS tunnel (stunnel4) did not start: %s",
-			  v6 ? "[" : "", host, v6 ? "]" : "", port, why);
-	} else if (!probe(s)) {
+		lb_errorf("%s://%s%s%s:%d: lockbench's TLS tunnel (stunnel4) did not start: %s",
+			  scheme, v6 ? "[" : "", host, v6 ? "]" : "", port, why);
+	} else if (!probe(s, !strcmp(scheme, "https"))) {
 		last_error(s, why, sizeof(why));
-		lb_errorf("rediss://%s%s%s:%d: TLS: no reply through lockbench's tunnel: %s%s",
-			  v6 ? "[" : "", host, v6 ? "]" : "", port, why,
-			  strstr(why, "certificate verify failed") ? " (is --tls-ca the CA that "
-			  "signed the server's certificate?)" : "");
+		lb_errorf("%s://%s%s%s:%d: TLS: no reply through lockbench's tunnel: %s%s",
+			  scheme, v6 ? "[" : "", host, v6 ? "]" : "", port, why,
+			  hint(why));
 		rc = LB_ENOTHERE;
 	}
 	if (rc == 0)

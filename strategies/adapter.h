@@ -34,7 +34,7 @@
  *                                  adapter_registry.c: one per language)
  *   dist = redis                   (with env) the package's name in its
  *                                  ecosystem's registry (PyPI's project)
- *   tls = ca,cert,insecure         (optional) on rediss:// nodes, the TLS options
+ *   tls = ca,cert,insecure         (optional) on rediss:// (or etcd's https://) nodes, the TLS options
  *                                  of config (tls_ca=, tls_cert= and tls_key=,
  *                                  tls_insecure=1) its adapter hands its library;
  *                                  none: TLS, the system's CAs only; no (the

@@ -309,6 +309,35 @@ int lb_key_slot(const char *key, size_t len)
 	return crc & 16383;
 }
 
+/* rediss:// Sentinels or cluster seeds: every address a connection may be
+ * sent to, and the loopback port of the TLS tunnel in front of it (set in
+ * the parent before the clients fork; they inherit it). */
+static struct {
+	char host[128];
+	int port, via;
+} routes[LB_MAX_ROUTES];
+static int n_routes;
+
+int lb_node_route_add(const char *host, int port, int via)
+{
+	if (lb_node_route(host, port) > 0)
+		return 0;
+	if (n_routes == LB_MAX_ROUTES || strlen(host) >= sizeof(routes[0].host))
+		return LB_EINVAL;
+	snprintf(routes[n_routes].host, sizeof(routes[0].host), "%s", host);
+	routes[n_routes].port = port;
+	routes[n_routes++].via = via;
+	return 0;
+}
+
+int lb_node_route(const char *host, int port)
+{
+	for (int i = 0; i < n_routes; i++)
+		if (routes[i].port == port && !strcmp(routes[i].host, host))
+			return routes[i].via;
+	return n_routes ? -1 : 0;
+}
+
 /* A connection to @host:@port from the node's source address, if it has one
  * (hiredis 0.14 has no blocking connect with a source address: the socket is
  * connected here, within the timeout, and handed to hiredis). NULL on failure. */
@@ -319,7 +348,17 @@ static redisContext *connect_from(const struct lb_node *n, const char *host, int
 	struct pollfd pf;
 	int fd, err = 0, one = 1;
 	socklen_t len = sizeof(err);
+	int via = n->tls ? lb_node_route(host, port) : 0;
 
+	if (via < 0) { /* never plain text on a TLS deployment */
+		errno = EHOSTUNREACH;
+		return NULL;
+	}
+	if (via > 0) {
+		host = "127.0.0.1";
+		dst.sin_port = htons((uint16_t)via);
+		port = via;
+	}
 	if (!n->source[0] || inet_pton(AF_INET, n->source, &src.sin_addr) != 1 ||
 	    inet_pton(AF_INET, host, &dst.sin_addr) != 1)
 		return redisConnectWithTimeout(host, port, ms_tv(n->timeout_ms));
@@ -353,7 +392,11 @@ fail:
 /* What a failed connect means, from hiredis's or the system's words. */
 static void say_connect_failure(const struct lb_node *n, const char *err, char *why, size_t len)
 {
-	if (strstr(err, "refused"))
+	if (strstr(err, "No route to host") && lb_node_route("", 0) < 0)
+		snprintf(why, len, "not one of the servers whose TLS tunnel lockbench started when "
+			 "the run began (a node the deployment named later): never reached in plain "
+			 "text");
+	else if (strstr(err, "refused"))
 		snprintf(why, len, "connection refused: nothing listens there");
 	else if (strstr(err, "not known") || strstr(err, "name resolution") ||
 		 strstr(err, "No address associated"))

@@ -18,6 +18,7 @@
 
 #define LB_MAX_SENTINELS 5
 #define LB_MAX_SEEDS 8
+#define LB_MAX_ROUTES 24 /* TLS tunnels in front of a user's Sentinels and servers, or cluster */
 
 /* A server's address: a Sentinel, a cluster seed. */
 struct lb_addr {
@@ -124,6 +125,16 @@ int lb_key_slot(const char *key, size_t len);
 /* What a reply says about where the node is (MOVED, READONLY, CLUSTERDOWN),
  * for replies read without lb_node_cmd (lb_fanout). */
 void lb_node_note_reply(struct lb_node *n, const redisReply *r);
+/* rediss:// on a Sentinel deployment or a cluster (hiredis 0.14 has no
+ * TLS): connections to @host:@port go to 127.0.0.1:@via instead, the TLS
+ * tunnel lockbench started in front of it, for a node whose ->tls is set.
+ * 0, or LB_EINVAL when the table (LB_MAX_ROUTES) is full. Once any route is
+ * set, such a node never connects to an address without one (it fails,
+ * saying why: no plain text there). */
+int lb_node_route_add(const char *host, int port, int via);
+/* The tunnel's port for @host:@port: > 0; 0 when no route is set at all;
+ * -1 when routes are set but none for it. */
+int lb_node_route(const char *host, int port);
 /* Initialise for 127.0.0.1:@port. */
 void lb_node_init_local(struct lb_node *n, int port, int64_t timeout_ms);
 /* Connect if needed; 0 or LB_EREDIS. */

@@ -306,7 +306,7 @@ Test(ensemble, a_member_that_will_not_serve_is_named_with_its_cause, .init = mkt
 		  "etcd member 2 (http://no-such-host.invalid:2379): unknown host" },
 		{ "http://127.0.0.1:@", 3, "etcd member 2 (http://127.0.0.1:@): not a member of "
 		  "member 0's cluster" },
-		{ "https://127.0.0.1:@", 2, "https:// (TLS)" },
+		{ "https://127.0.0.1:@", 2, "http:// and https:// members mixed" },
 		{ "http://user:secret@127.0.0.1:@", 2, "user:***@" },
 		{ "127.0.0.1:@", 2, "expected http://HOST[:PORT]" },
 	};
@@ -364,10 +364,134 @@ Test(ensemble, a_dry_run_lists_every_request_and_sends_none, .init = mktmp)
 	cr_assert(strstr(o, "POST /v3/kv/deleterange of key lb:<8 hex>: to range_end lb:<8 hex>;"),
 		  "%s", o);
 	cr_assert(strstr(o, "--allow-faults"), "%s", o);
+	const char *tls[] = { "run", "--strategy", "etcd-lock@3.4.23", "--etcd",
+			      "https://127.0.0.1:1,https://db2.invalid:2379,https://127.0.0.1:3",
+			      "--tls-insecure", "--dry-run", NULL };
+	cr_assert_eq(lb(tls), 0, "%s", output());
+	o = output();
+	cr_assert(strstr(o, "etcd member 1 (https://db2.invalid:2379)"), "%s", o);
+	cr_assert(strstr(o, "through a TLS tunnel lockbench starts"), "%s", o);
 	const char *zk[] = { "run", "--strategy", "kazoo-lock@2.8.0", "--zookeeper",
 			     "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "--dry-run", NULL };
 	cr_assert_eq(lb(zk), 0, "%s", output());
 	o = output();
 	cr_assert(strstr(o, "getData /zookeeper/config"), "%s", o);
 	cr_assert(strstr(o, "delete /lockbench when the run made it"), "%s", o);
+}
+
+/* A CA, a member's certificate for 127.0.0.1 and localhost signed by it, a
+ * client certificate it signed, and another CA that signed nothing here. */
+static void make_certificates(void)
+{
+	sh("cd %s && for ca in ca other; do openssl req -x509 -newkey rsa:2048 -nodes "
+	   "-keyout $ca.key -out $ca.crt -days 2 -subj \"/CN=lockbench test $ca\" 2>/dev/null; done"
+	   " && openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj /CN=127.0.0.1"
+	   " 2>/dev/null && printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > ext && openssl "
+	   "x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out srv.crt -days 2 "
+	   "-extfile ext 2>/dev/null && openssl req -newkey rsa:2048 -nodes -keyout cli.key -out "
+	   "cli.csr -subj /CN=lockbench 2>/dev/null && printf 'extendedKeyUsage=clientAuth\\n' > "
+	   "cext && openssl x509 -req -in cli.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out "
+	   "cli.crt -days 2 -extfile cext 2>/dev/null && echo made", tmpdir);
+}
+
+/* One etcd member serving its clients over TLS only (https://), asking
+ * each a client certificate signed by the test's CA (--trusted-ca-file);
+ * it serves a put through etcdctl over TLS when this returns. */
+static void start_etcd_tls(void)
+{
+	char dir[128], log[160], curl[64], purl[64], cluster[96], cert[128], key[128], ca[128];
+
+	make_certificates();
+	free_ports(1);
+	snprintf(dir, sizeof(dir), "%s/etcd-tls", tmpdir);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	snprintf(log, sizeof(log), "%s.log", dir);
+	snprintf(curl, sizeof(curl), "https://127.0.0.1:%d", client_port[0]);
+	snprintf(purl, sizeof(purl), "http://127.0.0.1:%d", peer_port[0]);
+	snprintf(cluster, sizeof(cluster), "m0=%s", purl);
+	snprintf(cert, sizeof(cert), "%s/srv.crt", tmpdir);
+	snprintf(key, sizeof(key), "%s/srv.key", tmpdir);
+	snprintf(ca, sizeof(ca), "%s/ca.crt", tmpdir);
+	const char *argv[] = { "etcd", "--name", "m0", "--data-dir", "data", "--listen-client-urls",
+			       curl, "--advertise-client-urls", curl, "--listen-peer-urls", purl,
+			       "--initial-advertise-peer-urls", purl, "--initial-cluster", cluster,
+			       "--cert-file", cert, "--key-file", key, "--trusted-ca-file", ca,
+			       "--client-cert-auth", NULL };
+	member_pid[n_members++] = spawn(dir, argv, log);
+	for (int t = 0; t < 300; t++) {
+		if (!strcmp(sh("ETCDCTL_API=3 etcdctl --dial-timeout=1s --command-timeout=1s "
+			       "--endpoints=https://127.0.0.1:%d --cacert %s --cert %s/cli.crt --key "
+			       "%s/cli.key put app/config keep 2>&1", client_port[0], ca, tmpdir, tmpdir),
+			    "OK"))
+			return;
+		usleep(100000);
+	}
+	cr_assert_fail("the test's TLS etcd member served no put in 30 s (%s)", dir);
+}
+
+Test(ensemble, your_etcd_over_https_with_your_ca_and_client_certificate, .init = mktmp,
+     .fini = stop_members)
+{
+	char url[64], plain[64], ca[128], other[128], cert[128], key[128], out[160];
+
+	start_etcd_tls();
+	snprintf(url, sizeof(url), "https://127.0.0.1:%d", client_port[0]);
+	snprintf(plain, sizeof(plain), "http://127.0.0.1:%d", client_port[0]);
+	snprintf(ca, sizeof(ca), "%s/ca.crt", tmpdir);
+	snprintf(other, sizeof(other), "%s/other.crt", tmpdir);
+	snprintf(cert, sizeof(cert), "%s/cli.crt", tmpdir);
+	snprintf(key, sizeof(key), "%s/cli.key", tmpdir);
+	snprintf(out, sizeof(out), "%s/ok", tmpdir);
+	const char *ok[] = { "run", "--strategy", "etcd-lock@3.5.36-client", "--etcd", url,
+			     "--tls-ca", ca, "--tls-cert", cert, "--tls-key", key, "--clients", "3",
+			     "--duration", "2", "--out", out, "--no-report", NULL };
+	cr_assert_eq(lb(ok), 0, "%s", output());
+	cr_assert(strstr(output(), "outcome      safe"), "%s", output());
+	cr_assert(strstr(fx_slurp(out, "tunnel-0.log"), "Certificate accepted"),
+		  "lockbench's own requests went through its tunnel, checking the member");
+	cr_assert_str_eq(sh("ETCDCTL_API=3 etcdctl --endpoints=%s --cacert %s --cert %s --key %s "
+			    "get --prefix '' --keys-only | grep -v '^$' | tr '\\n' ' '", url, ca, cert,
+			    key), "app/config ", "only the user's key is left");
+	/* refused, each with its cause, exit 3: never plain text instead */
+	struct {
+		const char *url, *ca, *cert;
+		const char *said;
+	} no[] = {
+		{ url, other, cert, "(is --tls-ca the CA that signed the server's certificate?)" },
+		{ url, ca, NULL, "does it ask a client certificate, --tls-cert and --tls-key" },
+		{ plain, NULL, NULL, "an https:// member does so to plain HTTP: give https://" },
+	};
+	for (size_t k = 0; k < sizeof(no) / sizeof(no[0]); k++) {
+		snprintf(out, sizeof(out), "%s/no%zu", tmpdir, k);
+		const char *a[] = { "run", "--strategy", "etcd-lock@3.4.23", "--etcd", no[k].url,
+				    "--duration", "1", "--out", out, "--no-report",
+				    no[k].ca ? "--tls-ca" : NULL, no[k].ca, "--tls-cert", cert,
+				    "--tls-key", key, NULL };
+		if (!no[k].cert)
+			a[12] = NULL;
+		cr_assert_eq(lb(a), 3, "%zu: %s", k, output());
+		cr_assert(strstr(output(), no[k].said), "%zu: %s", k, output());
+	}
+	/* the adapter itself, given a CA that did not sign the member's
+	 * certificate, refuses its config in Go's words (it never tries plain) */
+	const char *adapters = getenv("LOCKBENCH_ADAPTERS");
+	cr_assert_not_null(adapters);
+	const char *said = sh("(printf 'hello 3\\nconfig nodes=%s tls_ca=%s tls_cert=%s tls_key=%s "
+			      "key=lb:00000000:lock:0 ttl_ms=2000 wait=one timeout_ms=2000 client=0"
+			      "\\n'; sleep 3; echo quit) | %s/go/bin/etcd-lock-client-3.5 2>&1", url,
+			      other, cert, key, adapters);
+	cr_assert(strstr(said, "TLS: tls: failed to verify certificate: x509: certificate signed by "
+			 "unknown authority"), "%s", said);
+	/* usage: the TLS options without https://, http:// and https:// members mixed */
+	snprintf(out, sizeof(out), "%s/usage", tmpdir);
+	const char *stray[] = { "run", "--strategy", "etcd-lock@3.4.23", "--etcd", plain,
+				"--tls-ca", ca, "--out", out, NULL };
+	cr_assert_eq(lb(stray), 2, "%s", output());
+	cr_assert(strstr(output(), "https:// URLs of --etcd"), "%s", output());
+	char mixed[160];
+	snprintf(mixed, sizeof(mixed), "%s,http://127.0.0.1:1", url);
+	const char *mix[] = { "run", "--strategy", "etcd-lock@3.4.23", "--etcd", mixed, "--out", out,
+			      NULL };
+	cr_assert_eq(lb(mix), 2, "%s", output());
+	cr_assert(strstr(output(), "http:// and https:// members mixed"), "%s", output());
 }

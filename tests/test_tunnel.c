@@ -301,3 +301,126 @@ Test(tunnel, each_adapter_speaks_tls_and_says_its_own_tls_error, .init = setup, 
 	}
 	cr_assert_str_eq(keys(), "app:config ", "only the user's key is left");
 }
+
+/* A Redis Cluster of three primaries serving only TLS (tls-port, no plain
+ * port; tls-cluster and tls-replication: the bus and replication too), made
+ * by redis-cli --tls --cluster create, as a user would. */
+static pid_t cnode[3];
+static int cport[3];
+
+static void start_tls_cluster(void)
+{
+	char p[16], bus[16], cert[128], key[128], ca[128], dir[128], hosts[128] = "";
+
+	strcpy(tmpdir, "/tmp/lbtest-tlsc-XXXXXX");
+	cr_assert_not_null(fx_mkdtemp(tmpdir));
+	make_certificates();
+	snprintf(cert, sizeof(cert), "%s/srv.crt", tmpdir);
+	snprintf(key, sizeof(key), "%s/srv.key", tmpdir);
+	snprintf(ca, sizeof(ca), "%s/ca.crt", tmpdir);
+	for (int i = 0; i < 3; i++) {
+		do { /* a free port whose bus port (+10000) fits */
+			cport[i] = lb_free_port();
+		} while (cport[i] > 55000 || (i && cport[i] == cport[i - 1]));
+		snprintf(p, sizeof(p), "%d", cport[i]);
+		snprintf(bus, sizeof(bus), "%d", cport[i] + 10000);
+		snprintf(dir, sizeof(dir), "%s/n%d", tmpdir, i);
+		sh("mkdir -p %s", dir);
+		snprintf(hosts + strlen(hosts), sizeof(hosts) - strlen(hosts), " 127.0.0.1:%d", cport[i]);
+		cnode[i] = fork();
+		cr_assert_geq(cnode[i], 0);
+		if (cnode[i] == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			execlp("redis-server", "redis-server", "--port", "0", "--tls-port", p,
+			       "--tls-cert-file", cert, "--tls-key-file", key, "--tls-ca-cert-file", ca,
+			       "--tls-auth-clients", "no", "--tls-cluster", "yes", "--tls-replication",
+			       "yes", "--cluster-enabled", "yes", "--cluster-port", bus,
+			       "--cluster-config-file", "nodes.conf", "--save", "", "--appendonly", "no",
+			       "--dir", dir, "--logfile", "redis.log", (char *)NULL);
+			_exit(127);
+		}
+	}
+	for (int t = 0; t < 100; t++) {
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd), "redis-cli --tls --cacert %s -p %d PING >/dev/null 2>&1", ca,
+			 cport[2]);
+		if (system(cmd) == 0)
+			break;
+		usleep(50000);
+	}
+	sh("redis-cli --tls --cacert %s --cluster create%s --cluster-yes >%s/create.log 2>&1", ca,
+	   hosts, tmpdir);
+	for (int t = 0; t < 200; t++) {
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd), "for p in %d %d %d; do redis-cli --tls --cacert %s -p $p "
+			 "CLUSTER INFO | grep -q cluster_state:ok || exit 1; done", cport[0], cport[1],
+			 cport[2], ca);
+		if (system(cmd) == 0) {
+			sh("redis-cli --tls --cacert %s -c -p %d SET app:config keep >/dev/null", ca,
+			   cport[0]);
+			return;
+		}
+		usleep(100000);
+	}
+	cr_assert_fail("the TLS cluster was not whole in 20 s (%s)", tmpdir);
+}
+
+static void stop_tls_cluster(void)
+{
+	for (int i = 0; i < 3; i++)
+		if (cnode[i] > 0) {
+			kill(cnode[i], SIGKILL);
+			waitpid(cnode[i], NULL, 0);
+			cnode[i] = 0;
+		}
+}
+
+Test(tunnel, your_cluster_over_tls_through_a_tunnel_to_each_node, .init = start_tls_cluster,
+     .fini = stop_tls_cluster)
+{
+	char seed[64], ca[128], other[128], dir[160], plain[64];
+
+	snprintf(seed, sizeof(seed), "rediss://127.0.0.1:%d", cport[1]);
+	snprintf(ca, sizeof(ca), "%s/ca.crt", tmpdir);
+	snprintf(other, sizeof(other), "%s/other.crt", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/ok", tmpdir);
+	const char *ok[] = { "run", "--strategy", "token-lua", "--cluster", seed, "--tls-ca", ca,
+			     "--clients", "3", "--duration", "2", "--out", dir, "--no-report", NULL };
+	cr_assert_eq(lb(ok), 0, "%s", output());
+	cr_assert(strstr(output(), "outcome      safe"), "%s", output());
+	for (int i = 0; i < 3; i++) { /* a tunnel to the seed and to every node it named */
+		char log[32];
+		snprintf(log, sizeof(log), "tunnel-route-%d.log", i);
+		cr_assert(strstr(fx_slurp(dir, log), "Certificate accepted"), "%s", log);
+	}
+	/* only the user's key is left, on whichever node holds it */
+	char cmd[512], keys[256] = "";
+	snprintf(cmd, sizeof(cmd), "for p in %d %d %d; do redis-cli --tls --cacert %s -p $p --scan;"
+		 " done | sort | tr '\\n' ' '", cport[0], cport[1], cport[2], ca);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(keys, 1, sizeof(keys) - 1, p);
+	pclose(p);
+	keys[n] = '\0';
+	cr_assert_str_eq(keys, "app:config ");
+	/* refused, with the cause: a CA that did not sign them (3), plain redis://
+	 * to TLS ports (3), rediss:// and redis:// seeds mixed (2), a library (2) */
+	snprintf(dir, sizeof(dir), "%s/no", tmpdir);
+	const char *wrong[] = { "run", "--strategy", "token-lua", "--cluster", seed, "--tls-ca", other,
+				"--duration", "1", "--out", dir, "--no-report", NULL };
+	cr_assert_eq(lb(wrong), 3, "%s", output());
+	cr_assert(strstr(output(), "(is --tls-ca the CA that signed"), "%s", output());
+	snprintf(plain, sizeof(plain), "redis://127.0.0.1:%d", cport[1]);
+	const char *clear[] = { "run", "--strategy", "token-lua", "--cluster", plain, "--duration",
+				"1", "--out", dir, "--no-report", NULL };
+	cr_assert_eq(lb(clear), 3, "%s", output());
+	cr_assert(strstr(output(), "one that wants TLS does: rediss://"), "%s", output());
+	char mixed[160];
+	snprintf(mixed, sizeof(mixed), "%s,%s", seed, plain);
+	const char *mix[] = { "run", "--strategy", "token-lua", "--cluster", mixed, "--out", dir, NULL };
+	cr_assert_eq(lb(mix), 2, "%s", output());
+	cr_assert(strstr(output(), "rediss:// and redis:// mixed"), "%s", output());
+	const char *lib[] = { "run", "--strategy", "redis-py@8.2.0", "--cluster", seed, "--tls-ca", ca,
+			      "--out", dir, NULL };
+	cr_assert_eq(lb(lib), 2, "%s", output());
+}

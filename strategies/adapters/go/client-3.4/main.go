@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"os"
 	"time"
 
@@ -26,8 +27,8 @@ type session struct {
 	m *concurrency.Mutex
 }
 
-func dial(endpoints []string, timeout time.Duration) (etcdlock.Client, error) {
-	c, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: timeout})
+func dial(endpoints []string, timeout time.Duration, tls *tls.Config) (etcdlock.Client, error) {
+	c, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: timeout, TLS: tls})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"os"
 	"time"
@@ -25,8 +26,8 @@ type session struct {
 	m *concurrency.Mutex
 }
 
-func dial(endpoints []string, timeout time.Duration) (etcdlock.Client, error) {
-	c, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: timeout, Logger: zap.NewNop()})
+func dial(endpoints []string, timeout time.Duration, tls *tls.Config) (etcdlock.Client, error) {
+	c, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: timeout, TLS: tls, Logger: zap.NewNop()})
 	if err != nil {
 		return nil, err
 	}

@@ -17,12 +17,18 @@
 //	         not-owned), Mutex.Unlock, Session.Close (revokes the lease)
 //
 // Nodes: nodes=http://HOST:PORT,... are the client's endpoints, all of them:
-// the client balances its requests over them its own way.
+// the client balances its requests over them its own way. nodes=https://...
+// (--etcd https://): the client speaks TLS to every member, with config's
+// tls_ca=, tls_cert= and tls_key= (absolute paths, %XX-encoded) and
+// tls_insecure=1 in its clientv3.Config.TLS; never plain text to an https://
+// member.
 package etcdlock
 
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -72,9 +78,11 @@ type Session interface {
 
 // Library is one client version.
 type Library struct {
-	Client  string // the client's version (its version.Version)
-	CanTry  bool   // its Mutex has TryLock
-	Dial    func(endpoints []string, dialTimeout time.Duration) (Client, error)
+	Client string // the client's version (its version.Version)
+	CanTry bool   // its Mutex has TryLock
+	// Dial is clientv3.New with these endpoints, DialTimeout and TLS (nil:
+	// plain http:// endpoints).
+	Dial    func(endpoints []string, dialTimeout time.Duration, tls *tls.Config) (Client, error)
 	Locked  func(error) bool // TryLock's ErrLocked
 	Expired func(error) bool // Lock's ErrSessionExpired (3.5 on): the waiter's key is gone
 }
@@ -180,13 +188,27 @@ func (a *adapter) config(words []string) (string, error) {
 		return "", fmt.Errorf("config: timeout_ms: expected a whole number of ms, got %q", cfg["timeout_ms"])
 	}
 	a.endpoints = nil
+	scheme := ""
 	for _, n := range strings.Split(cfg["nodes"], ",") {
 		u, err := url.Parse(n)
-		if err != nil || u.Scheme != "http" || u.Hostname() == "" || u.Port() == "" ||
-			(u.Path != "" && u.Path != "/") {
-			return "", fmt.Errorf("nodes: expected http://HOST:PORT, got %q", n)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" ||
+			u.Port() == "" || (u.Path != "" && u.Path != "/") {
+			return "", fmt.Errorf("nodes: expected http://HOST:PORT or https://HOST:PORT, got %q", n)
 		}
-		a.endpoints = append(a.endpoints, "http://"+u.Host)
+		if scheme != "" && u.Scheme != scheme {
+			return "", fmt.Errorf("nodes: http:// and https:// members mixed (%q)", n)
+		}
+		scheme = u.Scheme
+		a.endpoints = append(a.endpoints, u.Scheme+"://"+u.Host)
+	}
+	var tlsCfg *tls.Config
+	if scheme == "https" {
+		if tlsCfg, err = tlsConfig(cfg); err != nil {
+			return "", err
+		}
+		if err = handshakes(a.endpoints, tlsCfg, time.Duration(timeout)*time.Millisecond); err != nil {
+			return "", err
+		}
 	}
 	a.name = cfg["key"]
 	a.ttl = int(math.Ceil(float64(ttl) / 1000))
@@ -198,11 +220,93 @@ func (a *adapter) config(words []string) (string, error) {
 	if a.client != nil {
 		a.client.Close()
 	}
-	a.client, err = a.lib.Dial(a.endpoints, time.Duration(timeout)*time.Millisecond)
+	a.client, err = a.lib.Dial(a.endpoints, time.Duration(timeout)*time.Millisecond, tlsCfg)
 	if err != nil {
 		return "", err
 	}
 	return "ok", nil
+}
+
+// tlsConfig: the client's TLS settings from config's words (docs/adapters.md):
+// the CA to check the members against (tls_ca=; without it the system's), a
+// client certificate (tls_cert= and tls_key=), no check (tls_insecure=1).
+func tlsConfig(cfg map[string]string) (*tls.Config, error) {
+	path := func(k string) (string, error) {
+		p, err := url.PathUnescape(cfg[k])
+		if err != nil || !strings.HasPrefix(p, "/") {
+			return "", fmt.Errorf("config: %s: expected an absolute path, %%XX-encoded, got %q", k, cfg[k])
+		}
+		return p, nil
+	}
+	c := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg["tls_insecure"] == "1"}
+	if cfg["tls_ca"] != "" {
+		p, err := path("tls_ca")
+		if err != nil {
+			return nil, err
+		}
+		pem, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("tls_ca: %v", err)
+		}
+		c.RootCAs = x509.NewCertPool()
+		if !c.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("tls_ca: %s holds no PEM certificate", p)
+		}
+	}
+	if (cfg["tls_cert"] == "") != (cfg["tls_key"] == "") {
+		return nil, errors.New("config: tls_cert= and tls_key= go together")
+	}
+	if cfg["tls_cert"] != "" {
+		cert, err := path("tls_cert")
+		if err != nil {
+			return nil, err
+		}
+		key, err := path("tls_key")
+		if err != nil {
+			return nil, err
+		}
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, fmt.Errorf("tls_cert, tls_key: %v", err)
+		}
+		c.Certificates = []tls.Certificate{pair}
+	}
+	return c, nil
+}
+
+// handshakes: a TLS handshake with each member, with the client's settings
+// and the member's name, and a GET /version through it, before the client is
+// made: a certificate the
+// settings do not accept (or a client certificate the member does not) is
+// said now, in Go's words, where the client would only retry until its
+// context ends. A member that does not answer is left to the client.
+func handshakes(endpoints []string, c *tls.Config, timeout time.Duration) error {
+	for _, e := range endpoints {
+		u, _ := url.Parse(e)
+		one := c.Clone()
+		one.ServerName = u.Hostname()
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: timeout}, "tcp", u.Host, one)
+		if err == nil {
+			// TLS 1.3: a member that wants a client certificate says so after
+			// the handshake, as its answer to the first request
+			conn.SetDeadline(time.Now().Add(timeout))
+			if _, err = conn.Write([]byte("GET /version HTTP/1.0\r\n\r\n")); err == nil {
+				_, err = conn.Read(make([]byte, 1))
+			}
+			conn.Close()
+		}
+		if err == nil {
+			continue
+		}
+		var verify *tls.CertificateVerificationError
+		var header tls.RecordHeaderError
+		var op *net.OpError // the member's alert: "remote error: tls: ..."
+		if errors.As(err, &verify) || errors.As(err, &header) ||
+			(errors.As(err, &op) && op.Op == "remote error") {
+			return fmt.Errorf("%s: TLS: %s", e, oneLine(err))
+		}
+	}
+	return nil
 }
 
 // newSession: a session whose grant may take a request's time at most; its
