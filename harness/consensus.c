@@ -498,7 +498,7 @@ static int zk_write_config(const struct lb_server *s, const struct ports *p, int
 		 "tickTime=%d\ninitLimit=%d\nsyncLimit=%d\nminSessionTimeout=%d\n"
 		 "maxSessionTimeout=%d\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n"
 		 "maxClientCnxns=0\nadmin.enableServer=false\n"
-		 "4lw.commands.whitelist=ruok,srvr,stat,mntr\n"
+		 "4lw.commands.whitelist=ruok,srvr,stat,mntr,dump\n"
 		 "server.1=127.0.0.1:%d:%d\nserver.2=127.0.0.1:%d:%d\nserver.3=127.0.0.1:%d:%d\n",
 		 ZK_TICK_MS, ZK_INIT_LIMIT, ZK_SYNC_LIMIT, ZK_MIN_SESSION_MS, ZK_MAX_SESSION_MS, data,
 		 p->client[i], p->peer[0], p->election[0], p->peer[1], p->election[1], p->peer[2],

@@ -603,13 +603,6 @@ static void run_watcher(struct lb_keywatch *kw, const struct lb_keywatch_keys *k
 		for (int k = 0; k < w.n_keys; k++)
 			w.s[i].last[k] = w.s[i].last_set[k] = SIZE_MAX;
 	}
-	/* the parent decides when to stop: a Ctrl-C to the process group must
-	 * not end the watch before the parent has read what was sent */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
 	watch_loop(&w);
 }
 
@@ -626,18 +619,13 @@ static size_t capacity(double duration_s)
 	return (size_t)(cap < most ? cap : most);
 }
 
-int lb_keywatch_start(struct lb_keywatch *w, const struct lb_keywatch_server *srv, int n,
-		      const struct lb_keywatch_keys *keys, double duration_s, char *why, size_t len)
+/* Map the log and fork the watcher, which runs @body (it never returns);
+ * wait until it says ready (within 5 s). */
+static int start_body(struct lb_keywatch *w, double duration_s, lb_keywatch_body body,
+		      const void *arg, const char *what, char *why, size_t len)
 {
 	size_t cap = capacity(duration_s);
 
-	memset(w, 0, sizeof(*w));
-	if (n < 1 || n > LB_KEYWATCH_MAX_SERVERS || keys->n < 1) {
-		snprintf(why, len, "%d servers to watch: at most %d", n, LB_KEYWATCH_MAX_SERVERS);
-		return LB_EINVAL;
-	}
-	w->n = n;
-	memcpy(w->srv, srv, sizeof(*srv) * (size_t)n);
 	w->log_bytes = sizeof(*w->log) + cap * sizeof(struct lb_key_event);
 	w->log = mmap(NULL, w->log_bytes, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -648,13 +636,22 @@ int lb_keywatch_start(struct lb_keywatch *w, const struct lb_keywatch_server *sr
 		return LB_ESYS;
 	}
 	w->log->cap = cap;
-	pid_t pid = lb_fork_helper("the key watcher");
+	pid_t pid = lb_fork_helper(what);
 	if (pid < 0) {
-		snprintf(why, len, "cannot fork the key watcher");
+		snprintf(why, len, "cannot fork %s", what);
 		return (int)pid;
 	}
-	if (pid == 0)
-		run_watcher(w, keys);
+	if (pid == 0) {
+		/* the parent decides when to stop: a Ctrl-C to the process group must
+		 * not end the watch before the parent has read what was sent */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		signal(SIGPIPE, SIG_IGN);
+		body(w, arg);
+		_exit(0);
+	}
 	w->pid = pid;
 	int64_t until = lb_now_ns() + 5 * LB_NS_PER_S;
 	while (!atomic_load(&w->log->ready) && !atomic_load(&w->log->failed) && lb_now_ns() < until &&
@@ -666,6 +663,72 @@ int lb_keywatch_start(struct lb_keywatch *w, const struct lb_keywatch_server *sr
 		 w->log->failure[0] ? w->log->failure : "no answer within 5 s");
 	lb_keywatch_stop(w);
 	return LB_EREDIS;
+}
+
+static void redis_body(struct lb_keywatch *w, const void *keys)
+{
+	run_watcher(w, keys);
+}
+
+int lb_keywatch_start(struct lb_keywatch *w, const struct lb_keywatch_server *srv, int n,
+		      const struct lb_keywatch_keys *keys, double duration_s, char *why, size_t len)
+{
+	memset(w, 0, sizeof(*w));
+	if (n < 1 || n > LB_KEYWATCH_MAX_SERVERS || keys->n < 1) {
+		snprintf(why, len, "%d servers to watch: at most %d", n, LB_KEYWATCH_MAX_SERVERS);
+		return LB_EINVAL;
+	}
+	w->n = n;
+	memcpy(w->srv, srv, sizeof(*srv) * (size_t)n);
+	return start_body(w, duration_s, redis_body, keys, "the key watcher", why, len);
+}
+
+int lb_keywatch_start_with(struct lb_keywatch *w, const struct lb_keywatch_server *srv, int n,
+			   double duration_s, lb_keywatch_body body, const void *arg,
+			   const char *what, char *why, size_t len)
+{
+	memset(w, 0, sizeof(*w));
+	if (n < 1 || n > LB_KEYWATCH_MAX_SERVERS) {
+		snprintf(why, len, "%d servers to watch: at most %d", n, LB_KEYWATCH_MAX_SERVERS);
+		return LB_EINVAL;
+	}
+	w->n = n;
+	memcpy(w->srv, srv, sizeof(*srv) * (size_t)n);
+	return start_body(w, duration_s, body, arg, what, why, len);
+}
+
+bool lb_keywatch_put(struct lb_keywatch *w, const struct lb_key_event *e)
+{
+	struct lb_keywatch_log *log = w->log;
+	size_t i = atomic_load(&log->n);
+
+	if (atomic_load(&log->full))
+		return false;
+	if (i == log->cap) {
+		atomic_store(&log->full, 1);
+		return false;
+	}
+	log->ev[i] = *e;
+	log->ev[i].flags = 0;
+	atomic_store(&log->n, i + 1);
+	return true;
+}
+
+void lb_keywatch_say(struct lb_keywatch *w, enum lb_keywatch_state st, const char *failure)
+{
+	if (st == LB_KW_READY)
+		atomic_store(&w->log->ready, 1);
+	else if (st == LB_KW_DONE)
+		atomic_store(&w->log->done, 1);
+	else {
+		snprintf(w->log->failure, sizeof(w->log->failure), "%s", failure ? failure : "");
+		atomic_store(&w->log->failed, 1);
+	}
+}
+
+bool lb_keywatch_draining(const struct lb_keywatch *w)
+{
+	return atomic_load(&w->log->drain) != 0;
 }
 
 int lb_keywatch_start_run(struct lb_keywatch *w, const struct lb_keywatch_server *srv, int n,

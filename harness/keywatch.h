@@ -116,6 +116,26 @@ int lb_keywatch_finish(struct lb_keywatch *w, int64_t t0_ns, struct lb_key_event
  * when it is not kept (a replica's replay, a role not known yet). For a
  * command that waits on what a server does (adapter-test). */
 int lb_keywatch_peek(const struct lb_keywatch *w, size_t i, struct lb_key_event *out);
+/*
+ * A watcher of another store on the same log (leasewatch.h: etcd's and
+ * ZooKeeper's lock owners): lb_keywatch_start_with forks a process that
+ * runs @body(w, @arg) (it must not return before the parent stops it, or
+ * says done), with the signals a Ctrl-C sends ignored, and waits (5 s at
+ * most) until it says ready. In that process: lb_keywatch_put appends an
+ * event (false: the log is full, recording stopped), lb_keywatch_say says
+ * ready, failed (why) or done, and lb_keywatch_draining is true once the
+ * parent asked for the last events (lb_keywatch_finish): the body reads the
+ * store once more, then says done. lb_keywatch_finish, _peek and _stop work
+ * as for the key watcher.
+ */
+typedef void (*lb_keywatch_body)(struct lb_keywatch *w, const void *arg);
+enum lb_keywatch_state { LB_KW_READY, LB_KW_FAILED, LB_KW_DONE };
+int lb_keywatch_start_with(struct lb_keywatch *w, const struct lb_keywatch_server *srv, int n,
+			   double duration_s, lb_keywatch_body body, const void *arg,
+			   const char *what, char *why, size_t len);
+bool lb_keywatch_put(struct lb_keywatch *w, const struct lb_key_event *e);
+void lb_keywatch_say(struct lb_keywatch *w, enum lb_keywatch_state st, const char *failure);
+bool lb_keywatch_draining(const struct lb_keywatch *w);
 /* Kill and reap the watcher, unmap its log. Accepts a watcher never started. */
 void lb_keywatch_stop(struct lb_keywatch *w);
 

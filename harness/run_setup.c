@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "run.h"
+#include "leasewatch.h"
 #include "run_ctx.h"
 #include "tunnel.h"
 
@@ -747,9 +748,17 @@ void run_setup_keywatch(struct run_ctx *r, bool theirs)
 	struct lb_run_result *res = r->res;
 	const char *no_watch = getenv("LOCKBENCH_NO_KEYWATCH");
 
-	if (r->consensus) { /* a release there deletes its own key by name, or nothing */
-		snprintf(res->foreign_why, sizeof(res->foreign_why), "the lock lives in %s; the "
-			 "key watcher follows Redis servers only", lb_consensus_shown((enum lb_consensus_kind)r->consensus));
+	if (r->consensus && (theirs || (no_watch && *no_watch))) {
+		snprintf(res->foreign_why, sizeof(res->foreign_why), "%s", !theirs ?
+			 "LOCKBENCH_NO_KEYWATCH is set: the servers were not watched" :
+			 "the ensemble is not lockbench's: it does not watch it");
+		return;
+	}
+	if (r->consensus) { /* the lease watcher: the owner of each lock key (leasewatch.h) */
+		if (lb_leasewatch_start(&r->kw, &r->cons, r->prefix, r->cfg->keys, r->cfg->duration_s,
+					res->foreign_why, sizeof(res->foreign_why)) < 0)
+			lb_errorf("warning: the servers' end of each lease is not measured: %s",
+				  res->foreign_why);
 		return;
 	}
 	if (!theirs && !(no_watch && *no_watch)) {

@@ -154,10 +154,21 @@ Test(adapter_test, the_other_redis_libraries_pass_the_fast_subset, .init = setup
 		"redlock-universal@0.8.5", "redlock-universal-redlock@0.8.5", "redlock@4.2.0",
 		"sesamecare-redlock@1.4.0", "symfony-lock@5.4.53", "symfony-lock-combined@5.4.53",
 		"tooz@3.1.0", "redis-py@8.2.0", "python-redis-lock@4.0.1", "python-redis-lock-renewal@4.0.1",
+		"pottery-redlock@3.0.1",
 	};
 	fx_deadline(600);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		passes(names[i], FAST);
+}
+
+/* pottery's Redlock.extend() re-arms only its own auto_release_time: the
+ * adapter said `extended` to `extend 3000` on a 1000 ms lock, and another
+ * session acquired it 1500 ms later (FAIL extend). Its hello now says
+ * extend=no, and every extend is `unsupported`. */
+Test(adapter_test, pottery_says_it_cannot_extend_by_a_length, .init = setup)
+{
+	passes("pottery-redlock@3.0.1", "hello,extend");
+	expect_line(out(), "extend", "PASS", "'unsupported', as its hello says extend=no");
 }
 
 Test(adapter_test, the_consensus_locks_pass_the_fast_subset, .init = setup)
