@@ -305,7 +305,7 @@ static int pick(const struct chaos_opts *co, const struct lb_scenario *sc, struc
 		}
 		t[n++] = (struct tally){ .s = co->given[i] };
 	}
-	for (size_t i = 0; !co->n_given && i < lb_strategy_count(); i++)
+	for (size_t i = 0; !co->n_given && i < lb_strategy_count() && n < LB_MAX_STRATEGIES; i++)
 		if (lb_scenario_applies(sc, lb_strategy_at(i)->name))
 			t[n++] = (struct tally){ .s = lb_strategy_at(i) };
 	return n;

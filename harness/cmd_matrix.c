@@ -160,6 +160,11 @@ static int defaults(struct matrix *m)
 				  "at a time, not --jobs %d", m->sc[i].name, m->jobs);
 			m->jobs = 1;
 		}
+	if (m->n_strategies == 0 && lb_strategy_count() > LB_MAX_STRATEGIES) {
+		lb_errorf("%zu strategies, more than a matrix holds (%d): name them with "
+			  "--strategies", lb_strategy_count(), LB_MAX_STRATEGIES);
+		return LB_EINVAL;
+	}
 	if (m->n_strategies == 0)
 		for (size_t i = 0; i < lb_strategy_count(); i++)
 			m->strategies[m->n_strategies++] = lb_strategy_at(i);

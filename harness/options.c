@@ -1094,8 +1094,12 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 		return usage_error("%s", why);
 	if (mode == LB_OPTS_SWEEP && (rc = check_sweep(o)) < 0)
 		return rc;
+	if ((mode == LB_OPTS_COMPARE || mode == LB_OPTS_SWEEP) && o->n_strategies == 0 &&
+	    lb_strategy_count() > LB_MAX_STRATEGIES)
+		return usage_error("%zu strategies, more than one command compares (%d): name them "
+				   "with --strategies", lb_strategy_count(), LB_MAX_STRATEGIES);
 	if ((mode == LB_OPTS_COMPARE || mode == LB_OPTS_SWEEP) && o->n_strategies == 0)
-		for (size_t i = 0; i < lb_strategy_count() && i < LB_MAX_STRATEGIES; i++)
+		for (size_t i = 0; i < lb_strategy_count(); i++)
 			if (mode == LB_OPTS_COMPARE || strcmp(lb_strategy_at(i)->name, "none"))
 				o->strategies[o->n_strategies++] = lb_strategy_at(i);
 	for (int i = 0; i < o->n_vary; i++) {

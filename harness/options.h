@@ -10,7 +10,8 @@
 #include "run.h"
 #include "scenario.h"
 
-#define LB_MAX_STRATEGIES 32
+#define LB_MAX_STRATEGIES 128 /* every strategy lockbench can list: 15 recipes, 64 libraries,
+				   8 exec:, 16 versions (strategies/adapter_registry.c) */
 
 struct lb_run_opts {
 	struct lb_run_cfg cfg;
