@@ -67,7 +67,7 @@ static int spawn(const char *prog, const char *ops, const char *html, int64_t ti
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			_exit(126);
 		dup2(fd[1], STDOUT_FILENO);
-		/* runs: lockbench-porcupine (built by harness/deps.sh from strategies/adapters/go/porcupine) */
+		/* runs: (built) lockbench-porcupine, by harness/deps.sh from strategies/adapters/go/porcupine */
 		execl(prog, prog, "-timeout-ms", tmo, "-html", html, ops, (char *)NULL);
 		_exit(127);
 	}
