@@ -86,9 +86,10 @@ static void usage(FILE *f)
 		   "listed (--history: an overlap is certain, or DIR could not be written),\n"
 		   "2 usage error, 4 an input cannot be read or is malformed (the file, line and\n"
 		   "field are named), or DIR holds no run.\n"
-		   "With --porcupine, also: 1 a history is not linearizable, 5 Porcupine gave no\n"
-		   "answer in time (unknown), 3 the checker is not installed here (nothing was\n"
-		   "checked); the worst of all (4, 3, 1, 5, 0 in that order) is the status.\n");
+		   "With --porcupine, also: 1 a history is not linearizable (or its files could\n"
+		   "not be written in DIR), 5 Porcupine gave no answer in time (unknown),\n"
+		   "3 the checker is not installed here (nothing was checked); the worst of all\n"
+		   "(4, 3, 1, 5, 0 in that order) is the status.\n");
 }
 
 static bool is_run(const char *dir)

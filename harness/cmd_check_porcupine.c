@@ -129,8 +129,9 @@ int lb_check_porcupine(const char *dir, int64_t timeout_ms)
 			  "with Go): nothing was checked", prog);
 		return LB_EXIT_SKIPPED;
 	}
-	if ((rc = lb_porcupine_write_dir(dir)) < 0)
-		return rc == LB_ENOMEM ? LB_EXIT_FAIL : LB_EXIT_INPUT; /* said by the reader */
+	bool unwritten;
+	if ((rc = lb_porcupine_write_dir(dir, &unwritten)) < 0) /* said by the reader or writer */
+		return rc == LB_ENOMEM || unwritten ? LB_EXIT_FAIL : LB_EXIT_INPUT;
 	snprintf(ops, sizeof(ops), "%.4000s/porcupine-ops.csv", dir);
 	snprintf(html, sizeof(html), "%.4000s/porcupine.html", dir);
 	rc = spawn(prog, ops, html, timeout_ms, line, sizeof(line), &timed_out);

@@ -101,16 +101,19 @@ static int read_files(const char *dir, struct files *fl)
 	return lb_events_read(path, fl->shape.clients, &fl->ev, &fl->n_ev);
 }
 
-int lb_porcupine_write_dir(const char *dir)
+int lb_porcupine_write_dir(const char *dir, bool *unwritten)
 {
 	struct files *fl = calloc(1, sizeof(*fl));
 	struct lb_outfile o;
 	int rc;
 
+	*unwritten = false;
 	if (!fl)
 		return LB_ENOMEM;
 	if ((rc = read_files(dir, fl)) == 0 &&
-	    (rc = lb_outfile_open(&o, dir, "porcupine-ops.csv", true)) == 0) {
+	    (rc = lb_outfile_open(&o, dir, "porcupine-ops.csv", true)) < 0)
+		*unwritten = true;
+	if (rc == 0) {
 		/* the run's end: its length, or its last instant written if later */
 		int64_t end = (int64_t)(fl->shape.elapsed_s * 1e9);
 		for (size_t i = 0; i < fl->n; i++)
@@ -121,6 +124,7 @@ int lb_porcupine_write_dir(const char *dir)
 				       .n_ev = fl->n_ev, .keys = fl->shape.keys, .end_ns = end };
 		lb_porcupine_write(o.f, &r);
 		rc = lb_outfile_close(&o);
+		*unwritten = rc < 0;
 	}
 	free(fl->s);
 	free(fl->t);

@@ -26,6 +26,7 @@
 #ifndef LB_PORCUPINE_H
 #define LB_PORCUPINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,7 +51,7 @@ size_t lb_porcupine_write(FILE *f, const struct lb_pc_run *r);
 
 /* DIR/porcupine-ops.csv from DIR's summary.csv, history.csv, attempts.csv
  * and events.csv (each read and checked as `check` reads it): 0, or the
- * reader's error (said), or LB_ESYS when the file cannot be written. */
-int lb_porcupine_write_dir(const char *dir);
+ * reader's error (said), or the writer's (said; *@unwritten then true). */
+int lb_porcupine_write_dir(const char *dir, bool *unwritten);
 
 #endif

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +110,24 @@ func TestMalformedInputIsRefused(t *testing.T) {
 		if rc != 4 || !strings.Contains(out, "line ") {
 			t.Errorf("%q: rc %d: %s", bad, rc, out)
 		}
+	}
+}
+
+// A history Porcupine cannot decide in time: 40 clients whose sections all
+// overlap one another and a release nobody could have made. Unknown is said
+// as such (exit 5), never as linearizable.
+func TestNoAnswerInTimeIsUnknown(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("run,1000\n")
+	for c := 0; c < 40; c++ {
+		fmt.Fprintf(&b, "op,%d,0,acquire,0,1000,ok\nop,%d,0,release,0,1000,released\n", c, c)
+	}
+	b.WriteString("op,99,0,release,0,1000,released\n")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ops")
+	os.WriteFile(path, []byte(b.String()), 0644)
+	var out bytes.Buffer
+	if rc := run([]string{"-timeout-ms", "50", path}, &out, &out); rc != 5 || !strings.HasPrefix(out.String(), "unknown") {
+		t.Fatalf("rc %d: %s", rc, out.String())
 	}
 }
