@@ -3,6 +3,8 @@
 #define LB_COMMANDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* Exit codes: 0 done (violations are results, not errors), 1 runtime
  * failure (or a failed --check), 2 usage error, 3 skipped: the run could
@@ -37,6 +39,13 @@ int lb_cmd_install(int argc, char **argv);
 /* `check --history FILE ...` (cmd_check_history.c), which lb_cmd_check hands
  * its arguments to. */
 int lb_check_history(int argc, char **argv);
+/* `check DIR --porcupine` (cmd_check_porcupine.c): DIR's lock operations
+ * through Porcupine; an exit status (0 linearizable, 1 not, 5 unknown, 3 no
+ * checker here, 4 DIR's files unreadable), the verdict printed. */
+int lb_check_porcupine(const char *dir, int64_t timeout_ms);
+/* Where lockbench-porcupine is (@out, also when it is not there): true when
+ * it is there and executable. */
+bool lb_porcupine_find(char *out, size_t len);
 
 /* Chromium (headless) prints the page @page (an absolute path) opened at
  * @fragment ("#slides") into @out/@name (cmd_report.c), written whole or not

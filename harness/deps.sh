@@ -139,7 +139,10 @@ python_venv() {
 # go.sum), and the build runs with GOFLAGS=-mod=readonly and GOPROXY=off: it can
 # change no go.mod and fetch nothing. The programs are static: nothing is fetched
 # at run time. (Not vendored: that would copy etcd's, grpc's and their
-# dependencies' sources into this repository.)
+# dependencies' sources into this repository.) The same group builds
+# lockbench-porcupine (strategies/adapters/go/porcupine: Porcupine v1.3.1,
+# pinned by its go.sum), the second checker `lockbench check DIR --porcupine`
+# runs; without it that check exits 3.
 go_adapters() {
   local dir go m out
   dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/strategies/adapters/go"
@@ -150,16 +153,17 @@ go_adapters() {
     echo "lockbench: no Go toolchain (go): the etcd-lock strategies will be listed as unavailable" >&2
     return 1
   fi
-  for m in client-3.4 client-3.5; do
+  for m in client-3.4 client-3.5 porcupine; do
     out=$dir/bin/etcd-lock-$m
+    [[ $m == porcupine ]] && out=$dir/bin/lockbench-porcupine
     if [[ -x $out && -z $(find "$dir/$m" "$dir/etcdlock" -newer "$out" \( -name '*.go' -o -name 'go.*' \) -print -quit) ]]; then
       continue
     fi
-    echo "lockbench: building etcd's lock adapter ($m, into $out)" >&2
+    echo "lockbench: building $m (into $out)" >&2
     (cd "$dir/$m" && "$go" mod download &&
        GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=off CGO_ENABLED=0 "$go" build -trimpath -o "$out.new" . &&
        mv "$out.new" "$out") || {
-      echo "lockbench: building $dir/$m failed: its etcd-lock strategies will be listed as unavailable" >&2
+      echo "lockbench: building $dir/$m failed: $([[ $m == porcupine ]] && echo "check --porcupine cannot run" || echo "its etcd-lock strategies will be listed as unavailable")" >&2
       return 1
     }
   done

@@ -456,6 +456,80 @@ Test(oracle_prop, the_reference_gets_a_known_history_right)
 	cr_assert_eq(v.foreign_releases, 1);
 }
 
+/* ---- the second checker: Porcupine (strategies/adapters/go/porcupine) on
+ * the same histories, as porcupine.h maps them. On one clock the oracle's
+ * notion (a section overlaps when it began while another was open) and
+ * linearizability against a mutex of who is inside are one: a history is not
+ * linearizable exactly when the oracle counts an overlap. ---- */
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "porcupine.h"
+
+/* lockbench-porcupine on @ops: its exit status (0 linearizable, 1 not). */
+static int porcupine_on(const char *prog, const char *ops)
+{
+	int status;
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		freopen("/dev/null", "w", stdout);
+		execl(prog, prog, "-timeout-ms", "20000", ops, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+Test(oracle_prop, porcupine_finds_not_linearizable_exactly_the_overlapping_histories)
+{
+	fx_deadline(120);
+	const char *adapters = getenv("LOCKBENCH_ADAPTERS");
+	char prog[4096], ops[] = "/tmp/lbtest-pc-XXXXXX";
+	cr_assert(adapters && *adapters, "LOCKBENCH_ADAPTERS is not set (run through make test)");
+	snprintf(prog, sizeof(prog), "%s/go/bin/lockbench-porcupine", adapters);
+	cr_assert(access(prog, X_OK) == 0, "no %s: bash harness/deps.sh etcd builds it (with Go)", prog);
+	int fd = mkstemp(ops);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	static struct hist h;
+	struct lb_class_input in;
+	long runs = getenv("LOCKBENCH_PC_RUNS") ? atol(getenv("LOCKBENCH_PC_RUNS")) : 300;
+	uint64_t illegal = 0;
+	for (long r = 0; r < runs; r++) {
+		uint64_t seed = 1 + (uint64_t)r;
+		generate(seed, &h, &in);
+		struct lb_verdict v;
+		struct lb_history hh = { .s = h.s, .n = h.n, .w = h.w, .n_w = h.n_w, .clients = h.clients,
+					 .end_ns = h.end_ns, .ttl_ns = h.ttl_ns };
+		cr_assert_eq(lb_oracle_judge_history(&hh, &v, NULL), 0);
+		FILE *f = fopen(ops, "w");
+		cr_assert_not_null(f);
+		struct lb_pc_run pr = { .s = h.s, .n = h.n, .keys = 1, .end_ns = h.end_ns };
+		lb_porcupine_write(f, &pr);
+		cr_assert_eq(fclose(f), 0);
+		int rc = porcupine_on(prog, ops);
+		cr_assert(rc == 0 || rc == 1, "seed %llu: lockbench-porcupine exit %d",
+			  (unsigned long long)seed, rc);
+		illegal += rc == 1;
+		if ((rc == 1) != (v.overlaps > 0)) {
+			print_history(&h);
+			cr_assert_fail("seed %llu (the history above): the oracle counts %llu overlaps, "
+				       "Porcupine says %s", (unsigned long long)seed,
+				       (unsigned long long)v.overlaps, rc ? "not linearizable" : "linearizable");
+		}
+	}
+	unlink(ops);
+	/* both answers reached, or agreeing means little (the generator makes
+	 * mostly overlapping histories) */
+	cr_assert_gt(illegal, (uint64_t)runs / 5, "too few overlapping histories (%llu of %ld)",
+		     (unsigned long long)illegal, runs);
+	cr_assert_gt((uint64_t)runs - illegal, (uint64_t)runs / 20, "too few histories without an "
+		     "overlap (%llu of %ld)", (unsigned long long)((uint64_t)runs - illegal), runs);
+}
+
 /* ---- foreign releases from the servers' key events (foreign.h), against a
  * reference written from docs/index.md's definitions: for each event, the
  * latest event of its server and key before it, and plain loops over every
