@@ -433,15 +433,28 @@ static uint64_t unanswered(const struct client *c)
 	return n;
 }
 
+/* Does another client hold the lock (inside, or still releasing)? */
+static bool other_holds(struct client *c)
+{
+	for (int k = 0; k < c->cfg->clients; k++)
+		if (k != c->id && lb_shared_holding(c->sh, k))
+			return true;
+	return false;
+}
+
 /* net-lose-reply: the client names its next request to the relay. A fault of
  * this kind (of = release or acquire) due and not yet taken arms each of its
  * links at the link's count + 1: the client sends one request at a time, so
- * every request it sent before is counted and the next is its own. */
+ * every request it sent before is counted and the next is its own. An
+ * acquire attempt is armed only while no other client holds the lock: the
+ * reply to lose is that of an acquire the server grants. */
 static void lose_arm(struct client *c, bool release)
 {
 	const struct lb_scenario *sc = c->cfg->scenario;
 
 	c->lose_fault = -1;
+	if (!release && other_holds(c))
+		return;
 	for (int i = 0; sc && i < sc->n_faults; i++) {
 		const struct lb_fault *f = &sc->faults[i];
 		if (f->action != LB_ACT_LOSE_REPLY || f->client != c->id || f->of_release != release ||
@@ -464,13 +477,13 @@ static void lose_arm(struct client *c, bool release)
  * event (stamped now: when the client learned it had no answer), and the
  * fault has fired; a link that carried no request is disarmed, and the
  * fault waits for the next operation of its kind. */
-static void lose_done(struct client *c, bool release)
+static bool lose_done(struct client *c, bool release)
 {
 	const struct lb_fault *f;
 	bool took = false;
 
 	if (c->lose_fault < 0)
-		return;
+		return false;
 	f = &c->cfg->scenario->faults[c->lose_fault];
 	for (size_t l = 0; l < c->n_lock && l < LB_RELAY_RESOURCE; l++) {
 		struct lb_link_ctl *k = &c->sh->link[c->id][l];
@@ -485,6 +498,7 @@ static void lose_done(struct client *c, bool release)
 	if (took)
 		atomic_store(&c->sh->fault_fired[c->lose_fault], 1);
 	c->lose_fault = -1;
+	return took;
 }
 
 /* An attempt begins: under way until its end is logged (a death in it
@@ -515,8 +529,10 @@ static void try_end(void *arg, int rc)
 				    rc == LB_ECANCELED || rc == LB_EDIED || rc == LB_EPROTO ?
 				    LB_TRY_UNKNOWN : LB_TRY_REFUSED;
 
-	lose_done(c, false);
-	if (result == LB_TRY_ERROR && unanswered(c) > c->unanswered_at) {
+	/* sent with no reply: our own connections say so, or (a library's, in
+	 * its adapter) the relay lost the reply it armed for this attempt */
+	bool lost = lose_done(c, false);
+	if (result == LB_TRY_ERROR && (lost || unanswered(c) > c->unanswered_at)) {
 		result = LB_TRY_INDETERMINATE; /* sent, no reply: it may hold the lock */
 		s->indeterminate_ops++;
 	}
@@ -672,12 +688,12 @@ static void one_section(struct client *c)
 	uint64_t sent_before = unanswered(c);
 	lose_arm(c, true);
 	rc = cfg->strategy->release(c->lock_state);
-	lose_done(c, true);
+	bool lost = lose_done(c, true);
 	check_fatal(c, rc); /* a death leaves the record exited, not released: killed */
 	rec->release_ns = lb_now_ns() - sh->t0_ns;
 	count_phase(c, &c->slot->cmds_held);
 	rec->outcome = outcome_of(rc);
-	if (rec->outcome == LB_OUT_ERROR && unanswered(c) > sent_before) {
+	if (rec->outcome == LB_OUT_ERROR && (lost || unanswered(c) > sent_before)) {
 		rec->outcome = LB_OUT_INDETERMINATE; /* sent, no reply: deleted, or not */
 		c->slot->indeterminate_ops++;
 	}

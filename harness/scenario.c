@@ -1379,6 +1379,8 @@ static const char *redis_only(enum lb_action a)
 	case LB_ACT_CLIENT_KILL: return "sends Redis's CLIENT KILL";
 	case LB_ACT_CLUSTER_FAILOVER: return "sends Redis's CLUSTER FAILOVER";
 	case LB_ACT_HOOK: return "runs a command meant for the user's Redis deployment";
+	case LB_ACT_LOSE_REPLY: return "loses a reply the relay finds by counting requests in "
+				       "Redis's protocol";
 	default: return NULL;
 	}
 }
