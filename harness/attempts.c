@@ -9,7 +9,7 @@
 #include "util.h"
 
 static const char *const result_names[LB_TRY_COUNT] = {
-	"acquired", "busy", "error", "refused", "unknown",
+	"acquired", "busy", "error", "refused", "unknown", "indeterminate",
 };
 
 const char *lb_try_result_name(enum lb_try_result r)
@@ -178,7 +178,7 @@ size_t lb_attempts_outages(const struct lb_try *t, size_t n, int clients, struct
 		int c = t[i].client;
 		if (c < 0 || c >= clients || t[i].result == LB_TRY_UNKNOWN)
 			continue;
-		bool err = t[i].result == LB_TRY_ERROR;
+		bool err = t[i].result == LB_TRY_ERROR || t[i].result == LB_TRY_INDETERMINATE;
 		if (err == down[c])
 			continue;
 		down[c] = err;

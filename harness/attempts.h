@@ -35,6 +35,9 @@ enum lb_try_result {
 	LB_TRY_REFUSED,  /* any other no: a Redlock's validity spent, ... */
 	LB_TRY_UNKNOWN,  /* its client died or was cut in it, or the run's end stopped
 			    it: no answer seen */
+	LB_TRY_INDETERMINATE, /* an error (counted as LB_TRY_ERROR is, in acquire_errors
+			    and outages) after a command was sent and no reply came (a
+			    timeout, a reset): it may have taken the lock, until its TTL */
 	LB_TRY_COUNT
 };
 

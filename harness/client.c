@@ -62,6 +62,9 @@ struct client {
 	bool told;                /* this section's lost notice is recorded (lease_lost) */
 	size_t n_lock;            /* lock nodes (the relay's links 0..n_lock-1 are ours) */
 	uint64_t cmds_seen;       /* the relay's count of our lock commands, last read */
+	uint64_t unanswered_at;   /* our lock nodes' unanswered commands as an attempt began */
+	int lose_fault;           /* the net-lose-reply fault armed on our links, or -1 */
+	uint64_t lost_seen[LB_RELAY_RESOURCE]; /* each link's lost replies as it was armed */
 	const char *clock_file;   /* an adapter's clock offset file (client clock faults) */
 };
 
@@ -282,7 +285,7 @@ static void client_faults(struct client *c)
 			c->heal_at[i] = 0;
 		}
 		if (!lb_action_in_client(f->action) || f->action == LB_ACT_CRASH ||
-		    f->action == LB_ACT_SLEEP || now < (int64_t)(f->at_s * 1e9) || !claim(c, i, f))
+		    f->action == LB_ACT_SLEEP || f->action == LB_ACT_LOSE_REPLY || now < (int64_t)(f->at_s * 1e9) || !claim(c, i, f))
 			continue;
 		switch (f->action) {
 		case LB_ACT_SLOW:
@@ -419,12 +422,93 @@ static void note_server_down(struct client *c, bool down, int64_t t)
 	lb_event_emit_at(c->sh, down ? LB_EV_SERVER_DOWN : LB_EV_SERVER_BACK, c->id, -1, 0, t);
 }
 
+/* Commands sent to our lock nodes that got no reply (node.h): when an
+ * operation raises it, it may have taken effect (indeterminate). */
+static uint64_t unanswered(const struct client *c)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < c->n_lock; i++)
+		n += c->lock[i].unanswered;
+	return n;
+}
+
+/* Does another client hold the lock (inside, or still releasing)? */
+static bool other_holds(struct client *c)
+{
+	for (int k = 0; k < c->cfg->clients; k++)
+		if (k != c->id && lb_shared_holding(c->sh, k))
+			return true;
+	return false;
+}
+
+/* net-lose-reply: the client names its next request to the relay. A fault of
+ * this kind (of = release or acquire) due and not yet taken arms each of its
+ * links at the link's count + 1: the client sends one request at a time, so
+ * every request it sent before is counted and the next is its own. An
+ * acquire attempt is armed only while no other client holds the lock: the
+ * reply to lose is that of an acquire the server grants. */
+static void lose_arm(struct client *c, bool release)
+{
+	const struct lb_scenario *sc = c->cfg->scenario;
+
+	c->lose_fault = -1;
+	if (!release && other_holds(c))
+		return;
+	for (int i = 0; sc && i < sc->n_faults; i++) {
+		const struct lb_fault *f = &sc->faults[i];
+		if (f->action != LB_ACT_LOSE_REPLY || f->client != c->id || f->of_release != release ||
+		    rel_now(c) < (int64_t)(f->at_s * 1e9) || atomic_load(&c->sh->fault_fired[i]))
+			continue;
+		for (size_t l = 0; l < c->n_lock && l < LB_RELAY_RESOURCE; l++) {
+			struct lb_link_ctl *k = &c->sh->link[c->id][l];
+			if (!f->all_nodes && !((f->nodes >> l) & 1u))
+				continue;
+			c->lost_seen[l] = atomic_load(&k->lost);
+			atomic_store(&k->lose_hang, f->then_hang ? 1 : 0);
+			atomic_store(&k->lose_at, atomic_load(&k->requests) + 1);
+		}
+		c->lose_fault = i;
+		return;
+	}
+}
+
+/* The armed operation returned: a link whose relay lost the reply is an
+ * event (stamped now: when the client learned it had no answer), and the
+ * fault has fired; a link that carried no request is disarmed, and the
+ * fault waits for the next operation of its kind. */
+static bool lose_done(struct client *c, bool release)
+{
+	const struct lb_fault *f;
+	bool took = false;
+
+	if (c->lose_fault < 0)
+		return false;
+	f = &c->cfg->scenario->faults[c->lose_fault];
+	for (size_t l = 0; l < c->n_lock && l < LB_RELAY_RESOURCE; l++) {
+		struct lb_link_ctl *k = &c->sh->link[c->id][l];
+		if (!f->all_nodes && !((f->nodes >> l) & 1u))
+			continue;
+		atomic_store(&k->lose_at, 0);
+		if (atomic_load(&k->lost) != c->lost_seen[l]) {
+			took = true;
+			lb_event_emit(c->sh, LB_EV_REPLY_LOST, c->id, (int)l, release);
+		}
+	}
+	if (took)
+		atomic_store(&c->sh->fault_fired[c->lose_fault], 1);
+	c->lose_fault = -1;
+	return took;
+}
+
 /* An attempt begins: under way until its end is logged (a death in it
  * leaves try_open_ns for the collector: an attempt nobody saw end). */
 static void try_begin(void *arg)
 {
 	struct client *c = arg;
 
+	c->unanswered_at = unanswered(c);
+	lose_arm(c, false);
 	atomic_store(&c->slot->try_open_ns, lb_now_ns());
 }
 
@@ -445,6 +529,13 @@ static void try_end(void *arg, int rc)
 				    rc == LB_ECANCELED || rc == LB_EDIED || rc == LB_EPROTO ?
 				    LB_TRY_UNKNOWN : LB_TRY_REFUSED;
 
+	/* sent with no reply: our own connections say so, or (a library's, in
+	 * its adapter) the relay lost the reply it armed for this attempt */
+	bool lost = lose_done(c, false);
+	if (result == LB_TRY_ERROR && (lost || unanswered(c) > c->unanswered_at)) {
+		result = LB_TRY_INDETERMINATE; /* sent, no reply: it may hold the lock */
+		s->indeterminate_ops++;
+	}
 	if (n >= c->sh->try_cap) {
 		atomic_store(&s->tries_full, 1);
 	} else {
@@ -463,10 +554,11 @@ static void try_end(void *arg, int rc)
 	atomic_store(&s->try_open_ns, 0);
 	if (result == LB_TRY_UNKNOWN)
 		return; /* no answer from any server (a dead adapter's, or cut) */
-	if (result != LB_TRY_ERROR)
+	bool error = result == LB_TRY_ERROR || result == LB_TRY_INDETERMINATE;
+	if (!error)
 		note_primary(c, end);
 	if (lb_cfg_theirs(c->cfg))
-		note_server_down(c, result == LB_TRY_ERROR, end);
+		note_server_down(c, error, end);
 }
 
 /* The lock commands the relay passed on for this client (and its adapter)
@@ -593,11 +685,18 @@ static void one_section(struct client *c)
 	atomic_store(&rec->state, LB_REC_EXITED);
 	atomic_store(&c->slot->inside, 0);
 	follow_nodes(c);
+	uint64_t sent_before = unanswered(c);
+	lose_arm(c, true);
 	rc = cfg->strategy->release(c->lock_state);
+	bool lost = lose_done(c, true);
 	check_fatal(c, rc); /* a death leaves the record exited, not released: killed */
 	rec->release_ns = lb_now_ns() - sh->t0_ns;
 	count_phase(c, &c->slot->cmds_held);
 	rec->outcome = outcome_of(rc);
+	if (rec->outcome == LB_OUT_ERROR && (lost || unanswered(c) > sent_before)) {
+		rec->outcome = LB_OUT_INDETERMINATE; /* sent, no reply: deleted, or not */
+		c->slot->indeterminate_ops++;
+	}
 	atomic_store(&rec->state, LB_REC_RELEASED);
 	atomic_fetch_add(&sh->sections, 1);
 	atomic_store(&c->slot->idle, 1);
@@ -624,7 +723,7 @@ void lb_client_main(const struct lb_run_cfg *cfg, struct lb_shared *sh, int id,
 		    const struct lb_node *resource, const char *prefix, const char *clock_shim)
 {
 	struct client c = { .cfg = cfg, .sh = sh, .slot = &sh->client[id], .id = id,
-			    .primary_seen = -1, .n_lock = n_lock };
+			    .primary_seen = -1, .n_lock = n_lock, .lose_fault = -1 };
 	int status = 0, port;
 
 	c.key = id % cfg->keys;

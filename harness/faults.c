@@ -27,6 +27,7 @@ static const char *const event_names[LB_EV_COUNT] = {
 	"demoted", "primary-seen", "failover-chosen", "node-failed",
 	"cluster-down", "hook", "hook-end", "sentinel-failover", "client-kill", "server-down",
 	"server-back", "cluster-failover", "failover-end", "refused", "lost-notice",
+	"reply-lost",
 };
 
 /* Has an event of @kind been recorded at or after @t_ns (the history's clock)? */
@@ -72,7 +73,13 @@ static int fault_fits(const struct lb_run_cfg *cfg, const struct lb_fault *f, bo
 			 sc->path, f->line, f->name, f->hook, f->hook);
 		return LB_EINVAL;
 	}
-	if (f->action == LB_ACT_SENTINEL_FAILOVER && !cfg->sentinel && !cfg->sentinel_urls)
+	if (f->action == LB_ACT_LOSE_REPLY && lb_strategy_topology(cfg->strategy))
+		no = "counts the requests in the Redis protocol (RESP) the relay carries, and this "
+		     "lock speaks another";
+	else if (f->action == LB_ACT_LOSE_REPLY && !embedded)
+		no = "acts on the network through lockbench's relay, between clients and the servers "
+		     "it starts";
+	else if (f->action == LB_ACT_SENTINEL_FAILOVER && !cfg->sentinel && !cfg->sentinel_urls)
 		no = "needs Sentinels: topology = sentinel, or yours with --sentinel";
 	else if (f->action == LB_ACT_CLUSTER_FAILOVER && !cfg->cluster && !cfg->cluster_urls)
 		no = "needs a cluster: topology = cluster, or yours with --cluster";

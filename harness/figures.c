@@ -151,6 +151,9 @@ static const struct lb_figdef fixed[] = {
 	INT("overlaps_possible", "pairs", 0, COUNT, false, LB_FD_RECOMPUTED),
 	INT("fence_regressions", "sections", 0, COUNT, true, LB_FD_RECOMPUTED),
 	INT("fence_regressions_possible", "sections", 0, COUNT, true, LB_FD_RECOMPUTED),
+	/* lock operations sent with no reply (attempts.csv and history.csv say
+	 * indeterminate): each may have taken effect */
+	INT("indeterminate_ops", "operations", 0, COUNT, false, LB_FD_RECOMPUTED),
 };
 
 #define N_FIXED (sizeof(fixed) / sizeof(fixed[0]))

@@ -19,6 +19,9 @@ enum lb_outcome {
 	LB_OUT_ERROR,    /* release failed (Redis error) */
 	LB_OUT_KILLED,   /* the holder died inside (or before releasing) */
 	LB_OUT_CUT,      /* the harness killed it at the end of the run */
+	LB_OUT_INDETERMINATE, /* release failed after it was sent, with no reply (a
+			    timeout, a reset): it may have deleted the lock, or not (then
+			    the lock stays until its TTL) */
 	LB_OUT_COUNT
 };
 

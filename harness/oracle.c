@@ -11,7 +11,7 @@
 const char *lb_outcome_name(enum lb_outcome o)
 {
 	static const char *const names[LB_OUT_COUNT] = {
-		"released", "lost", "foreign", "error", "killed", "cut",
+		"released", "lost", "foreign", "error", "killed", "cut", "indeterminate",
 	};
 	return (unsigned)o < LB_OUT_COUNT ? names[o] : "?";
 }

@@ -45,6 +45,8 @@ struct conn {
 	int flush_seen;
 	short ev[2];              /* revents of the last poll, per side */
 	struct lb_resp_parse parse; /* the client's requests, counted */
+	enum { LOSE_NONE, LOSE_RESET, LOSE_HANG } lose; /* a reply to lose (relay.h) */
+	bool reset_now;           /* the lost reply came: reset the connection */
 };
 
 struct relay {
@@ -280,6 +282,19 @@ uint64_t lb_resp_count(struct lb_resp_parse *p, const char *buf, size_t n)
 	return count;
 }
 
+/* @got requests began in what the client sent: counted, and if the one
+ * whose reply is to be lost is among them, this connection loses it. */
+static void take_lose(struct conn *c, struct lb_link_ctl *k, uint64_t got)
+{
+	uint64_t before = atomic_fetch_add(&k->requests, got), at = atomic_load(&k->lose_at);
+
+	if (!at || at <= before || at > before + got ||
+	    !atomic_compare_exchange_strong(&k->lose_at, &at, 0))
+		return;
+	c->lose = atomic_load(&k->lose_hang) ? LOSE_HANG : LOSE_RESET;
+	atomic_fetch_add(&k->lost, 1);
+}
+
 /* Read what side @s has for the other side: dropped (blackhole) or queued. */
 static void read_side(struct conn *c, int s)
 {
@@ -306,7 +321,12 @@ static void read_side(struct conn *c, int s)
 		return;
 	}
 	if (s == 0) /* what the server will be asked */
-		atomic_fetch_add(&k->requests, lb_resp_count(&c->parse, ch->data, (size_t)n));
+		take_lose(c, k, lb_resp_count(&c->parse, ch->data, (size_t)n));
+	if (s == 1 && c->lose != LOSE_NONE) { /* the reply to lose, and after it */
+		free(ch);
+		c->reset_now = c->lose == LOSE_RESET;
+		return;
+	}
 	int delay = atomic_load(s == 0 ? &k->delay_ms : &k->reply_delay_ms);
 	struct chunk *small = realloc(ch, sizeof(*ch) + (size_t)n);
 	if (small)
@@ -394,7 +414,7 @@ static bool pump(struct conn *c, int64_t now, int64_t *next)
 	int mode = atomic_load(&k->mode);
 	bool want_out[2] = { false, false };
 
-	if (mode == LB_LINK_CUT)
+	if (mode == LB_LINK_CUT || c->reset_now)
 		return false;
 	int gen = atomic_load(&k->flush_gen);
 	if (gen != c->flush_seen) { /* the fault ended: everything is due */
@@ -448,7 +468,7 @@ static void __attribute__((noreturn)) relay_loop(struct relay *r)
 				r->conns[live++] = c;
 			else
 				conn_free(c, atomic_load(&c->ctl->mode) == LB_LINK_CUT ||
-					     c->dead[0] || c->dead[1]);
+					     c->reset_now || c->dead[0] || c->dead[1]);
 		}
 		r->n_conns = live;
 		size_t want = r->n_links + 2 * r->n_conns;

@@ -17,6 +17,17 @@
  *              link passes again: the far side lags (a replica whose link is
  *              held back loses nothing, it is only late)
  *   cut        every connection is reset, new ones are reset at once
+ * and, in any mode, a lost reply (net-lose-reply): when `lose_at` is set,
+ * the request that is number `lose_at` of the link's count (`requests`,
+ * counted as it reaches the relay) is forwarded, and its reply dropped. With
+ * `lose_hang` the connection then stays open and mute (every later byte
+ * from the server dropped too) until the client gives up; without it, the
+ * connection is reset as the server's reply arrives (the server applied
+ * the request: Redis replies after it executes). One request: the relay
+ * clears `lose_at` as it takes it, and counts it in `lost`. The requests
+ * are counted in the client's RESP stream, so that a client (client.c)
+ * that sends one request at a time names its next request exactly: the
+ * count now, plus one.
  * Delayed bytes keep their order, and are still delivered after the client
  * has given up and closed its side: a delayed packet lands late (GitHub's
  * 90-second packet delay, Kleppmann 2016).
@@ -48,6 +59,10 @@ struct lb_link_ctl {
 	_Atomic int flush_gen;    /* bumped: send every delayed byte now */
 	_Atomic uint64_t requests; /* commands the relay passed on to the server, counted
 				      in the client's RESP stream (lb_resp_count) */
+	_Atomic uint64_t lose_at;  /* the request (of `requests`, from 1) whose reply is
+				      lost; 0: none (cleared as it is taken) */
+	_Atomic int lose_hang;     /* the lost reply's connection hangs (1) or is reset (0) */
+	_Atomic uint64_t lost;     /* replies lost so far (net-lose-reply) */
 };
 
 /* A RESP request stream's parser state: lb_resp_count counts the commands

@@ -298,6 +298,11 @@ static void release_words(FILE *f, const struct lb_run_files *rf, const struct l
 	case LB_OUT_ERROR:
 		fprintf(f, " Its release failed (its connection died with the server).");
 		break;
+	case LB_OUT_INDETERMINATE:
+		fprintf(f, " Its release at %.3f s was sent and no reply came: whether it deleted "
+			"the lock nobody can tell (if not, the lock stayed until its TTL).",
+			sec(a->release_ns));
+		break;
 	case LB_OUT_KILLED:
 		fprintf(f, " It was killed at %.3f s.", sec(exit_of(rf, a)));
 		break;

@@ -89,6 +89,7 @@ struct lb_run_result {
 	long long counter_final;   /* sum of the counters read back at the end */
 	long long lost_updates;    /* proven: max(0, counter_writes - counter_final) */
 	long long lost_updates_max; /* possible: as if every uncertain write landed */
+	uint64_t indeterminate_ops; /* lock operations of unknown outcome (shared.h) */
 	uint64_t uncertain_writes; /* SETs sent without a reply (timed out, or the client
 				      died): each may have landed, hiding a lost update */
 	uint64_t stale_writes_rejected; /* reads and writes the fenced resource refused */

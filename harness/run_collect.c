@@ -349,6 +349,7 @@ int run_collect(struct run_ctx *r)
 		res->uncertain_writes += c->uncertain_writes +
 			(uint64_t)(atomic_load(&c->death_ns) && atomic_load(&c->write_in_flight));
 		res->writes_aborted += c->writes_aborted;
+		res->indeterminate_ops += c->indeterminate_ops;
 		int64_t cpu = atomic_load(&c->cpu_ns);
 		res->clients_cpu_ns = res->clients_cpu_ns < 0 || cpu < 0 ? -1 : res->clients_cpu_ns + cpu;
 		lb_hist_merge(&res->latency, &c->latency);

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 static const char *const action_names[LB_ACT_COUNT] = {
-	"slow", "crash", "sleep", "clock", "partition", "kill", "pause",
+	"slow", "crash", "sleep", "clock", "partition", "net-lose-reply", "kill", "pause",
 	"node-kill", "node-restart", "node-pause", "node-clock", "failover",
 	"net-delay", "net-blackhole", "net-cut", "net-partition",
 	"sentinel-failover", "client-kill", "hook", "cluster-failover",
@@ -43,7 +43,7 @@ bool lb_hook_name_ok(const char *name)
 
 bool lb_action_in_client(enum lb_action a)
 {
-	return a <= LB_ACT_PARTITION;
+	return a <= LB_ACT_LOSE_REPLY;
 }
 
 /* Parsing state: inih does not report line numbers to the handler in
@@ -458,9 +458,18 @@ static int on_fault_more(struct parser *p, struct lb_fault *f, const char *secti
 			f->then_other_inside = true;
 		else if (!strcmp(v, "failover-chosen"))
 			f->then_failover_chosen = true;
+		else if (!strcmp(v, "reset"))
+			f->then_reset = true;
+		else if (!strcmp(v, "hang"))
+			f->then_hang = true;
 		else
-			return ini_error(p, "then: expected other-inside, idle or failover-chosen, got '%s'",
-				    v);
+			return ini_error(p, "then: expected other-inside, idle, failover-chosen, reset or "
+				    "hang, got '%s'", v);
+	} else if (!strcmp(name, "of")) {
+		if (strcmp(v, "acquire") && strcmp(v, "release"))
+			return ini_error(p, "of: expected acquire or release, got '%s'", v);
+		f->of_release = !strcmp(v, "release");
+		f->of_given = true;
 	} else if (!strcmp(name, "when")) {
 		if (!strcmp(v, "waiting"))
 			f->when_waiting = true;
@@ -497,7 +506,7 @@ static int on_fault_more(struct parser *p, struct lb_fault *f, const char *secti
 	} else {
 		return ini_error(p, "unknown key '%s' in [%s]: expected action, at, target, nodes, "
 			    "resource, inside, within, when, failpoint, duration, delay, hold, offset, then, "
-			    "sides, fallback, hook or mode", name, section);
+			    "of, sides, fallback, hook or mode", name, section);
 	}
 	return 1;
 }
@@ -528,7 +537,7 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 				f->action = (enum lb_action)a;
 		if (f->action == LB_ACT_COUNT)
 			return ini_error(p, "action: expected one of slow, crash, sleep, clock, partition, "
-				    "kill, pause, node-kill, node-restart, node-pause, node-clock, "
+				    "net-lose-reply, kill, pause, node-kill, node-restart, node-pause, node-clock, "
 				    "failover, net-delay, net-blackhole, net-cut, net-partition, "
 				    "sentinel-failover, client-kill, hook, cluster-failover; got '%s'", v);
 	} else if (!strcmp(name, "at")) {
@@ -882,6 +891,9 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 	if (f->when_before_write && lb_scenario_gives(sc, LB_P_WORK) && sc->run.work == LB_WORK_NONE)
 		return ini_error(p, "[%s] when = before-write needs work = counter (there is no write)",
 			    f->name);
+	if ((f->then_reset || f->then_hang || f->of_given) && f->action != LB_ACT_LOSE_REPLY)
+		return ini_error(p, "[%s] then = reset|hang and of = acquire|release are for "
+			    "net-lose-reply", f->name);
 	if (f->then_failover_chosen && (f->action != LB_ACT_NODE_KILL || !sc->run.sentinel))
 		return ini_error(p, "[%s] then = failover-chosen is for node-kill on topology = sentinel "
 			    "(the Sentinels choose the replica)", f->name);
@@ -910,6 +922,19 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 				    sc->run.sentinel ? "Sentinel" : "Cluster");
 		if (f->target != LB_TGT_CLIENT || !f->nodes)
 			return ini_error(p, "[%s] partition needs target = client:N and nodes = LIST", f->name);
+		break;
+	case LB_ACT_LOSE_REPLY:
+		if (sc->run.sentinel || sc->run.cluster)
+			return ini_error(p, "[%s] net-lose-reply acts on a client's own links to its lock "
+				    "nodes, which a %s topology does not have", f->name,
+				    sc->run.sentinel ? "Sentinel" : "Cluster");
+		if (f->target != LB_TGT_CLIENT || (!f->nodes && !f->all_nodes) || !f->of_given ||
+		    f->then_reset == f->then_hang)
+			return ini_error(p, "[%s] net-lose-reply needs target = client:N, nodes = LIST|all, "
+				    "of = acquire|release and then = reset|hang", f->name);
+		if (lb_scenario_gives(sc, LB_P_NODES) && f->nodes >> sc->run.nodes)
+			return ini_error(p, "[%s] names a node beyond the %d of [run] nodes", f->name,
+				    sc->run.nodes);
 		break;
 	case LB_ACT_KILL:
 	case LB_ACT_PAUSE:
@@ -1354,6 +1379,8 @@ static const char *redis_only(enum lb_action a)
 	case LB_ACT_CLIENT_KILL: return "sends Redis's CLIENT KILL";
 	case LB_ACT_CLUSTER_FAILOVER: return "sends Redis's CLUSTER FAILOVER";
 	case LB_ACT_HOOK: return "runs a command meant for the user's Redis deployment";
+	case LB_ACT_LOSE_REPLY: return "loses a reply the relay finds by counting requests in "
+				       "Redis's protocol";
 	default: return NULL;
 	}
 }
@@ -1504,6 +1531,7 @@ bool lb_scenario_needs_relay(const struct lb_scenario *sc)
 	for (int i = 0; sc && i < sc->n_faults; i++)
 		if ((sc->faults[i].action >= LB_ACT_NET_DELAY && sc->faults[i].action <= LB_ACT_NET_CUT) ||
 		    sc->faults[i].action == LB_ACT_FAILOVER || /* it holds the replication link */
+		    sc->faults[i].action == LB_ACT_LOSE_REPLY ||
 		    sc->faults[i].action == LB_ACT_NET_PARTITION)
 			return true;
 	return false;

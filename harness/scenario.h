@@ -29,6 +29,10 @@ enum lb_action {
 	LB_ACT_SLEEP,       /* sleep `duration` ms at `failpoint` */
 	LB_ACT_CLOCK,       /* the client's wall clock moves by `offset` ms */
 	LB_ACT_PARTITION,   /* the client cannot reach `nodes` (for `duration` ms, or for good) */
+	LB_ACT_LOSE_REPLY,  /* net-lose-reply: the reply to the target's next acquire or
+			       release (`of`) on `nodes` is lost after the server applied it,
+			       the connection reset or hung (`then`); armed by the client,
+			       carried out by the relay (relay.h) */
 	/* in the parent, at `at` */
 	LB_ACT_KILL,        /* SIGKILL the target client */
 	LB_ACT_PAUSE,       /* SIGSTOP the target client for `duration` ms */
@@ -92,6 +96,9 @@ struct lb_fault {
 	bool when_before_write;   /* pause: the target stops itself at its next write, after
 				     its last look at the lease (the write will be stale) */
 	bool replies;             /* net-delay: delay the servers' replies, not the requests */
+	bool of_release;          /* net-lose-reply: of = release (else acquire) */
+	bool of_given;            /* ... `of` was written */
+	bool then_reset, then_hang; /* net-lose-reply: what follows the lost reply */
 	char hook[32];            /* hook: the name of the user's command (--hook NAME=...) */
 	bool pause_write;         /* node-pause on a server lockbench did not start: CLIENT
 				     PAUSE WRITE, not ALL (mode = write) */

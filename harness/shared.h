@@ -61,6 +61,8 @@ struct lb_client_slot {
 	uint64_t timeouts;
 	uint64_t counter_writes;   /* acknowledged */
 	uint64_t uncertain_writes; /* sent, no reply (a timeout): they may have landed */
+	uint64_t indeterminate_ops; /* acquire attempts and releases sent with no reply (a
+				       timeout, a reset): each may have taken effect */
 	_Atomic int write_in_flight; /* a counter SET sent, its reply not yet read */
 	_Atomic int read_done;     /* inside, the counter read and its write not yet
 				      sent: where a pause makes the write stale

@@ -19,6 +19,8 @@ enum lb_event_kind {
 	LB_EV_HOOK, LB_EV_HOOK_END, LB_EV_SENTINEL_FAILOVER, LB_EV_CLIENT_KILL,
 	LB_EV_SERVER_DOWN, LB_EV_SERVER_BACK, LB_EV_CLUSTER_FAILOVER, LB_EV_FAILOVER_END,
 	LB_EV_REFUSED, LB_EV_LOST_NOTICE,
+	LB_EV_REPLY_LOST, /* net-lose-reply: the relay lost the reply to the client's
+			     request to `node` (value 0: of an acquire, 1: of a release) */
 	LB_EV_COUNT
 };
 const char *lb_event_name(int kind);

@@ -348,13 +348,23 @@ static void check_busy(struct ctx *c, const struct run_in *in)
 	 * acquire_errors counted them */
 	uint64_t errors = 0;
 	for (size_t i = 0; i < in->n_t; i++)
-		errors += in->t[i].result == LB_TRY_ERROR;
+		errors += in->t[i].result == LB_TRY_ERROR ||
+			  in->t[i].result == LB_TRY_INDETERMINATE;
 	if (known(c, "busy_answers")) /* the whole log: every attempt's answer */
 		check_outages(c, in->t, in->n_t, in);
 	figure(c, "busy_answers", (double)b.busy, known(c, "busy_answers"), 0);
 	figure(c, "busy_while_down", (double)b.down, known(c, "busy_while_down"), 0);
 	if (known(c, "busy_answers"))
 		figure(c, "acquire_errors", (double)errors, true, 0);
+	/* the operations of unknown outcome: attempts and releases (a run from
+	 * before the column has no figure to compare) */
+	uint64_t unknown_ops = 0;
+	for (size_t i = 0; i < in->n_t; i++)
+		unknown_ops += in->t[i].result == LB_TRY_INDETERMINATE;
+	for (size_t i = 0; i < in->n; i++)
+		unknown_ops += in->sec[i].outcome == LB_OUT_INDETERMINATE;
+	if (known(c, "busy_answers") && lb_summary_get(c->s, "indeterminate_ops"))
+		figure(c, "indeterminate_ops", (double)unknown_ops, true, 0);
 }
 
 /* A crowd's figures (the stampede's): the clients served and when the last

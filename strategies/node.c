@@ -789,6 +789,7 @@ static redisReply *checked(struct lb_node *n, void *reply)
 {
 	n->commands++;
 	n->last = reply ? LB_SENT_REPLIED : LB_SENT_NO_REPLY;
+	n->unanswered += !reply;
 	if (!reply)
 		snprintf(n->why, sizeof(n->why), "%s", n->ctx && n->ctx->errstr[0] ? n->ctx->errstr :
 			 "no reply");
@@ -874,6 +875,7 @@ redisReply *lb_node_cmd(struct lb_node *n, const char *fmt, ...)
 		r = len > 0 ? cluster_cmd(n, cmd, (size_t)len) : NULL;
 		free(cmd);
 		n->last = r ? LB_SENT_REPLIED : LB_SENT_NO_REPLY; /* the cluster's: at worst */
+		n->unanswered += !r;
 		return r;
 	}
 	if (lb_node_connect(n) < 0)
@@ -892,6 +894,7 @@ redisReply *lb_node_cmd_argv(struct lb_node *n, int argc, const char **argv, con
 		redisReply *r = len > 0 ? cluster_cmd(n, cmd, (size_t)len) : NULL;
 		free(cmd);
 		n->last = r ? LB_SENT_REPLIED : LB_SENT_NO_REPLY; /* the cluster's: at worst */
+		n->unanswered += !r;
 		return r;
 	}
 	if (lb_node_connect(n) < 0)

@@ -47,6 +47,8 @@ struct lb_node {
 	int64_t timeout_ms;       /* connect and per-command timeout */
 	redisContext *ctx;        /* owned; NULL until connected or after a failure */
 	uint64_t commands;        /* commands this client sent through the node */
+	uint64_t unanswered;      /* of those, sent (or perhaps sent) with no reply: each may
+				     have taken effect (an indeterminate operation) */
 	/* What became of the last command lb_node_cmd sent: it had a reply (an
 	 * error reply too), or it was not sent (no connection: it had no
 	 * effect), or it was sent and no reply came (it may have taken effect).

@@ -50,6 +50,23 @@ Test(attempts, busy_with_a_majority_down_is_counted_and_nothing_else)
 	cr_assert_eq(count(t, 6, NULL, 0, kill3, 6, 7).down, 0);
 }
 
+/* An indeterminate attempt (sent, no reply) is an error as acquire_errors
+ * and the outages count it, under its own word in attempts.csv. */
+Test(attempts, an_indeterminate_attempt_is_an_error_with_its_own_word)
+{
+	struct lb_try t[] = { { 0, 100, 200, LB_TRY_ACQUIRED }, { 0, 300, 400, LB_TRY_INDETERMINATE },
+			      { 0, 500, 600, LB_TRY_BUSY } };
+	struct lb_event ev[4];
+
+	cr_assert_str_eq(lb_try_result_name(LB_TRY_INDETERMINATE), "indeterminate");
+	cr_assert_eq(lb_try_result_parse("indeterminate"), LB_TRY_INDETERMINATE);
+	cr_assert_eq(lb_try_result_parse("error"), LB_TRY_ERROR, "older logs' word");
+	cr_assert_eq(lb_attempts_outages(t, 3, 1, ev, 4), 2);
+	cr_assert_eq(ev[0].kind, LB_EV_SERVER_DOWN);
+	cr_assert_eq(ev[0].t_ns, 400);
+	cr_assert_eq(ev[1].kind, LB_EV_SERVER_BACK);
+}
+
 Test(attempts, a_holder_from_before_the_fault_makes_busy_true)
 {
 	const struct lb_section s[] = {

@@ -43,6 +43,27 @@ Test(oracle, touching_sections_do_not_overlap)
 	cr_assert_eq(v.recovered, LB_REC_NA);
 }
 
+/* An indeterminate release (sent, no reply: a lost reply, a timeout) may have
+ * left the lock held until its TTL; the section still ends at its exit, when
+ * its client stopped believing: another client inside before that TTL is no
+ * overlap of two holders, and the release is neither lost nor foreign. The
+ * word is read back from a history. */
+Test(oracle, an_indeterminate_release_is_no_hold_past_its_exit)
+{
+	struct lb_section s[] = { sec(0, 0, 0, 50, LB_OUT_INDETERMINATE),
+				  sec(1, 0, 100, 200, LB_OUT_RELEASED) };
+	s[0].lease_end_ns = 1000 * MS; /* the lock may have stayed until then */
+	struct lb_verdict v = judge(s, 2, 2, 300);
+	cr_assert_eq(v.overlaps, 0);
+	cr_assert_eq(v.max_holders, 1);
+	cr_assert_eq(v.lost_leases, 0);
+	cr_assert_eq(v.foreign_releases, 0);
+	cr_assert_eq(v.completed, 2);
+	cr_assert_eq(lb_outcome_parse("indeterminate"), LB_OUT_INDETERMINATE);
+	cr_assert_str_eq(lb_outcome_name(LB_OUT_INDETERMINATE), "indeterminate");
+	cr_assert_eq(lb_outcome_parse("error"), LB_OUT_ERROR, "older histories' word");
+}
+
 Test(oracle, simple_overlap)
 {
 	struct lb_section s[] = { sec(0, 0, 0, 10, LB_OUT_RELEASED), sec(1, 0, 6, 16, LB_OUT_FOREIGN) };

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <limits.h>
+#include <stdlib.h>
 
 #include "fixture.h"
 #include "shared.h"
@@ -109,6 +111,43 @@ Test(relay, delayed_write_lands_after_the_client_gave_up)
 	cr_assert(lb_reply_int(r, &v) && v == 1, "the delayed SET never landed");
 	freeReplyObject(r);
 }
+
+/* net-lose-reply: the named request reaches the server and is applied; its
+ * reply is lost, the connection reset at once (then = reset) or left mute
+ * until the client's own timeout (then = hang); the requests before and
+ * after it are answered. */
+static void lose_next(bool hang)
+{
+	atomic_store(&sh->link[0][0].lose_hang, hang);
+	atomic_store(&sh->link[0][0].lose_at, atomic_load(&sh->link[0][0].requests) + 1);
+}
+
+static void lost_reply_applied(bool hang)
+{
+	cr_assert_geq(ping_ms(), 0);
+	lose_next(hang);
+	uint64_t unanswered = n.unanswered;
+	int64_t t0 = lb_now_ns();
+	redisReply *r = lb_node_cmd(&n, "SET lost-reply mine NX PX 5000");
+	int64_t ms = (lb_now_ns() - t0) / LB_NS_PER_MS;
+	cr_assert(r == NULL, "the lost reply was delivered");
+	cr_assert_eq(n.unanswered, unanswered + 1, "a command sent with no reply is not counted");
+	if (hang)
+		cr_assert_geq(ms, 450, "then = hang answered in %lld ms, before the 500 ms timeout",
+			      (long long)ms);
+	else
+		cr_assert_lt(ms, 400, "then = reset waited %lld ms for a timeout", (long long)ms);
+	cr_assert_eq(atomic_load(&sh->link[0][0].lost), 1);
+	cr_assert_eq(atomic_load(&sh->link[0][0].lose_at), 0, "the relay kept its aim");
+	r = fx_cmd(&f, 0, "GET lost-reply");
+	cr_assert(lb_reply_str_eq(r, "mine"), "the server did not apply the request");
+	freeReplyObject(r);
+	cr_assert_geq(ping_ms(), 0, "the next request was not answered");
+	cr_assert_eq(atomic_load(&sh->link[0][0].lost), 1, "a second reply was lost");
+}
+
+Test(relay, lose_reply_reset_after_the_server_applied_it) { lost_reply_applied(false); }
+Test(relay, lose_reply_hang_until_the_client_gives_up) { lost_reply_applied(true); }
 
 /* Held bytes are kept, in order, and delivered when the link passes again. */
 Test(relay, hold_keeps_bytes_until_the_link_passes)
@@ -261,3 +300,57 @@ Test(relay, counts_commands_however_the_stream_is_cut, .init = NULL, .fini = NUL
 	struct lb_resp_parse h = { 0 };
 	cr_assert_eq(lb_resp_count(&h, "*99999999999999999999\r\n$99999999999999999\r\nab", 46), 1);
 }
+
+/* A lost reply end to end: lockbench's own clients through the relay to a
+ * real redis-server, the scenarios of docs/pitfalls/lost-reply-*.md cut to
+ * 2.5 s. The acquire Redis applied and whose reply was reset is recorded
+ * indeterminate, and the lock stays with nobody who knows it for its TTL;
+ * the release is recorded indeterminate and nothing overlaps. */
+static void lost_reply_run(const char *strategy, const char *of, char *dir, size_t len)
+{
+	char tmpl[] = "/tmp/lb-lost-reply-XXXXXX", scen[PATH_MAX];
+
+	cr_assert_not_null(fx_mkdtemp(tmpl));
+	snprintf(dir, len, "%s/r", tmpl);
+	snprintf(scen, sizeof(scen), "%s/scenarios/lost-reply-%s.ini", fx_root(), of);
+	const char *args[] = { "run", "--strategy", strategy, "--scenario", scen, "--duration", "2.5",
+			       "--seed", "7", "--no-status", "--no-report", "--out", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpl, args), 0, "%s", fx_slurp(tmpl, "output"));
+	char want[64];
+	snprintf(want, sizeof(want), "reply-lost,0,0,%d", !strcmp(of, "release"));
+	cr_assert_not_null(strstr(fx_slurp(dir, "events.csv"), want), "%s: no %s event", strategy,
+			   want);
+	cr_assert_str_eq(fx_summary(dir, "indeterminate_ops"), "1", "%s", strategy);
+	cr_assert_str_eq(fx_summary(dir, "overlaps"), "0", "%s", strategy);
+}
+
+static void lost_acquire(const char *strategy)
+{
+	char dir[PATH_MAX];
+
+	fx_deadline(60);
+	lost_reply_run(strategy, "acquire", dir, sizeof(dir));
+	cr_assert_not_null(strstr(fx_slurp(dir, "attempts.csv"), ",indeterminate\n"), "%s",
+			   strategy);
+	/* nobody entered for the TTL (1 s) the orphaned lock held: a waiter's
+	 * call began before it and ended after */
+	double max_us = atof(fx_summary(dir, "acquire_max_us"));
+	cr_assert_geq(max_us, 800000, "%s: the longest acquire took %.0f us; the lock was free",
+		      strategy, max_us);
+	cr_assert_str_eq(fx_summary(dir, "observed"), "unavailable", "%s", strategy);
+}
+
+static void lost_release(const char *strategy)
+{
+	char dir[PATH_MAX];
+
+	fx_deadline(60);
+	lost_reply_run(strategy, "release", dir, sizeof(dir));
+	cr_assert_not_null(strstr(fx_slurp(dir, "history.csv"), ",indeterminate,"), "%s", strategy);
+	cr_assert_str_eq(fx_summary(dir, "observed"), "safe", "%s", strategy);
+}
+
+Test(lost_reply, acquire_set_nx_px) { lost_acquire("set-nx-px"); }
+Test(lost_reply, acquire_token_lua) { lost_acquire("token-lua"); }
+Test(lost_reply, release_set_nx_px) { lost_release("set-nx-px"); }
+Test(lost_reply, release_token_lua) { lost_release("token-lua"); }

@@ -363,7 +363,12 @@ Test(scenario, net_and_chaos_errors)
 	fails_at("[fault d]\naction = net-delay\nresource = yes\n", 1, "net-delay needs delay = MS");
 	fails_at("[fault b]\naction = net-blackhole\n", 1, "needs nodes = LIST|all or resource = yes");
 	fails_at("[fault b]\naction = net-cut\nnodes = all\nthen = later\n", 4,
-		 "then: expected other-inside, idle or failover-chosen");
+		 "then: expected other-inside, idle, failover-chosen, reset or hang");
+	fails_at("[fault l]\naction = net-lose-reply\nnodes = all\nthen = reset\n", 1,
+		 "net-lose-reply needs target = client:N, nodes = LIST|all, of = acquire|release");
+	fails_at("[fault l]\naction = net-cut\nnodes = all\nthen = hang\n", 1,
+		 "then = reset|hang and of = acquire|release are for net-lose-reply");
+	fails_at("[fault l]\naction = net-lose-reply\nof = later\n", 3, "of: expected acquire or release");
 	fails_at("[fault k]\naction = node-kill\nnodes = 0\nthen = failover-chosen\n", 1,
 		 "then = failover-chosen is for node-kill on topology = sentinel");
 	fails_at("[run]\ntopology = sentinel\n[fault p]\naction = pause\ntarget = client:0\n"
