@@ -56,7 +56,8 @@ size_t lb_porcupine_write(FILE *f, const struct lb_pc_run *r)
 	}
 	for (size_t i = 0; r->t && i < r->n_t; i++) {
 		const struct lb_try *t = &r->t[i];
-		if (t->result != LB_TRY_ERROR && t->result != LB_TRY_UNKNOWN)
+		if (t->result != LB_TRY_ERROR && t->result != LB_TRY_UNKNOWN &&
+		    t->result != LB_TRY_INDETERMINATE)
 			continue;
 		int64_t start = max64(t->start_ns, 0);
 		fprintf(f, "op,%d,%d,acquire,%lld,%lld,unknown\n", t->client, t->client % keys,

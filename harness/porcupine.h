@@ -10,12 +10,13 @@
  *     acquire  [acquire_start_ns, enter_ns]          ok
  *     release  [held end, release_ns (or the run's end when no release
  *              returned, and never before the held end)]  its outcome
- *   whatever the release's outcome (released, lost, foreign, error, killed,
- *   cut): the client is no longer inside once it is linearized; a lease
+ *   whatever the release's outcome (released, lost, foreign, error,
+ *   indeterminate, killed, cut): the client is no longer inside once it is linearized; a lease
  *   the server ended earlier is placed there too, which is what the oracle
  *   counts (a holder still inside is still inside).
  *   a section that held nothing (its client died in its acquire), and every
- *   attempt that ended in an error or without an answer (attempts.csv):
+ *   attempt that ended in an error, indeterminate (sent, no reply) or
+ *   without an answer (attempts.csv):
  *     acquire  [start, end]  unknown: possibly applied, and either way nobody
  *              inside
  *   busy and refused attempts are not written: a busy answer while nobody

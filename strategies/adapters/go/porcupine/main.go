@@ -56,7 +56,7 @@ var word = regexp.MustCompile(`^[a-z][a-z0-9-]{0,40}$`)
 
 var outcomes = map[string]map[string]bool{
 	"acquire": {"ok": true, "unknown": true},
-	"release": {"released": true, "lost": true, "foreign": true, "error": true, "killed": true, "cut": true},
+	"release": {"released": true, "lost": true, "foreign": true, "error": true, "killed": true, "cut": true, "indeterminate": true},
 }
 
 type lineError struct {
