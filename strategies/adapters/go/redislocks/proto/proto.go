@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,7 +46,9 @@ type Config struct {
 	// Defaults: the program's argument "defaults" (lockbench bench, --adapter-arg
 	// defaults): the library's own settings where it has them, not ttl_ms
 	Defaults bool
-	Clients  []redis.UniversalClient
+	// Flags: the program's arguments among its Library's Flags
+	Flags   map[string]bool
+	Clients []redis.UniversalClient
 }
 
 // Lock is one session's lock, made by a library at config.
@@ -61,9 +64,10 @@ type Lock interface {
 
 // Library is one library's program.
 type Library struct {
-	Name   string // its name in lockbench (library=)
-	Module string // its Go module path, whose version debug.ReadBuildInfo gives
-	Extend bool   // it has an extend of its own
+	Name   string   // its name in lockbench (library=)
+	Module string   // its Go module path, whose version debug.ReadBuildInfo gives
+	Extend bool     // it has an extend of its own
+	Flags  []string // the arguments of its own it takes (Config.Flags)
 	New    func(cfg *Config) (Lock, error)
 }
 
@@ -249,6 +253,7 @@ func (c *channel) say(line string) {
 type session struct {
 	lib      Library
 	defaults bool
+	flags    map[string]bool
 	hello    string
 	cfg      *Config
 	lock     Lock
@@ -269,7 +274,7 @@ func (s *session) answer(words []string) string {
 		}
 		s.cfg, err = parseConfig(words[1:])
 		if err == nil {
-			s.cfg.Defaults = s.defaults
+			s.cfg.Defaults, s.cfg.Flags = s.defaults, s.flags
 			s.op = 2 * s.cfg.Timeout * time.Duration(len(s.cfg.Clients))
 			if s.lock, err = s.lib.New(s.cfg); err != nil {
 				s.cfg.close()
@@ -318,10 +323,10 @@ func (s *session) request(words []string) (string, error) {
 }
 
 // serve: one session's requests from r, answers to w, until quit or end of file.
-func serve(lib Library, defaults bool, hello string, r io.Reader, w io.Writer) {
+func serve(lib Library, defaults bool, flags map[string]bool, hello string, r io.Reader, w io.Writer) {
 	life, end := context.WithCancel(context.Background())
 	out := &channel{w: w}
-	s := &session{lib: lib, defaults: defaults, hello: hello, life: life}
+	s := &session{lib: lib, defaults: defaults, flags: flags, hello: hello, life: life}
 	lines := make(chan []string, 16)
 	done := make(chan struct{})
 	go func() {
@@ -365,11 +370,14 @@ func serve(lib Library, defaults bool, hello string, r io.Reader, w io.Writer) {
 
 // Main runs the adapter program of @lib. Its arguments: version=V (the
 // library version its manifest names: another one built in is unusable),
-// claims=LETTERS (said in hello), defaults (Config.Defaults), --check.
+// claims=LETTERS (said in hello), defaults (Config.Defaults), --check, and
+// the library's own Flags.
 func Main(lib Library) int {
-	check, defaults, want, claims := false, false, "", "-"
+	check, defaults, want, claims, flags := false, false, "", "-", map[string]bool{}
 	for _, arg := range os.Args[1:] {
 		switch {
+		case slices.Contains(lib.Flags, arg):
+			flags[arg] = true
 		case arg == "--check":
 			check = true
 		case arg == "defaults":
@@ -379,7 +387,8 @@ func Main(lib Library) int {
 		case strings.HasPrefix(arg, "claims="):
 			claims = strings.TrimPrefix(arg, "claims=")
 		default:
-			fmt.Fprintf(os.Stderr, "%s: unknown argument %q (expected version=V, claims=LETTERS, defaults, --check)\n", os.Args[0], arg)
+			fmt.Fprintf(os.Stderr, "%s: unknown argument %q (expected version=V, claims=LETTERS, defaults, --check%s)\n",
+				os.Args[0], arg, strings.Join(append([]string{""}, lib.Flags...), ", "))
 			return 2
 		}
 	}
@@ -404,7 +413,7 @@ func Main(lib Library) int {
 		Protocol, lib.Name, v, extend, claims)
 	path := os.Getenv("LOCKBENCH_ADAPTER_HOST")
 	if path == "" {
-		serve(lib, defaults, hello, os.Stdin, os.Stdout)
+		serve(lib, defaults, flags, hello, os.Stdin, os.Stdout)
 		return 0
 	}
 	// an adapter host: every connection on the socket is a session of its own
@@ -424,7 +433,7 @@ func Main(lib Library) int {
 		}
 		go func() {
 			defer conn.Close()
-			serve(lib, defaults, hello, conn, conn)
+			serve(lib, defaults, flags, hello, conn, conn)
 		}()
 	}
 }

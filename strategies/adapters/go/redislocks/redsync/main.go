@@ -11,6 +11,9 @@
 //	extend   Mutex.ExtendContext (the lease back to the mutex's expiry; an
 //	         extend by another length: a mutex of that expiry WithValue(Value()))
 //
+// The argument setnx-on-extend adds WithSetNXOnExtend() (PR #149): its extend
+// SETs the key again where it is gone (a node restarted empty).
+//
 // redsync has no watchdog and no lost notice: nothing here ever says lost.
 // The protocol and the go-redis clients are ../proto.
 package main
@@ -34,7 +37,7 @@ type lock struct {
 	rs     *redsync.Redsync
 	quorum int // redsync.go, NewMutex: len(pools)/2 + 1
 	m      *redsync.Mutex
-	expiry []redsync.Option // WithExpiry(ttl_ms), or none: its own 8 s (defaults)
+	expiry []redsync.Option // WithExpiry(ttl_ms), or none: its own 8 s (defaults); WithSetNXOnExtend
 	ttl    time.Duration    // the expiry its mutexes have
 }
 
@@ -46,6 +49,9 @@ func open(cfg *proto.Config) (proto.Lock, error) {
 	l := &lock{cfg: cfg, rs: redsync.New(pools...), quorum: len(pools)/2 + 1, ttl: 8 * time.Second}
 	if !cfg.Defaults {
 		l.expiry, l.ttl = []redsync.Option{redsync.WithExpiry(cfg.TTL)}, cfg.TTL
+	}
+	if cfg.Flags["setnx-on-extend"] {
+		l.expiry = append(l.expiry, redsync.WithSetNXOnExtend())
 	}
 	return l, nil
 }
@@ -128,7 +134,7 @@ func (l *lock) Extend(ctx context.Context, ttl time.Duration) (string, error) {
 	}
 	m := l.m
 	if ttl != l.ttl {
-		m = l.rs.NewMutex(l.cfg.Key, redsync.WithExpiry(ttl), redsync.WithValue(l.m.Value()))
+		m = l.rs.NewMutex(l.cfg.Key, append(l.expiry, redsync.WithExpiry(ttl), redsync.WithValue(l.m.Value()))...)
 	}
 	ok, err := m.ExtendContext(ctx)
 	if ok {
@@ -141,5 +147,6 @@ func (l *lock) Extend(ctx context.Context, ttl time.Duration) (string, error) {
 }
 
 func main() {
-	os.Exit(proto.Main(proto.Library{Name: "redsync", Module: "github.com/go-redsync/redsync/v4", Extend: true, New: open}))
+	os.Exit(proto.Main(proto.Library{Name: "redsync", Module: "github.com/go-redsync/redsync/v4", Extend: true,
+		Flags: []string{"setnx-on-extend"}, New: open}))
 }
