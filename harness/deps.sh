@@ -28,7 +28,9 @@ set -euo pipefail
 # every group; `deps.sh GROUP...` only those named, with "build" always
 # (a Redis-only CI job: `bash harness/deps.sh redis`, no JVM, etcd or
 # Chromium). python: the Debian Python libraries, and the virtualenv of the
-# pinned PyPI libraries (python_venv, below).
+# pinned PyPI libraries (python_venv, below). go: no Debian package (the Go
+# toolchain is the machine's), the Go Redis lock libraries' adapters
+# (go_adapters, below); etcd builds etcd's lock adapter the same way.
 declare -A group=(
   [build]="build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev gnuplot-nox man-db util-linux procps"
   [redis]="redis-server redis-tools stunnel4 openssl"
@@ -38,8 +40,9 @@ declare -A group=(
   [etcd]="etcd-server etcd-client python3"
   [zookeeper]="zookeeper default-jre-headless openjdk-17-jre-headless libslf4j-java python3-kazoo"
   [browser]="chromium poppler-utils"
+  [go]=""
 )
-all_groups=(build redis python node php etcd zookeeper browser)
+all_groups=(build redis python node php etcd zookeeper browser go)
 # The full list, as tests/test_deps.c reads it (every package of every group):
 packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           redis-server redis-tools gnuplot-nox python3 python3-minimal python3-redis
@@ -50,7 +53,7 @@ packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
 wanted=()
 for a in "$@"; do
   [[ $a == fuzz || $a == deb || $a == test ]] && continue
-  [[ -n ${group[$a]:-} ]] || { echo "lockbench: deps.sh: no group '$a' (expected: ${all_groups[*]} , fuzz, deb or test)" >&2; exit 2; }
+  [[ -n ${group[$a]+set} ]] || { echo "lockbench: deps.sh: no group '$a' (expected: ${all_groups[*]} , fuzz, deb or test)" >&2; exit 2; }
   wanted+=("$a")
 done
 # `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang),
@@ -61,7 +64,7 @@ if (( ${#wanted[@]} > 0 )) || [[ ${1:-} == fuzz ]]; then
   (( ${#wanted[@]} > 0 )) || wanted=("${all_groups[@]}") # fuzz alone: everything, and afl++
   for g in build "${wanted[@]}"; do
     read -r -a more <<< "${group[$g]}"
-    packages+=("${more[@]}")
+    packages+=(${more[@]+"${more[@]}"})
   done
 else
   wanted=("${all_groups[@]}")
@@ -129,41 +132,47 @@ python_venv() {
   fi
 }
 
-# The Go adapter of etcd's lock (strategies/adapters/go): etcd's own Go client,
-# one program per client version (client-3.4, client-3.5), each a module whose
-# go.mod and go.sum pin every module, built into strategies/adapters/go/bin
-# (ignored by git) when the program is missing or older than its go.sum or
-# sources. The Go toolchain is the machine's (go on PATH, or /usr/local/go; Debian
-# 12's golang-go is 1.19, older than these modules ask). The modules come from
-# the module proxy into Go's module cache (go mod download: each checked against
-# go.sum), and the build runs with GOFLAGS=-mod=readonly and GOPROXY=off: it can
-# change no go.mod and fetch nothing. The programs are static: nothing is fetched
-# at run time. (Not vendored: that would copy etcd's, grpc's and their
-# dependencies' sources into this repository.) The same group builds
-# lockbench-porcupine (strategies/adapters/go/porcupine: Porcupine v1.3.1,
-# pinned by its go.sum), the second checker `lockbench check DIR --porcupine`
-# runs; without it that check exits 3.
+# The Go adapters (strategies/adapters/go), each a module whose go.mod and
+# go.sum pin every module: etcd's lock through etcd's own Go client, one
+# program per client version (client-3.4, client-3.5: group etcd), and the Go
+# Redis lock libraries, redsync and bsm/redislock with go-redis v9, one module
+# and a program each (redislocks: group go). Each is built into
+# strategies/adapters/go/bin (ignored by git) when the program is missing or
+# older than its module's go.sum or sources. The Go toolchain is the
+# machine's (go on PATH, or /usr/local/go; Debian 12's golang-go is 1.19,
+# older than these modules ask). The modules come from the module proxy into
+# Go's module cache (go mod download: each checked against go.sum), and the
+# build runs with GOFLAGS=-mod=readonly and GOPROXY=off: it can change no
+# go.mod and fetch nothing. The programs are static: nothing is fetched at run
+# time. (Not vendored: that would copy the libraries' and their dependencies'
+# sources into this repository.) Group etcd also builds lockbench-porcupine
+# (strategies/adapters/go/porcupine: Porcupine v1.3.1, pinned by its go.sum),
+# the second checker `lockbench check DIR --porcupine` runs; without it that
+# check exits 3.
+# go_adapters WHAT MODULE:PACKAGE:PROGRAM...: builds each PACKAGE of MODULE
+# (a directory of strategies/adapters/go; sources also in $shared's) as bin/PROGRAM.
 go_adapters() {
-  local dir go m out
+  local what=$1 dir go spec m pkg prog out
+  shift
   dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/strategies/adapters/go"
   [[ -d $dir ]] || return 0
   go=$(command -v go || true)
   [[ -n $go ]] || { [[ -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go; }
   if [[ -z $go ]]; then
-    echo "lockbench: no Go toolchain (go): the etcd-lock strategies will be listed as unavailable" >&2
+    echo "lockbench: no Go toolchain (go): the $what strategies will be listed as unavailable" >&2
     return 1
   fi
-  for m in client-3.4 client-3.5 porcupine; do
-    out=$dir/bin/etcd-lock-$m
-    [[ $m == porcupine ]] && out=$dir/bin/lockbench-porcupine
-    if [[ -x $out && -z $(find "$dir/$m" "$dir/etcdlock" -newer "$out" \( -name '*.go' -o -name 'go.*' \) -print -quit) ]]; then
+  for spec in "$@"; do
+    IFS=: read -r m pkg prog <<< "$spec"
+    out=$dir/bin/$prog
+    if [[ -x $out && -z $(find "$dir/$m" ${shared:+"$dir/$shared"} -newer "$out" \( -name '*.go' -o -name 'go.*' \) -print -quit) ]]; then
       continue
     fi
-    echo "lockbench: building $m (into $out)" >&2
+    echo "lockbench: building the $what adapter ($m/$pkg, into $out)" >&2
     (cd "$dir/$m" && "$go" mod download &&
-       GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=off CGO_ENABLED=0 "$go" build -trimpath -o "$out.new" . &&
+       GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=off CGO_ENABLED=0 "$go" build -trimpath -o "$out.new" "./$pkg" &&
        mv "$out.new" "$out") || {
-      echo "lockbench: building $dir/$m failed: $([[ $m == porcupine ]] && echo "check --porcupine cannot run" || echo "its etcd-lock strategies will be listed as unavailable")" >&2
+      echo "lockbench: building $dir/$m/$pkg failed: its $what strategies will be listed as unavailable" >&2
       return 1
     }
   done
@@ -173,7 +182,12 @@ libs() {
   local rc=0
   if wants node; then node_libs || rc=1; fi
   if wants python; then python_venv || rc=1; fi
-  if wants etcd; then go_adapters || rc=1; fi
+  if wants etcd; then shared=etcdlock go_adapters "etcd-lock" client-3.4:.:etcd-lock-client-3.4 \
+      client-3.5:.:etcd-lock-client-3.5 || rc=1; fi
+  if wants etcd; then shared= go_adapters "second checker (check --porcupine)" \
+      porcupine:.:lockbench-porcupine || rc=1; fi
+  if wants go; then shared= go_adapters "Go Redis lock" redislocks:redsync:redsync \
+      redislocks:bsm-redislock:bsm-redislock || rc=1; fi
   return $rc
 }
 

@@ -171,6 +171,24 @@ Test(adapter_test, pottery_says_it_cannot_extend_by_a_length, .init = setup)
 	expect_line(out(), "extend", "PASS", "'unsupported', as its hello says extend=no");
 }
 
+/* The Go Redis libraries (strategies/adapters/go/redislocks, built by
+ * harness/deps.sh go): every property, about 4.5 s each. Neither library
+ * tells a holder its lease ran out (lost n/a); a release after another took
+ * the lock is theirs to refuse, and they do. */
+Test(adapter_test, the_go_redis_libraries_pass_every_property, .init = setup)
+{
+	static const char *const names[] = { "redsync@4.18.1", "redsync-redlock@4.18.1", "bsm-redislock@0.9.4" };
+	fx_deadline(120);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		passes(names[i], NULL);
+		const char *o = out();
+		expect_line(o, "lost", "n/a", "lost=no");
+		expect_line(o, "release-lapsed", "PASS", "'not-owned'");
+		expect_line(o, "release-taken", "PASS", "'not-owned'");
+		expect_line(o, "cut", "PASS", "after the cut");
+	}
+}
+
 Test(adapter_test, the_consensus_locks_pass_the_fast_subset, .init = setup)
 {
 	passes("etcd-lock-fenced@3.4.23", FAST ",lost");

@@ -80,6 +80,10 @@ static const struct expect expectations[] = {
 	{ "python-redis-lock@4.0.1", true, 1150, true, false, false, false },
 	{ "python-redis-lock-renewal@4.0.1", true, 0, false, false, false, true },
 	{ "pottery-redlock@3.0.1", true, TTL_MS + 150, true, false, false, false },
+	/* the Go libraries (harness/deps.sh go): no watchdog, a compare-and-delete release */
+	{ "redsync@4.18.1", true, TTL_MS + 150, true, false, false, false },
+	{ "redsync-redlock@4.18.1", true, TTL_MS + 150, true, false, false, false },
+	{ "bsm-redislock@0.9.4", true, TTL_MS + 150, true, false, false, false },
 };
 #define N_EXPECT (sizeof(expectations) / sizeof(expectations[0]))
 
