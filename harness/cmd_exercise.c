@@ -1,8 +1,8 @@
 /*
  * cmd_exercise.c - `lockbench exercise`: the lab (docs/lab.md). Each exercise
  * is a few scenarios a student's lock must survive, each with the condition
- * that grades it (a figure of the run's summary, FIGURE OP N as --expect
- * reads it, or a class the oracle must not give) and a hint. `exercise N
+ * that grades it (classes the oracle must not give, and a figure of the
+ * run's summary, FIGURE OP N as --expect reads it) and a hint. `exercise N
  * STRATEGY` runs them, once each on fresh servers, exactly as `run` does
  * (the oracle judges; nothing here re-judges a history), and prints per
  * scenario PASS or FAIL, what broke in plain words, the oracle's own reason
@@ -33,7 +33,7 @@
 /* One scenario of an exercise: what it must hold, and the hint when not. */
 struct ex_check {
 	const char *scenario;
-	const char *holds;         /* FIGURE OP N that must hold, or NULL */
+	const char *holds;         /* FIGURE OP N that must hold too, or NULL */
 	int not_class, not_class2; /* classes the run must not be (-1: none) */
 	const char *hint;
 };
@@ -68,10 +68,10 @@ static const struct exercise exercises[] = {
 	      "a release whose reply was lost was applied: the lock is gone. Never retry it "
 	      "as a plain DEL (it would delete the next holder's lock): compare-and-delete "
 	      "with your token, or leave it to the TTL" },
-	    { "lost-reply-acquire", NULL, LB_CLASS_UNAVAILABLE, LB_CLASS_OVERLAP,
-	      "your SET was applied but its reply was lost: the key holds your token and "
-	      "your next acquire, with a new token, found it busy, so everyone waited for the "
-	      "TTL. Keep the token of an acquire that ended in an error, try again with that "
+	    { "lost-reply-acquire", "acquire_max_ms < 500", LB_CLASS_OVERLAP, LB_CLASS_FOREIGN,
+	      "your SET was applied but its reply was lost: the key held your token, your "
+	      "next acquire, with a new token, found it busy, and everyone waited for the TTL "
+	      "(the longest acquire is the figure). Keep the token of an acquire that ended in an error, try again with that "
 	      "same token, and when the key already holds it (GET), the lock is yours" } } },
 };
 #define N_EXERCISES ((int)(sizeof(exercises) / sizeof(exercises[0])))
@@ -89,7 +89,7 @@ static const char *plain(int cls)
 	case LB_CLASS_DEADLOCK:
 		return "the lock was never freed after its holder died: the others waited to the end";
 	case LB_CLASS_UNAVAILABLE:
-		return "for a long stretch nobody held the lock while clients asked for it";
+		return "an acquire failed with an error while the fault lasted, and nobody overlapped";
 	case LB_CLASS_CONTAINED:
 		return "two clients overlapped, but the late one's write was refused or aborted";
 	case LB_CLASS_INCONCLUSIVE:
@@ -199,16 +199,20 @@ static int grade(const struct ex_check *c, const struct lb_summary *s, char *saw
 			 observed ? observed : "without a class");
 		return EX_FAIL;
 	}
-	if (c->holds) {
-		struct lb_threshold th;
-		char why[300];
-		if (lb_threshold_parse(c->holds, &th, why, sizeof(why)) < 0)
-			return EX_FAIL;
-		return lb_threshold_judge(&th, lb_summary_value(s, th.column), saw, len) ==
-		       LB_HELD ? EX_PASS : EX_FAIL;
+	if (*cls == c->not_class || *cls == c->not_class2) {
+		snprintf(saw, len, "the oracle: %s", observed);
+		return EX_FAIL;
 	}
-	snprintf(saw, len, "the oracle: %s", observed);
-	return *cls != c->not_class && *cls != c->not_class2 ? EX_PASS : EX_FAIL;
+	if (!c->holds) {
+		snprintf(saw, len, "the oracle: %s", observed);
+		return EX_PASS;
+	}
+	struct lb_threshold th;
+	char why[300];
+	if (lb_threshold_parse(c->holds, &th, why, sizeof(why)) < 0)
+		return EX_FAIL;
+	return lb_threshold_judge(&th, lb_summary_value(s, th.column), saw, len) == LB_HELD ?
+	       EX_PASS : EX_FAIL;
 }
 
 /* One scenario: run, grade, print its lines. */

@@ -163,3 +163,22 @@ Test(exercise, the_node_skeleton_filled_passes_adapter_test_and_exercise_2, .ini
 	cr_assert_eq(grade("2", "token-lua.js", "ex2"), 0, "%s", out());
 	cr_assert(strstr(out(), "exercise 2: PASSED: 1 of 1 scenarios passed"), "%s", out());
 }
+
+/* Exercise 3: the lock of exercise 2 waits a TTL for its own lock after a
+ * lost reply; one that keeps the token of an acquire that ended in an error
+ * and takes a key holding it as its own does not. */
+Test(exercise, keeping_the_token_of_a_lost_reply_passes_exercise_3, .init = setup)
+{
+	cr_assert_eq(grade("3", "token-lua.py", "ex3a"), 1, "%s", out());
+	const char *o = out();
+	cr_assert(line_of(o, "PASS lost-reply-release "), "%s", o);
+	const char *l = line_of(o, "FAIL lost-reply-acquire ");
+	cr_assert(l && strstr(l, "acquire_max_ms < 500: "), "%s", o);
+	cr_assert(strstr(o, "hint: your SET was applied but its reply was lost"), "%s", o);
+
+	cr_assert_eq(grade("3", "own-token.py", "ex3b"), 0, "%s", out());
+	o = out();
+	cr_assert(line_of(o, "PASS lost-reply-release "), "%s", o);
+	cr_assert(line_of(o, "PASS lost-reply-acquire "), "%s", o);
+	cr_assert(strstr(o, "exercise 3: PASSED: 2 of 2 scenarios passed"), "%s", o);
+}
