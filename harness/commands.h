@@ -33,6 +33,7 @@ int lb_cmd_report(int argc, char **argv);
 int lb_cmd_sweep(int argc, char **argv);
 int lb_cmd_bench(int argc, char **argv);
 int lb_cmd_audit(int argc, char **argv);
+int lb_cmd_exercise(int argc, char **argv);
 int lb_cmd_adapter_test(int argc, char **argv);
 int lb_cmd_tour(int argc, char **argv);
 int lb_cmd_install(int argc, char **argv);

@@ -17,6 +17,7 @@ static const struct {
 	{ "compare", lb_cmd_compare, "run several strategies under the same load, side by side" },
 	{ "check", lb_cmd_check, "recompute a run's figures from its files; --history FILE: yours" },
 	{ "adapter-test", lb_cmd_adapter_test, "the adapter conformance suite: a library adapter or exec:PATH, property by property" },
+	{ "exercise", lb_cmd_exercise, "the lab: grade your lock (exec:./my_lock.py) on exercise N; --list" },
 	{ "audit", lb_cmd_audit, "test the claims a lock makes (M D F O L) with the scenarios that break them" },
 	{ "matrix", lb_cmd_matrix, "every strategy against every scenario, checked against expectations" },
 	{ "chaos", lb_cmd_chaos, "a probabilistic scenario over K seeds: violation rates with intervals" },

@@ -4,7 +4,7 @@
 # disagree. `make` writes it to build/lockbench.1; `make install` installs it.
 set -eu
 bin=$1
-commands="list run compare check adapter-test audit matrix chaos sweep bench report tour servers"
+commands="list run compare check adapter-test audit exercise matrix chaos sweep bench report tour servers"
 
 # roff: a backslash is \e; a line starting with . or ' would be a request
 esc() { sed -e 's/\\/\\e/g' -e "s/^\([.']\)/\\\\\&\1/"; }

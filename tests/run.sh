@@ -60,7 +60,7 @@ fi
 # the first, so that no two of them measure each other's load, with the quick
 # ones after them; every other binary, the slowest first, in the second. Wall
 # times and CPU of each binary: docs/architecture.md, "The test suite".
-cpu=" test_adapters test_adapter_test test_browser test_strategies "
+cpu=" test_adapters test_adapter_test test_browser test_strategies test_exercise "
 wait=" test_deployment test_run test_matrix test_topology test_keywatch test_consensus_run
        test_cluster test_gate test_install test_consensus test_chaos test_attempts
        test_scenario test_consensus_adapters test_report test_deps "
