@@ -199,3 +199,41 @@ Test(agent, stops_its_clients_when_its_input_ends)
 	}
 	fx_stop(&f);
 }
+
+/* What an agent streams is hostile to the launcher that reads it: a line of
+ * another host's client, a record past the run's table, a field that is no
+ * number, a count that is wrong, each refused saying why; nothing written. */
+Test(agent, a_streamed_line_out_of_range_is_refused)
+{
+	size_t bytes = sizeof(struct lb_shared) + 4 * 8 * sizeof(struct lb_record) +
+		       4 * 8 * sizeof(struct lb_try_rec);
+	struct lb_shared *sh = calloc(1, bytes);
+	char why[200];
+	static const struct { const char *line, *says; } bad[] = {
+		{ "rec 5 0 1 2 3 4 -1 5 0 7 0 3", "not a client of this host (2 to 3)" },
+		{ "rec 2 8 1 2 3 4 -1 5 0 7 0 3", "a record out of range" },
+		{ "rec 2 0 1 2 3 4 -1 5 0 7 0 9", "a record out of range" },
+		{ "rec 2 0 1 2 x 4 -1 5 0 7 0 3", "field 6 ('x') is not a number" },
+		{ "rec 2 0 1 2 3 4 -1 5 0 7 0", "a 'rec' line of 12 fields (13 expected)" },
+		{ "rec 2 0 1 2 9223372036854775807 4 -1 5 0 7 0 3", "field 6 is out of range" },
+		{ "try 3 9 1 2 0", "an attempt out of range" },
+		{ "hist 2 latency 1 2 3 999:1", "BUCKET:COUNT" },
+		{ "client 2 9 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0",
+		  "past what the run keeps" },
+		{ "nonsense 2", "an unknown line 'nonsense'" },
+	};
+
+	cr_assert(sh);
+	sh->cap = 8, sh->try_cap = 8, sh->clients = 4, sh->keys = 1;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		cr_assert_eq(lb_wire_take(sh, bad[i].line, 2, 2, 0, 0, why, sizeof(why)), LB_EPROTO,
+			     "'%s' taken", bad[i].line);
+		cr_assert(strstr(why, bad[i].says), "'%s': said '%s'", bad[i].line, why);
+	}
+	cr_assert_eq(atomic_load(&lb_shared_record(sh, 2, 0)->state), 0, "a refused line wrote");
+	cr_assert_eq(lb_wire_take(sh, "rec 2 0 1 2 3 4 -1 5 0 7 0 3", 2, 2, 100, 0, why,
+				  sizeof(why)), 0, "%s", why);
+	cr_assert_eq(lb_shared_record(sh, 2, 0)->enter_ns, 102, "moved by the shift");
+	free(sh);
+}
