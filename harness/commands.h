@@ -37,6 +37,7 @@ int lb_cmd_exercise(int argc, char **argv);
 int lb_cmd_adapter_test(int argc, char **argv);
 int lb_cmd_tour(int argc, char **argv);
 int lb_cmd_install(int argc, char **argv);
+int lb_cmd_agent(int argc, char **argv);
 /* `check --history FILE ...` (cmd_check_history.c), which lb_cmd_check hands
  * its arguments to. */
 int lb_check_history(int argc, char **argv);

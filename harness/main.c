@@ -26,6 +26,7 @@ static const struct {
 	{ "report", lb_cmd_report, "draw the charts and report.md of a run or matrix directory" },
 	{ "tour", lb_cmd_tour, "a deck of the classic lessons in teaching order, from shipped runs" },
 	{ "install", lb_cmd_install, "fetch NAME@VERSION of a shipped library into lockbench's cache (pip)" },
+	{ "agent", lb_cmd_agent, "run a share of a run's clients on this host (for run --hosts: reads its share on stdin)" },
 	{ "servers", lb_cmd_servers, "start N redis-servers (or --sentinel, --etcd, --zookeeper) until Ctrl-C" },
 };
 

@@ -38,11 +38,11 @@ void run_crowd_nice(const struct run_ctx *r)
 		setpriority(PRIO_PROCESS, 0, prio + LB_CLIENT_NICE);
 }
 
-static int fork_clients(struct run_ctx *r)
+int run_fork_clients(struct run_ctx *r)
 {
 	pid_t parent = getpid();
 
-	for (int i = 0; i < r->cfg->clients; i++) {
+	for (int i = r->first; i < r->first + r->count; i++) {
 		fflush(NULL);
 		pid_t pid = fork();
 		if (pid < 0) {
@@ -65,7 +65,7 @@ static int fork_clients(struct run_ctx *r)
 	return 0;
 }
 
-static void run_cleanup(struct run_ctx *r)
+void run_cleanup(struct run_ctx *r)
 {
 	if (r->sh) {
 		for (int i = 0; i < r->cfg->clients; i++) {
@@ -199,7 +199,7 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 
 	struct rusage self0, self1;
 	getrusage(RUSAGE_SELF, &self0);
-	if ((rc = run_hosts_start(r)) < 0 || (rc = fork_clients(r)) < 0)
+	if ((rc = run_hosts_start(r)) < 0 || (rc = run_fork_clients(r)) < 0)
 		return rc;
 	run_wait_started(r);
 	snap->n = run_lock_snapshot(r, snap->before, snap->name); /* at t0: the clients wait for go */
@@ -251,7 +251,7 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
  * in res->skipped. */
 static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 {
-	struct run_ctx r = { .cfg = cfg, .res = res };
+	struct run_ctx r = { .cfg = cfg, .res = res, .count = cfg->clients };
 	struct lock_snaps snap = { .n = 0 };
 	int rc;
 

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "attempts.h"
 #include "foreign.h"
@@ -147,5 +148,29 @@ int lb_run(const struct lb_run_cfg *cfg, struct lb_run_result *res);
  * a usage error; false when it has none or they can. */
 bool lb_run_hosts_refused(const struct lb_run_cfg *cfg, char *why, size_t len);
 void lb_run_result_free(struct lb_run_result *res);
+
+/* lockbench agent (run_agent.c): its share of a run, as its input gave it. */
+struct lb_agent_share {
+	char lock[LB_MAX_NODES][512];  /* redis:// URLs of the lock nodes, in order */
+	int n_lock;
+	char resource[512];            /* the resource server's */
+	int first, count;              /* the clients [first, first + count) of cfg->clients */
+	char prefix[48];               /* the run's key prefix */
+	bool faults;                   /* it fires the scenario's faults on a holder or any
+					  client (one agent of a run); faults on client:N go to
+					  the agent of N */
+};
+struct lb_lines;
+/* Run @share's clients against its servers until the run's end or until @in
+ * ends, and stream their records to @out (docs/running.md, "Clients on many
+ * hosts"). 0, or a negative status said (and "error" on @out). */
+int lb_run_agent(const struct lb_run_cfg *cfg, const struct lb_agent_share *share,
+		 struct lb_lines *in, FILE *out);
+/* The scenario's faults a process of a run --hosts fires into @out: the
+ * servers' (@agent false: the lockbench that started the run), or a share's
+ * clients'. */
+struct lb_scenario;
+void lb_scenario_slice(const struct lb_scenario *sc, bool agent, bool any_client, int first,
+		       int count, struct lb_scenario *out);
 
 #endif

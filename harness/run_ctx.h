@@ -21,6 +21,8 @@
 #include "plumbing.h"
 #include "topology.h"
 
+struct lb_lines; /* agent_wire.h */
+
 struct lb_run_result; /* run.h's; not included, so that run.c, run_ctx.h and run.h make no ring */
 
 /* Everything the parent holds during a run, released by run_cleanup. */
@@ -57,6 +59,11 @@ struct run_ctx {
 	pid_t host[LB_MAX_ADAPTER_HOSTS]; /* the adapter hosts (run_hosts.c), 0 once gone */
 	int n_hosts;
 	char host_dir[96];         /* where their sockets are, or "" */
+	/* the clients this process forks: [first, first + count); all of them
+	 * in a run, an agent's share (run_agent.c) */
+	int first, count;
+	struct lb_lines *agent_in; /* lockbench agent: its input, whose end stops it */
+	bool agent_gone;           /* ... which ended: nothing is streamed back */
 };
 
 /* The servers the lock lives on, before and after the run. */
@@ -78,7 +85,12 @@ int run_check_maxclients(struct lb_node *n, int clients);
 int run_check_primary(struct lb_node *n);
 int run_check_reachable(struct lb_node *n);
 
+/* run.c: fork the clients [first, first + count); stop everything started */
+int run_fork_clients(struct run_ctx *r);
+void run_cleanup(struct run_ctx *r);
+
 /* run_setup.c */
+int run_map_shared(struct run_ctx *r);
 void run_load_resource_scripts(struct run_ctx *r);
 void run_redis_version(struct run_ctx *r);
 int run_setup_servers(struct run_ctx *r, bool theirs);

@@ -15,7 +15,7 @@
 #define RECORD_BUDGET_BYTES (INT64_C(8) << 30) /* virtual, MAP_NORESERVE */
 #define TRY_BUDGET_BYTES (INT64_C(4) << 30)    /* the attempt logs: the same */
 
-static int map_shared(struct run_ctx *r)
+int run_map_shared(struct run_ctx *r)
 {
 	const struct lb_run_cfg *cfg = r->cfg;
 	/* sections a client may record: 200,000 a second (a null adapter on one
@@ -690,7 +690,7 @@ int run_setup_servers(struct run_ctx *r, bool theirs)
 	if (cfg->cluster && (rc = lb_cluster_prefix(r->prefix, sizeof(r->prefix))) < 0)
 		return rc;
 	strcpy(r->res->run_prefix, r->prefix);
-	if ((rc = map_shared(r)) < 0)
+	if ((rc = run_map_shared(r)) < 0)
 		return rc;
 	if (cfg->cluster && (cfg->redis_urls || cfg->sentinel_urls || r->n_lock != 1)) {
 		lb_errorf("topology = cluster %s", r->n_lock != 1 ? "has one primary for the lock: "

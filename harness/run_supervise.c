@@ -7,6 +7,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 
+#include "agent_wire.h"
 #include "run.h"
 #include "run_ctx.h"
 #include "signals.h"
@@ -163,6 +164,22 @@ static bool all_called(struct run_ctx *r)
 	return true;
 }
 
+/* lockbench agent: its input ended (or said stop): the run stops there. */
+static bool run_agent_input_ended(struct run_ctx *r)
+{
+	char line[64], why[120];
+
+	if (!r->agent_in || r->agent_gone)
+		return r->agent_gone;
+	int rc = lb_lines_next(r->agent_in, line, sizeof(line), 0, why, sizeof(why));
+	if (rc == 1 && !strcmp(line, "stop"))
+		return true;
+	if (rc == 1 || rc == LB_ETIMEOUT)
+		return false;
+	r->agent_gone = true; /* its end, or a line it must not send */
+	return true;
+}
+
 void run_supervise(struct run_ctx *r)
 {
 	/* memory mid-run; with --calls, clients stop when done: as soon as every
@@ -173,7 +190,7 @@ void run_supervise(struct run_ctx *r)
 
 	for (;;) {
 		int64_t now = lb_now_ns();
-		if (lb_stop_requested() && !atomic_load(&r->sh->stop)) {
+		if ((lb_stop_requested() || run_agent_input_ended(r)) && !atomic_load(&r->sh->stop)) {
 			r->res->interrupted = true;
 			lb_shared_stop(r->sh);
 		}
@@ -242,7 +259,7 @@ void run_supervise(struct run_ctx *r)
 void run_wait_started(struct run_ctx *r)
 {
 	int64_t limit = lb_now_ns() + 60 * LB_NS_PER_S;
-	while (atomic_load(&r->sh->started) < r->cfg->clients && !atomic_load(&r->sh->stop) &&
+	while (atomic_load(&r->sh->started) < r->count && !atomic_load(&r->sh->stop) &&
 	       !lb_stop_requested() && lb_now_ns() < limit)
 		lb_sleep_ns(LB_NS_PER_MS);
 }
