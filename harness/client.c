@@ -248,7 +248,10 @@ static void fp_action(const char *name, void *arg)
 		return;
 	}
 	lb_event_emit(c->sh, LB_EV_SLEEP, c->id, -1, f->duration_ms);
-	c->sync_since = rel_now(c);
+	/* written only when read: a failpoint of a strategy's own thread (renewal's
+	 * watchdog) sleeps here beside the client's main thread */
+	if (f->then_other_inside)
+		c->sync_since = rel_now(c);
 	lb_sleep_ns(f->duration_ms * LB_NS_PER_MS);
 	if (f->then_other_inside)
 		wait_other_inside(c);
