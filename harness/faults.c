@@ -808,10 +808,10 @@ static void tick_node_clock(struct lb_injector *inj, const struct lb_fault *f,
 		}
 		return;
 	}
-	if (rt->phase == 2 && (f->duration_ms < 0 ||
-			       now < rt->cut_ns + f->duration_ms * LB_NS_PER_MS)) {
+	if (rt->phase == 2) { /* the flips up to now, those before the end included */
 		tell_flips(inj, f, rt, now);
-		return;
+		if (f->duration_ms < 0 || now < rt->cut_ns + f->duration_ms * LB_NS_PER_MS)
+			return;
 	}
 	each_node(inj, f, node_clock_reset);
 	rt->phase = -1;
