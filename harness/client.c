@@ -248,7 +248,10 @@ static void fp_action(const char *name, void *arg)
 		return;
 	}
 	lb_event_emit(c->sh, LB_EV_SLEEP, c->id, -1, f->duration_ms);
-	c->sync_since = rel_now(c);
+	/* written only when read: a failpoint of a strategy's own thread (renewal's
+	 * watchdog) sleeps here beside the client's main thread */
+	if (f->then_other_inside)
+		c->sync_since = rel_now(c);
 	lb_sleep_ns(f->duration_ms * LB_NS_PER_MS);
 	if (f->then_other_inside)
 		wait_other_inside(c);
@@ -269,6 +272,25 @@ static void set_blocked(struct client *c, uint32_t nodes, bool blocked)
 				atomic_store(&c->sh->link[c->id][i].mode,
 					     blocked ? LB_LINK_CUT : LB_LINK_PASS);
 		}
+}
+
+/* clock: this client's wall clock is off by the offset from now; with strobe,
+ * on and off every strobe ms for the duration (for the run without one). */
+static void client_clock(struct client *c, const struct lb_fault *f)
+{
+	int64_t from = lb_now_ns();
+	struct lb_clockset set = { .offset_ms = f->offset_ms };
+
+	if (f->strobe_ms) {
+		set.strobe_ms = f->strobe_ms;
+		set.from_ns = from;
+		set.until_ns = f->duration_ms >= 0 ? from + f->duration_ms * LB_NS_PER_MS : INT64_MAX;
+	}
+	c->clock = (struct lb_clock){ .offset_ms = set.offset_ms, .strobe_ms = set.strobe_ms,
+				      .from_ns = set.from_ns, .until_ns = set.until_ns };
+	if (c->clock_file) /* the adapter's wall clock, through the shim */
+		lb_clock_file_set(c->clock_file, &set);
+	lb_event_emit_at(c->sh, LB_EV_CLOCK, c->id, -1, f->offset_ms, from - c->sh->t0_ns);
 }
 
 /* Client-side faults whose time has come; called before each acquire. */
@@ -293,10 +315,7 @@ static void client_faults(struct client *c)
 			c->slow_sync = f->then_other_inside;
 			break;
 		case LB_ACT_CLOCK:
-			c->clock.offset_ms = f->offset_ms;
-			if (c->clock_file) /* the adapter's wall clock, through the shim */
-				lb_clock_file_write(c->clock_file, f->offset_ms);
-			lb_event_emit(c->sh, LB_EV_CLOCK, c->id, -1, f->offset_ms);
+			client_clock(c, f);
 			break;
 		case LB_ACT_PARTITION:
 			set_blocked(c, f->nodes, true);

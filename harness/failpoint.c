@@ -96,6 +96,7 @@ static const struct {
 	{ "between-get-del", "between its GET, which found its own token, and its DEL" },
 	{ "after-send", "after sending its SET to every node, before reading a reply" },
 	{ "between-get-getset", "between its GET, which found the lock expired, and its GETSET" },
+	{ "before-renew", "in the watchdog, with the token in hand, before it sends a renewal" },
 };
 
 int lb_failpoint_code(const char *name)

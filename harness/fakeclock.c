@@ -4,9 +4,9 @@
  *
  * The clock:
  * It adds an offset in milliseconds, read from the file named by
- * $LOCKBENCH_CLOCK_FILE (one atomic 64-bit integer, clockfile.h), to
- * CLOCK_REALTIME in clock_gettime(), gettimeofday() and time(). Monotonic
- * clocks are untouched. It calls the kernel through syscall() and never
+ * $LOCKBENCH_CLOCK_FILE (clockfile.h), to CLOCK_REALTIME in clock_gettime(),
+ * gettimeofday() and time(); a strobing offset (strobe = MS) is on and off in
+ * turn, computed here at every read. Monotonic clocks are untouched. It calls the kernel through syscall() and never
  * allocates or calls dlsym, which is why it works where libfaketime hangs
  * Debian's jemalloc-linked redis-server (libfaketime issue #130).
  * Key expiry in Redis follows the wall clock, so a jump forward expires keys
@@ -73,9 +73,18 @@ __attribute__((constructor)) static void fakeclock_init(void)
 		clock_file = m;
 }
 
+/* The offset now: steady, or on and off in a strobe's periods (clockfile.h),
+ * on CLOCK_MONOTONIC, read only when the file strobes. */
 static int64_t offset_ms(void)
 {
-	return lb_clockfile_load(clock_file);
+	struct lb_clockset set;
+	struct timespec mono = { 0 };
+
+	lb_clockfile_read(clock_file, &set);
+	if (set.strobe_ms <= 0)
+		return set.offset_ms;
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &mono);
+	return lb_clockset_at(&set, (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec);
 }
 
 static void shift(struct timespec *ts)

@@ -293,10 +293,26 @@ static void node_resume(struct lb_injector *inj, size_t i, const struct lb_fault
 	lb_event_emit(inj->sh, LB_EV_NODE_RESUME, -1, (int)i, 0);
 }
 
-static void node_clock(struct lb_injector *inj, size_t i, const struct lb_fault *f)
+/* The nodes' clocks jump by the offset, at one instant; with strobe, the shim
+ * flips it on and off on time from then (clockfile.h). That instant, on the
+ * history's clock, into rt->cut_ns. */
+static void node_clock(struct lb_injector *inj, const struct lb_fault *f, struct lb_fault_rt *rt)
 {
-	lb_server_set_clock(inj->lock_srv[i], f->offset_ms);
-	lb_event_emit(inj->sh, LB_EV_NODE_CLOCK, -1, (int)i, f->offset_ms);
+	int64_t from = lb_now_ns();
+	struct lb_clockset set = { .offset_ms = f->offset_ms };
+
+	if (f->strobe_ms) {
+		set.strobe_ms = f->strobe_ms;
+		set.from_ns = from;
+		set.until_ns = f->duration_ms >= 0 ? from + f->duration_ms * LB_NS_PER_MS : INT64_MAX;
+	}
+	rt->cut_ns = from - inj->sh->t0_ns;
+	for (size_t i = 0; i < inj->n_lock; i++)
+		if ((f->nodes >> i) & 1u) {
+			lb_server_set_clockset(inj->lock_srv[i], &set);
+			lb_event_emit_at(inj->sh, LB_EV_NODE_CLOCK, -1, (int)i, f->offset_ms,
+					 rt->cut_ns);
+		}
 }
 
 static void node_clock_reset(struct lb_injector *inj, size_t i, const struct lb_fault *f)
@@ -753,18 +769,49 @@ static void tick_hook(struct lb_injector *inj, const struct lb_fault *f, struct 
 		rt->phase = -1;
 }
 
+/* A strobing node-clock's flips up to @now, each told at the moment the shim
+ * makes it (start + k * strobe, on the history's clock): offset on at even k,
+ * off at odd k. */
+static void tell_flips(struct lb_injector *inj, const struct lb_fault *f, struct lb_fault_rt *rt,
+		       int64_t now)
+{
+	int64_t period = f->strobe_ms * LB_NS_PER_MS;
+	int64_t end = f->duration_ms >= 0 ? rt->cut_ns + f->duration_ms * LB_NS_PER_MS : INT64_MAX;
+
+	for (int64_t t; (t = rt->cut_ns + (rt->flips + 1) * period) <= now && t < end;) {
+		rt->flips++;
+		for (size_t i = 0; i < inj->n_lock; i++)
+			if ((f->nodes >> i) & 1u)
+				lb_event_emit_at(inj->sh, LB_EV_NODE_CLOCK, -1, (int)i,
+						 rt->flips % 2 ? 0 : f->offset_ms, t);
+	}
+	rt->next_ns = rt->cut_ns + (rt->flips + 1) * period;
+	if (rt->next_ns > end)
+		rt->next_ns = end;
+}
+
 /* node-clock: the nodes' clock jumps, and back after the duration (without
- * one: for good). */
+ * one: for good); with strobe, on and off every strobe ms meanwhile. */
 static void tick_node_clock(struct lb_injector *inj, const struct lb_fault *f,
 			    struct lb_fault_rt *rt, int64_t now)
 {
 	if (rt->phase == 0) {
 		if (!holder_ready(inj, f))
 			return;
-		each_node(inj, f, node_clock);
+		node_clock(inj, f, rt);
 		rt->phase = f->duration_ms >= 0 ? 1 : -1;
 		rt->next_ns = now + f->duration_ms * LB_NS_PER_MS;
+		if (f->strobe_ms) {
+			rt->phase = 2;
+			rt->flips = 0;
+			tell_flips(inj, f, rt, now);
+		}
 		return;
+	}
+	if (rt->phase == 2) { /* the flips up to now, those before the end included */
+		tell_flips(inj, f, rt, now);
+		if (f->duration_ms < 0 || now < rt->cut_ns + f->duration_ms * LB_NS_PER_MS)
+			return;
 	}
 	each_node(inj, f, node_clock_reset);
 	rt->phase = -1;

@@ -154,6 +154,10 @@ static const struct lb_figdef fixed[] = {
 	/* lock operations sent with no reply (attempts.csv and history.csv say
 	 * indeterminate): each may have taken effect */
 	INT("indeterminate_ops", "operations", 0, COUNT, false, LB_FD_RECOMPUTED),
+	/* a lock key the servers held while no client had it (keyevents.csv
+	 * against the sections): summed, and the longest stretch */
+	NUM("held_no_holder_ms", "ms", 3, 0, MS, true, LB_FD_RECOMPUTED),
+	NUM("held_no_holder_max_ms", "ms", 3, 0, MS, true, LB_FD_RECOMPUTED),
 };
 
 #define N_FIXED (sizeof(fixed) / sizeof(fixed[0]))

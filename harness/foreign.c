@@ -506,3 +506,147 @@ int lb_notice_verdict(struct lb_verdict *v, const struct lb_section *s, size_t n
 	free(lags);
 	return 0;
 }
+
+/* ---- held with no live holder ---- */
+
+struct span {
+	int64_t from, to;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	return (x->from > y->from) - (x->from < y->from);
+}
+
+/* Sort @sp and merge what overlaps, in place; the count left. */
+static size_t merge_spans(struct span *sp, size_t n)
+{
+	size_t m = 0;
+
+	qsort(sp, n, sizeof(*sp), cmp_span);
+	for (size_t i = 0; i < n; i++) {
+		if (m && sp[i].from <= sp[m - 1].to) {
+			if (sp[i].to > sp[m - 1].to)
+				sp[m - 1].to = sp[i].to;
+		} else {
+			sp[m++] = sp[i];
+		}
+	}
+	return m;
+}
+
+/* The stretches in which server @srv held key @key, from its events in its
+ * order: from a set until its del or expired, and never past its PTTL as
+ * read with the set or a later expire (an `expired` comes when Redis deletes
+ * the key, its end is the deadline). Appended to @sp; the count appended. */
+static size_t held_spans(const struct lb_key_event *e, size_t ne, int key, int srv,
+			 const struct lb_foreign_opts *o, struct span *sp)
+{
+	size_t k = 0;
+	int64_t from = -1, until = INT64_MAX;
+
+	for (size_t i = 0; i < ne; i++) {
+		if (e[i].key != key || e[i].server != srv)
+			continue;
+		int64_t t = e[i].t_ns;
+		if (from >= 0 && t >= until) { /* it ran out before this event */
+			sp[k++] = (struct span){ from, until };
+			from = -1;
+		}
+		switch (e[i].kind) {
+		case LB_KEY_SET:
+		case LB_KEY_EXPIRE:
+			if (e[i].kind == LB_KEY_EXPIRE && from < 0)
+				break; /* an expire of a key it did not hold */
+			if (from < 0)
+				from = t;
+			until = e[i].ttl_ms >= 0 ? t + e[i].ttl_ms * LB_NS_PER_MS :
+				e[i].ttl_ms == -1 ? INT64_MAX : t + o->ttl_ns;
+			break;
+		case LB_KEY_DEL:
+		case LB_KEY_EXPIRED:
+			if (from >= 0)
+				sp[k++] = (struct span){ from, t < until ? t : until };
+			from = -1;
+			break;
+		default:
+			break;
+		}
+	}
+	if (from >= 0 && from < o->end_ns)
+		sp[k++] = (struct span){ from, until < o->end_ns ? until : o->end_ns };
+	return k;
+}
+
+/* A gap [@from, @to) into @sum and @longest, if longer than @slop_ns. */
+static void gap(int64_t from, int64_t to, int64_t slop_ns, int64_t *sum, int64_t *longest)
+{
+	if (to - from > slop_ns) {
+		*sum += to - from;
+		if (to - from > *longest)
+			*longest = to - from;
+	}
+}
+
+/* How much of the stretches @h (merged) no stretch of @a (merged) covers,
+ * counting only gaps longer than @slop_ns; ns. */
+static int64_t uncovered(const struct span *h, size_t nh, const struct span *a, size_t na,
+			 int64_t slop_ns, int64_t *longest)
+{
+	int64_t sum = 0;
+	size_t j = 0;
+
+	for (size_t i = 0; i < nh; i++) {
+		int64_t t = h[i].from;
+		while (j < na && a[j].to <= t)
+			j++;
+		for (size_t q = j; q < na && a[q].from < h[i].to; q++) {
+			if (a[q].from > t)
+				gap(t, a[q].from, slop_ns, &sum, longest);
+			if (a[q].to > t)
+				t = a[q].to;
+		}
+		if (t < h[i].to)
+			gap(t, h[i].to, slop_ns, &sum, longest);
+	}
+	return sum;
+}
+
+int lb_unattended_verdict(struct lb_verdict *v, const struct lb_section *s, size_t n,
+			  const struct lb_key_event *e, size_t ne, int keys,
+			  const struct lb_foreign_opts *o)
+{
+	struct span *h = malloc((ne + 1) * sizeof(*h)), *a = malloc((n + 1) * sizeof(*a));
+	int64_t sum = 0, longest = 0;
+	int servers = 0;
+
+	if (!h || !a) {
+		free(h);
+		free(a);
+		return LB_ENOMEM;
+	}
+	for (size_t i = 0; i < ne; i++)
+		if (e[i].server + 1 > servers)
+			servers = e[i].server + 1;
+	for (int key = 0; key < keys; key++) {
+		size_t nh = 0, na = 0;
+		for (int srv = 0; srv < servers; srv++)
+			nh += held_spans(e, ne, key, srv, o, h + nh);
+		for (size_t i = 0; i < n; i++) {
+			if (s[i].key != key)
+				continue;
+			int64_t exit = lb_section_exit(&s[i], o->end_ns);
+			a[na++] = (struct span){ s[i].enter_ns,
+						 s[i].release_ns > exit ? s[i].release_ns : exit };
+		}
+		nh = merge_spans(h, nh);
+		na = merge_spans(a, na);
+		sum += uncovered(h, nh, a, na, o->slop_ns, &longest);
+	}
+	v->held_no_holder_ms = (double)sum / 1e6;
+	v->held_no_holder_max_ms = (double)longest / 1e6;
+	free(h);
+	free(a);
+	return 0;
+}

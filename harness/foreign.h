@@ -187,4 +187,20 @@ int lb_notice_verdict(struct lb_verdict *v, const struct lb_section *s, size_t n
 		      const struct lb_foreign_result *fr, const struct lb_event *ev, size_t n_ev,
 		      int64_t end_ns, bool complete, int64_t *lag_ns);
 
+/*
+ * Held with no live holder (docs/running.md): the time a lock server kept a
+ * lock key while no client had it, from the servers' own events @e
+ * (keyevents.csv): a key is held from its set until its del or expired, and
+ * never past the PTTL read with its set or a later expire; a client has it
+ * from its acquire's return (it believes it holds) to its release's return,
+ * or to its death. The
+ * stretches held while no client had it, summed over keys into
+ * v->held_no_holder_ms, the longest into v->held_no_holder_max_ms; a stretch
+ * no longer than the watcher's slop (@o->slop_ns) is delivery, not counted.
+ * The caller says whether it is known. 0 or LB_ENOMEM.
+ */
+int lb_unattended_verdict(struct lb_verdict *v, const struct lb_section *s, size_t n,
+			  const struct lb_key_event *e, size_t ne, int keys,
+			  const struct lb_foreign_opts *o);
+
 #endif

@@ -19,7 +19,8 @@ struct lb_fault_rt {
 	int phase;        /* 0 waiting, 1.. in progress, -1 done */
 	int64_t next_ns;  /* relative time of the next step */
 	int client;
-	int64_t cut_ns;   /* failover: when replication was held back; net faults: start */
+	int64_t cut_ns;   /* failover: when replication was held back; net faults, node-clock
+			     strobe: start */
 	uint64_t epoch;   /* failover: the relay's epoch when the hold was set */
 	uint32_t pending; /* restarts: nodes started but not answering yet */
 	int64_t hold_ns;  /* failover: when the replication hold was asked for */
@@ -28,6 +29,7 @@ struct lb_fault_rt {
 	bool failed;      /* a fault on a deployment that did not take (refused, not run) */
 	int leader;       /* nodes = leader: the member found leading when it first acted */
 	bool leader_known;
+	int64_t flips;    /* node-clock strobe: the flips told so far (from cut_ns) */
 };
 
 struct lb_injector {

@@ -47,6 +47,9 @@ struct lb_verdict {
 	double notice_lag_p50_ms, notice_lag_max_ms; /* the server's end -> the holder told
 				    (negative: told before the server ended it); of the
 				    told ones, n/a when none */
+	/* a lock key the servers held while no client had it (lb_unattended_verdict):
+	   summed over the run, and the longest stretch; known as the servers' events */
+	double held_no_holder_ms, held_no_holder_max_ms;
 	uint64_t holder_deaths;  /* sections that ended with the holder killed */
 	double orphan_ms;        /* longest time from a holder's death to the next acquire */
 	enum lb_recovered recovered;

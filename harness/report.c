@@ -879,6 +879,7 @@ static void summary_table(FILE *f, const struct lb_summary *s)
 		{ "writes_aborted", "sections aborted on a lost lease" },
 		{ "lost_leases", "releases that found the lock gone" },
 		{ "holder_deaths", "holders that died" }, { "orphan_ms", "longest orphaned (ms)" },
+		{ "held_no_holder_ms", "held by the server with no live holder (ms)" },
 		{ "recovered", "lock came back" }, { "acquire_errors", "attempts that found a node down" },
 		{ "acquire_timeouts", "acquires that gave up" }, { "fairness", "fairness (Jain)" },
 		{ "observed", "outcome class" }, { "expected", "expected by the scenario" },

@@ -199,6 +199,9 @@ static void print_safety(FILE *f, const struct lb_run_cfg *cfg, const struct lb_
 		   "%llu acquire attempts found a node down\n",
 		(unsigned long long)v->holder_deaths, v->orphan_ms, lb_recovered_name(v->recovered),
 		jain, (unsigned long long)res->acquire_errors);
+	if (v->leases_lapsed_known && v->held_no_holder_ms > 0)
+		fprintf(f, "               the servers held the lock %.1f ms with no live holder "
+			   "(longest %.1f ms)\n", v->held_no_holder_ms, v->held_no_holder_max_ms);
 	if (res->phase_known && res->holding_s > 0 && res->waiting_s > 0)
 		fprintf(f, "  by phase     %.2f commands sent per client-second holding, %.2f waiting "
 			   "(the relay's count)\n", (double)res->cmds_holding / res->holding_s,

@@ -695,7 +695,7 @@ int lb_server_restart(struct lb_server *s, bool keep_data)
 	return spawn(s);
 }
 
-int lb_clock_file_write(const char *path, int64_t offset_ms)
+int lb_clock_file_set(const char *path, const struct lb_clockset *set)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	struct lb_clockfile *f;
@@ -710,17 +710,28 @@ int lb_clock_file_write(const char *path, int64_t offset_ms)
 	close(fd);
 	if (f == MAP_FAILED)
 		return LB_ESYS;
-	/* one atomic store into the page the shim has mapped: never half written */
-	atomic_store(&f->offset_ms, offset_ms);
+	/* into the page the shim has mapped, under its sequence count: never
+	 * read half written */
+	lb_clockfile_store(f, set);
 	munmap(f, LB_CLOCKFILE_SIZE);
 	return 0;
 }
 
-int lb_server_set_clock(struct lb_server *s, int64_t offset_ms)
+int lb_clock_file_write(const char *path, int64_t offset_ms)
+{
+	return lb_clock_file_set(path, &(struct lb_clockset){ .offset_ms = offset_ms });
+}
+
+int lb_server_set_clockset(struct lb_server *s, const struct lb_clockset *set)
 {
 	if (!s->opts.clock_shim)
 		return LB_ENOTSUP;
-	return lb_clock_file_write(s->clock_path, offset_ms);
+	return lb_clock_file_set(s->clock_path, set);
+}
+
+int lb_server_set_clock(struct lb_server *s, int64_t offset_ms)
+{
+	return lb_server_set_clockset(s, &(struct lb_clockset){ .offset_ms = offset_ms });
 }
 
 int lb_server_copy_log(const struct lb_server *s, const char *dir, const char *name)

@@ -16,6 +16,8 @@
 #ifndef LB_RSERVER_H
 #define LB_RSERVER_H
 
+#include "clockfile.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -111,8 +113,12 @@ int lb_server_respawn_begin(struct lb_server *s);
 int lb_server_poll_ready(struct lb_server *s);
 /* Write @offset_ms into the clock file at @path (clockfile.h), atomically. */
 int lb_clock_file_write(const char *path, int64_t offset_ms);
+/* Write @set (a steady or strobing offset) into the clock file at @path. */
+int lb_clock_file_set(const char *path, const struct lb_clockset *set);
 /* Move the server's wall clock to true time + @offset_ms (needs clock_shim). */
 int lb_server_set_clock(struct lb_server *s, int64_t offset_ms);
+/* ... or to a strobing offset (clockfile.h). */
+int lb_server_set_clockset(struct lb_server *s, const struct lb_clockset *set);
 /* Kill if running, remove the directory, free. Accepts NULL. */
 void lb_server_destroy(struct lb_server *s);
 /* true while the process is alive (paused counts as alive). */

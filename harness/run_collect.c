@@ -453,6 +453,9 @@ int run_judge(struct run_ctx *r)
 	if (rc == 0) /* the lost notices, timed against the servers' end of each lease */
 		rc = lb_notice_verdict(&res->verdict, res->sections, res->n_sections, &res->foreign,
 				       res->events, res->n_events, end_ns, res->events_dropped == 0, NULL);
+	if (rc == 0) /* held with no live holder: the servers' events against the sections */
+		rc = lb_unattended_verdict(&res->verdict, res->sections, res->n_sections,
+					   res->key_events, res->n_key_events, cfg->keys, &fo);
 	if (res->foreign.unjudged)
 		snprintf(res->foreign_why, sizeof(res->foreign_why), "on several lock nodes a set is "
 			 "matched to its section only by the token the strategy says (token=), and %.60s "

@@ -505,8 +505,8 @@ static int on_fault_more(struct parser *p, struct lb_fault *f, const char *secti
 		f->pause_write = !strcmp(v, "write");
 	} else {
 		return ini_error(p, "unknown key '%s' in [%s]: expected action, at, target, nodes, "
-			    "resource, inside, within, when, failpoint, duration, delay, hold, offset, then, "
-			    "of, sides, fallback, hook or mode", name, section);
+			    "resource, inside, within, when, failpoint, duration, delay, hold, offset, strobe, "
+			    "then, of, sides, fallback, hook or mode", name, section);
 	}
 	return 1;
 }
@@ -590,6 +590,9 @@ static int on_fault(struct parser *p, const char *section, const char *name, con
 		if (!get_i64(v, -INT64_C(86400000000), INT64_C(86400000000), &f->offset_ms))
 			return ini_error(p, "offset: expected milliseconds from -86400000000 to 86400000000, "
 				    "got '%s'", v);
+	} else if (!strcmp(name, "strobe")) {
+		if (!get_i64(v, 1, 86400000, &f->strobe_ms))
+			return ini_error(p, "strobe: expected milliseconds from 1 to 86400000, got '%s'", v);
 	} else {
 		return on_fault_more(p, f, section, name, v);
 	}
@@ -875,6 +878,17 @@ static int check_net_link(struct parser *p, const struct lb_fault *f)
 	return 1;
 }
 
+/* strobe = MS: a clock's offset, on and off every MS. */
+static int check_strobe(struct parser *p, const struct lb_fault *f)
+{
+	if (f->action != LB_ACT_CLOCK && f->action != LB_ACT_NODE_CLOCK)
+		return ini_error(p, "[%s] strobe = MS is for clock and node-clock", f->name);
+	if (!f->offset_ms)
+		return ini_error(p, "[%s] strobe flips the offset on and off: it needs offset = MS "
+			    "(not 0)", f->name);
+	return 1;
+}
+
 /* What each action needs; 0 or a message at the fault's line. */
 static int check_fault(struct parser *p, struct lb_fault *f)
 {
@@ -891,6 +905,8 @@ static int check_fault(struct parser *p, struct lb_fault *f)
 	if (f->when_before_write && lb_scenario_gives(sc, LB_P_WORK) && sc->run.work == LB_WORK_NONE)
 		return ini_error(p, "[%s] when = before-write needs work = counter (there is no write)",
 			    f->name);
+	if (f->strobe_ms && !check_strobe(p, f))
+		return 0;
 	if ((f->then_reset || f->then_hang || f->of_given) && f->action != LB_ACT_LOSE_REPLY)
 		return ini_error(p, "[%s] then = reset|hang and of = acquire|release are for "
 			    "net-lose-reply", f->name);

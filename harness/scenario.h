@@ -77,6 +77,8 @@ struct lb_fault {
 	int64_t delay_ms;
 	int64_t hold_ms;
 	int64_t offset_ms;
+	int64_t strobe_ms;        /* clock, node-clock: the offset on and off every strobe_ms
+				     for the duration (0: steady) */
 	bool then_other_inside;   /* end the pause/slow/sleep only once another client holds */
 	char sides[256];          /* net-partition: `sides` as written */
 	bool then_failover_chosen; /* node-kill: come back no earlier than the Sentinels'

@@ -536,6 +536,8 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put_num(s, "busy_while_down", (double)res->busy.down, res->tries_known);
 	put(s, "uncertain_writes", "%llu", (unsigned long long)res->uncertain_writes);
 	put(s, "indeterminate_ops", "%llu", (unsigned long long)res->indeterminate_ops);
+	put_num(s, "held_no_holder_ms", v->held_no_holder_ms, v->leases_lapsed_known);
+	put_num(s, "held_no_holder_max_ms", v->held_no_holder_max_ms, v->leases_lapsed_known);
 	put(s, "stale_writes_rejected", "%llu", (unsigned long long)res->stale_writes_rejected);
 	put(s, "writes_aborted", "%llu", (unsigned long long)res->writes_aborted);
 	put(s, "handoffs", "%llu", (unsigned long long)v->handoffs);

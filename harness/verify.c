@@ -499,6 +499,8 @@ static int judge_again(const char *dir, struct run_in *in, struct lb_verdict *v)
 	if (rc == 0)
 		rc = lb_notice_verdict(v, in->sec, in->n, &fr, in->ev, in->n_ev, end_ns,
 				       dropped && !strcmp(dropped, "0"), NULL);
+	if (rc == 0)
+		rc = lb_unattended_verdict(v, in->sec, in->n, in->ke, in->n_ke, in->shape.keys, &fo);
 	lb_foreign_result_free(&fr);
 	return rc;
 }
@@ -570,6 +572,10 @@ static void check_verdict(struct ctx *c, const struct run_in *in, const struct l
 		figure(c, "notices_missed", (double)v->notices_missed, v->notices_known, 0);
 		figure(c, "notice_lag_p50_ms", v->notice_lag_p50_ms, v->notices_known && v->notices_told, 0);
 		figure(c, "notice_lag_max_ms", v->notice_lag_max_ms, v->notices_known && v->notices_told, 0);
+	}
+	if (lb_summary_get(c->s, "held_no_holder_ms")) { /* absent in older runs */
+		figure(c, "held_no_holder_ms", v->held_no_holder_ms, v->leases_lapsed_known, 0);
+		figure(c, "held_no_holder_max_ms", v->held_no_holder_max_ms, v->leases_lapsed_known, 0);
 	}
 	figure(c, "holder_deaths", (double)v->holder_deaths, true, 0);
 	figure(c, "orphan_ms", v->orphan_ms, true, 0);

@@ -15,7 +15,15 @@ const char *lb_claim_name(unsigned i)
 
 int64_t lb_clock_now_ms(const struct lb_clock *c)
 {
-	return lb_wall_ms() + (c ? c->offset_ms : 0);
+	int64_t now;
+
+	if (!c || c->strobe_ms <= 0)
+		return lb_wall_ms() + (c ? c->offset_ms : 0);
+	now = lb_now_ns();
+	if (now < c->from_ns || now >= c->until_ns)
+		return lb_wall_ms();
+	return lb_wall_ms() + ((now - c->from_ns) / (c->strobe_ms * LB_NS_PER_MS) % 2 ? 0 :
+			       c->offset_ms);
 }
 
 void *lb_base_alloc(const struct lb_lock_cfg *cfg, size_t size)

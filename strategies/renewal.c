@@ -60,9 +60,14 @@ static int64_t period_ns(int64_t ttl_ms)
 	return ttl_ms * LB_NS_PER_MS / 3;
 }
 
-/* One renewal, outside the lock; the result is applied under it. */
+/* One renewal, outside the lock; the result is applied under it. The
+ * failpoint `before-renew` stalls the watchdog with the token in hand (a
+ * scheduler's delay, a GC pause of the renewer alone): the renewal it then
+ * sends may land after the holder's release (renewal-after-release). The
+ * watchdog is the only thread of a renewal client that passes a failpoint. */
 static void renew_once(struct renewal *r, const char *token)
 {
+	lb_failpoint("before-renew");
 	int64_t ttl = r->base.cfg.ttl_ms, sent = lb_now_ns();
 	int rc = lb_cas_pexpire(&r->link, r->base.key, token, ttl);
 
@@ -207,6 +212,8 @@ static void renewal_destroy(void *self)
 	lb_base_destroy(r);
 }
 
+static const char *const renewal_failpoints[] = { "before-renew", NULL };
+
 const struct lock_strategy lb_strategy_renewal = {
 	.name = "renewal",
 	.summary = "token-lua plus a watchdog renewing the lease every TTL/3; reports a lost lease",
@@ -214,6 +221,7 @@ const struct lock_strategy lb_strategy_renewal = {
 	.claims = LB_CLAIM_MUTEX | LB_CLAIM_DEADLOCK_FREE | LB_CLAIM_OWNER_RELEASE |
 		  LB_CLAIM_NO_LAPSE,
 	.min_nodes = 1,
+	.failpoints = renewal_failpoints,
 	.create = renewal_create,
 	.acquire = renewal_acquire,
 	.release = renewal_release,

@@ -44,11 +44,15 @@ enum lb_claim {
 /* Short column name of claim bit @i (0..LB_CLAIM_COUNT-1). */
 const char *lb_claim_name(unsigned i);
 
-/* A client's wall clock; setnx-getset reads it, scenarios skew it. */
+/* A client's wall clock; setnx-getset reads it, scenarios skew it. With
+ * strobe_ms, the offset is on in the even strobe_ms periods from from_ns
+ * (CLOCK_MONOTONIC, lb_now_ns) and off in the odd ones and from until_ns:
+ * as the shim computes it for an adapter (clockfile.h). */
 struct lb_clock {
 	int64_t offset_ms;
+	int64_t strobe_ms, from_ns, until_ns;
 };
-/* CLOCK_REALTIME in ms plus the clock's offset; @c may be NULL. */
+/* CLOCK_REALTIME in ms plus the clock's offset now; @c may be NULL. */
 int64_t lb_clock_now_ms(const struct lb_clock *c);
 
 struct lb_lock_cfg {

@@ -807,3 +807,43 @@ Test(oracle, a_notice_is_timed_against_the_servers_end_of_the_lease)
 	cr_assert_not(v.notices_known, "an event dropped: a notice may be missing");
 	lb_foreign_result_free(&r);
 }
+
+static struct lb_key_event kttl(int64_t t_ms, int kind, int32_t ttl_ms, uint8_t server)
+{
+	struct lb_key_event e = kev(t_ms, kind, 0);
+	e.ttl_ms = ttl_ms;
+	e.server = server;
+	return e;
+}
+
+/* Held with no live holder (issue 54): the time a server kept the lock key
+ * while no client had it (from its acquire's return to its release's return
+ * or its death): a holder's death until the key's PTTL ran out (not the late
+ * `expired`), renewals that land after the release and keep it, a set on a
+ * second server nobody entered with; a stretch within the watcher's slop is
+ * delivery, not counted. Summed, and the longest. */
+Test(oracle, a_lock_the_server_keeps_with_no_live_holder_is_timed)
+{
+	struct lb_section s[3] = {
+		held(0, 0, 0, 10, 100, 101, 11),       /* released: the key goes at 101 */
+		held(1, 0, 150, 200, 300, -1, 22),     /* killed at 300, key until 1195 */
+		held(0, 1, 1250, 1300, 1399, 1400, 33), /* released, but renewed after */
+	};
+	struct lb_key_event e[] = {
+		kttl(5, LB_KEY_SET, 1000, 0), kttl(101, LB_KEY_DEL, 0, 0),
+		kttl(195, LB_KEY_SET, 1000, 0), kttl(1250, LB_KEY_EXPIRED, 0, 0),
+		kttl(1295, LB_KEY_SET, 1000, 0), kttl(1390, LB_KEY_EXPIRE, 1000, 0),
+		kttl(2000, LB_KEY_EXPIRE, 1000, 0), kttl(3000, LB_KEY_EXPIRED, 0, 0),
+		kttl(3100, LB_KEY_SET, 1000, 0), kttl(3130, LB_KEY_DEL, 0, 0), /* 30 ms: slop */
+		kttl(5000, LB_KEY_SET, 1000, 1), kttl(5100, LB_KEY_DEL, 0, 1),
+	};
+	struct lb_verdict v = { 0 };
+	struct lb_foreign_opts o = { LB_KEYWATCH_SLOP_NS, 1000 * MS, 10000 * MS };
+
+	cr_assert_eq(lb_unattended_verdict(&v, s, 3, e, sizeof(e) / sizeof(e[0]), 1, &o), 0);
+	cr_assert_float_eq(v.held_no_holder_ms, 895 + 1600 + 100, 1e-6, "%f", v.held_no_holder_ms);
+	cr_assert_float_eq(v.held_no_holder_max_ms, 1600, 1e-6, "%f", v.held_no_holder_max_ms);
+	/* none of the servers' stretches outlives its holder: 0 */
+	cr_assert_eq(lb_unattended_verdict(&v, s, 3, e, 2, 1, &o), 0);
+	cr_assert_float_eq(v.held_no_holder_ms, 0, 1e-9);
+}

@@ -312,6 +312,59 @@ Test(rserver, clock_shim_never_reads_a_torn_offset)
 	cr_assert_gt(flips, 10, "the writer did not flip the offset while the reader read");
 }
 
+/* strobe (Jepsen's strobe nemesis): the shim shows the offset on and off
+ * every strobe ms from the window's start, as a process reads its clock,
+ * and 0 from the window's end (clockfile.h). Sampled every 2 ms for 450 ms:
+ * a 50 ms strobe over 300 ms is on, off, on, off, on, off; then off. */
+Test(rserver, clock_shim_strobes_the_offset_on_and_off)
+{
+	const char *shim = getenv("LOCKBENCH_CLOCK_SHIM");
+	char path[] = "/tmp/lbtest-clock-XXXXXX";
+	int fd = mkstemp(path);
+
+	cr_assert_not_null(shim, "LOCKBENCH_CLOCK_SHIM must name build/libfakeclock.so");
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(lb_clock_file_write(path, 0), 0);
+	setenv("LOCKBENCH_CLOCK_FILE", path, 1);
+	void *h = dlopen(shim, RTLD_NOW | RTLD_LOCAL);
+	cr_assert_not_null(h, "%s", dlerror());
+	int (*shim_gettime)(clockid_t, struct timespec *) =
+		(int (*)(clockid_t, struct timespec *))dlsym(h, "clock_gettime");
+	cr_assert_not_null(shim_gettime);
+	int64_t from = lb_now_ns();
+	struct lb_clockset set = { .offset_ms = -30000, .strobe_ms = 50, .from_ns = from,
+				   .until_ns = from + 300 * LB_NS_PER_MS };
+	cr_assert_eq(lb_clock_file_set(path, &set), 0);
+	int flips = 0, wrong = 0, on_after = 0;
+	int64_t last = -30000;
+	while (lb_now_ns() < from + 450 * LB_NS_PER_MS) {
+		struct timespec fake, before;
+		syscall(SYS_clock_gettime, CLOCK_REALTIME, &before);
+		shim_gettime(CLOCK_REALTIME, &fake);
+		int64_t mono = lb_now_ns();
+		int64_t d = ((int64_t)fake.tv_sec - before.tv_sec) * 1000000000 +
+			    (fake.tv_nsec - before.tv_nsec);
+		int64_t seen = d < -15000 * LB_NS_PER_MS ? -30000 : 0;
+		int64_t into = mono - from;
+		/* away from a flip (1 ms either side) the offset is the window's */
+		int64_t phase = into % (50 * LB_NS_PER_MS);
+		if (into < 300 * LB_NS_PER_MS && phase > LB_NS_PER_MS && phase < 49 * LB_NS_PER_MS)
+			wrong += seen != ((into / (50 * LB_NS_PER_MS)) % 2 ? 0 : -30000);
+		if (into > 301 * LB_NS_PER_MS)
+			on_after += seen != 0;
+		flips += seen != last;
+		last = seen;
+		lb_sleep_ns(2 * LB_NS_PER_MS);
+	}
+	dlclose(h);
+	unlink(path);
+	cr_assert_eq(wrong, 0, "%d reads saw the offset in the wrong half of a period", wrong);
+	cr_assert_eq(on_after, 0, "%d reads after the window still saw the offset", on_after);
+	cr_assert_geq(flips, 5, "the offset flipped %d times, not 5 (on, off, on, off, on, off)",
+		      flips);
+}
+
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>

@@ -1205,3 +1205,29 @@ Test(scenario, an_exec_program_has_an_expectation_in_quotes)
 	fails_at("[expect]\n\"exec:/x\" = safe\n\"exec:/x\" = overlap\n", 3, "given twice");
 	fails_at("[expect]\n\"\" = safe\n", 2, "an empty key in quotes");
 }
+
+/* strobe = MS (issue 54): for clock and node-clock only, and with an offset
+ * to flip; parsed into the fault. */
+Test(scenario, strobe_is_for_a_clock_with_an_offset)
+{
+	const char *head = "[scenario]\nsummary = s\ndescription = d\n[run]\nclients = 2\n";
+	char text[512];
+
+	snprintf(text, sizeof(text), "%s[fault f]\naction = node-clock\nnodes = 0\noffset = 10000\n"
+		 "strobe = 100\nduration = 2000\n", head);
+	cr_assert_eq(parse_text(text), 0, "%s", sc.error);
+	cr_assert_eq(sc.faults[0].strobe_ms, 100);
+	cr_assert_eq(sc.faults[0].duration_ms, 2000);
+	snprintf(text, sizeof(text), "%s[fault f]\naction = clock\ntarget = client:0\noffset = 5000\n"
+		 "strobe = 50\n", head);
+	cr_assert_eq(parse_text(text), 0, "%s", sc.error);
+	cr_assert_eq(sc.faults[0].strobe_ms, 50);
+	snprintf(text, sizeof(text), "%s[fault f]\naction = pause\ntarget = holder\nduration = 10\n"
+		 "strobe = 50\n", head);
+	fails_at(text, 6, "strobe = MS is for clock and node-clock");
+	snprintf(text, sizeof(text), "%s[fault f]\naction = node-clock\nnodes = 0\nstrobe = 50\n", head);
+	fails_at(text, 6, "it needs offset = MS");
+	snprintf(text, sizeof(text), "%s[fault f]\naction = node-clock\nnodes = 0\noffset = 1\n"
+		 "strobe = 0\n", head);
+	fails_at(text, 10, "strobe: expected milliseconds from 1 to 86400000, got '0'");
+}
