@@ -169,7 +169,7 @@ static void trace(void *arg, const void *state, bool sent, const char *line, int
 			r->max_ms = ms;
 		if (!r->limit_ms || !strcmp(r->word, "acquire"))
 			r->limit_ms = !strcmp(r->word, "hello") || !strcmp(r->word, "config") ? 15000 :
-				      !strcmp(r->word, "quit") ? 2000 :
+				      !strcmp(r->word, "quit") ? LB_ADAPTER_QUIT_MS :
 				      state ? lb_adapter_limit_ms(state) : 0;
 	}
 	if (strncmp(c->asked, "config ", 7))
@@ -247,9 +247,9 @@ void at_close(struct at *t, struct at_sess *c)
 		if (rc < 0 || exit_ms < 0) {
 			t->quit_fail++;
 			if (!t->quit_bad[0])
-				snprintf(t->quit_bad, sizeof(t->quit_bad), "c%d: %s", c->id,
-					 rc < 0 ? "'quit' not answered 'bye'" :
-					 "said 'bye' and did not exit within 2000 ms (killed)");
+				snprintf(t->quit_bad, sizeof(t->quit_bad), rc < 0 ? "c%d: 'quit' not "
+					 "answered 'bye'" : "c%d: said 'bye' and did not exit within "
+					 "%d ms (killed)", c->id, LB_ADAPTER_QUIT_MS);
 		} else {
 			t->bye_max_ms = bye_ms > t->bye_max_ms ? bye_ms : t->bye_max_ms;
 			t->exit_max_ms = exit_ms > t->exit_max_ms ? exit_ms : t->exit_max_ms;

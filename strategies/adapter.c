@@ -68,7 +68,7 @@
 #define LB_AT_MAX 64          /* 'at' lines one request may send (Redlock: one a node) */
 #define LB_STR_(x) #x
 #define LB_STR(x) LB_STR_(x)
-#define QUIT_LIMIT_MS 2000
+#define QUIT_LIMIT_MS LB_ADAPTER_QUIT_MS
 
 struct adapter {
 	struct lb_lock_base base;

@@ -52,6 +52,11 @@
 #include "strategy.h"
 
 #define LB_ADAPTER_MAX_ARGS 16
+/* How long an adapter has to answer 'quit' with 'bye', and then to exit:
+ * 5 s, as an interpreter's teardown took more than 2 s on a loaded
+ * two-core machine (tooz's Python under make check's load), where a hung
+ * adapter takes for ever. */
+#define LB_ADAPTER_QUIT_MS 5000
 
 struct lb_adapter_def {
 	char name[200];            /* what --strategy takes; "exec:PATH" for a program */

@@ -302,7 +302,7 @@ Test(adapter_test, an_adapter_that_hangs_misses_its_deadline, .init = setup)
 
 Test(adapter_test, a_bye_without_an_exit_fails_quit, .init = setup)
 {
-	breaks("bye-stays.sh", "quit", "quit", "did not exit within 2000 ms");
+	breaks("bye-stays.sh", "quit", "quit", "did not exit within 5000 ms");
 }
 
 Test(adapter_test, a_lock_that_never_grants_fails_mutex, .init = setup)
