@@ -317,7 +317,14 @@ static void collect_stampede(struct run_ctx *r)
 		res->gave_up_clients++;
 		tries += a;
 		res->gave_up_attempts_max = a > res->gave_up_attempts_max ? a : res->gave_up_attempts_max;
-		waited += (end > t ? end : lb_now_ns()) - t;
+		/* a wait the run's end cut is stamped when its client stopped, a
+		 * little after the run's end: counted to that end, as the run's
+		 * length (elapsed_s) is, which check holds it to */
+		int64_t stop = end > t ? end : lb_now_ns();
+		int64_t run_end = r->sh->t0_ns + (int64_t)(res->elapsed_s * 1e9);
+		if (stop > run_end)
+			stop = run_end;
+		waited += stop > t ? stop - t : 0;
 	}
 	res->arrival_spread_ns = last >= first ? last - first : 0;
 	res->gave_up_attempts = r->cfg->wait.kind == LB_WAIT_LIBRARY || !res->gave_up_clients ?

@@ -1315,3 +1315,26 @@ Test(run, a_strobing_node_clock_flips_on_time, .init = mktmp)
 	cr_assert_eq(wrong, 0, "%d flips off their time or value:\n%s", wrong, ev);
 	cr_assert_str_eq(fx_summary(dir, "observed"), "overlap");
 }
+
+/* A client that never got in (its holder held past the run's end), its last
+ * call cut by the run's end: its wait is counted to the run's end, as the
+ * run's length is. Stamped when the client stopped, a few ms later, it read
+ * gave_up_after_ms 1011.153 against a run of 1005.845 ms, and check (which
+ * holds the waits within the run) differed, 1 run in 3. */
+Test(run, a_wait_cut_by_the_end_is_counted_to_the_end, .init = mktmp)
+{
+	for (int i = 0; i < 3; i++) {
+		char dir[128];
+		snprintf(dir, sizeof(dir), "%s/cut%d", tmpdir, i);
+		const char *args[] = { "run", "--strategy", "token-lua", "--clients", "2", "--duration",
+				       "1", "--hold", "5000", "--acquire-timeout", "300", "--no-status",
+				       "--no-report", "--out", dir, NULL };
+		cr_assert_eq(lb(args), 0, "%s", fx_slurp(tmpdir, "stderr"));
+		double elapsed_ms = summary_field(dir, "elapsed_s") * 1000;
+		cr_assert_eq(summary_field(dir, "gave_up_clients"), 1);
+		cr_assert_leq(summary_field(dir, "gave_up_after_ms"), elapsed_ms + 0.001,
+			      "a wait past the run's %.3f ms", elapsed_ms);
+		const char *check[] = { "check", dir, NULL };
+		cr_assert_eq(lb(check), 0, "%s", fx_slurp(tmpdir, "stderr"));
+	}
+}
