@@ -692,6 +692,35 @@ static void check_json(struct ctx *c, const char *dir)
 		differs(c, "summary.json");
 }
 
+/* A setting the summary has and lb_meta_settings_write writes, in a
+ * meta.txt that has others: absent, it differs (a line deleted beside an
+ * edited summary is no pass). */
+static void check_setting_present(struct ctx *c, const char *dir, const char *name)
+{
+	char path[4096], line[1400], head[64];
+	bool found = false;
+	const char *kind;
+	int rc;
+
+	if (!lb_summary_get(c->s, name))
+		return;
+	snprintf(path, sizeof(path), "%.4000s/meta.txt", dir);
+	snprintf(head, sizeof(head), "setting %s: ", name);
+	FILE *f = lb_open_regular(path, &rc, &kind);
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, head, strlen(head));
+	if (f)
+		fclose(f);
+	if (found)
+		return;
+	c->v->figures++;
+	if (c->out)
+		lb_esc_fprintf(c->out, LB_LANG_TERM, "  %-22s meta.txt (absent)       summary %-14.60s "
+			       "DIFFERS\n", name, lb_summary_get(c->s, name));
+	snprintf(head, sizeof(head), "setting %.30s", name);
+	differs(c, head);
+}
+
 /* meta.txt's settings against the summary's (lb_meta_settings_write): a
  * summary edited to another seed, strategy or length, or a meta.txt beside
  * the wrong run, differs. A run written before meta.txt had them: said, not
@@ -729,6 +758,8 @@ static void check_settings(struct ctx *c, const char *dir)
 	}
 	if (f)
 		fclose(f);
+	for (int i = 0; seen && lb_meta_settings[i]; i++) /* one line taken out: not a pass */
+		check_setting_present(c, dir, lb_meta_settings[i]);
 	if (c->out && !seen)
 		fprintf(c->out, "  %-22s absent from meta.txt (a run written before lockbench wrote "
 			"them)\n", "settings");

@@ -575,6 +575,15 @@ Test(gate, check_holds_meta_txt_settings_to_the_summary, .init = mktmp)
 		cr_assert_eq(lb(check), 1, "edit %zu passed: %s", i, output());
 		cr_assert(strstr(output(), "DIFFERS") && strstr(output(), "setting "), "%s", output());
 	}
+	/* one setting's line taken out (beside a summary edited to another seed): differs */
+	FILE *g = fopen(path, "w");
+	cr_assert_not_null(g);
+	for (const char *l = text; *l; l = strchr(l, '\n') + 1)
+		if (strncmp(l, "setting seed: ", 14))
+			fprintf(g, "%.*s", (int)(strchr(l, '\n') + 1 - l), l);
+	fclose(g);
+	cr_assert_eq(lb(check), 1, "a missing setting passed: %s", output());
+	cr_assert(strstr(output(), "seed                   meta.txt (absent)"), "%s", output());
 	/* an older run's meta.txt, without them */
 	FILE *f = fopen(path, "w");
 	cr_assert_not_null(f);
