@@ -117,9 +117,11 @@ static void usage(FILE *f)
 		   "not keep your lock out of it here.\n\n"
 		   "Exit status: 0 the lock passed every scenario of the exercise, 1 it failed\n"
 		   "one (or a run showed nothing to judge, or failed), 2 usage (N not an\n"
-		   "exercise, an unknown strategy), 3 a run could not happen here (no\n"
-		   "redis-server, your program not runnable: said) and none failed, 130 or 143\n"
-		   "interrupted.\n");
+		   "exercise, an unknown strategy, an exec: PATH that is no executable file, an\n"
+		   "--out that cannot be made: as run says them), 3 a run could not happen here\n"
+		   "(no redis-server, your program's adapter refused: said) and none failed,\n"
+		   "130 or 143 interrupted: a scenario the interruption cut is not run, not\n"
+		   "failed.\n");
 }
 
 static void list(void)
@@ -177,6 +179,10 @@ static int run_one(const struct grading *g, const struct ex_check *c, char *dir,
 	bool skipped = res.skipped[0] != '\0';
 	snprintf(why, wlen, "%s", skipped ? res.skipped : "it could not run here (said above)");
 	lb_run_result_free(&res);
+	if (lb_stop_requested()) { /* cut short: nothing of the lock to grade */
+		snprintf(why, wlen, "interrupted (Ctrl-C or SIGTERM): not graded");
+		return EX_SKIP;
+	}
 	if (rc == LB_EXIT_SKIPPED || skipped)
 		return EX_SKIP;
 	if (rc != LB_EXIT_OK)
@@ -237,6 +243,13 @@ static void check(struct grading *g, const struct ex_check *c)
 		g->failed++;
 		lb_esc_fprintf(stdout, LB_LANG_TERM, "  FAIL %-20s the run failed (said above)\n",
 			       c->scenario);
+		return;
+	}
+	const char *seen = lb_summary_get(&sum, "observed");
+	if (lb_stop_requested() || (seen && lb_class_parse(seen) == LB_CLASS_INTERRUPTED)) {
+		g->skipped++; /* Ctrl-C cut it: nothing of the lock to grade */
+		lb_esc_fprintf(stdout, LB_LANG_TERM, "  NOT RUN %-20s interrupted (Ctrl-C or "
+			       "SIGTERM): not graded\n", c->scenario);
 		return;
 	}
 	r = grade(c, &sum, saw, sizeof(saw), &cls);

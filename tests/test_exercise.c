@@ -10,10 +10,12 @@
  */
 #include <criterion/criterion.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "fixture.h"
+#include "util.h"
 
 FX_SUITE(exercise, 300);
 
@@ -181,4 +183,25 @@ Test(exercise, keeping_the_token_of_a_lost_reply_passes_exercise_3, .init = setu
 	cr_assert(line_of(o, "PASS lost-reply-release "), "%s", o);
 	cr_assert(line_of(o, "PASS lost-reply-acquire "), "%s", o);
 	cr_assert(strstr(o, "exercise 3: PASSED: 2 of 2 scenarios passed"), "%s", o);
+}
+
+/* Ctrl-C while a scenario runs: that scenario and those after it are not
+ * run, never a failure of the lock (it read "FAIL ... the run is
+ * interrupted", with the hint, for token-lua, a correct lock); exit 130. */
+Test(exercise, an_interrupted_scenario_is_not_graded, .init = setup)
+{
+	char dir[PATH_MAX], o[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/int", tmpdir);
+	snprintf(o, sizeof(o), "%s/int-output", tmpdir);
+	const char *args[] = { "exercise", "1", "token-lua", "--no-report", "--out", dir, NULL };
+	pid_t pid = fx_spawn_lockbench(args, o, o);
+	lb_sleep_ns(1500 * LB_NS_PER_MS);
+	kill(pid, SIGINT);
+	int status = fx_wait_lockbench(pid, args);
+	const char *text = fx_slurp(tmpdir, "int-output");
+	cr_assert_eq(status, 130, "exit %d:\n%s", status, text);
+	cr_assert(strstr(text, "NOT RUN") && strstr(text, "interrupted (Ctrl-C or SIGTERM)"), "%s",
+		  text);
+	cr_assert_null(strstr(text, "  FAIL "), "%s", text);
+	cr_assert_null(strstr(text, "hint:"), "%s", text);
 }
