@@ -7,6 +7,7 @@
  * annotations. It runs in a process group of its own, killed whole at its
  * limit or on Ctrl-C.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,6 +49,28 @@ bool lb_porcupine_find(char *out, size_t len)
 /* Its one line of verdict into @line; its exit status, KILLED (at the limit:
  * *timed_out; or by Ctrl-C or a signal), or LB_ESYS when it could not be
  * started. */
+/* The checker killed (Ctrl-C, or past its timeout) while it wrote its page:
+ * its temporary file (.porcupine-*.html, a regular file it made in @dir) is
+ * removed, never followed; nothing else is touched. */
+static void remove_half_written(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct stat st;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (strncmp(e->d_name, ".porcupine-", 11) || n < 16 || strcmp(e->d_name + n - 5, ".html"))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_uid == geteuid())
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+}
+
 static int spawn(const char *prog, const char *ops, const char *html, int64_t timeout_ms,
 		 char *line, size_t len, bool *timed_out)
 {
@@ -96,8 +120,16 @@ static int spawn(const char *prog, const char *ops, const char *html, int64_t ti
 	close(fd[0]);
 	kill(-pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	if (*timed_out || lb_stop_requested() || !WIFEXITED(status))
+	if (*timed_out || lb_stop_requested() || !WIFEXITED(status)) {
+		char dir[4200];
+		snprintf(dir, sizeof(dir), "%s", html);
+		char *slash = strrchr(dir, '/');
+		if (slash) {
+			*slash = '\0';
+			remove_half_written(dir);
+		}
 		return KILLED;
+	}
 	return WEXITSTATUS(status);
 }
 
@@ -140,7 +172,18 @@ int lb_check_porcupine(const char *dir, int64_t timeout_ms)
 	switch (rc) {
 	case 0:
 	case 1:
-	case 5:
+	case 5: {
+		/* its status and its words must agree: a checker that says anything
+		 * else with 0 has checked nothing lockbench can vouch for */
+		const char *word = rc == 0 ? "linearizable" : rc == 1 ? "not linearizable" : "unknown";
+		if (strncmp(line, word, strlen(word))) {
+			char shown[160];
+			lb_esc_snprintf(shown, sizeof(shown), LB_LANG_TERM, "%.120s", line);
+			lb_errorf("check --porcupine: %s exited %d but said '%s', not '%s ...': its "
+				  "answer is not understood, nothing was checked", prog, rc, shown, word);
+			return LB_EXIT_FAIL;
+		}
+	}
 		lb_esc_fprintf(stdout, LB_LANG_TERM, "porcupine: %s: %s\n", dir, line);
 		oracle_says(dir);
 		return rc == 0 ? LB_EXIT_OK : rc == 1 ? LB_EXIT_FAIL : LB_EXIT_INCONCLUSIVE;

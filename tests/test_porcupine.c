@@ -8,6 +8,7 @@
  * test_oracle_prop.c.
  */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "fixture.h"
 #include "readers.h"
+#include "util.h"
 
 FX_SUITE(porcupine, 120);
 
@@ -127,4 +129,43 @@ Test(porcupine, the_go_checker_passes_its_own_tests, .init = mktmp)
 	int rc = system(cmd);
 	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "go test failed:\n%s",
 		  fx_slurp(tmpdir, "go-test"));
+}
+
+/* The checker's words must match its status: one that exits 0 saying
+ * "garbage" checked nothing lockbench can vouch for (it read "porcupine:
+ * ...: garbage", a pass); one killed past its timeout while it wrote its
+ * page leaves no .porcupine-*.html behind (review). */
+Test(porcupine, the_checkers_answer_must_be_understood, .init = mktmp)
+{
+	char dir[128], bin[200], path[260];
+	snprintf(dir, sizeof(dir), "%s/tl", tmpdir);
+	const char *run[] = { "run", "--strategy", "token-lua", "--duration", "0.3", "--out", dir,
+			      "--no-status", NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, run), 0);
+	snprintf(bin, sizeof(bin), "%s/fake/go/bin", tmpdir);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && printf '#!/bin/sh\\necho garbage\\n' > "
+		 "'%s/lockbench-porcupine' && chmod 755 '%s/lockbench-porcupine'", bin, bin, bin);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/fake", tmpdir);
+	setenv("LOCKBENCH_ADAPTERS", path, 1);
+	const char *check[] = { "check", dir, "--porcupine", NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, check), 1, "%s", fx_slurp(tmpdir, "output"));
+	cr_assert(strstr(fx_slurp(tmpdir, "output"), "is not understood"), "%s",
+		  fx_slurp(tmpdir, "output"));
+	/* a checker that makes its temporary page and then hangs: Ctrl-C kills
+	 * it, and its half-written file goes with it */
+	snprintf(cmd, sizeof(cmd), "printf '#!/bin/sh\\n: > \"$(dirname \"$4\")/.porcupine-1.html\"\\n"
+		 "exec sleep 30\\n' > '%s/lockbench-porcupine'", bin);
+	cr_assert_eq(system(cmd), 0);
+	char o[200];
+	snprintf(o, sizeof(o), "%s/int-output", tmpdir);
+	pid_t pid = fx_spawn_lockbench(check, o, o);
+	snprintf(path, sizeof(path), "%s/.porcupine-1.html", dir);
+	for (int i = 0; i < 100 && access(path, F_OK) != 0; i++)
+		lb_sleep_ns(50 * LB_NS_PER_MS);
+	cr_assert_eq(access(path, F_OK), 0, "the fake checker made no page");
+	kill(pid, SIGINT);
+	cr_assert_eq(fx_wait_lockbench(pid, check), 130, "%s", fx_slurp(tmpdir, "int-output"));
+	cr_assert_neq(access(path, F_OK), 0, "%s was left", path);
 }
