@@ -57,17 +57,23 @@ static int agent_nodes(struct run_ctx *r, const struct lb_agent_share *s, FILE *
 	return 0;
 }
 
-static void agent_clock(FILE *out, struct run_ctx *r, const char *when)
+/* Its clock against the first lock node; 0, or LB_ENOTHERE when that node
+ * did not answer (said as "clock WHEN n/a"). */
+static int agent_clock(FILE *out, struct run_ctx *r, const char *when)
 {
 	int64_t off = 0, rtt = 0;
 	char why[300];
+	int rc = 0;
 
-	if (lb_clock_offset(&r->lock[0], 7, &off, &rtt, why, sizeof(why)) < 0)
+	if (lb_clock_offset(&r->lock[0], 7, &off, &rtt, why, sizeof(why)) < 0) {
 		fprintf(out, "clock %s n/a\n", when);
-	else
+		rc = LB_ENOTHERE;
+	} else {
 		fprintf(out, "clock %s %" PRId64 " %" PRId64 "\n", when, off, rtt);
+	}
 	lb_node_close(&r->lock[0]);
 	fflush(out);
+	return rc;
 }
 
 /* What its clients recorded, and the events of the run, as lines. */
@@ -150,8 +156,17 @@ int lb_run_agent(const struct lb_run_cfg *cfg, const struct lb_agent_share *shar
 	r.started_ticks = lb_proc_ticks_now() + 1;
 	if ((rc = agent_nodes(&r, share, out)) < 0)
 		return rc;
-	agent_clock(out, &r, "before");
-	rc = agent_contend(&r, out);
+	/* a lock server that does not answer here: refused before a client
+	 * starts (it ran, streaming only failed attempts, and exited 0) */
+	if (agent_clock(out, &r, "before") < 0) {
+		lb_errorf("agent: the lock server %s does not answer from this host: nothing ran",
+			  share->lock[0]);
+		fprintf(out, "error the lock server does not answer from this host: nothing ran\n");
+		fflush(out);
+		rc = LB_ENOTHERE;
+	} else {
+		rc = agent_contend(&r, out);
+	}
 	run_cleanup(&r);
 	lb_run_result_free(&res);
 	return rc;

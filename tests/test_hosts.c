@@ -171,6 +171,23 @@ Test(agent, refuses_a_bad_share_line_naming_it)
 	cr_assert_eq(agent_wait(&a), 2);
 }
 
+/* A lock server that does not answer from the agent's host: refused before
+ * a client starts, exit 3 (it said "clock before n/a", ran its clients
+ * against nothing, streamed their failed attempts and exited 0). */
+Test(agent, an_unreachable_lock_server_is_refused_before_its_clients_start)
+{
+	struct agent_proc a;
+
+	agent_start(&a);
+	next(&a, 10);
+	share(&a, 1, 2); /* port 1: nothing listens */
+	const char *l = next(&a, 30);
+	cr_assert(!strcmp(l, "clock before n/a"), "got '%s'", l);
+	l = next(&a, 10);
+	cr_assert(strstr(l, "error the lock server does not answer"), "got '%s'", l);
+	cr_assert_eq(agent_wait(&a), 3);
+}
+
 Test(agent, stops_its_clients_when_its_input_ends)
 {
 	struct fx f;
