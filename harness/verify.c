@@ -733,14 +733,41 @@ static void check_settings(struct ctx *c, const char *dir)
 
 	snprintf(path, sizeof(path), "%.4000s/meta.txt", dir);
 	FILE *f = lb_open_regular(path, &rc, &kind); /* never waits on a FIFO */
+	if (!f && kind) { /* there, and no file: a FIFO, a directory */
+		c->v->figures++;
+		if (c->out)
+			fprintf(c->out, "  %-22s is not a regular file: DIFFERS\n", "meta.txt");
+		differs(c, "meta.txt");
+		return;
+	}
+	unsigned long long once = 0; /* the settings seen, a bit each */
 	while (f && fgets(line, sizeof(line), f)) {
+		bool whole = strchr(line, '\n') != NULL || feof(f);
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, "setting ", 8))
 			continue;
 		char *name = line + 8, *colon = strstr(name, ": ");
-		if (!colon)
+		int k = -1;
+		if (colon) {
+			*colon = '\0';
+			for (int i = 0; lb_meta_settings[i]; i++)
+				if (!strcmp(lb_meta_settings[i], name))
+					k = i;
+		}
+		/* what lockbench never writes (no ': ', a name not its own, a
+		 * line cut by its length, one given twice) is damage */
+		if (!colon || k < 0 || !whole || (once & (1ULL << k))) {
+			c->v->figures++;
+			if (c->out)
+				lb_esc_fprintf(c->out, LB_LANG_TERM, "  %-22s a setting line lockbench "
+					       "does not write ('%.40s'): DIFFERS\n", "meta.txt", line);
+			differs(c, "meta.txt");
+			if (!whole) /* the rest of the long line is not a line of its own */
+				while (fgets(line, sizeof(line), f) && !strchr(line, '\n'))
+					;
 			continue;
-		*colon = '\0';
+		}
+		once |= 1ULL << k;
 		seen++;
 		const char *v = lb_summary_get(c->s, name);
 		if (v)
@@ -763,7 +790,7 @@ static void check_settings(struct ctx *c, const char *dir)
 	if (c->out && !seen)
 		fprintf(c->out, "  %-22s absent from meta.txt (a run written before lockbench wrote "
 			"them)\n", "settings");
-	else if (c->out && !strstr(c->v->which, "setting "))
+	else if (c->out && !strstr(c->v->which, "setting ") && !strstr(c->v->which, "meta.txt"))
 		fprintf(c->out, "  %-22s %d in meta.txt agree with summary.csv\n", "settings", seen);
 }
 

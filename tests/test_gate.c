@@ -5,6 +5,7 @@
  * summary.csv, through a JSON reader lockbench does not share (Python's).
  */
 #include <criterion/criterion.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -593,6 +594,22 @@ Test(gate, check_holds_meta_txt_settings_to_the_summary, .init = mktmp)
 	fclose(f);
 	cr_assert_eq(lb(check), 0, "%s", output());
 	cr_assert(strstr(output(), "settings               absent from meta.txt"), "%s", output());
+	/* lines lockbench never writes: one given twice, one without ': ', a
+	 * name not its own; and a meta.txt that is no file (they passed) */
+	static const char *const extra[] = { "setting seed: 42\n", "setting  clients:3\n",
+					     "setting colour: blue\n" };
+	for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) {
+		f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fprintf(f, "%s%s", text, extra[i]);
+		fclose(f);
+		cr_assert_eq(lb(check), 1, "'%s' passed: %s", extra[i], output());
+		cr_assert(strstr(output(), "a setting line lockbench does not write"), "%s", output());
+	}
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(lb(check), 1, "a FIFO for meta.txt passed: %s", output());
+	cr_assert(strstr(output(), "meta.txt               is not a regular file"), "%s", output());
 	free(text);
 }
 
