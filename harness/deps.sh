@@ -27,6 +27,11 @@ packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           python3-tooz etcd-server etcd-client zookeeper default-jre-headless
           openjdk-17-jre-headless libslf4j-java python3-kazoo poppler-utils)
 
+# The Java lock libraries' adapter (strategies/adapters/java): bash runs its
+# launcher (lockbench-java), Maven builds it
+# with the JDK's javac; it runs on the JRE above (its launcher's "runs:" line).
+packages+=(bash maven openjdk-17-jdk-headless)
+
 # `deps.sh fuzz` (make fuzz): AFL++ as well, only when fuzzing (it pulls in clang).
 [[ ${1:-} == fuzz ]] && packages+=(afl++)
 
@@ -55,8 +60,42 @@ node_libs() {
   fi
 }
 
+# The Java libraries (Redisson, Apache Curator) at the exact versions of
+# strategies/adapters/java/pom.xml, built into its build/ (ignored by git) when
+# build/lockbench-java.jar is missing or older than the pom, the lock file or a
+# source: mvn -C (strict checksums: a jar whose sha1 differs from the
+# repository's is refused) into a Maven repository of its own (build/m2), the
+# runtime jars copied to build/lib and each checked against the sha256
+# committed in deps.sha256 (a jar that differs, or one more or one fewer, and
+# nothing is kept). The jars are checked again on every run of this script.
+# Nothing is fetched at run time.
+java_libs() {
+  local dir lock n
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/strategies/adapters/java"
+  lock=$dir/deps.sha256
+  [[ -f $dir/pom.xml ]] || return 0
+  if [[ ! -f $dir/build/lockbench-java.jar || -n $(find "$dir/pom.xml" "$lock" "$dir/src" -newer "$dir/build/lockbench-java.jar" -print -quit) ]]; then
+    echo "lockbench: building the Java lock libraries' adapter (mvn package in $dir)" >&2
+    rm -rf "$dir/build/lib" "$dir/build/lockbench-java.jar"
+    (cd "$dir" && mvn -B -q -C -Dmaven.repo.local="$dir/build/m2" package dependency:copy-dependencies \
+       -DincludeScope=runtime -DoutputDirectory="$dir/build/lib" >&2) || {
+      echo "lockbench: mvn failed in $dir: the Java library strategies will be listed as unavailable" >&2
+      return 1
+    }
+    cp "$dir/build/target/lockbench-java.jar" "$dir/build/lockbench-java.jar.new"
+  fi
+  n=$(find "$dir/build/lib" -maxdepth 1 -name '*.jar' | wc -l)
+  if ! (cd "$dir/build/lib" && sha256sum --check --strict --quiet "$lock" >&2) || (( n != $(wc -l < "$lock") )); then
+    echo "lockbench: the jars in $dir/build/lib are not those of $lock ($n jars): removed" >&2
+    rm -rf "$dir/build/lib" "$dir/build/lockbench-java.jar" "$dir/build/lockbench-java.jar.new"
+    return 1
+  fi
+  [[ ! -f $dir/build/lockbench-java.jar.new ]] || mv "$dir/build/lockbench-java.jar.new" "$dir/build/lockbench-java.jar"
+}
+
 if (( ${#missing[@]} == 0 )); then
   node_libs
+  java_libs
   exit
 fi
 
@@ -84,3 +123,4 @@ else
   exit 1
 fi
 node_libs
+java_libs
