@@ -186,6 +186,36 @@ Test(adapter_test, the_kazoo_locks_pass_every_property, .init = setup)
 	}
 }
 
+/* The Java libraries (strategies/adapters/java, one JVM a session). */
+Test(adapter_test, redisson_lock_passes_every_property, .init = setup)
+{
+	passes("redisson-lock@3.52.0", NULL);
+	const char *o = out();
+	expect_line(o, "lost", "n/a", "lost=no");
+	expect_line(o, "release-taken", "PASS", "not-owned");
+	expect_line(o, "cut", "PASS", "after the cut");
+}
+
+Test(adapter_test, curator_mutex_passes_every_property, .init = setup)
+{
+	passes("curator-mutex@5.9.0", NULL);
+	expect_line(out(), "lost", "PASS", "the lock's ephemeral node gone");
+}
+
+/* redisson-fenced-lock's mutex: a second session's one attempt is busy (the
+ * library's tryLockAndGetToken() without arguments waits for ever: the
+ * adapter tries with tryLockAndGetToken(0, unit)) */
+Test(adapter_test, the_other_java_locks_pass_the_fast_subset, .init = setup)
+{
+	static const char *const names[] = {
+		"redisson-lock-lease@3.52.0", "redisson-fenced-lock@3.52.0", "redisson-fair-lock@3.52.0",
+		"redisson-multilock@3.52.0", "redisson-redlock@3.52.0", "curator-mutex-fenced@5.9.0",
+	};
+	fx_deadline(600);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		passes(names[i], FAST);
+}
+
 Test(adapter_test, the_null_adapters_keep_the_protocol, .init = setup)
 {
 	static const char *const names[] = { "null-c", "null-python", "null-node", "null-php" };
