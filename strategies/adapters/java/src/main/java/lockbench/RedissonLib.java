@@ -64,6 +64,16 @@ final class RedissonLib implements Lib {
         }
     }
 
+    /**
+     * The least connectTimeout: Redisson.create's first connection in a new JVM
+     * loads and starts netty's pipeline and Redisson's codecs inside it, and at
+     * the test suite's network timeout of 500 ms on the 2-core machine under load
+     * every Redisson lock's config was refused (RedisConnectionException:
+     * TimeoutException) while 2000 ms passed. A request's own timeout stays the
+     * network timeout; a refused connection is refused at once whatever this is.
+     */
+    private static final int CONNECT_FLOOR_MS = 2000;
+
     private final Kind kind;
     private final boolean defaults;
     private final List<RedissonClient> clients = new ArrayList<>();
@@ -154,7 +164,7 @@ final class RedissonLib implements Lib {
                 base.setPassword(URLDecoder.decode(info.substring(colon + 1), StandardCharsets.UTF_8));
         }
         if (!defaults)
-            base.setTimeout(timeout).setConnectTimeout(timeout).setRetryAttempts(0);
+            base.setTimeout(timeout).setConnectTimeout(Math.max(timeout, CONNECT_FLOOR_MS)).setRetryAttempts(0);
         return c;
     }
 
