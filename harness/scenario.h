@@ -143,7 +143,7 @@ struct lb_scenario {
 	char summary[160];        /* one line for `lockbench list` */
 	char description[2048];
 	char only[1024];          /* comma list of strategies it applies to; empty: all */
-	char except[256];         /* comma list of strategies it leaves out (with its reason
+	char except[1024];        /* comma list of strategies it leaves out (with its reason
 				     in the description) */
 	char lessons[512];        /* comma list of the strategies whose cells its lesson
 				     page shows (reference charts): matrix runs them
