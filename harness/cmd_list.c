@@ -93,6 +93,10 @@ static void list_libraries(void)
 			lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-36s UNAVAILABLE here: %s\n", "", why);
 		printf("  %-36s sends:\n", "");
 		wrapped(d->sends, 39, 100);
+		if (d->defaults[0]) { /* the library's own, cited from its source */
+			printf("  %-36s defaults:\n", "");
+			wrapped(d->defaults, 39, 100);
+		}
 		if (d->source[0])
 			lb_esc_fprintf(stdout, LB_LANG_TERM, "  %-36s source: %s\n", "", d->source);
 	}

@@ -31,6 +31,11 @@ set -euo pipefail
 # pinned PyPI libraries (python_venv, below). go: no Debian package (the Go
 # toolchain is the machine's), the Go Redis lock libraries' adapters
 # (go_adapters, below); etcd builds etcd's lock adapter the same way.
+# pinned PyPI libraries (python_venv, below). java: the Java lock libraries'
+# adapter (strategies/adapters/java): bash runs its launcher (lockbench-java),
+# Maven builds it with the JDK's javac, and it runs on the JRE (its launcher's
+# "runs:" line); Redisson and Curator themselves come from Maven Central
+# (java_libs, below).
 declare -A group=(
   [build]="build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev gnuplot-nox man-db util-linux procps"
   [redis]="redis-server redis-tools stunnel4 openssl"
@@ -41,14 +46,16 @@ declare -A group=(
   [zookeeper]="zookeeper default-jre-headless openjdk-17-jre-headless libslf4j-java python3-kazoo"
   [browser]="chromium poppler-utils"
   [go]=""
+  [java]="bash maven openjdk-17-jdk-headless default-jre-headless openjdk-17-jre-headless"
 )
-all_groups=(build redis python node php etcd zookeeper browser go)
+all_groups=(build redis python node php etcd zookeeper browser go java)
 # The full list, as tests/test_deps.c reads it (every package of every group):
 packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           redis-server redis-tools gnuplot-nox python3 python3-minimal python3-redis
           python3-venv man-db util-linux nodejs chromium procps php-cli php-symfony-lock php-redis
           python3-tooz etcd-server etcd-client zookeeper default-jre-headless
-          openjdk-17-jre-headless libslf4j-java python3-kazoo poppler-utils stunnel4 openssl)
+          openjdk-17-jre-headless libslf4j-java python3-kazoo poppler-utils stunnel4 openssl
+          bash maven openjdk-17-jdk-headless)
 
 wanted=()
 for a in "$@"; do
@@ -178,6 +185,39 @@ go_adapters() {
   done
 }
 
+# The Java libraries (Redisson, Apache Curator) at the exact versions of
+# strategies/adapters/java/pom.xml, built into its build/ (ignored by git) when
+# build/lockbench-java.jar is missing or older than the pom, the lock file or a
+# source: mvn -C (strict checksums: a jar whose sha1 differs from the
+# repository's is refused) into a Maven repository of its own (build/m2), the
+# runtime jars copied to build/lib and each checked against the sha256
+# committed in deps.sha256 (a jar that differs, or one more or one fewer, and
+# nothing is kept). The jars are checked again on every run of this script.
+# Nothing is fetched at run time.
+java_libs() {
+  local dir lock n
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/strategies/adapters/java"
+  lock=$dir/deps.sha256
+  [[ -f $dir/pom.xml ]] || return 0
+  if [[ ! -f $dir/build/lockbench-java.jar || -n $(find "$dir/pom.xml" "$lock" "$dir/src" -newer "$dir/build/lockbench-java.jar" -print -quit) ]]; then
+    echo "lockbench: building the Java lock libraries' adapter (mvn package in $dir)" >&2
+    rm -rf "$dir/build/lib" "$dir/build/lockbench-java.jar"
+    (cd "$dir" && mvn -B -q -C -Dstyle.color=never -Dmaven.repo.local="$dir/build/m2" package dependency:copy-dependencies \
+       -DincludeScope=runtime -DoutputDirectory="$dir/build/lib" >&2) || {
+      echo "lockbench: mvn failed in $dir: the Java library strategies will be listed as unavailable" >&2
+      return 1
+    }
+    cp "$dir/build/target/lockbench-java.jar" "$dir/build/lockbench-java.jar.new"
+  fi
+  n=$(find "$dir/build/lib" -maxdepth 1 -name '*.jar' | wc -l)
+  if ! (cd "$dir/build/lib" && sha256sum --check --strict --quiet "$lock" >&2) || (( n != $(wc -l < "$lock") )); then
+    echo "lockbench: the jars in $dir/build/lib are not those of $lock ($n jars): removed" >&2
+    rm -rf "$dir/build/lib" "$dir/build/lockbench-java.jar" "$dir/build/lockbench-java.jar.new"
+    return 1
+  fi
+  [[ ! -f $dir/build/lockbench-java.jar.new ]] || mv "$dir/build/lockbench-java.jar.new" "$dir/build/lockbench-java.jar"
+}
+
 libs() {
   local rc=0
   if wants node; then node_libs || rc=1; fi
@@ -188,6 +228,7 @@ libs() {
       porcupine:.:lockbench-porcupine || rc=1; fi
   if wants go; then shared= go_adapters "Go Redis lock" redislocks:redsync:redsync \
       redislocks:bsm-redislock:bsm-redislock || rc=1; fi
+  if wants java; then java_libs || rc=1; fi
   return $rc
 }
 

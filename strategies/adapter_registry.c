@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define CHECK_LIMIT_MS 10000 /* an adapter's --check: a library loading */
-#define MAX_ADAPTERS 64
+#define MAX_ADAPTERS 64 /* the libraries of every language, and the null adapters */
 #define MAX_EXEC 8
 #define MAX_VARIANTS 16 /* NAME@VERSION and --library-env strategies made in one process */
 #define MANIFEST_LINE_MAX 198 /* inih splits longer lines: refused instead */

@@ -215,6 +215,65 @@ Test(adapter_test, the_kazoo_locks_pass_every_property, .init = setup)
 	}
 }
 
+/* The Java libraries (strategies/adapters/java, one JVM a session). */
+Test(adapter_test, redisson_lock_passes_every_property, .init = setup)
+{
+	passes("redisson-lock@3.52.0", NULL);
+	const char *o = out();
+	expect_line(o, "lost", "n/a", "lost=no");
+	expect_line(o, "release-taken", "PASS", "not-owned");
+	expect_line(o, "cut", "PASS", "after the cut");
+}
+
+Test(adapter_test, curator_mutex_passes_every_property, .init = setup)
+{
+	passes("curator-mutex@5.9.0", NULL);
+	expect_line(out(), "lost", "PASS", "the lock's ephemeral node gone");
+}
+
+/* The other Java strategies are the same program (strategies/adapters/java,
+ * its reader loop, hello and quit passed every property above) with another
+ * lock class: each is started for the properties its lock call decides, at
+ * 3 JVMs a strategy instead of the fast subset's 5 (a JVM a session is the
+ * suite's slowest start: docs/libraries/redisson.md). mutex drives the lock
+ * both ways (busy while held, acquired once released); quit, deadlines and
+ * protocol judge those sessions at no cost. redisson-fenced-lock's mutex: a
+ * second session's one attempt is busy (the library's tryLockAndGetToken()
+ * without arguments waits for ever: the adapter tries with
+ * tryLockAndGetToken(0, unit)). */
+#define VARIANT "mutex,quit,deadlines,protocol"
+Test(adapter_test, the_other_java_locks_pass_their_lock_calls, .init = setup)
+{
+	static const char *const names[] = {
+		"redisson-lock-lease@3.52.0", "redisson-fenced-lock@3.52.0", "redisson-fair-lock@3.52.0",
+		"redisson-multilock@3.52.0", "curator-mutex-fenced@5.9.0",
+	};
+	fx_deadline(600);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		passes(names[i], VARIANT);
+}
+
+/* RedissonRedLock is not on the lists above: it fails `cut`, and the answer
+ * is the library's (docs/libraries/redisson.md, adapter-test). Every answer
+ * held back 1.5 s, the links are cut when a majority granted; its tryLock()
+ * counts the third node as failed, takes the fourth and fifth and says true
+ * 5 s after it began on a 1 s lease, with no validity check, while the
+ * watchdog, whose next renewal waits for the last one's held-back answer,
+ * let the first two lapse: a second session then acquires. Its mutex passes. */
+Test(adapter_test, redisson_redlock_says_acquired_after_its_locks_lapsed, .init = setup)
+{
+	fx_deadline(300);
+	int rc = adapter_test("redisson-redlock@3.52.0", VARIANT ",cut");
+	const char *o = out();
+	cr_assert_eq(rc, 1, "exit %d: %s", rc, o);
+	expect_line(o, "cut", "FAIL", "a wrong 'acquired'");
+	static const char *const others[] = { "hello", "config", "mutex", "quit", "deadlines",
+					       "protocol" };
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		expect_line(o, others[i], "PASS", NULL);
+	fx_reap_orphans();
+}
+
 Test(adapter_test, the_null_adapters_keep_the_protocol, .init = setup)
 {
 	static const char *const names[] = { "null-c", "null-python", "null-node", "null-php" };

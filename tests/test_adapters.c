@@ -310,6 +310,10 @@ Test(adapters, redis_py_is_a_library_strategy, .init = setup)
 	cr_assert(strstr(o, "redis-py@4.3.4"), "%s", o);
 	cr_assert(strstr(o, "python3-redis"), "%s", o);
 	cr_assert(strstr(o, "Lock.do_acquire"), "list must say what it sends, from its source: %s", o);
+	/* and its defaults, cited from its source (the manifest's defaults =) */
+	cr_assert(strstr(o, "defaults:\n"), "list must say each library's defaults: %s", o);
+	cr_assert(strstr(o, "no TTL at all (Redis.lock's default)"), "%s", o);
+	cr_assert(strstr(o, "Config.lockWatchdogTimeout"), "Redisson's watchdog default: %s", o);
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s/rp", tmpdir);
 	const char *run[] = { "run", "--strategy", "redis-py@4.3.4", "--clients", "3", "--duration",

@@ -127,6 +127,27 @@ static void check_debian_library(const char *file, const char *value, const char
 		check_package(file, pkg, deps);
 }
 
+/* A manifest's program that is a launcher script (java/lockbench-java starts
+ * the JVM) names what it runs in its first lines ("runs: PROG (PACKAGE)"),
+ * as the C call sites do: deps.sh must install it. A program without such a
+ * line runs nothing more than its interpreter. */
+static void check_launcher(const char *manifest, const char *dir, const char *prog,
+			   const char *deps)
+{
+	char path[PATH_MAX * 2], line[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, prog);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return; /* a built program (built =) or none: not a script here */
+	for (int i = 0; i < 20 && fgets(line, sizeof(line), f); i++)
+		if (strstr(line, "runs: ")) {
+			char where[PATH_MAX * 5];
+			snprintf(where, sizeof(where), "%.2000s (the program of %.2000s)", path, manifest);
+			check_runs(where, i + 1, line, deps);
+		}
+	fclose(f);
+}
+
 /* The interpreter each adapter manifest names must come from a package
  * deps.sh installs, like any program the code runs. */
 static void check_manifests(const char *deps)
@@ -147,6 +168,10 @@ static void check_manifests(const char *deps)
 			char prog[256], pkg[64];
 			if (!strncmp(line, "package = ", 10) && strstr(line, "(Debian")) {
 				check_debian_library(path, line + 10, deps);
+				continue;
+			}
+			if (sscanf(line, "program = %255s", prog) == 1) {
+				check_launcher(path, dir, prog, deps);
 				continue;
 			}
 			if (sscanf(line, "interpreter = %255s", prog) != 1)

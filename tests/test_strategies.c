@@ -84,6 +84,18 @@ static const struct expect expectations[] = {
 	{ "redsync@4.18.1", true, TTL_MS + 150, true, false, false, false },
 	{ "redsync-redlock@4.18.1", true, TTL_MS + 150, true, false, false, false },
 	{ "bsm-redislock@0.9.4", true, TTL_MS + 150, true, false, false, false },
+	/* the Java libraries (strategies/adapters/java, a JVM a client): Redisson's
+	 * watchdog renews every third of the lease (a 300 ms TTL: every 100 ms);
+	 * lock(leaseTime) never renews, and a lapsed holder's unlock() throws
+	 * IllegalMonitorStateException (not-owned); Curator's lease is the session */
+	{ "redisson-lock@3.52.0", true, 0, false, false, false, true },
+	{ "redisson-lock-lease@3.52.0", true, TTL_MS + 150, true, false, false, false },
+	{ "redisson-fenced-lock@3.52.0", true, 0, false, false, false, true },
+	{ "redisson-fair-lock@3.52.0", true, 0, false, false, false, true },
+	{ "redisson-multilock@3.52.0", true, 0, false, false, false, true },
+	{ "redisson-redlock@3.52.0", true, 0, false, false, false, true },
+	{ "curator-mutex@5.9.0", true, 0, false, false, false, true },
+	{ "curator-mutex-fenced@5.9.0", true, 0, false, false, false, true },
 };
 #define N_EXPECT (sizeof(expectations) / sizeof(expectations[0]))
 
