@@ -2,6 +2,7 @@
  * tunnel.c - the TLS tunnel in front of a rediss:// server or an https://
  * etcd member (tunnel.h).
  */
+#include "esc.h"
 #include "tunnel.h"
 #include "util.h"
 
@@ -72,14 +73,27 @@ static int write_config(const struct lb_server *s, const char *scheme, const cha
 	return fclose(f) == 0 ? 0 : LB_ESYS;
 }
 
-/* What stunnel said last of the handshake (its log's last error), into @out. */
+/* What stunnel said last of the handshake (its log's last error), into @out;
+ * with none, its log's last line, quoted: the log is in a directory removed
+ * when lockbench stops, so its path would name nothing by then. */
 static void last_error(const struct lb_server *s, char *out, size_t cap)
 {
-	char line[512];
+	char line[512], last[200] = "", prev[200] = "";
 	FILE *f = fopen(s->log_path, "r");
 
-	snprintf(out, cap, "the connection was closed before a reply (stunnel's log: %s)",
-		 s->log_path);
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		/* its errors are marked "[!]" (the last two said), else its last line */
+		bool err = !strncmp(line, "[!]", 3);
+		if (err && !strncmp(last, "[!]", 3))
+			snprintf(prev, sizeof(prev), "%s", last);
+		if (line[0] && (err || strncmp(last, "[!]", 3)))
+			lb_esc_snprintf(last, sizeof(last), LB_LANG_TERM, "%.190s", line);
+	}
+	snprintf(out, cap, "the connection was closed before a reply (stunnel's log ended: "
+		 "'%s%s%s')", prev, prev[0] ? "; " : "", last[0] ? last : "(empty)");
+	if (f)
+		rewind(f);
 	while (f && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\r\n")] = '\0';
 		const char *at = strstr(line, "LOG3[");

@@ -424,3 +424,19 @@ Test(tunnel, your_cluster_over_tls_through_a_tunnel_to_each_node, .init = start_
 			      "--out", dir, NULL };
 	cr_assert_eq(lb(lib), 2, "%s", output());
 }
+
+/* A tunnel that cannot start (a CA file that holds no certificate) says
+ * stunnel's own last errors, never the path of its log, which is gone once
+ * lockbench stops (review: "stunnel's log: /tmp/lockbench-tunnel-.../"). */
+Test(tunnel, a_tunnel_that_cannot_start_quotes_its_log, .init = setup, .fini = teardown)
+{
+	char url[64], dir[160];
+	snprintf(url, sizeof(url), "rediss://127.0.0.1:%d", port);
+	snprintf(dir, sizeof(dir), "%s/nocert", tmpdir);
+	const char *args[] = { "run", "--strategy", "token-lua", "--redis", url, "--tls-ca",
+			       "/etc/hostname", "--duration", "0.3", "--out", dir, "--no-status",
+			       NULL };
+	cr_assert_eq(lb(args), 3, "%s", output());
+	cr_assert(strstr(output(), "stunnel's log ended: '[!] "), "%s", output());
+	cr_assert_null(strstr(output(), "lockbench-tunnel-"), "%s", output());
+}
