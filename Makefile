@@ -260,6 +260,14 @@ install: $(BIN) $(SHIM) $(MAN) $(NULLAD)
 	cp -R strategies/adapters/node strategies/adapters/install $(SHARE)/lockbench/adapters/
 	if [ -d strategies/adapters/go/bin ]; then install -d $(SHARE)/lockbench/adapters/go/bin && \
 	  install -m 755 strategies/adapters/go/bin/* $(SHARE)/lockbench/adapters/go/bin/; fi
+	@# the Java adapter: its launcher, and the jars deps.sh built and checked (build/)
+	if [ -f strategies/adapters/java/build/lockbench-java.jar ]; then \
+	  install -d $(SHARE)/lockbench/adapters/java/build/lib && \
+	  install -m 755 strategies/adapters/java/lockbench-java $(SHARE)/lockbench/adapters/java/ && \
+	  install -m 644 strategies/adapters/java/build/lockbench-java.jar \
+	    $(SHARE)/lockbench/adapters/java/build/ && \
+	  install -m 644 strategies/adapters/java/build/lib/*.jar \
+	    $(SHARE)/lockbench/adapters/java/build/lib/; fi
 	@# the virtualenv is this tree's (its paths are absolute): its pins go, and it is made
 	@# again there from the files deps.sh fetched (no network), unless NO_VENV=1 (a
 	@# package, whose DESTDIR paths would be wrong where it is installed)

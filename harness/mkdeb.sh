@@ -25,7 +25,8 @@ tree="$tmp/lockbench-$version"
 mkdir "$tree"
 tar -C "$src" --exclude=./build --exclude=./results --exclude=./.git \
     --exclude=node_modules --exclude=./strategies/adapters/python/venv \
-    --exclude=./strategies/adapters/go/bin -cf - . | tar -C "$tree" -xf -
+    --exclude=./strategies/adapters/go/bin --exclude=./strategies/adapters/java/build \
+    -cf - . | tar -C "$tree" -xf -
 mkdir -p "$tree/results"   # the top level the design card fixes
 cp -R "$src/harness/debian" "$tree/debian"
 echo "lockbench: building lockbench_${version}_$arch.deb in $tree (dpkg-buildpackage -b -us -uc)" >&2
