@@ -300,12 +300,13 @@ Test(readers, events_and_latency_are_checked)
 	cr_assert(strstr(err, "field client: expected an integer from 0 to 1"), "%s", err);
 	/* what an event's value means is checked too: a failpoint's number on a
 	 * crash or a wake (never one that wraps to a real one), minus it on a
-	 * stand-in kill, 0 or 1 on a client's refusal */
+	 * stand-in kill (5 failpoints are known: -6 is none), 0 or 1 on a
+	 * client's refusal */
 	snprintf(text, sizeof(text), "%s5,crash,1,,1\n6,wake,0,,2\n7,kill,0,,-4\n8,refused,1,,1\n", h);
 	cr_assert_eq(with_stderr(read_events, text, &n), 0, "%s", err);
 	cr_assert_eq(n, 4);
 	static const char *const bad[] = { "5,crash,1,,4294967298\n", "5,crash,1,,-3\n",
-					   "5,wake,1,,999\n", "5,kill,1,,-5\n", "5,kill,1,,2\n",
+					   "5,wake,1,,999\n", "5,kill,1,,-6\n", "5,kill,1,,2\n",
 					   "5,refused,1,,7\n", "5,refused,1,2,1\n", "5,refused,,,1\n" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(text, sizeof(text), "%s%s", h, bad[i]);
