@@ -240,6 +240,26 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"  --out DIR              where the files go (results/runs/<UTC time>-<strategy>)\n");
 	lb_params_usage(f, LB_P_NODES, LB_P_COUNT);
 	lb_deploy_opts_usage(f);
+	if (mode == LB_OPTS_RUN)
+		fprintf(f,
+		"  --hosts FILE           the clients on other hosts: one `[user@]host[:port]\n"
+		"                         [clients]` a line (# comments); lockbench starts\n"
+		"                         `lockbench agent` on each with ssh -o BatchMode=yes (your\n"
+		"                         keys, never a password), refuses a host ssh cannot\n"
+		"                         reach (exit 255) or whose agent is another version\n"
+		"                         before anything starts (exit 3), splits the clients\n"
+		"                         (a line's count, the rest evenly), takes their records\n"
+		"                         onto this clock by each host's offset to the first\n"
+		"                         lock node (TIME round trips), and judges them as a\n"
+		"                         run's; each host's bound, and the overlaps across\n"
+		"                         hosts certain or possible within them, in meta.txt\n"
+		"  --bind ADDR            with --hosts: the servers lockbench starts listen on\n"
+		"                         ADDR too (an IPv4 address of this machine's the hosts\n"
+		"                         route to), and the agents are given it\n"
+		"  --ssh-config FILE      with --hosts: ssh -F FILE\n"
+		"  --agent-path PATH      with --hosts: lockbench on the hosts (else this one's own\n"
+		"                         absolute path; the scenario's file too is sent by its\n"
+		"                         path here)\n");
 	fprintf(f,
 		"  --dry-run              (run) print the servers, keys, commands and faults the\n"
 		"                         run would use, and send nothing\n"
