@@ -85,8 +85,6 @@ void run_cleanup(struct run_ctx *r)
 	}
 	run_hosts_stop(r);
 	run_remote_stop(r); /* the agents stop their clients as their input ends */
-	free(r->remote_slice);
-	r->remote_slice = NULL;
 	if (r->relay > 0) {
 		kill(r->relay, SIGKILL);
 		waitpid(r->relay, NULL, 0);
@@ -102,6 +100,8 @@ void run_cleanup(struct run_ctx *r)
 		lb_node_close(&r->lock[i]);
 	lb_node_close(&r->resource);
 	lb_faults_finish(&r->inj);
+	free(r->remote_slice); /* run --hosts: the faults inj fired (finished above) */
+	r->remote_slice = NULL;
 	lb_keywatch_stop(&r->kw);
 	run_keep_logs(r);
 	r->topo.primary = NULL; /* srv[0]'s; the Sentinels go first, then every server */
