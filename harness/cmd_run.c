@@ -21,6 +21,7 @@ static int write_and_print(struct lb_run_cfg *cfg, struct lb_run_result *res,
 {
 	lb_summary_build(cfg, res, sum);
 	lb_results_print(out, cfg, res, sum);
+	lb_remote_bounds_write(out, res);
 	if (lb_results_write(cfg, res, sum) < 0) {
 		if (sum->invalid)
 			lb_errorf("%d figure%s outside %s range (above): written n/a in %s/summary.csv; "

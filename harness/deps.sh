@@ -37,7 +37,7 @@ set -euo pipefail
 # "runs:" line); Redisson and Curator themselves come from Maven Central
 # (java_libs, below).
 declare -A group=(
-  [build]="build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev gnuplot-nox man-db util-linux procps"
+  [build]="build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev gnuplot-nox man-db util-linux procps openssh-client"
   [redis]="redis-server redis-tools stunnel4 openssl"
   [python]="python3 python3-minimal python3-redis python3-venv python3-tooz"
   [node]="nodejs"
@@ -55,7 +55,7 @@ packages=(build-essential pkg-config libhiredis-dev libcriterion-dev libinih-dev
           python3-venv man-db util-linux nodejs chromium procps php-cli php-symfony-lock php-redis
           python3-tooz etcd-server etcd-client zookeeper default-jre-headless
           openjdk-17-jre-headless libslf4j-java python3-kazoo poppler-utils stunnel4 openssl
-          bash maven openjdk-17-jdk-headless)
+          bash maven openjdk-17-jdk-headless openssh-client)
 
 wanted=()
 for a in "$@"; do
@@ -81,9 +81,13 @@ fi
 # dpkg-buildpackage, lintian). `deps.sh test` (make test, make check): those, as
 # tests/test_install.c builds the package, and the Prometheus Python client
 # (Debian's python3-prometheus-client), whose OpenMetrics parser reads
-# run --openmetrics in tests/test_gate.c.
+# run --openmetrics in tests/test_gate.c; and OpenSSH's server (ssh, the client
+# run --hosts starts, is in build), the
+# sshd each namespaced host of tests/test_hosts.c runs (`sshd -D -f` the test's
+# own config, on its own address; the system's ssh service is never enabled or
+# started: Debian's package starts it only where policy-rc.d lets it).
 [[ " $* " == *" deb "* || " $* " == *" test "* ]] && packages+=(debhelper dpkg-dev lintian)
-[[ " $* " == *" test "* ]] && packages+=(python3-prometheus-client)
+[[ " $* " == *" test "* ]] && packages+=(python3-prometheus-client openssh-server iproute2)
 wants() { [[ " ${wanted[*]} " == *" $1 "* ]]; }
 
 missing=()

@@ -79,7 +79,7 @@ static const struct lb_figdef fixed[] = {
 	NUM("acquire_p90_us", "us", 0, 0, US, true, LB_FD_RECOMPUTED),
 	NUM("acquire_p999_us", "us", 0, 0, US, true, LB_FD_RECOMPUTED),
 	NUM("retries_per_acquire", "attempts/acquire", 3, 0, COUNT, true, LB_FD_RECOMPUTED),
-	INT("canary_violations", "sections", 0, COUNT, false, LB_FD_MEASURED),
+	INT("canary_violations", "sections", 0, COUNT, true, LB_FD_MEASURED),
 	INT("counter_writes", "writes", 0, COUNT, false, LB_FD_MEASURED),
 	INT("counter_final", "writes", 0, COUNT, true, LB_FD_MEASURED),
 	INT("applied_writes", "writes", 0, COUNT, true, LB_FD_MEASURED),

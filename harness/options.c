@@ -7,6 +7,7 @@
 #include "params.h"
 #include "report.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -28,7 +29,7 @@ enum {
 	OPT_JSON, OPT_JUNIT, OPT_OPENMETRICS, OPT_MASTER_AUTH, OPT_ALLOW_FAULTS, OPT_HOOK, OPT_DRY_RUN, OPT_CLUSTER,
 	OPT_RESOURCE_THEIRS,
 	OPT_ETCD, OPT_ZOOKEEPER, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_INSECURE,
-	OPT_LIBRARY_ENV,
+	OPT_LIBRARY_ENV, OPT_HOSTS, OPT_SSH_CONFIG, OPT_AGENT_PATH, OPT_BIND,
 	OPT_PARAM = 512,
 };
 
@@ -66,6 +67,10 @@ static const struct option fixed_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "junit", required_argument, NULL, OPT_JUNIT },
 	{ "openmetrics", required_argument, NULL, OPT_OPENMETRICS },
+	{ "hosts", required_argument, NULL, OPT_HOSTS },
+	{ "ssh-config", required_argument, NULL, OPT_SSH_CONFIG },
+	{ "agent-path", required_argument, NULL, OPT_AGENT_PATH },
+	{ "bind", required_argument, NULL, OPT_BIND },
 };
 
 #define N_FIXED (sizeof(fixed_opts) / sizeof(fixed_opts[0]))
@@ -235,6 +240,26 @@ void lb_run_opts_usage(FILE *f, enum lb_opts_mode mode)
 		"  --out DIR              where the files go (results/runs/<UTC time>-<strategy>)\n");
 	lb_params_usage(f, LB_P_NODES, LB_P_COUNT);
 	lb_deploy_opts_usage(f);
+	if (mode == LB_OPTS_RUN)
+		fprintf(f,
+		"  --hosts FILE           the clients on other hosts: one `[user@]host[:port]\n"
+		"                         [clients]` a line (# comments); lockbench starts\n"
+		"                         `lockbench agent` on each with ssh -o BatchMode=yes (your\n"
+		"                         keys, never a password), refuses a host ssh cannot\n"
+		"                         reach (exit 255) or whose agent is another version\n"
+		"                         before anything starts (exit 3), splits the clients\n"
+		"                         (a line's count, the rest evenly), takes their records\n"
+		"                         onto this clock by each host's offset to the first\n"
+		"                         lock node (TIME round trips), and judges them as a\n"
+		"                         run's; each host's bound, and the overlaps across\n"
+		"                         hosts certain or possible within them, in meta.txt\n"
+		"  --bind ADDR            with --hosts: the servers lockbench starts listen on\n"
+		"                         ADDR too (an IPv4 address of this machine's the hosts\n"
+		"                         route to), and the agents are given it\n"
+		"  --ssh-config FILE      with --hosts: ssh -F FILE\n"
+		"  --agent-path PATH      with --hosts: lockbench on the hosts (else this one's own\n"
+		"                         absolute path; the scenario's file too is sent by its\n"
+		"                         path here)\n");
 	fprintf(f,
 		"  --dry-run              (run) print the servers, keys, commands and faults the\n"
 		"                         run would use, and send nothing\n"
@@ -613,6 +638,42 @@ static int tls_file_arg(const char **slot, const char *opt, const char *a)
 	return 0;
 }
 
+/* --hosts FILE, --ssh-config FILE, --agent-path PATH, --bind ADDR (run). */
+static int hosts_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const char *a)
+{
+	static struct lb_hosts hosts;
+	struct lb_run_cfg *cfg = &o->cfg;
+	struct in_addr ip;
+
+	if (mode != LB_OPTS_RUN)
+		return usage_error("--hosts, --ssh-config, --agent-path and --bind are for run");
+	if (c == OPT_HOSTS) {
+		if (cfg->hosts)
+			return usage_error("--hosts given twice");
+		if (lb_hosts_read(a, &hosts) < 0)
+			return LB_EINVAL;
+		cfg->hosts = &hosts;
+		return 0;
+	}
+	if (c == OPT_SSH_CONFIG)
+		return tls_file_arg(&cfg->ssh_config, "--ssh-config", a);
+	if (c == OPT_AGENT_PATH) {
+		/* it becomes words of a remote shell's command: nothing it could read */
+		size_t ok = strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				   "0123456789/._+-");
+		if (!*a || a[ok] || *a == '-' || strlen(a) >= PATH_MAX)
+			return usage_error("--agent-path '%s': expected a path of A-Z a-z 0-9 / . _ + -"
+					   " (not beginning with -)", a);
+		cfg->agent_path = a;
+		return 0;
+	}
+	if (inet_pton(AF_INET, a, &ip) != 1 || strlen(a) >= sizeof(cfg->bind_addr))
+		return usage_error("--bind '%s': expected an IPv4 address of this machine's, "
+				   "e.g. 10.0.0.5", a);
+	strcpy(cfg->bind_addr, a);
+	return 0;
+}
+
 static int tls_arg(struct lb_run_cfg *cfg, int c, const char *a)
 {
 	if (c == OPT_TLS_INSECURE) {
@@ -760,6 +821,11 @@ static int fixed_arg(struct lb_run_opts *o, enum lb_opts_mode mode, int c, const
 	case OPT_JUNIT:
 	case OPT_OPENMETRICS:
 		return gate_arg(o, mode, c, a);
+	case OPT_HOSTS:
+	case OPT_SSH_CONFIG:
+	case OPT_AGENT_PATH:
+	case OPT_BIND:
+		return hosts_arg(o, mode, c, a);
 	case OPT_HELP:
 		lb_run_opts_usage(stdout, mode);
 		return 1;
@@ -1042,6 +1108,39 @@ static int check_redis_count(const struct lb_run_opts *o)
 }
 
 /* The options together: the scenario under them, then what does not go together. */
+/* run --hosts: the clients split among the hosts, and what the agents do
+ * not serve yet refused before anything starts. */
+static int check_hosts(struct lb_run_opts *o)
+{
+	struct lb_run_cfg *cfg = &o->cfg;
+	char why[300];
+
+	if (!cfg->hosts) {
+		if (cfg->ssh_config || cfg->agent_path)
+			return usage_error("--ssh-config and --agent-path go with --hosts FILE");
+		return 0;
+	}
+	if (lb_hosts_split(cfg->hosts, cfg->clients, why, sizeof(why)) < 0)
+		return usage_error("--hosts %s: %s", cfg->hosts->path, why);
+	if (!lb_cfg_theirs(cfg) && !cfg->bind_addr[0])
+		return usage_error("--hosts: the hosts reach the servers lockbench starts only on an "
+				   "address of this machine's they can route to: give --bind ADDR "
+				   "(or your servers, --redis URLS)");
+	if (cfg->sentinel || cfg->cluster || cfg->consensus || cfg->sentinel_urls ||
+	    cfg->cluster_urls || cfg->etcd_urls || cfg->zk_urls || cfg->tls_ca ||
+	    (cfg->strategy && lb_consensus_of(cfg->strategy)) ||
+	    (cfg->redis_urls && strstr(cfg->redis_urls, "rediss://")))
+		return usage_error("--hosts: the agents serve Redis servers (one or more, redis://) "
+				   "for now, not Sentinel, Cluster, etcd, ZooKeeper or TLS");
+	struct lb_run_cfg one = *cfg;
+	one.scenario = o->has_scenario ? &o->scenario : NULL;
+	if (lb_run_needs_relay(&one) || cfg->count_commands)
+		return usage_error("--hosts: the scenario's network faults (or --count-commands) need "
+				   "lockbench's relay beside the clients, which an agent does not "
+				   "start yet");
+	return 0;
+}
+
 static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 {
 	struct lb_run_cfg *cfg = &o->cfg;
@@ -1075,7 +1174,8 @@ static int check_opts(struct lb_run_opts *o, enum lb_opts_mode mode)
 					   "%s=COMMAND", o->scenario.path, f->line, f->name, f->hook,
 					   f->hook);
 	}
-	if ((rc = check_hooks_used(o)) < 0 || (rc = check_redis_count(o)) < 0)
+	if ((rc = check_hooks_used(o)) < 0 || (rc = check_redis_count(o)) < 0 ||
+	    (rc = check_hosts(o)) < 0)
 		return rc;
 	if ((o->given & lb_param_bit(LB_P_TOPOLOGY)) && cfg->strategy && !cfg->sentinel &&
 	    !cfg->cluster && !cfg->consensus && lb_consensus_of(cfg->strategy))

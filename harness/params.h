@@ -37,6 +37,7 @@
 
 struct lock_strategy;
 struct lb_scenario;
+struct lb_hosts; /* run.h */
 
 enum lb_work { LB_WORK_COUNTER, LB_WORK_NONE };
 
@@ -105,6 +106,13 @@ struct lb_run_cfg {
 	bool allow_skipped;        /* a run that could not happen here exits 0, not 3 */
 	char adapter_args[160];    /* --adapter-arg values, space-separated, for the record */
 	char cmdline[1024];
+	struct lb_hosts *hosts;    /* --hosts FILE: the clients run on those hosts, each
+				      by its agent over ssh (run_remote.c); NULL: here */
+	const char *ssh_config;    /* --ssh-config FILE: ssh -F FILE, or NULL */
+	const char *agent_path;    /* --agent-path PATH: the agent on the hosts; NULL: this
+				      binary's own absolute path */
+	char bind_addr[64];        /* --bind ADDR: the servers lockbench starts listen on it
+				      too (beside 127.0.0.1), for the hosts; "" none */
 };
 
 /* The consensus system strategy @s's lock lives on: 1 etcd, 2 zookeeper (enum

@@ -138,6 +138,28 @@ static void cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
+void lb_remote_bounds_write(FILE *f, const struct lb_run_result *res)
+{
+	for (int i = 0; i < res->n_remote; i++) {
+		const struct lb_remote_bound *b = &res->remote[i];
+		char drift[48];
+		if (b->drift_ns == INT64_MIN)
+			snprintf(drift, sizeof(drift), "n/a (not measured after)");
+		else
+			snprintf(drift, sizeof(drift), "%.3f ms", (double)b->drift_ns / 1e6);
+		lb_esc_fprintf(f, LB_LANG_TERM, "host %s: clients %d to %d, clock %+.3f ms from this "
+			       "one's, within +/- %.3f ms (its round trip %.3f ms, this one's %.3f "
+			       "ms, drift %s)\n", b->name, b->first, b->first + b->count - 1,
+			       (double)b->offset_ns / 1e6, (double)b->bound_ns / 1e6,
+			       (double)b->rtt_ns / 1e6, (double)b->here_rtt_ns / 1e6, drift);
+	}
+	if (res->n_remote && res->cross_known)
+		fprintf(f, "hosts overlaps: %zu certain, %zu possible (each host's stamps off by up "
+			"to its bound)\n", res->cross_certain, res->cross_possible);
+	else if (res->n_remote)
+		lb_esc_fprintf(f, LB_LANG_TERM, "hosts overlaps: n/a (%s)\n", res->cross_why);
+}
+
 int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res)
 {
 	struct utsname u;
@@ -172,6 +194,7 @@ int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_res
 			cfg->sentinel_master, cfg->redis_urls ? "; resource " : "", urls[2]);
 	else
 		lb_esc_fprintf(f, LB_LANG_TERM, "servers: %s\n", cfg->redis_urls ? urls[2] : "embedded (started by lockbench)");
+	lb_remote_bounds_write(f, res); /* run --hosts */
 	if (cfg->adapter_hosts > 0 && lb_strategy_is_external(cfg->strategy)) {
 		int n = cfg->adapter_hosts < cfg->clients ? cfg->adapter_hosts : cfg->clients;
 		fprintf(f, "adapters: %d host process%s (--adapter-hosts), client i's session in host "

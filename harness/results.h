@@ -139,6 +139,9 @@ void lb_events_write(FILE *f, const struct lb_run_result *res);
 /* Reading them back: readers.h. */
 
 /* Write the run's command line, seed, versions and machine description. */
+/* run --hosts: each host's clock bound and the overlaps judged with them,
+ * a line each ("host NAME: ...", "hosts overlaps: ..."); nothing otherwise. */
+void lb_remote_bounds_write(FILE *f, const struct lb_run_result *res);
 int lb_meta_write(FILE *f, const struct lb_run_cfg *cfg, const struct lb_run_result *res);
 
 #endif

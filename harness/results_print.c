@@ -182,10 +182,13 @@ static void print_safety(FILE *f, const struct lb_run_cfg *cfg, const struct lb_
 		snprintf(lost, sizeof(lost), "%lld", res->lost_updates);
 	char foreign[64];
 	lb_foreign_text(v, foreign, sizeof(foreign));
-	fprintf(f, "  safety       overlaps %llu (%.1f ms, max %d holders, canary %llu), "
+	char canary[32] = "n/a"; /* run --hosts: a canary sees its own host's clients alone */
+	if (!res->n_remote)
+		snprintf(canary, sizeof(canary), "%llu", (unsigned long long)res->canary_violations);
+	fprintf(f, "  safety       overlaps %llu (%.1f ms, max %d holders, canary %s), "
 		   "lost updates %s, foreign releases %s, lost leases %llu\n",
 		(unsigned long long)v->overlaps, v->overlap_ms, v->max_holders,
-		(unsigned long long)res->canary_violations, lost, foreign,
+		canary, lost, foreign,
 		(unsigned long long)v->lost_leases);
 	print_foreign(f, cfg, res);
 	if (res->stale_writes_rejected || res->writes_aborted)

@@ -215,6 +215,13 @@ void lb_server_kill_all_signal_safe(void)
 		}
 }
 
+static char bind_also[64]; /* lb_server_bind_also */
+
+void lb_server_bind_also(const char *addr)
+{
+	snprintf(bind_also, sizeof(bind_also), "%s", addr ? addr : "");
+}
+
 const char *lb_redis_server_path(void)
 {
 	const char *p = getenv("LOCKBENCH_REDIS_SERVER");
@@ -355,6 +362,11 @@ static void exec_server(const struct lb_server *s, pid_t parent)
 	argv[n++] = port;
 	argv[n++] = "--bind";
 	argv[n++] = "127.0.0.1";
+	if (bind_also[0]) { /* run --hosts --bind ADDR: the hosts reach it there */
+		argv[n++] = bind_also;
+		argv[n++] = "--protected-mode";
+		argv[n++] = "no";
+	}
 	argv[n++] = "--save";
 	argv[n++] = "";
 	argv[n++] = "--appendonly";

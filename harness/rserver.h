@@ -138,6 +138,10 @@ int lb_free_port(void);
 
 /* Path of the redis-server binary: $LOCKBENCH_REDIS_SERVER or "redis-server". */
 const char *lb_redis_server_path(void);
+/* The Redis servers started from now on listen on @addr too, beside
+ * 127.0.0.1, with protected mode off (run --hosts --bind ADDR: hosts on a
+ * private network reach them); NULL or "": 127.0.0.1 alone. */
+void lb_server_bind_also(const char *addr);
 
 /* Fork the janitor of this process now (once): when the process is gone,
  * however it went, the janitor removes its servers' directories and kills

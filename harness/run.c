@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "owned.h"
+#include "rserver.h"
 #include "run.h"
 #include "run_ctx.h"
 #include "signals.h"
@@ -83,6 +84,7 @@ void run_cleanup(struct run_ctx *r)
 		munmap(r->sh, r->sh_bytes);
 	}
 	run_hosts_stop(r);
+	run_remote_stop(r); /* the agents stop their clients as their input ends */
 	if (r->relay > 0) {
 		kill(r->relay, SIGKILL);
 		waitpid(r->relay, NULL, 0);
@@ -98,6 +100,8 @@ void run_cleanup(struct run_ctx *r)
 		lb_node_close(&r->lock[i]);
 	lb_node_close(&r->resource);
 	lb_faults_finish(&r->inj);
+	free(r->remote_slice); /* run --hosts: the faults inj fired (finished above) */
+	r->remote_slice = NULL;
 	lb_keywatch_stop(&r->kw);
 	run_keep_logs(r);
 	r->topo.primary = NULL; /* srv[0]'s; the Sentinels go first, then every server */
@@ -199,9 +203,14 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 
 	struct rusage self0, self1;
 	getrusage(RUSAGE_SELF, &self0);
-	if ((rc = run_hosts_start(r)) < 0 || (rc = run_fork_clients(r)) < 0)
+	if (r->remote) { /* run --hosts: the clients are the agents' */
+		if ((rc = run_remote_share(r)) < 0)
+			return rc;
+	} else if ((rc = run_hosts_start(r)) < 0 || (rc = run_fork_clients(r)) < 0) {
 		return rc;
-	run_wait_started(r);
+	} else {
+		run_wait_started(r);
+	}
 	snap->n = run_lock_snapshot(r, snap->before, snap->name); /* at t0: the clients wait for go */
 	r->kw_cmds = run_keywatch_cmds(r);
 	r->inj = (struct lb_injector){ .cfg = cfg, .sc = cfg->scenario, .sh = r->sh,
@@ -216,11 +225,22 @@ static int contend(struct run_ctx *r, struct lock_snaps *snap, bool theirs)
 	r->sh->t0_ns = lb_now_ns();
 	r->sh->end_ns = r->sh->t0_ns + (int64_t)(cfg->duration_s * 1e9);
 	res->t0_mono_ns = r->sh->t0_ns;
-	/* what is due at 0 is in place before any client moves (a delay on a
-	 * client's links, a client that starts paused) */
-	lb_faults_tick(&r->inj, 0);
-	lb_shared_go(r->sh);
-	run_supervise(r);
+	if (r->remote) {
+		/* the faults on clients are their agents'; those on servers this one's */
+		if (cfg->scenario && !(r->remote_slice = malloc(sizeof(*r->remote_slice))))
+			return LB_ENOMEM;
+		if (cfg->scenario)
+			lb_scenario_slice(cfg->scenario, false, false, 0, 0, r->remote_slice);
+		r->inj.sc = r->remote_slice;
+		if ((rc = run_remote_contend(r)) < 0)
+			return rc;
+	} else {
+		/* what is due at 0 is in place before any client moves (a delay on
+		 * a client's links, a client that starts paused) */
+		lb_faults_tick(&r->inj, 0);
+		lb_shared_go(r->sh);
+		run_supervise(r);
+	}
 	getrusage(RUSAGE_SELF, &self1);
 	run_count_cpu(r, &self0, &self1);
 	if (r->strategy_failed && lb_stop_requested()) {
@@ -267,7 +287,14 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	bool theirs = lb_cfg_theirs(cfg);
 	if ((rc = run_preflight(&r, theirs)) != 0)
 		return rc > 0 ? 0 : rc; /* a skip: the caller reports it */
-	if ((rc = run_setup_servers(&r, theirs)) < 0)
+	/* run --hosts: every host reached, its agent this version, before a
+	 * server starts; the servers then listen on --bind's address too */
+	if (cfg->hosts && (rc = run_remote_connect(&r)) < 0)
+		goto out;
+	lb_server_bind_also(cfg->hosts ? cfg->bind_addr : NULL);
+	rc = run_setup_servers(&r, theirs);
+	lb_server_bind_also(NULL);
+	if (rc < 0)
 		goto out;
 	run_setup_keywatch(&r, theirs);
 	run_redis_version(&r);
@@ -278,6 +305,8 @@ static int run_drawn(const struct lb_run_cfg *cfg, struct lb_run_result *res)
 	run_count_lock_commands(&r, &snap);
 	res->canary_violations = atomic_load(&r.sh->canary_violations);
 	rc = run_judge(&r);
+	if (r.remote)
+		run_remote_judge(&r);
 	if (theirs && !r.consensus)
 		run_delete_own_keys(&r);
 out:
@@ -297,6 +326,8 @@ void lb_run_result_free(struct lb_run_result *res)
 	free(res->tries);
 	res->tries = NULL;
 	free(res->key_events);
+	free(res->remote);
+	res->remote = NULL;
 	lb_foreign_result_free(&res->foreign);
 	res->key_events = NULL;
 	res->sections = NULL;

@@ -24,6 +24,43 @@
 #include "wait.h"
 
 
+#define LB_MAX_REMOTE_HOSTS 16 /* run --hosts */
+
+/* run --hosts FILE (run_remote.c): one host a line, "[user@]host[:port]
+ * [clients]", read and checked before anything starts. */
+struct lb_hosts {
+	struct lb_host_spec {
+		char dest[128];    /* [user@]host, as ssh takes it */
+		int port;          /* 0: ssh's own */
+		int clients;       /* 0: a share of what the others leave */
+		int line;          /* in the file */
+		int first, count;  /* its clients, once split (lb_hosts_split) */
+	} h[LB_MAX_REMOTE_HOSTS];
+	int n;
+	char path[PATH_MAX];
+};
+
+/* Read @path into @out: 0, or LB_EINVAL said once (the file, the line, the
+ * field, what was expected). */
+int lb_hosts_read(const char *path, struct lb_hosts *out);
+/* Split @clients among them (a host's own count, the rest evenly): 0, or
+ * LB_EINVAL with why in @why. */
+int lb_hosts_split(struct lb_hosts *h, int clients, char *why, size_t len);
+
+/* Does the run need lockbench's relay beside its clients (network faults)? */
+bool lb_run_needs_relay(const struct lb_run_cfg *cfg);
+
+/* One host's clock against this one's, from its agent's round trips and
+ * this process's to the same server: its stamps + offset_ns are on this
+ * clock within ± bound_ns (docs/running.md, "Clients on many hosts"). */
+struct lb_remote_bound {
+	char name[160];            /* [user@]host[:port] */
+	int first, count;          /* its clients */
+	int64_t offset_ns, bound_ns;
+	int64_t rtt_ns, here_rtt_ns; /* its best round trip, and this process's */
+	int64_t drift_ns;          /* its offset after less before; INT64_MIN: not measured */
+};
+
 struct lb_run_result {
 	struct lb_verdict verdict;
 	struct lb_server_seen_copy { /* --sentinel: the servers taken for the primary */
@@ -138,6 +175,12 @@ struct lb_run_result {
 	int64_t consensus_ready_ms; /* a consensus lock's ensemble: start to quorum (0: none) */
 	char run_prefix[48];
 	int64_t t0_mono_ns;        /* history times are ns after this instant */
+	struct lb_remote_bound *remote; /* owned: run --hosts, each host's clock; or NULL */
+	int n_remote;
+	bool cross_known;          /* the overlaps judged with each host's bound */
+	size_t cross_certain, cross_possible; /* pairs of sections that overlap whatever
+				      the clocks' error within their bounds, or may */
+	char cross_why[160];       /* why not judged, or "" */
 };
 
 /* Run it. 0 when the run completed (whatever it found), else a negative

@@ -22,6 +22,7 @@
 #include "topology.h"
 
 struct lb_lines; /* agent_wire.h */
+struct run_remote; /* run_remote.c */
 
 struct lb_run_result; /* run.h's; not included, so that run.c, run_ctx.h and run.h make no ring */
 
@@ -64,6 +65,8 @@ struct run_ctx {
 	int first, count;
 	struct lb_lines *agent_in; /* lockbench agent: its input, whose end stops it */
 	bool agent_gone;           /* ... which ended: nothing is streamed back */
+	struct run_remote *remote; /* run --hosts: the agents on the hosts (run_remote.c) */
+	struct lb_scenario *remote_slice; /* ... and the faults this process fires (owned) */
 };
 
 /* The servers the lock lives on, before and after the run. */
@@ -122,6 +125,16 @@ uint64_t run_hosts_cpu_us(const struct run_ctx *r);
 /* The adapters' proportional set now, KiB a client: the hosts and what is
  * below them, or each client's adapter process; 0 for a recipe. */
 uint64_t run_adapters_pss_kb(const struct run_ctx *r);
+
+/* run_remote.c: run --hosts. Start an agent on each host and check its
+ * hello (before anything else starts); send each its share and wait until
+ * all are ready (after the servers); go, and take their streams in until
+ * all end; each host's bound and the overlaps judged with it; stop them. */
+int run_remote_connect(struct run_ctx *r);
+int run_remote_share(struct run_ctx *r);
+int run_remote_contend(struct run_ctx *r);
+void run_remote_judge(struct run_ctx *r);
+void run_remote_stop(struct run_ctx *r);
 
 /* run_collect.c */
 uint64_t run_keywatch_cmds(const struct run_ctx *r);

@@ -113,6 +113,8 @@ static const char *na_reason(const char *name, const struct lb_run_result *res)
 					     "lock is: it cannot tell a foreign release" },
 		{ "lost_updates", "the resource did not answer the final read of the counter" },
 		{ "counter_final", "the resource did not answer the final read of the counter" },
+		{ "canary_violations", "the clients ran on several hosts (run --hosts): a client's "
+				       "canary flag is seen by its own host's clients alone" },
 	};
 
 	if (!strcmp(name, "demoted_primary_ms") && res->failovers_why[0])
@@ -517,7 +519,10 @@ static void put_counts(struct lb_summary *s, const struct lb_run_cfg *cfg,
 	put_num(s, "retries_per_acquire",
 		res->acquires ? (double)(res->attempts - res->acquires) / (double)res->acquires : 0,
 		res->acquires > 0 && !lb_wait_in_library(&cfg->wait, cfg->strategy));
-	put(s, "canary_violations", "%llu", (unsigned long long)res->canary_violations);
+	if (res->n_remote) /* run --hosts: no canary sees across hosts */
+		put(s, "canary_violations", "n/a");
+	else
+		put(s, "canary_violations", "%llu", (unsigned long long)res->canary_violations);
 	put(s, "counter_writes", "%llu", (unsigned long long)res->counter_writes);
 	if (cfg->work == LB_WORK_COUNTER && !res->counter_known)
 		put(s, "counter_final", "n/a"); /* the resource did not answer the final read */

@@ -5,6 +5,9 @@
  * by line, and nothing of it left when its input ends.
  */
 #include <criterion/criterion.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,4 +256,287 @@ Test(agent, a_streamed_line_out_of_range_is_refused)
 				  sizeof(why)), 0, "%s", why);
 	cr_assert_eq(lb_shared_record(sh, 2, 0)->enter_ns, 102, "moved by the shift");
 	free(sh);
+}
+
+/* ---- run --hosts on real hosts: network namespaces, each with its sshd ----
+ *
+ * Each test makes its hosts: namespaces lbh-PID-1.., each a veth into a
+ * bridge lbhbPID in the root namespace (10.213.X.1/24, X free here), an
+ * sshd on 10.213.X.(i+1) with a host key and an authorized key the test
+ * made in its temp dir. Nothing else is changed (no firewall, no route
+ * outside them; /run/sshd, sshd's own empty directory, is made if missing).
+ * Its teardown deletes them; what a test killed -9 left (its PID gone) is
+ * deleted by the next one's janitor, found by those names. */
+
+struct hosts_env {
+	char dir[PATH_MAX];
+	char net[32];     /* "10.213.X" */
+	char tag[16];     /* the test's pid */
+	int n;
+	bool up;
+};
+static struct hosts_env henv;
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("/bin/bash", "bash", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Deletes the namespaces and bridge of @tag ("" : those of every test whose
+ * process is gone), and every process inside them. */
+#define JANITOR \
+	"for ns in $(ip netns list | grep -o '^lbh-[0-9]*-[0-9]*'); do " \
+	"  p=${ns#lbh-}; p=${p%%-*}; " \
+	"  if [[ -n $TAG && $p == $TAG ]] || { [[ -z $TAG ]] && ! kill -0 $p 2>/dev/null; }; then " \
+	"    for q in $(ip netns pids $ns); do kill -9 $q; done; ip netns del $ns; fi; done; " \
+	"for b in $(ip -o link show type bridge | grep -o 'lbhb[0-9][0-9]*'); do p=${b#lbhb}; " \
+	"  if [[ -n $TAG && $p == $TAG ]] || { [[ -z $TAG ]] && ! kill -0 $p 2>/dev/null; }; then " \
+	"    ip link del $b; fi; done; true"
+
+static void hosts_down(void)
+{
+	if (!henv.tag[0])
+		return;
+	sh("TAG=%s; " JANITOR, henv.tag);
+	henv.up = false;
+}
+
+/* @n hosts, or the reason they cannot be made here in @why (false). */
+static bool hosts_up(int n, char *why, size_t len)
+{
+	char tmpl[] = "/tmp/lbhosts-XXXXXX";
+
+	if (geteuid() != 0) {
+		snprintf(why, len, "not root: network namespaces (ip netns) need CAP_SYS_ADMIN");
+		return false;
+	}
+	if (access("/usr/sbin/sshd", X_OK) != 0) {
+		snprintf(why, len, "no /usr/sbin/sshd (bash harness/deps.sh test installs openssh-server)");
+		return false;
+	}
+	sh("TAG=; " JANITOR); /* what earlier tests killed -9 left */
+	cr_assert(fx_mkdtemp(tmpl));
+	snprintf(henv.dir, sizeof(henv.dir), "%s", tmpl);
+	snprintf(henv.tag, sizeof(henv.tag), "%d", (int)getpid());
+	henv.n = n;
+	int x = 20 + (int)(getpid() % 200), k;
+	for (k = 0; k < 200; k++, x = 20 + (x - 19) % 230) /* a /24 nothing here uses */
+		if (sh("! ip -4 -o addr | grep -q ' 10\\.213\\.%d\\.' && "
+		       "[[ -z $(ip -4 route show 10.213.%d.0/24) ]]", x, x) == 0)
+			break;
+	if (k == 200) {
+		snprintf(why, len, "no free 10.213.X.0/24 here");
+		return false;
+	}
+	snprintf(henv.net, sizeof(henv.net), "10.213.%d", x);
+	henv.up = true;
+	int rc = sh("set -e; d=%s; t=%s; net=%s; n=%d; mkdir -p -m 755 /run/sshd; "
+		    "ip link add lbhb$t type bridge; ip addr add $net.1/24 dev lbhb$t; "
+		    "ip link set lbhb$t up; "
+		    "ssh-keygen -q -t ed25519 -N '' -f $d/hostkey; "
+		    "ssh-keygen -q -t ed25519 -N '' -f $d/userkey; cp $d/userkey.pub $d/authorized_keys; "
+		    "names=; for i in $(seq 1 $n); do ns=lbh-$t-$i; a=$net.$((i + 1)); "
+		    "  ip netns add $ns; ip link add lbhv$t-$i type veth peer name eth0 netns $ns; "
+		    "  ip link set lbhv$t-$i master lbhb$t up; ip -n $ns addr add $a/24 dev eth0; "
+		    "  ip -n $ns link set eth0 up; ip -n $ns link set lo up; "
+		    "  printf 'ListenAddress %%s:22\\nHostKey %%s/hostkey\\nAuthorizedKeysFile %%s/authorized_keys\\n"
+		    "PermitRootLogin prohibit-password\\nPasswordAuthentication no\\n"
+		    "KbdInteractiveAuthentication no\\nUsePAM no\\nStrictModes no\\nPidFile none\\n' "
+		    "    $a $d $d > $d/sshd-$i.conf; "
+		    "  ip netns exec $ns /usr/sbin/sshd -D -f $d/sshd-$i.conf -E $d/sshd-$i.log "
+		    "    </dev/null >/dev/null 2>&1 & "
+		    "  names=$names${names:+,}$a; done; "
+		    "echo \"$names $(cut -d' ' -f1,2 $d/hostkey.pub)\" > $d/known_hosts; "
+		    "printf 'Host *\\n  IdentityFile %%s/userkey\\n  IdentitiesOnly yes\\n"
+		    "  UserKnownHostsFile %%s/known_hosts\\n  GlobalKnownHostsFile /dev/null\\n"
+		    "  StrictHostKeyChecking yes\\n  User root\\n  LogLevel ERROR\\n' $d $d > $d/ssh_config; "
+		    "for i in $(seq 1 $n); do for k in $(seq 1 100); do "
+		    "  ssh -F $d/ssh_config -o BatchMode=yes $net.$((i + 1)) true 2>/dev/null && break; "
+		    "  sleep 0.1; done; done; "
+		    "ssh -F $d/ssh_config -o BatchMode=yes $net.$((n + 1)) true",
+		    henv.dir, henv.tag, henv.net, n);
+	if (rc != 0) {
+		snprintf(why, len, "the namespaced hosts could not be made (exit %d; see %.200s)", rc,
+			 henv.dir);
+		return false;
+	}
+	return true;
+}
+
+static void hosts_fini(void)
+{
+	hosts_down();
+}
+
+FX_SUITE(hosts, 120);
+
+/* Skipped is never passed: where the hosts cannot be made, the test fails saying why. */
+#define HOSTS_UP(n) do { \
+	char why_[300]; \
+	if (!hosts_up((n), why_, sizeof(why_))) \
+		cr_assert_fail("SKIPPED (fails: skipped is never passed): %s", why_); \
+} while (0)
+
+static void hosts_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+Test(hosts, two_namespaced_hosts_give_the_one_machine_class, .fini = hosts_fini)
+{
+	char file[PATH_MAX + 16], out[PATH_MAX + 16], cfg[PATH_MAX + 16], bind[40], text[200];
+
+	HOSTS_UP(2);
+	snprintf(file, sizeof(file), "%s/hosts", henv.dir);
+	snprintf(text, sizeof(text), "# two namespaced hosts\n%s.2\n\n%s.3 1   # one client\n",
+		 henv.net, henv.net);
+	hosts_file(file, text);
+	snprintf(out, sizeof(out), "%s/run", henv.dir);
+	snprintf(cfg, sizeof(cfg), "%s/ssh_config", henv.dir);
+	snprintf(bind, sizeof(bind), "%s.1", henv.net);
+	const char *args[] = { "run", "--hosts", file, "--ssh-config", cfg, "--bind", bind,
+			       "--scenario", "holder-pause", "--strategy", "set-nx-px", "--check",
+			       "--out", out, "--no-report", "--no-status", NULL };
+	int rc = fx_lockbench(henv.dir, args);
+	cr_assert_eq(rc, 0, "exit %d:\n%s", rc, fx_slurp(henv.dir, "output"));
+	cr_assert_str_eq(fx_summary(out, "observed"), "foreign-release");
+	cr_assert_str_eq(fx_summary(out, "canary_violations"), "n/a");
+	const char *meta = fx_slurp(out, "meta.txt");
+	char want[80];
+	snprintf(want, sizeof(want), "host %s.2: clients 0 to 1, clock ", henv.net);
+	cr_assert(strstr(meta, want), "no bound of host 1 in meta.txt:\n%s", meta);
+	snprintf(want, sizeof(want), "host %s.3: clients 2 to 2, clock ", henv.net);
+	cr_assert(strstr(meta, want), "no bound of host 2 in meta.txt:\n%s", meta);
+	cr_assert(strstr(meta, "within +/- ") && strstr(meta, "hosts overlaps: "), "%s", meta);
+	const char *said = fx_slurp(henv.dir, "output");
+	cr_assert(strstr(said, want) && strstr(said, "hosts overlaps: "), "%s", said);
+}
+
+/* A host ssh cannot reach: refused before a server starts, naming it and
+ * quoting ssh; an agent of another version: refused naming both versions. */
+Test(hosts, a_host_that_cannot_be_reached_or_differs_is_refused, .fini = hosts_fini)
+{
+	char file[PATH_MAX + 16], out[PATH_MAX + 16], cfg[PATH_MAX + 16], bind[40], text[200];
+
+	HOSTS_UP(1);
+	snprintf(file, sizeof(file), "%s/hosts", henv.dir);
+	snprintf(text, sizeof(text), "%s.2\n%s.250\n", henv.net, henv.net); /* .250: nobody */
+	hosts_file(file, text);
+	snprintf(out, sizeof(out), "%s/run", henv.dir);
+	snprintf(cfg, sizeof(cfg), "%s/ssh_config", henv.dir);
+	snprintf(bind, sizeof(bind), "%s.1", henv.net);
+	const char *args[] = { "run", "--hosts", file, "--ssh-config", cfg, "--bind", bind,
+			       "--scenario", "holder-pause", "--strategy", "set-nx-px",
+			       "--out", out, "--no-report", "--no-status", NULL };
+	int rc = fx_lockbench(henv.dir, args);
+	const char *said = fx_slurp(henv.dir, "output");
+	char want[PATH_MAX + 200];
+	snprintf(want, sizeof(want), "host %s.250 (%s line 2) cannot be reached: ssh exited 255, "
+		 "saying 'ssh: connect to host %s.250 port 22", henv.net, file, henv.net);
+	cr_assert_eq(rc, 3, "exit %d:\n%s", rc, said);
+	cr_assert(strstr(said, want), "expected '%s' in:\n%s", want, said);
+	char log[PATH_MAX + 64];
+	snprintf(log, sizeof(log), "%s/redis-lock-0.log", out);
+	cr_assert(access(log, F_OK) != 0, "a server was started before the refusal");
+
+	/* an agent of another lockbench */
+	char agent[PATH_MAX + 16];
+	snprintf(agent, sizeof(agent), "%s/other-agent", henv.dir);
+	hosts_file(agent, "#!/bin/sh\necho 'hello lockbench-agent 1 0.0.1-other'\ncat >/dev/null\n");
+	chmod(agent, 0755);
+	snprintf(text, sizeof(text), "%s.2\n", henv.net);
+	hosts_file(file, text);
+	const char *args2[] = { "run", "--hosts", file, "--ssh-config", cfg, "--bind", bind,
+				"--agent-path", agent, "--scenario", "holder-pause",
+				"--strategy", "set-nx-px", "--out", out, "--no-report", "--no-status",
+				NULL };
+	rc = fx_lockbench(henv.dir, args2);
+	said = fx_slurp(henv.dir, "output");
+	cr_assert_eq(rc, 3, "exit %d:\n%s", rc, said);
+	snprintf(want, sizeof(want), "host %s.2 runs another lockbench", henv.net);
+	cr_assert(strstr(said, want) && strstr(said, "lockbench 0.0.1-other") &&
+		  strstr(said, "this is lockbench " LOCKBENCH_VERSION), "%s", said);
+}
+
+/* lockbench killed -9 mid-run: its ssh goes with it (the run's janitor),
+ * the agents' input ends, and nothing of lockbench's is left on the hosts. */
+Test(hosts, kill_9_of_lockbench_leaves_nothing_on_the_hosts, .fini = hosts_fini)
+{
+	char file[PATH_MAX + 16], out[PATH_MAX + 16], cfg[PATH_MAX + 16], bind[40], text[200];
+	char log[PATH_MAX + 16];
+
+	HOSTS_UP(2);
+	snprintf(file, sizeof(file), "%s/hosts", henv.dir);
+	snprintf(text, sizeof(text), "%s.2\n%s.3\n", henv.net, henv.net);
+	hosts_file(file, text);
+	snprintf(out, sizeof(out), "%s/run", henv.dir);
+	snprintf(cfg, sizeof(cfg), "%s/ssh_config", henv.dir);
+	snprintf(bind, sizeof(bind), "%s.1", henv.net);
+	snprintf(log, sizeof(log), "%s/output", henv.dir);
+	const char *args[] = { "run", "--hosts", file, "--ssh-config", cfg, "--bind", bind,
+			       "--strategy", "set-nx-px", "--clients", "4", "--duration", "30",
+			       "--out", out, "--no-report", "--no-status", NULL };
+	pid_t pid = fx_spawn_lockbench(args, log, log);
+	/* its clients run on both hosts */
+	int ok = 1;
+	for (int k = 0; k < 300 && (ok = sh("for i in 1 2; do n=0; for q in $(ip netns pids "
+					     "lbh-%s-$i); do grep -qa 'lockbench' /proc/$q/cmdline 2>/dev/null "
+					     "&& n=$((n + 1)); done; (( n >= 3 )) || exit 1; done",
+					     henv.tag)) != 0; k++)
+		lb_sleep_ns(100 * LB_NS_PER_MS);
+	cr_assert_eq(ok, 0, "the agents and their clients did not start:\n%s",
+		     fx_slurp(henv.dir, "output"));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (int k = 0; k < 100 && (ok = sh("for i in 1 2; do for q in $(ip netns pids lbh-%s-$i); "
+					     "do grep -qa 'lockbench' /proc/$q/cmdline 2>/dev/null && exit 1; "
+					     "done; done; exit 0", henv.tag)) != 0; k++)
+		lb_sleep_ns(100 * LB_NS_PER_MS);
+	cr_assert_eq(ok, 0, "a process of lockbench's is left on a host 10 s after its kill -9");
+	fx_nothing_left(pid);
+}
+
+/* No namespace needed: a hosts file's bad line, named (file, line, field,
+ * expected), exit 2, before anything starts. */
+Test(hosts, a_bad_hosts_file_line_is_refused_naming_it)
+{
+	char dir[] = "/tmp/lbhostsfile-XXXXXX", file[64];
+	static const struct { const char *text, *says; } bad[] = {
+		{ "# fine\nhost-a 2\nhost-b x\n", "line 3, field 2 ('x'): expected its clients, from 1 to" },
+		{ "host-a 1 2\n", "line 1, field 3 ('2'): expected nothing more" },
+		{ "-oProxyCommand=x\n", "line 1, field 1 ('-oProxyCommand=x'): expected [user@]host[:port]" },
+		{ "host-a:99999\n", "line 1, field 1 ('host-a:99999'): expected a port from 1 to 65535" },
+		{ "host-a;rm\n", "line 1, field 1 ('host-a;rm')" },
+		{ "# nothing\n\n", "no host in it" },
+		{ "host-a 2\nhost-b 2\n", "do not make the run's 3 (--clients)" },
+	};
+
+	cr_assert(fx_mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/hosts", dir);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		hosts_file(file, bad[i].text);
+		const char *args[] = { "run", "--hosts", file, "--bind", "10.213.0.1", "--scenario",
+				       "holder-pause", "--strategy", "set-nx-px", NULL };
+		int rc = fx_lockbench(dir, args);
+		const char *said = fx_slurp(dir, "output");
+		cr_assert_eq(rc, 2, "'%s': exit %d:\n%s", bad[i].text, rc, said);
+		cr_assert(strstr(said, file) && strstr(said, bad[i].says), "'%s': expected '%s' in:\n%s",
+			  bad[i].text, bad[i].says, said);
+	}
 }
