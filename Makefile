@@ -20,15 +20,16 @@ WERROR   ?= $(if $(filter command line environment,$(origin CFLAGS)),,-Werror)
 WARN     := $(WARN_ON) $(WERROR)
 CFLAGS   ?= -O2 -g
 # harness/ is a folder per job (docs/architecture.md, Layers): each is on the
-# include path, so an #include names a header alone ("run.h").
-HARNESS_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard harness/*/*.c harness/*/*.h))))
+# include path, so an #include names a header alone ("run.h"). A source at
+# harness/'s top is built too (test_structure asks for its folder).
+HARNESS_DIRS := harness $(sort $(patsubst %/,%,$(dir $(wildcard harness/*/*.c harness/*/*.h))))
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
              $(HARNESS_DIRS:%=-I%) -Istrategies -Itests -I$(BUILD)/gen \
              $(shell pkg-config --cflags $(PKGS))
 LDLIBS   = $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 TESTLIBS = $(shell pkg-config --libs $(TESTPKGS))
 
-LIB_SRC  := $(sort $(wildcard strategies/*.c) $(filter-out harness/cli/main.c harness/core/fakeclock.c,$(wildcard harness/*/*.c)))
+LIB_SRC  := $(sort $(wildcard strategies/*.c) $(filter-out harness/cli/main.c harness/core/fakeclock.c,$(wildcard harness/*.c harness/*/*.c)))
 SHIM     := $(BUILD)/libfakeclock.so
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
