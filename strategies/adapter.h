@@ -154,7 +154,7 @@ const struct lock_strategy *lb_adapter_exec(const char *spec);
 /* Arguments every adapter started from now on gets after its own
  * (--adapter-arg); @args is borrowed. */
 void lb_adapter_set_exec_args(const char *const *args, int n);
-/* The definition of an external strategy. */
+/* The definition of an external strategy; NULL for any other (its impl is NULL). */
 const struct lb_adapter_def *lb_adapter_def_of(const struct lock_strategy *s);
 /* Can it run here? false with the reason (its --check failed). The check runs
  * once per process: a matrix asks for every cell. */
