@@ -19,12 +19,17 @@ WARN_ON  := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 WERROR   ?= $(if $(filter command line environment,$(origin CFLAGS)),,-Werror)
 WARN     := $(WARN_ON) $(WERROR)
 CFLAGS   ?= -O2 -g
+# harness/ is a folder per job (docs/architecture.md, Layers): each is on the
+# include path, so an #include names a header alone ("run.h"). A source at
+# harness/'s top is built too (test_structure asks for its folder).
+HARNESS_DIRS := harness $(sort $(patsubst %/,%,$(dir $(wildcard harness/*/*.c harness/*/*.h))))
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP \
-             -Iharness -Istrategies -Itests -I$(BUILD)/gen $(shell pkg-config --cflags $(PKGS))
+             $(HARNESS_DIRS:%=-I%) -Istrategies -Itests -I$(BUILD)/gen \
+             $(shell pkg-config --cflags $(PKGS))
 LDLIBS   = $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 TESTLIBS = $(shell pkg-config --libs $(TESTPKGS))
 
-LIB_SRC  := $(sort $(wildcard strategies/*.c) $(filter-out harness/main.c harness/fakeclock.c,$(wildcard harness/*.c)))
+LIB_SRC  := $(sort $(wildcard strategies/*.c) $(filter-out harness/cli/main.c harness/core/fakeclock.c,$(wildcard harness/*.c harness/*/*.c)))
 SHIM     := $(BUILD)/libfakeclock.so
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
@@ -43,20 +48,20 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-# report.html's script lives in harness/report.js and is compiled in as a string.
-$(BUILD)/gen/report_js.h: harness/report.js harness/embed.sh
+# report.html's script lives in harness/report/report.js and is compiled in as a string.
+$(BUILD)/gen/report_js.h: harness/report/report.js harness/embed.sh
 	@mkdir -p $(dir $@)
 	sh harness/embed.sh page_js $< > $@.tmp && mv $@.tmp $@
-$(BUILD)/obj/harness/report_html.o: $(BUILD)/gen/report_js.h
+$(BUILD)/obj/harness/report/report_html.o: $(BUILD)/gen/report_js.h
 
 $(BUILD)/liblockbench.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-$(BIN): $(BUILD)/obj/harness/main.o $(BUILD)/liblockbench.a
+$(BIN): $(BUILD)/obj/harness/cli/main.o $(BUILD)/liblockbench.a
 	$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The clock shim for redis-server; no sanitizer: it runs inside Redis.
-$(SHIM): harness/fakeclock.c harness/clockfile.h
+$(SHIM): harness/core/fakeclock.c harness/core/clockfile.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN_ON) -Werror -Wno-missing-prototypes -O2 -fPIC -shared $(LDFLAGS) -o $@ $<
 

@@ -15,13 +15,13 @@ set -euo pipefail
 # lacks them). php-cli, php-symfony-lock and php-redis run Symfony Lock's adapter
 # (strategies/adapters/symfony_lock.php); python3-tooz runs OpenStack tooz's
 # (strategies/adapters/tooz_lock.py). etcd-server and etcd-client give the etcd
-# members lockbench starts (harness/consensus.c) and etcdctl; zookeeper, the JRE
+# members lockbench starts (harness/servers/consensus.c) and etcdctl; zookeeper, the JRE
 # (openjdk-17-jre-headless, Debian 12's default-jre-headless) and libslf4j-java
 # (ZooKeeper's log to the console) the ZooKeeper servers; python3-kazoo its
 # Python client. poppler-utils gives pdftoppm and pdftotext, which read the
 # pages of `lockbench tour --pdf` back (tests/test_browser.c). stunnel4 is the
 # TLS tunnel lockbench puts in front of a rediss:// server for the C recipes
-# (harness/tunnel.c: Debian 12's hiredis 0.14 has no TLS); openssl makes the
+# (harness/servers/tunnel.c: Debian 12's hiredis 0.14 has no TLS); openssl makes the
 # test's CA and certificates (tests/test_tunnel.c). Only etcd-server starts a
 # service: see below.
 # What to install, by group: `deps.sh` alone (make deps, make test) installs

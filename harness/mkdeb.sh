@@ -9,11 +9,11 @@ set -euo pipefail
 
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$(mkdir -p "${1:-build}" && cd "${1:-build}" && pwd)"
-version=$(sed -n 's/^#define LOCKBENCH_VERSION "\(.*\)"$/\1/p' "$src/harness/util.h")
+version=$(sed -n 's/^#define LOCKBENCH_VERSION "\(.*\)"$/\1/p' "$src/harness/core/util.h")
 changelog=$(dpkg-parsechangelog -l "$src/harness/debian/changelog" -S Version)
 if [[ -z $version || $version != "$changelog" ]]; then
   echo "lockbench: harness/debian/changelog is at version '$changelog', lockbench at '$version'" \
-       "(harness/util.h, LOCKBENCH_VERSION): add a changelog entry (dch -v $version)" >&2
+       "(harness/core/util.h, LOCKBENCH_VERSION): add a changelog entry (dch -v $version)" >&2
   exit 1
 fi
 arch=$(dpkg --print-architecture)

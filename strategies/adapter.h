@@ -154,7 +154,7 @@ const struct lock_strategy *lb_adapter_exec(const char *spec);
 /* Arguments every adapter started from now on gets after its own
  * (--adapter-arg); @args is borrowed. */
 void lb_adapter_set_exec_args(const char *const *args, int n);
-/* The definition of an external strategy. */
+/* The definition of an external strategy; NULL for any other (its impl is NULL). */
 const struct lb_adapter_def *lb_adapter_def_of(const struct lock_strategy *s);
 /* Can it run here? false with the reason (its --check failed). The check runs
  * once per process: a matrix asks for every cell. */
@@ -164,7 +164,7 @@ bool lb_adapter_usable(const struct lock_strategy *s, char *why, size_t len);
  * Adapter hosts (--adapter-hosts N, docs/adapters.md): N processes of the
  * run's adapter, each serving many clients' sessions, one Unix socket
  * connection each, in the same protocol. The harness starts them
- * (harness/run_hosts.c); a client then opens a session in host client % N
+ * (harness/run/run_hosts.c); a client then opens a session in host client % N
  * instead of starting a process of its own.
  */
 #define LB_ADAPTER_HOST_ENV "LOCKBENCH_ADAPTER_HOST" /* the socket a host listens on */
@@ -185,7 +185,7 @@ void lb_adapter_exec_host(const struct lb_adapter_def *d, const char *socket_pat
 int64_t lb_adapter_cpu_ns(const void *state);
 
 /*
- * adapter-test (harness/cmd_adapter_test.c): the lines as they pass, and the
+ * adapter-test (harness/cli/cmd_adapter_test.c): the lines as they pass, and the
  * requests one by one. @fn sees every line sent (@sent) and every line read
  * (answers, notices, 'at'), with the session's state and when (lb_now_ns);
  * NULL: none. In this process only.

@@ -444,7 +444,7 @@ const struct lock_strategy *lb_null_adapter_at(size_t i)
 
 bool lb_adapter_is_null(const struct lock_strategy *s)
 {
-	const struct lb_adapter_def *d = lb_strategy_is_external(s) ? lb_adapter_def_of(s) : NULL;
+	const struct lb_adapter_def *d = lb_adapter_def_of(s); /* NULL but for an adapter's */
 	return d && is_null(d);
 }
 
@@ -601,7 +601,7 @@ static const struct lock_strategy *variant_of(struct loaded *t, const char *name
 
 const char *lb_adapter_ran_version(const struct lock_strategy *s)
 {
-	const struct lb_adapter_def *d = lb_strategy_is_external(s) ? lb_adapter_def_of(s) : NULL;
+	const struct lb_adapter_def *d = lb_adapter_def_of(s); /* NULL but for an adapter's */
 	char why[400];
 
 	/* a library of many versions not asked yet: its --check says it (once) */

@@ -22,7 +22,7 @@
 /* 16 random bytes from getrandom(2), as 32 hex characters plus NUL. */
 int lb_token_new(char out[LB_TOKEN_HEX + 1]);
 /* What a token and a lock key's value are compared by, where the whole value
- * is not kept (history.csv, keyevents.csv: harness/foreign.h): FNV-1a 64 of
+ * is not kept (history.csv, keyevents.csv: harness/judge/foreign.h): FNV-1a 64 of
  * at most the first 32 bytes (an adapter's token is kept to 32), never 0; 0
  * for an empty token (none). */
 uint64_t lb_token_hash(const char *s, size_t len);

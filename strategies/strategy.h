@@ -7,10 +7,10 @@
  * and its own destroy() frees.
  *
  * acquire() makes exactly ONE attempt. Waiting (try, fixed:MS, retries:N:MS,
- * ...) and deadlines belong to the harness (harness/wait.h), so that every
+ * ...) and deadlines belong to the harness (harness/params/wait.h), so that every
  * strategy is measured under the same wait policy.
  *
- * Outcomes (enum lb_status in harness/util.h):
+ * Outcomes (enum lb_status in harness/core/util.h):
  *   acquire: 0 acquired | LB_EBUSY held by another | LB_EVALIDITY (Redlock:
  *            quorum but no validity left) | LB_EREDIS
  *   acquire: ... | LB_ENOREPLICA (wait-replicas: no replica acknowledged;
@@ -133,7 +133,7 @@ struct lock_strategy {
 	 * its definition (struct lb_adapter_def, adapter.h); NULL for a recipe. */
 	const void *impl;
 	/* Its release is the library's: whether it deleted another client's lock
-	 * it cannot say (no outcome foreign). The servers can (harness/foreign.h);
+	 * it cannot say (no outcome foreign). The servers can (harness/judge/foreign.h);
 	 * where they are not watched, foreign releases read n/a. */
 	bool blind_release;
 };

@@ -4,7 +4,7 @@
  * harness/deps.sh; kazoo_lock.py for kazoo's Lock recipe) driven over the
  * adapter protocol (docs/adapters.md) against a real 3-member etcd cluster
  * and a real 3-server ZooKeeper ensemble, started as lockbench starts them
- * (harness/consensus.c): hello, config, one holder
+ * (harness/servers/consensus.c): hello, config, one holder
  * and a busy second client, fencing tokens that grow from one holder to the
  * next, a library wait that quit ends at once (and whose place in the queue
  * goes with it), quit, and nothing left running; and kazoo's connection cut
@@ -73,7 +73,7 @@ static pid_t spawn(const char *const *argv, const char *log, int *in, int *out)
 }
 
 struct ensemble {
-	struct lb_consensus c;  /* harness/consensus.c: what lockbench runs on */
+	struct lb_consensus c;  /* harness/servers/consensus.c: what lockbench runs on */
 	char nodes[256];        /* nodes= for config */
 };
 

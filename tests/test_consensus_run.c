@@ -149,7 +149,7 @@ Test(consensus_run, topology_and_lock_must_match)
 }
 
 /* Entries named @prefix* in $TMPDIR and in /dev/shm (where etcd's data
- * directories go: harness/consensus.c). */
+ * directories go: harness/servers/consensus.c). */
 static int in_tmp_and_shm(const char *prefix)
 {
 	int n = fx_count_tmp_entries(prefix);

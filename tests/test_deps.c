@@ -2,7 +2,7 @@
  * test_deps.c - every program lockbench runs is installed by harness/deps.sh.
  *
  * A green CI on a machine that happens to have a program proves nothing
- * about a fresh one. Every exec call site in harness/ and strategies/ names
+ * about a fresh one. Every exec call site in harness/ (its folders) and strategies/ names
  * the program and its Debian package in a comment just above it
  * ("runs: PROG (PACKAGE)"); this test finds every call site, fails on one
  * without that comment, checks that deps.sh lists the package, and that the
@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fixture.h"
 
@@ -55,6 +56,7 @@ static bool is_exec_call(const char *line)
 }
 
 static int checked;
+static int harness_sites; /* exec call sites found in harness/'s folders */
 static bool manifests_run;
 
 static void check_runs(const char *file, int line, const char *text, const char *deps);
@@ -280,10 +282,18 @@ static void scan_dir(const char *sub, const char *deps)
 	cr_assert_not_null(d, "cannot open %s", dir);
 	for (struct dirent *e; (e = readdir(d));) {
 		size_t len = strlen(e->d_name);
-		if (len < 3 || strcmp(e->d_name + len - 2, ".c"))
-			continue;
 		char path[PATH_MAX * 2];
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (!strcmp(sub, "harness") && e->d_name[0] != '.' && !stat(path, &st) &&
+		    S_ISDIR(st.st_mode)) { /* harness/'s folders: harness/run, ... */
+			char folder[PATH_MAX];
+			snprintf(folder, sizeof(folder), "%s/%s", sub, e->d_name);
+			scan_dir(folder, deps);
+			continue;
+		}
+		if (len < 3 || strcmp(e->d_name + len - 2, ".c"))
+			continue;
 		char *text = slurp_file(path), *lines[MAX_LINES];
 		int n = 0;
 		for (char *s = text, *save = NULL; n < MAX_LINES && (s = strtok_r(s, "\n", &save));
@@ -292,6 +302,7 @@ static void scan_dir(const char *sub, const char *deps)
 		for (int i = 0; i < n; i++) {
 			if (!is_exec_call(lines[i]))
 				continue;
+			harness_sites += !strncmp(sub, "harness/", 8);
 			char above[1024] = "";
 			for (int k = i - 3 < 0 ? 0 : i - 3; k < i; k++)
 				strncat(above, lines[k], sizeof(above) - strlen(above) - 1);
@@ -314,5 +325,7 @@ Test(deps, every_program_lockbench_runs_is_installed_by_deps_sh, .init = find_ro
 	cr_assert(manifests_run, "adapter.c no longer says it runs the manifests' interpreters");
 	check_manifests(deps);
 	cr_assert_geq(checked, 3, "found only %d programs: the scan is broken", checked);
+	cr_assert_geq(harness_sites, 5, "found only %d exec call sites in harness/'s folders: "
+		      "the scan is broken", harness_sites);
 	free(deps);
 }

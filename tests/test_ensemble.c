@@ -1,6 +1,6 @@
 /*
  * test_ensemble.c - the consensus locks on the user's own etcd cluster and
- * ZooKeeper ensemble (--etcd, --zookeeper; harness/ensemble.c): ensembles
+ * ZooKeeper ensemble (--etcd, --zookeeper; harness/servers/ensemble.c): ensembles
  * this test starts by hand, as a user would (plain etcd and ZooKeeper
  * processes on free loopback ports, in a temporary directory), with keys and
  * znodes of the user's that must come through untouched. The witnesses are

@@ -1,5 +1,5 @@
 /*
- * test_figures.c - the figure table (harness/figures.c): every summary
+ * test_figures.c - the figure table (harness/params/figures.c): every summary
  * column has a unit and a range; values are written, range-checked and
  * compared at the precision the summary writes; and docs/running.md
  * documents every column.

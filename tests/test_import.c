@@ -1,6 +1,6 @@
 /*
  * test_import.c - a production history through the oracle (`lockbench check
- * --history`, harness/import.c, uncertain.c, import_dir.c), through the real
+ * --history`, harness/io/import.c, uncertain.c, import_dir.c), through the real
  * binary: a hand-written production CSV with one certain overlap, a near miss
  * the clocks' uncertainty makes possible and another lock that overlaps in
  * time only; the same in RFC 3339; a fence going backwards; hostile files,

@@ -104,9 +104,9 @@ Test(install, the_build_takes_the_users_cflags, .init = setup)
 			     fx_slurp(tmp, "out"));
 	}
 	/* -Werror: in the project's flags, not in the user's */
-	cr_assert_eq(sh("make -n -C %s BUILD=%s/n %s/n/obj/harness/util.o", root, tmp, tmp), 0);
+	cr_assert_eq(sh("make -n -C %s BUILD=%s/n %s/n/obj/harness/core/util.o", root, tmp, tmp), 0);
 	cr_assert(strstr(fx_slurp(tmp, "out"), " -Werror "), "%s", fx_slurp(tmp, "out"));
-	cr_assert_eq(sh("make -n -C %s BUILD=%s/n CFLAGS=-O0 %s/n/obj/harness/util.o", root, tmp,
+	cr_assert_eq(sh("make -n -C %s BUILD=%s/n CFLAGS=-O0 %s/n/obj/harness/core/util.o", root, tmp,
 			tmp), 0);
 	cr_assert_null(strstr(fx_slurp(tmp, "out"), "-Werror"), "%s", fx_slurp(tmp, "out"));
 }

@@ -1,5 +1,5 @@
 /*
- * test_params.c - the table of run parameters (harness/params.c): every row
+ * test_params.c - the table of run parameters (harness/params/params.c): every row
  * is whole (help, unit, bounds, storage), every option is in --help and every
  * row in docs/running.md's table, and every row round-trips: a value given on
  * the command line reaches struct lb_run_cfg, so does one from a scenario's

@@ -3,10 +3,12 @@
  * layers point one way (no two modules of harness/ and strategies/ include
  * each other's headers, directly or around a ring), strategies see the
  * harness through one header (strategy.h), and no function is over 120
- * lines, and every #include points to its own layer or one below, as the
- * table of layers in docs/architecture.md says. A module is a stem:
- * harness/run.c and harness/run.h are "run". And the suite's own runner,
- * tests/run.sh, fails on a failed binary and says why at its end.
+ * lines, and harness/ is a folder per job: every #include points to its own
+ * folder or one below, as the table of layers in docs/architecture.md says,
+ * each folder says in a README what it owns, and harness/'s top keeps at most
+ * 10 source files. A module is a stem: harness/run/run.c and
+ * harness/run/run.h are "run". And the suite's own runner, tests/run.sh,
+ * fails on a failed binary and says why at its end.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -26,7 +28,7 @@ FX_SUITE(structure, 60);
 #define MAX_LONGEST 120
 
 struct file {
-	char dir[16];   /* "harness" or "strategies" */
+	char dir[32];   /* "harness/run" (a folder of harness/) or "strategies" */
 	char name[64];  /* "run.c" */
 	char *text;
 };
@@ -76,12 +78,32 @@ static void load_dir(const char *top, const char *dir)
 	closedir(d);
 }
 
+/* harness/'s folders (harness/run, harness/core, ...) and its top. */
+static void load_harness(const char *top)
+{
+	char path[PATH_MAX + 300], sub[32];
+	snprintf(path, sizeof(path), "%s/harness", top);
+	DIR *d = opendir(path);
+	cr_assert_not_null(d, "no %s", path);
+	for (struct dirent *e; (e = readdir(d));) {
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/harness/%s", top, e->d_name);
+		if (e->d_name[0] == '.' || stat(path, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		cr_assert_lt(strlen(e->d_name), sizeof(sub) - 9);
+		snprintf(sub, sizeof(sub), "harness/%s", e->d_name);
+		load_dir(top, sub);
+	}
+	closedir(d);
+	load_dir(top, "harness");
+}
+
 static void load(void)
 {
 	char top[PATH_MAX];
 	root(top, sizeof(top));
 	n_files = 0;
-	load_dir(top, "harness");
+	load_harness(top);
 	load_dir(top, "strategies");
 	cr_assert_gt(n_files, 40, "found only %d sources under %s", n_files, top);
 }
@@ -245,7 +267,7 @@ Test(structure, strategies_see_the_harness_through_strategy_h)
 			continue;
 		const char *s = files[i].text;
 		for (const struct file *h; (h = next_include(&s));) {
-			if (strcmp(h->dir, "harness"))
+			if (strncmp(h->dir, "harness", 7))
 				continue;
 			if (!strcmp(files[i].name, "strategy.h"))
 				harness_in_strategy_h++;
@@ -323,8 +345,8 @@ Test(structure, the_measure_counts_lines)
 }
 
 /* The table of layers in docs/architecture.md, top to bottom: each row's
- * files as written (`run.c`: harness/run.c and run.h; `strategies/...`: a
- * pattern over the path). */
+ * files as written, a folder (`harness/run/`: the files in it) or a pattern
+ * over the path (for strategies/, its .c and its .h files). */
 #define MAX_LAYERS 16
 #define MAX_TOKENS 48
 struct layer {
@@ -366,6 +388,9 @@ static int read_layers(struct layer *l)
 			cr_assert(e && e < c2);
 			cr_assert_lt(x->n, MAX_TOKENS);
 			snprintf(x->token[x->n++], sizeof(x->token[0]), "%.*s", (int)(e - q - 1), q + 1);
+			cr_assert(strchr(x->token[x->n - 1], '/'), "docs/architecture.md: the Layers "
+				  "row %s names `%s`: a row names folders (`harness/run/`) or patterns "
+				  "over a path (`strategies/*.c`)", x->name, x->token[x->n - 1]);
 			q = e + 1;
 		}
 		p = end + 1;
@@ -375,28 +400,22 @@ static int read_layers(struct layer *l)
 	return n;
 }
 
-/* Whether @f is one of @x's files: a token without a directory names a
- * harness module (its .c and .h); one with a directory is a pattern over
- * the path. */
+/* Whether @f is one of @x's files: a token ending in '/' is a folder (the
+ * files in it, not in its folders), any other a pattern over the path. */
 static bool in_layer(const struct layer *x, const struct file *f)
 {
-	char path[96], stem[64], tok[64];
+	char path[96];
 
 	snprintf(path, sizeof(path), "%s/%s", f->dir, f->name);
-	snprintf(stem, sizeof(stem), "%s", f->name);
-	stem[strlen(stem) - 2] = '\0';
 	for (int i = 0; i < x->n; i++) {
-		if (strchr(x->token[i], '/')) {
-			if (!fnmatch(x->token[i], path, FNM_PATHNAME))
+		const char *t = x->token[i];
+		size_t l = strlen(t);
+		if (l > 1 && t[l - 1] == '/') {
+			if (strlen(f->dir) == l - 1 && !strncmp(f->dir, t, l - 1))
 				return true;
-			continue;
-		}
-		snprintf(tok, sizeof(tok), "%s", x->token[i]);
-		size_t l = strlen(tok);
-		if (l > 2 && tok[l - 2] == '.')
-			tok[l - 2] = '\0';
-		if (!strcmp(f->dir, "harness") && !fnmatch(tok, stem, 0))
+		} else if (!fnmatch(t, path, FNM_PATHNAME)) {
 			return true;
+		}
 	}
 	return false;
 }
@@ -450,19 +469,65 @@ Test(structure, includes_point_down_the_layers_of_the_architecture_doc)
 	cr_assert_eq(used, 0, "the layers of docs/architecture.md do not hold:%s", bad);
 }
 
-/* The layer check can fail: a base file that includes a command's header. */
+/* The layer check can fail: a core file that includes a command's header
+ * is found, a folder's own folders are not its files, and a file in no row
+ * is named. */
 Test(structure, an_include_up_the_layers_is_found)
 {
-	struct layer l[2] = { { .name = "top", .token = { "cmd_*.c" }, .n = 1 },
-			      { .name = "bottom", .token = { "util.c" }, .n = 1 } };
-	struct file up = { .dir = "harness", .name = "util.c" };
-	struct file cmd = { .dir = "harness", .name = "cmd_run.h" };
+	struct layer l[2] = { { .name = "top", .token = { "harness/cli/" }, .n = 1 },
+			      { .name = "bottom", .token = { "harness/core/", "strategies/*.c" }, .n = 2 } };
+	struct file up = { .dir = "harness/core", .name = "util.c" };
+	struct file cmd = { .dir = "harness/cli", .name = "cmd_run.h" };
+	struct file strat = { .dir = "strategies", .name = "redlock.c" };
 	char why[200];
 	cr_assert_eq(layer_of(l, 2, &up, why, sizeof(why)), 1);
 	cr_assert_eq(layer_of(l, 2, &cmd, why, sizeof(why)), 0);
-	struct file other = { .dir = "strategies", .name = "util.c" };
+	cr_assert_eq(layer_of(l, 2, &strat, why, sizeof(why)), 1);
+	struct file deeper = { .dir = "harness/cli/x", .name = "util.c" };
+	cr_assert_eq(layer_of(l, 2, &deeper, why, sizeof(why)), -1);
+	struct file other = { .dir = "harness/misc", .name = "util.c" };
 	cr_assert_eq(layer_of(l, 2, &other, why, sizeof(why)), -1);
-	cr_assert(strstr(why, "strategies/util.c is in no layer"), "%s", why);
+	cr_assert(strstr(why, "harness/misc/util.c is in no layer"), "%s", why);
+}
+
+/* harness/ is a folder per job: its top keeps at most 10 source files, and
+ * every folder with sources has a README.md saying what it owns and what it
+ * may call. */
+Test(structure, harness_is_a_folder_per_job_each_with_its_readme)
+{
+	char top[PATH_MAX], path[PATH_MAX + 64], bad[2048] = "";
+	size_t used = 0;
+	int at_top = 0, folders = 0;
+
+	root(top, sizeof(top));
+	load();
+	for (int i = 0; i < n_files; i++) {
+		if (!strcmp(files[i].dir, "harness")) {
+			at_top++;
+			continue;
+		}
+		if (strncmp(files[i].dir, "harness/", 8))
+			continue;
+		bool first = true; /* the folder's first file met: check its README once */
+		for (int k = 0; k < i && first; k++)
+			first = strcmp(files[k].dir, files[i].dir) != 0;
+		if (!first)
+			continue;
+		folders++;
+		snprintf(path, sizeof(path), "%s/%.31s/README.md", top, files[i].dir);
+		struct stat st;
+		if (stat(path, &st) || st.st_size < 40)
+			used += (size_t)snprintf(bad + used, sizeof(bad) - used, " %s/README.md;",
+						 files[i].dir);
+		if (used >= sizeof(bad))
+			break;
+	}
+	unload();
+	cr_assert_leq(at_top, 10, "harness/ has %d source files at its top: put them in the "
+		      "folder of their job", at_top);
+	cr_assert_geq(folders, 5, "found only %d folders under harness/", folders);
+	cr_assert_eq(used, 0, "a folder of harness/ without its README (what it owns, what it "
+		     "may call):%s", bad);
 }
 
 /* Run tests/run.sh on @bins (or none), its output into @out; its exit status. */

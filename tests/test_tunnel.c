@@ -1,5 +1,5 @@
 /*
- * test_tunnel.c - rediss:// (harness/tunnel.c): a redis-server this test
+ * test_tunnel.c - rediss:// (harness/servers/tunnel.c): a redis-server this test
  * starts with only a tls-port, its certificate signed by a CA the test makes
  * with openssl; the C recipes reach it through the TLS tunnel lockbench starts
  * and stops itself (stunnel4), and what it refuses is said with its cause;

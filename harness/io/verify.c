@@ -106,7 +106,7 @@ static void ranges(struct ctx *c)
 			continue;
 		if (c->out)
 			fprintf(c->out, "  %-22s summary %-14.60s OUT OF RANGE: %s\n", c->s->name[i],
-				c->s->value[i], f ? why : "no such figure (harness/figures.c): no unit, "
+				c->s->value[i], f ? why : "no such figure (harness/params/figures.c): no unit, "
 				"no range");
 		differs(c, c->s->name[i]);
 	}

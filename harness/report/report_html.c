@@ -444,7 +444,7 @@ static void scale_css(FILE *f)
 /* The page's script: builds the story list, draws the timelines from the
  * data (one block of lanes per run, every block on one time axis) and
  * steps through them. */
-/* The page's script, harness/report.js, as a C string (harness/embed.sh). */
+/* The page's script, harness/report/report.js, as a C string (harness/embed.sh). */
 #include "report_js.h"
 
 /* Events that are not faults but what a client met: a write aborted on a

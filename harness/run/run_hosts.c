@@ -111,6 +111,23 @@ int run_hosts_check(const struct lb_run_cfg *cfg)
 	return 0;
 }
 
+#define LB_CROWD 64        /* more clients than this: a crowd, run at ... */
+#define LB_CLIENT_NICE 19  /* ... this much more niceness (docs/running.md) */
+
+/* In a client's (or an adapter host's) child: a crowd runs below the servers,
+ * the relay, the key watcher and this parent. Thousands of clients polling on
+ * two cores must not starve what serves and watches them: the watcher's stamps
+ * lagged 50 ms and more and matched sets to the wrong section, and redis-py's
+ * sessions, a thousand Python processes polling, left Redis so little CPU that
+ * its replies outlasted their socket timeouts. */
+void run_crowd_nice(const struct run_ctx *r)
+{
+	errno = 0;
+	int prio = getpriority(PRIO_PROCESS, 0);
+	if (r->cfg->clients > LB_CROWD && errno == 0)
+		setpriority(PRIO_PROCESS, 0, prio + LB_CLIENT_NICE);
+}
+
 /* In the child: stdio, then the adapter's program as host @k. */
 static void __attribute__((noreturn)) host_child(const struct run_ctx *r, int k, const char *sock)
 {

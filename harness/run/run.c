@@ -22,23 +22,6 @@ _Static_assert(LB_MAX_CLIENTS + LB_MAX_ADAPTER_HOSTS + 16 <= LB_MAX_CHILDREN,
 _Static_assert(LB_TOPO_PARTS + LB_MAX_CLIENTS <= LB_MAX_PARTIES,
 	       "the relay must tell every client of a Sentinel or cluster run apart");
 
-#define LB_CROWD 64        /* more clients than this: a crowd, run at ... */
-#define LB_CLIENT_NICE 19  /* ... this much more niceness (docs/running.md) */
-
-/* In a client's (or an adapter host's) child: a crowd runs below the servers,
- * the relay, the key watcher and this parent. Thousands of clients polling on
- * two cores must not starve what serves and watches them: the watcher's stamps
- * lagged 50 ms and more and matched sets to the wrong section, and redis-py's
- * sessions, a thousand Python processes polling, left Redis so little CPU that
- * its replies outlasted their socket timeouts. */
-void run_crowd_nice(const struct run_ctx *r)
-{
-	errno = 0;
-	int prio = getpriority(PRIO_PROCESS, 0);
-	if (r->cfg->clients > LB_CROWD && errno == 0)
-		setpriority(PRIO_PROCESS, 0, prio + LB_CLIENT_NICE);
-}
-
 int run_fork_clients(struct run_ctx *r)
 {
 	pid_t parent = getpid();

@@ -68,7 +68,7 @@ static void validate(struct lb_summary *s)
 		if (f && lb_figdef_check(f, s->value[i], why, sizeof(why)) == 0)
 			continue;
 		lb_errorf("bug: summary.csv column %s: %s; written n/a, and the run fails", s->name[i],
-			  f ? why : "no row in harness/figures.c (no unit, no range)");
+			  f ? why : "no row in harness/params/figures.c (no unit, no range)");
 		snprintf(s->value[i], sizeof(s->value[0]), "n/a");
 		snprintf(s->why[i], sizeof(s->why[0]), "a bug in lockbench: the value measured was "
 			 "outside the figure's range (%.100s)", f ? why : "no row in the figure table");

@@ -104,12 +104,13 @@ void run_keep_logs(struct run_ctx *r);
 /* run_supervise.c */
 void run_reap_strays(void);
 void run_supervise(struct run_ctx *r);
-/* run.c: a crowd's processes (> 64 clients) at +19 niceness (docs/running.md) */
-void run_crowd_nice(const struct run_ctx *r);
 void run_count_cpu(struct run_ctx *r, const struct rusage *a, const struct rusage *b);
 void run_wait_started(struct run_ctx *r);
 
 /* run_hosts.c */
+/* A crowd's processes (> 64 clients: a client's, a host's) at +19 niceness
+ * (docs/running.md); here, not in run.c, so that calls go one way. */
+void run_crowd_nice(const struct run_ctx *r);
 /* How many adapter hosts the run starts (0: an adapter process per client). */
 int run_hosts_wanted(const struct lb_run_cfg *cfg);
 /* Before anything starts: what hosts cannot do (a fault on a client's

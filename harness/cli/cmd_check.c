@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		   "from the measured counts in summary.csv the lost-update arithmetic, retries,\n"
 		   "commands per section and the lock's own cost; and from all of them the\n"
 		   "outcome class and its reason. Every column must have a unit and a range\n"
-		   "(harness/figures.c) and a value inside it, and an overlap must have been\n"
+		   "(harness/params/figures.c) and a value inside it, and an overlap must have been\n"
 		   "seen by the canary (canary_violations >= 1 when overlaps >= 1).\n"
 		   "A directory written by check --history --out is checked against the file\n"
 		   "it kept (imported.csv): every figure, history.csv, names.csv, overlaps.csv\n"
