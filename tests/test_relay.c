@@ -354,3 +354,72 @@ Test(lost_reply, acquire_set_nx_px) { lost_acquire("set-nx-px"); }
 Test(lost_reply, acquire_token_lua) { lost_acquire("token-lua"); }
 Test(lost_reply, release_set_nx_px) { lost_release("set-nx-px"); }
 Test(lost_reply, release_token_lua) { lost_release("token-lua"); }
+
+/* A Go library through the relay: the scenario of lost-reply-OF.ini on
+ * bsm-redislock@0.9.4, cut to 2.5 s, into @dir; the time of its reply-lost
+ * event (client 0, node 0). */
+static long long go_lost_reply_run(const char *of, char *dir, size_t len)
+{
+	char tmpl[] = "/tmp/lb-lost-reply-XXXXXX", scen[PATH_MAX], want[64];
+
+	cr_assert_not_null(fx_mkdtemp(tmpl));
+	snprintf(dir, len, "%s/r", tmpl);
+	snprintf(scen, sizeof(scen), "%s/scenarios/lost-reply-%s.ini", fx_root(), of);
+	const char *args[] = { "run", "--strategy", "bsm-redislock@0.9.4", "--scenario", scen,
+			       "--duration", "2.5", "--seed", "7", "--no-status", "--no-report",
+			       "--out", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpl, args), 0, "%s", fx_slurp(tmpl, "output"));
+	snprintf(want, sizeof(want), ",reply-lost,0,0,%d\n", !strcmp(of, "release"));
+	const char *ev = fx_slurp(dir, "events.csv"), *at = strstr(ev, want);
+	cr_assert_not_null(at, "no reply-lost event: %s", ev);
+	while (at > ev && at[-1] != '\n')
+		at--;
+	cr_assert_str_eq(fx_summary(dir, "overlaps"), "0");
+	return atoll(at);
+}
+
+/* bsm-redislock's go-redis v9 client retries a command whose connection was
+ * reset (MaxRetries 1 in the adapter; shouldRetry in go-redis's error.go),
+ * and its acquire script takes the lock again where the key holds its own
+ * token: the retried acquire is granted, client 0 enters and nothing is
+ * indeterminate (as the matrix measured, docs/pitfalls/lost-reply-acquire.md). */
+Test(lost_reply, acquire_bsm_redislock_is_granted_by_its_retry)
+{
+	char dir[PATH_MAX];
+
+	fx_deadline(60);
+	long long t = go_lost_reply_run("acquire", dir, sizeof(dir));
+	/* the attempt the event closed (stamped as the call returned) was granted */
+	const char *a = fx_slurp(dir, "attempts.csv");
+	bool found = false;
+	for (const char *l = strchr(a, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+		long long start, end;
+		char result[32];
+		if (sscanf(l + 1, "0,%lld,%lld,%31[a-z]", &start, &end, result) == 3 &&
+		    start <= t && end <= t && t - end < 50000000) {
+			cr_assert_str_eq(result, "acquired", "%s", a);
+			found = true;
+		}
+	}
+	cr_assert(found, "no attempt of client 0 ended at %lld: %s", t, a);
+	cr_assert_str_eq(fx_summary(dir, "indeterminate_ops"), "0");
+	cr_assert_str_eq(fx_summary(dir, "observed"), "safe");
+}
+
+/* Its release, retried the same way, finds the key its first request
+ * deleted and says ErrLockNotHeld (not-owned). That answer came from the
+ * retry, so it tells nothing of what the first request did: the release is
+ * indeterminate, and the del it made no foreign release (it was read as
+ * one, by nobody: foreign-release in 5 of 5 runs). */
+Test(lost_reply, release_bsm_redislock_answered_by_its_retry_is_indeterminate)
+{
+	char dir[PATH_MAX];
+
+	fx_deadline(60);
+	(void)go_lost_reply_run("release", dir, sizeof(dir));
+	cr_assert_not_null(strstr(fx_slurp(dir, "history.csv"), ",indeterminate,"), "%s",
+			   fx_slurp(dir, "history.csv"));
+	cr_assert_str_eq(fx_summary(dir, "indeterminate_ops"), "1");
+	cr_assert_str_eq(fx_summary(dir, "foreign_releases"), "0");
+	cr_assert_str_eq(fx_summary(dir, "observed"), "safe");
+}

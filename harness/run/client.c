@@ -712,8 +712,13 @@ static void one_section(struct client *c)
 	rec->release_ns = lb_now_ns() - sh->t0_ns;
 	count_phase(c, &c->slot->cmds_held);
 	rec->outcome = outcome_of(rc);
-	if (rec->outcome == LB_OUT_ERROR && (lost || unanswered(c) > sent_before)) {
-		rec->outcome = LB_OUT_INDETERMINATE; /* sent, no reply: deleted, or not */
+	/* sent, no reply: deleted, or not. A library that retried the request
+	 * whose reply the relay lost (go-redis, redis-py's Retry) answers for
+	 * the retry: "gone" or "another's" says nothing of what the first one
+	 * deleted, and the oracle would read that del as a foreign release. */
+	if ((rec->outcome == LB_OUT_ERROR && (lost || unanswered(c) > sent_before)) ||
+	    (lost && (rec->outcome == LB_OUT_LOST || rec->outcome == LB_OUT_FOREIGN))) {
+		rec->outcome = LB_OUT_INDETERMINATE;
 		c->slot->indeterminate_ops++;
 	}
 	atomic_store(&rec->state, LB_REC_RELEASED);

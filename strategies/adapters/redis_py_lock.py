@@ -17,7 +17,14 @@ version('redis'), what pip or Debian recorded), in --check and in the hello:
 lockbench writes it in meta.txt and summary.json, and checks it against the
 version asked (redis-py@8.2.0, or any version run from --library-env DIR).
 Arguments (lockbench run --adapter-arg ...): "defaults" keeps redis-py's own
-default timeout=None (no TTL at all) instead of lockbench's --ttl.
+default timeout=None (no TTL at all) instead of lockbench's --ttl. "retry"
+builds the client with the constructor, redis.Redis(host=..., port=...),
+instead of Redis.from_url: its connections then
+keep the constructor's default retry, Retry(ExponentialWithJitterBackoff(0.01,
+1), 10) on ConnectionError and TimeoutError (redis/client.py, Redis.__init__),
+where from_url's have none (Retry(NoBackoff(), 0), redis/connection.py). A
+command whose connection was reset is sent again, with the same arguments
+(docs/pitfalls/lost-reply-acquire.md). One node only (no Sentinel).
 """
 import sys
 
@@ -47,9 +54,10 @@ def check():
 
 
 class RedisPyLock:
-    def __init__(self, redis, defaults):
+    def __init__(self, redis, defaults, retry=False):
         self.redis = redis
         self.defaults = defaults
+        self.retry = retry
         self.lock = None
 
     def hello(self):
@@ -59,6 +67,10 @@ class RedisPyLock:
     def config(self, cfg):
         timeout = int(cfg["timeout_ms"]) / 1000.0
         url, auth = lbproto.first_node(cfg)
+        if "sentinels" in cfg and self.retry:
+            # an error answer to config (a ValueError would end the adapter)
+            raise self.redis.exceptions.RedisError(
+                "the adapter argument retry is for one node, not a Sentinel deployment")
         if "sentinels" in cfg:
             # a Sentinel deployment: redis-py's own Sentinel support, as its
             # docs show; master_for asks the Sentinels on every connect and
@@ -77,9 +89,17 @@ class RedisPyLock:
             # the library talks to one Redis: the first node lockbench names
             # (rediss://: redis-py's own TLS arguments, lbproto.redis_py_tls)
             node = cfg["nodes"].split(",")[0]
-            client = self.redis.Redis.from_url(node, socket_timeout=timeout,
-                                               socket_connect_timeout=timeout,
-                                               **lbproto.redis_py_tls(cfg, node))
+            if self.retry:
+                # the constructor, and its default retry (10, backed off)
+                client = self.redis.Redis(host=url.hostname, port=url.port or 6379,
+                                          socket_timeout=timeout,
+                                          socket_connect_timeout=timeout,
+                                          ssl=url.scheme == "rediss", **auth,
+                                          **lbproto.redis_py_tls(cfg, node))
+            else:
+                client = self.redis.Redis.from_url(node, socket_timeout=timeout,
+                                                   socket_connect_timeout=timeout,
+                                                   **lbproto.redis_py_tls(cfg, node))
         ttl = None if self.defaults else int(cfg["ttl_ms"]) / 1000.0
         if cfg["wait"] == "library":
             # redis-py's defaults: blocking, sleep=0.1 s, blocking_timeout=None (forever)
@@ -115,7 +135,7 @@ def main():
         return check()
     import redis
     from redis.exceptions import LockError, RedisError
-    return lbproto.serve(lambda: RedisPyLock(redis, "defaults" in args), (LockError, RedisError, OSError))
+    return lbproto.serve(lambda: RedisPyLock(redis, "defaults" in args, "retry" in args), (LockError, RedisError, OSError))
 
 
 if __name__ == "__main__":
