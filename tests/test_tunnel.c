@@ -573,6 +573,14 @@ Test(tunnel, your_sentinels_over_tls_and_a_failover_through_the_replicas_tunnel,
 		 tport[T_SENTINEL + 2]);
 	snprintf(blind, sizeof(blind), "rediss://127.0.0.1:%d", tport[T_BLIND]);
 	snprintf(ca, sizeof(ca), "%s/ca.crt", tmpdir);
+	/* --dry-run says what is asked of the Sentinels, and of which servers */
+	snprintf(dir, sizeof(dir), "%s/dry", tmpdir);
+	const char *dry[] = { "run", "--strategy", "token-lua", "--sentinel", sentinels,
+			      "--sentinel-master", "mymaster", "--tls-ca", ca, "--dry-run", "--out",
+			      dir, NULL };
+	cr_assert_eq(lb(dry), 0, "%s", output());
+	cr_assert(strstr(output(), "(SENTINEL get-master-addr-by-name, REPLICAS and MASTER to each: "
+			 "the primary and its replicas, but one they hold down)"), "%s", output());
 	/* a Sentinel without tls-replication: the primary only, said why */
 	snprintf(dir, sizeof(dir), "%s/blind", tmpdir);
 	const char *b[] = { "run", "--strategy", "token-lua", "--sentinel", blind, "--sentinel-master",
