@@ -592,6 +592,27 @@ Test(tunnel, your_sentinels_over_tls_and_a_failover_through_the_replicas_tunnel,
 	cr_assert(strstr(output(), "master,disconnected'"), "%s", output());
 	cr_assert(strstr(output(), "tls-replication yes"), "%s", output());
 
+	/* redis-py's own Sentinel client over TLS (ssl=True, its TLS arguments
+	 * in sentinel_kwargs and master_for; its first lock came 0.94 s after
+	 * the start once, under load: 3 s); a library whose manifest's tls =
+	 * has no sentinel is refused (2) */
+	const char *libs[] = { "redis-py@4.3.4", "redis-py@8.2.0" };
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/lib%zu", tmpdir, i);
+		const char *a[] = { "run", "--strategy", libs[i], "--sentinel", sentinels,
+				    "--sentinel-master", "mymaster", "--tls-ca", ca, "--clients", "3",
+				    "--duration", "3", "--out", dir, "--no-status", "--no-report", NULL };
+		cr_assert_eq(lb(a), 0, "%s: %s", libs[i], output());
+		cr_assert(strstr(output(), "outcome      safe"), "%s: %s", libs[i], output());
+		cr_assert(atoi(fx_summary(dir, "sections")) > 0, "%s: no section", libs[i]);
+	}
+	snprintf(dir, sizeof(dir), "%s/nolib", tmpdir);
+	const char *nolib[] = { "run", "--strategy", "python-redis-lock@4.0.1", "--sentinel",
+				sentinels, "--sentinel-master", "mymaster", "--tls-ca", ca, "--out",
+				dir, NULL };
+	cr_assert_eq(lb(nolib), 2, "%s", output());
+	cr_assert(strstr(output(), "its manifest's tls = has no sentinel"), "%s", output());
+
 	snprintf(dir, sizeof(dir), "%s/killed", tmpdir);
 	snprintf(hook, sizeof(hook), "node-kill=kill -9 %ld", (long)tpid[T_PRIMARY]);
 	const char *k[] = { "run", "--strategy", "token-lua", "--scenario", "sentinel-failover",
