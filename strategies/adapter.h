@@ -77,10 +77,11 @@ struct lb_adapter_def {
 	char hosts[4];               /* "no": it cannot serve as an adapter host; "" or "yes" */
 	char env[16];                /* its language's environment hook ("python-venv"), or "" */
 	char dist[96];               /* the package in its ecosystem's registry, or "" */
-	char tls[24];                /* the TLS options its adapter hands its library on
+	char tls[32];                /* the TLS options its adapter hands its library on
 				        rediss:// (tls = ca,cert,insecure, some of them, or
-				        "none": TLS with the system's CAs only); "" or "no":
-				        it does not speak TLS (rediss:// refused) */
+				        "none": TLS with the system's CAs only; sentinel:
+				        to its Sentinel client too, on --sentinel rediss://);
+				        "" or "no": it does not speak TLS (rediss:// refused) */
 	char env_dir[512];           /* the environment it runs in: --library-env's DIR or
 				        the cache's; "" the manifest's own interpreter */
 	char ran_version[32];        /* the version the library said it is (its hello's

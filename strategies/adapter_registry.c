@@ -129,19 +129,20 @@ static bool good_name(const char *v)
 	return true;
 }
 
-/* tls = no | none | a comma-separated list of ca, cert, insecure, each once. */
+/* tls = no | none | a comma-separated list of ca, cert, insecure, sentinel,
+ * each once. */
 static bool good_tls(const char *v)
 {
-	static const char *const words[] = { "ca", "cert", "insecure" };
+	static const char *const words[] = { "ca", "cert", "insecure", "sentinel" };
 	unsigned seen = 0;
 
 	if (!strcmp(v, "no") || !strcmp(v, "none"))
 		return true;
 	for (const char *p = v; *p;) {
 		size_t len = strcspn(p, ","), k = 0;
-		while (k < 3 && (strlen(words[k]) != len || strncmp(p, words[k], len)))
+		while (k < 4 && (strlen(words[k]) != len || strncmp(p, words[k], len)))
 			k++;
-		if (k == 3 || (seen & (1u << k)))
+		if (k == 4 || (seen & (1u << k)))
 			return false;
 		seen |= 1u << k;
 		p += len;

@@ -440,3 +440,213 @@ Test(tunnel, a_tunnel_that_cannot_start_quotes_its_log, .init = setup, .fini = t
 	cr_assert(strstr(output(), "stunnel's log ended: '[!] "), "%s", output());
 	cr_assert_null(strstr(output(), "lockbench-tunnel-"), "%s", output());
 }
+
+/* A Sentinel deployment serving only TLS, as a user sets one up: a primary
+ * and a replica (tls-port, no plain port, tls-replication yes: the replica
+ * replicates over TLS and announces its tls-port), three Sentinels
+ * monitoring them over TLS (tls-port, tls-replication yes) as "mymaster",
+ * and a fourth without tls-replication, monitoring the same primary as
+ * "blind": it cannot reach it, so it names no replica. */
+enum { T_PRIMARY, T_REPLICA, T_SENTINEL, T_BLIND = T_SENTINEL + 3, T_N };
+static pid_t tpid[T_N];
+static int tport[T_N];
+
+/* redis-server [@conf] with a tls-port alone and @extra: its port once it
+ * answers PING over TLS; a few tries (a free port is only free when asked). */
+static void start_tls_node(int i, const char *conf, const char *const *extra)
+{
+	char p[16], cert[128], key[128], ca[128], log[32];
+
+	snprintf(cert, sizeof(cert), "%s/srv.crt", tmpdir);
+	snprintf(key, sizeof(key), "%s/srv.key", tmpdir);
+	snprintf(ca, sizeof(ca), "%s/ca.crt", tmpdir);
+	snprintf(log, sizeof(log), "node-%d.log", i);
+	for (int tries = 0; tries < 5; tries++) {
+		tport[i] = lb_free_port();
+		snprintf(p, sizeof(p), "%d", tport[i]);
+		tpid[i] = fork();
+		cr_assert_geq(tpid[i], 0);
+		if (tpid[i] == 0) {
+			const char *tls[] = { "--port", "0", "--tls-port", p, "--tls-cert-file", cert,
+					      "--tls-key-file", key, "--tls-ca-cert-file", ca,
+					      "--tls-auth-clients", "no", "--dir", tmpdir, "--logfile",
+					      log, NULL };
+			const char *argv[40] = { "redis-server" };
+			int k = 1;
+			if (conf)
+				argv[k++] = conf;
+			for (int j = 0; extra[j] && k < 20; j++)
+				argv[k++] = extra[j];
+			for (int j = 0; tls[j]; j++)
+				argv[k++] = tls[j];
+			argv[k] = NULL;
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			execvp("redis-server", (char **)argv);
+			_exit(127);
+		}
+		for (int t = 0; t < 100; t++) {
+			char cmd[512];
+			snprintf(cmd, sizeof(cmd), "redis-cli --tls --cacert %s -p %d PING >/dev/null "
+				 "2>&1", ca, tport[i]);
+			if (system(cmd) == 0)
+				return;
+			if (waitpid(tpid[i], NULL, WNOHANG) == tpid[i])
+				break;
+			usleep(50000);
+		}
+		kill(tpid[i], SIGKILL);
+		waitpid(tpid[i], NULL, 0);
+	}
+	cr_assert_fail("a TLS redis-server did not start (%s/%s)", tmpdir, log);
+}
+
+static void start_tls_sentinels(void)
+{
+	static const char *const primary[] = { "--tls-replication", "yes", "--save", "", NULL };
+	char of[16], conf[128];
+
+	strcpy(tmpdir, "/tmp/lbtest-tlss-XXXXXX");
+	cr_assert_not_null(fx_mkdtemp(tmpdir));
+	make_certificates();
+	start_tls_node(T_PRIMARY, NULL, primary);
+	snprintf(of, sizeof(of), "%d", tport[T_PRIMARY]);
+	const char *replica[] = { "--tls-replication", "yes", "--save", "", "--replicaof",
+				  "127.0.0.1", of, NULL };
+	start_tls_node(T_REPLICA, NULL, replica);
+	for (int i = T_SENTINEL; i <= T_BLIND; i++) {
+		static const char *const over_tls[] = { "--sentinel", "--tls-replication", "yes", NULL };
+		static const char *const plain[] = { "--sentinel", NULL };
+		snprintf(conf, sizeof(conf), "%s/sentinel-%d.conf", tmpdir, i);
+		FILE *f = fopen(conf, "w");
+		cr_assert_not_null(f);
+		fprintf(f, "sentinel monitor %s 127.0.0.1 %d %d\n"
+			   "sentinel down-after-milliseconds %s %d\n"
+			   "sentinel failover-timeout %s 5000\n", i == T_BLIND ? "blind" : "mymaster",
+			tport[T_PRIMARY], i == T_BLIND ? 1 : 2, i == T_BLIND ? "blind" : "mymaster",
+			i == T_BLIND ? 60000 : 1000, i == T_BLIND ? "blind" : "mymaster");
+		fclose(f);
+		start_tls_node(i, conf, i == T_BLIND ? plain : over_tls);
+	}
+	sh("redis-cli --tls --cacert %s/ca.crt -p %d SET app:config keep >/dev/null", tmpdir,
+	   tport[T_PRIMARY]);
+	/* up to 30 s: the Sentinels find each other by hello messages, and the
+	 * replica has the user's key (its first sync waits repl-diskless-sync-delay) */
+	for (int t = 0; t < 300; t++) {
+		char cmd[1024];
+		snprintf(cmd, sizeof(cmd), "for p in %d %d %d; do for w in 'REPLICAS 1' 'SENTINELS 2'; "
+			 "do set -- $w; test \"$(redis-cli --tls --cacert %s/ca.crt -p $p SENTINEL $1 "
+			 "mymaster | grep -c '^name$')\" = $2 || exit 1; done; done; test \"$(redis-cli "
+			 "--tls --cacert %s/ca.crt -p %d GET app:config)\" = keep", tport[T_SENTINEL],
+			 tport[T_SENTINEL + 1], tport[T_SENTINEL + 2], tmpdir, tmpdir, tport[T_REPLICA]);
+		if (system(cmd) == 0)
+			return;
+		usleep(100000);
+	}
+	cr_assert_fail("the TLS Sentinels did not see each other and the replica, or it had not "
+		       "synced, within 30 s (%s)",
+		       tmpdir);
+}
+
+static void stop_tls_sentinels(void)
+{
+	for (int i = 0; i < T_N; i++)
+		if (tpid[i] > 0) {
+			kill(tpid[i], SIGKILL);
+			waitpid(tpid[i], NULL, 0);
+			tpid[i] = 0;
+		}
+}
+
+/* The primary killed under a held lock (the sentinel-failover scenario, the
+ * user's hook killing it): the Sentinels promote the replica, and the
+ * clients follow it through the tunnel lockbench started in front of it
+ * (SENTINEL REPLICAS, as the run started). Sentinels that cannot reach the
+ * primary over TLS name no replica, and a replica that is down has no
+ * tunnel: both said. */
+Test(tunnel, your_sentinels_over_tls_and_a_failover_through_the_replicas_tunnel,
+     .init = start_tls_sentinels, .fini = stop_tls_sentinels)
+{
+	char sentinels[256], blind[64], ca[128], dir[160], hook[64], want[64];
+
+	snprintf(sentinels, sizeof(sentinels), "rediss://127.0.0.1:%d,rediss://127.0.0.1:%d,"
+		 "rediss://127.0.0.1:%d", tport[T_SENTINEL], tport[T_SENTINEL + 1],
+		 tport[T_SENTINEL + 2]);
+	snprintf(blind, sizeof(blind), "rediss://127.0.0.1:%d", tport[T_BLIND]);
+	snprintf(ca, sizeof(ca), "%s/ca.crt", tmpdir);
+	/* --dry-run says what is asked of the Sentinels, and of which servers */
+	snprintf(dir, sizeof(dir), "%s/dry", tmpdir);
+	const char *dry[] = { "run", "--strategy", "token-lua", "--sentinel", sentinels,
+			      "--sentinel-master", "mymaster", "--tls-ca", ca, "--dry-run", "--out",
+			      dir, NULL };
+	cr_assert_eq(lb(dry), 0, "%s", output());
+	cr_assert(strstr(output(), "(SENTINEL get-master-addr-by-name, REPLICAS and MASTER to each: "
+			 "the primary and its replicas, but one they hold down)"), "%s", output());
+	/* a Sentinel without tls-replication: the primary only, said why */
+	snprintf(dir, sizeof(dir), "%s/blind", tmpdir);
+	const char *b[] = { "run", "--strategy", "token-lua", "--sentinel", blind, "--sentinel-master",
+			    "blind", "--tls-ca", ca, "--clients", "2", "--duration", "1", "--out", dir,
+			    "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(b), 0, "%s", output());
+	cr_assert(strstr(output(), "no Sentinel names a replica of 'blind' (SENTINEL REPLICAS; "
+			 "they see the primary as '"), "%s", output());
+	cr_assert(strstr(output(), "master,disconnected'"), "%s", output());
+	cr_assert(strstr(output(), "tls-replication yes"), "%s", output());
+
+	/* redis-py's own Sentinel client over TLS (ssl=True, its TLS arguments
+	 * in sentinel_kwargs and master_for; its first lock came 0.94 s after
+	 * the start once, under load: 3 s); a library whose manifest's tls =
+	 * has no sentinel is refused (2) */
+	const char *libs[] = { "redis-py@4.3.4", "redis-py@8.2.0" };
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/lib%zu", tmpdir, i);
+		const char *a[] = { "run", "--strategy", libs[i], "--sentinel", sentinels,
+				    "--sentinel-master", "mymaster", "--tls-ca", ca, "--clients", "3",
+				    "--duration", "3", "--out", dir, "--no-status", "--no-report", NULL };
+		cr_assert_eq(lb(a), 0, "%s: %s", libs[i], output());
+		cr_assert(strstr(output(), "outcome      safe"), "%s: %s", libs[i], output());
+		cr_assert(atoi(fx_summary(dir, "sections")) > 0, "%s: no section", libs[i]);
+	}
+	snprintf(dir, sizeof(dir), "%s/nolib", tmpdir);
+	const char *nolib[] = { "run", "--strategy", "python-redis-lock@4.0.1", "--sentinel",
+				sentinels, "--sentinel-master", "mymaster", "--tls-ca", ca, "--out",
+				dir, NULL };
+	cr_assert_eq(lb(nolib), 2, "%s", output());
+	cr_assert(strstr(output(), "its manifest's tls = has no sentinel"), "%s", output());
+
+	snprintf(dir, sizeof(dir), "%s/killed", tmpdir);
+	snprintf(hook, sizeof(hook), "node-kill=kill -9 %ld", (long)tpid[T_PRIMARY]);
+	const char *k[] = { "run", "--strategy", "token-lua", "--scenario", "sentinel-failover",
+			    "--sentinel", sentinels, "--sentinel-master", "mymaster", "--tls-ca", ca,
+			    "--allow-faults", "--hook", hook, "--out", dir, "--no-status",
+			    "--no-report", NULL };
+	cr_assert_eq(lb(k), 0, "%s", output());
+	cr_assert_null(strstr(output(), "warning"), "%s", output());
+	cr_assert(fx_pid_gone(tpid[T_PRIMARY]), "the hook killed the primary");
+	snprintf(want, sizeof(want), "switch-master,,0,%d\n", 1000000 + tport[T_REPLICA]);
+	cr_assert(strstr(fx_slurp(dir, "events.csv"), want), "%s", fx_slurp(dir, "events.csv"));
+	for (int i = T_PRIMARY; i <= T_REPLICA; i++) { /* both granted sections, over TLS */
+		snprintf(want, sizeof(want), "\n127.0.0.1,%d,", tport[i]);
+		cr_assert(strstr(fx_slurp(dir, "servers.csv"), want), "%s: %s", want,
+			  fx_slurp(dir, "servers.csv"));
+	}
+	/* the Sentinels' tunnels, the primary's, then the replica's */
+	cr_assert(strstr(fx_slurp(dir, "tunnel-route-4.log"), "Certificate accepted"));
+	char cmd[256], keys[128] = "";
+	snprintf(cmd, sizeof(cmd), "redis-cli --tls --cacert %s -p %d --scan | tr '\\n' ' '", ca,
+		 tport[T_REPLICA]);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(keys, 1, sizeof(keys) - 1, p);
+	pclose(p);
+	keys[n] = '\0';
+	cr_assert_str_eq(keys, "app:config ", "only the user's key is left on the new primary: %s", keys);
+
+	/* again: the old primary, dead, is a replica the Sentinels hold down */
+	snprintf(dir, sizeof(dir), "%s/after", tmpdir);
+	const char *again[] = { "run", "--strategy", "token-lua", "--sentinel", sentinels,
+				"--sentinel-master", "mymaster", "--tls-ca", ca, "--clients", "2",
+				"--duration", "1", "--out", dir, "--no-status", "--no-report", NULL };
+	cr_assert_eq(lb(again), 0, "%s", output());
+	cr_assert(strstr(output(), "every replica of 'mymaster' the Sentinels name is down"), "%s",
+		  output());
+}

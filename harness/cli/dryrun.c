@@ -21,12 +21,13 @@ static void print_routes(FILE *f, const struct lb_run_cfg *cfg)
 
 	if (urls && !strncasecmp(urls, "rediss://", 9))
 		fprintf(f, "             over TLS: a tunnel lockbench starts (stunnel4, a free "
-			   "loopback port) in front of each %s and of each server %s names as the "
-			   "run starts (%s), checking its certificate; a PING through each first; "
+			   "loopback port) in front of each %s and of each server named as the run "
+			   "starts (%s: %s), checking its certificate; a PING through each first; "
 			   "a server named later is not reached\n",
 			cfg->cluster_urls ? "seed" : "Sentinel", cfg->cluster_urls ? "CLUSTER SLOTS" :
-			"SENTINEL get-master-addr-by-name and SENTINEL REPLICAS",
-			cfg->cluster_urls ? "every node" : "the primary and its replicas");
+			"SENTINEL get-master-addr-by-name, REPLICAS and MASTER to each",
+			cfg->cluster_urls ? "every node" : "the primary and its replicas, but one they "
+			"hold down");
 }
 
 /* Where the resource (the counter) lives beside the user's lock: a server of

@@ -188,7 +188,8 @@ void lb_deploy_opts_usage(FILE *f)
 		"                         lockbench starts and stops (stunnel4): rediss:// Sentinels\n"
 		"                         or cluster seeds, one to each server they name; a library\n"
 		"                         connects itself, given these in its TLS settings\n"
-		"                         (docs/adapters.md; not on a Sentinel deployment or cluster)\n"
+		"                         (docs/adapters.md; on rediss:// Sentinels only redis-py,\n"
+		"                         to its Sentinel client; none on a cluster)\n"
 		"  --resource-on-deployment  the counter (the resource) on your server too (the\n"
 		"                         first lock node, or the primary), not on a redis-server\n"
 		"                         lockbench starts: a failover may roll it back, so each\n"
@@ -912,11 +913,16 @@ static int check_tls(const struct lb_run_opts *o, enum lb_opts_mode mode)
 
 	for (size_t i = 0; deployment && i < (mode == LB_OPTS_RUN ? 1 : o->n_strategies); i++) {
 		const struct lock_strategy *s = mode == LB_OPTS_RUN ? cfg->strategy : o->strategies[i];
-		if (s && lb_strategy_is_external(s))
-			return usage_error("rediss:// %s: %s is a library: its own Sentinel or cluster "
-					   "client is not given TLS settings yet; the C recipes reach "
-					   "a TLS deployment through lockbench's tunnels",
-					   cfg->sentinel_urls ? "--sentinel" : "--cluster", s->name);
+		const struct lb_adapter_def *d = s ? lb_adapter_def_of(s) : NULL;
+		if (!s || !lb_strategy_is_external(s) ||
+		    (cfg->sentinel_urls && d && (d->exec || strstr(d->tls, "sentinel"))))
+			continue;
+		return usage_error("rediss:// %s: %s is a library whose own %s client is not given "
+				   "TLS settings (%s); the C recipes reach a TLS deployment through "
+				   "lockbench's tunnels", cfg->sentinel_urls ? "--sentinel" : "--cluster",
+				   s->name, cfg->sentinel_urls ? "Sentinel" : "cluster",
+				   cfg->sentinel_urls ? "its manifest's tls = has no sentinel" :
+				   "no library runs on --cluster");
 	}
 	if (!tls && (cfg->tls_ca || cfg->tls_cert || cfg->tls_key || cfg->tls_insecure))
 		return usage_error("--tls-ca, --tls-cert, --tls-key and --tls-insecure are for "

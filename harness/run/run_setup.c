@@ -120,35 +120,96 @@ static int route_one(struct run_ctx *r, const char *host, int port)
 	return lb_node_route_add(host, port, t->port);
 }
 
-/* Every server a reply names: SENTINEL REPLICAS (each a list of field,
- * value: ip, port) or CLUSTER SLOTS (each [start, end, [host, port, id],
+/* Every node of a CLUSTER SLOTS reply (each [start, end, [host, port, id],
  * replicas...]), routed. */
-static int route_named(struct run_ctx *r, const redisReply *rep, bool sentinel)
+static int route_slots(struct run_ctx *r, const redisReply *rep)
 {
 	int rc = 0;
 
 	for (size_t k = 0; rep && rep->type == REDIS_REPLY_ARRAY && k < rep->elements && !rc; k++) {
 		const redisReply *e = rep->element[k];
-		const char *host = NULL;
-		int port = 0;
-		for (size_t j = sentinel ? 0 : 2; e->type == REDIS_REPLY_ARRAY && j < e->elements;
-		     j += sentinel ? 2 : 1) {
+		for (size_t j = 2; e->type == REDIS_REPLY_ARRAY && j < e->elements && !rc; j++) {
 			const redisReply *f = e->element[j];
-			if (sentinel && j + 1 < e->elements && f->type == REDIS_REPLY_STRING &&
-			    e->element[j + 1]->type == REDIS_REPLY_STRING) {
-				if (!strcmp(f->str, "ip"))
-					host = e->element[j + 1]->str;
-				else if (!strcmp(f->str, "port"))
-					port = atoi(e->element[j + 1]->str);
-			} else if (!sentinel && f->type == REDIS_REPLY_ARRAY && f->elements >= 2 &&
-				   f->element[0]->type == REDIS_REPLY_STRING &&
-				   f->element[1]->type == REDIS_REPLY_INTEGER && f->element[0]->str[0] &&
-				   (rc = route_one(r, f->element[0]->str, (int)f->element[1]->integer)) < 0)
-				break;
+			if (f->type == REDIS_REPLY_ARRAY && f->elements >= 2 &&
+			    f->element[0]->type == REDIS_REPLY_STRING &&
+			    f->element[1]->type == REDIS_REPLY_INTEGER && f->element[0]->str[0])
+				rc = route_one(r, f->element[0]->str, (int)f->element[1]->integer);
 		}
-		if (sentinel && host && port > 0)
-			rc = route_one(r, host, port);
 	}
+	return rc;
+}
+
+/* The value of @field in a Sentinel's reply @e (a flat list of field,
+ * value), or "". */
+static const char *sentinel_field(const redisReply *e, const char *field)
+{
+	for (size_t j = 0; e && e->type == REDIS_REPLY_ARRAY && j + 1 < e->elements; j += 2)
+		if (e->element[j]->type == REDIS_REPLY_STRING &&
+		    e->element[j + 1]->type == REDIS_REPLY_STRING && !strcmp(e->element[j]->str, field))
+			return e->element[j + 1]->str;
+	return "";
+}
+
+/* Every replica a SENTINEL REPLICAS reply names, routed and counted in
+ * @named; one the Sentinel holds down (s_down: the old primary a failover
+ * left dead) is left out, its tunnel could not answer, and counted in
+ * @down. */
+static int route_replicas(struct run_ctx *r, const redisReply *rep, int *named, int *down)
+{
+	int rc = 0;
+
+	for (size_t k = 0; rep && rep->type == REDIS_REPLY_ARRAY && k < rep->elements && !rc; k++) {
+		const char *host = sentinel_field(rep->element[k], "ip");
+		int port = atoi(sentinel_field(rep->element[k], "port"));
+		if (!host[0] || port <= 0)
+			continue;
+		if (strstr(sentinel_field(rep->element[k], "flags"), "s_down")) {
+			(*down)++;
+			continue;
+		}
+		if ((rc = route_one(r, host, port)) == 0)
+			(*named)++;
+	}
+	return rc;
+}
+
+/* rediss:// Sentinels: a tunnel to the primary and to every replica any of
+ * them names (one may not have reached them yet). None named: a failover
+ * would promote a server lockbench has no tunnel to, said with the cause
+ * Sentinels that cannot reach a TLS-only primary show (docs/running.md). */
+static int sentinel_routes(struct run_ctx *r, struct lb_node *n)
+{
+	int rc = 0, named = 0, down = 0;
+	char why[256] = "", flags[128] = "";
+
+	for (int i = 0; i < n->n_sentinels && rc == 0; i++) {
+		redisReply *m = lb_node_sentinel_cmd(n, i, "get-master-addr-by-name", why, sizeof(why));
+		redisReply *rest = lb_node_sentinel_cmd(n, i, "REPLICAS", why, sizeof(why));
+		if (m && m->type == REDIS_REPLY_ARRAY && m->elements == 2 &&
+		    m->element[0]->type == REDIS_REPLY_STRING && m->element[1]->type == REDIS_REPLY_STRING)
+			rc = route_one(r, m->element[0]->str, atoi(m->element[1]->str));
+		if (rc == 0)
+			rc = route_replicas(r, rest, &named, &down);
+		if (m)
+			freeReplyObject(m);
+		if (rest)
+			freeReplyObject(rest);
+		if (!flags[0] && (m = lb_node_sentinel_cmd(n, i, "MASTER", why, sizeof(why)))) {
+			snprintf(flags, sizeof(flags), "%.100s", sentinel_field(m, "flags"));
+			freeReplyObject(m);
+		}
+	}
+	if (rc == 0 && named == 0 && down > 0)
+		lb_errorf("warning: --sentinel rediss://: every replica of '%s' the Sentinels name "
+			  "is down (s_down): a failover would promote none that lockbench has a TLS "
+			  "tunnel to", n->master);
+	else if (rc == 0 && named == 0)
+		lb_errorf("warning: --sentinel rediss://: no Sentinel names a replica of '%s' "
+			  "(SENTINEL REPLICAS; they see the primary as '%s'): a failover's new "
+			  "primary has no TLS tunnel and would not be reached. Sentinels learn the "
+			  "replicas from a TLS-only primary only with tls-replication yes, and a "
+			  "replica announces its tls-port only with tls-replication yes too "
+			  "(else replica-announce-port)", n->master, flags);
 	return rc;
 }
 
@@ -164,7 +225,6 @@ static int tls_routes(struct run_ctx *r)
 	bool sentinel = n->n_sentinels > 0;
 	const struct lb_addr *a = sentinel ? n->sentinel : n->seed;
 	int rc = 0, count = sentinel ? n->n_sentinels : n->n_seeds;
-	char why[256] = "";
 
 	if (run_needs_relay(r->cfg)) {
 		lb_errorf("rediss:// %s: the scenario's network faults go through lockbench's relay, "
@@ -175,33 +235,24 @@ static int tls_routes(struct run_ctx *r)
 	n->tls = true;
 	for (int i = 0; i < count && rc == 0; i++)
 		rc = route_one(r, a[i].host, a[i].port);
+	if (sentinel)
+		return rc ? rc : sentinel_routes(r, n);
 	for (int i = 0; i < count && rc == 0; i++) {
-		redisReply *m = NULL, *rest;
-		if (sentinel) {
-			m = lb_node_sentinel_cmd(n, i, "get-master-addr-by-name", why, sizeof(why));
-			rest = lb_node_sentinel_cmd(n, i, "REPLICAS", why, sizeof(why));
-		} else {
-			struct lb_node seed;
-			lb_node_init_local(&seed, a[i].port, 2000);
-			snprintf(seed.host, sizeof(seed.host), "%.63s", a[i].host);
-			memcpy(seed.user, a[i].user, sizeof(seed.user)); /* the same sizes */
-			memcpy(seed.pass, a[i].pass, sizeof(seed.pass));
-			seed.tls = seed.probe = true;
-			rest = lb_node_cmd(&seed, "CLUSTER SLOTS");
-			lb_node_close(&seed);
-		}
-		if (m && m->type == REDIS_REPLY_ARRAY && m->elements == 2 &&
-		    m->element[0]->type == REDIS_REPLY_STRING && m->element[1]->type == REDIS_REPLY_STRING)
-			rc = route_one(r, m->element[0]->str, atoi(m->element[1]->str));
-		if (rc == 0 && rest && rest->type == REDIS_REPLY_ARRAY)
-			rc = route_named(r, rest, sentinel);
-		bool done = rest && rest->type == REDIS_REPLY_ARRAY && (!sentinel || m);
-		if (m)
-			freeReplyObject(m);
+		struct lb_node seed;
+		lb_node_init_local(&seed, a[i].port, 2000);
+		snprintf(seed.host, sizeof(seed.host), "%.63s", a[i].host);
+		memcpy(seed.user, a[i].user, sizeof(seed.user)); /* the same sizes */
+		memcpy(seed.pass, a[i].pass, sizeof(seed.pass));
+		seed.tls = seed.probe = true;
+		redisReply *rest = lb_node_cmd(&seed, "CLUSTER SLOTS");
+		lb_node_close(&seed);
+		bool done = rest && rest->type == REDIS_REPLY_ARRAY;
+		if (done)
+			rc = route_slots(r, rest);
 		if (rest)
 			freeReplyObject(rest);
 		if (done)
-			break; /* one Sentinel's or seed's account names them all */
+			break; /* one seed's account names them all */
 	}
 	return rc;
 }

@@ -6,7 +6,8 @@ stdout, one line each way, through lbproto.py (beside it). Uses only redis-py's
 public API, as its docs show: redis.Redis.from_url(...) (on rediss:// with
 its TLS arguments ssl_ca_certs, ssl_certfile, ssl_keyfile, ssl_cert_reqs and
 ssl_check_hostname),
-redis.sentinel.Sentinel(...).master_for(...) on a Sentinel deployment,
+redis.sentinel.Sentinel(...).master_for(...) on a Sentinel deployment (on
+TLS Sentinels with ssl=True and those TLS arguments, in sentinel_kwargs too),
 Redis.lock(name, timeout=..., blocking=...), Lock.acquire(), Lock.release(),
 Lock.extend(), and the exceptions LockError, LockNotOwnedError and RedisError.
 redis-py has no lost-lock callback: this adapter never sends "lost".
@@ -78,13 +79,20 @@ class RedisPyLock:
             # (--master-auth) are those nodes= gives; the Sentinels' own
             # (sentinel_auth=) goes in sentinel_kwargs, which redis-py uses for
             # its connections to the Sentinels instead of the socket options.
+            # TLS Sentinels (rediss://): ssl=True and redis-py's own TLS
+            # arguments for both, the Sentinels' connections (sentinel_kwargs)
+            # and the primary's (master_for: its SentinelManagedSSLConnection).
             from redis.sentinel import Sentinel
+            tls = lbproto.redis_py_tls(cfg, cfg["nodes"].split(",")[0])
+            if tls:
+                tls["ssl"] = True
             client = Sentinel(lbproto.sentinel_hosts(cfg), socket_timeout=timeout,
                               socket_connect_timeout=timeout,
                               sentinel_kwargs=dict(socket_timeout=timeout,
                                                    socket_connect_timeout=timeout,
-                                                   **lbproto.sentinel_auth(cfg))).master_for(
-                cfg["master"], socket_timeout=timeout, socket_connect_timeout=timeout, **auth)
+                                                   **lbproto.sentinel_auth(cfg), **tls)).master_for(
+                cfg["master"], socket_timeout=timeout, socket_connect_timeout=timeout, **auth,
+                **tls)
         else:
             # the library talks to one Redis: the first node lockbench names
             # (rediss://: redis-py's own TLS arguments, lbproto.redis_py_tls)
