@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "palette.h"
 
 FX_SUITE(browser, 180);
 
@@ -559,7 +560,15 @@ Test(browser, shows_what_redis_holds_after_a_crash, .init = mktmp)
 	state(out, 3, s, sizeof(s));
 	cr_assert(strstr(s, "\"Redis holds:\"") && strstr(s, "\"lock key\""),
 		  "the lane must be in the SVG:\n%s", s);
-	cr_assert(strstr(s, "\"no TTL\""), "the key without a TTL must be marked:\n%s", s);
+	/* with its owner written on it: its colour is not the only cue */
+	cr_assert(strstr(s, ", no TTL\"") && strstr(s, "\"c"), "the key without a TTL must be "
+		  "marked, with its owner (\"c0, no TTL\"):\n%s", s);
+	/* the page's legend draws each mark (issue 56: it was words alone), and
+	 * client 0's square is not the "inside" blue */
+	cr_assert_null(strstr(s, "\"legend_swatches\": 0,"), "no legend swatches:\n%s", s);
+	const char *sq = strstr(s, "\"lane_squares\": [");
+	cr_assert(sq && strstr(sq, "\"" LB_COL_CLIENT0 "\""), "client 0's square:\n%s", s);
+	cr_assert_null(strstr(sq, "\"" LB_COL_INSIDE "\""), "a client in the inside blue:\n%s", s);
 	cr_assert(!strstr(s, "\"redis_spans\": 0,"), "the lane has no bar:\n%s", s);
 	const char *said = strstr(s, "Redis: lock key held by client ");
 	cr_assert(said, "the last step's box must say what Redis holds:\n%s", s);

@@ -2,6 +2,7 @@
  * violation paragraphs tell what the history says, on a constructed case. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -778,4 +779,105 @@ Test(report, a_run_under_a_millisecond_is_drawn, .init = mktmp)
 			       "1e-300", "--out", dir, "--no-status", NULL };
 	cr_assert_eq(fx_lockbench(tmpdir, args), 0, "%s", fx_slurp(tmpdir, "output"));
 	assert_png(dir, "timeline.png");
+}
+
+/* Issue 56: `--chart-scale 2` drew timeline.png twice as large with its
+ * markers as small as at 1 (gnuplot's `set pointsize` does not scale a
+ * plot's explicit `ps`): each marker's size is now times the scale. */
+Test(report, markers_grow_with_the_chart_scale, .init = mktmp)
+{
+	static struct lb_section sec[2] = {
+		{ .client = 0, .key = 0, .enter_ns = 0, .exit_ns = 200 * MS, .release_ns = -1,
+		  .outcome = LB_OUT_KILLED, .fence = -1 },
+		{ .client = 1, .key = 0, .enter_ns = 100 * MS, .exit_ns = 300 * MS,
+		  .release_ns = 301 * MS, .outcome = LB_OUT_FOREIGN, .fence = -1 },
+	};
+	double ps[2] = { 0, 0 };
+	for (int k = 0; k < 2; k++) {
+		struct lb_run_files rf = { .sec = sec, .n = 2, .clients = 2, .keys = 1,
+					   .ttl_ms = 30000, .elapsed_s = 0.5 };
+		bool drawn = false;
+		char why[400] = "";
+		snprintf(rf.dir, sizeof(rf.dir), "%s", tmpdir);
+		lb_hist_add(&rf.lat, 2 * MS);
+		cr_assert_eq(lb_chart_set_scale(k ? 2 : 1), 0);
+		cr_assert_eq(lb_charts_run(&rf, &drawn, why, sizeof(why)), 0, "see %s/gnuplot.log",
+			     tmpdir);
+		lb_chart_set_scale(1);
+		const char *gp = fx_slurp(tmpdir, "timeline.gp"), *killed = strstr(gp, "pt 7 ps ");
+		cr_assert_not_null(killed, "%s", gp);
+		ps[k] = strtod(killed + strlen("pt 7 ps "), NULL);
+		if (k)
+			cr_assert(strstr(gp, "fontscale 2.00"), "%s", gp);
+	}
+	cr_assert_gt(ps[0], 0);
+	cr_assert_float_eq(ps[1], 2 * ps[0], 0.01, "the killed dot: ps %.2f at scale 1, %.2f at 2",
+			   ps[0], ps[1]);
+}
+
+/* Issue 56: report.html had a "Redis holds" lane, timeline.png none. It is
+ * drawn under the clients from the same keyevents.csv, each span in its
+ * owner's colour with its owner written on it where it fits. */
+Test(report, the_png_timeline_has_the_redis_lane, .init = mktmp)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/r", tmpdir);
+	const char *run[] = { "run", "--strategy", "set-nx-px", "--clients", "2", "--duration",
+			      "0.5", "--out", dir, "--no-status", NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, run), 0, "%s", fx_slurp(tmpdir, "output"));
+	assert_png(dir, "timeline.png");
+	const char *gp = fx_slurp(dir, "timeline.gp");
+	cr_assert(strstr(gp, "\"Redis holds\" -1.1") && strstr(gp, "'timeline-redis.dat' using"),
+		  "no Redis lane in timeline.gp:\n%s", gp);
+	const char *dat = fx_slurp(dir, "timeline-redis.dat");
+	int owned = 0;
+	for (const char *l = dat; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		int lane, owner;
+		double from, len;
+		if (*l != '#' && sscanf(l, "%d %lf %lf %d", &lane, &from, &len, &owner) == 4)
+			owned += lane == 0 && owner >= 0 && owner < 2 && len >= 0;
+	}
+	cr_assert_gt(owned, 0, "no span of a client's key:\n%s", dat);
+}
+
+/* Issue 56: matrix.png's text was about 7 pixels on a 1024-pixel projector
+ * (16-pixel text on a 2490-pixel image, 9 strategies). Its smallest text,
+ * at the width the image is shown (1024), is at least 12 pixels: more
+ * strategies than fit wrap into panels under each other. */
+Test(report, matrix_png_reads_at_1024_pixels, .init = mktmp)
+{
+	static const char *const st[] = { "none", "setnx", "setnx-expire", "set-nx-px", "get-del",
+					   "watch-multi", "token-lua", "fenced", "renewal" };
+	static const char *const cls[] = { "safe", "overlap", "foreign-release", "deadlock",
+					   "unavailable", "contained", "inconclusive" };
+	char dir[128], path[200];
+	snprintf(dir, sizeof(dir), "%s/m", tmpdir);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/matrix.csv", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "scenario,strategy,expected,observed,repeat,pass,sections,overlaps,overlap_ms,"
+		   "lost_updates,foreign_releases,lost_leases,orphan_ms,recovered,acquire_errors,"
+		   "acquire_timeouts,busy_while_down,seed,dir\n");
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+			fprintf(f, "%s,%s,%s,%s,1,yes,10,0,0.0,0,0,0,0.0,n/a,0,0,0,1,x\n",
+				s ? "holder-pause" : "holder-crash", st[i], cls[(i + s) % 7],
+				cls[(i + s) % 7]);
+	fclose(f);
+	const char *report[] = { "report", dir, NULL };
+	cr_assert_eq(fx_lockbench(tmpdir, report), 0, "%s", fx_slurp(tmpdir, "output"));
+	assert_png(dir, "matrix.png");
+	long w = (long)png_width(dir, "matrix.png");
+	const char *gp = fx_slurp(dir, "matrix.gp");
+	double smallest = 1e9;
+	for (const char *p = gp; (p = strstr(p, "font ',")); p++)
+		smallest = fmin(smallest, strtod(p + strlen("font ',"), NULL));
+	cr_assert_lt(smallest, 1e9, "%s", gp);
+	/* pngcairo draws an N-point font N pixels high at fontscale 1 (lb_chart_png) */
+	cr_assert_geq(smallest * 1024 / (double)w, 12, "%.0f-pixel text on a %ld-pixel image is "
+		      "%.1f pixels at 1024", smallest, w, smallest * 1024 / (double)w);
+	/* every strategy still has its column */
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		cr_assert(strstr(gp, st[i]), "%s is not in the chart", st[i]);
 }

@@ -1,8 +1,9 @@
 /*
  * charts.c - gnuplot scripts and data for a run: the timeline (one lane per
  * client, a bar per critical section, overlapping stretches in red, faults as
- * dashed lines, lease expiry marked), the acquire-latency CDF and the
- * per-client section counts.
+ * dashed lines, lease expiry marked, and under the clients what Redis held),
+ * the acquire-latency CDF and the per-client section counts. Colours from
+ * palette.h (tested apart for colour-blind viewers).
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include "cluster.h"
 #include "esc.h"
 #include "outfile.h"
+#include "palette.h"
 #include "report.h"
 #include "shared.h"
 #include "signals.h"
@@ -212,11 +214,17 @@ void lb_chart_png(FILE *gp, const char *name, int w, int h)
 		(int)(h * chart_scale), chart_scale, chart_scale, chart_scale, name);
 }
 
-void lb_chart_svg(FILE *gp, const char *name, int w, int h)
+void lb_chart_svg_open(FILE *gp, const char *name, int w, int h)
 {
 	fprintf(gp, "set terminal svg noenhanced size %d,%d dynamic font 'DejaVu Sans,10' fontscale %.2f "
-		    "linewidth %.2f\nset output '%s.svg'\nreplot\nunset output\n",
+		    "linewidth %.2f\nset output '%s.svg'\n",
 		(int)(w * chart_scale), (int)(h * chart_scale), chart_scale, chart_scale, name);
+}
+
+void lb_chart_svg(FILE *gp, const char *name, int w, int h)
+{
+	lb_chart_svg_open(gp, name, w, h);
+	fprintf(gp, "replot\nunset output\n");
 }
 
 static double s_of(int64_t ns)
@@ -327,6 +335,7 @@ struct timeline {
 	char window[80];
 	size_t unknown; /* sections whose lease's end the lock did not tell */
 	size_t bars, cut; /* overlap bars drawn, and past TIMELINE_BARS_MAX */
+	int redis; /* lanes of what Redis held (timeline-redis.dat), under the clients' */
 };
 
 static void timeline_window(struct timeline *tl)
@@ -487,7 +496,8 @@ static void timeline_axes(const struct timeline *tl, FILE *g, double *lo_s, doub
 		       "timeline.gp`\n"
 		       /* no xlabel: gnuplot draws it over a key below the plot */
 		       "set title %s\n"
-		       "set yrange [-0.8:%d]\nset ytics (", title, rf->clients);
+		       "set yrange [%.1f:%d]\nset ytics (", title, -0.8 - 1.1 * tl->redis,
+		       rf->clients);
 	for (int c = 0; c < rf->clients; c++) {
 		if (!rf->imp) {
 			fprintf(g, "%s\"client %d\" %d", c ? ", " : "", c, c);
@@ -497,11 +507,23 @@ static void timeline_axes(const struct timeline *tl, FILE *g, double *lo_s, doub
 		fprintf(g, "%s", c ? ", " : "");
 		lb_esc_fprintf(g, LB_LANG_GNUPLOT, "%s %d", lane, c);
 	}
-	fprintf(g, ")\nset grid xtics lc rgb '#dddddd'\nset key outside below horizontal\n"
-		   "set style line 1 lc rgb '#4477aa' lw 9\nset style line 2 lc rgb '#cc3311' lw 9\n");
+	for (int k = 0; k < tl->redis; k++) { /* what Redis held, a lane per server */
+		if (tl->redis == 1)
+			fprintf(g, ", \"Redis holds\" -1.1");
+		else
+			fprintf(g, ", \"Redis server %d\" %.1f", k + 1, -1.1 * (k + 1));
+	}
+	fprintf(g, ")\nset grid xtics lc rgb '#dddddd'\nset key outside below horizontal\n");
+	/* the lane's Redis spans are in its client's colour: a square beside its name */
+	if (tl->redis)
+		fprintf(g, "set ytics offset -1.6,0\n");
+	for (int c = 0; tl->redis && c < rf->clients && c < 64; c++)
+		fprintf(g, "set object %d rect center graph -0.01, first %d size graph 0.008, first 0.3 "
+			   "fc rgb '%s' fs solid 1.0 noborder\n", 100 + c, c, lb_client_colour(c));
 	int lw = rf->clients > 24 ? 3 : rf->clients > 8 ? 5 : 9;
-	fprintf(g, "set style line 1 lc rgb '#4477aa' lw %d\nset style line 2 lc rgb '#cc3311' lw %d\n"
-		   "set style line 3 lc rgb '#99bbdd' lw %d\n", lw, lw, (lw + 1) / 2);
+	fprintf(g, "set style line 1 lc rgb '" LB_COL_INSIDE "' lw %d\nset style line 2 lc rgb '"
+		   LB_COL_OVERLAP "' lw %d\nset style line 3 lc rgb '" LB_COL_RELEASING "' lw %d\n",
+		lw, lw, (lw + 1) / 2);
 	/* The whole run, so that a stretch where nobody got in shows as empty. */
 	double end_s = rf->elapsed_s;
 	for (size_t i = 0; i < rf->n; i++)
@@ -567,20 +589,83 @@ static void timeline_drain(const struct lb_run_files *rf, FILE *g)
 		   "offset character 1.3,0 font ',8' tc rgb '#333333'\n", end, end, end);
 }
 
-/* The plot: the data carry no titles, the key is drawn from keyentry lines,
- * so it is the same for every run, whatever happened in it. */
-static void timeline_plot(FILE *g, bool primaries, size_t unknown)
+/* What Redis held, under the clients: a bar per span in its owner's colour
+ * (grey: no client's value; a dotted line: not known), hatched where the
+ * key had no TTL, the owner written on it where it fits (its colour is not
+ * the only cue). From timeline-redis.dat (lb_report_redis_dat). */
+static void timeline_redis_defs(FILE *g, double span_s)
 {
+	fprintf(g, "client_rgb(o) = o < 0 ? 0x%s : ", LB_COL_NO_OWNER + 1);
+	for (int c = 0; c < LB_CLIENT_COLOURS - 1; c++)
+		fprintf(g, "int(o) %% %d == %d ? 0x%06x : ", LB_CLIENT_COLOURS, c, lb_client_rgb(c));
+	fprintf(g, "0x%06x\n", lb_client_rgb(LB_CLIENT_COLOURS - 1));
+	/* a lane's y: -1.1 for the first server; its owner written on a span
+	 * wider than 4 %% of the axis (about 45 of the plot's 1090 pixels), its
+	 * TTL too on one wider than 14 %% */
+	fprintf(g, "redis_y(l) = -1.1 * (l + 1)\nredis_label(w, o, t) = w < %.6f || o < 0 ? '' : "
+		   "sprintf('c%%d%%s', int(o), w < %.6f ? '' : t eq '-1' ? ', no TTL' : t eq '?' ? '' : "
+		   "', TTL '.t.' ms')\n", span_s * 0.04, span_s * 0.14);
+}
+
+/* Whether a span of timeline-redis.dat gets its owner written on it (one
+ * of a client, @min_s long or more): gnuplot 5.4 crashes on boxed labels
+ * with no point to draw, so none are plotted then. */
+static bool redis_labels(const char *dir, double min_s)
+{
+	char path[PATH_MAX], line[160];
+	bool any = false;
+
+	snprintf(path, sizeof(path), "%.4000s/timeline-redis.dat", dir);
+	FILE *f = fopen(path, "re");
+	while (f && !any && fgets(line, sizeof(line), f)) {
+		int lane, owner;
+		double from, len;
+		any = line[0] != '#' && sscanf(line, "%d %lf %lf %d", &lane, &from, &len, &owner) == 4 &&
+		      owner >= 0 && len >= min_s;
+	}
+	if (f)
+		fclose(f);
+	return any;
+}
+
+static void timeline_redis(FILE *g, bool labels)
+{
+	fprintf(g, "     'timeline-redis.dat' using ($4 == -3 ? 1/0 : $2 + $3 / 2):(redis_y($1)):($3 / 2):(0.2):(client_rgb($4)) "
+		   "with boxxyerror fs solid 1.0 noborder lc rgb variable notitle, \\\n"
+		   "     '' using (strcol(5) eq '-1' ? $2 + $3 / 2 : 1/0):(redis_y($1)):($3 / 2):(0.2) "
+		   "with boxxyerror fs transparent pattern 5 noborder lc rgb 'white' notitle, \\\n"
+		   "     '' using ($4 == -3 ? $2 : 1/0):(redis_y($1)):3:(0) with vectors nohead lw 3 dt 3 "
+		   "lc rgb '" LB_COL_NO_OWNER "' notitle, \\\n");
+	if (labels)
+		fprintf(g, "     '' using ($2 + $3 / 2):(redis_label($3, $4, strcol(5)) eq '' ? 1/0 : "
+			   "redis_y($1)):(redis_label($3, $4, strcol(5))) with labels font ',9' tc rgb "
+			   "'black' boxed notitle, \\\n");
+}
+
+/* The plot: the data carry no titles, the key is drawn from keyentry lines,
+ * so it is the same for every run, whatever happened in it. Explicit point
+ * sizes (ps) are not scaled by `set pointsize`: each is times the chart
+ * scale here, so that markers grow with --chart-scale. */
+static void timeline_plot(FILE *g, bool primaries, size_t unknown, int redis, double span_s,
+			  const char *dir)
+{
+	double k = lb_chart_scale();
+
+	if (redis)
+		timeline_redis_defs(g, span_s);
 	fprintf(g, "plot 'timeline-sections.dat' using 2:1:3:(0) with vectors nohead ls 1 notitle, \\\n"
 		   "     'timeline-releasing.dat' using 2:1:3:(0) with vectors nohead ls 3 notitle, \\\n"
 		   "     'timeline-overlaps.dat' using 2:1:3:(0) with vectors nohead ls 2 notitle, \\\n"
-		   "     'timeline-notices.dat' using 2:($1-0.22):3:(0) with vectors nohead lw 3 lc rgb '#ee7733' notitle, \\\n"
-		   "     'timeline-marks.dat' using ($3==1?$1:1/0):2 with points pt 2 ps 1.4 lc rgb 'black' notitle, \\\n"
-		   "     '' using ($3==2?$1:1/0):2 with points pt 7 ps 1.3 lc rgb '#aa0000' notitle, \\\n"
-		   "     '' using ($3==3?$1:1/0):2 with points pt 9 ps 1.5 lc rgb '#ee7733' notitle, \\\n"
-		   "     '' using ($3==4?$1:1/0):2 with points pt 6 ps 1.2 lc rgb '#777777' notitle, \\\n"
-		   "     '' using ($3==5?$1:1/0):($2+0.35) with points pt 12 ps 1.4 lc rgb '#cc3311' notitle, \\\n"
-		   "     '' using ($3==6?$1:1/0):($2+0.35) with points pt 4 ps 1.2 lc rgb 'black' notitle, \\\n");
+		   "     'timeline-notices.dat' using 2:($1-0.22):3:(0) with vectors nohead lw 3 lc rgb '" LB_COL_FOREIGN "' notitle, \\\n"
+		   "     'timeline-marks.dat' using ($3==1?$1:1/0):2 with points pt 2 ps %.2f lc rgb 'black' notitle, \\\n"
+		   "     '' using ($3==2?$1:1/0):2 with points pt 7 ps %.2f lc rgb '" LB_COL_KILLED "' notitle, \\\n"
+		   "     '' using ($3==3?$1:1/0):2 with points pt 9 ps %.2f lc rgb '" LB_COL_FOREIGN "' notitle, \\\n"
+		   "     '' using ($3==4?$1:1/0):2 with points pt 6 ps %.2f lc rgb '" LB_COL_LOST "' notitle, \\\n"
+		   "     '' using ($3==5?$1:1/0):($2+0.35) with points pt 12 ps %.2f lc rgb '" LB_COL_OVERLAP "' notitle, \\\n"
+		   "     '' using ($3==6?$1:1/0):($2+0.35) with points pt 4 ps %.2f lc rgb 'black' notitle, \\\n",
+		1.4 * k, 1.3 * k, 1.5 * k, 1.2 * k, 1.4 * k, 1.2 * k);
+	if (redis)
+		timeline_redis(g, redis_labels(dir, span_s * 0.04));
 	if (primaries) /* which server each client took for the primary */
 		fprintf(g, "     'timeline-primary.dat' using 2:($4==0?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#555555' notitle, \\\n"
 			   "     '' using 2:($4==1?$1-0.3:1/0):3:(0) with vectors nohead lw 4 lc rgb '#aa3377' notitle, \\\n"
@@ -588,17 +673,38 @@ static void timeline_plot(FILE *g, bool primaries, size_t unknown)
 			   "     keyentry with lines lw 4 lc rgb '#555555' title 'locks from: the first primary', \\\n"
 			   "     keyentry with lines lw 4 lc rgb '#aa3377' title 'replica 0', \\\n"
 			   "     keyentry with lines lw 4 lc rgb '#009988' title 'replica 1 / another', \\\n");
+	if (redis)
+		fprintf(g, "     keyentry with boxes fs solid 1.0 lc rgb '%s' title 'Redis holds the lock "
+			   "key: its owner''s colour, cN on it', \\\n"
+			   "     keyentry with boxes fs pattern 5 lc rgb '%s' title 'hatched: the key has "
+			   "no TTL', \\\n", lb_client_colour(0), lb_client_colour(0));
 	fprintf(g, "     keyentry with lines ls 1 title 'inside', \\\n"
 		   "     keyentry with lines ls 2 title 'two or more inside', \\\n"
 		   "     keyentry with lines ls 3 title 'releasing (still holds the lock)', \\\n"
-		   "     keyentry with lines lw 3 lc rgb '#ee7733' title 'lease ended by the server, holder not told yet', \\\n"
-		   "     keyentry with points pt 2 ps 1.4 lc rgb 'black' title '%s', \\\n"
-		   "     keyentry with points pt 7 ps 1.3 lc rgb '#aa0000' title 'killed', \\\n"
-		   "     keyentry with points pt 9 ps 1.5 lc rgb '#ee7733' title 'deleted another client''s lock', \\\n"
-		   "     keyentry with points pt 6 ps 1.2 lc rgb '#777777' title 'release found the lock gone', \\\n"
-		   "     keyentry with points pt 12 ps 1.4 lc rgb '#cc3311' title 'stale read/write refused', \\\n"
-		   "     keyentry with points pt 4 ps 1.2 lc rgb 'black' title 'write aborted'\n", unknown ? "lease ran out inside (not drawn: unknown for this lock)" :
-		   "lease ran out while inside");
+		   "     keyentry with lines lw 3 lc rgb '" LB_COL_FOREIGN "' title 'lease ended by the server, holder not told yet', \\\n"
+		   "     keyentry with points pt 2 ps %.2f lc rgb 'black' title '%s', \\\n"
+		   "     keyentry with points pt 7 ps %.2f lc rgb '" LB_COL_KILLED "' title 'killed', \\\n"
+		   "     keyentry with points pt 9 ps %.2f lc rgb '" LB_COL_FOREIGN "' title 'deleted another client''s lock', \\\n"
+		   "     keyentry with points pt 6 ps %.2f lc rgb '" LB_COL_LOST "' title 'release found the lock gone', \\\n"
+		   "     keyentry with points pt 12 ps %.2f lc rgb '" LB_COL_OVERLAP "' title 'stale read/write refused', \\\n"
+		   "     keyentry with points pt 4 ps %.2f lc rgb 'black' title 'write aborted'\n",
+		1.4 * k, unknown ? "lease ran out inside (not drawn: unknown for this lock)" :
+		"lease ran out while inside", 1.3 * k, 1.5 * k, 1.2 * k, 1.4 * k, 1.2 * k);
+}
+
+/* timeline-redis.dat: what Redis held (report_lane.c); its lanes, 0 when
+ * there is none (not watched, several keys or nodes, an imported history),
+ * or LB_ESYS. */
+static int timeline_redis_data(const struct lb_run_files *rf)
+{
+	struct lb_outfile d;
+
+	if (lb_outfile_open(&d, rf->dir, "timeline-redis.dat", true) < 0)
+		return LB_ESYS;
+	int lanes = lb_report_redis_dat(d.f, rf, rf->elapsed_s);
+	if (lb_outfile_close(&d) < 0)
+		return LB_ESYS;
+	return lanes < 0 ? 0 : lanes; /* a lane that cannot be read is not drawn */
 }
 
 static int write_timeline(const struct lb_run_files *rf)
@@ -608,7 +714,7 @@ static int write_timeline(const struct lb_run_files *rf)
 	double lo_s, hi_s;
 
 	timeline_window(&tl);
-	if (timeline_data(&tl) < 0)
+	if (timeline_data(&tl) < 0 || (tl.redis = timeline_redis_data(rf)) < 0)
 		return LB_ESYS;
 	bool primaries = write_primaries(rf) > 0;
 	if (lb_outfile_open(&gp, rf->dir, "timeline.gp", true) < 0)
@@ -616,10 +722,10 @@ static int write_timeline(const struct lb_run_files *rf)
 	timeline_axes(&tl, gp.f, &lo_s, &hi_s);
 	timeline_faults(rf, gp.f, lo_s, hi_s);
 	timeline_drain(rf, gp.f);
-	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40);
+	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40) + 46 * tl.redis;
 	h = h < 300 ? 300 : h;
 	lb_chart_png(gp.f, "timeline", 1200, h);
-	timeline_plot(gp.f, primaries, tl.unknown);
+	timeline_plot(gp.f, primaries, tl.unknown, tl.redis, hi_s > lo_s ? hi_s - lo_s : 1, rf->dir);
 	lb_chart_svg(gp.f, "timeline", 1200, h);
 	return lb_outfile_close(&gp);
 }
@@ -647,7 +753,7 @@ static int write_latency(const struct lb_run_files *rf)
 		    "set yrange [0:1.02]\nset grid\nset key off\n");
 	lb_chart_png(gp.f, "latency", 800, 420);
 	if (rf->lat.n) {
-		fprintf(gp.f, "plot 'latency-cdf.dat' using 1:2 with steps lw 2 lc rgb '#4477aa'\n");
+		fprintf(gp.f, "plot 'latency-cdf.dat' using 1:2 with steps lw 2 lc rgb '" LB_COL_INSIDE "'\n");
 	} else { /* nothing to draw, said on the chart: not an error, not a curve */
 		fprintf(gp.f, "set xrange [0.01:1000]\nset label 1 'no acquire completed in this run' "
 			      "at graph 0.5, 0.5 center\nplot 2 notitle\n");
@@ -684,7 +790,7 @@ static int write_fairness(const struct lb_run_files *rf)
 		    "set xrange [-0.5:%d.5]\nset xtics %s\n", /* only the clients there are */
 		    rf->clients - 1, rf->clients <= 32 ? "1" : "autofreq");
 	lb_chart_png(gp.f, "fairness", 800, 380);
-	fprintf(gp.f, "plot 'fairness.dat' using 1:2 with boxes lc rgb '#4477aa'\n");
+	fprintf(gp.f, "plot 'fairness.dat' using 1:2 with boxes lc rgb '" LB_COL_INSIDE "'\n");
 	lb_chart_svg(gp.f, "fairness", 800, 380);
 	return lb_outfile_close(&gp);
 }

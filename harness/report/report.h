@@ -67,6 +67,9 @@ double lb_chart_scale(void);
  * before a plot command; lb_chart_svg then draws the same plot as NAME.svg. */
 void lb_chart_png(FILE *gp, const char *name, int w, int h);
 void lb_chart_svg(FILE *gp, const char *name, int w, int h);
+/* The SVG terminal and its output alone, for a script that draws again
+ * itself (a multiplot, which replot does not redraw whole). */
+void lb_chart_svg_open(FILE *gp, const char *name, int w, int h);
 
 /* Write the run's .dat files and .gp scripts and draw them; @drawn says
  * whether gnuplot drew the PNG/SVG files, @why why not (lb_gnuplot). */
@@ -145,6 +148,9 @@ int lb_report_dir(const char *dir);
  * known what the server holds; ttl_ms -1 for none, null unknown), or null
  * where there is no lane (not watched, several locks or lock nodes). */
 int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s);
+/* The same lanes as timeline.gp's data (timeline-redis.dat: "lane from_s
+ * length_s owner ttl_ms" lines): how many lanes (0: none), or what failed. */
+int lb_report_redis_dat(FILE *f, const struct lb_run_files *rf, double end_s);
 /* The steps the servers' own account adds after a holder died (report_lane.c):
  * a TTL another client gives its key, left without one, and the key's expiry.
  * To @each as story steps; 0, or what reading keyevents.csv returned. */

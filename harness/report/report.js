@@ -51,7 +51,9 @@ var SC=D.scale>0?D.scale:1,W0=W,A0=0,A1=1,zoom=false,present=false,plot=null,cur
 // U: drawn up to this moment (the step shown), focus: the run shown
 var MK=CL?1.4:1,U=Infinity,focus=0,allRuns=false;
 function fs(n){return CL?Math.max(18,n):n;}
-var COL=['#4477aa','#228833','#aa3377','#ccbb44','#66ccee','#ee6677','#bbbbbb','#222255'];
+// the colours: PAL, defined before this script by report_html.c from
+// harness/core/palette.h (tested apart for colour-blind viewers: test_palette.c)
+var COL=PAL.clients;
 // Redis holds: a lane per server that held the lock key (r.redis, from
 // keyevents.csv: report_lane.c), under the clients' (and Redlock's node)
 // lanes. A span is [from, to, owner, ttl ms]: owner a client, -1 a value no
@@ -84,9 +86,13 @@ function drawRedis(r){if(!r.redis||!r.redis.length||r.hide)return;redisHatch();
    if(solid<b){el('rect',{x:solid,y:Y-8,width:b-solid,height:16,fill:c,'fill-opacity':0.3});
     el('line',{x1:solid,x2:solid,y1:Y-11,y2:Y+11,stroke:'#000','stroke-width':2});}
    if(g.ttl===-1)el('rect',{x:a,y:Y-8,width:b-a,height:16,fill:'url(#nottl)'});
-   var lbl=g.ttl===-1?'no TTL':g.ttl!==null?'TTL '+g.first+' ms'+(g.rearm?', re-armed '+g.rearm+(g.rearm>1?' times':' time'):''):'';
+   var tt=g.ttl===-1?'no TTL':g.ttl!==null?'TTL '+g.first+' ms'+(g.rearm?', re-armed '+g.rearm+(g.rearm>1?' times':' time'):''):'';
+   // its owner written on it (cN), where it fits: the colour is not the only cue
+   var own=g.owner>=0?'c'+g.owner:'',lbl=[own,tt].filter(Boolean).join(', ');
    var va=Math.max(a,L),vb=Math.min(b,W-R); /* the part in the window (zoom) */
-    if(lbl&&vb-va>lbl.length*fs(13)*0.62+8)el('text',{x:(va+vb)/2,y:Y+5,'text-anchor':'middle','font-size':fs(13),'font-weight':600,fill:'#000',stroke:'#fff','stroke-width':3,'paint-order':'stroke','class':'redis'},lbl);});});
+   function fits(t){return t&&vb-va>t.length*fs(13)*0.62+8;}
+   if(!fits(lbl))lbl=fits(own)?own:fits(tt)?tt:'';
+   if(lbl)el('text',{x:(va+vb)/2,y:Y+5,'text-anchor':'middle','font-size':fs(13),'font-weight':600,fill:'#000',stroke:'#fff','stroke-width':3,'paint-order':'stroke','class':'redis'},lbl);});});
  if(!r.NL)for(var c=0;c<r.clients;c++)el('rect',{x:L-140,y:y(r,c)-6,width:12,height:12,fill:COL[c%8]});
  var key=document.querySelector('p.keys');if(key&&!key.dataset.redis){key.dataset.redis=1;
   key.appendChild(document.createTextNode(' Redis holds: the lock key on the server, as the server itself reported each change of it, in the colour of the client whose acquire wrote its value (grey: a value no client entered with, or not read); hatched and marked "no TTL" when the key has no TTL; pale from where its TTL ran out until Redis removed it; dotted where what the server holds is not known (a restart, a promotion, a demotion).'));}}
@@ -229,8 +235,8 @@ function drawStretches(r){stretchesOf(r).forEach(function(s){var f=Math.min(1,s.
   if(w[0]>p[0])nx.push([p[0],w[0]]);if(w[1]<p[1])nx.push([w[1],p[1]]);});pieces=nx;});
  // (a wide red stretch: shaded blue with a red band, the overlap being somewhere in it)
  pieces.forEach(function(p){var a=x(p[0]),b=x(p[1]),band=s.red&&b-a>8,e=el('rect',{x:a,y:y(r,s.c)-9,width:Math.max(s.red?3:1.5,b-a),height:18,
-  fill:s.red&&!band?'#cc3311':'#4477aa','fill-opacity':s.red&&!band?1:(0.3+0.7*f).toFixed(2),'class':s.red?'stretch stretch-overlap':'stretch',style:'cursor:pointer'});
-  if(band)el('rect',{x:a,y:y(r,s.c)-3,width:b-a,height:6,fill:'#cc3311','pointer-events':'none'});
+  fill:s.red&&!band?PAL.overlap:PAL.inside,'fill-opacity':s.red&&!band?1:(0.3+0.7*f).toFixed(2),'class':s.red?'stretch stretch-overlap':'stretch',style:'cursor:pointer'});
+  if(band)el('rect',{x:a,y:y(r,s.c)-3,width:b-a,height:6,fill:PAL.overlap,'pointer-events':'none'});
   var tt=document.createElementNS(NS,'title');tt.textContent=stretchText(r,s);e.appendChild(tt);
   e.addEventListener('click',function(){stretchZoom(r,s);});});});
  var key=document.querySelector('p.keys');if(key&&!key.dataset.agg){key.dataset.agg=1;
@@ -259,24 +265,24 @@ RS.forEach(function(r,ri){if(r.hide)return;
  r.faults.forEach(function(f){if(quiet[f[1]]||f[0]>U)return;el('line',{x1:x(f[0]),x2:x(f[0]),y1:r.top-(multi?8:0),y2:multi?r.low:H-40,stroke:'#888','stroke-dasharray':'6 5'});});
  if(r.agg)drawStretches(r);
  r.sec.forEach(function(s){var h=18;if(s[1]>U)return;var e=Math.min(s[2],U),rl=Math.min(s[3],U);
-  el('rect',{x:x(s[1]),y:y(r,s[0])-h/2,width:Math.max(1.5,x(e)-x(s[1])),height:h,fill:'#4477aa','class':'sec'});if(rl>e+0.001)el('rect',{x:x(e),y:y(r,s[0])-4,width:x(rl)-x(e),height:8,fill:'#99bbdd','class':'sec'});});
- overlapping(r.sec,function(s,o,a,b){if(a>=U)return;b=Math.min(b,U);[s,o].forEach(function(q){el('rect',{x:x(a),y:y(r,q[0])-9,width:Math.max(1.5,x(b)-x(a)),height:18,fill:'#cc3311','class':'sec'});});});
+  el('rect',{x:x(s[1]),y:y(r,s[0])-h/2,width:Math.max(1.5,x(e)-x(s[1])),height:h,fill:PAL.inside,'class':'sec'});if(rl>e+0.001)el('rect',{x:x(e),y:y(r,s[0])-4,width:x(rl)-x(e),height:8,fill:PAL.releasing,'class':'sec'});});
+ overlapping(r.sec,function(s,o,a,b){if(a>=U)return;b=Math.min(b,U);[s,o].forEach(function(q){el('rect',{x:x(a),y:y(r,q[0])-9,width:Math.max(1.5,x(b)-x(a)),height:18,fill:PAL.overlap,'class':'sec'});});});
 // marks: lease expired (x), killed (dot), deleted another's lock (triangle)
  r.sec.forEach(function(s){var c=y(r,s[0]);
   var m7=7*MK,m8=8*MK,m14=14*MK;
   if(s[7]!==null&&s[2]>s[7]&&s[7]<=U){var X=x(s[7]);el('path',{d:'M'+(X-m7)+' '+(c-m7)+'l'+m14+' '+m14+'m0 -'+m14+'l-'+m14+' '+m14,stroke:'#000','stroke-width':2.5*MK,'class':'mark'});}
-  if(s[4]==='killed'&&s[2]<=U)el('circle',{cx:x(s[2]),cy:c,r:m8,fill:'#aa0000','class':'mark'});
-  if(s[4]==='foreign'&&s[3]<=U){var X2=x(s[3]);el('path',{d:'M'+(X2-m8)+' '+(c+16*MK)+'l'+m8+' -'+m14+'l'+m8+' '+m14+'z',fill:'#ee7733','class':'mark'});}});
+  if(s[4]==='killed'&&s[2]<=U)el('circle',{cx:x(s[2]),cy:c,r:m8,fill:PAL.killed,stroke:'#fff','stroke-width':1.5,'class':'mark'});
+  if(s[4]==='foreign'&&s[3]<=U){var X2=x(s[3]);el('path',{d:'M'+(X2-m8)+' '+(c+16*MK)+'l'+m8+' -'+m14+'l'+m8+' '+m14+'z',fill:PAL.foreign,'class':'mark'});}});
 // what a client met: a stale read or write the fenced resource refused (a
 // red ring with a bar), a write aborted on a lost lease (a hollow square)
  (r.marks||[]).forEach(function(m){if(m[2]<0||m[2]>=r.clients||m[0]>U)return;var X=x(m[0]),c=y(r,m[2]),k=MK;
-  if(m[1]==='refused'){el('circle',{cx:X,cy:c-17*k,r:7*k,fill:'#fff',stroke:'#cc3311','stroke-width':2.5,'class':'mark mark-refused'});
-   el('path',{d:'M'+(X-5*k)+' '+(c-12*k)+'l'+10*k+' -'+10*k,stroke:'#cc3311','stroke-width':2.5});}
+  if(m[1]==='refused'){el('circle',{cx:X,cy:c-17*k,r:7*k,fill:'#fff',stroke:PAL.overlap,'stroke-width':2.5,'class':'mark mark-refused'});
+   el('path',{d:'M'+(X-5*k)+' '+(c-12*k)+'l'+10*k+' -'+10*k,stroke:PAL.overlap,'stroke-width':2.5});}
   else el('rect',{x:X-6*k,y:c-23*k,width:12*k,height:12*k,fill:'#fff',stroke:'#222','stroke-width':2,'class':'mark mark-aborted'});});
 // a lease a server ended while its holder was inside: an orange bar under its
 // lane from that end to the holder's notice (or its exit, never told), with the lag
  (r.lags||[]).forEach(function(g){if(g[0]<0||g[0]>=r.clients||g[1]>U)return;var c=y(r,g[0]),b=Math.min(g[2]===null?g[3]:g[2],U);
-  var bar=el('rect',{x:x(g[1]),y:c+11,width:Math.max(1.5,x(b)-x(g[1])),height:6,fill:'#ee7733','class':'mark-notice-lag'});
+  var bar=el('rect',{x:x(g[1]),y:c+11,width:Math.max(1.5,x(b)-x(g[1])),height:6,fill:PAL.foreign,'class':'mark-notice-lag'});
   var tip=document.createElementNS(NS,'title');tip.textContent=g[2]===null?'lease ended by the server, holder never told':'lease ended by the server; holder told '+Math.round((g[2]-g[1])*1000)+' ms later';bar.appendChild(tip);});
 // fault labels in rows above the block (layout())
  labels(r);
@@ -289,6 +295,8 @@ RS.forEach(function(r,ri){if(r.hide)return;
   for(var c2=0;c2<r.clients;c2++)el('rect',{x:L-140,y:y(r,c2)-6,width:12,height:12,fill:COL[c2%8]});}});
 RS.forEach(drawRedis);
 cur=el('line',{x1:L,x2:L,y1:T-10,y2:H-40,stroke:'#e0b000','stroke-width':4,id:'cursor'});}
+// a page of runs: the legend, each mark drawn as on the chart, above the key's sentences
+if(!deck){var kp0=document.querySelector('p.keys:not(.legend-done)');if(kp0){kp0.classList.add('legend-done');kp0.parentNode.insertBefore(legend(),kp0);}}
 var items=document.querySelectorAll('#story li'),i=-1;
 // the buttons and the timeline stay on screen while the story scrolls,
 // when the timeline leaves room for it
@@ -381,6 +389,29 @@ if(/(^#|&)present/.test(location.hash)||document.body.classList.contains('presen
 if(/(^#|&)slides/.test(location.hash))slides();
 show(m?+m[1]-1:0);if(zoom)document.getElementById('zoom').textContent='whole run';
 }
+// the timeline's marks, each drawn as on the chart, with what it means
+function legend(){var NS='http://www.w3.org/2000/svg',g=document.createElementNS(NS,'svg'),rows=[
+ ['rect',PAL.inside,'inside its critical section'],['red',PAL.overlap,'two or more clients inside at once'],
+ ['pale',PAL.releasing,'out of its section, still releasing'],['x','#000','its lease ran out while it was inside'],
+ ['dot',PAL.killed,'killed'],['tri',PAL.foreign,'a release that deleted another client\u2019s lock (a foreign release)'],
+ ['ring',PAL.overlap,'a stale read or write the fenced resource refused'],['sq','#222','a write aborted: the lock said its lease was gone'],
+ ['dash','#888','a fault (named above the lanes)'],['cur','#e0b000','the step shown'],
+ ['hatch',PAL.clients[0],'Redis holds the key: its owner\u2019s colour (as the square by its name), cN; hatched: no TTL']];
+ g.setAttribute('viewBox','0 0 1100 '+(rows.length*40+10));g.setAttribute('class','legend');g.setAttribute('role','img');g.setAttribute('aria-label','legend');
+ function e(n,a){var x=document.createElementNS(NS,n);for(var k in a)x.setAttribute(k,a[k]);g.appendChild(x);return x;}
+ rows.forEach(function(r,k){var Y=k*40+25,c=r[1];
+  if(r[0]==='rect'||r[0]==='red')e('rect',{x:10,y:Y-9,width:60,height:18,fill:c});
+  if(r[0]==='pale')e('rect',{x:10,y:Y-4,width:60,height:8,fill:c});
+  if(r[0]==='x')e('path',{d:'M30 '+(Y-10)+'l20 20m0 -20l-20 20',stroke:c,'stroke-width':3.5});
+  if(r[0]==='dot')e('circle',{cx:40,cy:Y,r:11,fill:c});
+  if(r[0]==='tri')e('path',{d:'M29 '+(Y+10)+'l11 -20l11 20z',fill:c});
+  if(r[0]==='ring'){e('circle',{cx:40,cy:Y,r:10,fill:'#fff',stroke:c,'stroke-width':3});e('path',{d:'M33 '+(Y+7)+'l14 -14',stroke:c,'stroke-width':3});}
+  if(r[0]==='sq')e('rect',{x:31,y:Y-9,width:18,height:18,fill:'#fff',stroke:c,'stroke-width':2.5});
+  if(r[0]==='dash')e('line',{x1:40,x2:40,y1:Y-16,y2:Y+16,stroke:c,'stroke-dasharray':'6 5','stroke-width':2});
+  if(r[0]==='cur')e('line',{x1:40,x2:40,y1:Y-16,y2:Y+16,stroke:c,'stroke-width':5});
+  if(r[0]==='hatch'){e('rect',{x:10,y:Y-8,width:60,height:16,fill:c});for(var h=14;h<70;h+=8)e('line',{x1:h,x2:h+6,y1:Y+8,y2:Y-8,stroke:'#fff','stroke-width':2.5,'stroke-opacity':0.75});}
+  var tx=e('text',{x:90,y:Y+7,'font-size':20});tx.textContent=r[2];});
+ return g;}
 // A tour's deck (lockbench tour): D.lessons in teaching order, each
 // {title, watch, page, runs, figs}, one at a time in the stepper above. The
 // contents, the picker and the lesson buttons open one; stepping past a
@@ -455,27 +486,5 @@ function lbDeck(D){var LS=D.lessons,deck={k:0},pick=document.getElementById('pic
   var b=document.createElement('div');para(b,'h3','Glossary');var dl=document.createElement('dl');
   (D.glossary||[]).forEach(function(gt){para(dl,'dt',gt[0]);para(dl,'dd',gt[1].replace(/`/g,''));});b.appendChild(dl);cols.appendChild(b);
   para(h,'p','Run it: make tour (the deck), lockbench tour --live (afresh), lockbench compare --scenario holder-pause --strategies set-nx-px,fenced.','src');}
- // the timeline's marks, each drawn as on the chart, with what it means
- function legend(){var NS='http://www.w3.org/2000/svg',g=document.createElementNS(NS,'svg'),rows=[
-  ['rect','#4477aa','inside its critical section'],['red','#cc3311','two or more clients inside at once'],
-  ['pale','#99bbdd','out of its section, still releasing'],['x','#000','its lease ran out while it was inside'],
-  ['dot','#aa0000','killed'],['tri','#ee7733','a release that deleted another client\u2019s lock (a foreign release)'],
-  ['ring','#cc3311','a stale read or write the fenced resource refused'],['sq','#222','a write aborted: the lock said its lease was gone'],
-  ['dash','#888','a fault (named above the lanes)'],['cur','#e0b000','the step shown'],
-  ['hatch','#228833','Redis holds the lock key, in its holder\u2019s colour; hatched: no TTL']];
-  g.setAttribute('viewBox','0 0 1100 '+(rows.length*40+10));g.setAttribute('class','legend');g.setAttribute('role','img');g.setAttribute('aria-label','legend');
-  function e(n,a){var x=document.createElementNS(NS,n);for(var k in a)x.setAttribute(k,a[k]);g.appendChild(x);return x;}
-  rows.forEach(function(r,k){var Y=k*40+25,c=r[1];
-   if(r[0]==='rect'||r[0]==='red')e('rect',{x:10,y:Y-9,width:60,height:18,fill:c});
-   if(r[0]==='pale')e('rect',{x:10,y:Y-4,width:60,height:8,fill:c});
-   if(r[0]==='x')e('path',{d:'M30 '+(Y-10)+'l20 20m0 -20l-20 20',stroke:c,'stroke-width':3.5});
-   if(r[0]==='dot')e('circle',{cx:40,cy:Y,r:11,fill:c});
-   if(r[0]==='tri')e('path',{d:'M29 '+(Y+10)+'l11 -20l11 20z',fill:c});
-   if(r[0]==='ring'){e('circle',{cx:40,cy:Y,r:10,fill:'#fff',stroke:c,'stroke-width':3});e('path',{d:'M33 '+(Y+7)+'l14 -14',stroke:c,'stroke-width':3});}
-   if(r[0]==='sq')e('rect',{x:31,y:Y-9,width:18,height:18,fill:'#fff',stroke:c,'stroke-width':2.5});
-   if(r[0]==='dash')e('line',{x1:40,x2:40,y1:Y-16,y2:Y+16,stroke:c,'stroke-dasharray':'6 5','stroke-width':2});
-   if(r[0]==='cur')e('line',{x1:40,x2:40,y1:Y-16,y2:Y+16,stroke:c,'stroke-width':5});
-   if(r[0]==='hatch'){e('rect',{x:10,y:Y-8,width:60,height:16,fill:c});for(var h=14;h<70;h+=8)e('line',{x1:h,x2:h+6,y1:Y+8,y2:Y-8,stroke:'#fff','stroke-width':2.5,'stroke-opacity':0.75});}
-   var tx=e('text',{x:90,y:Y+7,'font-size':20});tx.textContent=r[2];});
-  return g;}}
+}
 (function(){var D=JSON.parse(document.getElementById('data').textContent);if(D.lessons)lbDeck(D);else lbPage(D);})();

@@ -16,6 +16,7 @@
 #include "failpoint.h"
 #include "import_dir.h"
 #include "outfile.h"
+#include "palette.h"
 #include "report.h"
 #include "shared.h"
 #include "verify.h"
@@ -396,6 +397,7 @@ static void story_more(struct steps *st, int more, double end_s)
 
 static const char page_css[] =
 	"body{font:20px/1.45 'DejaVu Sans',sans-serif;margin:24px 32px;color:#222;background:#fff}"
+	"svg.legend{max-width:880px;display:block;margin:6px 0}"
 	"h1{font-size:30px;margin:0 0 6px}p.lead{margin:0 0 12px;color:#444}"
 	"#pin{background:#fff;z-index:2}#pin.pinned{position:sticky;top:0;border-bottom:1px solid #ddd}"
 	"#held.cols{columns:2;column-gap:32px;font-size:16px}"
@@ -655,7 +657,7 @@ static void stepper(FILE *f, bool several)
 		   "inside<span id=\"inrun\"></span></h2><ul id=\"held\"></ul></div></div>\n"
 		   "<p class=\"keys\">%sBlue: inside its critical section. Red: two or more inside at once. "
 		   "Pale: out of its section, still releasing. &times;: the lease ran out while inside (where the lock says when its lease ends). "
-		   "Orange triangle: a release that deleted another client's lock. Dark red dot: killed. "
+		   "Orange triangle: a release that deleted another client's lock. Black dot: killed. "
 		   "Red ring with a bar: a stale read or write the fenced resource refused. Hollow "
 		   "square: a write aborted because the lock said its lease was gone. "
 		   "Orange bar under a lane: a lease a server ended while its holder was inside, up to "
@@ -719,7 +721,7 @@ int lb_report_html(const struct lb_run_files *rf)
 	fprintf(f, "<script type=\"application/json\" id=\"data\">{\"scale\":%.2f,\"runs\":[",
 		lb_chart_scale());
 	run_json(f, rf, rf->imp ? title : st ? st : "?");
-	fprintf(f, "]}</script>\n<script>\n%s</script>\n</body></html>\n", page_js);
+	fprintf(f, "]}</script>\n<script>\n%s%s</script>\n</body></html>\n", LB_PALETTE_JS, page_js);
 	return lb_outfile_close(&out);
 }
 
@@ -976,7 +978,7 @@ int lb_report_html_stacked(const char *dir, const char *const *runs, int n)
 		fprintf(f, "<script type=\"application/json\" id=\"data\">%s</script>\n", data);
 		fprintf(f, "<hr>\n");
 		rc = md_body(f, dir);
-		fprintf(f, "<script>\n%s</script>\n</body></html>\n", page_js);
+		fprintf(f, "<script>\n%s%s</script>\n</body></html>\n", LB_PALETTE_JS, page_js);
 	}
 	free(data);
 	if (rc < 0) {
@@ -1248,7 +1250,7 @@ int lb_report_html_deck(const char *dir, const char *root, const struct lb_lesso
 		   "lesson's last step on: predict first.</p><table id=\"lfig\"></table>\n"
 		   "<p class=\"keys\">Read: <span id=\"lpage\"></span></p>\n");
 	fprintf(f, "<script type=\"application/json\" id=\"data\">%s</script>\n", data);
-	fprintf(f, "<script>\n%s</script>\n</body></html>\n", page_js);
+	fprintf(f, "<script>\n%s%s</script>\n</body></html>\n", LB_PALETTE_JS, page_js);
 	free(data);
 	return lb_outfile_close(&out);
 }

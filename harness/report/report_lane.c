@@ -33,6 +33,7 @@
 enum { SPAN_NO_OWNER = -1, SPAN_OWNER_UNKNOWN = -2, SPAN_NOT_KNOWN = -3 };
 
 struct lane {
+	int dat;    /* -1: report.html's JSON; else timeline.gp's data, this lane's number */
 	bool open;
 	double from;
 	int owner;
@@ -46,6 +47,16 @@ static void span_close(FILE *f, struct lane *l, double to)
 {
 	if (!l->open)
 		return;
+	if (l->dat >= 0) { /* lane from_s length_s owner ttl_ms (? not read) */
+		fprintf(f, "%d %.6f %.6f %d ", l->dat, l->from, to - l->from, l->owner);
+		if (l->ttl == LB_KEY_TTL_UNKNOWN || l->owner == SPAN_NOT_KNOWN)
+			fprintf(f, "?\n");
+		else
+			fprintf(f, "%d\n", (int)l->ttl);
+		l->n++;
+		l->open = false;
+		return;
+	}
 	fprintf(f, "%s[%.6f,%.6f,%d,", l->n ? "," : "", l->from, to, l->owner);
 	if (l->ttl == LB_KEY_TTL_UNKNOWN || l->owner == SPAN_NOT_KNOWN)
 		fprintf(f, "null]");
@@ -57,14 +68,14 @@ static void span_close(FILE *f, struct lane *l, double to)
 
 static void span_open(struct lane *l, double from, int owner, int32_t ttl)
 {
-	*l = (struct lane){ true, from, owner, ttl, l->port, l->n, l->any };
+	*l = (struct lane){ l->dat, true, from, owner, ttl, l->port, l->n, l->any };
 }
 
 /* One server's spans, from the events of server @sv. */
 static void server_spans(FILE *f, const struct lb_run_files *rf, const struct lb_key_event *e,
-			 const int64_t *owner, size_t ne, int sv, double end_s)
+			 const int64_t *owner, size_t ne, int sv, double end_s, int dat)
 {
-	struct lane l = { 0 };
+	struct lane l = { .dat = dat };
 
 	for (size_t i = 0; i < ne; i++) {
 		if (e[i].server != sv)
@@ -121,7 +132,9 @@ static int owned_key_events(const struct lb_run_files *rf, const char *path,
 	return rc < 0 ? rc : 0;
 }
 
-int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s)
+/* The lanes of lb_report_redis_lane (@dat false) or lb_report_redis_dat;
+ * how many lanes into *@lanes. */
+static int redis_lanes(FILE *f, const struct lb_run_files *rf, double end_s, bool dat, int *lanes)
 {
 	char path[PATH_MAX];
 	struct lb_key_event *e = NULL;
@@ -129,9 +142,10 @@ int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s)
 	const char *nodes = lb_summary_get(&rf->sum, "nodes");
 	int rc;
 
+	*lanes = 0;
 	snprintf(path, sizeof(path), "%.4000s/keyevents.csv", rf->dir);
 	if (rf->imp || rf->keys != 1 || (nodes && atoi(nodes) > 1) || access(path, R_OK) != 0) {
-		fprintf(f, "null");
+		fputs(dat ? "" : "null", f);
 		return 0;
 	}
 	int64_t *owner;
@@ -149,24 +163,44 @@ int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s)
 			from[e[i].server] = e[i].t_ns;
 	}
 	if (ne > LANE_MAX_SPANS) {
-		fprintf(f, "null");
+		fputs(dat ? "" : "null", f);
 	} else {
-		bool first = true;
-		fprintf(f, "[");
+		fprintf(f, dat ? "# lane from_s length_s owner ttl_ms (owner: a client; -1 a value "
+			"no client entered with, -2 not read, -3 not known; ttl -1 none, ? not read)\n" :
+			"[");
 		for (int sv = 0; sv < LB_KEYWATCH_MAX_SERVERS; sv++) {
 			if (!any[sv])
 				continue;
-			fprintf(f, "%s{\"server\":%d,\"port\":%d,\"from\":%.6f,\"spans\":[",
-				first ? "" : ",", sv, port[sv], (double)(from[sv] > 0 ? from[sv] : 0) / 1e9);
-			server_spans(f, rf, e, owner, ne, sv, end_s);
-			fprintf(f, "]}");
-			first = false;
+			if (dat) {
+				fprintf(f, "# lane %d: port %d\n", *lanes, port[sv]);
+				server_spans(f, rf, e, owner, ne, sv, end_s, *lanes);
+			} else {
+				fprintf(f, "%s{\"server\":%d,\"port\":%d,\"from\":%.6f,\"spans\":[",
+					*lanes ? "," : "", sv, port[sv],
+					(double)(from[sv] > 0 ? from[sv] : 0) / 1e9);
+				server_spans(f, rf, e, owner, ne, sv, end_s, -1);
+				fprintf(f, "]}");
+			}
+			++*lanes;
 		}
-		fprintf(f, "]");
+		if (!dat)
+			fprintf(f, "]");
 	}
 	free(owner);
 	free(e);
 	return 0;
+}
+
+int lb_report_redis_lane(FILE *f, const struct lb_run_files *rf, double end_s)
+{
+	int lanes;
+	return redis_lanes(f, rf, end_s, false, &lanes);
+}
+
+int lb_report_redis_dat(FILE *f, const struct lb_run_files *rf, double end_s)
+{
+	int lanes, rc = redis_lanes(f, rf, end_s, true, &lanes);
+	return rc < 0 ? rc : lanes;
 }
 
 /* Is client @c dead at @t (killed holding a section that ended by then)? */

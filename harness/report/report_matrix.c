@@ -7,10 +7,13 @@
 
 #include "esc.h"
 #include "outfile.h"
+#include "palette.h"
 #include "report.h"
 
 #define MAX_NAMES 64
 #define NAME_LEN 256 /* an exec: path is up to 204 bytes */
+#define MATRIX_CELL_W 220 /* a cell, wide enough for "✘ foreign-release" at 16 px */
+#define MATRIX_MAX_W 1365 /* 16 px text is 12 px when the image is shown 1024 wide */
 
 static int index_of(char (*names)[NAME_LEN], int *n, const char *name)
 {
@@ -230,6 +233,26 @@ static int grid_data(const char *dir, const char *path, FILE *in, struct grid *g
 	return lb_outfile_close(&od);
 }
 
+/* The grid's panels of @per strategies, @cols wide, under each other. */
+static void grid_panels(FILE *gp, int panels, int per, int cols)
+{
+	if (panels > 1)
+		fprintf(gp, "set multiplot layout %d,1\n", panels);
+	for (int p = 0; p < panels; p++) {
+		fprintf(gp, "set xrange [%.1f:%.1f]\n%s", p * per - 0.5, p * per + cols - 0.5,
+			p ? "unset title\n" : "set title 'observed outcome per cell (✔ = as expected)' "
+			"font ',18'\n");
+		/* one box per cell: 'with image' needs a full grid, and n/a cells leave
+		 * holes; the class written in it (black, white on the two dark ones) */
+		fprintf(gp, "plot 'matrix-grid.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 "
+			    "noborder lc palette, '' using 1:($3 == 2 || $3 == 3 ? 1/0 : $2):4 with labels "
+			    "font ',16' tc rgb 'black', '' using 1:($3 == 2 || $3 == 3 ? $2 : 1/0):4 with "
+			    "labels font ',16' tc rgb 'white'\n");
+	}
+	if (panels > 1)
+		fprintf(gp, "unset multiplot\n");
+}
+
 /* matrix.gp: the grid, its names as tics, sized to its labels. */
 static int grid_script(const char *dir, const struct grid *g)
 {
@@ -241,12 +264,16 @@ static int grid_script(const char *dir, const struct grid *g)
 	FILE *gp = og.f;
 	fprintf(gp, "# lockbench matrix: observed outcome per cell (✔ as expected, ✘ not)\n"
 		    "set title 'observed outcome per cell (✔ = as expected)'\n"
-		    "set palette maxcolors 8\nset palette defined (0 '#44aa77', 1 '#ee7733', 2 '#cc3311', 3 '#882255', 4 '#bbbbbb', 5 '#88ccee', 6 '#ffee88', 7 '#ffffff')\nset rmargin 18\n"
+		    /* palette.h: apart for colour-blind viewers (test_palette.c) */
+		    "set palette maxcolors 8\nset palette defined (0 '" LB_COL_SAFE "', 1 '"
+		    LB_COL_M_OVERLAP "', 2 '" LB_COL_M_FOREIGN "', 3 '" LB_COL_DEADLOCK "', 4 '"
+		    LB_COL_UNAVAILABLE "', 5 '" LB_COL_CONTAINED "', 6 '" LB_COL_INCONCLUSIVE "', 7 '"
+		    LB_COL_INTERRUPTED "')\nset rmargin 18\n"
 		    "set cbrange [-0.5:7.5]\nset cbtics ('safe' 0, 'overlap' 1, 'foreign-release' 2, "
 		    "'deadlock' 3, 'unavailable' 4, 'contained' 5, 'inconclusive' 6, 'interrupted' 7)\n"
 		    "set title font ',18'\nset xtics font ',16'\nset ytics font ',16'\nset cbtics font ',16'\n"
-		    "set rmargin 28\nunset key\nset xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
-		    "set xtics rotate by -30 left (", g->n_st - 1, g->n_sc - 1);
+		    "set rmargin 28\nunset key\nset yrange [%d.5:-0.5]\n"
+		    "set xtics rotate by -30 left (", g->n_sc - 1);
 	for (int i = 0; i < g->n_st; i++)
 		lb_esc_fprintf(gp, LB_LANG_GNUPLOT, i ? ", %s %d" : "%s %d",
 			       tic(g->st[i], label, sizeof(label)), i);
@@ -261,22 +288,28 @@ static int grid_script(const char *dir, const struct grid *g)
 		ylen = (int)strlen(tic(g->sc[i], label, sizeof(label))) > ylen ? (int)strlen(label) : ylen;
 	for (int i = 0; i < g->n_st; i++)
 		xlen = (int)strlen(tic(g->st[i], label, sizeof(label))) > xlen ? (int)strlen(label) : xlen;
-	/* legible on a projector: 16 pt text (16 px at scale 1), cells to fit it */
-	int h = 160 + 60 * g->n_sc + 5 * xlen;
-	int w = 300 + 230 * g->n_st + 10 * ylen;
+	/* legible on a projector: 16 pt text (16 px at scale 1), cells to fit
+	 * it; and still 12 px when the image is shown 1024 pixels wide (a room's
+	 * projector), so at most 1365 wide: more strategies than fit wrap into
+	 * panels under each other, each with the scenarios beside it */
+	int fixed = 300 + 10 * ylen, per = (MATRIX_MAX_W - fixed) / MATRIX_CELL_W;
+	per = per < 1 ? 1 : per;
+	int panels = (g->n_st + per - 1) / per, cols = g->n_st < per ? g->n_st : per;
+	int ph = 160 + 60 * g->n_sc + 5 * xlen;
+	int w = fixed + MATRIX_CELL_W * cols;
 	if (w < 640)
 		w = 640; /* the title */
-	if (h < 400)
-		h = 400; /* the colour key's eight names */
+	if (ph < 400)
+		ph = 400; /* the colour key's eight names */
 	/* margins in the terminal's 10 pt characters: gnuplot sizes them for
 	 * that font, not the tics' */
 	fprintf(gp, ")\nset tics scale 0\nset lmargin %d\nset bmargin %d\n", ylen * 3 / 2 + 3,
 		xlen * 2 / 5 + 3);
-	lb_chart_png(gp, "matrix", w, h);
-	/* one box per cell: 'with image' needs a full grid, and n/a cells leave holes */
-	fprintf(gp, "plot 'matrix-grid.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
-		    "lc palette, '' using 1:2:4 with labels font ',16'\n");
-	lb_chart_svg(gp, "matrix", w, h);
+	lb_chart_png(gp, "matrix", w, ph * panels);
+	grid_panels(gp, panels, per, cols);
+	lb_chart_svg_open(gp, "matrix", w, ph * panels); /* replot redraws the last panel only */
+	grid_panels(gp, panels, per, cols);
+	fprintf(gp, "unset output\n");
 	return lb_outfile_close(&og);
 }
 

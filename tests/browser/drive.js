@@ -139,6 +139,10 @@ const STATE = `(() => {
 		hash: location.hash,
 		redis: [...document.querySelectorAll('#tl text.redis')].map((t) => t.textContent),
 		redis_spans: document.querySelectorAll('#tl .redis-span').length,
+		// the legend's swatches (each mark drawn as on the chart), and the
+		// colours of the squares beside the lanes' names (a client's colour)
+		legend_swatches: document.querySelectorAll('svg.legend > :not(text)').length,
+		lane_squares: [...document.querySelectorAll('#tl rect[width="12"]')].map((r) => r.getAttribute('fill')),
 		outcomes: [...document.querySelectorAll('#tl text.outcome')].map((t) => t.textContent),
 		ticks: [...document.querySelectorAll('#tl text.tick')].map((t) => t.textContent),
 		present: document.body.classList.contains('present'),
