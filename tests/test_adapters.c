@@ -423,6 +423,32 @@ static int foreign_inside(const char *log, const struct lb_section *sec, size_t 
 	return inside;
 }
 
+/* How many of the servers' foreign releases @r could be client @c's as well as
+ * another's: releases of two or more clients (other than the owner's) were in
+ * flight at its del (exit <= t <= return + the slop: index.md), and the
+ * watcher's stamp cannot say whose GETDEL ran. The judge names one (a
+ * `foreign` outcome, then the latest exit); the truth may be the other. */
+static int ambiguous_for(int c, const struct lb_foreign_result *r, const struct lb_section *sec,
+			 size_t n)
+{
+	int amb = 0;
+
+	for (uint64_t i = 0; i < r->releases; i++) {
+		const struct lb_foreign_release *f = &r->list[i];
+		unsigned clients = 0;
+		for (size_t k = 0; k < n; k++) {
+			const struct lb_section *a = &sec[k];
+			if (a->client == f->owner || a->client < 0 || a->client >= 32 ||
+			    a->exit_ns < 0 || a->exit_ns > f->t_ns ||
+			    (a->release_ns >= 0 && f->t_ns > a->release_ns + LB_KEYWATCH_SLOP_NS))
+				continue;
+			clients |= 1u << a->client;
+		}
+		amb += __builtin_popcount(clients) > 1 && (clients & (1u << c));
+	}
+	return amb;
+}
+
 /* The commonest bug of a hand-written lock, a plain DEL for a release
  * (tests/adapters/plain-del.py), under holder-pause: the paused holder's DEL
  * removes the next holder's lock, and so on (set-nx-px's cascade). Its own
@@ -498,15 +524,21 @@ Test(adapters, a_plain_del_is_caught_deleting_another_clients_lock, .init = setu
 			said_all += inside;
 			/* by token, exactly; by time, never more than the truth (a del
 			 * that fell between a set and its section's enter, a fraction
-			 * of a millisecond, is not counted there: index.md) */
+			 * of a millisecond, is not counted there: index.md); either up
+			 * to the dels two clients' releases were in flight for (one CI
+			 * run in some dozens: 12 for 11, the neighbour's given to it) */
+			int amb = ambiguous_for(c, &r, sec, n);
 			if (v == 1 && all_read)
-				cr_assert_eq(seen, inside, "%s: client %d: its GETDELs deleted %d others' "
-					     "locks, %d while their owner was inside; the servers "
-					     "attribute %d to it", d, c, said, inside, seen);
+				cr_assert(seen <= inside + amb && inside <= seen + amb,
+					  "%s: client %d: its GETDELs deleted %d others' locks, %d "
+					  "while their owner was inside; the servers attribute %d to "
+					  "it (%d of theirs could be another's)", d, c, said, inside,
+					  seen, amb);
 			else
-				cr_assert_leq(seen, inside, "%s: client %d: its GETDELs deleted %d others' "
-					      "locks, %d while their owner was inside; the servers "
-					      "attribute %d to it", d, c, said, inside, seen);
+				cr_assert_leq(seen, inside + amb, "%s: client %d: its GETDELs deleted "
+					      "%d others' locks, %d while their owner was inside; the "
+					      "servers attribute %d to it (%d could be another's)", d, c,
+					      said, inside, seen, amb);
 		}
 		cr_assert_geq(r.releases + 2, (uint64_t)said_all, "%s: the servers saw %llu of %d", d,
 			      (unsigned long long)r.releases, said_all);

@@ -216,7 +216,7 @@ PARAMS(release_frees, EXCLUDES)
 ParameterizedTest(struct sp *p, contract, release_frees)
 {
 	setup(p, 5000);
-	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_acquire(&a), 0, "%s: A could not take a free lock", p->name);
 	cr_assert_eq(fx_release(&a), 0);
 	cr_assert_eq(fx_acquire(&b), 0, "%s: B could not take a released lock", p->name);
 }
@@ -225,7 +225,7 @@ PARAMS(ttl_frees, TTL_FREES)
 ParameterizedTest(struct sp *p, contract, ttl_frees)
 {
 	setup(p, TTL_MS);
-	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_acquire(&a), 0, "%s: A could not take a free lock", p->name);
 	cr_assert_eq(fx_acquire(&b), LB_EBUSY);
 	lb_sleep_ns(expect_of(p->name)->ttl_wait_ms * LB_NS_PER_MS);
 	cr_assert_eq(fx_acquire(&b), 0, "%s: the lock did not free itself after its TTL", p->name);
@@ -235,7 +235,7 @@ PARAMS(never_frees, NEVER_FREES)
 ParameterizedTest(struct sp *p, contract, never_frees)
 {
 	setup(p, TTL_MS);
-	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_acquire(&a), 0, "%s: A could not take a free lock", p->name);
 	cr_assert_eq(fx_pttl(&f, 0, KEY), -1, "%s: the key has a TTL", p->name);
 	lb_sleep_ns(2 * TTL_MS * LB_NS_PER_MS);
 	cr_assert_eq(fx_acquire(&b), LB_EBUSY, "%s: an abandoned lock came back", p->name);
@@ -245,7 +245,7 @@ ParameterizedTest(struct sp *p, contract, never_frees)
 static void stale_holder(const struct sp *p)
 {
 	setup(p, TTL_MS);
-	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_acquire(&a), 0, "%s: A could not take a free lock", p->name);
 	lb_sleep_ns(expect_of(p->name)->ttl_wait_ms * LB_NS_PER_MS);
 	cr_assert_eq(fx_acquire(&b), 0);
 }
@@ -300,7 +300,7 @@ PARAMS(anyone_can_delete, ANYONE_DELS)
 ParameterizedTest(struct sp *p, contract, anyone_can_delete)
 {
 	setup(p, 5000);
-	cr_assert_eq(fx_acquire(&a), 0);
+	cr_assert_eq(fx_acquire(&a), 0, "%s: A could not take a free lock", p->name);
 	cr_assert_eq(fx_release(&b), LB_EFOREIGN, "%s: B's DEL of A's lock was not foreign", p->name);
 	cr_assert_eq(fx_pttl(&f, 0, KEY), -2);
 }

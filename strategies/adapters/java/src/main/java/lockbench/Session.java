@@ -106,12 +106,21 @@ final class Session {
         }
     }
 
-    /** An exception as the text of an error reply: its type and message, and its cause's, on one line. */
+    /**
+     * An exception as the text of an error reply, on one line: its type, then
+     * its root cause's type and message (the reason, where Redisson wraps it in
+     * two ExecutionExceptions whose messages repeat it), then its own message.
+     */
     static String errorText(Throwable e) {
-        StringBuilder b = new StringBuilder(e.getClass().getSimpleName() + ": " + e.getMessage());
-        if (e.getCause() != null && e.getCause() != e)
-            b.append(" (").append(e.getCause().getClass().getSimpleName()).append(": ")
-                    .append(e.getCause().getMessage()).append(")");
+        Throwable root = e;
+        for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 16; depth++)
+            root = root.getCause();
+        StringBuilder b = new StringBuilder(e.getClass().getSimpleName());
+        if (root != e)
+            b.append(" caused by ").append(root.getClass().getSimpleName()).append(": ")
+                    .append(root.getMessage()).append(" | ").append(e.getMessage());
+        else
+            b.append(": ").append(e.getMessage());
         return oneLine(b.toString());
     }
 
