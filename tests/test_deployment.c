@@ -184,7 +184,20 @@ Test(deployment, every_refusal_is_said_and_exits_by_one_rule, .init = mktmp, .fi
 		snprintf(url, sizeof(url), "127.0.0.1:%d", port);
 		cr_assert(strstr(output(), url), "the server is named: %s", output());
 		cr_assert_null(strstr(output(), "wrong"), "a password is never shown: %s", output());
+		/* it wrote nothing: the --out it made is not left behind, empty */
+		cr_assert_neq(access(dir, F_OK), 0, "%s: the empty --out %s was left", url, dir);
 	}
+	/* an empty directory of the user's stays, without lockbench's marker */
+	char mine[160], marker[200];
+	snprintf(mine, sizeof(mine), "%s/mine", tmpdir);
+	snprintf(marker, sizeof(marker), "%s/.lockbench-owned", mine);
+	cr_assert_eq(mkdir(mine, 0755), 0);
+	snprintf(url, sizeof(url), "redis://127.0.0.1:%d", port);
+	const char *own[] = { "run", "--strategy", "token-lua", "--redis", url, "--duration", "0.5",
+			      "--out", mine, NULL };
+	cr_assert_eq(lb(own), 3, "%s", output());
+	cr_assert_eq(access(mine, F_OK), 0, "the user's empty directory was removed");
+	cr_assert_neq(access(marker, F_OK), 0, "lockbench's marker was left in the user's directory");
 	snprintf(url, sizeof(url), "redis://:s3cret@127.0.0.1:%d/99", port);
 	const char *db[] = { "run", "--strategy", "token-lua", "--redis", url, "--out", dir, NULL };
 	cr_assert_eq(lb(db), 3, "%s", output());

@@ -1,7 +1,9 @@
 /* cmd_run.c - `lockbench run`: one strategy under contention, judged. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -11,6 +13,7 @@
 #include "gate.h"
 #include "openmetrics.h"
 #include "options.h"
+#include "owned.h"
 #include "report.h"
 #include "results.h"
 #include "signals.h"
@@ -152,7 +155,12 @@ int lb_cmd_run(int argc, char **argv)
 			return LB_EXIT_FAIL;
 		o.gate.junit = &junit;
 	}
+	struct stat st;
+	bool made = lstat(o.cfg.out_dir, &st) != 0 && errno == ENOENT;
 	rc = lb_run_and_report(&o.cfg, &res, &o.gate, o.json);
+	/* a run that could not happen wrote nothing: no empty --out is left */
+	if (rc == LB_EXIT_SKIPPED && !res.n_sections)
+		lb_owned_unclaim(o.cfg.out_dir, made);
 	if (rc == LB_EXIT_NOT_HELD)
 		rc = LB_EXIT_FAIL;
 	if (o.openmetrics_path[0] && openmetrics(&o) < 0)

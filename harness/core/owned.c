@@ -579,3 +579,20 @@ int lb_owned_claim(const char *what, const char *dir)
 	close(dfd);
 	return 0;
 }
+
+int lb_owned_unclaim(const char *dir, bool made)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct maker m;
+	char first[8];
+
+	if (fd < 0)
+		return 0;
+	if (!read_marker(fd, &m) || !is_self(&m) || others(fd, first, sizeof(first)) != 0) {
+		close(fd);
+		return 0;
+	}
+	unlinkat(fd, LB_OWNED_MARKER, 0);
+	close(fd);
+	return made && rmdir(dir) == 0 ? 1 : 0;
+}

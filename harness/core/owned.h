@@ -29,6 +29,11 @@
  * (said) when it cannot be written. A directory this process claimed already
  * is claimed again (0). */
 int lb_owned_claim(const char *what, const char *dir);
+/* Give back @dir, claimed by this process, when it holds nothing but its
+ * marker (a run that could not happen wrote nothing): the marker removed,
+ * and @dir too when @made (this process made it, lb_owned_claim). 1 when
+ * @dir was removed; else 0 (it holds more, is not ours, or stays). */
+int lb_owned_unclaim(const char *dir, bool made);
 /* Would @dir be taken as a new directory, made later (an import renames
  * its finished copy there)? Absent, or an empty directory, not a symlink,
  * no ".." after a missing parent: 0; else LB_EINVAL (said). Makes nothing. */
