@@ -677,7 +677,10 @@ static void timeline_plot(FILE *g, bool primaries, size_t unknown, int redis, do
 		fprintf(g, "     keyentry with boxes fs solid 1.0 lc rgb '%s' title 'Redis holds the lock "
 			   "key: its owner''s colour, cN on it', \\\n"
 			   "     keyentry with boxes fs pattern 5 lc rgb '%s' title 'hatched: the key has "
-			   "no TTL', \\\n", lb_client_colour(0), lb_client_colour(0));
+			   "no TTL', \\\n"
+			   "     keyentry with boxes fs solid 1.0 lc rgb '" LB_COL_NO_OWNER "' title "
+			   "'grey: a value no client entered with', \\\n",
+			lb_client_colour(0), lb_client_colour(0));
 	fprintf(g, "     keyentry with lines ls 1 title 'inside', \\\n"
 		   "     keyentry with lines ls 2 title 'two or more inside', \\\n"
 		   "     keyentry with lines ls 3 title 'releasing (still holds the lock)', \\\n"
@@ -722,7 +725,8 @@ static int write_timeline(const struct lb_run_files *rf)
 	timeline_axes(&tl, gp.f, &lo_s, &hi_s);
 	timeline_faults(rf, gp.f, lo_s, hi_s);
 	timeline_drain(rf, gp.f);
-	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40) + 46 * tl.redis;
+	/* a Redis lane adds its lane and a row to the key (grey: no client's value) */
+	int h = 160 + 42 * (rf->clients < 40 ? rf->clients : 40) + 46 * tl.redis + (tl.redis ? 20 : 0);
 	h = h < 300 ? 300 : h;
 	lb_chart_png(gp.f, "timeline", 1200, h);
 	timeline_plot(gp.f, primaries, tl.unknown, tl.redis, hi_s > lo_s ? hi_s - lo_s : 1, rf->dir);

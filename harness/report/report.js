@@ -396,7 +396,8 @@ function legend(){var NS='http://www.w3.org/2000/svg',g=document.createElementNS
  ['dot',PAL.killed,'killed'],['tri',PAL.foreign,'a release that deleted another client\u2019s lock (a foreign release)'],
  ['ring',PAL.overlap,'a stale read or write the fenced resource refused'],['sq','#222','a write aborted: the lock said its lease was gone'],
  ['dash','#888','a fault (named above the lanes)'],['cur','#e0b000','the step shown'],
- ['hatch',PAL.clients[0],'Redis holds the key: its owner\u2019s colour (as the square by its name), cN; hatched: no TTL']];
+ ['hatch',PAL.clients[0],'Redis holds the key: its owner\u2019s colour (as the square by its name), cN; hatched: no TTL'],
+ ['rect',PAL.noOwner,'Redis holds a value no client entered with (nobody inside holds the lock)']];
  g.setAttribute('viewBox','0 0 1100 '+(rows.length*40+10));g.setAttribute('class','legend');g.setAttribute('role','img');g.setAttribute('aria-label','legend');
  function e(n,a){var x=document.createElementNS(NS,n);for(var k in a)x.setAttribute(k,a[k]);g.appendChild(x);return x;}
  rows.forEach(function(r,k){var Y=k*40+25,c=r[1];
