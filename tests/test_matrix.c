@@ -172,6 +172,19 @@ Test(matrix, a_failed_run_is_no_pass_and_the_matrix_goes_on, .init = mktmp)
 	cr_assert_null(strstr(md, "not run ("), "%s", md);
 	const char *report[] = { "report", out, NULL };
 	cr_assert_eq(lb(report), 0, "report cannot read a failed row:\n%s", slurp("output"));
+	/* its one cell is dark (deadlock): no labels plot with nothing to write
+	 * (gnuplot 5.4 died on one, SIGSEGV) */
+	cr_assert(strstr(slurp("m/report.md"), "](matrix.png)"), "%s", slurp("m/report.md"));
+	/* nothing to draw: said, and no chart */
+	snprintf(out, sizeof(out), "%s/none", tmpdir);
+	*strchr(spec, ',') = '\0'; /* the malformed program alone */
+	const char *none[] = { "matrix", "--scenarios", "holder-crash", "--strategies", spec,
+			       "--no-report", "--out", out, NULL };
+	cr_assert_eq(lb(none), 1, "%s", slurp("output"));
+	const char *report_none[] = { "report", out, NULL };
+	cr_assert_eq(lb(report_none), 0, "%s", slurp("output"));
+	cr_assert(strstr(slurp("none/report.md"), "No cell has an outcome to draw"), "%s",
+		  slurp("none/report.md"));
 }
 
 Test(matrix, a_skipped_run_exits_3, .init = mktmp)

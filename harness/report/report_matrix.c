@@ -57,6 +57,7 @@ static bool row_fields(const char *line, char (*f)[NAME_LEN])
 struct grid {
 	char sc[MAX_NAMES][NAME_LEN], st[MAX_NAMES][NAME_LEN];
 	int n_sc, n_st;
+	int n_dark, n_light; /* cells drawn on the two dark classes' colours, on the others' */
 };
 
 /* The index of the strategy (@st) or scenario whose Markdown (esc.h) is the
@@ -131,6 +132,9 @@ static int write_report(const char *dir, bool drawn, const struct grid *g)
 	FILE *out = o.f;
 	if (drawn)
 		fprintf(out, "![observed outcome per cell](matrix.png)\n\n");
+	else if (!g->n_dark && !g->n_light)
+		fprintf(out, "No cell has an outcome to draw (every run failed or was skipped): no "
+			     "chart.\n\n");
 	else
 		fprintf(out, "gnuplot is not installed (Debian package `gnuplot-nox`): no chart was "
 			     "drawn; `gnuplot matrix.gp` draws it from matrix-grid.dat.\n\n");
@@ -220,6 +224,10 @@ static int grid_data(const char *dir, const char *path, FILE *in, struct grid *g
 			crowded++;
 			continue;
 		}
+		if (cls == 2 || cls == 3)
+			g->n_dark++;
+		else
+			g->n_light++;
 		fprintf(od.f, "%d %d %d \"%s%s\"\n", x, y, cls, !strcmp(f[5], "yes") ? "✔ " :
 			!strcmp(f[5], "-") ? "" : "✘ ", f[3]); /* "-": interrupted, not compared */
 	}
@@ -233,8 +241,11 @@ static int grid_data(const char *dir, const char *path, FILE *in, struct grid *g
 	return lb_outfile_close(&od);
 }
 
-/* The grid's panels of @per strategies, @cols wide, under each other. */
-static void grid_panels(FILE *gp, int panels, int per, int cols)
+/* The grid's panels of @per strategies, @cols wide, under each other. A
+ * labels plot is given only where it has a cell to write: gnuplot 5.4 dies
+ * (SIGSEGV) on labels whose every point is undefined (a matrix whose cells
+ * were all deadlock, say). */
+static void grid_panels(FILE *gp, const struct grid *g, int panels, int per, int cols)
 {
 	if (panels > 1)
 		fprintf(gp, "set multiplot layout %d,1\n", panels);
@@ -245,9 +256,14 @@ static void grid_panels(FILE *gp, int panels, int per, int cols)
 		/* one box per cell: 'with image' needs a full grid, and n/a cells leave
 		 * holes; the class written in it (black, white on the two dark ones) */
 		fprintf(gp, "plot 'matrix-grid.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 "
-			    "noborder lc palette, '' using 1:($3 == 2 || $3 == 3 ? 1/0 : $2):4 with labels "
-			    "font ',16' tc rgb 'black', '' using 1:($3 == 2 || $3 == 3 ? $2 : 1/0):4 with "
-			    "labels font ',16' tc rgb 'white'\n");
+			    "noborder lc palette");
+		if (g->n_light)
+			fprintf(gp, ", '' using 1:($3 == 2 || $3 == 3 ? 1/0 : $2):4 with labels "
+				    "font ',16' tc rgb 'black'");
+		if (g->n_dark)
+			fprintf(gp, ", '' using 1:($3 == 2 || $3 == 3 ? $2 : 1/0):4 with labels "
+				    "font ',16' tc rgb 'white'");
+		fprintf(gp, "\n");
 	}
 	if (panels > 1)
 		fprintf(gp, "unset multiplot\n");
@@ -306,9 +322,9 @@ static int grid_script(const char *dir, const struct grid *g)
 	fprintf(gp, ")\nset tics scale 0\nset lmargin %d\nset bmargin %d\n", ylen * 3 / 2 + 3,
 		xlen * 2 / 5 + 3);
 	lb_chart_png(gp, "matrix", w, ph * panels);
-	grid_panels(gp, panels, per, cols);
+	grid_panels(gp, g, panels, per, cols);
 	lb_chart_svg_open(gp, "matrix", w, ph * panels); /* replot redraws the last panel only */
-	grid_panels(gp, panels, per, cols);
+	grid_panels(gp, g, panels, per, cols);
 	fprintf(gp, "unset output\n");
 	return lb_outfile_close(&og);
 }
@@ -332,6 +348,8 @@ int lb_report_matrix(const char *dir)
 	fclose(in);
 	if (rc < 0 || grid_script(dir, &g) < 0)
 		return LB_ESYS;
+	if (!g.n_dark && !g.n_light) /* no cell has a class (every run failed or was skipped) */
+		return write_report(dir, false, &g);
 	char undrawn[400] = "";
 	rc = lb_gnuplot(dir, "matrix.gp", undrawn, sizeof(undrawn));
 	if (rc < 0 && rc != LB_ENOTSUP) {
