@@ -595,7 +595,7 @@ static void timeline_drain(const struct lb_run_files *rf, FILE *g)
  * the only cue). From timeline-redis.dat (lb_report_redis_dat). */
 static void timeline_redis_defs(FILE *g, double span_s)
 {
-	fprintf(g, "client_rgb(o) = o < 0 ? 0x%s : ", LB_COL_NO_OWNER + 1);
+	fprintf(g, "client_rgb(o) = o < 0 ? 0x%s : ", &LB_COL_NO_OWNER[1]);
 	for (int c = 0; c < LB_CLIENT_COLOURS - 1; c++)
 		fprintf(g, "int(o) %% %d == %d ? 0x%06x : ", LB_CLIENT_COLOURS, c, lb_client_rgb(c));
 	fprintf(g, "0x%06x\n", lb_client_rgb(LB_CLIENT_COLOURS - 1));
