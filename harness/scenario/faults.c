@@ -236,7 +236,7 @@ static void node_kill(struct lb_injector *inj, size_t i, const struct lb_fault *
 
 /* A respawned node must answer by then: a redis-server in 5 s; an etcd or
  * ZooKeeper member in 20 s (a ZooKeeper member is a JVM: one restarted under
- * make check's load beside a fuzzer took over 6 s to answer, and the
+ * make test's load beside a fuzzer took over 6 s to answer, and the
  * leader-kill run said it never came back). */
 #define NODE_START_LIMIT_NS (5 * LB_NS_PER_S)
 #define MEMBER_START_LIMIT_NS (20 * LB_NS_PER_S)
