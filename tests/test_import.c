@@ -386,6 +386,41 @@ Test(import, out_writes_a_run_directory_check_agrees_with, .init = mktmp)
 /* report.html in a real browser (Chromium, tests/browser/drive.js): the
  * page opens on the certain overlap, two inside, by name; the next steps are
  * what the stamps show and the near miss. */
+/* A result whose name looks like an import's temporary copy (DIR.lockbench-
+ * XXXXXX), and a run's named like a server's directory, are results: a later
+ * import's sweep of stale copies (and a run's of stale server directories)
+ * leaves them (the hostile review: both were removed as stale). */
+Test(import, a_result_named_like_a_temporary_copy_is_never_swept, .init = mktmp)
+{
+	char inc[160], copy[160], run[200], tmp[160];
+	snprintf(inc, sizeof(inc), "%s/inc", tmpdir);
+	snprintf(copy, sizeof(copy), "%s/inc.lockbench-abc123", tmpdir);
+	snprintf(tmp, sizeof(tmp), "%s/tmp", tmpdir);
+	cr_assert_eq(mkdir(tmp, 0755), 0);
+	snprintf(run, sizeof(run), "%s/lockbench-redis-results", tmp);
+	const char *first[] = { "check", "--history", sample("prod.csv"), "--out", copy, NULL };
+	cr_assert_eq(lb(first), 1, "%s", output());
+	setenv("TMPDIR", tmp, 1);
+	const char *a_run[] = { "run", "--strategy", "set-nx-px", "--duration", "0.5", "--no-status",
+				"--no-report", "--out", run, NULL };
+	cr_assert_eq(lb(a_run), 0, "%s", output());
+	char inc2[PATH_MAX];
+	snprintf(inc2, sizeof(inc2), "%s/another", tmpdir);
+	const char *again[] = { "run", "--strategy", "set-nx-px", "--duration", "0.5", "--no-status",
+				"--no-report", "--out", inc2, NULL };
+	cr_assert_eq(lb(again), 0, "%s", output()); /* its servers' sweep of $TMPDIR */
+	unsetenv("TMPDIR");
+	/* an import into inc sweeps the stale copies inc.lockbench-XXXXXX */
+	const char *second[] = { "check", "--history", sample("prod.csv"), "--out", inc, NULL };
+	cr_assert_eq(lb(second), 1, "%s", output());
+	snprintf(inc2, sizeof(inc2), "%s/inc.lockbench-abc123/summary.csv", tmpdir);
+	cr_assert_eq(access(inc2, F_OK), 0, "the import named inc.lockbench-abc123 was swept");
+	snprintf(inc2, sizeof(inc2), "%s/summary.csv", run);
+	cr_assert_eq(access(inc2, F_OK), 0, "the run named lockbench-redis-results was swept");
+	const char *check[] = { "check", copy, NULL };
+	cr_assert_eq(lb(check), 0, "%s", output());
+}
+
 Test(import, the_page_steps_to_the_overlap_in_a_browser, .init = mktmp)
 {
 	char dir[PATH_MAX], shot[PATH_MAX], cmd[PATH_MAX * 4];

@@ -373,9 +373,10 @@ Test(rserver, clock_shim_strobes_the_offset_on_and_off)
 #include "rserver.h"
 
 /* A lockbench-redis-PID-XXXXXX in @parent with a marker saying @pid made it
- * in pid namespace @pidns; owned by @uid. */
+ * in pid namespace @pidns, as a temporary directory when @tmp (else as a
+ * result, an --out); owned by @uid. */
 static void stale_dir(const char *parent, const char *name, long pid, unsigned long long pidns,
-		      uid_t uid)
+		      uid_t uid, bool tmp)
 {
 	char dir[512], path[600], boot[64] = "";
 	snprintf(dir, sizeof(dir), "%s/%s", parent, name);
@@ -389,8 +390,8 @@ static void stale_dir(const char *parent, const char *name, long pid, unsigned l
 	snprintf(path, sizeof(path), "%s/" LB_OWNED_MARKER, dir);
 	FILE *f = fopen(path, "w");
 	cr_assert_not_null(f);
-	fprintf(f, "lockbench-owned\npid=%ld\nuid=%lu\npidns=%llu\nstart=1\nboot=%s\n", pid,
-		(unsigned long)uid, pidns, boot);
+	fprintf(f, "lockbench-owned\npid=%ld\nuid=%lu\npidns=%llu\nstart=1\nboot=%s\n%s", pid,
+		(unsigned long)uid, pidns, boot, tmp ? "role=tmp\n" : "");
 	fclose(f);
 	snprintf(path, sizeof(path), "%s/redis.log", dir);
 	f = fopen(path, "w");
@@ -426,10 +427,13 @@ Test(rserver, the_stale_sweep_removes_only_ours_whose_maker_is_gone)
 	long dead = 4194303; /* above any pid_max: no process has it */
 	struct passwd *nobody = getpwnam("nobody");
 
-	stale_dir(parent, "lockbench-redis-4194303-ours00", dead, ns, geteuid());
-	stale_dir(parent, "lockbench-redis-4194303-otherns", dead, ns + 1, geteuid());
+	stale_dir(parent, "lockbench-redis-4194303-ours00", dead, ns, geteuid(), true);
+	stale_dir(parent, "lockbench-redis-4194303-otherns", dead, ns + 1, geteuid(), true);
 	if (geteuid() == 0 && nobody)
-		stale_dir(parent, "lockbench-redis-4194303-nobody", dead, ns, nobody->pw_uid);
+		stale_dir(parent, "lockbench-redis-4194303-nobody", dead, ns, nobody->pw_uid, true);
+	/* a result whose name looks like a server's directory (run --out
+	 * $TMPDIR/lockbench-redis-...): its marker is no temporary's */
+	stale_dir(parent, "lockbench-redis-4194303-result", dead, ns, geteuid(), false);
 	char plain[512];
 	snprintf(plain, sizeof(plain), "%s/lockbench-redis-4194303-nomark", parent);
 	cr_assert_eq(mkdir(plain, 0755), 0);
@@ -453,6 +457,8 @@ Test(rserver, the_stale_sweep_removes_only_ours_whose_maker_is_gone)
 		cr_assert(there(parent, "lockbench-redis-4194303-nobody"),
 			  "another user's directory was removed");
 	cr_assert(there(parent, "lockbench-redis-4194303-nomark"), "a directory without a marker");
+	cr_assert(there(parent, "lockbench-redis-4194303-result"),
+		  "a result (an --out, no role=tmp in its marker) was swept as a stale directory");
 	cr_assert(there(parent, "lockbench-redis-4194303-link00"), "a symlink was removed");
 	cr_assert_eq(access(file, F_OK), 0, "a file reached through a symlink was removed");
 }

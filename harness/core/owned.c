@@ -23,6 +23,9 @@ struct maker {
 	unsigned long uid;
 	unsigned long long pidns, start; /* 0: not known */
 	char boot[40];                   /* "": not known */
+	bool tmp;                        /* "role=tmp": a temporary directory, which a
+					    sweep may remove once its maker is gone;
+					    otherwise a result (an --out), never swept */
 };
 
 /* This process's marker text, made once per process (a fork remakes it):
@@ -86,17 +89,20 @@ static void self_refresh(void)
 	self_pid = getpid();
 }
 
-/* Write this process's marker into the directory @dfd: 0, or LB_ESYS with
- * errno (EEXIST: it has one). */
-static int mark_at(int dfd)
+/* Write this process's marker into the directory @dfd, saying "role=tmp"
+ * when @tmp: 0, or LB_ESYS with errno (EEXIST: it has one). */
+static int mark_at(int dfd, bool tmp)
 {
+	static const char role[] = "role=tmp\n";
+
 	self_refresh();
 	int fd = openat(dfd, LB_OWNED_MARKER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			0644);
 	if (fd < 0)
 		return LB_ESYS;
-	ssize_t w = write(fd, self_text, self_len);
-	int err = w == (ssize_t)self_len ? 0 : w < 0 ? errno : EIO;
+	ssize_t w = write(fd, self_text, self_len), wr = tmp ? write(fd, role, sizeof(role) - 1) : 0;
+	int err = w == (ssize_t)self_len && wr == (tmp ? (ssize_t)sizeof(role) - 1 : 0) ? 0 :
+		  w < 0 || wr < 0 ? errno : EIO;
 	if (close(fd) < 0 && !err)
 		err = errno;
 	if (err) {
@@ -138,6 +144,8 @@ static bool read_marker(int dfd, struct maker *m)
 			m->start = strtoull(l + 6, NULL, 10);
 		else if (!strncmp(l, "boot=", 5))
 			snprintf(m->boot, sizeof(m->boot), "%.39s", l + 5);
+		else if (!strcmp(l, "role=tmp"))
+			m->tmp = true;
 	}
 	return m->pid > 0 && m->uid == (unsigned long)geteuid();
 }
@@ -260,8 +268,8 @@ static int open_parent(const char *path, char *base, size_t len)
 	return open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-/* The tree @name of @pfd when it is ours (and its maker is gone, when
- * @gone): removed, marker last. */
+/* The tree @name of @pfd when it is ours (and, when @gone, a temporary
+ * directory whose maker is gone: never a result): removed, marker last. */
 static int rmtree_at(int pfd, const char *name, bool gone)
 {
 	struct stat st;
@@ -271,7 +279,7 @@ static int rmtree_at(int pfd, const char *name, bool gone)
 	if (fd < 0)
 		return errno == ENOENT ? 0 : LB_EINVAL; /* a symlink, or not a directory */
 	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || !read_marker(fd, &m) ||
-	    (gone && !maker_gone(&m))) {
+	    (gone && (!m.tmp || !maker_gone(&m)))) {
 		close(fd);
 		return LB_EINVAL;
 	}
@@ -317,7 +325,7 @@ int lb_owned_mkdtemp(char *tmpl)
 	if (!mkdtemp(tmpl))
 		return LB_ESYS;
 	int fd = open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && mark_at(fd) == 0) {
+	if (fd >= 0 && mark_at(fd, true) == 0) {
 		close(fd);
 		return 0;
 	}
@@ -535,7 +543,7 @@ int lb_owned_claim(const char *what, const char *dir)
 	if (rc < 0)
 		return rc;
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	bool marked = dfd >= 0 && mark_at(dfd) == 0, there = !marked && dfd >= 0 && errno == EEXIST;
+	bool marked = dfd >= 0 && mark_at(dfd, false) == 0, there = !marked && dfd >= 0 && errno == EEXIST;
 	if (!marked && !there) {
 		lb_errorf("cannot write to output directory %s: %s", dir, strerror(errno));
 		if (dfd >= 0)
@@ -552,7 +560,7 @@ int lb_owned_claim(const char *what, const char *dir)
 		/* the marker alone, of a lockbench that is gone: a run that wrote
 		 * nothing (it could not happen, a usage error after the claim):
 		 * the directory is empty in all but name, and is taken again */
-		if (unlinkat(dfd, LB_OWNED_MARKER, 0) == 0 && mark_at(dfd) == 0) {
+		if (unlinkat(dfd, LB_OWNED_MARKER, 0) == 0 && mark_at(dfd, false) == 0) {
 			close(dfd);
 			return 0;
 		}
@@ -595,4 +603,18 @@ int lb_owned_unclaim(const char *dir, bool made)
 	unlinkat(fd, LB_OWNED_MARKER, 0);
 	close(fd);
 	return made && rmdir(dir) == 0 ? 1 : 0;
+}
+
+int lb_owned_keep(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct maker m;
+
+	if (fd < 0)
+		return LB_ESYS;
+	int rc = read_marker(fd, &m) && is_self(&m) ? 0 : LB_EINVAL;
+	if (rc == 0 && m.tmp && (unlinkat(fd, LB_OWNED_MARKER, 0) < 0 || mark_at(fd, false) < 0))
+		rc = LB_ESYS;
+	close(fd);
+	return rc;
 }

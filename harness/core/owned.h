@@ -40,8 +40,14 @@ int lb_owned_unclaim(const char *dir, bool made);
 int lb_owned_fresh(const char *what, const char *dir);
 /* @dir's parents made, as lb_owned_claim makes them: 0 or said. */
 int lb_owned_parents(const char *what, const char *dir);
-/* mkdtemp(@tmpl), marked: 0, or LB_ESYS with errno set (nothing left). */
+/* mkdtemp(@tmpl), marked as a temporary directory (role=tmp: a sweep may
+ * remove it once its maker is gone): 0, or LB_ESYS with errno set (nothing
+ * left). */
 int lb_owned_mkdtemp(char *tmpl);
+/* A temporary directory of this process's made a result (an import's copy
+ * renamed into its --out): its marker no longer says temporary, so that no
+ * sweep removes it. 0; LB_EINVAL when it is not this process's; LB_ESYS. */
+int lb_owned_keep(const char *dir);
 /* Remove the tree @path if it is lockbench's (see above). 0 (also when it
  * is gone already), LB_EINVAL when it is not ours (left as it is), LB_ESYS
  * when something in it could not be removed. */
@@ -53,7 +59,8 @@ int lb_owned_unlink(const char *path);
 /* Async-signal-safe, for a fatal signal: remove @dir's files named in
  * @files (NULL-ended) and its marker, then @dir if that emptied it. */
 void lb_owned_rmdir_signal_safe(const char *dir, const char *const *files);
-/* Remove every directory in @parent whose name @match accepts and whose
+/* Remove every temporary directory (lb_owned_mkdtemp's, never a claimed
+ * --out or one lb_owned_keep kept) in @parent whose name @match accepts and whose
  * maker is known to be gone: marked by this user, in this pid namespace (or
  * an earlier boot), its pid no longer running the process that made it. A
  * directory of another user, or one whose maker may live (its pid namespace

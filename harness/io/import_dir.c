@@ -447,6 +447,11 @@ int lb_import_dir_finish(const char *tmp, const char *dir, const char *src, cons
 			  strerror(errno));
 		rc = LB_ESYS;
 	}
+	/* a result now, never a stale copy to sweep (its name may look like one) */
+	if (rc == 0 && lb_owned_keep(dir) < 0) {
+		lb_errorf("cannot mark %s as a result: %s", dir, strerror(errno));
+		rc = LB_ESYS;
+	}
 	if (rc < 0)
 		lb_owned_rmtree(tmp);
 	lb_janitor_dir(tmp, false);
