@@ -844,9 +844,24 @@ Test(run, a_relative_tmpdir_is_made_absolute_or_refused, .init = mktmp)
 	setenv("TMPDIR", "no-such-directory-here", 1);
 	snprintf(dir, sizeof(dir), "%s/run2", tmpdir);
 	cr_assert_eq(lb(args), 2, "%s", fx_slurp(tmpdir, "stderr"));
-	unsetenv("TMPDIR");
 	cr_assert(file_has("stderr", "TMPDIR 'no-such-directory-here' is a relative path that names "
 			   "no directory here"), "%s", fx_slurp(tmpdir, "stderr"));
+	/* an absolute one that is no directory, and one too long for the
+	 * servers' paths (it was cut at 200 bytes, silently: the hostile review) */
+	setenv("TMPDIR", "/etc/passwd", 1);
+	cr_assert_eq(lb(args), 2, "%s", fx_slurp(tmpdir, "stderr"));
+	cr_assert(file_has("stderr", "TMPDIR '/etc/passwd' names no directory (not a directory)"),
+		  "%s", fx_slurp(tmpdir, "stderr"));
+	char longer[400];
+	int n = snprintf(longer, sizeof(longer), "%s/", tmpdir);
+	memset(longer + n, 'e', 220);
+	longer[n + 220] = '\0';
+	cr_assert_eq(mkdir(longer, 0700), 0);
+	setenv("TMPDIR", longer, 1);
+	cr_assert_eq(lb(args), 2, "%s", fx_slurp(tmpdir, "stderr"));
+	unsetenv("TMPDIR");
+	cr_assert(file_has("stderr", "bytes long: at most 200"), "%s", fx_slurp(tmpdir, "stderr"));
+	cr_assert_eq(rmdir(longer), 0);
 }
 
 /* Item 10: with nothing to time, a percentile is n/a, not 0. */

@@ -55,8 +55,8 @@ static void usage(FILE *f)
 		   "LOCKBENCH_ADAPTERS (a directory of library adapters), LOCKBENCH_CACHE (where\n"
 		   "`lockbench install` puts library versions), LOCKBENCH_TOUR (the\n"
 		   "tour's reference runs), TMPDIR (where the servers' directories go; a\n"
-		   "relative one is made absolute at the start, one that names no directory\n"
-		   "is refused, exit 2).\n\n"
+		   "relative one is made absolute at the start; one that names no directory,\n"
+		   "or is longer than 200 bytes, is refused, exit 2).\n\n"
 		   "See README.md and docs/ (installed in PREFIX/share/doc/lockbench) for more.\n");
 }
 

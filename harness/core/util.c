@@ -209,16 +209,34 @@ int lb_tmpdir_absolute(void)
 	char real[PATH_MAX];
 	struct stat st;
 
-	if (!tmp || !*tmp || tmp[0] == '/')
+	if (!tmp || !*tmp)
 		return 0;
-	bool found = realpath(tmp, real) != NULL;
-	if (!found || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		lb_errorf("TMPDIR '%.200s' is a relative path that names no directory here (%s): set "
-			  "TMPDIR to an absolute directory, or unset it for /tmp", tmp,
-			  found ? "not a directory" : strerror(errno));
+	if (tmp[0] == '/') {
+		bool there = stat(tmp, &st) == 0;
+		if (!there || !S_ISDIR(st.st_mode)) {
+			lb_errorf("TMPDIR '%.200s' names no directory (%s): set TMPDIR to a directory, "
+				  "or unset it for /tmp", tmp, there ? "not a directory" : strerror(errno));
+			return LB_EINVAL;
+		}
+		snprintf(real, sizeof(real), "%s", tmp);
+	} else {
+		bool found = realpath(tmp, real) != NULL;
+		if (!found || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			lb_errorf("TMPDIR '%.200s' is a relative path that names no directory here (%s): "
+				  "set TMPDIR to an absolute directory, or unset it for /tmp", tmp,
+				  found ? "not a directory" : strerror(errno));
+			return LB_EINVAL;
+		}
+	}
+	/* the servers' directories are TMPDIR/lockbench-KIND-PID-XXXXXX, their
+	 * sockets and logs below: a longer one was cut short, silently */
+	if (strlen(real) > LB_TMPDIR_MAX) {
+		lb_errorf("TMPDIR '%.60s...' is %zu bytes long: at most %d (the servers' directories, "
+			  "sockets and logs go below it): set a shorter one, or unset it for /tmp",
+			  real, strlen(real), LB_TMPDIR_MAX);
 		return LB_EINVAL;
 	}
-	return setenv("TMPDIR", real, 1) == 0 ? 0 : LB_ESYS;
+	return tmp[0] == '/' || setenv("TMPDIR", real, 1) == 0 ? 0 : LB_ESYS;
 }
 
 /* What @st is, for a message. */

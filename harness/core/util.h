@@ -107,7 +107,9 @@ const char *lb_open_why(const char *kind, char *buf, size_t len);
  * server runs in its own directory, where a relative TMPDIR names another
  * place, or none): a relative TMPDIR that is a directory here is replaced by
  * its real path; one that is not is refused with why (LB_EINVAL). An absolute
- * or empty TMPDIR is left as it is. */
+ * one that is no directory, or either longer than LB_TMPDIR_MAX bytes, is
+ * refused too; an empty TMPDIR is left as it is. */
+#define LB_TMPDIR_MAX 200
 int lb_tmpdir_absolute(void);
 
 /* "lockbench: <message>\n" on stderr. */
