@@ -421,6 +421,19 @@ Test(import, a_result_named_like_a_temporary_copy_is_never_swept, .init = mktmp)
 	cr_assert_eq(lb(check), 0, "%s", output());
 }
 
+/* The command the terminal says re-derives the directory is one a user may
+ * paste: the name a shell word (it was printed bare: $(...) in a name ran). */
+Test(import, the_rederive_command_is_quoted_for_a_shell, .init = mktmp)
+{
+	char dir[160], said[400];
+	snprintf(dir, sizeof(dir), "%s/$(touch PWNED) it's", tmpdir);
+	const char *args[] = { "check", "--history", sample("prod.csv"), "--out", dir, NULL };
+	cr_assert_eq(lb(args), 1, "%s", output());
+	snprintf(said, sizeof(said), "(`lockbench check '%s/$(touch PWNED) it'\\''s'` re-derives it)",
+		 tmpdir);
+	cr_assert(strstr(output(), said), "%s\nnot found in:\n%s", said, output());
+}
+
 Test(import, the_page_steps_to_the_overlap_in_a_browser, .init = mktmp)
 {
 	char dir[PATH_MAX], shot[PATH_MAX], cmd[PATH_MAX * 4];

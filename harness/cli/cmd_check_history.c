@@ -260,8 +260,10 @@ static int write_out(const struct hopts *o, const char *tmp, int argc, char **ar
 		return 128 + lb_stop_signal(); /* nothing left: neither the copy nor DIR */
 	if (rc < 0)
 		return LB_EXIT_FAIL;
+	char word[LB_DIR_MAX * 4 + 16]; /* the command a user may paste: one shell word */
+	lb_esc_snprintf(word, sizeof(word), LB_LANG_SH, "%s", o->out);
 	lb_esc_fprintf(stdout, LB_LANG_TERM, "written   %s/ (`lockbench check %s` re-derives it)\n",
-		       o->out, o->out);
+		       o->out, word);
 	if ((rc = lb_report_dir(o->out)) == LB_ECANCELED) {
 		lb_errorf("%s: the history is written, its report is not: interrupted", o->out);
 		return 128 + lb_stop_signal();
