@@ -709,6 +709,20 @@ Test(import, out_edges_are_refused_before_the_work_and_a_bom_is_skipped, .init =
 	cr_assert_eq(lb(linked), 2, "%s", output());
 	cr_assert(strstr(output(), "a symbolic link"), "%s", output());
 	cr_assert_null(strstr(output(), "verdict"), "refused after the work: %s", output());
+	/* "link/" too: a trailing slash makes lstat and open follow the link
+	 * (run wrote a whole run into the directory it leads to) */
+	char slashed[PATH_MAX + 8];
+	snprintf(slashed, sizeof(slashed), "%s/", link);
+	const char *via[] = { "check", "--history", sample("prod.csv"), "--out", slashed, NULL };
+	cr_assert_eq(lb(via), 2, "%s", output());
+	cr_assert(strstr(output(), "a symbolic link"), "%s", output());
+	const char *run_via[] = { "run", "--strategy", "set-nx-px", "--duration", "0.3", "--no-status",
+				  "--no-report", "--out", slashed, NULL };
+	cr_assert_eq(lb(run_via), 2, "%s", output());
+	cr_assert(strstr(output(), "a symbolic link"), "%s", output());
+	char inside[PATH_MAX + 32];
+	snprintf(inside, sizeof(inside), "%s/summary.csv", empty);
+	cr_assert_neq(access(inside, F_OK), 0, "a run was written through the link");
 
 	/* the same history behind a byte order mark says the same */
 	char bom[PATH_MAX + 16], plain_out[65536];

@@ -448,10 +448,26 @@ static void not_empty(const char *what, const char *dir, const char *first, int 
 		  n > 1 ? " and more" : "");
 }
 
+/* Is @dir, its trailing slashes taken off, a symbolic link? ("link/" makes
+ * lstat and open follow it.) */
+static bool slash_link(const char *dir)
+{
+	char path[LB_DIR_MAX + 64];
+	struct stat st;
+	size_t n = strlen(dir);
+
+	if (n < 2 || dir[n - 1] != '/' || n >= sizeof(path))
+		return false;
+	memcpy(path, dir, n + 1);
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 /* @st: what lstat says @dir is. A directory: 0; else refused (said). */
 static int is_directory(const char *what, const char *dir, const struct stat *st)
 {
-	if (S_ISLNK(st->st_mode)) {
+	if (S_ISLNK(st->st_mode) || slash_link(dir)) {
 		lb_errorf("%s '%s': a symbolic link; lockbench neither follows nor replaces one "
 			  "(docs/running.md): name the directory it leads to", what, dir);
 		return LB_EINVAL;
