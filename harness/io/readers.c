@@ -566,8 +566,8 @@ int lb_attempts_read(const char *path, int clients, struct lb_try **out, size_t 
 		    (rc = rd_int(&r, "end_ns", fl[2], false, -T, T, &end)) < 0)
 			break;
 		if ((result = lb_try_result_parse(fl[3])) < 0) {
-			rc = rd_fail(&r, "field result: expected acquired, busy, error, refused or "
-				     "unknown, got '%.40s'", fl[3]);
+			rc = rd_fail(&r, "field result: expected acquired, busy, error, refused, "
+				     "unknown or indeterminate, got '%.40s'", fl[3]);
 			break;
 		}
 		if (end < start) {
